@@ -1,0 +1,105 @@
+// Merges the OpenAPI fragments of spec/openapi into one document, injects the catalog enums,
+// applies the platform conventions and checks the rules every operation must follow.
+import type { AbilityCatalog, ErrorDefinition, OpenApiFragment } from "./sources.ts";
+import { applyConventions, HTTP_METHODS, isPublicOperation } from "./conventions.ts";
+import { deref } from "./refs.ts";
+
+type Json = Record<string, any>;
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Deep-merges `source` into `target`; a leaf defined twice is an error naming both files. */
+function mergeInto(target: Json, source: Json, origins: Map<string, string>, file: string, at: string[] = []) {
+  for (const [key, value] of Object.entries(source)) {
+    const path = [...at, key];
+    const pointer = "/" + path.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
+    if (isObject(value) && isObject(target[key])) {
+      mergeInto(target[key], value, origins, file, path);
+    } else if (key in target && !(isObject(value) && Object.keys(value).length === 0)) {
+      throw new Error(`spec: ${pointer} is defined in both ${origins.get(pointer) ?? "an earlier fragment"} and ${file}`);
+    } else if (!(key in target)) {
+      target[key] = structuredClone(value);
+      origins.set(pointer, file);
+    }
+  }
+}
+
+export function mergeFragments(fragments: OpenApiFragment[]): Json {
+  const doc: Json = {};
+  const origins = new Map<string, string>();
+  for (const { file, document } of fragments) mergeInto(doc, document ?? {}, origins, file);
+  return doc;
+}
+
+function injectCatalogs(doc: Json, abilities: AbilityCatalog, errors: ErrorDefinition[]) {
+  doc.components ??= {};
+  doc.components.schemas ??= {};
+  doc.components.schemas.ErrorCode = {
+    type: "string",
+    description: "Machine-readable error code; see the error reference for each code's status, meaning and remediation. New codes may be added within /v1.",
+    enum: errors.map((e) => e.code),
+  };
+  doc.components.schemas.Ability = {
+    type: "string",
+    description: "An ability value, <entity>:<action>. The catalog with each ability's enforcement is served at /abilities.json.",
+    enum: abilities.abilities.map((a) => a.value),
+  };
+}
+
+function check(doc: Json, abilities: AbilityCatalog) {
+  const problems: string[] = [];
+  const byValue = new Map(abilities.abilities.map((a) => [a.value, a]));
+  const tags = new Set((doc.tags ?? []).map((t: Json) => t.name));
+  const ids = new Set<string>();
+  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+    if (!path.startsWith("/v1/")) problems.push(`${path}: every path begins with /v1/`);
+    const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const where = `${method.toUpperCase()} ${path}`;
+      const id = op.operationId;
+      if (typeof id !== "string" || !/^[a-z][a-z0-9_]*$/.test(id)) problems.push(`${where}: operationId must be snake_case`);
+      else if (id.length > 60) problems.push(`${where}: operationId ${id} is longer than 60 characters (MCP tool names)`);
+      else if (ids.has(id)) problems.push(`${where}: operationId ${id} is used twice`);
+      ids.add(id);
+      for (const key of ["summary", "description"]) {
+        if (typeof op[key] !== "string" || !op[key].trim()) problems.push(`${where}: ${key} is required`);
+      }
+      if (!Array.isArray(op.tags) || op.tags.length === 0) problems.push(`${where}: tags are required`);
+      for (const t of op.tags ?? []) if (!tags.has(t)) problems.push(`${where}: tag ${t} is not declared in the root document`);
+      if (!("x-ability" in op)) problems.push(`${where}: x-ability is required (null only on public routes)`);
+      const ability = op["x-ability"];
+      if (ability === null) {
+        if (!isPublicOperation(op)) problems.push(`${where}: x-ability null requires security: []`);
+      } else if (typeof ability === "string") {
+        const known = byValue.get(ability);
+        if (!known) problems.push(`${where}: x-ability ${ability} is not in spec/abilities.yaml`);
+        else if (known.enforcement !== "RM" && known.enforcement !== "R") {
+          problems.push(`${where}: x-ability ${ability} is ${known.enforcement}; an operation needs an RM or R ability`);
+        }
+        if (isPublicOperation(op)) problems.push(`${where}: a public route has no ability`);
+      }
+      if (op["x-destructive"] !== undefined && (method === "get" || op["x-destructive"] !== true)) {
+        problems.push(`${where}: x-destructive: true belongs only on writes`);
+      }
+      const success = Object.keys(op.responses ?? {}).filter((s) => /^2\d\d$/.test(s));
+      if (success.length !== 1) problems.push(`${where}: exactly one 2xx response is required`);
+      const pathParams = (op.parameters ?? []).map((p: Json) => deref(doc, p)).filter((p: Json) => p.in === "path").map((p: Json) => p.name);
+      for (const name of templated) if (!pathParams.includes(name)) problems.push(`${where}: path parameter {${name}} is not declared`);
+      for (const name of pathParams) if (!templated.includes(name)) problems.push(`${where}: parameter ${name} is not in the path`);
+      if (op["x-pagination"] && method !== "get") problems.push(`${where}: x-pagination belongs on list reads`);
+    }
+  }
+  if (problems.length) throw new Error(`spec: ${problems.length} problem(s):\n  - ${problems.join("\n  - ")}`);
+}
+
+export const BUNDLE_BANNER = "generated by codegen/bundle.ts from spec/openapi/*.yaml, spec/errors.yaml and spec/abilities.yaml; do not edit";
+
+export function bundle(fragments: OpenApiFragment[], abilities: AbilityCatalog, errors: ErrorDefinition[]): Json {
+  const merged = mergeFragments(fragments);
+  check(merged, abilities);
+  injectCatalogs(merged, abilities, errors);
+  applyConventions(merged);
+  return { "x-generated": BUNDLE_BANNER, ...merged };
+}

@@ -1,0 +1,88 @@
+// The operations of the bundled document as plain records: what the operation table, the
+// validators and the MCP tool definitions are generated from.
+import type { AbilityCatalog, Enforcement } from "./sources.ts";
+import { HTTP_METHODS, MAX_PER_PAGE, WRITE_METHODS, isPublicOperation, type PaginationExtension } from "./conventions.ts";
+import { deref } from "./refs.ts";
+
+type Json = Record<string, any>;
+
+export interface ParameterModel {
+  name: string;
+  required: boolean;
+  description?: string;
+  schema: Json;
+}
+
+export interface OperationModel {
+  id: string;
+  method: "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
+  path: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  ability: string | null;
+  enforcement: Enforcement | null;
+  isPublic: boolean;
+  write: boolean;
+  destructive: boolean;
+  /** Exposed as an MCP tool: its ability is enforced over REST and MCP. */
+  mcp: boolean;
+  successStatus: number;
+  /** Schema of the success body (with $refs), or null when the success response has no body. */
+  responseSchema: Json | null;
+  pathParams: ParameterModel[];
+  queryParams: ParameterModel[];
+  body: { required: boolean; schema: Json } | null;
+  pagination: { defaultPerPage: number; maxPerPage: number; sortBy: string[]; defaultSortDirection: "asc" | "desc" } | null;
+}
+
+export function operationModels(doc: Json, catalog: AbilityCatalog): OperationModel[] {
+  const enforcement = new Map(catalog.abilities.map((a) => [a.value, a.enforcement]));
+  const models: OperationModel[] = [];
+  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const params = (op.parameters ?? []).map((p: Json) => deref(doc, p));
+      const toModel = (p: Json): ParameterModel => ({
+        name: p.name,
+        required: p.required === true,
+        ...(p.description ? { description: p.description } : {}),
+        schema: p.schema ?? {},
+      });
+      const [status, response] = Object.entries<Json>(op.responses).find(([s]) => /^2\d\d$/.test(s))!;
+      const successBody = deref(doc, response).content?.["application/json"]?.schema ?? null;
+      const requestBody = op.requestBody ? deref(doc, op.requestBody) : null;
+      const ability: string | null = op["x-ability"];
+      const pagination = op["x-pagination"] as PaginationExtension | undefined;
+      models.push({
+        id: op.operationId,
+        method: method.toUpperCase() as OperationModel["method"],
+        path,
+        summary: op.summary,
+        description: op.description,
+        tags: op.tags,
+        ability,
+        enforcement: ability ? enforcement.get(ability) ?? null : null,
+        isPublic: isPublicOperation(op),
+        write: WRITE_METHODS.has(method),
+        destructive: op["x-destructive"] === true,
+        mcp: ability !== null && enforcement.get(ability) === "RM",
+        successStatus: Number(status),
+        responseSchema: successBody,
+        pathParams: params.filter((p: Json) => p.in === "path").map(toModel),
+        queryParams: params.filter((p: Json) => p.in === "query").map(toModel),
+        body: requestBody ? { required: requestBody.required === true, schema: requestBody.content["application/json"].schema } : null,
+        pagination: pagination
+          ? {
+              defaultPerPage: pagination.default_per_page,
+              maxPerPage: pagination.max_per_page ?? MAX_PER_PAGE,
+              sortBy: pagination.sort_by,
+              defaultSortDirection: pagination.default_sort_direction ?? "desc",
+            }
+          : null,
+      });
+    }
+  }
+  return models.sort((a, b) => (a.id < b.id ? -1 : 1));
+}

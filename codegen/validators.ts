@@ -1,0 +1,107 @@
+// generated/validators.*: ajv standalone validators per operation. Path and query validators
+// coerce strings to the declared types (query arrays included); body validators never coerce.
+// Both fill declared defaults.
+import type { OperationModel } from "./operation-model.ts";
+import { codeFile, type GeneratedFile } from "./output.ts";
+import { createAjv, standaloneModule, stripExtensions, type Json } from "./ajv-standalone.ts";
+
+const DEFS_ID = "defs.json";
+
+/** Points every components.schemas reference at the shared definitions schema. */
+function retarget(node: any): any {
+  if (Array.isArray(node)) return node.map(retarget);
+  if (!node || typeof node !== "object") return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) {
+    out[k] = k === "$ref" && typeof v === "string" && v.startsWith("#/components/schemas/")
+      ? `${DEFS_ID}#/$defs/${v.slice("#/components/schemas/".length)}`
+      : retarget(v);
+  }
+  return out;
+}
+
+function parametersSchema(params: OperationModel["pathParams"], additional: boolean): Json {
+  return {
+    type: "object",
+    properties: Object.fromEntries(params.map((p) => [p.name, retarget(p.schema)])),
+    required: params.filter((p) => p.required).map((p) => p.name),
+    additionalProperties: additional,
+  };
+}
+
+export function emitValidators(doc: Json, ops: OperationModel[]): GeneratedFile[] {
+  const defs = { $id: DEFS_ID, $defs: stripExtensions(retarget(doc.components?.schemas ?? {})) };
+  const params = createAjv({ coerceTypes: "array", useDefaults: true });
+  const bodies = createAjv({ coerceTypes: false, useDefaults: true });
+  params.addSchema(defs);
+  bodies.addSchema(defs);
+
+  const paramExports: Record<string, string> = {};
+  const bodyExports: Record<string, string> = {};
+  const rows: string[] = [];
+  for (const op of ops) {
+    const row = { path: "null", query: "null", body: "null" };
+    if (op.pathParams.length) {
+      const id = `${op.id}__path`;
+      params.addSchema(stripExtensions({ $id: id, ...parametersSchema(op.pathParams, false) }));
+      paramExports[id] = id;
+      row.path = `params.${id}`;
+    }
+    if (op.queryParams.length) {
+      const id = `${op.id}__query`;
+      params.addSchema(stripExtensions({ $id: id, ...parametersSchema(op.queryParams, true) }));
+      paramExports[id] = id;
+      row.query = `params.${id}`;
+    }
+    if (op.body) {
+      const id = `${op.id}__body`;
+      bodies.addSchema(stripExtensions({ $id: id, ...retarget(op.body.schema) }));
+      bodyExports[id] = id;
+      row.body = `bodies.${id}`;
+    }
+    rows.push(`  ${op.id}: { path: ${row.path}, query: ${row.query}, body: ${row.body} },`);
+  }
+
+  const source = "generated/openapi.json (ajv standalone)";
+  return [
+    codeFile("validators.params.js", "validators.ts", source, standaloneModule(params, paramExports)),
+    codeFile("validators.body.js", "validators.ts", source, standaloneModule(bodies, bodyExports)),
+    codeFile(
+      "validators.js",
+      "validators.ts",
+      source,
+      [
+        `import * as params from "./validators.params.js";`,
+        `import * as bodies from "./validators.body.js";`,
+        ``,
+        `export const validators = {`,
+        ...rows,
+        `};`,
+      ].join("\n"),
+    ),
+    codeFile(
+      "validators.d.ts",
+      "validators.ts",
+      source,
+      [
+        `import type { OperationId } from "./operations.ts";`,
+        ``,
+        `export interface ValidationError {`,
+        `  instancePath: string;`,
+        `  schemaPath: string;`,
+        `  keyword: string;`,
+        `  params: Record<string, any>;`,
+        `  message?: string;`,
+        `}`,
+        ``,
+        `/** Validates (and coerces and fills defaults in) data in place; errors describe every failure. */`,
+        `export interface ValidateFunction {`,
+        `  (data: unknown): boolean;`,
+        `  errors?: ValidationError[] | null;`,
+        `}`,
+        ``,
+        `export declare const validators: Record<OperationId, { path: ValidateFunction | null; query: ValidateFunction | null; body: ValidateFunction | null }>;`,
+      ].join("\n"),
+    ),
+  ];
+}

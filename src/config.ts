@@ -1,0 +1,113 @@
+// Every environment variable the service reads, parsed and validated once, with the defaults
+// the embedded mode needs. A bad value fails at boot with a message naming the variable.
+import { join, resolve } from "node:path";
+
+export interface SurfaceConfig {
+  port: number;
+  /** Public address of the surface, without a trailing slash. */
+  url: string;
+}
+
+export interface Config {
+  release: string;
+  dataDir: string;
+  /** postgres:// URL; null = embedded PGlite under dataDir. */
+  databaseUrl: string | null;
+  /** redis:// URL; null = in-process KV. */
+  redisUrl: string | null;
+  /** 32-byte key (base64 or hex) for AES-256-GCM; null = generated once under dataDir. */
+  appKey: string | null;
+  logLevel: string;
+  host: string;
+  api: SurfaceConfig;
+  mcp: SurfaceConfig;
+  auth: SurfaceConfig;
+  site: SurfaceConfig;
+  docs: SurfaceConfig;
+  portal: SurfaceConfig;
+  /** Which surfaces `npm start` runs in this process. */
+  surfaces: SurfaceName[];
+}
+
+export const SURFACES = ["api", "mcp", "auth", "site", "docs", "portal"] as const;
+export type SurfaceName = (typeof SURFACES)[number];
+const DEFAULT_PORTS: Record<SurfaceName, number> = { api: 4000, mcp: 4001, auth: 4002, site: 4003, docs: 4004, portal: 4005 };
+/** Surfaces that exist in this release; the others join as they are built. */
+export const AVAILABLE_SURFACES: readonly SurfaceName[] = ["api", "docs"];
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function port(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new ConfigError(`${name} must be a port number (0-65535), got "${raw}"`);
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new ConfigError(`${name} must use http or https, got "${raw}"`);
+  return raw.replace(/\/+$/, "");
+}
+
+function urlOrNull(env: Env, name: string, protocols: string[]): string | null {
+  const raw = env[name];
+  if (!raw) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got a value that does not parse`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must use ${protocols.join(" or ")}`);
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
+  const surface = (name: SurfaceName): SurfaceConfig => {
+    const upper = name.toUpperCase();
+    const p = port(env, `${upper}_PORT`, DEFAULT_PORTS[name]);
+    return { port: p, url: url(env, upper === "API" ? "BASE_URL" : `${upper}_URL`, `http://localhost:${p || DEFAULT_PORTS[name]}`) };
+  };
+  const surfaces = (env.SURFACES ?? AVAILABLE_SURFACES.join(","))
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean) as SurfaceName[];
+  for (const s of surfaces) {
+    if (!AVAILABLE_SURFACES.includes(s)) throw new ConfigError(`SURFACES: unknown or unavailable surface "${s}" (available: ${AVAILABLE_SURFACES.join(", ")})`);
+  }
+  const appKey = env.APP_KEY || null;
+  if (appKey !== null) decodeKeyOrThrow(appKey);
+  return {
+    release: env.RELEASE || release,
+    dataDir: resolve(env.DATA_DIR || join(process.cwd(), "data")),
+    databaseUrl: urlOrNull(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
+    redisUrl: urlOrNull(env, "REDIS_URL", ["redis:", "rediss:"]),
+    appKey,
+    logLevel: env.LOG_LEVEL || "info",
+    host: env.HOST || "0.0.0.0",
+    api: surface("api"),
+    mcp: surface("mcp"),
+    auth: surface("auth"),
+    site: surface("site"),
+    docs: surface("docs"),
+    portal: surface("portal"),
+    surfaces,
+  };
+}
+
+/** APP_KEY is 32 bytes, written as base64 (44 chars) or hex (64 chars). */
+export function decodeKeyOrThrow(raw: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
+  if (key.length !== 32) throw new ConfigError("APP_KEY must be 32 bytes, base64- or hex-encoded (generate one with: openssl rand -base64 32)");
+  return key;
+}

@@ -1,0 +1,118 @@
+// The activity log: every mutation writes its entry inside the mutation's transaction, so a
+// change without its entry cannot exist. Secret-like properties never reach the table or a reader.
+import { randomUUID } from "node:crypto";
+import type { Knex } from "knex";
+import { ApiError, notFound } from "../errors.ts";
+import { inAllowList, type DomainContext } from "./context.ts";
+
+/** A key is secret-like when it contains one of these words, case-insensitively. */
+const SECRET_KEY = /token|secret|password|api_key|api_secret/i;
+
+export function redactSecrets<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(redactSecrets) as T;
+  if (value === null || typeof value !== "object" || value instanceof Date) return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([key]) => !SECRET_KEY.test(key))
+      .map(([key, v]) => [key, redactSecrets(v)]),
+  ) as T;
+}
+
+export interface ActivityInput {
+  event: string;
+  description: string;
+  subjectType: string;
+  subjectId: string;
+  projectId?: string | null;
+  properties?: Record<string, unknown>;
+}
+
+export async function recordActivity(ctx: DomainContext, entry: ActivityInput): Promise<void> {
+  const { actor } = ctx;
+  await ctx.db("activity_log").insert({
+    id: randomUUID(),
+    team_id: actor.teamId,
+    project_id: entry.projectId ?? null,
+    event: entry.event,
+    description: entry.description,
+    subject_type: entry.subjectType,
+    subject_id: entry.subjectId,
+    causer_type: actor.userId ? "user" : null,
+    causer_id: actor.userId,
+    actor_kind: actor.kind,
+    credential_kind: actor.credentialKind,
+    properties: JSON.stringify(redactSecrets(entry.properties ?? {})),
+    request_id: actor.requestId,
+    created_at: ctx.now,
+  });
+}
+
+/**
+ * Query aliases of subject types and the canonical alias entries are stored under. A class name
+ * (or anything else) is refused by the request schema.
+ */
+export const SUBJECT_ALIASES: Record<string, string> = {
+  project: "project",
+  subscription: "subscription",
+  "project-subscription": "subscription",
+  member: "member",
+  "project-user": "member",
+  plan: "plan",
+  "project-subscription-plan": "plan",
+  "access-code": "access-code",
+  coupon: "coupon",
+  "project-resource": "project-resource",
+};
+
+interface ActivityRow {
+  id: string;
+  event: string;
+  description: string;
+  subject_type: string;
+  subject_id: string;
+  project_id: string | null;
+  causer_type: string | null;
+  causer_id: string | null;
+  actor_kind: string;
+  credential_kind: string | null;
+  properties: Record<string, unknown>;
+  request_id: string | null;
+  created_at: Date;
+}
+
+function presentEntry(row: ActivityRow) {
+  return {
+    id: row.id,
+    event: row.event,
+    description: row.description,
+    subject_type: row.subject_type,
+    subject_id: row.subject_id,
+    project_id: row.project_id,
+    causer_type: row.causer_type,
+    causer_id: row.causer_id,
+    actor_kind: row.actor_kind as "human" | "api_token" | "mcp" | "webhook" | "system" | "automation",
+    credential_kind: row.credential_kind as "personal_access_token" | "oauth_access_token" | "session" | null,
+    properties: redactSecrets(row.properties ?? {}),
+    request_id: row.request_id,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+/**
+ * The entries of one subject, newest first. A subject is visible when the caller's team has
+ * recorded it (every subject's creation is itself an entry) and its project is in the allow-list.
+ */
+export async function listActivity(ctx: DomainContext, query: { subjectType: string; subjectId: string; limit: number }) {
+  const subjectType = SUBJECT_ALIASES[query.subjectType];
+  if (!subjectType) throw new ApiError("VALIDATION_FAILED", "Unknown subject type.", { fields: { subject_type: ["is not a known subject type alias"] } });
+  const scoped = (qb: Knex.QueryBuilder) => qb.where({ team_id: ctx.actor.teamId, subject_type: subjectType, subject_id: query.subjectId });
+  const anchor = await scoped(ctx.db("activity_log").select("project_id")).orderBy("seq", "asc").first();
+  if (!anchor || (anchor.project_id && !inAllowList(ctx.actor, anchor.project_id))) throw notFound(`${query.subjectType}`);
+  const rows: ActivityRow[] = await scoped(ctx.db("activity_log").select("*"))
+    .orderBy([{ column: "created_at", order: "desc" }, { column: "seq", order: "desc" }])
+    .limit(query.limit);
+  return {
+    data: rows.map(presentEntry),
+    meta: { subject_type: subjectType, subject_id: query.subjectId, limit: query.limit, count: rows.length },
+  };
+}

@@ -1,0 +1,71 @@
+// The one error type domain and platform code throws. Its status comes from the error catalog
+// (spec/errors.yaml), never from the call site; the HTTP and MCP layers render it once.
+import { errorCatalog, type ErrorCode } from "../generated/catalog.ts";
+
+export type FieldErrors = Record<string, string[]>;
+
+export interface ApiErrorOptions {
+  fields?: FieldErrors;
+  context?: Record<string, unknown>;
+  /** Overrides the catalog's remediation when the situation allows a more precise one. */
+  remediation?: string;
+  /** Response headers that belong to this error (Allow, Retry-After, ...). */
+  headers?: Record<string, string>;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly fields?: FieldErrors;
+  readonly context?: Record<string, unknown>;
+  readonly remediation: string;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.status = errorCatalog[code].status;
+    if (options.fields) this.fields = options.fields;
+    if (options.context) this.context = options.context;
+    this.remediation = options.remediation ?? errorCatalog[code].remediation;
+    this.headers = options.headers ?? {};
+  }
+}
+
+export function validationFailed(fields: FieldErrors, message = "The request has invalid fields."): ApiError {
+  return new ApiError("VALIDATION_FAILED", message, { fields });
+}
+
+export function notFound(what = "resource"): ApiError {
+  return new ApiError("RESOURCE_NOT_FOUND", `No ${what} with that id is visible to this token.`);
+}
+
+export const internalError = () => new ApiError("INTERNAL_SERVER_ERROR", "Something went wrong on our side.");
+
+export interface ErrorEnvelope {
+  error: {
+    code: ErrorCode;
+    message: string;
+    docs_url: string;
+    remediation: string;
+    request_id: string;
+    fields?: FieldErrors;
+    context?: Record<string, unknown>;
+  };
+}
+
+/** The error envelope of the service description; `docsUrl` is the docs surface's base URL. */
+export function errorEnvelope(err: ApiError, requestId: string, docsUrl: string): ErrorEnvelope {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      docs_url: `${docsUrl}/errors#${err.code.toLowerCase()}`,
+      remediation: err.remediation,
+      request_id: requestId,
+      ...(err.fields ? { fields: err.fields } : {}),
+      ...(err.context ? { context: err.context } : {}),
+    },
+  };
+}

@@ -1,0 +1,39 @@
+// The REST API surface ({base_url}): the operation table routed through one pipeline, plus the
+// public metadata routes.
+import Koa from "koa";
+import { Router } from "@koa/router";
+import type { Logger } from "pino";
+import { operationList } from "../../generated/operations.ts";
+import { ApiError } from "../errors.ts";
+import { operationRoute, type OperationRouteDeps } from "./operation-route.ts";
+import { requestContext } from "./request.ts";
+import { publicDocuments } from "./public-documents.ts";
+
+export interface ApiAppDeps extends OperationRouteDeps {
+  logger: Logger;
+  docsUrl: string;
+}
+
+export function createApiApp(deps: ApiAppDeps): Koa {
+  const app = new Koa();
+  app.proxy = true;
+  const router = new Router();
+  for (const op of operationList) router.register(op.routePath, [op.method], operationRoute(op, deps));
+  const documents = publicDocuments(deps.baseUrl, deps.release);
+  for (const doc of documents) router.register(doc.path, ["GET"], doc.middleware);
+
+  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "api" }));
+  app.use(router.routes());
+  app.use(async (ctx) => {
+    // No route matched path and method: 405 with Allow when the path exists, else 404.
+    const allowed = new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods));
+    if (allowed.size) {
+      const allow = [...allowed].sort().join(", ");
+      throw new ApiError("METHOD_NOT_ALLOWED", `${ctx.method} is not accepted on ${ctx.path}; use ${allow}.`, { headers: { Allow: allow } });
+    }
+    throw new ApiError("RESOURCE_NOT_FOUND", `No route ${ctx.method} ${ctx.path}.`, {
+      remediation: "Check the method and path against the API reference (GET /openapi.json).",
+    });
+  });
+  return app;
+}

@@ -1,0 +1,81 @@
+// One Koa middleware per operation of the table: authenticate, rate limit, authorize, validate,
+// then run the handler (writes under an Idempotency-Key, inside one transaction).
+import type Koa from "koa";
+import type { Knex } from "knex";
+import type { OperationSpec } from "../../generated/operations.ts";
+import type { Kv } from "../kv/kv.ts";
+import type { Actor } from "../domain/context.ts";
+import { authenticateBearer } from "../operations/authenticate.ts";
+import { authorizeOperation } from "../operations/authorize.ts";
+import { validateInput } from "../operations/validate.ts";
+import { executeOperation, type AppHandlers } from "../operations/execute.ts";
+import { consumeBudget, rateLimitHeaders, rateLimited, type Window } from "../operations/rate-limit.ts";
+import { readJsonBody } from "./body.ts";
+import { idempotencyKeyOf, runIdempotently } from "./idempotency.ts";
+import type { RequestState } from "./request.ts";
+
+export interface OperationRouteDeps {
+  db: Knex;
+  kv: Kv;
+  appKey: Buffer;
+  handlers: AppHandlers;
+  now: () => Date;
+  release: string;
+  /** Public base URL of the API (absolute links in list envelopes). */
+  baseUrl: string;
+  budget: readonly Window[];
+}
+
+export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa.Middleware {
+  return async (ctx) => {
+    const now = deps.now();
+    const state = ctx.state as RequestState;
+    const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
+    let principal = null;
+    let actor: Actor | null = null;
+
+    if (!op.public) {
+      try {
+        principal = await authenticateBearer(deps.db, ctx.get("authorization"), now);
+      } catch (err) {
+        ctx.set("WWW-Authenticate", 'Bearer realm="SubBridge API"');
+        throw err;
+      }
+      state.credentialId = principal.credentialId;
+      const rate = await consumeBudget(deps.kv, `token:${principal.credentialId}`, deps.budget, now.getTime());
+      ctx.set(rateLimitHeaders(rate));
+      if (rate.retryAfter !== null) throw rateLimited(rate);
+      authorizeOperation(op, principal, params);
+      actor = {
+        userId: principal.userId,
+        teamId: principal.teamId,
+        projectIds: principal.projectIds,
+        kind: "api_token",
+        credentialKind: principal.credentialKind,
+        requestId: state.requestId,
+      };
+    }
+
+    const rawBody = op.write ? await readJsonBody(ctx) : null;
+    const idempotencyKey = op.write && principal ? idempotencyKeyOf(ctx) : null;
+    const input = validateInput(op, { path: params, query: { ...ctx.query }, body: rawBody?.json });
+
+    const execute = async () => {
+      const output = await executeOperation(deps.db, deps.handlers, op, input, {
+        now,
+        requestId: state.requestId,
+        principal,
+        actor,
+        resourceUrl: new URL(deps.baseUrl + ctx.originalUrl),
+        release: deps.release,
+      });
+      ctx.status = op.successStatus;
+      if (op.successBody) ctx.body = output;
+    };
+    if (idempotencyKey !== null && principal) {
+      await runIdempotently(ctx, { kv: deps.kv, appKey: deps.appKey, tokenId: principal.credentialId, key: idempotencyKey, rawBody: rawBody!.bytes }, execute);
+    } else {
+      await execute();
+    }
+  };
+}

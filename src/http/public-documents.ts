@@ -1,0 +1,48 @@
+// Public routes of the API host that need no token: /up and the generated documents.
+import { readFileSync } from "node:fs";
+import type Koa from "koa";
+
+const generated = (name: string) => new URL(`../../generated/${name}`, import.meta.url);
+
+function readJson(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(generated(name), "utf8"));
+}
+
+export interface PublicDocument {
+  path: string;
+  middleware: Koa.Middleware;
+}
+
+function jsonDocument(path: string, body: unknown): PublicDocument {
+  const text = JSON.stringify(body);
+  return {
+    path,
+    middleware: async (ctx) => {
+      ctx.set("Cache-Control", "public, max-age=300");
+      ctx.set("Access-Control-Allow-Origin", "*");
+      ctx.type = "application/json";
+      ctx.body = text;
+    },
+  };
+}
+
+/** The OpenAPI document as served: its server is this deployment's BASE_URL. */
+export function servedOpenApi(baseUrl: string): Record<string, unknown> {
+  const doc = readJson("openapi.json");
+  return { ...doc, servers: [{ url: baseUrl, description: "This deployment of the SubBridge REST API." }] };
+}
+
+export function publicDocuments(baseUrl: string, release: string): PublicDocument[] {
+  return [
+    {
+      path: "/up",
+      middleware: async (ctx) => {
+        ctx.set("Cache-Control", "no-store");
+        ctx.body = { status: "up", release };
+      },
+    },
+    jsonDocument("/openapi.json", servedOpenApi(baseUrl)),
+    jsonDocument("/abilities.json", readJson("abilities.json")),
+    jsonDocument("/error-codes.json", readJson("error-codes.json")),
+  ];
+}

@@ -1,0 +1,22 @@
+// Short-lived shared state: rate-limit counters, idempotency locks and cached responses.
+// REDIS_URL set -> Redis (shared by every process); unset -> in-process (correct for one process).
+// Durable things never live here.
+
+export interface CounterState {
+  value: number;
+  /** Milliseconds until the counter expires. */
+  ttlMs: number;
+}
+
+export interface Kv {
+  get(key: string): Promise<string | null>;
+  /** Sets key with a time-to-live; with onlyIfAbsent, returns false (and writes nothing) when the key exists. */
+  set(key: string, value: string, options: { ttlMs: number; onlyIfAbsent?: boolean }): Promise<boolean>;
+  /** Replaces key only while it still holds `expected`; returns whether it did. */
+  compareAndSet(key: string, expected: string, value: string, ttlMs: number): Promise<boolean>;
+  /** Deletes key only while it still holds `expected`. */
+  compareAndDelete(key: string, expected: string): Promise<boolean>;
+  /** Atomically increments a counter; a new counter lives ttlMs. */
+  increment(key: string, ttlMs: number): Promise<CounterState>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,104 @@
+// npm start: opens the backends (embedded defaults: PGlite under DATA_DIR, in-process KV), runs
+// migrations, seeds a demo account on the first start of an empty embedded database, and serves
+// every surface of this release in one process. Each surface can also run alone (SURFACES=api).
+import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
+import { ConfigError, loadConfig, type SurfaceName } from "./config.ts";
+import { openServices, type Services } from "./services.ts";
+import { countCreators } from "./domain/accounts.ts";
+import { seedDemo } from "./operator.ts";
+import { createApiApp } from "./http/api-app.ts";
+import { createDocsApp } from "./site/docs-app.ts";
+import { REST_BUDGET } from "./operations/rate-limit.ts";
+import { handlers } from "./api/index.ts";
+import type Koa from "koa";
+
+const release = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+function buildSurface(name: SurfaceName, s: Services): Koa {
+  const { config } = s;
+  switch (name) {
+    case "api":
+      return createApiApp({
+        db: s.db,
+        kv: s.kv,
+        appKey: s.appKey,
+        handlers,
+        now: s.now,
+        release: config.release,
+        baseUrl: config.api.url,
+        docsUrl: config.docs.url,
+        budget: REST_BUDGET,
+        logger: s.logger,
+      });
+    case "docs":
+      return createDocsApp({ logger: s.logger, docsUrl: config.docs.url, baseUrl: config.api.url });
+    default:
+      throw new ConfigError(`surface ${name} is not available in this release`);
+  }
+}
+
+function listen(app: Koa, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host);
+    server.once("listening", () => resolve(server));
+    server.once("error", reject);
+  });
+}
+
+async function main() {
+  const config = loadConfig(process.env, release);
+  const services = await openServices(config);
+  const servers: Server[] = [];
+  const shutdown = async (signal: string) => {
+    services.logger.info({ signal }, "shutting down");
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    await services.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+
+  const demo = !config.databaseUrl && (await countCreators(services.db)) === 0 ? await seedDemo(services.db, services.now()) : null;
+
+  for (const name of config.surfaces) servers.push(await listen(buildSurface(name, services), config[name].port, config.host));
+
+  const lines = [
+    "",
+    `SubBridge ${config.release}`,
+    ...config.surfaces.map((name) => {
+      const label = { api: "REST API", docs: "Reference", mcp: "MCP server", auth: "Authorization", site: "Site", portal: "Portal" }[name];
+      const extra = name === "api" ? `   (OpenAPI: ${config.api.url}/openapi.json)` : "";
+      return `  ${label.padEnd(14)}${config[name].url}${name === "api" ? "/v1" : ""}${extra}`;
+    }),
+    `  Database      ${services.backends.database}`,
+    `  KV store      ${services.backends.kv}`,
+  ];
+  if (demo) {
+    lines.push(
+      "",
+      "First start: created a demo creator, team and project.",
+      `  creator       ${demo.email} (password ${demo.password})`,
+      `  team          ${demo.teamId}`,
+      `  project       ${demo.projectId} (Demo Community)`,
+      `  token         ${demo.token.token}`,
+      `                (every grantable ability; shown only this once - store it now)`,
+      "",
+      "Try it:",
+      `  curl -H "Authorization: Bearer ${demo.token.token}" ${config.api.url}/v1/teams/current`,
+    );
+  }
+  console.log(lines.join("\n") + "\n");
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    console.error(`configuration error: ${err.message}`);
+  } else if ((err as { code?: string }).code === "EADDRINUSE") {
+    const { port } = err as { port?: number };
+    console.error(`port ${port} is already in use: stop the other process or choose another port (API_PORT, DOCS_PORT, ...)`);
+  } else {
+    console.error(err);
+  }
+  process.exit(1);
+});

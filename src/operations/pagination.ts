@@ -1,0 +1,51 @@
+// The list envelope of every list operation: {data, links, meta} with absolute links.
+export interface PageQuery {
+  page: number;
+  per_page: number;
+  sort_by: string;
+  sort_direction: "asc" | "desc";
+}
+
+export interface PageWindow {
+  offset: number;
+  limit: number;
+  sortBy: string;
+  sortDirection: "asc" | "desc";
+}
+
+/** The rows a validated (clamped, sort-settled) page query selects. */
+export function pageWindow(query: PageQuery): PageWindow {
+  return { offset: (query.page - 1) * query.per_page, limit: query.per_page, sortBy: query.sort_by, sortDirection: query.sort_direction };
+}
+
+/** The same list at another page, with the effective per_page (the alias limit folded in). */
+function pageUrl(resourceUrl: URL, page: number, perPage: number): string {
+  const url = new URL(resourceUrl);
+  url.searchParams.delete("limit");
+  url.searchParams.set("per_page", String(perPage));
+  url.searchParams.set("page", String(page));
+  return url.toString();
+}
+
+export function listEnvelope<T>(rows: T[], total: number, query: PageQuery, resourceUrl: URL) {
+  const { page, per_page: perPage } = query;
+  const lastPage = Math.max(1, Math.ceil(total / perPage));
+  const from = rows.length ? (page - 1) * perPage + 1 : null;
+  return {
+    data: rows,
+    links: {
+      first: pageUrl(resourceUrl, 1, perPage),
+      last: pageUrl(resourceUrl, lastPage, perPage),
+      prev: page > 1 ? pageUrl(resourceUrl, Math.min(page - 1, lastPage), perPage) : null,
+      next: page < lastPage ? pageUrl(resourceUrl, page + 1, perPage) : null,
+    },
+    meta: {
+      current_page: page,
+      from,
+      last_page: lastPage,
+      per_page: perPage,
+      to: from === null ? null : from + rows.length - 1,
+      total,
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// Fixed-window request budgets in the KV store, so every process sharing Redis shares them.
+import type { Kv } from "../kv/kv.ts";
+import { ApiError } from "../errors.ts";
+
+export interface Window {
+  name: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** REST: 300 requests per minute and 10,000 per hour per token. */
+export const REST_BUDGET: readonly Window[] = [
+  { name: "minute", limit: 300, windowMs: 60_000 },
+  { name: "hour", limit: 10_000, windowMs: 3_600_000 },
+];
+
+export interface RateState {
+  /** The first window's limit (reported as X-RateLimit-Limit). */
+  limit: number;
+  /** Requests left before the first window to run out does. */
+  remaining: number;
+  /** Seconds until the spent window refills; set only when a window is spent. */
+  retryAfter: number | null;
+}
+
+/** Counts one request against every window of `budget` for `subject`. */
+export async function consumeBudget(kv: Kv, subject: string, budget: readonly Window[], nowMs: number): Promise<RateState> {
+  let remaining = Infinity;
+  let retryAfter: number | null = null;
+  for (const w of budget) {
+    const index = Math.floor(nowMs / w.windowMs);
+    const endsAt = (index + 1) * w.windowMs;
+    const { value } = await kv.increment(`rl:${subject}:${w.name}:${index}`, endsAt - nowMs + 1_000);
+    remaining = Math.min(remaining, Math.max(0, w.limit - value));
+    if (value > w.limit) retryAfter = Math.max(retryAfter ?? 0, Math.ceil((endsAt - nowMs) / 1000));
+  }
+  return { limit: budget[0]!.limit, remaining, retryAfter };
+}
+
+export function rateLimitHeaders(state: RateState): Record<string, string> {
+  return { "X-RateLimit-Limit": String(state.limit), "X-RateLimit-Remaining": String(state.remaining) };
+}
+
+export function rateLimited(state: RateState): ApiError {
+  return new ApiError("RATE_LIMITED", `Rate limit exceeded; retry in ${state.retryAfter} seconds.`, {
+    headers: { "Retry-After": String(state.retryAfter), ...rateLimitHeaders(state) },
+    context: { retry_after: state.retryAfter },
+  });
+}

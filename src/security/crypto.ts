@@ -1,0 +1,41 @@
+// Secrets at rest: token secrets are hashed (SHA-256 of a high-entropy secret), cached
+// idempotent bodies and webhook secrets are encrypted with AES-256-GCM under APP_KEY.
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/** A random string over [A-Za-z0-9]; 40 characters carry about 238 bits. */
+export function randomToken(length = 40): string {
+  let out = "";
+  for (let i = 0; i < length; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+  return out;
+}
+
+export function sha256Hex(data: string | Buffer): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** Constant-time comparison of two hex digests (or any two strings of equal meaning). */
+export function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const VERSION = "v1";
+
+/** AES-256-GCM; the result is "v1.<iv>.<tag>.<ciphertext>" in base64url. */
+export function encrypt(key: Buffer, plaintext: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  return [VERSION, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(".");
+}
+
+export function decrypt(key: Buffer, sealed: string): string {
+  const [version, iv, tag, body] = sealed.split(".");
+  if (version !== VERSION || !iv || !tag || body === undefined) throw new Error("unsupported ciphertext");
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+  decipher.setAuthTag(Buffer.from(tag, "base64url"));
+  return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+}

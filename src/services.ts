@@ -1,0 +1,66 @@
+// Opens what every surface and command shares: the database (migrated), the KV store, the app
+// key, the logger and the clock.
+import pino, { type Logger } from "pino";
+import type { Config } from "./config.ts";
+import { migrate, openDatabase, type Database } from "./db/database.ts";
+import type { Kv } from "./kv/kv.ts";
+import { MemoryKv } from "./kv/memory.ts";
+import { RedisKv } from "./kv/redis.ts";
+import { loadAppKey } from "./security/app-key.ts";
+
+export interface Services {
+  config: Config;
+  db: Database;
+  kv: Kv;
+  appKey: Buffer;
+  logger: Logger;
+  now: () => Date;
+  /** Human-readable description of the backends, for the start banner. */
+  backends: { database: string; kv: string; appKey: string };
+  close(): Promise<void>;
+}
+
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    base: undefined,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // Defence in depth: nothing logs these, and if something did they would not be written.
+    redact: { paths: ["*.authorization", "*.token", "*.secret", "*.password", "headers.authorization"], censor: "[redacted]" },
+  });
+}
+
+export async function openServices(config: Config, logger = createLogger(config.logLevel)): Promise<Services> {
+  const db = openDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? null : config.dataDir });
+  try {
+    await migrate(db);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  let kv: Kv;
+  try {
+    kv = config.redisUrl ? await RedisKv.connect(config.redisUrl) : new MemoryKv();
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  const appKey = loadAppKey(config.appKey, config.dataDir);
+  return {
+    config,
+    db,
+    kv,
+    appKey: appKey.key,
+    logger,
+    now: () => new Date(),
+    backends: {
+      database: config.databaseUrl ? `PostgreSQL (${new URL(config.databaseUrl).host}${new URL(config.databaseUrl).pathname})` : `PGlite in ${config.dataDir}/pgdata`,
+      kv: config.redisUrl ? `Redis (${new URL(config.redisUrl).host})` : "in-process",
+      appKey: appKey.source,
+    },
+    async close() {
+      await kv.close();
+      await db.destroy();
+    },
+  };
+}

@@ -25,7 +25,11 @@ export function createAjv(options: Options) {
 export function stripExtensions(node: any): any {
   if (Array.isArray(node)) return node.map(stripExtensions);
   if (!node || typeof node !== "object") return node;
-  return Object.fromEntries(Object.entries(node).filter(([k]) => !k.startsWith("x-")).map(([k, v]) => [k, stripExtensions(v)]));
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k]) => !k.startsWith("x-"))
+      .map(([k, v]) => [k, stripExtensions(v)]),
+  );
 }
 
 /**

@@ -36,7 +36,8 @@ function injectCatalogs(doc: Json, abilities: AbilityCatalog, errors: ErrorDefin
   doc.components.schemas ??= {};
   doc.components.schemas.ErrorCode = {
     type: "string",
-    description: "Machine-readable error code; see the error reference for each code's status, meaning and remediation. New codes may be added within /v1.",
+    description:
+      "Machine-readable error code; see the error reference for each code's status, meaning and remediation. New codes may be added within /v1.",
     enum: errors.map((e) => e.code),
   };
   doc.components.schemas.Ability = {
@@ -85,7 +86,10 @@ function check(doc: Json, abilities: AbilityCatalog) {
       }
       const success = Object.keys(op.responses ?? {}).filter((s) => /^2\d\d$/.test(s));
       if (success.length !== 1) problems.push(`${where}: exactly one 2xx response is required`);
-      const pathParams = (op.parameters ?? []).map((p: Json) => deref(doc, p)).filter((p: Json) => p.in === "path").map((p: Json) => p.name);
+      const pathParams = (op.parameters ?? [])
+        .map((p: Json) => deref(doc, p))
+        .filter((p: Json) => p.in === "path")
+        .map((p: Json) => p.name);
       for (const name of templated) if (!pathParams.includes(name)) problems.push(`${where}: path parameter {${name}} is not declared`);
       for (const name of pathParams) if (!templated.includes(name)) problems.push(`${where}: parameter ${name} is not in the path`);
       if (op["x-pagination"] && method !== "get") problems.push(`${where}: x-pagination belongs on list reads`);

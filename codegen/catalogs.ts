@@ -44,11 +44,19 @@ export function emitCatalogs(catalog: AbilityCatalog, errors: ErrorDefinition[],
   const errorsJson = jsonFile("error-codes.json", "catalogs.ts", "spec/errors.yaml", {
     release,
     count: errors.length,
-    errors: errors.map((e) => ({ code: e.code, status: e.status, title: e.title, when: e.when, remediation: e.remediation, docs_anchor: e.code.toLowerCase() })),
+    errors: errors.map((e) => ({
+      code: e.code,
+      status: e.status,
+      title: e.title,
+      when: e.when,
+      remediation: e.remediation,
+      docs_anchor: e.code.toLowerCase(),
+    })),
   });
 
   const abilityRows = catalog.abilities.map(
-    (a) => `  ${JSON.stringify(a.value)}: { enforcement: ${JSON.stringify(a.enforcement)}, category: ${JSON.stringify(a.category)}, satisfies: ${JSON.stringify(a.satisfies)} },`,
+    (a) =>
+      `  ${JSON.stringify(a.value)}: { enforcement: ${JSON.stringify(a.enforcement)}, category: ${JSON.stringify(a.category)}, satisfies: ${JSON.stringify(a.satisfies)} },`,
   );
   const errorRows = errors.map(
     (e) => `  ${e.code}: { status: ${e.status}, title: ${JSON.stringify(e.title)}, remediation: ${JSON.stringify(e.remediation)} },`,

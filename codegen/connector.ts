@@ -29,7 +29,12 @@ export async function emitConnector(schema: Json): Promise<GeneratedFile[]> {
   ajv.addSchema(schema, "connector");
   return [
     codeFile("connector-manifest.d.ts", "connector.ts", `${SOURCE} (json-schema-to-typescript)`, types),
-    codeFile("connector-validator.js", "connector.ts", `${SOURCE} (ajv standalone)`, standaloneModule(ajv, { validateConnectorManifest: "connector" })),
+    codeFile(
+      "connector-validator.js",
+      "connector.ts",
+      `${SOURCE} (ajv standalone)`,
+      standaloneModule(ajv, { validateConnectorManifest: "connector" }),
+    ),
     codeFile(
       "connector-validator.d.ts",
       "connector.ts",

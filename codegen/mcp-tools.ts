@@ -54,7 +54,9 @@ function inputSchema(doc: Json, op: OperationModel): { schema: Json; args: ToolA
 function toolDescription(op: OperationModel): string {
   const parts = [op.description.trim()];
   if (op.pagination) {
-    parts.push(`Paginated: page (from 1) and per_page (1-${op.pagination.maxPerPage}, default ${op.pagination.defaultPerPage}); the result carries data, links and meta.total.`);
+    parts.push(
+      `Paginated: page (from 1) and per_page (1-${op.pagination.maxPerPage}, default ${op.pagination.defaultPerPage}); the result carries data, links and meta.total.`,
+    );
   }
   parts.push(`Requires the ability ${op.ability}.`);
   return parts.join("\n\n");

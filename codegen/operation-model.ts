@@ -63,7 +63,7 @@ export function operationModels(doc: Json, catalog: AbilityCatalog): OperationMo
         description: op.description,
         tags: op.tags,
         ability,
-        enforcement: ability ? enforcement.get(ability) ?? null : null,
+        enforcement: ability ? (enforcement.get(ability) ?? null) : null,
         isPublic: isPublicOperation(op),
         write: WRITE_METHODS.has(method),
         destructive: op["x-destructive"] === true,

@@ -58,12 +58,15 @@ function fail(message: string): never {
 export function loadAbilityCatalog(path = join(SPEC_DIR, "abilities.yaml")): AbilityCatalog {
   const raw = readYaml(path) as {
     categories: Record<string, string>;
-    entities: Record<string, {
-      category: string;
-      actions: Record<string, Enforcement>;
-      notes?: Record<string, string>;
-      satisfies?: Record<string, string[]>;
-    }>;
+    entities: Record<
+      string,
+      {
+        category: string;
+        actions: Record<string, Enforcement>;
+        notes?: Record<string, string>;
+        satisfies?: Record<string, string[]>;
+      }
+    >;
   };
   const abilities: Ability[] = [];
   for (const [entity, def] of Object.entries(raw.entities)) {
@@ -115,7 +118,10 @@ function yamlFilesIn(dir: string): string[] {
   } catch {
     return [];
   }
-  return entries.filter((f) => f.endsWith(".yaml")).sort().map((f) => join(dir, f));
+  return entries
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()
+    .map((f) => join(dir, f));
 }
 
 /** The root document first, then every area fragment in a fixed (sorted) order. */

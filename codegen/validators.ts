@@ -13,9 +13,10 @@ function retarget(node: any): any {
   if (!node || typeof node !== "object") return node;
   const out: Json = {};
   for (const [k, v] of Object.entries(node)) {
-    out[k] = k === "$ref" && typeof v === "string" && v.startsWith("#/components/schemas/")
-      ? `${DEFS_ID}#/$defs/${v.slice("#/components/schemas/".length)}`
-      : retarget(v);
+    out[k] =
+      k === "$ref" && typeof v === "string" && v.startsWith("#/components/schemas/")
+        ? `${DEFS_ID}#/$defs/${v.slice("#/components/schemas/".length)}`
+        : retarget(v);
   }
   return out;
 }

@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * Read the activity log of one subject
-         * @description Every mutation - from the dashboard, REST, MCP, an automation step, a webhook-triggered action or a scheduled job - is recorded against its subject. This returns the entries of one subject, newest first, at most `limit` of them; it is not paginated. subject_type is a short alias (a class name is refused). A subject outside the token's team or project allow-list answers 404 RESOURCE_NOT_FOUND. Properties whose key contains token, secret, password, api_key or api_secret (case-insensitive) are removed at any depth.
+         * @description Every mutation - from the dashboard, REST, MCP, an automation step, a webhook-triggered action or a scheduled job - is recorded against its subject. This returns the entries of one subject, newest first, at most `limit` of them; it is not paginated. subject_type is a short alias (a class name is refused). A subject outside the token's team or project allow-list answers 404 RESOURCE_NOT_FOUND; team-level subjects are not visible to a token restricted to a project allow-list. Properties whose key contains token, secret, password, api_key or api_secret (case-insensitive) are removed at any depth.
          */
         get: operations["get_activity_log"];
         put?: never;
@@ -108,8 +108,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @enum {string} */
-        ActivitySubjectTypeQuery: "project" | "subscription" | "project-subscription" | "member" | "project-user" | "plan" | "project-subscription-plan" | "access-code" | "coupon" | "project-resource";
+        /**
+         * @description The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project.
+         * @enum {string}
+         */
+        ActivitySubjectTypeQuery: "project" | "subscription" | "project-subscription" | "member" | "project-user" | "plan" | "project-subscription-plan" | "access-code" | "coupon" | "project-resource" | "team";
         /**
          * @description The surface that performed the change - human (dashboard), api_token (REST), mcp, webhook (a webhook-triggered action), system (a scheduled job or the operator CLI), automation (a step from a third-party automation platform).
          * @enum {string}

@@ -106,7 +106,7 @@ validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const get_activity_log__query = validate22;
 const schema34 = {"$id":"get_activity_log__query","type":"object","properties":{"subject_type":{"$ref":"defs.json#/$defs/ActivitySubjectTypeQuery"},"subject_id":{"$ref":"defs.json#/$defs/Uuid"},"limit":{"type":"integer","minimum":1,"maximum":200,"default":50}},"required":["subject_type","subject_id"],"additionalProperties":true};
-const schema35 = {"type":"string","enum":["project","subscription","project-subscription","member","project-user","plan","project-subscription-plan","access-code","coupon","project-resource"]};
+const schema35 = {"type":"string","description":"The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project.","enum":["project","subscription","project-subscription","member","project-user","plan","project-subscription-plan","access-code","coupon","project-resource","team"]};
 const schema36 = {"type":"string","format":"uuid","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$","description":"Resource id. Lowercase, hyphenated, no type prefix; treat as opaque.","examples":["0f8fad5b-d9cb-469f-a165-70867728950e"]};
 const formats0 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 const pattern5 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
@@ -183,7 +183,7 @@ data["subject_type"] = coerced0;
 }
 }
 }
-if(!((((((((((data0 === "project") || (data0 === "subscription")) || (data0 === "project-subscription")) || (data0 === "member")) || (data0 === "project-user")) || (data0 === "plan")) || (data0 === "project-subscription-plan")) || (data0 === "access-code")) || (data0 === "coupon")) || (data0 === "project-resource"))){
+if(!(((((((((((data0 === "project") || (data0 === "subscription")) || (data0 === "project-subscription")) || (data0 === "member")) || (data0 === "project-user")) || (data0 === "plan")) || (data0 === "project-subscription-plan")) || (data0 === "access-code")) || (data0 === "coupon")) || (data0 === "project-resource")) || (data0 === "team"))){
 const err3 = {instancePath:instancePath+"/subject_type",schemaPath:"defs.json#/$defs/ActivitySubjectTypeQuery/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];

@@ -58,7 +58,13 @@ async function main(argv: string[]) {
           db,
           {
             email: required(values, "email"),
-            abilities: abilities === "all" ? "all" : abilities.split(",").map((a) => a.trim()).filter(Boolean),
+            abilities:
+              abilities === "all"
+                ? "all"
+                : abilities
+                    .split(",")
+                    .map((a) => a.trim())
+                    .filter(Boolean),
             projectIds: values.project ?? [],
             ...(values.name ? { name: values.name } : {}),
           },
@@ -68,7 +74,14 @@ async function main(argv: string[]) {
       case "project:create": {
         const creator = await findCreatorByEmail(db, required(values, "email"));
         if (!creator?.current_team_id) throw new AccountError(`no creator with a team for ${values.email}`);
-        const actor = { userId: creator.id, teamId: creator.current_team_id, projectIds: null, kind: "system" as const, credentialKind: null, requestId: null };
+        const actor = {
+          userId: creator.id,
+          teamId: creator.current_team_id,
+          projectIds: null,
+          kind: "system" as const,
+          credentialKind: null,
+          requestId: null,
+        };
         const project = await db.transaction((trx) => createProject({ db: trx, actor, now }, { name: required(values, "name") }));
         return { project_id: project.id, handle: project.handle, team_id: creator.current_team_id };
       }

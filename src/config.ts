@@ -83,7 +83,8 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     .map((s) => s.trim())
     .filter(Boolean) as SurfaceName[];
   for (const s of surfaces) {
-    if (!AVAILABLE_SURFACES.includes(s)) throw new ConfigError(`SURFACES: unknown or unavailable surface "${s}" (available: ${AVAILABLE_SURFACES.join(", ")})`);
+    if (!AVAILABLE_SURFACES.includes(s))
+      throw new ConfigError(`SURFACES: unknown or unavailable surface "${s}" (available: ${AVAILABLE_SURFACES.join(", ")})`);
   }
   const appKey = env.APP_KEY || null;
   if (appKey !== null) decodeKeyOrThrow(appKey);

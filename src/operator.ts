@@ -30,7 +30,11 @@ export async function mintTokenForCreator(
   const abilities = input.abilities === "all" ? [...grantableAbilities] : input.abilities;
   try {
     const minted = await db.transaction((trx) =>
-      mintToken({ db: trx, actor, now }, { name: input.name ?? "Operator token", abilities, projectIds: input.projectIds?.length ? input.projectIds : null }, null),
+      mintToken(
+        { db: trx, actor, now },
+        { name: input.name ?? "Operator token", abilities, projectIds: input.projectIds?.length ? input.projectIds : null },
+        null,
+      ),
     );
     return { id: minted.data.id, token: minted.token, abilities: minted.data.abilities, scopes: minted.data.scopes };
   } catch (err) {
@@ -62,7 +66,9 @@ export async function seedDemo(db: Knex, now: Date): Promise<DemoAccount> {
   const password = randomToken(16);
   const creator = await createCreator(db, { email: DEMO_EMAIL, password, tier: "growth", teamName: "Demo team" }, now);
   const actor: Actor = { userId: creator.userId, teamId: creator.teamId, projectIds: null, kind: "system", credentialKind: null, requestId: null };
-  const project = await db.transaction((trx) => createProject({ db: trx, actor, now }, { name: "Demo Community", description: "A project to try the API with." }));
+  const project = await db.transaction((trx) =>
+    createProject({ db: trx, actor, now }, { name: "Demo Community", description: "A project to try the API with." }),
+  );
   const token = await mintTokenForCreator(db, { email: DEMO_EMAIL, abilities: "all", name: "Demo token (first start)" }, now);
   return { email: DEMO_EMAIL, password, teamId: creator.teamId, projectId: project.id, token };
 }

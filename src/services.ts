@@ -54,7 +54,9 @@ export async function openServices(config: Config, logger = createLogger(config.
     logger,
     now: () => new Date(),
     backends: {
-      database: config.databaseUrl ? `PostgreSQL (${new URL(config.databaseUrl).host}${new URL(config.databaseUrl).pathname})` : `PGlite in ${config.dataDir}/pgdata`,
+      database: config.databaseUrl
+        ? `PostgreSQL (${new URL(config.databaseUrl).host}${new URL(config.databaseUrl).pathname})`
+        : `PGlite in ${config.dataDir}/pgdata`,
       kv: config.redisUrl ? `Redis (${new URL(config.redisUrl).host})` : "in-process",
       appKey: appKey.source,
     },

@@ -12,7 +12,12 @@ export const tokenHandlers = {
   async create_token({ body }, ctx) {
     return mintToken(
       creatorContext(ctx),
-      { name: body.name, abilities: body.abilities, projectIds: body.project_ids ?? null, expiresAt: body.expires_at ? new Date(body.expires_at) : null },
+      {
+        name: body.name,
+        abilities: body.abilities,
+        projectIds: body.project_ids ?? null,
+        expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+      },
       ctx.principal!.abilities,
     );
   },

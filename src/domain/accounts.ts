@@ -22,7 +22,11 @@ export interface Creator {
   teamId: string;
 }
 
-export async function createCreator(db: Knex, input: { email: string; password: string; tier: Tier; teamName?: string }, now: Date): Promise<Creator> {
+export async function createCreator(
+  db: Knex,
+  input: { email: string; password: string; tier: Tier; teamName?: string },
+  now: Date,
+): Promise<Creator> {
   const email = normalizeEmail(input.email);
   if (!EMAIL.test(email) || email.length > 255) throw new AccountError(`"${input.email}" is not an email address`);
   if (input.password.length < 8) throw new AccountError("the password must be at least 8 characters");
@@ -36,19 +40,24 @@ export async function createCreator(db: Knex, input: { email: string; password: 
     const name = input.teamName ?? `${email.split("@")[0]}'s team`;
     await trx("teams").insert({ id: teamId, name, owner_user_id: userId, personal: true, created_at: now });
     await trx("users").where({ id: userId }).update({ current_team_id: teamId });
-    await recordActivity({ db: trx, actor: systemActor(teamId), now }, {
-      event: "created",
-      description: `Team ${name} created with the account of ${email}`,
-      subjectType: "team",
-      subjectId: teamId,
-      properties: { owner_user_id: userId, personal: true, tier: input.tier },
-    });
+    await recordActivity(
+      { db: trx, actor: systemActor(teamId), now },
+      {
+        event: "created",
+        description: `Team ${name} created with the account of ${email}`,
+        subjectType: "team",
+        subjectId: teamId,
+        properties: { owner_user_id: userId, personal: true, tier: input.tier },
+      },
+    );
     return { userId, teamId };
   });
 }
 
 export async function findCreatorByEmail(db: Knex, email: string): Promise<{ id: string; current_team_id: string | null; tier: Tier } | undefined> {
-  return db("users").where({ email: normalizeEmail(email) }).first("id", "current_team_id", "tier");
+  return db("users")
+    .where({ email: normalizeEmail(email) })
+    .first("id", "current_team_id", "tier");
 }
 
 export async function countCreators(db: Knex): Promise<number> {

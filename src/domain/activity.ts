@@ -62,6 +62,7 @@ export const SUBJECT_ALIASES: Record<string, string> = {
   "access-code": "access-code",
   coupon: "coupon",
   "project-resource": "project-resource",
+  team: "team",
 };
 
 interface ActivityRow {
@@ -104,12 +105,18 @@ function presentEntry(row: ActivityRow) {
  */
 export async function listActivity(ctx: DomainContext, query: { subjectType: string; subjectId: string; limit: number }) {
   const subjectType = SUBJECT_ALIASES[query.subjectType];
-  if (!subjectType) throw new ApiError("VALIDATION_FAILED", "Unknown subject type.", { fields: { subject_type: ["is not a known subject type alias"] } });
+  if (!subjectType)
+    throw new ApiError("VALIDATION_FAILED", "Unknown subject type.", { fields: { subject_type: ["is not a known subject type alias"] } });
   const scoped = (qb: Knex.QueryBuilder) => qb.where({ team_id: ctx.actor.teamId, subject_type: subjectType, subject_id: query.subjectId });
   const anchor = await scoped(ctx.db("activity_log").select("project_id")).orderBy("seq", "asc").first();
-  if (!anchor || (anchor.project_id && !inAllowList(ctx.actor, anchor.project_id))) throw notFound(`${query.subjectType}`);
+  // Team-level subjects (no project) are outside any project allow-list.
+  const visible = anchor && (anchor.project_id ? inAllowList(ctx.actor, anchor.project_id) : ctx.actor.projectIds === null);
+  if (!visible) throw notFound(query.subjectType);
   const rows: ActivityRow[] = await scoped(ctx.db("activity_log").select("*"))
-    .orderBy([{ column: "created_at", order: "desc" }, { column: "seq", order: "desc" }])
+    .orderBy([
+      { column: "created_at", order: "desc" },
+      { column: "seq", order: "desc" },
+    ])
     .limit(query.limit);
   return {
     data: rows.map(presentEntry),

@@ -7,7 +7,12 @@ import { recordActivity } from "./activity.ts";
 import { inAllowList, type DomainContext } from "./context.ts";
 
 function generatedHandle(name: string): string {
-  const base = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "project";
+  const base =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 40) || "project";
   return `${base}-${randomToken(6).toLowerCase()}`;
 }
 
@@ -42,14 +47,24 @@ export async function createProject(ctx: DomainContext, input: { name: string; d
 export async function assertProjectsVisible(ctx: DomainContext, projectIds: readonly string[]): Promise<void> {
   if (projectIds.length === 0) return;
   const found = new Set(
-    (await ctx.db("projects").where({ team_id: ctx.actor.teamId }).whereIn("id", [...projectIds]).select("id")).map((r: { id: string }) => r.id),
+    (
+      await ctx
+        .db("projects")
+        .where({ team_id: ctx.actor.teamId })
+        .whereIn("id", [...projectIds])
+        .select("id")
+    ).map((r: { id: string }) => r.id),
   );
   const missing = projectIds.filter((id) => !found.has(id));
   if (missing.length) {
-    throw new ApiError("RESOURCE_NOT_FOUND", `No project with the id ${missing[0]} is visible to this token.`, { context: { project_id: missing[0] } });
+    throw new ApiError("RESOURCE_NOT_FOUND", `No project with the id ${missing[0]} is visible to this token.`, {
+      context: { project_id: missing[0] },
+    });
   }
   const outside = projectIds.filter((id) => !inAllowList(ctx.actor, id));
   if (outside.length) {
-    throw new ApiError("TENANT_MISMATCH", `The project ${outside[0]} is outside this token's project allow-list.`, { context: { project_id: outside[0] } });
+    throw new ApiError("TENANT_MISMATCH", `The project ${outside[0]} is outside this token's project allow-list.`, {
+      context: { project_id: outside[0] },
+    });
   }
 }

@@ -7,7 +7,9 @@ export async function canSeeTeam(db: Knex | Knex.Transaction, userId: string, te
   const row = await db("teams")
     .where("teams.id", teamId)
     .andWhere((q) =>
-      q.where("teams.owner_user_id", userId).orWhereExists(db("team_members").where("team_members.team_id", db.ref("teams.id")).andWhere("team_members.user_id", userId)),
+      q
+        .where("teams.owner_user_id", userId)
+        .orWhereExists(db("team_members").where("team_members.team_id", db.ref("teams.id")).andWhere("team_members.user_id", userId)),
     )
     .first("teams.id");
   return row !== undefined;

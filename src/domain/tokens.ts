@@ -35,10 +35,7 @@ interface TokenRow {
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
 export function presentToken(row: TokenRow) {
-  const scopes = [
-    ...(row.team_id ? [`scope:team:${row.team_id}`] : []),
-    ...(row.project_ids ?? []).map((id) => `scope:project:${id}`),
-  ];
+  const scopes = [...(row.team_id ? [`scope:team:${row.team_id}`] : []), ...(row.project_ids ?? []).map((id) => `scope:project:${id}`)];
   return {
     id: String(row.id),
     name: row.name,
@@ -66,7 +63,8 @@ export interface MintRequest {
  */
 function checkGrant(abilities: readonly string[], held: ReadonlySet<string> | null) {
   const unknown = abilities.filter((a) => !isAbility(a));
-  if (unknown.length) throw new ApiError("VALIDATION_FAILED", "Unknown abilities.", { fields: { abilities: unknown.map((a) => `${a} is not an ability`) } });
+  if (unknown.length)
+    throw new ApiError("VALIDATION_FAILED", "Unknown abilities.", { fields: { abilities: unknown.map((a) => `${a} is not an ability`) } });
   const retired = abilities.filter(isRetired);
   if (retired.length) {
     throw new ApiError("VALIDATION_FAILED", "Retired abilities cannot be granted.", {
@@ -75,7 +73,9 @@ function checkGrant(abilities: readonly string[], held: ReadonlySet<string> | nu
   }
   if (held === null) return;
   if (abilities.includes("token:create")) {
-    throw new ApiError("VALIDATION_FAILED", "token:create cannot be passed on.", { fields: { abilities: ["token:create can never be granted through the API"] } });
+    throw new ApiError("VALIDATION_FAILED", "token:create cannot be passed on.", {
+      fields: { abilities: ["token:create can never be granted through the API"] },
+    });
   }
   const missing = abilities.filter((a) => !holdsAbility(held, a));
   if (missing.length) {
@@ -102,7 +102,8 @@ export async function mintToken(ctx: DomainContext & { actor: { userId: string }
   else projectIds = actor.projectIds;
 
   const secret = randomToken(40);
-  const [row] = (await ctx.db("personal_access_tokens")
+  const [row] = (await ctx
+    .db("personal_access_tokens")
     .insert({
       user_id: actor.userId,
       team_id: actor.teamId,
@@ -140,7 +141,10 @@ export async function listTokens(ctx: DomainContext, page: { offset: number; lim
   const rows = (await base
     .clone()
     .select("*")
-    .orderBy([{ column: page.sortBy, order: page.sortDirection, nulls: page.sortDirection === "asc" ? "first" : "last" }, { column: "id", order: page.sortDirection }])
+    .orderBy([
+      { column: page.sortBy, order: page.sortDirection, nulls: page.sortDirection === "asc" ? "first" : "last" },
+      { column: "id", order: page.sortDirection },
+    ])
     .offset(page.offset)
     .limit(page.limit)) as TokenRow[];
   return { rows: rows.map(presentToken), total: Number(countRow?.n ?? 0) };

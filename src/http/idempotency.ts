@@ -78,7 +78,9 @@ export async function runIdempotently(ctx: Koa.Context, scope: IdempotencyScope,
       throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with a different request body.");
     }
     if (record.state === "running") {
-      throw new ApiError("IDEMPOTENCY_REPLAY_IN_PROGRESS", "The first request with this Idempotency-Key is still running.", { headers: { "Retry-After": "1" } });
+      throw new ApiError("IDEMPOTENCY_REPLAY_IN_PROGRESS", "The first request with this Idempotency-Key is still running.", {
+        headers: { "Retry-After": "1" },
+      });
     }
     return replay(ctx, record, scope.appKey);
   }

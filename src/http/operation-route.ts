@@ -73,7 +73,11 @@ export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa
       if (op.successBody) ctx.body = output;
     };
     if (idempotencyKey !== null && principal) {
-      await runIdempotently(ctx, { kv: deps.kv, appKey: deps.appKey, tokenId: principal.credentialId, key: idempotencyKey, rawBody: rawBody!.bytes }, execute);
+      await runIdempotently(
+        ctx,
+        { kv: deps.kv, appKey: deps.appKey, tokenId: principal.credentialId, key: idempotencyKey, rawBody: rawBody!.bytes },
+        execute,
+      );
     } else {
       await execute();
     }

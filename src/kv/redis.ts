@@ -54,7 +54,10 @@ export class RedisKv implements Kv {
   }
 
   async compareAndSet(key: string, expected: string, value: string, ttlMs: number) {
-    const reply = await this.client.eval(COMPARE_AND_SET, { keys: [this.k(key)], arguments: [expected, value, String(Math.max(1, Math.ceil(ttlMs)))] });
+    const reply = await this.client.eval(COMPARE_AND_SET, {
+      keys: [this.k(key)],
+      arguments: [expected, value, String(Math.max(1, Math.ceil(ttlMs)))],
+    });
     return Number(reply) === 1;
   }
 
@@ -64,7 +67,10 @@ export class RedisKv implements Kv {
   }
 
   async increment(key: string, ttlMs: number): Promise<CounterState> {
-    const [value, pttl] = (await this.client.eval(INCREMENT, { keys: [this.k(key)], arguments: [String(Math.max(1, Math.ceil(ttlMs)))] })) as [number, number];
+    const [value, pttl] = (await this.client.eval(INCREMENT, { keys: [this.k(key)], arguments: [String(Math.max(1, Math.ceil(ttlMs)))] })) as [
+      number,
+      number,
+    ];
     return { value: Number(value), ttlMs: Number(pttl) };
   }
 

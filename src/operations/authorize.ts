@@ -12,7 +12,11 @@ export const PROJECT_PARAM = "project";
  * TENANT_MISMATCH, a missing ability with TOKEN_MISSING_ABILITY, and a project outside the
  * allow-list with 404 TENANT_MISMATCH.
  */
-export function authorizeOperation(op: OperationSpec, principal: Principal, pathParams: Record<string, string>): asserts principal is Principal & { teamId: string } {
+export function authorizeOperation(
+  op: OperationSpec,
+  principal: Principal,
+  pathParams: Record<string, string>,
+): asserts principal is Principal & { teamId: string } {
   if (principal.teamId === null) {
     throw new ApiError("TENANT_MISMATCH", "This credential carries no team scope that its creator can still see.", {
       remediation: "Mint a new token on a team you own or belong to; a token needs exactly one scope:team entry.",

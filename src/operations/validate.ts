@@ -115,4 +115,3 @@ export function validateInput<Id extends OperationId>(op: OperationSpec & { id: 
   settlePagination(op, query);
   return { path, query, body } as unknown as Input<Id>;
 }
-

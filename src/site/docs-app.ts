@@ -31,7 +31,9 @@ section:target{background:#fff8d6}h2{font-size:1.1rem;margin:.5rem 0}.status{col
 export function errorReferenceHtml(errors: ErrorEntry[]): string {
   const sections = errors
     .map(
-      (e) => `<section id="${e.docs_anchor}"><h2><a href="#${e.docs_anchor}">${e.code}</a> <span class="status">${e.status} · ${escape(e.title)}</span></h2>
+      (
+        e,
+      ) => `<section id="${e.docs_anchor}"><h2><a href="#${e.docs_anchor}">${e.code}</a> <span class="status">${e.status} · ${escape(e.title)}</span></h2>
 <p>${code(e.when)}</p><p><strong>What to do:</strong> ${code(e.remediation)}</p></section>`,
     )
     .join("\n");

@@ -1,0 +1,44 @@
+// Creators, teams, projects and tokens made through the domain functions the product uses.
+import { randomBytes } from "node:crypto";
+import { createCreator, type Tier } from "../../src/domain/accounts.ts";
+import { createProject } from "../../src/domain/projects.ts";
+import { mintTokenForCreator } from "../../src/operator.ts";
+import { systemActor } from "../../src/domain/context.ts";
+import { testDatabase } from "./backends.ts";
+
+export interface TestCreator {
+  email: string;
+  userId: string;
+  teamId: string;
+  /** Projects created for the creator, in order. */
+  projectIds: string[];
+  /** A token with every grantable ability. */
+  token: string;
+  tokenId: string;
+}
+
+export function uniqueEmail(label = "creator"): string {
+  return `${label}-${randomBytes(5).toString("hex")}@example.test`;
+}
+
+export async function createTestCreator(options: { tier?: Tier; projects?: number; label?: string } = {}): Promise<TestCreator> {
+  const { db } = await testDatabase();
+  const email = uniqueEmail(options.label);
+  const now = new Date();
+  const { userId, teamId } = await createCreator(db, { email, password: "correct horse battery", tier: options.tier ?? "growth" }, now);
+  const projectIds: string[] = [];
+  for (let i = 0; i < (options.projects ?? 1); i++) {
+    const actor = { ...systemActor(teamId), userId };
+    const project = await db.transaction((trx) => createProject({ db: trx, actor, now }, { name: `Project ${i + 1} of ${email}` }));
+    projectIds.push(project.id);
+  }
+  const minted = await mintTokenForCreator(db, { email, abilities: "all" }, now);
+  return { email, userId, teamId, projectIds, token: minted.token, tokenId: minted.id };
+}
+
+/** A token of `creator` with exactly these abilities (and, optionally, a project allow-list). */
+export async function tokenFor(creator: TestCreator, abilities: string[], projectIds?: string[]): Promise<{ token: string; id: string }> {
+  const { db } = await testDatabase();
+  const minted = await mintTokenForCreator(db, { email: creator.email, abilities, ...(projectIds ? { projectIds } : {}) }, new Date());
+  return { token: minted.token, id: minted.id };
+}

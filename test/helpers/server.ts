@@ -1,0 +1,77 @@
+// Starts the API surface in-process on a free port, over the run's backends.
+import type { AddressInfo } from "node:net";
+import { createServer, type Server } from "node:http";
+import type Koa from "koa";
+import pino from "pino";
+import { createApiApp, type ApiAppDeps } from "../../src/http/api-app.ts";
+import { handlers as realHandlers } from "../../src/api/index.ts";
+import { REST_BUDGET } from "../../src/operations/rate-limit.ts";
+import type { AppHandlers } from "../../src/operations/execute.ts";
+import { testDatabase, testKv } from "./backends.ts";
+import type { TestClock } from "./clock.ts";
+
+export const TEST_APP_KEY = Buffer.alloc(32, 7);
+export const DOCS_URL = "http://docs.test";
+
+/** Logs go nowhere unless TEST_LOGS=1. */
+export const testLogger = pino({ level: process.env.TEST_LOGS ? "debug" : "silent" });
+
+export interface RunningApi {
+  url: string;
+  deps: ApiAppDeps;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: TestClock;
+  /** Instances with the same name share their KV store (rate limits, idempotency). */
+  sharedKv?: string;
+  budget?: ApiAppDeps["budget"];
+  handlers?: Partial<AppHandlers>;
+}
+
+/**
+ * Listens on a free port first, then builds the app with the address it now knows (apps need
+ * their public URL for absolute links).
+ */
+export async function serveOnFreePort(build: (url: string) => Koa): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1");
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server.on("request", build(url).callback());
+  return {
+    server,
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export async function startApi(options: StartOptions = {}): Promise<RunningApi> {
+  const { db } = await testDatabase();
+  const kv = await testKv({ ...(options.sharedKv ? { shared: options.sharedKv } : {}), ...(options.clock ? { now: options.clock.nowMs } : {}) });
+  let deps!: ApiAppDeps;
+  const running = await serveOnFreePort((url) => {
+    deps = {
+      db,
+      kv,
+      appKey: TEST_APP_KEY,
+      handlers: { ...realHandlers, ...options.handlers } as AppHandlers,
+      now: options.clock?.now ?? (() => new Date()),
+      release: "3.0.0",
+      baseUrl: url,
+      docsUrl: DOCS_URL,
+      budget: options.budget ?? REST_BUDGET,
+      logger: testLogger,
+    };
+    return createApiApp(deps);
+  });
+  return { url: running.url, deps, close: running.close };
+}

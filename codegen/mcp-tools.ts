@@ -15,7 +15,7 @@ export interface ToolArgumentMap {
 }
 
 /** Pagination's deprecated `limit` alias is a REST nicety; tools offer per_page only. */
-const HIDDEN_QUERY = new Set(["limit"]);
+const PAGINATION_ALIASES = new Set(["limit"]);
 
 function describeParameter(p: { description?: string; schema: Json }): Json {
   return p.description && !p.schema.description ? { ...p.schema, description: p.description } : p.schema;
@@ -30,7 +30,8 @@ function inputSchema(doc: Json, op: OperationModel): { schema: Json; args: ToolA
     if (isRequired) required.push(name);
   };
   for (const p of op.pathParams) add(p.name, describeParameter(p), true);
-  const query = op.queryParams.filter((p) => !HIDDEN_QUERY.has(p.name));
+  // Only lists have the alias; elsewhere (the activity log) `limit` is a parameter of its own.
+  const query = op.queryParams.filter((p) => !(op.pagination && PAGINATION_ALIASES.has(p.name)));
   for (const p of query) add(p.name, describeParameter(p), p.required);
   let body: ToolArgumentMap["body"] = null;
   if (op.body) {

@@ -319,6 +319,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "IDEMPOTENCY_KEY_MISSING",
+                 *         "message": "This write needs an Idempotency-Key header.",
+                 *         "docs_url": "http://localhost:4004/errors#idempotency_key_missing",
+                 *         "remediation": "Send a fresh Idempotency-Key (for example a UUID) with every distinct write, and the same key when retrying it.",
+                 *         "request_id": "1c9e7a52-8b3d-4f61-a2e4-5d7c9b0f3e18"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -329,6 +340,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "AUTHENTICATION_REQUIRED",
+                 *         "message": "This operation needs a credential.",
+                 *         "docs_url": "http://localhost:4004/errors#authentication_required",
+                 *         "remediation": "Send `Authorization: Bearer sbt_live_<id>_<secret>` with a live token; mint a new token if this one was deleted or has expired.",
+                 *         "request_id": "2d0f8b63-9c4e-4a72-b3f5-6e8d0c1a4f29"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -339,6 +361,20 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "TOKEN_MISSING_ABILITY",
+                 *         "message": "This token does not hold the ability token:view-any.",
+                 *         "docs_url": "http://localhost:4004/errors#token_missing_ability",
+                 *         "remediation": "Use a token that holds the ability named in error.context.required_ability, or mint one that does.",
+                 *         "request_id": "3e1a9c74-0d5f-4b83-84a6-7f9e1d2b5a3a",
+                 *         "context": {
+                 *           "required_ability": "token:view-any"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -349,6 +385,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "RESOURCE_NOT_FOUND",
+                 *         "message": "No token with that id is visible to this token.",
+                 *         "docs_url": "http://localhost:4004/errors#resource_not_found",
+                 *         "remediation": "Check the id and the route; list the collection to find valid ids visible to this token.",
+                 *         "request_id": "4f2b0d85-1e6a-4c94-95b7-8a0f2e3c6b4b"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -359,6 +406,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "IDEMPOTENCY_KEY_REUSED",
+                 *         "message": "This Idempotency-Key was already used with a different request body.",
+                 *         "docs_url": "http://localhost:4004/errors#idempotency_key_reused",
+                 *         "remediation": "Use a new Idempotency-Key for a different request; reuse a key only to retry the identical request.",
+                 *         "request_id": "5a3c1e96-2f7b-4da5-a6c8-9b1a3f4d7c5c"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -369,6 +427,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "IDEMPOTENCY_REPLAY_IN_PROGRESS",
+                 *         "message": "The first request with this Idempotency-Key is still running.",
+                 *         "docs_url": "http://localhost:4004/errors#idempotency_replay_in_progress",
+                 *         "remediation": "Retry after a short pause; once the first request finishes its response is replayed.",
+                 *         "request_id": "6b4d2fa7-3a8c-4eb6-b7d9-0c2b4a5e8d6d"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -408,6 +477,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "RATE_LIMITED",
+                 *         "message": "Rate limit exceeded; retry in 12 seconds.",
+                 *         "docs_url": "http://localhost:4004/errors#rate_limited",
+                 *         "remediation": "Wait the number of seconds in the Retry-After header before sending more requests.",
+                 *         "request_id": "7c5e3ab8-4b9d-4fc7-88ea-1d3c5b6f9e7e"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -418,6 +498,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "INTERNAL_SERVER_ERROR",
+                 *         "message": "Something went wrong on our side.",
+                 *         "docs_url": "http://localhost:4004/errors#internal_server_error",
+                 *         "remediation": "Retry later; if it persists, contact support quoting error.request_id.",
+                 *         "request_id": "8d6f4bc9-5cae-4ad8-99fb-2e4d6c7a0f8f"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -441,8 +532,6 @@ export interface components {
         "Retry-After": number;
         /** @description Present with value true when this response is the cached answer to an earlier request with the same Idempotency-Key. */
         "Idempotent-Replay": "true";
-        /** @description The methods the route accepts. */
-        Allow: string;
     };
     pathItems: never;
 }

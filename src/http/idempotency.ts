@@ -46,8 +46,9 @@ export interface IdempotencyScope {
   rawBody: Buffer;
 }
 
-function recordKey(ctx: Koa.Context, scope: IdempotencyScope): string {
-  return `idem:${scope.tokenId}:${ctx.method}:${sha256Hex(ctx.path)}:${sha256Hex(scope.key)}`;
+/** Where the record of (token, method, path, key) lives in the KV store. */
+export function idempotencyRecordKey(tokenId: string, method: string, path: string, key: string): string {
+  return `idem:${tokenId}:${method}:${sha256Hex(path)}:${sha256Hex(key)}`;
 }
 
 function replay(ctx: Koa.Context, record: Done, appKey: Buffer) {
@@ -61,7 +62,7 @@ function replay(ctx: Koa.Context, record: Done, appKey: Buffer) {
 
 /** Runs `execute` at most once per key; replays or refuses repeats as the table above says. */
 export async function runIdempotently(ctx: Koa.Context, scope: IdempotencyScope, execute: () => Promise<void>): Promise<void> {
-  const key = recordKey(ctx, scope);
+  const key = idempotencyRecordKey(scope.tokenId, ctx.method, ctx.path, scope.key);
   const hash = sha256Hex(scope.rawBody);
   const lock = JSON.stringify({ state: "running", hash, owner: randomUUID() } satisfies Running);
 

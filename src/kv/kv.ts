@@ -18,5 +18,7 @@ export interface Kv {
   compareAndDelete(key: string, expected: string): Promise<boolean>;
   /** Atomically increments a counter; a new counter lives ttlMs. */
   increment(key: string, ttlMs: number): Promise<CounterState>;
+  /** Milliseconds the key has left to live; null when it does not exist. */
+  ttlMs(key: string): Promise<number | null>;
   close(): Promise<void>;
 }

@@ -62,6 +62,11 @@ export class MemoryKv implements Kv {
     return { value: Number(entry.value), ttlMs: entry.expiresAt - this.now() };
   }
 
+  async ttlMs(key: string) {
+    const entry = this.live(key);
+    return entry ? entry.expiresAt - this.now() : null;
+  }
+
   async close() {
     this.entries.clear();
   }

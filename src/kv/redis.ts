@@ -74,6 +74,11 @@ export class RedisKv implements Kv {
     return { value: Number(value), ttlMs: Number(pttl) };
   }
 
+  async ttlMs(key: string) {
+    const ttl = Number(await this.client.pTTL(this.k(key)));
+    return ttl < 0 ? null : ttl;
+  }
+
   async close() {
     if (this.client.isOpen) await this.client.close();
   }

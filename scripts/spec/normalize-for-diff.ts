@@ -1,0 +1,74 @@
+// Prepares a bundled OpenAPI document for api-smart-diff: strips what is not contract (the
+// generated banner), makes equivalent spellings compare equal (the order of a 3.1 type array),
+// and turns each webhook into a pseudo-operation whose payload is a 200 response body, because the
+// client receives a webhook payload the way it receives a response, and the library only knows
+// the request/response direction of `paths`.
+import { deref } from "../../codegen/refs.ts";
+
+type Json = Record<string, any>;
+
+export const WEBHOOK_PATH_PREFIX = "/(webhook)/";
+
+/** Keys whose values are data, not schema: a `type` array inside them is an example value. */
+const DATA_KEYS = new Set(["example", "examples", "enum", "const", "default"]);
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function sortTypeArrays(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) sortTypeArrays(item);
+    return;
+  }
+  if (!isObject(node)) return;
+  for (const [key, value] of Object.entries(node)) {
+    if (DATA_KEYS.has(key)) continue;
+    if (key === "type" && Array.isArray(value) && value.every((t) => typeof t === "string")) {
+      const types = [...new Set(value as string[])].sort();
+      node[key] = types.length === 1 ? types[0] : types;
+    } else {
+      sortTypeArrays(value);
+    }
+  }
+}
+
+function webhooksAsOperations(doc: Json): void {
+  const webhooks = doc.webhooks;
+  delete doc.webhooks;
+  if (!isObject(webhooks)) return;
+  doc.paths ??= {};
+  for (const [name, item] of Object.entries<Json>(webhooks)) {
+    const pseudo: Json = {};
+    for (const [method, op] of Object.entries<Json>(item ?? {})) {
+      if (!isObject(op)) continue;
+      const { requestBody, responses: _receiverAnswers, ...rest } = op;
+      const body: Json = requestBody ? deref(doc, requestBody) : {};
+      pseudo[method] = {
+        ...rest,
+        responses: { "200": { description: body.description ?? `The ${name} payload.`, ...(body.content ? { content: body.content } : {}) } },
+      };
+    }
+    doc.paths[`${WEBHOOK_PATH_PREFIX}${name}`] = pseudo;
+  }
+}
+
+export const HTTP_METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];
+
+/**
+ * Every operation gets a parameters array, so that a first parameter is compared as one
+ * parameter (required or not) rather than as a new `parameters` key the library calls additive.
+ */
+function explicitParameters(doc: Json): void {
+  for (const item of Object.values<Json>(doc.paths ?? {})) {
+    for (const method of HTTP_METHODS) if (isObject(item?.[method])) item[method].parameters ??= [];
+  }
+}
+
+/** A normalised deep copy of `doc`; `doc` itself is not changed. */
+export function normalizeForDiff(doc: Json): Json {
+  const copy = structuredClone(doc);
+  delete copy["x-generated"];
+  webhooksAsOperations(copy);
+  explicitParameters(copy);
+  sortTypeArrays(copy);
+  return copy;
+}

@@ -1,0 +1,105 @@
+// Bearer tokens sbt_live_<id>_<secret>: anything else, and deleted or expired tokens, answer
+// 401 AUTHENTICATION_REQUIRED; deletion takes effect on the next call.
+import assert from "node:assert/strict";
+import { startApi, type RunningApi } from "../helpers/server.ts";
+import { ApiClient, expectError } from "../helpers/http.ts";
+import { createTestCreator, type TestCreator } from "../helpers/fixtures.ts";
+import { TestClock } from "../helpers/clock.ts";
+import { testDatabase } from "../helpers/backends.ts";
+
+describe("authentication", () => {
+  let api: RunningApi;
+  let creator: TestCreator;
+  before(async () => {
+    api = await startApi();
+    creator = await createTestCreator();
+  });
+  after(() => api.close());
+
+  const attempt = (authorization: string | undefined) =>
+    new ApiClient(api.url).get("/v1/teams/current", authorization === undefined ? {} : { headers: { authorization } });
+
+  it("accepts a live token", async () => {
+    const res = await attempt(`Bearer ${creator.token}`);
+    assert.equal(res.status, 200);
+  });
+
+  it("refuses a missing, malformed, unknown, test-environment or forged token with 401", async () => {
+    const [, , id, secret] = creator.token.split("_");
+    const cases: Record<string, string | undefined> = {
+      "no header": undefined,
+      "basic scheme": `Basic ${Buffer.from("a:b").toString("base64")}`,
+      "bearer without value": "Bearer ",
+      "not a token": "Bearer hello",
+      "test environment": `Bearer sbt_test_${id}_${secret}`,
+      "unknown id": `Bearer sbt_live_999999999_${secret}`,
+      "wrong secret": `Bearer sbt_live_${id}_${"A".repeat(40)}`,
+      "secret too short": `Bearer sbt_live_${id}_abc`,
+      "id with leading zero": `Bearer sbt_live_0${id}_${secret}`,
+    };
+    for (const [label, header] of Object.entries(cases)) {
+      const res = await attempt(header);
+      const error = expectError(res, 401, "AUTHENTICATION_REQUIRED");
+      assert.ok(error.message, label);
+      assert.equal(res.headers.get("www-authenticate"), 'Bearer realm="SubBridge API"', label);
+      assert.equal(res.headers.get("x-ratelimit-limit"), null, `${label}: no rate-limit headers before authentication`);
+    }
+    const testEnv = await attempt(`Bearer sbt_test_${id}_${secret}`);
+    assert.match(testEnv.body.error.message, /another environment/);
+  });
+
+  it("stops accepting a deleted token on the very next call", async () => {
+    const other = await createTestCreator();
+    const client = new ApiClient(api.url, other.token);
+    assert.equal((await client.get("/v1/teams/current")).status, 200);
+    assert.equal((await client.delete(`/v1/tokens/${other.tokenId}`)).status, 204);
+    expectError(await client.get("/v1/teams/current"), 401, "AUTHENTICATION_REQUIRED");
+  });
+
+  it("refuses a token once its expiry has passed", async () => {
+    const clock = new TestClock();
+    const timed = await startApi({ clock });
+    try {
+      const client = new ApiClient(timed.url, creator.token);
+      const expiresAt = new Date(clock.nowMs() + 60_000).toISOString();
+      const minted = await client.post("/v1/tokens", { name: "short-lived", abilities: ["team:view"], expires_at: expiresAt });
+      assert.equal(minted.status, 201);
+      assert.equal(minted.body.data.expires_at, expiresAt);
+      const shortLived = new ApiClient(timed.url, minted.body.token);
+      assert.equal((await shortLived.get("/v1/teams/current")).status, 200);
+      clock.advance(60_000);
+      expectError(await shortLived.get("/v1/teams/current"), 401, "AUTHENTICATION_REQUIRED");
+    } finally {
+      await timed.close();
+    }
+  });
+
+  it("records when a token was last used, at most once a minute", async () => {
+    const clock = new TestClock();
+    const timed = await startApi({ clock });
+    const { db } = await testDatabase();
+    try {
+      const fresh = await createTestCreator();
+      const client = new ApiClient(timed.url, fresh.token);
+      await client.get("/v1/teams/current");
+      const first = (await db("personal_access_tokens").where({ id: fresh.tokenId }).first()).last_used_at;
+      assert.equal(new Date(first).getTime(), clock.nowMs());
+      clock.advance(30_000);
+      await client.get("/v1/teams/current");
+      assert.equal(new Date((await db("personal_access_tokens").where({ id: fresh.tokenId }).first()).last_used_at).getTime(), new Date(first).getTime());
+      clock.advance(31_000);
+      await client.get("/v1/teams/current");
+      assert.equal(new Date((await db("personal_access_tokens").where({ id: fresh.tokenId }).first()).last_used_at).getTime(), clock.nowMs());
+    } finally {
+      await timed.close();
+    }
+  });
+
+  it("stores only a hash of the secret", async () => {
+    const { db } = await testDatabase();
+    const row = await db("personal_access_tokens").where({ id: creator.tokenId }).first();
+    const secret = creator.token.split("_").pop()!;
+    assert.ok(!JSON.stringify(row).includes(secret));
+    assert.match(row.secret_hash, /^[0-9a-f]{64}$/);
+  });
+});

@@ -1,0 +1,189 @@
+// Idempotency-Key on every write, exactly as the description's replay table says, shared across
+// app instances through the KV store.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { startApi, type RunningApi } from "../helpers/server.ts";
+import { ApiClient, expectError } from "../helpers/http.ts";
+import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
+import { testDatabase, usingRedis } from "../helpers/backends.ts";
+import { TestClock } from "../helpers/clock.ts";
+import { idempotencyRecordKey, IDEMPOTENCY_TTL_MS } from "../../src/http/idempotency.ts";
+
+async function tokensNamed(userId: string, name: string): Promise<number> {
+  const { db } = await testDatabase();
+  const row = await db("personal_access_tokens").where({ user_id: userId, name }).count({ n: "*" }).first();
+  return Number(row?.n);
+}
+
+describe("idempotency", () => {
+  let api: RunningApi;
+  let creator: TestCreator;
+  let client: ApiClient;
+  before(async () => {
+    api = await startApi();
+    creator = await createTestCreator();
+    client = new ApiClient(api.url, creator.token);
+  });
+  after(() => api.close());
+
+  const mint = (name: string) => ({ name, abilities: ["team:view"] });
+
+  it("refuses a write without Idempotency-Key with 400 IDEMPOTENCY_KEY_MISSING", async () => {
+    expectError(await client.post("/v1/tokens", mint("no key"), { idempotencyKey: null }), 400, "IDEMPOTENCY_KEY_MISSING");
+    expectError(await client.post("/v1/tokens", mint("empty key"), { headers: { "idempotency-key": "" } }), 400, "IDEMPOTENCY_KEY_MISSING");
+    expectError(await client.delete(`/v1/tokens/${creator.tokenId}`, { idempotencyKey: null }), 400, "IDEMPOTENCY_KEY_MISSING");
+    assert.equal(await tokensNamed(creator.userId, "no key"), 0);
+  });
+
+  it("needs no key on reads and public routes", async () => {
+    assert.equal((await client.get("/v1/tokens")).status, 200);
+    assert.equal((await new ApiClient(api.url).get("/v1/ping")).status, 200);
+  });
+
+  it("replays the first response for the same key and raw body, with the same status", async () => {
+    const key = crypto.randomUUID();
+    const first = await client.post("/v1/tokens", mint("replayed"), { idempotencyKey: key });
+    assert.equal(first.status, 201);
+    assert.equal(first.headers.get("idempotent-replay"), null);
+    const again = await client.post("/v1/tokens", mint("replayed"), { idempotencyKey: key });
+    assert.equal(again.status, 201);
+    assert.equal(again.headers.get("idempotent-replay"), "true");
+    assert.deepEqual(again.body, first.body);
+    assert.notEqual(again.headers.get("x-request-id"), first.headers.get("x-request-id"));
+    assert.equal(await tokensNamed(creator.userId, "replayed"), 1);
+  });
+
+  it("compares raw bytes: the same JSON written differently is a different body (409)", async () => {
+    const key = crypto.randomUUID();
+    const headers = { "content-type": "application/json" };
+    assert.equal((await client.request("POST", "/v1/tokens", { rawBody: '{"name":"bytes","abilities":["team:view"]}', headers, idempotencyKey: key })).status, 201);
+    const spaced = await client.request("POST", "/v1/tokens", { rawBody: '{"name": "bytes", "abilities": ["team:view"]}', headers, idempotencyKey: key });
+    expectError(spaced, 409, "IDEMPOTENCY_KEY_REUSED");
+  });
+
+  it("refuses the same key with a different body with 409 IDEMPOTENCY_KEY_REUSED", async () => {
+    const key = crypto.randomUUID();
+    assert.equal((await client.post("/v1/tokens", mint("first body"), { idempotencyKey: key })).status, 201);
+    expectError(await client.post("/v1/tokens", mint("second body"), { idempotencyKey: key }), 409, "IDEMPOTENCY_KEY_REUSED");
+    assert.equal(await tokensNamed(creator.userId, "second body"), 0);
+  });
+
+  it("keys records on token, method and path as well as the key", async () => {
+    const key = crypto.randomUUID();
+    assert.equal((await client.post("/v1/tokens", mint("per token"), { idempotencyKey: key })).status, 201);
+    const other = await tokenFor(creator, ["token:create", "team:view"]);
+    const res = await new ApiClient(api.url, other.token).post("/v1/tokens", mint("per token"), { idempotencyKey: key });
+    assert.equal(res.status, 201);
+    assert.equal(res.headers.get("idempotent-replay"), null);
+    assert.equal(await tokensNamed(creator.userId, "per token"), 2);
+    const victim = await tokenFor(creator, ["team:view"]);
+    const del = await client.delete(`/v1/tokens/${victim.id}`, { idempotencyKey: key });
+    assert.equal(del.status, 204);
+    assert.equal(del.headers.get("idempotent-replay"), null);
+  });
+
+  it("replays a 204 of a delete", async () => {
+    const victim = await tokenFor(creator, ["team:view"]);
+    const key = crypto.randomUUID();
+    assert.equal((await client.delete(`/v1/tokens/${victim.id}`, { idempotencyKey: key })).status, 204);
+    const again = await client.delete(`/v1/tokens/${victim.id}`, { idempotencyKey: key });
+    assert.equal(again.status, 204);
+    assert.equal(again.headers.get("idempotent-replay"), "true");
+    expectError(await client.delete(`/v1/tokens/${victim.id}`), 404, "RESOURCE_NOT_FOUND");
+  });
+
+  it("does not keep errors: a refused request with the same key runs again", async () => {
+    const narrow = new ApiClient(api.url, (await tokenFor(creator, ["token:create", "team:view"])).token);
+    const key = crypto.randomUUID();
+    const body = { name: "too wide", abilities: ["project:view"] };
+    expectError(await narrow.post("/v1/tokens", body, { idempotencyKey: key }), 403, "TOKEN_MISSING_ABILITY");
+    const again = await narrow.post("/v1/tokens", body, { idempotencyKey: key });
+    expectError(again, 403, "TOKEN_MISSING_ABILITY");
+    assert.equal(again.headers.get("idempotent-replay"), null);
+    const fixed = await narrow.post("/v1/tokens", { name: "fits", abilities: ["team:view"] }, { idempotencyKey: key });
+    assert.equal(fixed.status, 201, "an uncached error leaves the key free for a corrected body");
+  });
+
+  it("answers 425 IDEMPOTENCY_REPLAY_IN_PROGRESS while the first request runs, then runs once it is released", async () => {
+    // The first request is held by another process: its lock is in the shared KV store, exactly as
+    // runIdempotently writes it. (A handler paused inside its transaction cannot stand in for it
+    // on the embedded database, whose single connection the paused transaction would hold.)
+    const key = crypto.randomUUID();
+    const body = JSON.stringify(mint("in flight"));
+    const recordKey = idempotencyRecordKey(creator.tokenId, "POST", "/v1/tokens", key);
+    const lock = JSON.stringify({ state: "running", hash: createHash("sha256").update(body).digest("hex"), owner: "another-process" });
+    await api.deps.kv.set(recordKey, lock, { ttlMs: 60_000, onlyIfAbsent: true });
+    const headers = { "content-type": "application/json" };
+    const during = await client.request("POST", "/v1/tokens", { rawBody: body, headers, idempotencyKey: key });
+    expectError(during, 425, "IDEMPOTENCY_REPLAY_IN_PROGRESS");
+    assert.equal(during.headers.get("retry-after"), "1");
+    expectError(await client.post("/v1/tokens", mint("in flight, other body"), { idempotencyKey: key }), 409, "IDEMPOTENCY_KEY_REUSED");
+    assert.equal(await tokensNamed(creator.userId, "in flight"), 0);
+    await api.deps.kv.compareAndDelete(recordKey, lock);
+    const after = await client.request("POST", "/v1/tokens", { rawBody: body, headers, idempotencyKey: key });
+    assert.equal(after.status, 201);
+    assert.equal(await tokensNamed(creator.userId, "in flight"), 1);
+  });
+
+  it("lets exactly one of 20 concurrent writes with one key take effect", async () => {
+    const key = crypto.randomUUID();
+    const responses = await Promise.all(Array.from({ length: 20 }, () => client.post("/v1/tokens", mint("concurrent"), { idempotencyKey: key })));
+    const fresh = responses.filter((r) => r.status === 201 && r.headers.get("idempotent-replay") === null);
+    const replayed = responses.filter((r) => r.status === 201 && r.headers.get("idempotent-replay") === "true");
+    const inProgress = responses.filter((r) => r.status === 425);
+    assert.equal(fresh.length, 1);
+    assert.equal(fresh.length + replayed.length + inProgress.length, 20, responses.map((r) => r.status).join(","));
+    for (const r of replayed) assert.deepEqual(r.body, fresh[0]!.body);
+    assert.equal(await tokensNamed(creator.userId, "concurrent"), 1);
+  });
+
+  it("shares records between app instances using the same KV store", async () => {
+    const one = await startApi({ sharedKv: "idempotency-shared" });
+    const two = await startApi({ sharedKv: "idempotency-shared" });
+    try {
+      const key = crypto.randomUUID();
+      const first = await new ApiClient(one.url, creator.token).post("/v1/tokens", mint("two instances"), { idempotencyKey: key });
+      assert.equal(first.status, 201);
+      const second = await new ApiClient(two.url, creator.token).post("/v1/tokens", mint("two instances"), { idempotencyKey: key });
+      assert.equal(second.headers.get("idempotent-replay"), "true");
+      assert.deepEqual(second.body, first.body);
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => new ApiClient(i % 2 ? one.url : two.url, creator.token).post("/v1/tokens", mint("spread"), { idempotencyKey: "spread-key" })),
+      );
+      assert.equal(responses.filter((r) => r.status === 201 && !r.headers.get("idempotent-replay")).length, 1);
+      assert.equal(await tokensNamed(creator.userId, "spread"), 1);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
+  it("keeps a record 24 hours, with the body encrypted", async () => {
+    const clock = new TestClock();
+    const timed = await startApi({ clock });
+    try {
+      const timedClient = new ApiClient(timed.url, creator.token);
+      const key = crypto.randomUUID();
+      const first = await timedClient.post("/v1/tokens", mint("day"), { idempotencyKey: key });
+      const recordKey = idempotencyRecordKey(creator.tokenId, "POST", "/v1/tokens", key);
+      const stored = (await timed.deps.kv.get(recordKey))!;
+      assert.ok(stored);
+      assert.ok(!stored.includes(first.body.token) && !stored.includes("day"), "the cached body is encrypted");
+      const ttl = (await timed.deps.kv.ttlMs(recordKey))!;
+      assert.ok(ttl > IDEMPOTENCY_TTL_MS - 60_000 && ttl <= IDEMPOTENCY_TTL_MS, `ttl ${ttl}`);
+      assert.equal(IDEMPOTENCY_TTL_MS, 24 * 3600 * 1000);
+      if (!usingRedis) {
+        // The in-process store runs on the injected clock: one millisecond past 24 hours the key is new.
+        clock.advance(IDEMPOTENCY_TTL_MS - 1);
+        assert.equal((await timedClient.post("/v1/tokens", mint("day"), { idempotencyKey: key })).headers.get("idempotent-replay"), "true");
+        clock.advance(1);
+        const later = await timedClient.post("/v1/tokens", mint("day"), { idempotencyKey: key });
+        assert.equal(later.status, 201);
+        assert.equal(later.headers.get("idempotent-replay"), null);
+        assert.equal(await tokensNamed(creator.userId, "day"), 2);
+      }
+    } finally {
+      await timed.close();
+    }
+  });
+});

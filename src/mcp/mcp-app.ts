@@ -1,0 +1,89 @@
+// The MCP surface ({mcp_url}): the endpoint at the root, its health check and its discovery
+// documents (protected-resource metadata, server card). Stateless: every process serves alike.
+import Koa from "koa";
+import { Router } from "@koa/router";
+import type { Knex } from "knex";
+import type { Logger } from "pino";
+import type { Kv } from "../kv/kv.ts";
+import { ApiError } from "../errors.ts";
+import { requestContext } from "../http/request.ts";
+import type { AppHandlers } from "../operations/execute.ts";
+import type { ConnectorRegistry } from "../connectors/registry.ts";
+import type { Window } from "../operations/rate-limit.ts";
+import { mcpCors } from "./cors.ts";
+import { mcpEndpoint } from "./endpoint.ts";
+import { hostPolicy } from "./host-validation.ts";
+import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "./protected-resource-metadata.ts";
+import { resourceCatalog } from "./resources/catalog.ts";
+import { SERVER_CARD_PATH, serverCard } from "./server-card.ts";
+
+export interface McpAppDeps {
+  db: Knex;
+  kv: Kv;
+  handlers: AppHandlers;
+  now: () => Date;
+  release: string;
+  /** Public addresses: this surface, the REST API, the authorization server, the reference. */
+  mcpUrl: string;
+  baseUrl: string;
+  authUrl: string;
+  docsUrl: string;
+  logger: Logger;
+  /** Per token (MCP_BUDGET in production). */
+  budget: readonly Window[];
+  /** Per IP, for requests without a valid credential (UNAUTHENTICATED_MCP_BUDGET). */
+  unauthenticatedBudget: readonly Window[];
+  /** MCP_ALLOWED_HOSTS and MCP_ALLOWED_ORIGINS (config). */
+  allowedHosts: readonly string[];
+  allowedOrigins: readonly string[];
+  /** The connector packages loaded at start (tools over connectors need them, as REST does). */
+  connectors: ConnectorRegistry;
+}
+
+/** Discovery documents: public, cacheable for an hour, readable from any origin. */
+function discoveryDocument(body: unknown): Koa.Middleware {
+  const text = JSON.stringify(body);
+  return async (ctx) => {
+    ctx.set("Cache-Control", "public, max-age=3600");
+    ctx.set("Access-Control-Allow-Origin", "*");
+    ctx.type = "application/json";
+    ctx.body = text;
+  };
+}
+
+export function createMcpApp(deps: McpAppDeps): Koa {
+  const app = new Koa();
+  // Behind one reverse proxy: the unauthenticated budget is per IP, so only the address the proxy
+  // appended counts (the leftmost X-Forwarded-For entries are whatever the client sent).
+  app.proxy = true;
+  app.maxIpsCount = 1;
+  const resources = resourceCatalog({ mcpUrl: deps.mcpUrl, baseUrl: deps.baseUrl, authUrl: deps.authUrl, docsUrl: deps.docsUrl });
+
+  const router = new Router();
+  router.register(
+    "/",
+    ["POST", "GET", "DELETE", "PUT", "PATCH"],
+    mcpEndpoint({ ...deps, resources, hostPolicy: hostPolicy(deps.mcpUrl, deps.allowedHosts, deps.allowedOrigins) }),
+  );
+  router.register("/up", ["GET"], async (ctx) => {
+    ctx.set("Cache-Control", "no-store");
+    ctx.body = { status: "up", release: deps.release };
+  });
+  router.register(PROTECTED_RESOURCE_PATH, ["GET"], discoveryDocument(protectedResourceMetadata(deps)));
+  router.register(SERVER_CARD_PATH, ["GET"], discoveryDocument(serverCard({ ...deps, resourceCount: resources.length })));
+
+  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "mcp" }));
+  app.use(mcpCors());
+  app.use(router.routes());
+  app.use(async (ctx) => {
+    const allowed = new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods));
+    if (allowed.size) {
+      const allow = [...allowed].sort().join(", ");
+      throw new ApiError("METHOD_NOT_ALLOWED", `${ctx.method} is not accepted on ${ctx.path}; use ${allow}.`, { headers: { Allow: allow } });
+    }
+    throw new ApiError("RESOURCE_NOT_FOUND", `No route ${ctx.method} ${ctx.path}.`, {
+      remediation: `The MCP endpoint is ${deps.mcpUrl} (POST); see ${deps.mcpUrl}${SERVER_CARD_PATH}.`,
+    });
+  });
+  return app;
+}

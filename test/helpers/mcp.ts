@@ -1,0 +1,152 @@
+// Starts the MCP surface in-process on a free port over the run's backends (shared with
+// startApi), and connects MCP SDK v2 clients pinned to 2026-07-28.
+import { request } from "node:http";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createMcpApp, type McpAppDeps } from "../../src/mcp/mcp-app.ts";
+import { handlers as realHandlers } from "../../src/api/index.ts";
+import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/operations/rate-limit.ts";
+import type { AppHandlers } from "../../src/operations/execute.ts";
+import { testDatabase, testKv } from "./backends.ts";
+import type { TestClock } from "./clock.ts";
+import { DOCS_URL, repositoryConnectorRegistry, serveOnFreePort, testLogger } from "./server.ts";
+
+export const MCP_PROTOCOL = "2026-07-28";
+export const AUTH_URL = "http://auth.test";
+
+export interface RunningMcp {
+  url: string;
+  deps: McpAppDeps;
+  close(): Promise<void>;
+}
+
+export interface StartMcpOptions {
+  clock?: TestClock;
+  /** Instances with the same name share their KV store (rate limits). */
+  sharedKv?: string;
+  budget?: McpAppDeps["budget"];
+  unauthenticatedBudget?: McpAppDeps["unauthenticatedBudget"];
+  /** REST base URL the tools' list links point to (an API started with startApi, or a dummy). */
+  baseUrl?: string;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  handlers?: Partial<AppHandlers>;
+  connectors?: McpAppDeps["connectors"];
+}
+
+export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMcp> {
+  const { db } = await testDatabase();
+  const kv = await testKv({ ...(options.sharedKv ? { shared: options.sharedKv } : {}), ...(options.clock ? { now: options.clock.nowMs } : {}) });
+  let deps!: McpAppDeps;
+  const running = await serveOnFreePort((url) => {
+    deps = {
+      db,
+      kv,
+      handlers: { ...realHandlers, ...options.handlers } as AppHandlers,
+      now: options.clock?.now ?? (() => new Date()),
+      release: "3.0.0",
+      mcpUrl: url,
+      baseUrl: options.baseUrl ?? "http://api.test",
+      authUrl: AUTH_URL,
+      docsUrl: DOCS_URL,
+      logger: testLogger,
+      budget: options.budget ?? MCP_BUDGET,
+      unauthenticatedBudget: options.unauthenticatedBudget ?? UNAUTHENTICATED_MCP_BUDGET,
+      allowedHosts: options.allowedHosts ?? [],
+      allowedOrigins: options.allowedOrigins ?? [],
+      connectors: options.connectors ?? repositoryConnectorRegistry(),
+    };
+    return createMcpApp(deps);
+  });
+  return { url: running.url, deps, close: running.close };
+}
+
+export interface ConnectOptions {
+  /** Extra request headers (X-MCP-Toolsets, X-MCP-Readonly, ...). */
+  headers?: Record<string, string>;
+  /** Query string appended to the endpoint URL, e.g. "?toolsets=tokens". */
+  query?: string;
+}
+
+/** A client pinned to 2026-07-28 (the SDK's default would send a 2025 initialize). */
+export async function connectMcp(mcp: RunningMcp, token: string | null, options: ConnectOptions = {}): Promise<Client> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (token !== null) headers.Authorization = `Bearer ${token}`;
+  const transport = new StreamableHTTPClientTransport(new URL(`${mcp.url}/${options.query ?? ""}`), { requestInit: { headers } });
+  const client = new Client({ name: "subbridge-tests", version: "1.0.0" }, { versionNegotiation: { mode: { pin: MCP_PROTOCOL } } });
+  await client.connect(transport);
+  return client;
+}
+
+/** Per-request cache off: tests must see what the server answers now. */
+export const FRESH = { cacheMode: "bypass" } as const;
+
+export const ENVELOPE_META = {
+  "io.modelcontextprotocol/protocolVersion": MCP_PROTOCOL,
+  "io.modelcontextprotocol/clientInfo": { name: "raw-test", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON body, or the text when it is not JSON, or null when empty. */
+  body: any;
+  text: string;
+}
+
+export interface RawRpcOptions {
+  token?: string | null;
+  headers?: Record<string, string>;
+  params?: Record<string, unknown>;
+  id?: number;
+  /** Path and query after the MCP URL, default "/". */
+  path?: string;
+}
+
+/** A hand-built 2026-07-28 JSON-RPC POST, with the routing headers a conforming client sends. */
+export async function rawRpc(mcp: RunningMcp, method: string, options: RawRpcOptions = {}): Promise<RawResponse> {
+  const params = { ...options.params, _meta: ENVELOPE_META };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": MCP_PROTOCOL,
+    "mcp-method": method,
+  };
+  const name = (options.params?.name ?? options.params?.uri) as string | undefined;
+  if (name !== undefined) headers["mcp-name"] = name;
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  Object.assign(headers, options.headers);
+  return rawRequest(mcp, "POST", options.path ?? "/", { headers, body: JSON.stringify({ jsonrpc: "2.0", id: options.id ?? 1, method, params }) });
+}
+
+/** node:http rather than fetch, which drops a Host header (the DNS-rebinding tests need it). */
+export function rawRequest(
+  mcp: RunningMcp,
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: string } = {},
+): Promise<RawResponse> {
+  const target = new URL(mcp.url + path);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers: init.headers ?? {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("error", reject);
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+          }
+          let body: unknown = text || null;
+          if (text && headers.get("content-type")?.includes("json")) body = JSON.parse(text);
+          resolve({ status: res.statusCode!, headers, body, text });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(init.body);
+  });
+}

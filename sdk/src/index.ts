@@ -1,0 +1,33 @@
+// @subbridge/sdk: a typed client for the SubBridge REST API, its errors, and webhook verification.
+// Connector manifest validation lives in @subbridge/sdk/connector.
+export { createClient, type ClientOptions, type SubBridgeClient } from "./client.js";
+export type { ClientPaths, ListEnvelope, ListItem, ListPage, ListPath, ResponseData } from "./client-types.js";
+export type { components, operations, paths } from "./generated/openapi.js";
+export {
+  AuthenticationError,
+  ConnectionError,
+  DomainError,
+  IdempotencyError,
+  InternalServerError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PermissionError,
+  RateLimitError,
+  SubBridgeError,
+  UpstreamError,
+  ValidationError,
+  type ErrorBody,
+  type ErrorCode,
+  type SubBridgeErrorCode,
+} from "./errors.js";
+export { ERROR_FAMILY_BY_CODE, type ErrorFamily } from "./error-families.js";
+export { createRetryingFetch, type Fetch, type RetryOptions } from "./retrying-fetch.js";
+export {
+  signWebhookPayload,
+  verifyWebhook,
+  WebhookVerificationError,
+  type VerifyWebhookOptions,
+  type WebhookEvent,
+  type WebhookHeaders,
+  type WebhookVerificationFailure,
+} from "./webhooks.js";

@@ -1,0 +1,245 @@
+// The published package as a third party gets it: `npm pack` in sdk/, the tarball installed into
+// an empty folder (with TypeScript 5.9 from the registry), a consumer that imports "@subbridge/sdk",
+// "@subbridge/sdk/connector" and "@subbridge/sdk/webhooks" typechecked under moduleResolution
+// nodenext and bundler and run against a live API, the command run through npx, and publint and
+// are-the-types-wrong reporting nothing. Slow (npm install): about half a minute.
+import assert from "node:assert/strict";
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { publint } from "publint";
+import { formatMessage } from "publint/utils";
+import { startApi, type RunningApi } from "../helpers/server.ts";
+import { createTestCreator, tokenFor } from "../helpers/fixtures.ts";
+import { ROOT } from "../connector/manifest-files.ts";
+
+const SDK = join(ROOT, "sdk");
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+const NPX = process.platform === "win32" ? "npx.cmd" : "npx";
+
+function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): SpawnSyncReturns<string> {
+  return spawnSync(command, args, { cwd, encoding: "utf8", env: { ...process.env, npm_config_update_notifier: "false", ...env }, timeout: 120_000 });
+}
+
+function succeed(command: string, args: string[], cwd: string): string {
+  const result = run(command, args, cwd);
+  assert.equal(result.status, 0, `${command} ${args.join(" ")} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+/**
+ * The consumer a third party would write; typechecked strictly (skipLibCheck off) against the
+ * installed declarations. It reads its settings from a generated module, not from process.env, so
+ * it compiles with the DOM library alone.
+ */
+const CONSUMER = `
+import {
+  createClient,
+  PermissionError,
+  NotFoundError,
+  SubBridgeError,
+  signWebhookPayload,
+  verifyWebhook,
+  type components,
+  type ErrorCode,
+} from "@subbridge/sdk";
+import { verifyWebhook as verifyFromSubpath } from "@subbridge/sdk/webhooks";
+import { validateManifest, CONNECTOR_SCHEMA_URL, type ConnectorManifest, type ManifestProblem } from "@subbridge/sdk/connector";
+import { settings } from "./settings.js";
+
+type Token = components["schemas"]["Token"];
+
+async function main() {
+  const client = createClient({ baseUrl: settings.baseUrl, token: settings.token });
+  const ping = await client.GET("/v1/ping");
+  const team = await client.GET("/v1/teams/current");
+  const minted = await client.POST("/v1/tokens", { body: { name: "from the consumer", abilities: ["team:view"] } });
+  const secret: string = minted.token;
+  const names: string[] = [];
+  for await (const token of client.paginate("/v1/tokens", { params: { query: { per_page: 1 } } })) {
+    const typed: Token = token;
+    names.push(typed.name);
+  }
+
+  let requiredAbility: string | undefined;
+  try {
+    await createClient({ baseUrl: settings.baseUrl, token: settings.narrowToken }).GET("/v1/tokens");
+  } catch (error) {
+    if (error instanceof PermissionError) requiredAbility = error.requiredAbility;
+    else throw error;
+  }
+  let notFound: ErrorCode | (string & {}) | undefined;
+  try {
+    await client.DELETE("/v1/tokens/{id}", { params: { path: { id: "999999999" } } });
+  } catch (error) {
+    if (error instanceof NotFoundError && error instanceof SubBridgeError) notFound = error.code;
+  }
+
+  const body = JSON.stringify({ id: "evt_01JD6YV4J8Q7Z3K2M9N5P0R1ST", type: "team.member.joined", created_at: "2026-01-01T00:00:00Z", api_version: "2026-07-28", project_id: null, data: {} });
+  const signature = await signWebhookPayload(body, "whsec_consumer");
+  const event = await verifyWebhook(body, { "sb-signature": signature }, "whsec_consumer");
+  const again = await verifyFromSubpath(body, new Headers({ "SB-Signature": signature }), "whsec_consumer");
+
+  const valid = validateManifest(settings.validManifest);
+  const manifest: ConnectorManifest | null = valid.valid ? valid.manifest : null;
+  const invalid = validateManifest({ key: "Bad Key" });
+  const problems: ManifestProblem[] = invalid.valid ? [] : invalid.errors;
+
+  // The declarations must stay strict: these lines fail to compile if they were loosened to any.
+  // @ts-expect-error not a path of the API
+  void client.GET("/v1/not-a-path").catch(() => {});
+  // @ts-expect-error a token's name is a string
+  const wrong: number = minted.data.name;
+  void wrong;
+
+  console.log(JSON.stringify({
+    release: ping.data.release,
+    teamId: team.data.id,
+    minted: secret.startsWith("sbt_live_"),
+    tokenCount: names.length,
+    requiredAbility,
+    notFound,
+    eventType: event.type,
+    sameEvent: again.id === event.id,
+    manifestKey: manifest?.key,
+    problemPointers: problems.map((p) => p.pointer),
+    schemaUrl: CONNECTOR_SCHEMA_URL,
+  }));
+}
+
+main().catch((error) => {
+  console.error(error);
+  throw error;
+});
+`;
+
+const TSCONFIG_BASE = { target: "ES2022", lib: ["ES2022", "DOM"], strict: true, skipLibCheck: false, types: [] as string[] };
+
+describe("sdk package (npm pack, install, consume)", function () {
+  this.timeout(180_000);
+  this.slow(60_000);
+
+  let work: string;
+  let consumer: string;
+  let api: RunningApi;
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), "subbridge-sdk-package-"));
+    consumer = join(work, "consumer");
+    mkdirSync(consumer);
+    api = await startApi();
+    // npm pack runs the prepack script, which builds dist from the current sources.
+    succeed(NPM, ["pack", "--pack-destination", work, "--silent"], SDK);
+    const tarball = readdirSync(work).find((f) => f.endsWith(".tgz"));
+    assert.ok(tarball, "npm pack wrote no tarball");
+    writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "sdk-consumer", private: true, type: "module" }));
+    succeed(
+      NPM,
+      ["install", join(work, tarball), "typescript@5.9.3", "@types/node@20", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"],
+      consumer,
+    );
+  });
+
+  after(async () => {
+    await api?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("ships dist and the README only, with openapi-fetch as its one dependency", () => {
+    const installed = JSON.parse(readFileSync(join(consumer, "node_modules/@subbridge/sdk/package.json"), "utf8"));
+    const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    assert.equal(installed.version, root.version);
+    assert.deepEqual(Object.keys(installed.dependencies), ["openapi-fetch"]);
+    assert.deepEqual(readdirSync(join(consumer, "node_modules/@subbridge/sdk")).sort(), ["README.md", "dist", "package.json"]);
+    const packages = readdirSync(join(consumer, "node_modules")).filter((name) => !name.startsWith("."));
+    assert.ok(!packages.includes("ajv") && !packages.includes("ajv-formats"), `installed: ${packages.join(", ")}`);
+  });
+
+  it("typechecks a consumer under nodenext and bundler resolution (DOM or Node types) and runs it against the API", async () => {
+    const creator = await createTestCreator({ label: "sdk-consumer" });
+    const narrow = await tokenFor(creator, ["team:view"]);
+    const validManifest = readFileSync(join(ROOT, "connectors/discord/connector.json"), "utf8");
+    const settings = { baseUrl: api.url, token: creator.token, narrowToken: narrow.token, validManifest };
+    writeFileSync(join(consumer, "settings.ts"), `export const settings = ${JSON.stringify(settings, null, 2)};\n`);
+    writeFileSync(join(consumer, "consumer.ts"), CONSUMER);
+    const tsconfig = (options: Record<string, unknown>) =>
+      JSON.stringify({ compilerOptions: { ...TSCONFIG_BASE, ...options }, files: ["consumer.ts"] });
+    writeFileSync(join(consumer, "tsconfig.nodenext.json"), tsconfig({ module: "nodenext", moduleResolution: "nodenext", outDir: "out" }));
+    writeFileSync(join(consumer, "tsconfig.bundler.json"), tsconfig({ module: "preserve", moduleResolution: "bundler", noEmit: true }));
+    // A Node program without the DOM library: the declarations must not need it.
+    writeFileSync(
+      join(consumer, "tsconfig.node-types.json"),
+      tsconfig({ module: "nodenext", moduleResolution: "nodenext", lib: ["ES2022"], types: ["node"], noEmit: true }),
+    );
+    const tsc = join(consumer, "node_modules/typescript/bin/tsc");
+    succeed(process.execPath, [tsc, "-p", "tsconfig.bundler.json"], consumer);
+    succeed(process.execPath, [tsc, "-p", "tsconfig.node-types.json"], consumer);
+    succeed(process.execPath, [tsc, "-p", "tsconfig.nodenext.json"], consumer);
+
+    // The server runs in this process: the consumer must not block it, so it runs asynchronously.
+    const output = await new Promise<string>((resolve, reject) => {
+      import("node:child_process").then(({ execFile }) =>
+        execFile(process.execPath, ["out/consumer.js"], { cwd: consumer, timeout: 60_000 }, (error, stdout, stderr) =>
+          error ? reject(new Error(`consumer failed: ${error.message}\n${stderr}`)) : resolve(stdout),
+        ),
+      );
+    });
+    const result = JSON.parse(output);
+    assert.deepEqual(result, {
+      release: root().version,
+      teamId: creator.teamId,
+      minted: true,
+      tokenCount: 3,
+      requiredAbility: "token:view-any",
+      notFound: "RESOURCE_NOT_FOUND",
+      eventType: "team.member.joined",
+      sameEvent: true,
+      manifestKey: "discord",
+      problemPointers: result.problemPointers,
+      schemaUrl: "https://subbridge.dev/schemas/connector.schema.json",
+    });
+    assert.ok(result.problemPointers.includes("/key") && result.problemPointers.includes("/vendor"), String(result.problemPointers));
+  });
+
+  it("runs subbridge-connector validate through npx", () => {
+    const valid = run(NPX, ["--no-install", "subbridge-connector", "validate", join(ROOT, "connectors/telegram/connector.json")], consumer);
+    assert.equal(valid.status, 0, valid.stderr);
+    assert.match(valid.stdout, /✔ .*is valid \(key telegram, version 2\.4\.0\)/);
+    const broken = join(ROOT, "test/fixtures/manifests/invalid/install-scopes-empty.json");
+    const invalid = run(NPX, ["--no-install", "subbridge-connector", "validate", broken], consumer);
+    assert.equal(invalid.status, 1, invalid.stderr);
+    assert.match(invalid.stdout, /✖ \/install\/scopes: install\.scopes must list at least one value/);
+    const json = run(NPX, ["--no-install", "subbridge-connector", "validate", broken, "--json"], consumer);
+    assert.equal(json.status, 1);
+    assert.deepEqual(
+      JSON.parse(json.stdout).errors.map((e: { pointer: string }) => e.pointer),
+      ["/install/scopes"],
+    );
+    const help = run(NPX, ["--no-install", "subbridge-connector", "--help"], consumer);
+    assert.equal(help.status, 0);
+  });
+
+  it("publint reports no problem", async () => {
+    const { messages, pkg } = await publint({ pkgDir: SDK, level: "suggestion", strict: true, pack: "npm" });
+    assert.deepEqual(
+      messages.map((m) => `${m.type}: ${formatMessage(m, pkg)}`),
+      [],
+    );
+  });
+
+  it("are-the-types-wrong reports no problem for ESM consumers", () => {
+    const result = run(NPX, ["--no-install", "attw", "--pack", SDK, "--profile", "esm-only", "--format", "json"], ROOT);
+    const report = JSON.parse(result.stdout.slice(result.stdout.indexOf("{")));
+    const ignoredResolutions = new Set(["node10", "node16-cjs"]);
+    const problems = (report.analysis.problems as { kind: string; entrypoint: string; resolutionKind?: string }[]).filter(
+      (p) => !p.resolutionKind || !ignoredResolutions.has(p.resolutionKind),
+    );
+    assert.deepEqual(problems, []);
+    assert.equal(result.status, 0, result.stderr);
+  });
+});
+
+function root(): { version: string } {
+  return JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+}

@@ -1,0 +1,57 @@
+// A fetch that answers from a script and records what it was sent, plus a sleep that records the
+// delays it was asked for: retry behaviour is tested without a network or a clock.
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: Headers;
+  body: string;
+}
+
+export type ScriptStep = Response | Error | ((request: RecordedRequest) => Response | Error);
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+}
+
+/** The API's error envelope for `code`. */
+export function errorResponse(
+  status: number,
+  code: string,
+  extra: { headers?: Record<string, string>; context?: Record<string, unknown>; fields?: Record<string, string[]> } = {},
+): Response {
+  return jsonResponse(
+    status,
+    {
+      error: {
+        code,
+        message: `${code} happened`,
+        docs_url: `https://docs.test/errors#${code.toLowerCase()}`,
+        remediation: `Fix ${code}.`,
+        request_id: "req-123",
+        ...(extra.fields ? { fields: extra.fields } : {}),
+        ...(extra.context ? { context: extra.context } : {}),
+      },
+    },
+    { "x-request-id": "req-123", ...extra.headers },
+  );
+}
+
+export function scriptedFetch(script: ScriptStep[]) {
+  const requests: RecordedRequest[] = [];
+  const fetch = async (request: Request): Promise<Response> => {
+    const recorded = { method: request.method, url: request.url, headers: new Headers(request.headers), body: await request.text() };
+    requests.push(recorded);
+    const step = script.shift();
+    if (step === undefined) throw new Error(`unexpected request ${request.method} ${request.url}: the script is exhausted`);
+    const outcome = typeof step === "function" ? step(recorded) : step;
+    if (outcome instanceof Error) throw outcome;
+    return outcome;
+  };
+  return { fetch, requests, remaining: () => script.length };
+}
+
+export function recordingSleep() {
+  const delays: number[] = [];
+  return { sleep: async (ms: number) => void delays.push(ms), delays };
+}

@@ -1,0 +1,47 @@
+// What is wrong with the connector packages (or the operator's catalog file), and the one error
+// that refuses the start: every problem of every file at once, so one restart fixes them all.
+import { isAbsolute, relative } from "node:path";
+
+export interface PackageProblem {
+  /** Absolute path of the file the problem is in. */
+  file: string;
+  /** JSON pointer into that file ("/listing/tagline"); "" when the problem is about the whole file. */
+  pointer: string;
+  /** One sentence a person can act on. */
+  message: string;
+}
+
+/** A path as the operator typed it: relative to the working directory when inside it. */
+export function displayPath(file: string): string {
+  const inside = relative(process.cwd(), file);
+  return inside && !inside.startsWith("..") && !isAbsolute(inside) ? inside : file;
+}
+
+/** `<file> is invalid:` then one `<pointer>: <message>` line per problem, files in the order met. */
+export function describeProblems(problems: readonly PackageProblem[]): string {
+  const byFile = new Map<string, PackageProblem[]>();
+  for (const problem of problems) {
+    if (!byFile.has(problem.file)) byFile.set(problem.file, []);
+    byFile.get(problem.file)!.push(problem);
+  }
+  return [...byFile]
+    .map(([file, list]) => `${displayPath(file)} is invalid:\n${list.map((p) => `  ${p.pointer ? `${p.pointer}: ` : ""}${p.message}`).join("\n")}`)
+    .join("\n");
+}
+
+/** Thrown at start when a connector package or the catalog file is invalid; the message lists every problem. */
+export class ConnectorLoadError extends Error {
+  constructor(readonly problems: readonly PackageProblem[]) {
+    super(describeProblems(problems));
+    this.name = "ConnectorLoadError";
+  }
+}
+
+/** One reference token of a JSON pointer (RFC 6901: ~ and / escaped). */
+export const pointerToken = (token: string) => token.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** A string value as messages quote it, shortened (an overview can be a page long). */
+export function quoted(text: string): string {
+  const json = JSON.stringify(text);
+  return json.length > 60 ? `${json.slice(0, 56)}..."` : json;
+}

@@ -18,7 +18,10 @@ function withoutRefSiblings(node: any): any {
 }
 
 export async function emitConnector(schema: Json): Promise<GeneratedFile[]> {
-  const types = await compile(withoutRefSiblings(structuredClone(schema)), "ConnectorManifest", {
+  // json-schema-to-typescript names the root type after `title` or `$id` when present; the toolkit's
+  // public name is ConnectorManifest.
+  const { title: _title, $id: _id, ...untitled } = withoutRefSiblings(structuredClone(schema));
+  const types = await compile(untitled, "ConnectorManifest", {
     bannerComment: "",
     additionalProperties: false,
     unreachableDefinitions: false,

@@ -47,9 +47,33 @@ function inputSchema(doc: Json, op: OperationModel): { schema: Json; args: ToolA
   const schema: Json = { type: "object", properties, additionalProperties: false };
   if (required.length) schema.required = required;
   return {
-    schema: stripExtensions(inlineRefs(doc, schema)),
+    schema: compact(stripExtensions(inlineRefs(doc, schema)), false),
     args: { path: op.pathParams.map((p) => p.name), query: query.map((p) => p.name), body },
   };
+}
+
+/**
+ * Drops keywords an agent does not need: examples everywhere and, in output schemas (which
+ * describe what comes back rather than what may be sent), descriptions, patterns and long enums
+ * (the ability catalog alone is 107 values). tools/list is sent to the model on every
+ * connection, so every byte counts; structuredContent is still validated against what remains.
+ */
+const LONG_ENUM = 20;
+
+function compact(schema: Json, forOutput: boolean): Json {
+  const dropInOutput = (k: string, v: unknown) =>
+    ((k === "description" || k === "title" || k === "pattern") && typeof v === "string") ||
+    (k === "enum" && Array.isArray(v) && v.length > LONG_ENUM);
+  const walk = (node: any): any => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== "object") return node;
+    return Object.fromEntries(
+      Object.entries(node)
+        .filter(([k, v]) => k !== "examples" && k !== "example" && !(forOutput && dropInOutput(k, v)))
+        .map(([k, v]) => [k, k === "properties" ? Object.fromEntries(Object.entries(v as Json).map(([name, s]) => [name, walk(s)])) : walk(v)]),
+    );
+  };
+  return walk(schema);
 }
 
 function toolDescription(op: OperationModel): string {
@@ -68,7 +92,7 @@ export function emitMcpTools(doc: Json, ops: OperationModel[], release: string):
     .filter((op) => op.mcp)
     .map((op) => {
       const { schema, args } = inputSchema(doc, op);
-      const output = op.responseSchema ? stripExtensions(inlineRefs(doc, op.responseSchema)) : null;
+      const output = op.responseSchema ? compact(stripExtensions(inlineRefs(doc, op.responseSchema)), true) : null;
       const readOnly = op.method === "GET";
       return {
         name: op.id,

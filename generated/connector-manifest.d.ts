@@ -52,7 +52,7 @@ export type ManagementCommand =
 /**
  * The connector.json file at the root of a connector package: it declares the connector (an installation on a community or messaging platform), how a project installs it, what it can do and how it is listed. Unknown properties are refused at every level. Strings a creator reads are English keys that the package translates through its own language files (lang/<locale>.json).
  */
-export interface SubBridgeConnectorManifest {
+export interface ConnectorManifest {
   /**
    * Optional. Address of this JSON Schema, so editors can offer completion and hover help. Use "https://subbridge.dev/schemas/connector.schema.json".
    */

@@ -20,6 +20,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/connectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the connector catalog
+         * @description Every connector the platform offers, as cards: the connector packages this deployment has loaded (status available, or paused while the operator has stopped new installs) and the connectors announced without a package yet (in_development, roadmap). installable is true only for an available connector; installing any other answers 422 CONNECTOR_UNAVAILABLE. The catalog is the same for every team and holds no team data; it requires project-connector:view-any because it lists what a project of the team could run. Newest first by default: created_at and added_at both sort by the date a connector joined the catalog (ties by key).
+         */
+        get: operations["list_connectors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ping": {
         parameters: {
             query?: never;
@@ -236,6 +256,147 @@ export interface components {
             /** @description 1-based position of the last row of this page; null when the page is empty. */
             to: number | null;
             total: number;
+        };
+        /**
+         * @description The connector's identifier (the manifest's key): a lower-case letter followed by lower-case letters, digits, _ or -. It names the connector in install routes.
+         * @example telegram
+         */
+        ConnectorKey: string;
+        /**
+         * @description Whether projects can install the connector now. available: its package is loaded and installs are open. paused: its package is loaded but the operator has stopped new installs for now. in_development and roadmap: announced, with no package yet. Installing anything but an available connector answers 422 CONNECTOR_UNAVAILABLE.
+         * @enum {string}
+         */
+        ConnectorStatus: "available" | "paused" | "in_development" | "roadmap";
+        /**
+         * @description The directory category the connector is listed under.
+         * @enum {string}
+         */
+        ConnectorCategory: "messaging" | "community" | "payments" | "productivity";
+        /**
+         * @description One thing the connector can do, as its manifest declares it.
+         * @enum {string}
+         */
+        ConnectorCapability: "messaging" | "broadcasts" | "access_control" | "early_admission_hold" | "support_relay" | "native_payments" | "portal_login" | "creator_registration" | "management_surface" | "recovery_probes" | "recovery_standby_installations" | "recovery_resource_standby" | "recovery_mirror" | "recovery_identity_relink";
+        /** @description How a project installs the connector. */
+        ConnectorInstall: {
+            /**
+             * @description paste_credential: the creator pastes a credential such as a bot token. oauth: the creator authorises through the platform's OAuth flow. shared_platform: the connector uses a shared installation run by the platform.
+             * @enum {string}
+             */
+            mode: "paste_credential" | "oauth" | "shared_platform";
+            /** @description Where installations can be made. */
+            scopes: ("platform" | "project")[];
+        };
+        /** @description One kind of resource (a gated place or a manually handed-over perk) the connector can grant access to. */
+        ConnectorResourceKind: {
+            /** @description The kind's identifier, the second half of a resource kind after the connector key. */
+            kind: string;
+            /** @description The kind's name as the creator reads it (English). */
+            label: string;
+            /** @description The kind's name as members read it in the subscriber portal (English). */
+            portal_label: string;
+            /** @description Icon slug of the kind. */
+            icon: string;
+            /**
+             * @description How access is granted: bearer_link (the member receives an invite link), membership (the member is added to the place), role (the member is given a role), creator_task (a purchase opens a creator task; the grant is issued when the creator completes it).
+             * @enum {string}
+             */
+            grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
+        };
+        /** @description Links of the listing; each is an https URL or a mailto address, absent when the connector has none. */
+        ConnectorLinks: {
+            /**
+             * Format: uri
+             * @description Documentation.
+             */
+            documentation?: string;
+            /**
+             * Format: uri
+             * @description Where to get help.
+             */
+            support?: string;
+            /**
+             * Format: uri
+             * @description Privacy policy.
+             */
+            privacy?: string;
+            /**
+             * Format: uri
+             * @description Terms of service.
+             */
+            terms?: string;
+            /**
+             * Format: uri
+             * @description Home page.
+             */
+            homepage?: string;
+        };
+        /** @description The platform's own words for marketing and product copy (English). */
+        ConnectorMarketing: {
+            /** @description Who the connector serves, e.g. "Telegram creators". */
+            audience: string;
+            /** @description One gated place, in lower case, e.g. "channel". */
+            place: string;
+            /** @description The gated places as a list, e.g. "channels and groups". */
+            places: string;
+            /** @description What a project installs, in lower case, e.g. "bot". */
+            installation: string;
+            /** @description A person's account on the platform, e.g. "Telegram account". */
+            identity: string;
+            /** @description The platform's own payment method, e.g. "Telegram Stars"; absent when it has none. */
+            native_payment?: string;
+        };
+        /** @description The button the subscriber portal shows to open the connector through the installation's start link. */
+        ConnectorPortalCta: {
+            /** @description The button's label (English), e.g. "Open in Telegram". */
+            label: string;
+            /** @description The button's icon slug; the connector's own icon unless the manifest names another. */
+            icon: string;
+        };
+        /** @description One connector of the catalog. Strings a creator reads are in English. A card of an announced connector (status in_development or roadmap) has no package yet: version, vendor, install, changelog_url, marketing, portal_cta and sign_in_required are null, links is empty and so are its lists. */
+        ConnectorCard: {
+            key: components["schemas"]["ConnectorKey"];
+            /** @description Display name. */
+            name: string;
+            status: components["schemas"]["ConnectorStatus"];
+            /** @description True exactly when status is available; installing any other card answers 422 CONNECTOR_UNAVAILABLE. */
+            installable: boolean;
+            category: components["schemas"]["ConnectorCategory"];
+            /** @description One-line summary, at most 80 characters. */
+            tagline: string;
+            /** @description Longer description in Markdown; null when an announced connector has none yet. */
+            overview: string | null;
+            /** @description Icon slug of the connector (its key). */
+            icon: string;
+            /** @description Version of the loaded package (three numeric parts, optionally a suffix); null without a package. */
+            version: string | null;
+            /** @description Who publishes and maintains the package; null without a package. */
+            vendor: string | null;
+            /** @description How a project installs it; null without a package. */
+            install: components["schemas"]["ConnectorInstall"] | null;
+            /** @description What the connector can do. */
+            capabilities: components["schemas"]["ConnectorCapability"][];
+            /** @description The kinds of resource it can grant access to. */
+            resource_kinds: components["schemas"]["ConnectorResourceKind"][];
+            links: components["schemas"]["ConnectorLinks"];
+            /**
+             * Format: uri
+             * @description Where the package's changelog lives; null when it names none.
+             */
+            changelog_url: string | null;
+            /** @description Screenshot addresses, in display order. */
+            screenshots: string[];
+            /** @description The platform's own words; null when the package declares none. */
+            marketing: components["schemas"]["ConnectorMarketing"] | null;
+            /** @description The subscriber portal's button for this connector; null when the package declares none. */
+            portal_cta: components["schemas"]["ConnectorPortalCta"] | null;
+            /** @description Whether using the connector requires signing in to the platform; null without a package. */
+            sign_in_required: boolean | null;
+            /**
+             * Format: date
+             * @description The date the connector joined the catalog (YYYY-MM-DD).
+             */
+            added_at: string;
         };
         Ping: {
             /** @enum {string} */
@@ -563,6 +724,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ActivityLog"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_connectors: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: number;
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: number;
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: number;
+                /** @description Column to sort by: created_at, added_at, name, key. Any other value falls back to created_at. */
+                sort_by?: string;
+                /** @description Sort direction, default desc. */
+                sort_direction?: "asc" | "desc";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of connector cards. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConnectorCard"][];
+                        links: components["schemas"]["ListLinks"];
+                        meta: components["schemas"]["ListMeta"];
+                    };
                 };
             };
             401: components["responses"]["AuthenticationRequired"];

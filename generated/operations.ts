@@ -2,7 +2,7 @@
 import type { operations } from "./openapi.d.ts";
 import type { AbilityValue, Enforcement } from "./catalog.ts";
 
-export type OperationId = "create_token" | "delete_token" | "get_activity_log" | "get_current_team" | "list_tokens" | "ping";
+export type OperationId = "create_token" | "delete_token" | "get_activity_log" | "get_current_team" | "list_connectors" | "list_tokens" | "ping";
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
 
 export interface OperationSpec {
@@ -35,6 +35,7 @@ export const operationTable = {
   delete_token: {"id":"delete_token","method":"DELETE","path":"/v1/tokens/{id}","routePath":"/v1/tokens/:id","summary":"Delete a personal access token","tags":["Tokens"],"ability":"token:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
   get_activity_log: {"id":"get_activity_log","method":"GET","path":"/v1/activity","routePath":"/v1/activity","summary":"Read the activity log of one subject","tags":["Activity"],"ability":"activity:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["subject_type","subject_id","limit"],"body":null,"pagination":null},
   get_current_team: {"id":"get_current_team","method":"GET","path":"/v1/teams/current","routePath":"/v1/teams/current","summary":"Get the token's team","tags":["Teams"],"ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
+  list_connectors: {"id":"list_connectors","method":"GET","path":"/v1/connectors","routePath":"/v1/connectors","summary":"List the connector catalog","tags":["Connectors"],"ability":"project-connector:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","added_at","name","key"],"defaultSortDirection":"desc"}},
   list_tokens: {"id":"list_tokens","method":"GET","path":"/v1/tokens","routePath":"/v1/tokens","summary":"List personal access tokens","tags":["Tokens"],"ability":"token:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","last_used_at","expires_at"],"defaultSortDirection":"desc"}},
   ping: {"id":"ping","method":"GET","path":"/v1/ping","routePath":"/v1/ping","summary":"Check that the API answers","tags":["System"],"ability":null,"enforcement":null,"public":true,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
 } as const satisfies Record<OperationId, OperationSpec>;
@@ -68,6 +69,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     output: operations["get_current_team"]["responses"][200]["content"]["application/json"];
+  };
+  list_connectors: {
+    path: Record<string, never>;
+    query: WithDefaults<NonNullable<operations["list_connectors"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_connectors"]["responses"][200]["content"]["application/json"];
   };
   list_tokens: {
     path: Record<string, never>;

@@ -7,6 +7,7 @@ export const validators = {
   delete_token: { path: params.delete_token__path, query: null, body: null },
   get_activity_log: { path: null, query: params.get_activity_log__query, body: null },
   get_current_team: { path: null, query: null, body: null },
+  list_connectors: { path: null, query: params.list_connectors__query, body: null },
   list_tokens: { path: null, query: params.list_tokens__query, body: null },
   ping: { path: null, query: null, body: null },
 };

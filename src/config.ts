@@ -1,6 +1,7 @@
 // Every environment variable the service reads, parsed and validated once, with the defaults
 // the embedded mode needs. A bad value fails at boot with a message naming the variable.
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export interface SurfaceConfig {
   port: number;
@@ -27,13 +28,25 @@ export interface Config {
   portal: SurfaceConfig;
   /** Which surfaces `npm start` runs in this process. */
   surfaces: SurfaceName[];
+  /**
+   * Extra hostnames the MCP endpoint accepts in Host and Origin (MCP_ALLOWED_HOSTS), besides the
+   * MCP_URL host (and the localhost names when MCP_URL is local). DNS-rebinding protection.
+   */
+  mcpAllowedHosts: string[];
+  /** Extra Origin hostnames for browser clients on other sites (MCP_ALLOWED_ORIGINS); "*" = any. */
+  mcpAllowedOrigins: string[];
+  /** Folder of the connector packages, one <key>/connector.json each (CONNECTORS_DIR), absolute. */
+  connectorsDir: string;
 }
 
 export const SURFACES = ["api", "mcp", "auth", "site", "docs", "portal"] as const;
 export type SurfaceName = (typeof SURFACES)[number];
 const DEFAULT_PORTS: Record<SurfaceName, number> = { api: 4000, mcp: 4001, auth: 4002, site: 4003, docs: 4004, portal: 4005 };
 /** Surfaces that exist in this release; the others join as they are built. */
-export const AVAILABLE_SURFACES: readonly SurfaceName[] = ["api", "docs"];
+export const AVAILABLE_SURFACES: readonly SurfaceName[] = ["api", "mcp", "docs"];
+
+/** The repository's connectors/ folder, found from this file so `npm start` works from any directory. */
+export const DEFAULT_CONNECTORS_DIR = fileURLToPath(new URL("../connectors", import.meta.url));
 
 export class ConfigError extends Error {}
 
@@ -72,6 +85,21 @@ function urlOrNull(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
+/** A comma-separated list of hostnames (no scheme, no port; IPv6 in brackets), lower-cased. */
+function hostnames(env: Env, name: string, options: { allowAny?: boolean } = {}): string[] {
+  const entries = (env[name] ?? "")
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  for (const h of entries) {
+    if (options.allowAny && h === "*") continue;
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9.-]*[a-z0-9])?)$/.test(h)) {
+      throw new ConfigError(`${name} must list hostnames separated by commas (no scheme or port), got "${h}"`);
+    }
+  }
+  return entries;
+}
+
 export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
   const surface = (name: SurfaceName): SurfaceConfig => {
     const upper = name.toUpperCase();
@@ -103,6 +131,9 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     docs: surface("docs"),
     portal: surface("portal"),
     surfaces,
+    mcpAllowedHosts: hostnames(env, "MCP_ALLOWED_HOSTS"),
+    mcpAllowedOrigins: hostnames(env, "MCP_ALLOWED_ORIGINS", { allowAny: true }),
+    connectorsDir: resolve(env.CONNECTORS_DIR || DEFAULT_CONNECTORS_DIR),
   };
 }
 

@@ -9,13 +9,16 @@ import { countCreators } from "./domain/accounts.ts";
 import { seedDemo } from "./operator.ts";
 import { createApiApp } from "./http/api-app.ts";
 import { createDocsApp } from "./site/docs-app.ts";
-import { REST_BUDGET } from "./operations/rate-limit.ts";
+import { createMcpApp } from "./mcp/mcp-app.ts";
+import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./operations/rate-limit.ts";
 import { handlers } from "./api/index.ts";
+import { loadConnectorRegistry, type ConnectorRegistry } from "./connectors/registry.ts";
+import { ConnectorLoadError, displayPath } from "./connectors/problems.ts";
 import type Koa from "koa";
 
 const release = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
-function buildSurface(name: SurfaceName, s: Services): Koa {
+function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegistry): Koa {
   const { config } = s;
   switch (name) {
     case "api":
@@ -30,6 +33,25 @@ function buildSurface(name: SurfaceName, s: Services): Koa {
         docsUrl: config.docs.url,
         budget: REST_BUDGET,
         logger: s.logger,
+        connectors,
+      });
+    case "mcp":
+      return createMcpApp({
+        db: s.db,
+        kv: s.kv,
+        handlers,
+        now: s.now,
+        release: config.release,
+        mcpUrl: config.mcp.url,
+        baseUrl: config.api.url,
+        authUrl: config.auth.url,
+        docsUrl: config.docs.url,
+        logger: s.logger,
+        budget: MCP_BUDGET,
+        unauthenticatedBudget: UNAUTHENTICATED_MCP_BUDGET,
+        allowedHosts: config.mcpAllowedHosts,
+        allowedOrigins: config.mcpAllowedOrigins,
+        connectors,
       });
     case "docs":
       return createDocsApp({ logger: s.logger, docsUrl: config.docs.url, baseUrl: config.api.url });
@@ -48,6 +70,8 @@ function listen(app: Koa, port: number, host: string): Promise<Server> {
 
 async function main() {
   const config = loadConfig(process.env, release);
+  // Before the backends open: an invalid connector package refuses the start without side effects.
+  const connectors = loadConnectorRegistry(config.connectorsDir);
   const services = await openServices(config);
   const servers: Server[] = [];
   const shutdown = async (signal: string) => {
@@ -61,7 +85,7 @@ async function main() {
 
   const demo = !config.databaseUrl && (await countCreators(services.db)) === 0 ? await seedDemo(services.db, services.now()) : null;
 
-  for (const name of config.surfaces) servers.push(await listen(buildSurface(name, services), config[name].port, config.host));
+  for (const name of config.surfaces) servers.push(await listen(buildSurface(name, services, connectors), config[name].port, config.host));
 
   const lines = [
     "",
@@ -73,6 +97,7 @@ async function main() {
     }),
     `  Database      ${services.backends.database}`,
     `  KV store      ${services.backends.kv}`,
+    `  Connectors    ${[...connectors.packages.keys()].join(", ") || "none"} (from ${displayPath(connectors.dir)})`,
   ];
   if (demo) {
     lines.push(
@@ -94,6 +119,8 @@ async function main() {
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     console.error(`configuration error: ${err.message}`);
+  } else if (err instanceof ConnectorLoadError) {
+    console.error(`${err.message}\nFix the files above (or remove the package folder) and start again.`);
   } else if ((err as { code?: string }).code === "EADDRINUSE") {
     const { port } = err as { port?: number };
     console.error(`port ${port} is already in use: stop the other process or choose another port (API_PORT, DOCS_PORT, ...)`);

@@ -2,6 +2,7 @@
 // operation without a handler or a handler returns the wrong shape.
 import type { AppHandlers } from "../operations/execute.ts";
 import { activityHandlers } from "./activity.ts";
+import { connectorHandlers } from "./connectors.ts";
 import { systemHandlers } from "./system.ts";
 import { teamHandlers } from "./teams.ts";
 import { tokenHandlers } from "./tokens.ts";
@@ -11,4 +12,5 @@ export const handlers = {
   ...teamHandlers,
   ...tokenHandlers,
   ...activityHandlers,
+  ...connectorHandlers,
 } satisfies AppHandlers;

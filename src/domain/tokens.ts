@@ -9,6 +9,8 @@ import { holdsAbility, isAbility, isRetired } from "./abilities.ts";
 import { assertProjectsVisible } from "./projects.ts";
 import { canSeeTeam } from "./teams.ts";
 import type { DomainContext } from "./context.ts";
+import type { PageWindow } from "../operations/pagination.ts";
+import { fetchPage, orderClause } from "../db/pages.ts";
 
 export const TOKEN_PREFIX = "sbt_live_";
 const TOKEN_SHAPE = /^sbt_live_([1-9][0-9]{0,17})_([A-Za-z0-9]{20,128})$/;
@@ -135,19 +137,22 @@ function visibleTokens(ctx: DomainContext) {
   return q;
 }
 
-export async function listTokens(ctx: DomainContext, page: { offset: number; limit: number; sortBy: string; sortDirection: "asc" | "desc" }) {
-  const base = visibleTokens(ctx);
-  const countRow = await base.clone().count({ n: "*" }).first();
-  const rows = (await base
-    .clone()
-    .select("*")
-    .orderBy([
-      { column: page.sortBy, order: page.sortDirection, nulls: page.sortDirection === "asc" ? "first" : "last" },
-      { column: "id", order: page.sortDirection },
-    ])
-    .offset(page.offset)
-    .limit(page.limit)) as TokenRow[];
-  return { rows: rows.map(presentToken), total: Number(countRow?.n ?? 0) };
+/** Sort expressions of the offered columns: names compare case-insensitively on every backend. */
+const TOKEN_SORT: Record<string, string> = {
+  created_at: "created_at",
+  name: "lower(name)",
+  last_used_at: "last_used_at",
+  expires_at: "expires_at",
+};
+
+export async function listTokens(ctx: DomainContext, window: PageWindow) {
+  const sort = TOKEN_SORT[window.sortBy] ?? TOKEN_SORT.created_at!;
+  const { rows, total } = await fetchPage<TokenRow>(
+    visibleTokens(ctx).select("*"),
+    window,
+    `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
+  );
+  return { rows: rows.map(presentToken), total };
 }
 
 export async function deleteToken(ctx: DomainContext, id: string): Promise<void> {

@@ -5,6 +5,7 @@ import type { Knex } from "knex";
 import type { OperationSpec } from "../../generated/operations.ts";
 import type { Kv } from "../kv/kv.ts";
 import type { Actor } from "../domain/context.ts";
+import type { ConnectorRegistry } from "../connectors/registry.ts";
 import { authenticateBearer } from "../operations/authenticate.ts";
 import { authorizeOperation } from "../operations/authorize.ts";
 import { validateInput } from "../operations/validate.ts";
@@ -24,6 +25,8 @@ export interface OperationRouteDeps {
   /** Public base URL of the API (absolute links in list envelopes). */
   baseUrl: string;
   budget: readonly Window[];
+  /** The connector packages loaded at start. */
+  connectors: ConnectorRegistry;
 }
 
 export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa.Middleware {
@@ -68,6 +71,7 @@ export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa
         actor,
         resourceUrl: new URL(deps.baseUrl + ctx.originalUrl),
         release: deps.release,
+        connectors: deps.connectors,
       });
       ctx.status = op.successStatus;
       if (op.successBody) ctx.body = output;

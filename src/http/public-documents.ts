@@ -26,6 +26,23 @@ function jsonDocument(path: string, body: unknown): PublicDocument {
   };
 }
 
+/**
+ * spec/connector.schema.json byte for byte at the path of its $id
+ * (https://subbridge.dev/schemas/connector.schema.json), so editors resolve connector.json's "$schema".
+ */
+function connectorSchemaDocument(): PublicDocument {
+  const text = readFileSync(new URL("../../spec/connector.schema.json", import.meta.url), "utf8");
+  return {
+    path: "/schemas/connector.schema.json",
+    middleware: async (ctx) => {
+      ctx.set("Cache-Control", "public, max-age=3600");
+      ctx.set("Access-Control-Allow-Origin", "*");
+      ctx.type = "application/schema+json";
+      ctx.body = text;
+    },
+  };
+}
+
 /** The OpenAPI document as served: its server is this deployment's BASE_URL. */
 export function servedOpenApi(baseUrl: string): Record<string, unknown> {
   const doc = readJson("openapi.json");
@@ -44,5 +61,8 @@ export function publicDocuments(baseUrl: string, release: string): PublicDocumen
     jsonDocument("/openapi.json", servedOpenApi(baseUrl)),
     jsonDocument("/abilities.json", readJson("abilities.json")),
     jsonDocument("/error-codes.json", readJson("error-codes.json")),
+    // Every MCP tool with its ability, toolset tags, REST operation and schemas.
+    jsonDocument("/mcp-tools.json", readJson("mcp-tools.json")),
+    connectorSchemaDocument(),
   ];
 }

@@ -3,6 +3,7 @@
 import type { Knex } from "knex";
 import type { OperationSpec } from "../../generated/operations.ts";
 import type { Actor, CredentialKind, DomainContext } from "../domain/context.ts";
+import type { ConnectorRegistry } from "../connectors/registry.ts";
 import { ApiError } from "../errors.ts";
 
 /** The credential a request presented, resolved. */
@@ -29,6 +30,8 @@ export interface OperationContext {
   /** The REST address of this request (for list links), whichever transport carried it. */
   resourceUrl: URL;
   release: string;
+  /** The connector packages loaded at start (the same for every team). */
+  connectors: ConnectorRegistry;
 }
 
 /** The domain view of an authenticated operation. */

@@ -14,6 +14,12 @@ export const REST_BUDGET: readonly Window[] = [
   { name: "hour", limit: 10_000, windowMs: 3_600_000 },
 ];
 
+/** MCP: 120 requests per minute per token (personal or OAuth), counted apart from REST. */
+export const MCP_BUDGET: readonly Window[] = [{ name: "mcp-minute", limit: 120, windowMs: 60_000 }];
+
+/** Requests to the MCP endpoint without a valid credential: 5 per minute per IP. */
+export const UNAUTHENTICATED_MCP_BUDGET: readonly Window[] = [{ name: "mcp-anonymous-minute", limit: 5, windowMs: 60_000 }];
+
 export interface RateState {
   /** The first window's limit (reported as X-RateLimit-Limit). */
   limit: number;

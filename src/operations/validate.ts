@@ -73,6 +73,17 @@ export function fieldErrors(errors: readonly ValidationError[], root: string | n
   return fields;
 }
 
+/** Fields whose strings hold a NUL character, which no text column (and no person) accepts. */
+function nulCharacterFields(value: unknown, path: string, found: FieldErrors, root: string) {
+  if (typeof value === "string") {
+    if (value.includes("\u0000")) found[path || root] ??= ["must not contain the NUL character"];
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => nulCharacterFields(v, path ? `${path}.${i}` : String(i), found, root));
+  } else if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) nulCharacterFields(v, path ? `${path}.${k}` : k, found, root);
+  }
+}
+
 function run(validate: ValidateFunction | null, data: unknown): ValidationError[] {
   if (!validate || validate(data)) return [];
   return validate.errors ?? [];
@@ -111,6 +122,10 @@ export function validateInput<Id extends OperationId>(op: OperationSpec & { id: 
     const bodyErrors = run(v.body, body);
     for (const [key, messages] of Object.entries(fieldErrors(bodyErrors, "body"))) (fields[key] ??= []).push(...messages);
   }
+  if (Object.keys(fields).length) throw validationFailed(fields);
+  // Only once the input matches its schema, which bounds its depth.
+  nulCharacterFields(query, "", fields, "query");
+  nulCharacterFields(body, "", fields, "body");
   if (Object.keys(fields).length) throw validationFailed(fields);
   settlePagination(op, query);
   return { path, query, body } as unknown as Input<Id>;

@@ -7,6 +7,8 @@ import { createApiApp, type ApiAppDeps } from "../../src/http/api-app.ts";
 import { handlers as realHandlers } from "../../src/api/index.ts";
 import { REST_BUDGET } from "../../src/operations/rate-limit.ts";
 import type { AppHandlers } from "../../src/operations/execute.ts";
+import { DEFAULT_CONNECTORS_DIR } from "../../src/config.ts";
+import { loadConnectorRegistry, type ConnectorRegistry } from "../../src/connectors/registry.ts";
 import { testDatabase, testKv } from "./backends.ts";
 import type { TestClock } from "./clock.ts";
 
@@ -28,6 +30,14 @@ export interface StartOptions {
   sharedKv?: string;
   budget?: ApiAppDeps["budget"];
   handlers?: Partial<AppHandlers>;
+  /** The connector packages the app serves; default: the repository's connectors/ folder. */
+  connectors?: ConnectorRegistry;
+}
+
+let repositoryConnectors: ConnectorRegistry | null = null;
+/** The repository's connectors/ folder, loaded once per run. */
+export function repositoryConnectorRegistry(): ConnectorRegistry {
+  return (repositoryConnectors ??= loadConnectorRegistry(DEFAULT_CONNECTORS_DIR));
 }
 
 /**
@@ -70,6 +80,7 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
       docsUrl: DOCS_URL,
       budget: options.budget ?? REST_BUDGET,
       logger: testLogger,
+      connectors: options.connectors ?? repositoryConnectorRegistry(),
     };
     return createApiApp(deps);
   });

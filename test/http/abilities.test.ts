@@ -29,7 +29,11 @@ describe("abilities", () => {
     it(`${op.method} ${op.path} (${op.id}) requires ${op.ability}`, async () => {
       const without = grantableAbilities.filter((a) => !holdsAbility(new Set([a]), op.ability!));
       const narrow = await tokenFor(creator, without);
-      const res = await new ApiClient(api.url, narrow.token).request(op.method, samplePath(op, { project: creator.projectIds[0]! }), op.body ? { body: {} } : {});
+      const res = await new ApiClient(api.url, narrow.token).request(
+        op.method,
+        samplePath(op, { project: creator.projectIds[0]! }),
+        op.body ? { body: {} } : {},
+      );
       const error = expectError(res, 403, "TOKEN_MISSING_ABILITY");
       assert.deepEqual(error.context, { required_ability: op.ability });
       assert.ok(error.message.includes(op.ability!));

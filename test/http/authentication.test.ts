@@ -86,7 +86,10 @@ describe("authentication", () => {
       assert.equal(new Date(first).getTime(), clock.nowMs());
       clock.advance(30_000);
       await client.get("/v1/teams/current");
-      assert.equal(new Date((await db("personal_access_tokens").where({ id: fresh.tokenId }).first()).last_used_at).getTime(), new Date(first).getTime());
+      assert.equal(
+        new Date((await db("personal_access_tokens").where({ id: fresh.tokenId }).first()).last_used_at).getTime(),
+        new Date(first).getTime(),
+      );
       clock.advance(31_000);
       await client.get("/v1/teams/current");
       assert.equal(new Date((await db("personal_access_tokens").where({ id: fresh.tokenId }).first()).last_used_at).getTime(), clock.nowMs());

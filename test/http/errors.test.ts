@@ -49,14 +49,22 @@ describe("error envelope", () => {
     assert.deepEqual(expectError(malformed, 422, "VALIDATION_FAILED").fields, { body: ["is not valid JSON"] });
     const form = await client.request("POST", "/v1/tokens", { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
     assert.deepEqual(expectError(form, 422, "VALIDATION_FAILED").fields, { body: ["must be sent with Content-Type: application/json"] });
-    const big = await client.request("POST", "/v1/tokens", { rawBody: JSON.stringify({ name: "x".repeat(1_100_000) }), headers: { "content-type": "application/json" } });
+    const big = await client.request("POST", "/v1/tokens", {
+      rawBody: JSON.stringify({ name: "x".repeat(1_100_000) }),
+      headers: { "content-type": "application/json" },
+    });
     assert.match(expectError(big, 422, "VALIDATION_FAILED").fields.body[0], /at most 1048576 bytes/);
     const missing = await client.request("POST", "/v1/tokens", {});
     assert.deepEqual(expectError(missing, 422, "VALIDATION_FAILED").fields, { body: ["a JSON request body is required"] });
   });
 
   it("maps each invalid field to its messages", async () => {
-    const res = await client.post("/v1/tokens", { name: "", abilities: ["team:view", "team:view", "not-an-ability"], project_ids: ["nope"], surprise: true });
+    const res = await client.post("/v1/tokens", {
+      name: "",
+      abilities: ["team:view", "team:view", "not-an-ability"],
+      project_ids: ["nope"],
+      surprise: true,
+    });
     const { fields } = expectError(res, 422, "VALIDATION_FAILED");
     assert.deepEqual(Object.keys(fields).sort(), ["abilities", "abilities.2", "name", "project_ids.0", "surprise"]);
     assert.deepEqual(fields.name, ["must not be empty"]);

@@ -56,8 +56,15 @@ describe("idempotency", () => {
   it("compares raw bytes: the same JSON written differently is a different body (409)", async () => {
     const key = crypto.randomUUID();
     const headers = { "content-type": "application/json" };
-    assert.equal((await client.request("POST", "/v1/tokens", { rawBody: '{"name":"bytes","abilities":["team:view"]}', headers, idempotencyKey: key })).status, 201);
-    const spaced = await client.request("POST", "/v1/tokens", { rawBody: '{"name": "bytes", "abilities": ["team:view"]}', headers, idempotencyKey: key });
+    assert.equal(
+      (await client.request("POST", "/v1/tokens", { rawBody: '{"name":"bytes","abilities":["team:view"]}', headers, idempotencyKey: key })).status,
+      201,
+    );
+    const spaced = await client.request("POST", "/v1/tokens", {
+      rawBody: '{"name": "bytes", "abilities": ["team:view"]}',
+      headers,
+      idempotencyKey: key,
+    });
     expectError(spaced, 409, "IDEMPOTENCY_KEY_REUSED");
   });
 
@@ -148,7 +155,9 @@ describe("idempotency", () => {
       assert.equal(second.headers.get("idempotent-replay"), "true");
       assert.deepEqual(second.body, first.body);
       const responses = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => new ApiClient(i % 2 ? one.url : two.url, creator.token).post("/v1/tokens", mint("spread"), { idempotencyKey: "spread-key" })),
+        Array.from({ length: 20 }, (_, i) =>
+          new ApiClient(i % 2 ? one.url : two.url, creator.token).post("/v1/tokens", mint("spread"), { idempotencyKey: "spread-key" }),
+        ),
       );
       assert.equal(responses.filter((r) => r.status === 201 && !r.headers.get("idempotent-replay")).length, 1);
       assert.equal(await tokensNamed(creator.userId, "spread"), 1);

@@ -48,7 +48,9 @@ describe("tenancy", () => {
       const member = await createTestCreator({ label: "member" });
       await db("team_members").insert({ id: randomUUID(), team_id: teamA.teamId, user_id: member.userId, created_at: new Date() });
       const actor = { userId: member.userId, teamId: teamA.teamId, projectIds: null, kind: "system" as const, credentialKind: null, requestId: null };
-      const minted = await db.transaction((trx) => mintToken({ db: trx, actor, now: new Date() }, { name: "member token", abilities: ["team:view"] }, null));
+      const minted = await db.transaction((trx) =>
+        mintToken({ db: trx, actor, now: new Date() }, { name: "member token", abilities: ["team:view"] }, null),
+      );
       const client = new ApiClient(api.url, minted.token);
       assert.equal((await client.get("/v1/teams/current")).body.data.id, teamA.teamId);
       await db("team_members").where({ team_id: teamA.teamId, user_id: member.userId }).delete();
@@ -78,6 +80,14 @@ describe("tenancy", () => {
         expectError(await b.get(`/v1/activity?subject_type=project&subject_id=${teamA.projectIds[0]}`), 404, "RESOURCE_NOT_FOUND");
         expectError(await b.get(`/v1/activity?subject_type=team&subject_id=${teamA.teamId}`), 404, "RESOURCE_NOT_FOUND");
         assert.equal((await a.get(`/v1/activity?subject_type=project&subject_id=${teamA.projectIds[0]}`)).status, 200);
+      },
+      async list_connectors() {
+        // The catalog is the platform's, not a team's: B sees exactly what A sees, and none of A's ids.
+        const seenByB = (await b.get("/v1/connectors?per_page=100")).body;
+        assert.deepEqual(seenByB, (await a.get("/v1/connectors?per_page=100")).body);
+        assert.ok(seenByB.meta.total > 0);
+        const text = JSON.stringify(seenByB);
+        for (const id of [teamA.teamId, teamA.userId, ...teamA.projectIds]) assert.ok(!text.includes(id), `team A's ${id} is not in the catalog`);
       },
     };
 
@@ -131,9 +141,12 @@ describe("tenancy", () => {
         projectIds: [teamA.projectIds[0]!],
       };
       assert.doesNotThrow(() => authorizeOperation(op, principal, { project: teamA.projectIds[0]! }));
-      assert.throws(() => authorizeOperation(op, principal, { project: teamA.projectIds[1]! }), (err: { code?: string; status?: number }) => {
-        return err.code === "TENANT_MISMATCH" && err.status === 404;
-      });
+      assert.throws(
+        () => authorizeOperation(op, principal, { project: teamA.projectIds[1]! }),
+        (err: { code?: string; status?: number }) => {
+          return err.code === "TENANT_MISMATCH" && err.status === 404;
+        },
+      );
     });
   });
 });

@@ -1,0 +1,23 @@
+// One page of a list query: the total, and the rows of the requested window. Every list uses it,
+// so "a page past the last answers empty data with meta.total" holds everywhere, however far past
+// (an offset beyond PostgreSQL's bigint would otherwise fail).
+import type { Knex } from "knex";
+import type { PageWindow } from "../operations/pagination.ts";
+
+export async function fetchPage<Row>(
+  query: Knex.QueryBuilder,
+  window: PageWindow,
+  /** SQL ORDER BY for the chosen column and direction (the list's tie-breaker included). */
+  orderBy: string,
+): Promise<{ rows: Row[]; total: number }> {
+  const countRow = await query.clone().clearSelect().clearOrder().count({ n: "*" }).first();
+  const total = Number(countRow?.n ?? 0);
+  if (window.offset >= total) return { rows: [], total };
+  const rows = (await query.clone().orderByRaw(orderBy).offset(window.offset).limit(window.limit)) as Row[];
+  return { rows, total };
+}
+
+/** "<expression> asc|desc nulls first|last": nulls sort as the smallest values in both directions. */
+export function orderClause(expression: string, direction: "asc" | "desc"): string {
+  return `${expression} ${direction === "asc" ? "asc nulls first" : "desc nulls last"}`;
+}

@@ -1,0 +1,60 @@
+// A newcomer's first `npm start` on an empty embedded database: surfaces, a demo creator and a
+// token printed once, which works at once; the second start prints no token and keeps the data.
+import assert from "node:assert/strict";
+import { freePort, startNpm, tempDir } from "../helpers/processes.ts";
+
+describe("npm start on an empty embedded database", function () {
+  this.timeout(120_000);
+
+  it("prints the surfaces and a working token once", async () => {
+    const dataDir = tempDir("start");
+    const ports = { API_PORT: await freePort(), DOCS_PORT: await freePort(), MCP_PORT: await freePort() };
+    const env = { DATA_DIR: dataDir, LOG_LEVEL: "warn", ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
+    const first = await startNpm(env, /Try it:[\s\S]*teams\/current\n/);
+    let token: string;
+    try {
+      const out = first.output();
+      assert.match(out, new RegExp(`REST API\\s+http://localhost:${ports.API_PORT}/v1`));
+      assert.match(out, new RegExp(`Reference\\s+http://localhost:${ports.DOCS_PORT}`));
+      assert.match(out, /Database\s+PGlite in /);
+      assert.match(out, /KV store\s+in-process/);
+      token = /token\s+(sbt_live_\d+_[A-Za-z0-9]+)/.exec(out)![1]!;
+      const res = await fetch(`http://127.0.0.1:${ports.API_PORT}/v1/teams/current`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(res.status, 200);
+      const team = (await res.json()) as { data: { name: string } };
+      assert.equal(team.data.name, "Demo team");
+      const projects = await fetch(`http://127.0.0.1:${ports.API_PORT}/v1/tokens`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(((await projects.json()) as { data: { abilities: string[] }[] }).data[0]!.abilities.length, 106);
+    } finally {
+      await first.stop();
+    }
+    await assert.rejects(fetch(`http://127.0.0.1:${ports.API_PORT}/up`), "the server stopped listening on SIGTERM");
+    const second = await startNpm(env, /KV store\s+in-process\n/);
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      assert.ok(!second.output().includes("sbt_live_"), "the token is printed only on the first start");
+      const res = await fetch(`http://127.0.0.1:${ports.API_PORT}/v1/teams/current`, { headers: { authorization: `Bearer ${token!}` } });
+      assert.equal(res.status, 200, "data survives a restart");
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("explains a port that is already taken instead of printing a stack trace", async () => {
+    const busy = await freePort();
+    const blocker = (await import("node:net")).createServer().listen(busy, "0.0.0.0");
+    await new Promise((r) => blocker.once("listening", r));
+    try {
+      const env = {
+        DATA_DIR: tempDir("busy"),
+        API_PORT: String(busy),
+        DOCS_PORT: String(await freePort()),
+        MCP_PORT: String(await freePort()),
+        LOG_LEVEL: "warn",
+      };
+      await assert.rejects(startNpm(env, /never/), (err: Error) => /port \d+ is already in use/.test(err.message) && !/at .*\.ts/.test(err.message));
+    } finally {
+      blocker.close();
+    }
+  });
+});

@@ -1,0 +1,74 @@
+// Runs the project's own commands (npm start, npm run cli) as a newcomer would.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const ROOT = new URL("../..", import.meta.url).pathname;
+
+export function tempDir(label: string): string {
+  return mkdtempSync(join(tmpdir(), `subbridge-${label}-`));
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface CommandResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `npm run -s <script> -- args` in the repository, with extra environment. */
+export function runNpm(script: string, args: string[], env: Record<string, string>): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("npm", ["run", "-s", script, "--", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export interface StartedProcess {
+  child: ChildProcess;
+  output: () => string;
+  stop(): Promise<number | null>;
+}
+
+/** `npm start`, resolved once `ready` matches the output (or rejected when the process exits). */
+export function startNpm(env: Record<string, string>, ready: RegExp): Promise<StartedProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("npm", ["start"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let out = "";
+    const started: StartedProcess = {
+      child,
+      output: () => out,
+      stop: () =>
+        new Promise((done) => {
+          if (child.exitCode !== null) return done(child.exitCode);
+          child.once("close", (code) => done(code));
+          process.kill(-child.pid!, "SIGTERM");
+        }),
+    };
+    const onData = (d: Buffer) => {
+      out += d;
+      if (ready.test(out)) resolve(started);
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.on("close", (code) => reject(new Error(`npm start exited with ${code}:\n${out}`)));
+  });
+}

@@ -1,0 +1,52 @@
+// The KV contract, on the in-process store and (when TEST_REDIS_URL is set) on Redis.
+import assert from "node:assert/strict";
+import { testKv, usingRedis } from "../helpers/backends.ts";
+import { MemoryKv } from "../../src/kv/memory.ts";
+import type { Kv } from "../../src/kv/kv.ts";
+
+describe(`KV store (${usingRedis ? "Redis" : "in-process"})`, () => {
+  let kv: Kv;
+  before(async () => {
+    kv = await testKv();
+  });
+
+  it("sets only if absent when asked", async () => {
+    assert.equal(await kv.set("a", "1", { ttlMs: 60_000, onlyIfAbsent: true }), true);
+    assert.equal(await kv.set("a", "2", { ttlMs: 60_000, onlyIfAbsent: true }), false);
+    assert.equal(await kv.get("a"), "1");
+    assert.equal(await kv.set("a", "3", { ttlMs: 60_000 }), true);
+    assert.equal(await kv.get("a"), "3");
+  });
+
+  it("compares before replacing or deleting", async () => {
+    await kv.set("b", "mine", { ttlMs: 60_000 });
+    assert.equal(await kv.compareAndSet("b", "theirs", "x", 60_000), false);
+    assert.equal(await kv.compareAndSet("b", "mine", "done", 60_000), true);
+    assert.equal(await kv.compareAndDelete("b", "mine"), false);
+    assert.equal(await kv.compareAndDelete("b", "done"), true);
+    assert.equal(await kv.get("b"), null);
+  });
+
+  it("increments atomically, setting the ttl once", async () => {
+    const results = await Promise.all(Array.from({ length: 25 }, () => kv.increment("c", 60_000)));
+    assert.deepEqual(
+      results.map((r) => r.value).sort((x, y) => x - y),
+      Array.from({ length: 25 }, (_, i) => i + 1),
+    );
+    const ttl = (await kv.ttlMs("c"))!;
+    assert.ok(ttl > 50_000 && ttl <= 60_000, String(ttl));
+    assert.equal(await kv.ttlMs("missing"), null);
+  });
+
+  it("expires keys (in-process store on its injected clock)", async () => {
+    let now = 1_000_000;
+    const memory = new MemoryKv(() => now);
+    await memory.set("k", "v", { ttlMs: 100 });
+    await memory.increment("n", 100);
+    now += 99;
+    assert.equal(await memory.get("k"), "v");
+    now += 1;
+    assert.equal(await memory.get("k"), null);
+    assert.deepEqual(await memory.increment("n", 100), { value: 1, ttlMs: 100 });
+  });
+});

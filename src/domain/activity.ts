@@ -2,6 +2,7 @@
 // change without its entry cannot exist. Secret-like properties never reach the table or a reader.
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
+import type { components } from "../../generated/openapi.d.ts";
 import { ApiError, notFound } from "../errors.ts";
 import { inAllowList, type DomainContext } from "./context.ts";
 
@@ -65,23 +66,12 @@ export const SUBJECT_ALIASES: Record<string, string> = {
   team: "team",
 };
 
-interface ActivityRow {
-  id: string;
-  event: string;
-  description: string;
-  subject_type: string;
-  subject_id: string;
-  project_id: string | null;
-  causer_type: string | null;
-  causer_id: string | null;
-  actor_kind: string;
-  credential_kind: string | null;
-  properties: Record<string, unknown>;
-  request_id: string | null;
-  created_at: Date;
-}
+type ActivityEntry = components["schemas"]["ActivityEntry"];
 
-function presentEntry(row: ActivityRow) {
+/** A row of activity_log as the database returns it (jsonb parsed, timestamptz as Date). */
+type ActivityRow = Omit<ActivityEntry, "created_at"> & { created_at: Date };
+
+function presentEntry(row: ActivityRow): ActivityEntry {
   return {
     id: row.id,
     event: row.event,
@@ -91,8 +81,8 @@ function presentEntry(row: ActivityRow) {
     project_id: row.project_id,
     causer_type: row.causer_type,
     causer_id: row.causer_id,
-    actor_kind: row.actor_kind as "human" | "api_token" | "mcp" | "webhook" | "system" | "automation",
-    credential_kind: row.credential_kind as "personal_access_token" | "oauth_access_token" | "session" | null,
+    actor_kind: row.actor_kind,
+    credential_kind: row.credential_kind,
     properties: redactSecrets(row.properties ?? {}),
     request_id: row.request_id,
     created_at: new Date(row.created_at).toISOString(),

@@ -4,9 +4,9 @@ import Koa from "koa";
 import { Router } from "@koa/router";
 import type { Logger } from "pino";
 import { operationList } from "../../generated/operations.ts";
-import { ApiError } from "../errors.ts";
 import { operationRoute, type OperationRouteDeps } from "./operation-route.ts";
 import { requestContext } from "./request.ts";
+import { routeFallback } from "./route-fallback.ts";
 import { publicDocuments } from "./public-documents.ts";
 
 export interface ApiAppDeps extends OperationRouteDeps {
@@ -24,16 +24,6 @@ export function createApiApp(deps: ApiAppDeps): Koa {
 
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "api" }));
   app.use(router.routes());
-  app.use(async (ctx) => {
-    // No route matched path and method: 405 with Allow when the path exists, else 404.
-    const allowed = new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods));
-    if (allowed.size) {
-      const allow = [...allowed].sort().join(", ");
-      throw new ApiError("METHOD_NOT_ALLOWED", `${ctx.method} is not accepted on ${ctx.path}; use ${allow}.`, { headers: { Allow: allow } });
-    }
-    throw new ApiError("RESOURCE_NOT_FOUND", `No route ${ctx.method} ${ctx.path}.`, {
-      remediation: "Check the method and path against the API reference (GET /openapi.json).",
-    });
-  });
+  app.use(routeFallback(router, "Check the method and path against the API reference (GET /openapi.json)."));
   return app;
 }

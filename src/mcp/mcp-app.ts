@@ -5,7 +5,7 @@ import { Router } from "@koa/router";
 import type { Knex } from "knex";
 import type { Logger } from "pino";
 import type { Kv } from "../kv/kv.ts";
-import { ApiError } from "../errors.ts";
+import { routeFallback } from "../http/route-fallback.ts";
 import { requestContext } from "../http/request.ts";
 import type { AppHandlers } from "../operations/execute.ts";
 import type { ConnectorRegistry } from "../connectors/registry.ts";
@@ -75,15 +75,6 @@ export function createMcpApp(deps: McpAppDeps): Koa {
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "mcp" }));
   app.use(mcpCors());
   app.use(router.routes());
-  app.use(async (ctx) => {
-    const allowed = new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods));
-    if (allowed.size) {
-      const allow = [...allowed].sort().join(", ");
-      throw new ApiError("METHOD_NOT_ALLOWED", `${ctx.method} is not accepted on ${ctx.path}; use ${allow}.`, { headers: { Allow: allow } });
-    }
-    throw new ApiError("RESOURCE_NOT_FOUND", `No route ${ctx.method} ${ctx.path}.`, {
-      remediation: `The MCP endpoint is ${deps.mcpUrl} (POST); see ${deps.mcpUrl}${SERVER_CARD_PATH}.`,
-    });
-  });
+  app.use(routeFallback(router, `The MCP endpoint is ${deps.mcpUrl} (POST); see ${deps.mcpUrl}${SERVER_CARD_PATH}.`));
   return app;
 }

@@ -1,8 +1,9 @@
 // Creators, teams, projects and tokens made through the domain functions the product uses.
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { createCreator, type Tier } from "../../src/domain/accounts.ts";
 import { createProject } from "../../src/domain/projects.ts";
 import { mintTokenForCreator } from "../../src/operator.ts";
+import { mintToken } from "../../src/domain/tokens.ts";
 import { systemActor } from "../../src/domain/context.ts";
 import { testDatabase } from "./backends.ts";
 
@@ -41,4 +42,16 @@ export async function tokenFor(creator: TestCreator, abilities: string[], projec
   const { db } = await testDatabase();
   const minted = await mintTokenForCreator(db, { email: creator.email, abilities, ...(projectIds ? { projectIds } : {}) }, new Date());
   return { token: minted.token, id: minted.id };
+}
+
+/**
+ * Makes `member` a member of `owner`'s team (as an accepted invitation would) and mints the member
+ * a token on that team.
+ */
+export async function joinTeamWithToken(owner: TestCreator, member: TestCreator, abilities: string[]): Promise<{ token: string; id: string }> {
+  const { db } = await testDatabase();
+  await db("team_members").insert({ id: randomUUID(), team_id: owner.teamId, user_id: member.userId, created_at: new Date() });
+  const actor = { userId: member.userId, teamId: owner.teamId, projectIds: null, kind: "system" as const, credentialKind: null, requestId: null };
+  const minted = await db.transaction((trx) => mintToken({ db: trx, actor, now: new Date() }, { name: "member token", abilities }, null));
+  return { token: minted.token, id: minted.data.id };
 }

@@ -8,6 +8,7 @@ import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/operations/rat
 import type { AppHandlers } from "../../src/operations/execute.ts";
 import { testDatabase, testKv } from "./backends.ts";
 import type { TestClock } from "./clock.ts";
+import { createTestCreator, type TestCreator } from "./fixtures.ts";
 import { DOCS_URL, repositoryConnectorRegistry, serveOnFreePort, testLogger } from "./server.ts";
 
 export const MCP_PROTOCOL = "2026-07-28";
@@ -149,4 +150,15 @@ export function rawRequest(
     req.on("error", reject);
     req.end(init.body);
   });
+}
+
+/** The common setup of MCP test files: an MCP server and a creator with a full token (mocha hooks). */
+export function useMcpWithCreator(options?: Parameters<typeof startMcp>[0]): { mcp: RunningMcp; creator: TestCreator } {
+  const suite = {} as { mcp: RunningMcp; creator: TestCreator };
+  before(async () => {
+    suite.mcp = await startMcp(options);
+    suite.creator = await createTestCreator();
+  });
+  after(() => suite.mcp?.close());
+  return suite;
 }

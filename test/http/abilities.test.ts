@@ -1,21 +1,15 @@
 // A token lacking the operation's ability gets 403 TOKEN_MISSING_ABILITY naming it, on every
 // operation of the table; holding it (or an ability that satisfies it) is enough.
 import assert from "node:assert/strict";
-import { startApi, type RunningApi } from "../helpers/server.ts";
 import { ApiClient, expectError } from "../helpers/http.ts";
-import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
+import { tokenFor } from "../helpers/fixtures.ts";
 import { authenticatedOperations, samplePath } from "../helpers/operations.ts";
 import { grantableAbilities, holdsAbility } from "../../src/domain/abilities.ts";
 import { abilityCatalog } from "../../generated/catalog.ts";
+import { useApiWithCreator } from "../helpers/suite.ts";
 
 describe("abilities", () => {
-  let api: RunningApi;
-  let creator: TestCreator;
-  before(async () => {
-    api = await startApi();
-    creator = await createTestCreator();
-  });
-  after(() => api.close());
+  const suite = useApiWithCreator();
 
   it("covers every authenticated operation with exactly one catalog ability", () => {
     assert.ok(authenticatedOperations.length > 0);
@@ -28,10 +22,10 @@ describe("abilities", () => {
   for (const op of authenticatedOperations) {
     it(`${op.method} ${op.path} (${op.id}) requires ${op.ability}`, async () => {
       const without = grantableAbilities.filter((a) => !holdsAbility(new Set([a]), op.ability!));
-      const narrow = await tokenFor(creator, without);
-      const res = await new ApiClient(api.url, narrow.token).request(
+      const narrow = await tokenFor(suite.creator, without);
+      const res = await new ApiClient(suite.api.url, narrow.token).request(
         op.method,
-        samplePath(op, { project: creator.projectIds[0]! }),
+        samplePath(op, { project: suite.creator.projectIds[0]! }),
         op.body ? { body: {} } : {},
       );
       const error = expectError(res, 403, "TOKEN_MISSING_ABILITY");
@@ -41,8 +35,8 @@ describe("abilities", () => {
   }
 
   it("lets the holder of the ability through", async () => {
-    const narrow = await tokenFor(creator, ["team:view"]);
-    const client = new ApiClient(api.url, narrow.token);
+    const narrow = await tokenFor(suite.creator, ["team:view"]);
+    const client = new ApiClient(suite.api.url, narrow.token);
     assert.equal((await client.get("/v1/teams/current")).status, 200);
     expectError(await client.get("/v1/tokens"), 403, "TOKEN_MISSING_ABILITY");
   });

@@ -2,9 +2,9 @@
 // with all its rules (aliases, limit, newest first, 404s, redaction at any depth).
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { startApi, type RunningApi } from "../helpers/server.ts";
+import { startApi } from "../helpers/server.ts";
 import { ApiClient, expectError } from "../helpers/http.ts";
-import { createTestCreator, type TestCreator } from "../helpers/fixtures.ts";
+import { useApiWithCreator } from "../helpers/suite.ts";
 import { testDatabase } from "../helpers/backends.ts";
 import { mintToken } from "../../src/domain/tokens.ts";
 import { recordActivity, redactSecrets } from "../../src/domain/activity.ts";
@@ -12,35 +12,27 @@ import { systemActor } from "../../src/domain/context.ts";
 import { creatorContext } from "../../src/operations/context.ts";
 
 describe("activity log", () => {
-  let api: RunningApi;
-  let creator: TestCreator;
-  let client: ApiClient;
-  before(async () => {
-    api = await startApi();
-    creator = await createTestCreator();
-    client = new ApiClient(api.url, creator.token);
-  });
-  after(() => api.close());
+  const suite = useApiWithCreator();
 
   async function record(subjectType: string, subjectId: string, event: string, properties: Record<string, unknown> = {}, at = new Date()) {
     const { db } = await testDatabase();
     await recordActivity(
-      { db, actor: systemActor(creator.teamId), now: at },
-      { event, description: `${subjectType} ${event}`, subjectType, subjectId, projectId: creator.projectIds[0]!, properties },
+      { db, actor: systemActor(suite.creator.teamId), now: at },
+      { event, description: `${subjectType} ${event}`, subjectType, subjectId, projectId: suite.creator.projectIds[0]!, properties },
     );
   }
 
   it("writes the entry of a REST mutation with actor, causer, credential and request id", async () => {
-    const res = await client.post("/v1/tokens", { name: "audited", abilities: ["team:view"] });
+    const res = await suite.client.post("/v1/tokens", { name: "audited", abilities: ["team:view"] });
     const { db } = await testDatabase();
     const entry = await db("activity_log").where({ subject_type: "token", subject_id: res.body.data.id }).first();
     assert.equal(entry.event, "created");
     assert.equal(entry.actor_kind, "api_token");
     assert.equal(entry.causer_type, "user");
-    assert.equal(entry.causer_id, creator.userId);
+    assert.equal(entry.causer_id, suite.creator.userId);
     assert.equal(entry.credential_kind, "personal_access_token");
     assert.equal(entry.request_id, res.headers.get("x-request-id"));
-    assert.equal(entry.team_id, creator.teamId);
+    assert.equal(entry.team_id, suite.creator.teamId);
     assert.deepEqual(entry.properties.abilities, ["team:view"]);
   });
 
@@ -55,7 +47,7 @@ describe("activity log", () => {
     });
     try {
       expectError(
-        await new ApiClient(failing.url, creator.token).post("/v1/tokens", { name: "rolled back", abilities: ["team:view"] }),
+        await new ApiClient(failing.url, suite.creator.token).post("/v1/tokens", { name: "rolled back", abilities: ["team:view"] }),
         500,
         "INTERNAL_SERVER_ERROR",
       );
@@ -68,11 +60,11 @@ describe("activity log", () => {
   });
 
   it("reads a subject's entries newest first, with meta", async () => {
-    const project = creator.projectIds[0]!;
+    const project = suite.creator.projectIds[0]!;
     const base = Date.now();
     await record("project", project, "renamed", {}, new Date(base + 1000));
     await record("project", project, "archived", {}, new Date(base + 2000));
-    const res = await client.get(`/v1/activity?subject_type=project&subject_id=${project}`);
+    const res = await suite.client.get(`/v1/activity?subject_type=project&subject_id=${project}`);
     assert.equal(res.status, 200);
     assert.deepEqual(
       res.body.data.map((e: { event: string }) => e.event),
@@ -82,7 +74,7 @@ describe("activity log", () => {
     const created = res.body.data[2];
     assert.equal(created.actor_kind, "system");
     assert.equal(created.causer_type, "user");
-    assert.equal(created.causer_id, creator.userId);
+    assert.equal(created.causer_id, suite.creator.userId);
     assert.equal(created.project_id, project);
   });
 
@@ -99,14 +91,14 @@ describe("activity log", () => {
       const id = randomUUID();
       await record(stored, id, "created");
       for (const alias of [short, long]) {
-        const res = await client.get(`/v1/activity?subject_type=${alias}&subject_id=${id}`);
+        const res = await suite.client.get(`/v1/activity?subject_type=${alias}&subject_id=${id}`);
         assert.equal(res.status, 200, alias);
         assert.equal(res.body.data.length, 1, alias);
         assert.equal(res.body.data[0].subject_type, stored);
         assert.equal(res.body.meta.subject_type, stored);
       }
     }
-    const team = await client.get(`/v1/activity?subject_type=team&subject_id=${creator.teamId}`);
+    const team = await suite.client.get(`/v1/activity?subject_type=team&subject_id=${suite.creator.teamId}`);
     assert.equal(team.body.data.at(-1).event, "created");
   });
 
@@ -115,8 +107,8 @@ describe("activity log", () => {
     const { db } = await testDatabase();
     const rows = Array.from({ length: 205 }, (_, i) => ({
       id: randomUUID(),
-      team_id: creator.teamId,
-      project_id: creator.projectIds[0],
+      team_id: suite.creator.teamId,
+      project_id: suite.creator.projectIds[0],
       event: `e${i}`,
       description: "bulk",
       subject_type: "member",
@@ -126,19 +118,22 @@ describe("activity log", () => {
       created_at: new Date(Date.now() + i),
     }));
     await db.batchInsert("activity_log", rows, 100);
-    assert.equal((await client.get(`/v1/activity?subject_type=member&subject_id=${id}`)).body.data.length, 50);
-    const max = await client.get(`/v1/activity?subject_type=member&subject_id=${id}&limit=200`);
+    assert.equal((await suite.client.get(`/v1/activity?subject_type=member&subject_id=${id}`)).body.data.length, 50);
+    const max = await suite.client.get(`/v1/activity?subject_type=member&subject_id=${id}&limit=200`);
     assert.equal(max.body.data.length, 200);
     assert.equal(max.body.data[0].event, "e204");
-    assert.equal((await client.get(`/v1/activity?subject_type=member&subject_id=${id}&limit=1`)).body.data[0].event, "e204");
-    assert.deepEqual(expectError(await client.get(`/v1/activity?subject_type=member&subject_id=${id}&limit=201`), 422, "VALIDATION_FAILED").fields, {
-      limit: ["must be at most 200"],
-    });
-    expectError(await client.get(`/v1/activity?subject_type=member&subject_id=${id}&limit=0`), 422, "VALIDATION_FAILED");
+    assert.equal((await suite.client.get(`/v1/activity?subject_type=member&subject_id=${id}&limit=1`)).body.data[0].event, "e204");
+    assert.deepEqual(
+      expectError(await suite.client.get(`/v1/activity?subject_type=member&subject_id=${id}&limit=201`), 422, "VALIDATION_FAILED").fields,
+      {
+        limit: ["must be at most 200"],
+      },
+    );
+    expectError(await suite.client.get(`/v1/activity?subject_type=member&subject_id=${id}&limit=0`), 422, "VALIDATION_FAILED");
   });
 
   it("refuses a missing parameter, an unknown alias, a class name and a non-uuid id with 422", async () => {
-    const project = creator.projectIds[0]!;
+    const project = suite.creator.projectIds[0]!;
     const cases: Record<string, string[]> = {
       [`subject_id=${project}`]: ["subject_type"],
       "subject_type=project": ["subject_id"],
@@ -148,13 +143,13 @@ describe("activity log", () => {
       [`subject_type=project&subject_id=${project.toUpperCase()}`]: ["subject_id"],
     };
     for (const [query, fields] of Object.entries(cases)) {
-      const error = expectError(await client.get(`/v1/activity?${query}`), 422, "VALIDATION_FAILED");
+      const error = expectError(await suite.client.get(`/v1/activity?${query}`), 422, "VALIDATION_FAILED");
       assert.deepEqual(Object.keys(error.fields), fields, query);
     }
   });
 
   it("answers 404 RESOURCE_NOT_FOUND for a subject the team never recorded", async () => {
-    expectError(await client.get(`/v1/activity?subject_type=project&subject_id=${randomUUID()}`), 404, "RESOURCE_NOT_FOUND");
+    expectError(await suite.client.get(`/v1/activity?subject_type=project&subject_id=${randomUUID()}`), 404, "RESOURCE_NOT_FOUND");
   });
 
   it("removes secret-like properties at any depth, case-insensitively, before storing and answering", async () => {
@@ -168,7 +163,7 @@ describe("activity log", () => {
     const { db } = await testDatabase();
     const stored = await db("activity_log").where({ subject_id: id }).first();
     assert.deepEqual(stored.properties, { name: "SPRING", nested: { list: [{ keep: 1 }, "plain"] } });
-    const res = await client.get(`/v1/activity?subject_type=coupon&subject_id=${id}`);
+    const res = await suite.client.get(`/v1/activity?subject_type=coupon&subject_id=${id}`);
     assert.deepEqual(res.body.data[0].properties, { name: "SPRING", nested: { list: [{ keep: 1 }, "plain"] } });
   });
 
@@ -177,8 +172,8 @@ describe("activity log", () => {
     const { db } = await testDatabase();
     await db("activity_log").insert({
       id: randomUUID(),
-      team_id: creator.teamId,
-      project_id: creator.projectIds[0],
+      team_id: suite.creator.teamId,
+      project_id: suite.creator.projectIds[0],
       event: "imported",
       description: "legacy row",
       subject_type: "plan",
@@ -187,7 +182,7 @@ describe("activity log", () => {
       properties: JSON.stringify({ deep: { PASSWORD: "x", ok: true } }),
       created_at: new Date(),
     });
-    const res = await client.get(`/v1/activity?subject_type=plan&subject_id=${id}`);
+    const res = await suite.client.get(`/v1/activity?subject_type=plan&subject_id=${id}`);
     assert.deepEqual(res.body.data[0].properties, { deep: { ok: true } });
     assert.deepEqual(redactSecrets({ a: [{ secretValue: 1, b: 2 }] }), { a: [{ b: 2 }] });
   });

@@ -1,31 +1,26 @@
 // Bearer tokens sbt_live_<id>_<secret>: anything else, and deleted or expired tokens, answer
 // 401 AUTHENTICATION_REQUIRED; deletion takes effect on the next call.
 import assert from "node:assert/strict";
-import { startApi, type RunningApi } from "../helpers/server.ts";
+import { startApi } from "../helpers/server.ts";
 import { ApiClient, expectError } from "../helpers/http.ts";
-import { createTestCreator, type TestCreator } from "../helpers/fixtures.ts";
+import { createTestCreator } from "../helpers/fixtures.ts";
 import { TestClock } from "../helpers/clock.ts";
 import { testDatabase } from "../helpers/backends.ts";
+import { useApiWithCreator } from "../helpers/suite.ts";
 
 describe("authentication", () => {
-  let api: RunningApi;
-  let creator: TestCreator;
-  before(async () => {
-    api = await startApi();
-    creator = await createTestCreator();
-  });
-  after(() => api.close());
+  const suite = useApiWithCreator();
 
   const attempt = (authorization: string | undefined) =>
-    new ApiClient(api.url).get("/v1/teams/current", authorization === undefined ? {} : { headers: { authorization } });
+    new ApiClient(suite.api.url).get("/v1/teams/current", authorization === undefined ? {} : { headers: { authorization } });
 
   it("accepts a live token", async () => {
-    const res = await attempt(`Bearer ${creator.token}`);
+    const res = await attempt(`Bearer ${suite.creator.token}`);
     assert.equal(res.status, 200);
   });
 
   it("refuses a missing, malformed, unknown, test-environment or forged token with 401", async () => {
-    const [, , id, secret] = creator.token.split("_");
+    const [, , id, secret] = suite.creator.token.split("_");
     const cases: Record<string, string | undefined> = {
       "no header": undefined,
       "basic scheme": `Basic ${Buffer.from("a:b").toString("base64")}`,
@@ -50,7 +45,7 @@ describe("authentication", () => {
 
   it("stops accepting a deleted token on the very next call", async () => {
     const other = await createTestCreator();
-    const client = new ApiClient(api.url, other.token);
+    const client = new ApiClient(suite.api.url, other.token);
     assert.equal((await client.get("/v1/teams/current")).status, 200);
     assert.equal((await client.delete(`/v1/tokens/${other.tokenId}`)).status, 204);
     expectError(await client.get("/v1/teams/current"), 401, "AUTHENTICATION_REQUIRED");
@@ -60,7 +55,7 @@ describe("authentication", () => {
     const clock = new TestClock();
     const timed = await startApi({ clock });
     try {
-      const client = new ApiClient(timed.url, creator.token);
+      const client = new ApiClient(timed.url, suite.creator.token);
       const expiresAt = new Date(clock.nowMs() + 60_000).toISOString();
       const minted = await client.post("/v1/tokens", { name: "short-lived", abilities: ["team:view"], expires_at: expiresAt });
       assert.equal(minted.status, 201);
@@ -100,8 +95,8 @@ describe("authentication", () => {
 
   it("stores only a hash of the secret", async () => {
     const { db } = await testDatabase();
-    const row = await db("personal_access_tokens").where({ id: creator.tokenId }).first();
-    const secret = creator.token.split("_").pop()!;
+    const row = await db("personal_access_tokens").where({ id: suite.creator.tokenId }).first();
+    const secret = suite.creator.token.split("_").pop()!;
     assert.ok(!JSON.stringify(row).includes(secret));
     assert.match(row.secret_hash, /^[0-9a-f]{64}$/);
   });

@@ -1,25 +1,17 @@
 // The error envelope on every error: unknown routes, wrong methods, unreadable bodies and
 // failures inside the server, with request_id = X-Request-Id and docs_url into the reference.
 import assert from "node:assert/strict";
-import { startApi, DOCS_URL, testLogger, serveOnFreePort, type RunningApi } from "../helpers/server.ts";
+import { startApi, DOCS_URL, testLogger, serveOnFreePort } from "../helpers/server.ts";
 import { ApiClient, expectError } from "../helpers/http.ts";
-import { createTestCreator, type TestCreator } from "../helpers/fixtures.ts";
+import { useApiWithCreator } from "../helpers/suite.ts";
 import { createDocsApp } from "../../src/site/docs-app.ts";
 import { errorCatalog } from "../../generated/catalog.ts";
 
 describe("error envelope", () => {
-  let api: RunningApi;
-  let creator: TestCreator;
-  let client: ApiClient;
-  before(async () => {
-    api = await startApi();
-    creator = await createTestCreator();
-    client = new ApiClient(api.url, creator.token);
-  });
-  after(() => api.close());
+  const suite = useApiWithCreator();
 
   it("answers an unknown route with 404 RESOURCE_NOT_FOUND and the full envelope", async () => {
-    const res = await client.get("/v1/no-such-thing");
+    const res = await suite.client.get("/v1/no-such-thing");
     const error = expectError(res, 404, "RESOURCE_NOT_FOUND");
     assert.equal(error.request_id, res.headers.get("x-request-id"));
     assert.match(String(error.request_id), /^[0-9a-f-]{36}$/);
@@ -29,37 +21,40 @@ describe("error envelope", () => {
   });
 
   it("answers a known route with a wrong method with 405 and an Allow header", async () => {
-    const res = await client.request("PATCH", "/v1/tokens");
+    const res = await suite.client.request("PATCH", "/v1/tokens");
     expectError(res, 405, "METHOD_NOT_ALLOWED");
     assert.deepEqual(res.headers.get("allow")?.split(", ").sort(), ["GET", "HEAD", "POST"]);
-    const ping = await client.request("DELETE", "/v1/ping");
+    const ping = await suite.client.request("DELETE", "/v1/ping");
     expectError(ping, 405, "METHOD_NOT_ALLOWED");
     assert.equal(ping.headers.get("allow"), "GET, HEAD");
   });
 
   it("gives every response, success or error, a fresh X-Request-Id", async () => {
-    const a = await client.get("/v1/teams/current");
-    const b = await client.get("/v1/teams/current");
+    const a = await suite.client.get("/v1/teams/current");
+    const b = await suite.client.get("/v1/teams/current");
     assert.ok(a.headers.get("x-request-id"));
     assert.notEqual(a.headers.get("x-request-id"), b.headers.get("x-request-id"));
   });
 
   it("refuses malformed JSON, a non-JSON content type and an oversized body with 422 and fields.body", async () => {
-    const malformed = await client.request("POST", "/v1/tokens", { rawBody: "{not json", headers: { "content-type": "application/json" } });
+    const malformed = await suite.client.request("POST", "/v1/tokens", { rawBody: "{not json", headers: { "content-type": "application/json" } });
     assert.deepEqual(expectError(malformed, 422, "VALIDATION_FAILED").fields, { body: ["is not valid JSON"] });
-    const form = await client.request("POST", "/v1/tokens", { rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const form = await suite.client.request("POST", "/v1/tokens", {
+      rawBody: "name=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     assert.deepEqual(expectError(form, 422, "VALIDATION_FAILED").fields, { body: ["must be sent with Content-Type: application/json"] });
-    const big = await client.request("POST", "/v1/tokens", {
+    const big = await suite.client.request("POST", "/v1/tokens", {
       rawBody: JSON.stringify({ name: "x".repeat(1_100_000) }),
       headers: { "content-type": "application/json" },
     });
     assert.match(expectError(big, 422, "VALIDATION_FAILED").fields.body[0], /at most 1048576 bytes/);
-    const missing = await client.request("POST", "/v1/tokens", {});
+    const missing = await suite.client.request("POST", "/v1/tokens", {});
     assert.deepEqual(expectError(missing, 422, "VALIDATION_FAILED").fields, { body: ["a JSON request body is required"] });
   });
 
   it("maps each invalid field to its messages", async () => {
-    const res = await client.post("/v1/tokens", {
+    const res = await suite.client.post("/v1/tokens", {
       name: "",
       abilities: ["team:view", "team:view", "not-an-ability"],
       project_ids: ["nope"],
@@ -82,7 +77,7 @@ describe("error envelope", () => {
       },
     });
     try {
-      const res = await new ApiClient(broken.url, creator.token).get("/v1/teams/current");
+      const res = await new ApiClient(broken.url, suite.creator.token).get("/v1/teams/current");
       const error = expectError(res, 500, "INTERNAL_SERVER_ERROR");
       const text = JSON.stringify(res.body);
       assert.ok(!text.includes("db-7") && !text.includes("hunter2") && !text.includes("at "), text);
@@ -94,7 +89,7 @@ describe("error envelope", () => {
   });
 
   it("documents every code at the docs_url anchor", async () => {
-    const docs = await serveOnFreePort(() => createDocsApp({ logger: testLogger, docsUrl: DOCS_URL, baseUrl: api.url }));
+    const docs = await serveOnFreePort(() => createDocsApp({ logger: testLogger, docsUrl: DOCS_URL, baseUrl: suite.api.url }));
     try {
       const html = await (await fetch(`${docs.url}/errors`)).text();
       for (const code of Object.keys(errorCatalog)) {

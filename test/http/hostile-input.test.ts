@@ -1,8 +1,7 @@
 // Nothing a client can send produces a 500: every odd request gets a 4xx error envelope.
 import assert from "node:assert/strict";
 import { request } from "node:http";
-import { startApi, type RunningApi } from "../helpers/server.ts";
-import { createTestCreator, type TestCreator } from "../helpers/fixtures.ts";
+import { useApiWithCreator } from "../helpers/suite.ts";
 
 interface RawResponse {
   status: number;
@@ -26,15 +25,9 @@ function raw(url: string, method: string, path: string, headers: Record<string, 
 }
 
 describe("hostile input", () => {
-  let api: RunningApi;
-  let creator: TestCreator;
-  before(async () => {
-    api = await startApi();
-    creator = await createTestCreator();
-  });
-  after(() => api.close());
+  const suite = useApiWithCreator();
 
-  const auth = () => ({ authorization: `Bearer ${creator.token}` });
+  const auth = () => ({ authorization: `Bearer ${suite.creator.token}` });
   const write = () => ({ ...auth(), "idempotency-key": crypto.randomUUID(), "content-type": "application/json" });
 
   const cases: [string, () => [string, string, Record<string, string>, (string | Buffer)?]][] = [
@@ -46,7 +39,7 @@ describe("hostile input", () => {
     ["repeated page", () => ["GET", "/v1/tokens?page=1&page=2", auth()]],
     ["bracketed query keys", () => ["GET", "/v1/tokens?page[gt]=1&per_page[]=3", auth()]],
     ["per_page overflow", () => ["GET", "/v1/tokens?per_page=1e400", auth()]],
-    ["activity limit as text", () => ["GET", `/v1/activity?subject_type=project&subject_id=${creator.projectIds[0]}&limit=ten`, auth()]],
+    ["activity limit as text", () => ["GET", `/v1/activity?subject_type=project&subject_id=${suite.creator.projectIds[0]}&limit=ten`, auth()]],
     ["activity subject_id SQL", () => ["GET", "/v1/activity?subject_type=project&subject_id=1'%20OR%201=1--", auth()]],
     ["JSON null body", () => ["POST", "/v1/tokens", write(), "null"]],
     ["JSON array body", () => ["POST", "/v1/tokens", write(), "[1,2]"]],
@@ -81,7 +74,7 @@ describe("hostile input", () => {
   for (const [label, make] of cases) {
     it(`answers ${label} with ${acceptable.has(label) ? "a success" : "a 4xx envelope"}, never a 500`, async () => {
       const [method, path, headers, body] = make();
-      const res = await raw(api.url, method, path, headers, body);
+      const res = await raw(suite.api.url, method, path, headers, body);
       if (acceptable.has(label)) {
         assert.equal(res.status, 200, `${label}: ${res.body.slice(0, 300)}`);
         return;
@@ -94,15 +87,15 @@ describe("hostile input", () => {
   }
 
   it("names the field holding a NUL character", async () => {
-    const res = await raw(api.url, "POST", "/v1/tokens", write(), JSON.stringify({ name: "a\u0000b", abilities: ["team:view"] }));
+    const res = await raw(suite.api.url, "POST", "/v1/tokens", write(), JSON.stringify({ name: "a\u0000b", abilities: ["team:view"] }));
     assert.equal(res.status, 422);
     assert.deepEqual(JSON.parse(res.body).error.fields, { name: ["must not contain the NUL character"] });
-    const ok = await raw(api.url, "POST", "/v1/tokens", write(), JSON.stringify({ name: "emoji 😀 ok", abilities: ["team:view"] }));
+    const ok = await raw(suite.api.url, "POST", "/v1/tokens", write(), JSON.stringify({ name: "emoji 😀 ok", abilities: ["team:view"] }));
     assert.equal(ok.status, 201);
   });
 
   it("answers HEAD on a read like GET, without a body", async () => {
-    const res = await raw(api.url, "HEAD", "/v1/teams/current", auth());
+    const res = await raw(suite.api.url, "HEAD", "/v1/teams/current", auth());
     assert.equal(res.status, 200);
     assert.equal(res.body, "");
   });

@@ -2,9 +2,10 @@
 // app instances through the KV store.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { startApi, type RunningApi } from "../helpers/server.ts";
+import { startApi } from "../helpers/server.ts";
 import { ApiClient, expectError } from "../helpers/http.ts";
-import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
+import { useApiWithCreator } from "../helpers/suite.ts";
+import { tokenFor } from "../helpers/fixtures.ts";
 import { testDatabase, usingRedis } from "../helpers/backends.ts";
 import { TestClock } from "../helpers/clock.ts";
 import { idempotencyRecordKey, IDEMPOTENCY_TTL_MS } from "../../src/http/idempotency.ts";
@@ -16,51 +17,44 @@ async function tokensNamed(userId: string, name: string): Promise<number> {
 }
 
 describe("idempotency", () => {
-  let api: RunningApi;
-  let creator: TestCreator;
-  let client: ApiClient;
-  before(async () => {
-    api = await startApi();
-    creator = await createTestCreator();
-    client = new ApiClient(api.url, creator.token);
-  });
-  after(() => api.close());
+  const suite = useApiWithCreator();
 
   const mint = (name: string) => ({ name, abilities: ["team:view"] });
 
   it("refuses a write without Idempotency-Key with 400 IDEMPOTENCY_KEY_MISSING", async () => {
-    expectError(await client.post("/v1/tokens", mint("no key"), { idempotencyKey: null }), 400, "IDEMPOTENCY_KEY_MISSING");
-    expectError(await client.post("/v1/tokens", mint("empty key"), { headers: { "idempotency-key": "" } }), 400, "IDEMPOTENCY_KEY_MISSING");
-    expectError(await client.delete(`/v1/tokens/${creator.tokenId}`, { idempotencyKey: null }), 400, "IDEMPOTENCY_KEY_MISSING");
-    assert.equal(await tokensNamed(creator.userId, "no key"), 0);
+    expectError(await suite.client.post("/v1/tokens", mint("no key"), { idempotencyKey: null }), 400, "IDEMPOTENCY_KEY_MISSING");
+    expectError(await suite.client.post("/v1/tokens", mint("empty key"), { headers: { "idempotency-key": "" } }), 400, "IDEMPOTENCY_KEY_MISSING");
+    expectError(await suite.client.delete(`/v1/tokens/${suite.creator.tokenId}`, { idempotencyKey: null }), 400, "IDEMPOTENCY_KEY_MISSING");
+    assert.equal(await tokensNamed(suite.creator.userId, "no key"), 0);
   });
 
   it("needs no key on reads and public routes", async () => {
-    assert.equal((await client.get("/v1/tokens")).status, 200);
-    assert.equal((await new ApiClient(api.url).get("/v1/ping")).status, 200);
+    assert.equal((await suite.client.get("/v1/tokens")).status, 200);
+    assert.equal((await new ApiClient(suite.api.url).get("/v1/ping")).status, 200);
   });
 
   it("replays the first response for the same key and raw body, with the same status", async () => {
     const key = crypto.randomUUID();
-    const first = await client.post("/v1/tokens", mint("replayed"), { idempotencyKey: key });
+    const first = await suite.client.post("/v1/tokens", mint("replayed"), { idempotencyKey: key });
     assert.equal(first.status, 201);
     assert.equal(first.headers.get("idempotent-replay"), null);
-    const again = await client.post("/v1/tokens", mint("replayed"), { idempotencyKey: key });
+    const again = await suite.client.post("/v1/tokens", mint("replayed"), { idempotencyKey: key });
     assert.equal(again.status, 201);
     assert.equal(again.headers.get("idempotent-replay"), "true");
     assert.deepEqual(again.body, first.body);
     assert.notEqual(again.headers.get("x-request-id"), first.headers.get("x-request-id"));
-    assert.equal(await tokensNamed(creator.userId, "replayed"), 1);
+    assert.equal(await tokensNamed(suite.creator.userId, "replayed"), 1);
   });
 
   it("compares raw bytes: the same JSON written differently is a different body (409)", async () => {
     const key = crypto.randomUUID();
     const headers = { "content-type": "application/json" };
     assert.equal(
-      (await client.request("POST", "/v1/tokens", { rawBody: '{"name":"bytes","abilities":["team:view"]}', headers, idempotencyKey: key })).status,
+      (await suite.client.request("POST", "/v1/tokens", { rawBody: '{"name":"bytes","abilities":["team:view"]}', headers, idempotencyKey: key }))
+        .status,
       201,
     );
-    const spaced = await client.request("POST", "/v1/tokens", {
+    const spaced = await suite.client.request("POST", "/v1/tokens", {
       rawBody: '{"name": "bytes", "abilities": ["team:view"]}',
       headers,
       idempotencyKey: key,
@@ -70,37 +64,37 @@ describe("idempotency", () => {
 
   it("refuses the same key with a different body with 409 IDEMPOTENCY_KEY_REUSED", async () => {
     const key = crypto.randomUUID();
-    assert.equal((await client.post("/v1/tokens", mint("first body"), { idempotencyKey: key })).status, 201);
-    expectError(await client.post("/v1/tokens", mint("second body"), { idempotencyKey: key }), 409, "IDEMPOTENCY_KEY_REUSED");
-    assert.equal(await tokensNamed(creator.userId, "second body"), 0);
+    assert.equal((await suite.client.post("/v1/tokens", mint("first body"), { idempotencyKey: key })).status, 201);
+    expectError(await suite.client.post("/v1/tokens", mint("second body"), { idempotencyKey: key }), 409, "IDEMPOTENCY_KEY_REUSED");
+    assert.equal(await tokensNamed(suite.creator.userId, "second body"), 0);
   });
 
   it("keys records on token, method and path as well as the key", async () => {
     const key = crypto.randomUUID();
-    assert.equal((await client.post("/v1/tokens", mint("per token"), { idempotencyKey: key })).status, 201);
-    const other = await tokenFor(creator, ["token:create", "team:view"]);
-    const res = await new ApiClient(api.url, other.token).post("/v1/tokens", mint("per token"), { idempotencyKey: key });
+    assert.equal((await suite.client.post("/v1/tokens", mint("per token"), { idempotencyKey: key })).status, 201);
+    const other = await tokenFor(suite.creator, ["token:create", "team:view"]);
+    const res = await new ApiClient(suite.api.url, other.token).post("/v1/tokens", mint("per token"), { idempotencyKey: key });
     assert.equal(res.status, 201);
     assert.equal(res.headers.get("idempotent-replay"), null);
-    assert.equal(await tokensNamed(creator.userId, "per token"), 2);
-    const victim = await tokenFor(creator, ["team:view"]);
-    const del = await client.delete(`/v1/tokens/${victim.id}`, { idempotencyKey: key });
+    assert.equal(await tokensNamed(suite.creator.userId, "per token"), 2);
+    const victim = await tokenFor(suite.creator, ["team:view"]);
+    const del = await suite.client.delete(`/v1/tokens/${victim.id}`, { idempotencyKey: key });
     assert.equal(del.status, 204);
     assert.equal(del.headers.get("idempotent-replay"), null);
   });
 
   it("replays a 204 of a delete", async () => {
-    const victim = await tokenFor(creator, ["team:view"]);
+    const victim = await tokenFor(suite.creator, ["team:view"]);
     const key = crypto.randomUUID();
-    assert.equal((await client.delete(`/v1/tokens/${victim.id}`, { idempotencyKey: key })).status, 204);
-    const again = await client.delete(`/v1/tokens/${victim.id}`, { idempotencyKey: key });
+    assert.equal((await suite.client.delete(`/v1/tokens/${victim.id}`, { idempotencyKey: key })).status, 204);
+    const again = await suite.client.delete(`/v1/tokens/${victim.id}`, { idempotencyKey: key });
     assert.equal(again.status, 204);
     assert.equal(again.headers.get("idempotent-replay"), "true");
-    expectError(await client.delete(`/v1/tokens/${victim.id}`), 404, "RESOURCE_NOT_FOUND");
+    expectError(await suite.client.delete(`/v1/tokens/${victim.id}`), 404, "RESOURCE_NOT_FOUND");
   });
 
   it("does not keep errors: a refused request with the same key runs again", async () => {
-    const narrow = new ApiClient(api.url, (await tokenFor(creator, ["token:create", "team:view"])).token);
+    const narrow = new ApiClient(suite.api.url, (await tokenFor(suite.creator, ["token:create", "team:view"])).token);
     const key = crypto.randomUUID();
     const body = { name: "too wide", abilities: ["project:view"] };
     expectError(await narrow.post("/v1/tokens", body, { idempotencyKey: key }), 403, "TOKEN_MISSING_ABILITY");
@@ -117,31 +111,33 @@ describe("idempotency", () => {
     // on the embedded database, whose single connection the paused transaction would hold.)
     const key = crypto.randomUUID();
     const body = JSON.stringify(mint("in flight"));
-    const recordKey = idempotencyRecordKey(creator.tokenId, "POST", "/v1/tokens", key);
+    const recordKey = idempotencyRecordKey(suite.creator.tokenId, "POST", "/v1/tokens", key);
     const lock = JSON.stringify({ state: "running", hash: createHash("sha256").update(body).digest("hex"), owner: "another-process" });
-    await api.deps.kv.set(recordKey, lock, { ttlMs: 60_000, onlyIfAbsent: true });
+    await suite.api.deps.kv.set(recordKey, lock, { ttlMs: 60_000, onlyIfAbsent: true });
     const headers = { "content-type": "application/json" };
-    const during = await client.request("POST", "/v1/tokens", { rawBody: body, headers, idempotencyKey: key });
+    const during = await suite.client.request("POST", "/v1/tokens", { rawBody: body, headers, idempotencyKey: key });
     expectError(during, 425, "IDEMPOTENCY_REPLAY_IN_PROGRESS");
     assert.equal(during.headers.get("retry-after"), "1");
-    expectError(await client.post("/v1/tokens", mint("in flight, other body"), { idempotencyKey: key }), 409, "IDEMPOTENCY_KEY_REUSED");
-    assert.equal(await tokensNamed(creator.userId, "in flight"), 0);
-    await api.deps.kv.compareAndDelete(recordKey, lock);
-    const after = await client.request("POST", "/v1/tokens", { rawBody: body, headers, idempotencyKey: key });
+    expectError(await suite.client.post("/v1/tokens", mint("in flight, other body"), { idempotencyKey: key }), 409, "IDEMPOTENCY_KEY_REUSED");
+    assert.equal(await tokensNamed(suite.creator.userId, "in flight"), 0);
+    await suite.api.deps.kv.compareAndDelete(recordKey, lock);
+    const after = await suite.client.request("POST", "/v1/tokens", { rawBody: body, headers, idempotencyKey: key });
     assert.equal(after.status, 201);
-    assert.equal(await tokensNamed(creator.userId, "in flight"), 1);
+    assert.equal(await tokensNamed(suite.creator.userId, "in flight"), 1);
   });
 
   it("lets exactly one of 20 concurrent writes with one key take effect", async () => {
     const key = crypto.randomUUID();
-    const responses = await Promise.all(Array.from({ length: 20 }, () => client.post("/v1/tokens", mint("concurrent"), { idempotencyKey: key })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => suite.client.post("/v1/tokens", mint("concurrent"), { idempotencyKey: key })),
+    );
     const fresh = responses.filter((r) => r.status === 201 && r.headers.get("idempotent-replay") === null);
     const replayed = responses.filter((r) => r.status === 201 && r.headers.get("idempotent-replay") === "true");
     const inProgress = responses.filter((r) => r.status === 425);
     assert.equal(fresh.length, 1);
     assert.equal(fresh.length + replayed.length + inProgress.length, 20, responses.map((r) => r.status).join(","));
     for (const r of replayed) assert.deepEqual(r.body, fresh[0]!.body);
-    assert.equal(await tokensNamed(creator.userId, "concurrent"), 1);
+    assert.equal(await tokensNamed(suite.creator.userId, "concurrent"), 1);
   });
 
   it("shares records between app instances using the same KV store", async () => {
@@ -149,18 +145,18 @@ describe("idempotency", () => {
     const two = await startApi({ sharedKv: "idempotency-shared" });
     try {
       const key = crypto.randomUUID();
-      const first = await new ApiClient(one.url, creator.token).post("/v1/tokens", mint("two instances"), { idempotencyKey: key });
+      const first = await new ApiClient(one.url, suite.creator.token).post("/v1/tokens", mint("two instances"), { idempotencyKey: key });
       assert.equal(first.status, 201);
-      const second = await new ApiClient(two.url, creator.token).post("/v1/tokens", mint("two instances"), { idempotencyKey: key });
+      const second = await new ApiClient(two.url, suite.creator.token).post("/v1/tokens", mint("two instances"), { idempotencyKey: key });
       assert.equal(second.headers.get("idempotent-replay"), "true");
       assert.deepEqual(second.body, first.body);
       const responses = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          new ApiClient(i % 2 ? one.url : two.url, creator.token).post("/v1/tokens", mint("spread"), { idempotencyKey: "spread-key" }),
+          new ApiClient(i % 2 ? one.url : two.url, suite.creator.token).post("/v1/tokens", mint("spread"), { idempotencyKey: "spread-key" }),
         ),
       );
       assert.equal(responses.filter((r) => r.status === 201 && !r.headers.get("idempotent-replay")).length, 1);
-      assert.equal(await tokensNamed(creator.userId, "spread"), 1);
+      assert.equal(await tokensNamed(suite.creator.userId, "spread"), 1);
     } finally {
       await one.close();
       await two.close();
@@ -171,10 +167,10 @@ describe("idempotency", () => {
     const clock = new TestClock();
     const timed = await startApi({ clock });
     try {
-      const timedClient = new ApiClient(timed.url, creator.token);
+      const timedClient = new ApiClient(timed.url, suite.creator.token);
       const key = crypto.randomUUID();
       const first = await timedClient.post("/v1/tokens", mint("day"), { idempotencyKey: key });
-      const recordKey = idempotencyRecordKey(creator.tokenId, "POST", "/v1/tokens", key);
+      const recordKey = idempotencyRecordKey(suite.creator.tokenId, "POST", "/v1/tokens", key);
       const stored = (await timed.deps.kv.get(recordKey))!;
       assert.ok(stored);
       assert.ok(!stored.includes(first.body.token) && !stored.includes("day"), "the cached body is encrypted");
@@ -189,7 +185,7 @@ describe("idempotency", () => {
         const later = await timedClient.post("/v1/tokens", mint("day"), { idempotencyKey: key });
         assert.equal(later.status, 201);
         assert.equal(later.headers.get("idempotent-replay"), null);
-        assert.equal(await tokensNamed(creator.userId, "day"), 2);
+        assert.equal(await tokensNamed(suite.creator.userId, "day"), 2);
       }
     } finally {
       await timed.close();

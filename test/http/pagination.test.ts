@@ -1,34 +1,30 @@
 // The description's pagination table, row by row, on a list operation (GET /v1/tokens).
 import assert from "node:assert/strict";
-import { startApi, type RunningApi } from "../helpers/server.ts";
-import { ApiClient, expectError } from "../helpers/http.ts";
-import { createTestCreator, type TestCreator } from "../helpers/fixtures.ts";
+import { expectError } from "../helpers/http.ts";
+import { useApiWithCreator } from "../helpers/suite.ts";
 
 describe("pagination", () => {
-  let api: RunningApi;
-  let creator: TestCreator;
-  let client: ApiClient;
+  const suite = useApiWithCreator();
   /** Every visible token id, oldest first. */
   let ids: string[];
   before(async () => {
-    api = await startApi();
-    creator = await createTestCreator();
-    client = new ApiClient(api.url, creator.token);
     for (const name of ["golf", "alpha", "echo", "charlie", "bravo", "foxtrot", "delta"]) {
-      assert.equal((await client.post("/v1/tokens", { name, abilities: ["team:view"] })).status, 201);
+      assert.equal((await suite.client.post("/v1/tokens", { name, abilities: ["team:view"] })).status, 201);
     }
-    ids = [creator.tokenId, ...(await client.get("/v1/tokens?per_page=100&sort_direction=asc")).body.data.slice(1).map((t: { id: string }) => t.id)];
+    ids = [
+      suite.creator.tokenId,
+      ...(await suite.client.get("/v1/tokens?per_page=100&sort_direction=asc")).body.data.slice(1).map((t: { id: string }) => t.id),
+    ];
   });
-  after(() => api.close());
 
   const names = (res: { body: { data: { name: string }[] } }) => res.body.data.map((t) => t.name);
 
   it("answers the list envelope with absolute links, default 25 per page, newest first", async () => {
-    const res = await client.get("/v1/tokens");
+    const res = await suite.client.get("/v1/tokens");
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.meta, { current_page: 1, from: 1, last_page: 1, per_page: 25, to: 8, total: 8 });
-    assert.equal(res.body.links.first, `${api.url}/v1/tokens?per_page=25&page=1`);
-    assert.equal(res.body.links.last, `${api.url}/v1/tokens?per_page=25&page=1`);
+    assert.equal(res.body.links.first, `${suite.api.url}/v1/tokens?per_page=25&page=1`);
+    assert.equal(res.body.links.last, `${suite.api.url}/v1/tokens?per_page=25&page=1`);
     assert.equal(res.body.links.prev, null);
     assert.equal(res.body.links.next, null);
     assert.deepEqual(
@@ -38,31 +34,31 @@ describe("pagination", () => {
   });
 
   it("walks pages with from/to, last_page and prev/next links", async () => {
-    const first = await client.get("/v1/tokens?per_page=3&sort_by=name&sort_direction=asc");
+    const first = await suite.client.get("/v1/tokens?per_page=3&sort_by=name&sort_direction=asc");
     assert.deepEqual(names(first), ["alpha", "bravo", "charlie"]);
     assert.deepEqual(first.body.meta, { current_page: 1, from: 1, last_page: 3, per_page: 3, to: 3, total: 8 });
-    assert.equal(first.body.links.next, `${api.url}/v1/tokens?per_page=3&sort_by=name&sort_direction=asc&page=2`);
-    const next = await client.get(new URL(first.body.links.next).pathname + new URL(first.body.links.next).search);
+    assert.equal(first.body.links.next, `${suite.api.url}/v1/tokens?per_page=3&sort_by=name&sort_direction=asc&page=2`);
+    const next = await suite.client.get(new URL(first.body.links.next).pathname + new URL(first.body.links.next).search);
     assert.deepEqual(names(next), ["delta", "echo", "foxtrot"]);
-    const last = await client.get("/v1/tokens?per_page=3&sort_by=name&sort_direction=asc&page=3");
+    const last = await suite.client.get("/v1/tokens?per_page=3&sort_by=name&sort_direction=asc&page=3");
     assert.deepEqual(names(last), ["golf", "Operator token"], "names sort case-insensitively");
     assert.deepEqual(last.body.meta, { current_page: 3, from: 7, last_page: 3, per_page: 3, to: 8, total: 8 });
     assert.equal(last.body.links.next, null);
-    assert.equal(last.body.links.prev, `${api.url}/v1/tokens?per_page=3&sort_by=name&sort_direction=asc&page=2`);
+    assert.equal(last.body.links.prev, `${suite.api.url}/v1/tokens?per_page=3&sort_by=name&sort_direction=asc&page=2`);
   });
 
   it("answers a page past the last with empty data and meta.total filled", async () => {
-    const res = await client.get("/v1/tokens?per_page=3&page=9");
+    const res = await suite.client.get("/v1/tokens?per_page=3&page=9");
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data, []);
     assert.deepEqual(res.body.meta, { current_page: 9, from: null, last_page: 3, per_page: 3, to: null, total: 8 });
-    assert.equal(res.body.links.prev, `${api.url}/v1/tokens?per_page=3&page=3`);
+    assert.equal(res.body.links.prev, `${suite.api.url}/v1/tokens?per_page=3&page=3`);
     assert.equal(res.body.links.next, null);
   });
 
   it("answers any page past the last with empty data, however far", async () => {
     for (const page of ["1000000", "100000000000000000000"]) {
-      const res = await client.get(`/v1/tokens?page=${page}`);
+      const res = await suite.client.get(`/v1/tokens?page=${page}`);
       assert.equal(res.status, 200, page);
       assert.deepEqual(res.body.data, []);
       assert.equal(res.body.meta.total, 8);
@@ -70,30 +66,30 @@ describe("pagination", () => {
   });
 
   it("clamps per_page above 100 silently", async () => {
-    const res = await client.get("/v1/tokens?per_page=500");
+    const res = await suite.client.get("/v1/tokens?per_page=500");
     assert.equal(res.status, 200);
     assert.equal(res.body.meta.per_page, 100);
-    assert.equal(res.body.links.first, `${api.url}/v1/tokens?per_page=100&page=1`);
+    assert.equal(res.body.links.first, `${suite.api.url}/v1/tokens?per_page=100&page=1`);
   });
 
   it("accepts limit as an alias of per_page (per_page wins when both are sent)", async () => {
-    const alias = await client.get("/v1/tokens?limit=2");
+    const alias = await suite.client.get("/v1/tokens?limit=2");
     assert.equal(alias.body.meta.per_page, 2);
     assert.equal(alias.body.data.length, 2);
-    assert.equal(alias.body.links.next, `${api.url}/v1/tokens?per_page=2&page=2`);
-    assert.equal((await client.get("/v1/tokens?limit=2&per_page=4")).body.meta.per_page, 4);
-    assert.equal((await client.get("/v1/tokens?limit=900")).body.meta.per_page, 100);
+    assert.equal(alias.body.links.next, `${suite.api.url}/v1/tokens?per_page=2&page=2`);
+    assert.equal((await suite.client.get("/v1/tokens?limit=2&per_page=4")).body.meta.per_page, 4);
+    assert.equal((await suite.client.get("/v1/tokens?limit=900")).body.meta.per_page, 100);
   });
 
   it("sorts by an offered column in either direction, and falls back to created_at for any other", async () => {
-    assert.deepEqual(names(await client.get("/v1/tokens?sort_by=name&sort_direction=desc&per_page=3")), ["Operator token", "golf", "foxtrot"]);
-    const fallback = await client.get("/v1/tokens?sort_by=secret_hash");
+    assert.deepEqual(names(await suite.client.get("/v1/tokens?sort_by=name&sort_direction=desc&per_page=3")), ["Operator token", "golf", "foxtrot"]);
+    const fallback = await suite.client.get("/v1/tokens?sort_by=secret_hash");
     assert.equal(fallback.status, 200);
     assert.deepEqual(
       fallback.body.data.map((t: { id: string }) => t.id),
       [...ids].reverse(),
     );
-    const oldestFirst = await client.get("/v1/tokens?sort_by=nope&sort_direction=asc");
+    const oldestFirst = await suite.client.get("/v1/tokens?sort_by=nope&sort_direction=asc");
     assert.deepEqual(
       oldestFirst.body.data.map((t: { id: string }) => t.id),
       ids,
@@ -111,7 +107,7 @@ describe("pagination", () => {
       "sort_direction=up": "sort_direction",
     };
     for (const [query, field] of Object.entries(cases)) {
-      const error = expectError(await client.get(`/v1/tokens?${query}`), 422, "VALIDATION_FAILED");
+      const error = expectError(await suite.client.get(`/v1/tokens?${query}`), 422, "VALIDATION_FAILED");
       assert.deepEqual(Object.keys(error.fields), [field], query);
     }
   });

@@ -1,13 +1,11 @@
 // Tenancy: a credential acts on exactly one team. No visible team scope -> TENANT_MISMATCH before
 // any handler; another team's ids -> 404 (never 403); the project allow-list -> 404.
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { startApi, type RunningApi } from "../helpers/server.ts";
 import { ApiClient, expectError } from "../helpers/http.ts";
-import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
+import { createTestCreator, joinTeamWithToken, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
 import { authenticatedOperations, samplePath } from "../helpers/operations.ts";
 import { testDatabase } from "../helpers/backends.ts";
-import { mintToken } from "../../src/domain/tokens.ts";
 import { authorizeOperation } from "../../src/operations/authorize.ts";
 import type { OperationSpec } from "../../generated/operations.ts";
 import type { Principal } from "../../src/operations/context.ts";
@@ -46,11 +44,7 @@ describe("tenancy", () => {
     it("covers a creator removed from the team the token was minted on", async () => {
       const { db } = await testDatabase();
       const member = await createTestCreator({ label: "member" });
-      await db("team_members").insert({ id: randomUUID(), team_id: teamA.teamId, user_id: member.userId, created_at: new Date() });
-      const actor = { userId: member.userId, teamId: teamA.teamId, projectIds: null, kind: "system" as const, credentialKind: null, requestId: null };
-      const minted = await db.transaction((trx) =>
-        mintToken({ db: trx, actor, now: new Date() }, { name: "member token", abilities: ["team:view"] }, null),
-      );
+      const minted = await joinTeamWithToken(teamA, member, ["team:view"]);
       const client = new ApiClient(api.url, minted.token);
       assert.equal((await client.get("/v1/teams/current")).body.data.id, teamA.teamId);
       await db("team_members").where({ team_id: teamA.teamId, user_id: member.userId }).delete();

@@ -2,33 +2,24 @@
 // webhook-endpoint:manage), scope entries under `scopes`, listing and deletion of one's own tokens.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { startApi, type RunningApi } from "../helpers/server.ts";
 import { ApiClient, expectError } from "../helpers/http.ts";
-import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
+import { useApiWithCreator } from "../helpers/suite.ts";
+import { createTestCreator, joinTeamWithToken, tokenFor } from "../helpers/fixtures.ts";
 import { testDatabase } from "../helpers/backends.ts";
-import { mintToken } from "../../src/domain/tokens.ts";
 
 describe("tokens API", () => {
-  let api: RunningApi;
-  let creator: TestCreator;
-  let client: ApiClient;
-  before(async () => {
-    api = await startApi();
-    creator = await createTestCreator({ projects: 2 });
-    client = new ApiClient(api.url, creator.token);
-  });
-  after(() => api.close());
+  const suite = useApiWithCreator({ creator: { projects: 2 } });
 
   it("mints a working token and shows its secret once", async () => {
-    const res = await client.post("/v1/tokens", { name: "CI reporter", abilities: ["token:view-any", "team:view"] });
+    const res = await suite.client.post("/v1/tokens", { name: "CI reporter", abilities: ["token:view-any", "team:view"] });
     assert.equal(res.status, 201);
     const { data, token } = res.body;
     assert.match(token, new RegExp(`^sbt_live_${data.id}_[A-Za-z0-9]{40}$`));
     assert.deepEqual(data.abilities, ["team:view", "token:view-any"]);
-    assert.deepEqual(data.scopes, [`scope:team:${creator.teamId}`]);
+    assert.deepEqual(data.scopes, [`scope:team:${suite.creator.teamId}`]);
     assert.equal(data.kind, "personal");
     assert.equal(data.last_used_at, null);
-    const minted = new ApiClient(api.url, token);
+    const minted = new ApiClient(suite.api.url, token);
     assert.equal((await minted.get("/v1/teams/current")).status, 200);
     const listed = (await minted.get("/v1/tokens?per_page=100")).body.data;
     assert.ok(listed.some((t: { id: string }) => t.id === data.id));
@@ -36,7 +27,7 @@ describe("tokens API", () => {
   });
 
   it("grants only abilities the calling token holds (403 naming the first missing one)", async () => {
-    const narrow = new ApiClient(api.url, (await tokenFor(creator, ["token:create", "team:view"])).token);
+    const narrow = new ApiClient(suite.api.url, (await tokenFor(suite.creator, ["token:create", "team:view"])).token);
     const res = await narrow.post("/v1/tokens", { name: "wider", abilities: ["team:view", "project:view", "activity:read"] });
     const error = expectError(res, 403, "TOKEN_MISSING_ABILITY");
     assert.deepEqual(error.context, { required_ability: "activity:read", missing_abilities: ["activity:read", "project:view"] });
@@ -44,18 +35,22 @@ describe("tokens API", () => {
   });
 
   it("counts abilities held through the catalog's satisfies relations", async () => {
-    const planViewer = new ApiClient(api.url, (await tokenFor(creator, ["token:create", "project-subscription-plan:view-any"])).token);
+    const planViewer = new ApiClient(suite.api.url, (await tokenFor(suite.creator, ["token:create", "project-subscription-plan:view-any"])).token);
     const res = await planViewer.post("/v1/tokens", { name: "passes", abilities: ["pass-window:view-any"] });
     assert.equal(res.status, 201);
   });
 
   it("never passes on token:create, even from a token that holds it", async () => {
-    const error = expectError(await client.post("/v1/tokens", { name: "minter", abilities: ["token:create"] }), 422, "VALIDATION_FAILED");
+    const error = expectError(await suite.client.post("/v1/tokens", { name: "minter", abilities: ["token:create"] }), 422, "VALIDATION_FAILED");
     assert.deepEqual(error.fields, { abilities: ["token:create can never be granted through the API"] });
   });
 
   it("refuses the retired webhook-endpoint:manage on mint", async () => {
-    const error = expectError(await client.post("/v1/tokens", { name: "legacy", abilities: ["webhook-endpoint:manage"] }), 422, "VALIDATION_FAILED");
+    const error = expectError(
+      await suite.client.post("/v1/tokens", { name: "legacy", abilities: ["webhook-endpoint:manage"] }),
+      422,
+      "VALIDATION_FAILED",
+    );
     assert.deepEqual(error.fields, { abilities: ["webhook-endpoint:manage is retired and refused on new tokens"] });
   });
 
@@ -66,56 +61,53 @@ describe("tokens API", () => {
       [{ name: "x", abilities: [] }, "abilities"],
       [{ name: "x" }, "abilities"],
       [{ name: "x", abilities: ["mcp:full"] }, "abilities.0"],
-      [{ name: "x", abilities: ["team:view"], project_ids: [creator.projectIds[0], creator.projectIds[0]] }, "project_ids"],
+      [{ name: "x", abilities: ["team:view"], project_ids: [suite.creator.projectIds[0], suite.creator.projectIds[0]] }, "project_ids"],
       [{ name: "x", abilities: ["team:view"], expires_at: "tomorrow" }, "expires_at"],
       [{ name: "x", abilities: ["team:view"], expires_at: new Date(Date.now() - 1000).toISOString() }, "expires_at"],
-      [{ name: "x", abilities: ["team:view"], team_id: creator.teamId }, "team_id"],
+      [{ name: "x", abilities: ["team:view"], team_id: suite.creator.teamId }, "team_id"],
     ];
     for (const [body, field] of cases) {
-      const error = expectError(await client.post("/v1/tokens", body), 422, "VALIDATION_FAILED");
+      const error = expectError(await suite.client.post("/v1/tokens", body), 422, "VALIDATION_FAILED");
       assert.deepEqual(Object.keys(error.fields), [field], JSON.stringify(body));
     }
   });
 
   it("restricts a token to project_ids and reports them as scope entries", async () => {
-    const res = await client.post("/v1/tokens", {
+    const res = await suite.client.post("/v1/tokens", {
       name: "one project",
       abilities: ["activity:read"],
-      project_ids: [creator.projectIds[1], creator.projectIds[0]],
+      project_ids: [suite.creator.projectIds[1], suite.creator.projectIds[0]],
     });
     assert.equal(res.status, 201);
-    const sorted = [...creator.projectIds].sort();
-    assert.deepEqual(res.body.data.scopes, [`scope:team:${creator.teamId}`, ...sorted.map((id) => `scope:project:${id}`)]);
+    const sorted = [...suite.creator.projectIds].sort();
+    assert.deepEqual(res.body.data.scopes, [`scope:team:${suite.creator.teamId}`, ...sorted.map((id) => `scope:project:${id}`)]);
     expectError(
-      await client.post("/v1/tokens", { name: "ghost", abilities: ["activity:read"], project_ids: [randomUUID()] }),
+      await suite.client.post("/v1/tokens", { name: "ghost", abilities: ["activity:read"], project_ids: [randomUUID()] }),
       404,
       "RESOURCE_NOT_FOUND",
     );
   });
 
   it("lists and deletes only the calling creator's tokens on this team", async () => {
-    const { db } = await testDatabase();
     const member = await createTestCreator({ label: "member" });
-    await db("team_members").insert({ id: randomUUID(), team_id: creator.teamId, user_id: member.userId, created_at: new Date() });
-    const actor = { userId: member.userId, teamId: creator.teamId, projectIds: null, kind: "system" as const, credentialKind: null, requestId: null };
-    const memberToken = await db.transaction((trx) =>
-      mintToken({ db: trx, actor, now: new Date() }, { name: "member's", abilities: ["team:view"] }, null),
+    const memberToken = await joinTeamWithToken(suite.creator, member, ["team:view"]);
+    const ids = (await suite.client.get("/v1/tokens?per_page=100")).body.data.map((t: { id: string }) => t.id);
+    assert.ok(!ids.includes(memberToken.id), "another member's token is not listed");
+    expectError(await suite.client.delete(`/v1/tokens/${memberToken.id}`), 404, "RESOURCE_NOT_FOUND");
+    assert.equal((await new ApiClient(suite.api.url, memberToken.token).get("/v1/teams/current")).status, 200);
+    const ownOnOtherTeam = (await new ApiClient(suite.api.url, member.token).get("/v1/tokens?per_page=100")).body.data.map(
+      (t: { id: string }) => t.id,
     );
-    const ids = (await client.get("/v1/tokens?per_page=100")).body.data.map((t: { id: string }) => t.id);
-    assert.ok(!ids.includes(memberToken.data.id), "another member's token is not listed");
-    expectError(await client.delete(`/v1/tokens/${memberToken.data.id}`), 404, "RESOURCE_NOT_FOUND");
-    assert.equal((await new ApiClient(api.url, memberToken.token).get("/v1/teams/current")).status, 200);
-    const ownOnOtherTeam = (await new ApiClient(api.url, member.token).get("/v1/tokens?per_page=100")).body.data.map((t: { id: string }) => t.id);
-    assert.ok(!ownOnOtherTeam.includes(memberToken.data.id), "a creator's tokens are listed per team");
+    assert.ok(!ownOnOtherTeam.includes(memberToken.id), "a creator's tokens are listed per team");
   });
 
   it("deletes a token (204), after which it answers 401, and 404s ids that name nothing", async () => {
-    const victim = await client.post("/v1/tokens", { name: "to delete", abilities: ["team:view"] });
-    assert.equal((await client.delete(`/v1/tokens/${victim.body.data.id}`)).status, 204);
-    expectError(await new ApiClient(api.url, victim.body.token).get("/v1/teams/current"), 401, "AUTHENTICATION_REQUIRED");
-    expectError(await client.delete(`/v1/tokens/${victim.body.data.id}`), 404, "RESOURCE_NOT_FOUND");
+    const victim = await suite.client.post("/v1/tokens", { name: "to delete", abilities: ["team:view"] });
+    assert.equal((await suite.client.delete(`/v1/tokens/${victim.body.data.id}`)).status, 204);
+    expectError(await new ApiClient(suite.api.url, victim.body.token).get("/v1/teams/current"), 401, "AUTHENTICATION_REQUIRED");
+    expectError(await suite.client.delete(`/v1/tokens/${victim.body.data.id}`), 404, "RESOURCE_NOT_FOUND");
     for (const id of ["0", "abc", "99999999999", "1e3", "-1"]) {
-      expectError(await client.delete(`/v1/tokens/${id}`), 404, "RESOURCE_NOT_FOUND");
+      expectError(await suite.client.delete(`/v1/tokens/${id}`), 404, "RESOURCE_NOT_FOUND");
     }
     const { db } = await testDatabase();
     const entry = await db("activity_log").where({ subject_type: "token", subject_id: victim.body.data.id, event: "deleted" }).first();

@@ -1,23 +1,16 @@
 // CORS on the MCP host: any origin, never credentials, preflight answered before authentication
 // (and without spending the unauthenticated budget), exposure of the headers clients need.
 import assert from "node:assert/strict";
-import { createTestCreator, type TestCreator } from "../helpers/fixtures.ts";
-import { rawRequest, rawRpc, startMcp, type RunningMcp } from "../helpers/mcp.ts";
+import { rawRequest, rawRpc, useMcpWithCreator } from "../helpers/mcp.ts";
 
 const DESCRIBED_ALLOW_HEADERS = ["Authorization", "Content-Type", "Accept", "MCP-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"];
 const EXPOSE = "MCP-Session-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, WWW-Authenticate";
 
 describe("mcp cors", () => {
-  let mcp: RunningMcp;
-  let creator: TestCreator;
-  before(async () => {
-    mcp = await startMcp();
-    creator = await createTestCreator();
-  });
-  after(() => mcp.close());
+  const suite = useMcpWithCreator();
 
   const preflight = () =>
-    rawRequest(mcp, "OPTIONS", "/", {
+    rawRequest(suite.mcp, "OPTIONS", "/", {
       headers: {
         origin: "https://agent.example",
         "access-control-request-method": "POST",
@@ -44,14 +37,14 @@ describe("mcp cors", () => {
 
   it("does not count preflights against the unauthenticated budget", async () => {
     for (let i = 0; i < 8; i++) assert.equal((await preflight()).status, 204);
-    const res = await rawRpc(mcp, "tools/list", { token: null });
+    const res = await rawRpc(suite.mcp, "tools/list", { token: null });
     assert.equal(res.status, 401);
   });
 
   it("sends allow-origin and the exposed headers on answers, never allow-credentials", async () => {
-    const unauthenticated = await rawRpc(mcp, "tools/list", { token: null, headers: { origin: `${mcp.url}` } });
-    const ok = await rawRpc(mcp, "tools/list", { token: creator.token });
-    const metadata = await rawRequest(mcp, "GET", "/.well-known/oauth-protected-resource");
+    const unauthenticated = await rawRpc(suite.mcp, "tools/list", { token: null, headers: { origin: `${suite.mcp.url}` } });
+    const ok = await rawRpc(suite.mcp, "tools/list", { token: suite.creator.token });
+    const metadata = await rawRequest(suite.mcp, "GET", "/.well-known/oauth-protected-resource");
     for (const res of [unauthenticated, ok, metadata]) {
       assert.equal(res.headers.get("access-control-allow-origin"), "*");
       assert.equal(res.headers.get("access-control-expose-headers"), EXPOSE);

@@ -2,20 +2,13 @@
 // stateless (no session, no handshake), and the routing headers checked against the body.
 import assert from "node:assert/strict";
 import { ProtocolError } from "@modelcontextprotocol/client";
-import { createTestCreator, type TestCreator } from "../helpers/fixtures.ts";
-import { connectMcp, ENVELOPE_META, MCP_PROTOCOL, rawRequest, rawRpc, startMcp, type RunningMcp } from "../helpers/mcp.ts";
+import { connectMcp, ENVELOPE_META, MCP_PROTOCOL, rawRequest, rawRpc, useMcpWithCreator } from "../helpers/mcp.ts";
 
 describe("mcp transport", () => {
-  let mcp: RunningMcp;
-  let creator: TestCreator;
-  before(async () => {
-    mcp = await startMcp();
-    creator = await createTestCreator();
-  });
-  after(() => mcp.close());
+  const suite = useMcpWithCreator();
 
   it("answers server/discover to a client pinned to 2026-07-28", async () => {
-    const client = await connectMcp(mcp, creator.token);
+    const client = await connectMcp(suite.mcp, suite.creator.token);
     try {
       assert.equal(client.getProtocolEra(), "modern");
       assert.equal(client.getNegotiatedProtocolVersion(), MCP_PROTOCOL);
@@ -36,11 +29,11 @@ describe("mcp transport", () => {
   });
 
   it("serves any request on its own, with no handshake or session", async () => {
-    const res = await rawRpc(mcp, "tools/call", { token: creator.token, params: { name: "get_current_team", arguments: {} } });
+    const res = await rawRpc(suite.mcp, "tools/call", { token: suite.creator.token, params: { name: "get_current_team", arguments: {} } });
     assert.equal(res.status, 200);
-    assert.equal(res.body.result.structuredContent.data.id, creator.teamId);
+    assert.equal(res.body.result.structuredContent.data.id, suite.creator.teamId);
     assert.equal(res.headers.get("mcp-session-id"), null);
-    const withSession = await rawRpc(mcp, "server/discover", { token: creator.token, headers: { "mcp-session-id": "abc" } });
+    const withSession = await rawRpc(suite.mcp, "server/discover", { token: suite.creator.token, headers: { "mcp-session-id": "abc" } });
     assert.equal(withSession.status, 200);
     assert.equal(withSession.headers.get("mcp-session-id"), null);
   });
@@ -51,9 +44,9 @@ describe("mcp transport", () => {
       { header: "2027-01-01", body: { ...ENVELOPE_META, "io.modelcontextprotocol/protocolVersion": "2027-01-01" } },
     ];
     for (const c of cases) {
-      const res = await rawRequest(mcp, "POST", "/", {
+      const res = await rawRequest(suite.mcp, "POST", "/", {
         headers: {
-          authorization: `Bearer ${creator.token}`,
+          authorization: `Bearer ${suite.creator.token}`,
           "content-type": "application/json",
           accept: "application/json, text/event-stream",
           "mcp-protocol-version": c.header,
@@ -69,8 +62,8 @@ describe("mcp transport", () => {
   });
 
   it("refuses the 2025 initialize handshake", async () => {
-    const res = await rawRequest(mcp, "POST", "/", {
-      headers: { authorization: `Bearer ${creator.token}`, "content-type": "application/json", "mcp-protocol-version": "2025-11-25" },
+    const res = await rawRequest(suite.mcp, "POST", "/", {
+      headers: { authorization: `Bearer ${suite.creator.token}`, "content-type": "application/json", "mcp-protocol-version": "2025-11-25" },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 1,
@@ -83,14 +76,14 @@ describe("mcp transport", () => {
   });
 
   it("checks MCP-Protocol-Version, Mcp-Method and Mcp-Name against the body", async () => {
-    const missingVersion = await rawRpc(mcp, "tools/list", { token: creator.token, headers: { "mcp-protocol-version": "" } });
+    const missingVersion = await rawRpc(suite.mcp, "tools/list", { token: suite.creator.token, headers: { "mcp-protocol-version": "" } });
     assert.equal(missingVersion.status, 400);
     assert.equal(missingVersion.body.error.code, -32020);
-    const wrongMethod = await rawRpc(mcp, "tools/list", { token: creator.token, headers: { "mcp-method": "resources/list" } });
+    const wrongMethod = await rawRpc(suite.mcp, "tools/list", { token: suite.creator.token, headers: { "mcp-method": "resources/list" } });
     assert.equal(wrongMethod.status, 400);
     assert.equal(wrongMethod.body.error.code, -32020);
-    const wrongName = await rawRpc(mcp, "tools/call", {
-      token: creator.token,
+    const wrongName = await rawRpc(suite.mcp, "tools/call", {
+      token: suite.creator.token,
       params: { name: "get_current_team", arguments: {} },
       headers: { "mcp-name": "list_tokens" },
     });
@@ -100,7 +93,9 @@ describe("mcp transport", () => {
 
   it("answers GET and DELETE with 405 and Allow: POST", async () => {
     for (const method of ["GET", "DELETE"]) {
-      const res = await rawRequest(mcp, method, "/", { headers: { authorization: `Bearer ${creator.token}`, accept: "text/event-stream" } });
+      const res = await rawRequest(suite.mcp, method, "/", {
+        headers: { authorization: `Bearer ${suite.creator.token}`, accept: "text/event-stream" },
+      });
       assert.equal(res.status, 405, method);
       assert.equal(res.headers.get("allow"), "POST");
       assert.equal(res.body.error.code, "METHOD_NOT_ALLOWED");
@@ -108,10 +103,10 @@ describe("mcp transport", () => {
   });
 
   it("answers an unknown method with 404 -32601 and an unknown tool with -32602", async () => {
-    const unknownMethod = await rawRpc(mcp, "tools/frobnicate", { token: creator.token });
+    const unknownMethod = await rawRpc(suite.mcp, "tools/frobnicate", { token: suite.creator.token });
     assert.equal(unknownMethod.status, 404);
     assert.equal(unknownMethod.body.error.code, -32601);
-    const client = await connectMcp(mcp, creator.token);
+    const client = await connectMcp(suite.mcp, suite.creator.token);
     try {
       await assert.rejects(
         client.callTool({ name: "no_such_tool", arguments: {} }),
@@ -123,7 +118,7 @@ describe("mcp transport", () => {
   });
 
   it("serves {mcp_url}/up without credentials", async () => {
-    const res = await rawRequest(mcp, "GET", "/up");
+    const res = await rawRequest(suite.mcp, "GET", "/up");
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { status: "up", release: "3.0.0" });
   });

@@ -6,6 +6,7 @@ import type { Knex } from "knex";
 import type { Logger } from "pino";
 import type { Kv } from "../kv/kv.ts";
 import { routeFallback } from "../http/route-fallback.ts";
+import { discoveryDocument } from "../http/discovery-document.ts";
 import { requestContext } from "../http/request.ts";
 import type { AppHandlers } from "../operations/execute.ts";
 import type { ConnectorRegistry } from "../connectors/registry.ts";
@@ -41,16 +42,6 @@ export interface McpAppDeps {
 }
 
 /** Discovery documents: public, cacheable for an hour, readable from any origin. */
-function discoveryDocument(body: unknown): Koa.Middleware {
-  const text = JSON.stringify(body);
-  return async (ctx) => {
-    ctx.set("Cache-Control", "public, max-age=3600");
-    ctx.set("Access-Control-Allow-Origin", "*");
-    ctx.type = "application/json";
-    ctx.body = text;
-  };
-}
-
 export function createMcpApp(deps: McpAppDeps): Koa {
   const app = new Koa();
   // Behind one reverse proxy: the unauthenticated budget is per IP, so only the address the proxy
@@ -69,8 +60,8 @@ export function createMcpApp(deps: McpAppDeps): Koa {
     ctx.set("Cache-Control", "no-store");
     ctx.body = { status: "up", release: deps.release };
   });
-  router.register(PROTECTED_RESOURCE_PATH, ["GET"], discoveryDocument(protectedResourceMetadata(deps)));
-  router.register(SERVER_CARD_PATH, ["GET"], discoveryDocument(serverCard({ ...deps, resourceCount: resources.length })));
+  router.register(PROTECTED_RESOURCE_PATH, ["GET"], discoveryDocument(deps, protectedResourceMetadata(deps)));
+  router.register(SERVER_CARD_PATH, ["GET"], discoveryDocument(deps, serverCard({ ...deps, resourceCount: resources.length })));
 
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "mcp" }));
   app.use(mcpCors());

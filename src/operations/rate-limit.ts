@@ -18,6 +18,9 @@ export const REST_BUDGET: readonly Window[] = [
 export const MCP_BUDGET: readonly Window[] = [{ name: "mcp-minute", limit: 120, windowMs: 60_000 }];
 
 /** Requests to the MCP endpoint without a valid credential: 5 per minute per IP. */
+/** Discovery documents: 60 requests per minute per IP. */
+export const DISCOVERY_BUDGET: readonly Window[] = [{ name: "discovery-minute", limit: 60, windowMs: 60_000 }];
+
 export const UNAUTHENTICATED_MCP_BUDGET: readonly Window[] = [{ name: "mcp-anonymous-minute", limit: 5, windowMs: 60_000 }];
 
 export interface RateState {

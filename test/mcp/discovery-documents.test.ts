@@ -6,6 +6,7 @@ import { createTestCreator } from "../helpers/fixtures.ts";
 import { startApi, type RunningApi } from "../helpers/server.ts";
 import { AUTH_URL, connectMcp, FRESH, rawRequest, startMcp, type RunningMcp } from "../helpers/mcp.ts";
 import { DOCS_URL } from "../helpers/server.ts";
+import { TestClock } from "../helpers/clock.ts";
 
 type Json = Record<string, any>;
 const openapi: Json = JSON.parse(readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8"));
@@ -87,5 +88,25 @@ describe("mcp discovery documents", () => {
     assert.equal(res.body.error.code, "RESOURCE_NOT_FOUND");
     const wrongMethod = await rawRequest(mcp, "POST", "/up");
     assert.equal(wrongMethod.status, 405);
+  });
+
+  it("limits discovery documents to 60 requests a minute per IP", async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 12, 0, 0));
+    const limited = await startMcp({ clock, baseUrl: api.url });
+    try {
+      for (let i = 0; i < 60; i++) {
+        const path = i % 2 ? "/.well-known/mcp/server-card.json" : "/.well-known/oauth-protected-resource";
+        assert.equal((await rawRequest(limited, "GET", path)).status, 200, `request ${i + 1}`);
+      }
+      const refused = await rawRequest(limited, "GET", "/.well-known/mcp/server-card.json");
+      assert.equal(refused.status, 429);
+      assert.equal(refused.headers.get("retry-after"), "60");
+      assert.equal(refused.headers.get("access-control-allow-origin"), "*");
+      assert.equal(JSON.parse(refused.text).error.code, "RATE_LIMITED");
+      clock.advance(60_000);
+      assert.equal((await rawRequest(limited, "GET", "/.well-known/mcp/server-card.json")).status, 200);
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -4,8 +4,9 @@
 //   same key, different body      -> 409 IDEMPOTENCY_KEY_REUSED
 //   same key, first still running -> 425 IDEMPOTENCY_REPLAY_IN_PROGRESS
 // Records live in the KV store (shared across processes through Redis), keyed on token id,
-// method, path and key; only 2xx responses with a JSON body or no body are kept, for 24 hours,
-// with the body encrypted. Errors are not kept and may be retried with the same key.
+// method, path and key; only 2xx responses with a JSON body are kept, for 24 hours, with the
+// body encrypted. Errors, and bodiless answers such as a delete's 204, are not kept: a repeat of
+// them runs again (a repeated delete then finds nothing and answers 404).
 import { randomUUID } from "node:crypto";
 import type Koa from "koa";
 import type { Kv } from "../kv/kv.ts";
@@ -27,8 +28,8 @@ interface Done {
   state: "done";
   hash: string;
   status: number;
-  /** Encrypted JSON text of the body; null for an empty body. */
-  body: string | null;
+  /** Encrypted JSON text of the body. */
+  body: string;
 }
 
 export function idempotencyKeyOf(ctx: Koa.Context): string {
@@ -54,10 +55,8 @@ export function idempotencyRecordKey(tokenId: string, method: string, path: stri
 function replay(ctx: Koa.Context, record: Done, appKey: Buffer) {
   ctx.status = record.status;
   ctx.set("Idempotent-Replay", "true");
-  if (record.body !== null) {
-    ctx.type = "application/json";
-    ctx.body = JSON.parse(decrypt(appKey, record.body));
-  }
+  ctx.type = "application/json";
+  ctx.body = JSON.parse(decrypt(appKey, record.body));
 }
 
 /** Runs `execute` at most once per key; replays or refuses repeats as the table above says. */
@@ -92,17 +91,11 @@ export async function runIdempotently(ctx: Koa.Context, scope: IdempotencyScope,
     await scope.kv.compareAndDelete(key, lock);
     throw err;
   }
-  const hasJsonBody = ctx.body !== undefined && ctx.body !== null && ctx.response.is("json") !== false;
-  const cacheable = ctx.status >= 200 && ctx.status < 300 && (ctx.body === undefined || ctx.body === null || hasJsonBody);
-  if (!cacheable) {
+  const jsonBody = ctx.body !== undefined && ctx.body !== null && ctx.response.is("json") !== false;
+  if (!(ctx.status >= 200 && ctx.status < 300 && jsonBody)) {
     await scope.kv.compareAndDelete(key, lock);
     return;
   }
-  const done: Done = {
-    state: "done",
-    hash,
-    status: ctx.status,
-    body: ctx.body === undefined || ctx.body === null ? null : encrypt(scope.appKey, JSON.stringify(ctx.body)),
-  };
+  const done: Done = { state: "done", hash, status: ctx.status, body: encrypt(scope.appKey, JSON.stringify(ctx.body)) };
   await scope.kv.compareAndSet(key, lock, JSON.stringify(done), IDEMPOTENCY_TTL_MS);
 }

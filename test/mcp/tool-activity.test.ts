@@ -9,6 +9,18 @@ import { startApi, type RunningApi } from "../helpers/server.ts";
 import { connectMcp, startMcp, type RunningMcp } from "../helpers/mcp.ts";
 import { recordToolInvocation } from "../../src/domain/tool-activity.ts";
 
+/** The actor of an MCP call by the suite's creator (full token, no allow-list). */
+function mcpActorOf(creator: { userId: string; teamId: string }, requestId: string) {
+  return {
+    userId: creator.userId,
+    teamId: creator.teamId,
+    projectIds: null,
+    kind: "mcp" as const,
+    credentialKind: "personal_access_token" as const,
+    requestId,
+  };
+}
+
 describe("mcp tool activity", () => {
   let api: RunningApi;
   let mcp: RunningMcp;
@@ -82,14 +94,7 @@ describe("mcp tool activity", () => {
   it("records against a named project of the team, and never against a foreign one", async () => {
     const { db } = await testDatabase();
     const other = await createTestCreator({ label: "foreign" });
-    const actor = {
-      userId: creator.userId,
-      teamId: creator.teamId,
-      projectIds: null,
-      kind: "mcp" as const,
-      credentialKind: "personal_access_token" as const,
-      requestId: "r-1",
-    };
+    const actor = mcpActorOf(creator, "r-1");
     const own = creator.projectIds[0]!;
     await recordToolInvocation(db, actor, new Date(), { tool: "get_project", outcome: "ok", arguments: { project: own }, projectId: own });
     const foreign = other.projectIds[0]!;
@@ -120,14 +125,7 @@ describe("mcp tool activity", () => {
 
   it("drops secret-like argument keys", async () => {
     const { db } = await testDatabase();
-    const actor = {
-      userId: creator.userId,
-      teamId: creator.teamId,
-      projectIds: null,
-      kind: "mcp" as const,
-      credentialKind: "personal_access_token" as const,
-      requestId: "r-secret",
-    };
+    const actor = mcpActorOf(creator, "r-secret");
     await recordToolInvocation(db, actor, new Date(), {
       tool: "create_webhook_endpoint",
       outcome: "ok",

@@ -6,7 +6,7 @@ import type { Server } from "node:http";
 import { ConfigError, loadConfig, type SurfaceName } from "./config.ts";
 import { openServices, type Services } from "./services.ts";
 import { countCreators } from "./domain/accounts.ts";
-import { seedDemo } from "./operator.ts";
+import { DEMO_EMAIL, seedDemo } from "./operator.ts";
 import { createApiApp } from "./http/api-app.ts";
 import { createDocsApp } from "./site/docs-app.ts";
 import { createMcpApp } from "./mcp/mcp-app.ts";
@@ -83,7 +83,8 @@ async function main() {
   process.once("SIGINT", () => void shutdown("SIGINT"));
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
 
-  const demo = !config.databaseUrl && (await countCreators(services.db)) === 0 ? await seedDemo(services.db, services.now()) : null;
+  const creators = await countCreators(services.db);
+  const demo = !config.databaseUrl && creators === 0 ? await seedDemo(services.db, services.now()) : null;
 
   for (const name of config.surfaces) servers.push(await listen(buildSurface(name, services, connectors), config[name].port, config.host));
 
@@ -112,6 +113,17 @@ async function main() {
       "Try it:",
       `  curl -H "Authorization: Bearer ${demo.token.token}" ${config.api.url}/v1/teams/current`,
     );
+  } else if (creators === 0) {
+    // PostgreSQL is never seeded: an operator's database gets no demo account it did not ask for.
+    lines.push(
+      "",
+      "No creator yet. Create one and mint a token with the operator CLI (same environment):",
+      "  npm run cli -- creator:create --email you@example.com --password '<8 characters or more>' --tier growth",
+      "  npm run cli -- token:mint --email you@example.com --abilities all",
+    );
+  } else {
+    const example = config.databaseUrl ? "<creator's email>" : DEMO_EMAIL;
+    lines.push("", `Need a token? npm run cli -- token:mint --email ${example} --abilities all`);
   }
   console.log(lines.join("\n") + "\n");
 }

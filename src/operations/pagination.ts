@@ -18,11 +18,16 @@ export function pageWindow(query: PageQuery): PageWindow {
   return { offset: (query.page - 1) * query.per_page, limit: query.per_page, sortBy: query.sort_by, sortDirection: query.sort_direction };
 }
 
-/** The same list at another page, with the effective per_page (the alias limit folded in). */
-function pageUrl(resourceUrl: URL, page: number, perPage: number): string {
+/**
+ * The same list at another page, as the server understood the request: the effective per_page
+ * (clamped, the alias limit folded in) and, when one was asked for, the effective sort_by (an
+ * unoffered column already replaced by the default).
+ */
+function pageUrl(resourceUrl: URL, page: number, query: PageQuery): string {
   const url = new URL(resourceUrl);
   url.searchParams.delete("limit");
-  url.searchParams.set("per_page", String(perPage));
+  url.searchParams.set("per_page", String(query.per_page));
+  if (url.searchParams.has("sort_by")) url.searchParams.set("sort_by", query.sort_by);
   url.searchParams.set("page", String(page));
   return url.toString();
 }
@@ -34,10 +39,10 @@ export function listEnvelope<T>(rows: T[], total: number, query: PageQuery, reso
   return {
     data: rows,
     links: {
-      first: pageUrl(resourceUrl, 1, perPage),
-      last: pageUrl(resourceUrl, lastPage, perPage),
-      prev: page > 1 ? pageUrl(resourceUrl, Math.min(page - 1, lastPage), perPage) : null,
-      next: page < lastPage ? pageUrl(resourceUrl, page + 1, perPage) : null,
+      first: pageUrl(resourceUrl, 1, query),
+      last: pageUrl(resourceUrl, lastPage, query),
+      prev: page > 1 ? pageUrl(resourceUrl, Math.min(page - 1, lastPage), query) : null,
+      next: page < lastPage ? pageUrl(resourceUrl, page + 1, query) : null,
     },
     meta: {
       current_page: page,

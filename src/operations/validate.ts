@@ -11,14 +11,32 @@ export interface RawInput {
   body: unknown;
 }
 
-const pointerToField = (pointer: string) =>
+/** The reference tokens of a JSON pointer ("/a~1b/0" → ["a/b", "0"]). */
+const pointerParts = (pointer: string) =>
   pointer
     .split("/")
     .slice(1)
-    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .join(".");
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
 
-function message(e: ValidationError): string {
+const pointerToField = (pointer: string) => pointerParts(pointer).join(".");
+
+/** The value an ajv error points at (instancePath is a JSON pointer into the validated data). */
+function valueAt(data: unknown, pointer: string): unknown {
+  let value = data;
+  for (const part of pointerParts(pointer)) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/** A short quotation of a refused value, so a long list's message names which entry is wrong. */
+function quoted(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 66 ? `${text.slice(0, 63)}...` : text;
+}
+
+function message(e: ValidationError, data?: unknown): string {
   switch (e.keyword) {
     case "required":
       return "is required";
@@ -26,7 +44,8 @@ function message(e: ValidationError): string {
       return "is not a known field";
     case "enum": {
       const allowed = e.params.allowedValues as unknown[];
-      return allowed.length <= 12 ? `must be one of: ${allowed.map(String).join(", ")}` : `is not one of the ${allowed.length} allowed values`;
+      if (allowed.length <= 12) return `must be one of: ${allowed.map(String).join(", ")}`;
+      return `${quoted(valueAt(data, e.instancePath))} is not one of the ${allowed.length} allowed values`;
     }
     case "type":
       return `must be ${e.params.type === "integer" ? "an integer" : `of type ${e.params.type}`}`;
@@ -54,7 +73,7 @@ function message(e: ValidationError): string {
 }
 
 /** ajv errors keyed by field (query parameter name, or dotted body path; "body" for the root). */
-export function fieldErrors(errors: readonly ValidationError[], root: string | null): FieldErrors {
+export function fieldErrors(errors: readonly ValidationError[], root: string | null, data?: unknown): FieldErrors {
   const fields: FieldErrors = {};
   const formatted = new Set<string>();
   for (const e of errors) {
@@ -64,7 +83,7 @@ export function fieldErrors(errors: readonly ValidationError[], root: string | n
     if (e.keyword === "required") path = path ? `${path}.${e.params.missingProperty}` : String(e.params.missingProperty);
     if (e.keyword === "additionalProperties") path = path ? `${path}.${e.params.additionalProperty}` : String(e.params.additionalProperty);
     const key = path || root || "body";
-    const text = message(e);
+    const text = message(e, data);
     (fields[key] ??= []).includes(text) || fields[key]!.push(text);
     if (e.keyword === "format") formatted.add(key);
   }
@@ -111,7 +130,7 @@ export function validateInput<Id extends OperationId>(op: OperationSpec & { id: 
 
   const query = { ...raw.query };
   normalizePagination(op, query);
-  const fields: FieldErrors = { ...fieldErrors(run(v.query, query), null) };
+  const fields: FieldErrors = { ...fieldErrors(run(v.query, query), null, query) };
 
   let body = raw.body;
   if (op.body === null) {
@@ -120,7 +139,7 @@ export function validateInput<Id extends OperationId>(op: OperationSpec & { id: 
     if (op.body === "required") fields.body = ["a JSON request body is required"];
   } else {
     const bodyErrors = run(v.body, body);
-    for (const [key, messages] of Object.entries(fieldErrors(bodyErrors, "body"))) (fields[key] ??= []).push(...messages);
+    for (const [key, messages] of Object.entries(fieldErrors(bodyErrors, "body", body))) (fields[key] ??= []).push(...messages);
   }
   if (Object.keys(fields).length) throw validationFailed(fields);
   // Only once the input matches its schema, which bounds its depth.

@@ -83,8 +83,13 @@ describe("pagination", () => {
 
   it("sorts by an offered column in either direction, and falls back to created_at for any other", async () => {
     assert.deepEqual(names(await suite.client.get("/v1/tokens?sort_by=name&sort_direction=desc&per_page=3")), ["Operator token", "golf", "foxtrot"]);
-    const fallback = await suite.client.get("/v1/tokens?sort_by=secret_hash");
+    const fallback = await suite.client.get("/v1/tokens?sort_by=secret_hash&per_page=200");
     assert.equal(fallback.status, 200);
+    assert.equal(
+      fallback.body.links.first,
+      `${suite.api.url}/v1/tokens?sort_by=created_at&per_page=100&page=1`,
+      "links name the effective sort and page size",
+    );
     assert.deepEqual(
       fallback.body.data.map((t: { id: string }) => t.id),
       [...ids].reverse(),

@@ -72,6 +72,11 @@ describe("tokens API", () => {
     }
   });
 
+  it("names the refused entry of a long list of allowed values", async () => {
+    const error = expectError(await suite.client.post("/v1/tokens", { name: "x", abilities: ["team:view", "mcp:full"] }), 422, "VALIDATION_FAILED");
+    assert.deepEqual(error.fields, { "abilities.1": ['"mcp:full" is not one of the 107 allowed values'] });
+  });
+
   it("restricts a token to project_ids and reports them as scope entries", async () => {
     const res = await suite.client.post("/v1/tokens", {
       name: "one project",

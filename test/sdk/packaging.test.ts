@@ -146,12 +146,14 @@ describe("sdk package (npm pack, install, consume)", function () {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it("ships dist and the README only, with openapi-fetch as its one dependency", () => {
+  it("ships dist, the README and the MIT license only, with openapi-fetch as its one dependency", () => {
     const installed = JSON.parse(readFileSync(join(consumer, "node_modules/@subbridge/sdk/package.json"), "utf8"));
     const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     assert.equal(installed.version, root.version);
     assert.deepEqual(Object.keys(installed.dependencies), ["openapi-fetch"]);
-    assert.deepEqual(readdirSync(join(consumer, "node_modules/@subbridge/sdk")).sort(), ["README.md", "dist", "package.json"]);
+    assert.deepEqual(readdirSync(join(consumer, "node_modules/@subbridge/sdk")).sort(), ["LICENSE", "README.md", "dist", "package.json"]);
+    assert.equal(installed.license, "MIT", "a third party may use the package");
+    assert.match(readFileSync(join(consumer, "node_modules/@subbridge/sdk/LICENSE"), "utf8"), /^MIT License/);
     const packages = readdirSync(join(consumer, "node_modules")).filter((name) => !name.startsWith("."));
     assert.ok(!packages.includes("ajv") && !packages.includes("ajv-formats"), `installed: ${packages.join(", ")}`);
   });

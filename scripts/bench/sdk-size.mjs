@@ -9,6 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
+import { NEUTRAL_ESM_BUNDLE } from "../../sdk/scripts/esbuild-options.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const DIST = join(ROOT, "sdk/dist");
@@ -25,15 +26,9 @@ const entries = {
 
 async function bundle(contents, minify) {
   const result = await build({
+    ...NEUTRAL_ESM_BUNDLE,
     stdin: { contents, resolveDir: ROOT, loader: "js" },
-    bundle: true,
     minify,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    write: false,
-    legalComments: "none",
-    logLevel: "silent",
   });
   return result.outputFiles[0].contents;
 }

@@ -18,6 +18,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { NEUTRAL_ESM_BUNDLE } from "./esbuild-options.mjs";
 
 const SDK = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const ROOT = resolve(SDK, "..");
@@ -65,14 +66,8 @@ function structuralSchema(node) {
 
 async function bundledValidator() {
   const result = await build({
+    ...NEUTRAL_ESM_BUNDLE,
     entryPoints: [join(ROOT, "generated/connector-validator.js")],
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    write: false,
-    legalComments: "none",
-    logLevel: "silent",
   });
   const notice = "// Includes runtime helpers of ajv, ajv-formats and fast-deep-equal (MIT); see THIRD-PARTY-NOTICES.md.\n";
   return banner("generated/connector-validator.js (ajv standalone)", "bundled") + notice + result.outputFiles[0].text;

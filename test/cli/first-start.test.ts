@@ -1,6 +1,7 @@
 // A newcomer's first `npm start` on an empty embedded database: surfaces, a demo creator and a
 // token printed once, which works at once; the second start prints no token and keeps the data.
 import assert from "node:assert/strict";
+import { emptyPostgresDatabase, usingPostgres } from "../helpers/backends.ts";
 import { freePort, startNpm, tempDir } from "../helpers/processes.ts";
 
 describe("npm start on an empty embedded database", function () {
@@ -39,6 +40,33 @@ describe("npm start on an empty embedded database", function () {
       await second.stop();
     }
   });
+
+  if (usingPostgres) {
+    it("on an empty PostgreSQL database seeds nothing and prints the CLI commands that make a creator and a token", async () => {
+      const database = await emptyPostgresDatabase("banner");
+      try {
+        const env = {
+          DATABASE_URL: database.url,
+          DATA_DIR: tempDir("pg-start"),
+          API_PORT: String(await freePort()),
+          DOCS_PORT: String(await freePort()),
+          MCP_PORT: String(await freePort()),
+          LOG_LEVEL: "warn",
+        };
+        const started = await startNpm(env, /token:mint --email you@example\.com --abilities all\n/);
+        try {
+          const out = started.output();
+          assert.match(out, /Database\s+PostgreSQL/);
+          assert.match(out, /No creator yet[\s\S]*npm run cli -- creator:create --email you@example\.com/);
+          assert.ok(!out.includes("sbt_live_"), "no demo token on PostgreSQL");
+        } finally {
+          await started.stop();
+        }
+      } finally {
+        await database.drop();
+      }
+    });
+  }
 
   it("explains a port that is already taken instead of printing a stack trace", async () => {
     const busy = await freePort();

@@ -21,22 +21,34 @@ interface Backends {
 let backends: Promise<Backends> | null = null;
 const kvs: Kv[] = [];
 
-async function createPostgresDatabase(adminUrl: string): Promise<string> {
-  const name = `subbridge_test_${runId}`;
-  const admin = knex({ client: "pg", connection: adminUrl, pool: { min: 0, max: 1 } });
+/** Runs one statement on the TEST_DATABASE_URL server's maintenance connection. */
+async function onServer(sql: string): Promise<void> {
+  const admin = knex({ client: "pg", connection: process.env.TEST_DATABASE_URL!, pool: { min: 0, max: 1 } });
   try {
-    await admin.raw(`CREATE DATABASE ${name}`);
+    await admin.raw(sql);
   } finally {
     await admin.destroy();
   }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
 }
+
+/**
+ * A new, empty PostgreSQL database on the TEST_DATABASE_URL server (named after this run and
+ * `label`), for a test that needs one to itself; `drop` removes it.
+ */
+export async function emptyPostgresDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `subbridge_test_${runId}${label ? `_${label}` : ""}`;
+  await onServer(`CREATE DATABASE ${name}`);
+  const url = new URL(process.env.TEST_DATABASE_URL!);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+let runDatabase: { url: string; drop(): Promise<void> } | null = null;
 
 export function testDatabase(): Promise<Backends> {
   backends ??= (async () => {
-    const databaseUrl = usingPostgres ? await createPostgresDatabase(process.env.TEST_DATABASE_URL!) : null;
+    runDatabase = usingPostgres ? await emptyPostgresDatabase("") : null;
+    const databaseUrl = runDatabase?.url ?? null;
     const db = openDatabase({ url: databaseUrl, dataDir: null });
     await migrate(db);
     return { db, databaseUrl };
@@ -70,15 +82,9 @@ export async function closeBackends(): Promise<void> {
   await Promise.all(kvs.splice(0).map((kv) => kv.close()));
   sharedMemory.clear();
   if (!backends) return;
-  const { db, databaseUrl } = await backends;
+  const { db } = await backends;
   backends = null;
   await db.destroy();
-  if (databaseUrl) {
-    const admin = knex({ client: "pg", connection: process.env.TEST_DATABASE_URL!, pool: { min: 0, max: 1 } });
-    try {
-      await admin.raw(`DROP DATABASE IF EXISTS ${new URL(databaseUrl).pathname.slice(1)} WITH (FORCE)`);
-    } finally {
-      await admin.destroy();
-    }
-  }
+  await runDatabase?.drop();
+  runDatabase = null;
 }

@@ -21,7 +21,8 @@ const SECTIONS: { title: string; pick: (g: ChangeGroup) => boolean }[] = [
   { title: "Breaking", pick: (g: ChangeGroup) => g.severity === "breaking" },
 ];
 
-const markdownOperation = (op: OperationRef) => (op.webhook ? `webhook \`${op.webhook}\`` : `\`${op.method} ${op.path}\`${op.operationId ? ` (\`${op.operationId}\`)` : ""}`);
+const markdownOperation = (op: OperationRef) =>
+  op.webhook ? `webhook \`${op.webhook}\`` : `\`${op.method} ${op.path}\`${op.operationId ? ` (\`${op.operationId}\`)` : ""}`;
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);

@@ -26,7 +26,8 @@ function typeSet(schema: unknown): Set<string> {
 }
 
 const isSubset = (a: Set<string>, b: Set<string>) => [...a].every((t) => b.has(t));
-const typeText = (types: Set<string>) => (types.size === ALL_TYPES.length ? "any" : [...types].filter((t) => !(t === "integer" && types.has("number"))).join(" | "));
+const typeText = (types: Set<string>) =>
+  types.size === ALL_TYPES.length ? "any" : [...types].filter((t) => !(t === "integer" && types.has("number"))).join(" | ");
 
 /** The path of the schema whose `type` changed (the diff may point at one entry of a type array). */
 function schemaPathOfType(path: JsonPath): JsonPath {
@@ -46,12 +47,15 @@ function classifyTypeChange(diff: Diff, description: DiffDescription, docs: Diff
       : { severity: "breaking", what, rule: "a request value refusing a type it accepted breaks callers that send it" };
   }
   if (description.direction === "response") {
-    if (isSubset(after, before)) return { severity: "non-breaking", what, rule: "a response value taking fewer types is still understood by every client" };
+    if (isSubset(after, before))
+      return { severity: "non-breaking", what, rule: "a response value taking fewer types is still understood by every client" };
     const nullable = after.has("null") && !before.has("null");
     return {
       severity: "breaking",
       what,
-      rule: nullable ? "a response field becoming nullable breaks clients that read it as always present" : "a response value of a new type breaks clients that parse it",
+      rule: nullable
+        ? "a response field becoming nullable breaks clients that read it as always present"
+        : "a response value of a new type breaks clients that parse it",
     };
   }
   return { severity: "breaking", what, rule: "type change" };
@@ -89,13 +93,19 @@ export function classifyChange(diff: Diff, description: DiffDescription, docs: D
     return overrule("breaking", "removing a value is not additive (Versioning rule 2); clients may act on it");
   }
   if (description.direction === "response" && description.keyword === "enum" && diff.action === "add") {
-    return overrule("non-breaking", "Versioning rule 2: new values (error codes among them) are additive; clients treat unknown values like unknown fields");
+    return overrule(
+      "non-breaking",
+      "Versioning rule 2: new values (error codes among them) are additive; clients treat unknown values like unknown fields",
+    );
   }
   if (description.direction === "response" && description.keyword === "additionalProperties") {
     return overrule("non-breaking", "Versioning rule 2: clients ignore unknown fields");
   }
   if (diff.type === "unclassified" || library === undefined) {
-    return { severity: "breaking", rule: "api-smart-diff left this unclassified; treated as breaking until a rule in scripts/spec/classify-change.ts covers it" };
+    return {
+      severity: "breaking",
+      rule: "api-smart-diff left this unclassified; treated as breaking until a rule in scripts/spec/classify-change.ts covers it",
+    };
   }
   return { severity: library };
 }

@@ -209,11 +209,16 @@ type DescriptionParts = Omit<DiffDescription, "operation" | "documentation" | "d
 function describeParameter(diff: Diff, docs: DiffDocuments, opPath: JsonPath, rel: JsonPath): DescriptionParts {
   const index = rel[1];
   const param =
-    rel.length === 2 && diff.action === "add" ? diff.after : rel.length === 2 && diff.action === "remove" ? diff.before : nodeAt(docs.before, [...opPath, "parameters", index]);
+    rel.length === 2 && diff.action === "add"
+      ? diff.after
+      : rel.length === 2 && diff.action === "remove"
+        ? diff.before
+        : nodeAt(docs.before, [...opPath, "parameters", index]);
   const where = `${param?.in ?? "?"} parameter \`${param?.name ?? index}\``;
   const rest = rel.slice(2);
   if (rest.length === 0) {
-    const what = diff.action === "add" ? (param?.required ? "added (required)" : "added (optional)") : diff.action === "remove" ? "removed" : "replaced";
+    const what =
+      diff.action === "add" ? (param?.required ? "added (required)" : "added (optional)") : diff.action === "remove" ? "removed" : "replaced";
     return { where, what, direction: "request" };
   }
   const key = String(rest[0]);
@@ -253,7 +258,11 @@ function describeBody(diff: Diff, rel: JsonPath, where: string, direction: Direc
     const name = rel[1];
     if (name === undefined) {
       const names = Object.keys(((diff.action === "remove" ? diff.before : diff.after) as Json | undefined) ?? {});
-      return { ...base, what: `header${names.length === 1 ? "" : "s"} ${names.map((n) => `\`${n}\``).join(", ")} ${verbOf(diff)}`, keyword: "headers" };
+      return {
+        ...base,
+        what: `header${names.length === 1 ? "" : "s"} ${names.map((n) => `\`${n}\``).join(", ")} ${verbOf(diff)}`,
+        keyword: "headers",
+      };
     }
     if (rel.length === 2) return { ...base, what: `header \`${name}\` ${verbOf(diff)}`, keyword: "headers" };
     const inner = String(rel[2]);
@@ -269,7 +278,8 @@ function describeBody(diff: Diff, rel: JsonPath, where: string, direction: Direc
     if (rel.length === 2) return { ...base, what: `media type ${mediaType} ${verbOf(diff)}`, keyword: "content" };
     const inner = String(rel[2]);
     if (inner === "schema") return { ...base, ...describeSchemaChange(diff, rel.slice(3), "the body") };
-    if (DOC_KEYWORDS.has(inner)) return { ...base, what: `${inner} ${rel.length === 3 ? verbOf(diff) : "changed"}`, keyword: inner, documentation: true };
+    if (DOC_KEYWORDS.has(inner))
+      return { ...base, what: `${inner} ${rel.length === 3 ? verbOf(diff) : "changed"}`, keyword: inner, documentation: true };
     return { ...base, what: `\`${rel.slice(2).join(".")}\` of ${mediaType} ${verbOf(diff)}`, keyword: inner };
   }
   if (DOC_KEYWORDS.has(key)) return { ...base, what: `${key} changed`, keyword: key, documentation: true };
@@ -317,13 +327,28 @@ export function describeDiff(diff: Diff, docs: DiffDocuments): DiffDescription |
       deprecation: false,
     };
   }
-  if (top === "security") return { where: "document", what: "default security requirements changed", direction: "none", operationKey: "security", documentation: false, deprecation: false };
+  if (top === "security")
+    return {
+      where: "document",
+      what: "default security requirements changed",
+      direction: "none",
+      operationKey: "security",
+      documentation: false,
+      deprecation: false,
+    };
   if (top === "x-generated") return null;
   if (DOCUMENT_METADATA.has(top)) {
     return { where: "document", what: `${path.join(".")} ${verbOf(diff)}`, direction: "none", keyword: top, documentation: true, deprecation: false };
   }
   if (top !== "paths") {
-    return { where: "document", what: `${path.join(".")} ${verbOf(diff)}`, direction: "none", keyword: top, documentation: false, deprecation: false };
+    return {
+      where: "document",
+      what: `${path.join(".")} ${verbOf(diff)}`,
+      direction: "none",
+      keyword: top,
+      documentation: false,
+      deprecation: false,
+    };
   }
   if (path.length === 1 && diff.action === "rename") {
     return {
@@ -337,7 +362,13 @@ export function describeDiff(diff: Diff, docs: DiffDocuments): DiffDescription |
   const pathKey = String(path[1]);
   const method = path[2] === undefined ? undefined : String(path[2]);
   if (!method || !HTTP_METHODS.includes(method)) {
-    return { where: `path \`${pathKey}\``, what: `${path.slice(2).join(".") || "path"} ${verbOf(diff)}`, direction: "none", documentation: false, deprecation: false };
+    return {
+      where: `path \`${pathKey}\``,
+      what: `${path.slice(2).join(".") || "path"} ${verbOf(diff)}`,
+      direction: "none",
+      documentation: false,
+      deprecation: false,
+    };
   }
   const operation = operationRef(docs, pathKey, method, diff);
   const opPath = ["paths", pathKey, method];
@@ -346,7 +377,11 @@ export function describeDiff(diff: Diff, docs: DiffDocuments): DiffDescription |
   let partial: DescriptionParts;
   if (rel.length === 0) {
     const noun = operation.webhook ? "event" : "operation";
-    partial = { where: "operation", what: `${noun} ${diff.action === "add" ? "added" : diff.action === "remove" ? "removed" : "replaced"}`, direction: "none" };
+    partial = {
+      where: "operation",
+      what: `${noun} ${diff.action === "add" ? "added" : diff.action === "remove" ? "removed" : "replaced"}`,
+      direction: "none",
+    };
   } else if (rel[0] === "parameters" && rel.length >= 2) {
     partial = describeParameter(diff, docs, opPath, rel);
   } else if (rel[0] === "requestBody") {

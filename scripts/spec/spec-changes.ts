@@ -31,7 +31,8 @@ const SEVERITY_RANK: Record<Severity, number> = { documentation: 0, "non-breakin
 
 function kindOf(diff: Diff, description: DiffDescription): ChangeKind {
   if (description.deprecation) return "deprecated";
-  const structural = description.keyword === undefined || description.keyword === "enum" || description.keyword === "headers" || description.keyword === "content";
+  const structural =
+    description.keyword === undefined || description.keyword === "enum" || description.keyword === "headers" || description.keyword === "content";
   if (structural && description.operationKey === undefined && diff.action === "add") return "added";
   if (structural && description.operationKey === undefined && diff.action === "remove") return "removed";
   return "changed";

@@ -94,7 +94,12 @@ function checkUpcoming(file: string, entries: unknown, packageKeys: ReadonlySet<
     }
     const before = problems.length;
     for (const property of Object.keys(entry)) {
-      if (!ENTRY_PROPERTIES.includes(property)) problems.push({ file, pointer: `${at}/${pointerToken(property)}`, message: `is not a property of an upcoming connector (allowed: ${ENTRY_PROPERTIES.join(", ")})` });
+      if (!ENTRY_PROPERTIES.includes(property))
+        problems.push({
+          file,
+          pointer: `${at}/${pointerToken(property)}`,
+          message: `is not a property of an upcoming connector (allowed: ${ENTRY_PROPERTIES.join(", ")})`,
+        });
     }
     for (const property of ENTRY_PROPERTIES) {
       // An empty overview line in YAML reads as null: the same as leaving it out.
@@ -113,7 +118,8 @@ function checkUpcoming(file: string, entries: unknown, packageKeys: ReadonlySet<
       }
       seen.set(entry.key, seen.get(entry.key) ?? i);
     }
-    if (problems.length === before) upcoming.push({ ...(entry as Omit<UpcomingConnector, "overview">), overview: (entry.overview as string | undefined) ?? null });
+    if (problems.length === before)
+      upcoming.push({ ...(entry as Omit<UpcomingConnector, "overview">), overview: (entry.overview as string | undefined) ?? null });
   });
   return upcoming;
 }
@@ -144,7 +150,8 @@ export function checkCatalog(file: string, data: unknown, packageKeys: ReadonlyS
   if (data === null || data === undefined) return { catalog, problems };
   if (!isObject(data)) return { catalog, problems: [{ file, pointer: "", message: "must be an object with the lists paused and upcoming" }] };
   for (const property of Object.keys(data)) {
-    if (property !== "paused" && property !== "upcoming") problems.push({ file, pointer: `/${pointerToken(property)}`, message: "is not a catalog property (allowed: paused, upcoming)" });
+    if (property !== "paused" && property !== "upcoming")
+      problems.push({ file, pointer: `/${pointerToken(property)}`, message: "is not a catalog property (allowed: paused, upcoming)" });
   }
   if (data.paused !== undefined && data.paused !== null) catalog.paused = checkPaused(file, data.paused, packageKeys, problems);
   if (data.upcoming !== undefined && data.upcoming !== null) catalog.upcoming = checkUpcoming(file, data.upcoming, packageKeys, problems);
@@ -163,7 +170,11 @@ export function readCatalogFile(dir: string, packageKeys: ReadonlySet<string>): 
   const document = parseDocument(readFileSync(file, "utf8"));
   if (document.errors.length) {
     // The parser's first line says what and where ("... at line 3, column 1:"); the code frame after it does not fit a list.
-    const problems = document.errors.map((e) => ({ file, pointer: "", message: `the file cannot be parsed: ${e.message.split("\n")[0]!.replace(/:$/, "")}` }));
+    const problems = document.errors.map((e) => ({
+      file,
+      pointer: "",
+      message: `the file cannot be parsed: ${e.message.split("\n")[0]!.replace(/:$/, "")}`,
+    }));
     return { catalog: { file, paused: [], upcoming: [] }, problems };
   }
   return checkCatalog(file, document.toJS(), packageKeys);

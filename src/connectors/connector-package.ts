@@ -23,7 +23,6 @@ export interface ConnectorPackage {
 
 export type PackageLoad = { ok: true; package: ConnectorPackage } | { ok: false; problems: PackageProblem[]; key: string | null };
 
-
 /** lang/en.json as a map of English keys to non-empty strings, or the problems that prevent it. */
 function readEnglish(file: string): { strings: Record<string, string> | null; problems: PackageProblem[] } {
   if (!existsSync(file)) {
@@ -40,19 +39,26 @@ function readEnglish(file: string): { strings: Record<string, string> | null; pr
   }
   const problems: PackageProblem[] = [];
   for (const [key, text] of Object.entries(parsed)) {
-    if (typeof text !== "string" || text === "") problems.push({ file, pointer: `/${pointerToken(key)}`, message: "must be a non-empty string (the English text)" });
+    if (typeof text !== "string" || text === "")
+      problems.push({ file, pointer: `/${pointerToken(key)}`, message: "must be a non-empty string (the English text)" });
   }
   return { strings: problems.length ? null : (parsed as Record<string, string>), problems };
 }
 
 /** A translation must keep the rule its key follows, since the card shows the translation. */
 function translationProblem(string: CreatorString, text: string): string | null {
-  if (string.rule === "tagline" && [...text].length > 80) return `the tagline's translation must be at most 80 characters (it has ${[...text].length})`;
+  if (string.rule === "tagline" && [...text].length > 80)
+    return `the tagline's translation must be at most 80 characters (it has ${[...text].length})`;
   if (string.rule === "lower_case" && /[A-Z]/.test(text)) return `the translation of ${quoted(string.text)} must be written in lower case`;
   return null;
 }
 
-function translationProblems(manifestFile: string, englishFile: string, manifest: ConnectorManifest, english: Record<string, string>): PackageProblem[] {
+function translationProblems(
+  manifestFile: string,
+  englishFile: string,
+  manifest: ConnectorManifest,
+  english: Record<string, string>,
+): PackageProblem[] {
   const problems: PackageProblem[] = [];
   const reported = new Set<string>();
   for (const string of creatorStrings(manifest)) {
@@ -83,7 +89,11 @@ export function loadConnectorPackage(dir: string): PackageLoad {
 
   const folder = basename(dir);
   if (key !== null && key !== folder) {
-    problems.push({ file: manifestFile, pointer: "/key", message: `the key ${quoted(key)} differs from the package's folder name ${quoted(folder)}; rename one so they match` });
+    problems.push({
+      file: manifestFile,
+      pointer: "/key",
+      message: `the key ${quoted(key)} differs from the package's folder name ${quoted(folder)}; rename one so they match`,
+    });
   }
   const english = readEnglish(englishFile);
   problems.push(...english.problems);

@@ -14,7 +14,6 @@ export interface CreatorString {
   rule?: "tagline" | "lower_case";
 }
 
-
 function fieldStrings(field: Field, at: string): CreatorString[] {
   const strings: CreatorString[] = [{ pointer: `${at}/label`, text: field.label }];
   if (field.help !== undefined) strings.push({ pointer: `${at}/help`, text: field.help });
@@ -33,7 +32,10 @@ export function creatorStrings(manifest: ConnectorManifest): CreatorString[] {
   (manifest.install.fields ?? []).forEach((field, i) => strings.push(...fieldStrings(field, `/install/fields/${i}`)));
   (manifest.install.settings_fields ?? []).forEach((field, i) => strings.push(...fieldStrings(field, `/install/settings_fields/${i}`)));
   (manifest.resource_kinds ?? []).forEach((kind, i) => {
-    strings.push({ pointer: `/resource_kinds/${i}/label`, text: kind.label }, { pointer: `/resource_kinds/${i}/portal_label`, text: kind.portal_label });
+    strings.push(
+      { pointer: `/resource_kinds/${i}/label`, text: kind.label },
+      { pointer: `/resource_kinds/${i}/portal_label`, text: kind.portal_label },
+    );
   });
   const { listing } = manifest;
   strings.push({ pointer: "/listing/tagline", text: listing.tagline, rule: "tagline" }, { pointer: "/listing/overview", text: listing.overview });

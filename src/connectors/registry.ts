@@ -30,7 +30,9 @@ function packageFolders(dir: string): string[] {
 export function loadConnectorRegistry(connectorsDir: string): ConnectorRegistry {
   const dir = resolve(connectorsDir);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new ConnectorLoadError([{ file: dir, pointer: "", message: "the connectors folder does not exist; set CONNECTORS_DIR to the folder holding the connector packages" }]);
+    throw new ConnectorLoadError([
+      { file: dir, pointer: "", message: "the connectors folder does not exist; set CONNECTORS_DIR to the folder holding the connector packages" },
+    ]);
   }
   const problems: PackageProblem[] = [];
   const loads = packageFolders(dir).map((folder) => ({ folder, load: loadConnectorPackage(join(dir, folder)) }));

@@ -149,10 +149,22 @@ describe("connector catalog file", () => {
 `,
     );
     expectProblems(dir, [
-      { file: "catalog.yaml", pointer: "/upcoming/0/key", message: 'must start with a lowercase letter and contain only a-z, 0-9, _ and - (it is "Signal")' },
+      {
+        file: "catalog.yaml",
+        pointer: "/upcoming/0/key",
+        message: 'must start with a lowercase letter and contain only a-z, 0-9, _ and - (it is "Signal")',
+      },
       { file: "catalog.yaml", pointer: "/upcoming/0/name", message: "must not be empty" },
-      { file: "catalog.yaml", pointer: "/upcoming/0/status", message: /^must be roadmap or in_development \(it is "paused"\); a connector with a package is available unless listed under paused$/ },
-      { file: "catalog.yaml", pointer: "/upcoming/0/category", message: 'must be one of messaging, community, payments, productivity (it is "chat")' },
+      {
+        file: "catalog.yaml",
+        pointer: "/upcoming/0/status",
+        message: /^must be roadmap or in_development \(it is "paused"\); a connector with a package is available unless listed under paused$/,
+      },
+      {
+        file: "catalog.yaml",
+        pointer: "/upcoming/0/category",
+        message: 'must be one of messaging, community, payments, productivity (it is "chat")',
+      },
       { file: "catalog.yaml", pointer: "/upcoming/0/tagline", message: "must be 1 to 80 characters (it has 81)" },
       { file: "catalog.yaml", pointer: "/upcoming/0/added_at", message: 'must be a date written YYYY-MM-DD, like 2026-10-01 (it is "2026-02-30")' },
       { file: "catalog.yaml", pointer: "/upcoming/0/icon", message: /^is not a property of an upcoming connector/ },

@@ -51,11 +51,17 @@ export function expectProblems(dir: string, expected: ExpectedProblem[]): Connec
   assert.equal(actual.length, expected.length, `problems:\n${JSON.stringify(actual, null, 2)}`);
   for (const want of expected) {
     const found = actual.find(
-      (p) => p.file === want.file && p.pointer === want.pointer && (typeof want.message === "string" ? p.message === want.message : want.message.test(p.message)),
+      (p) =>
+        p.file === want.file &&
+        p.pointer === want.pointer &&
+        (typeof want.message === "string" ? p.message === want.message : want.message.test(p.message)),
     );
     assert.ok(found, `missing problem ${JSON.stringify({ ...want, message: String(want.message) })}\nin:\n${JSON.stringify(actual, null, 2)}`);
     assert.ok(error.message.includes(`${join(dir, want.file)} is invalid:\n`), `the message names ${want.file}:\n${error.message}`);
-    assert.ok(error.message.includes(`  ${want.pointer ? `${want.pointer}: ` : ""}${found.message}`), `the message lists ${want.pointer}:\n${error.message}`);
+    assert.ok(
+      error.message.includes(`  ${want.pointer ? `${want.pointer}: ` : ""}${found.message}`),
+      `the message lists ${want.pointer}:\n${error.message}`,
+    );
   }
   return error;
 }

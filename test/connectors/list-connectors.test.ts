@@ -50,7 +50,13 @@ describe("GET /v1/connectors (list_connectors)", () => {
     assert.equal(telegram.name, "Telegram");
     assert.equal(telegram.tagline, "Sell paid access to your Telegram channels and groups");
     assert.deepEqual(telegram.install, { mode: "paste_credential", scopes: ["project"] });
-    assert.deepEqual(telegram.resource_kinds[0], { kind: "channel", label: "Telegram channel", portal_label: "Channel", icon: "megaphone", grant_mode: "bearer_link" });
+    assert.deepEqual(telegram.resource_kinds[0], {
+      kind: "channel",
+      label: "Telegram channel",
+      portal_label: "Channel",
+      icon: "megaphone",
+      grant_mode: "bearer_link",
+    });
     assert.equal(telegram.links.support, "mailto:support@subbridge.dev?subject=Telegram%20connector");
     assert.equal(telegram.screenshots.length, 3);
   });

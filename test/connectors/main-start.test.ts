@@ -14,7 +14,8 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** The environment of a fresh embedded start: no outside backends, data under a temp folder. */
 function startEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "silent", HOST: "127.0.0.1", ...extra };
-  for (const name of ["DATABASE_URL", "REDIS_URL", "APP_KEY", "CONNECTORS_DIR", "SURFACES", "API_PORT", "BASE_URL"]) if (!(name in extra)) delete env[name];
+  for (const name of ["DATABASE_URL", "REDIS_URL", "APP_KEY", "CONNECTORS_DIR", "SURFACES", "API_PORT", "BASE_URL"])
+    if (!(name in extra)) delete env[name];
   return env;
 }
 
@@ -103,7 +104,10 @@ describe("npm start with connector packages", () => {
     const port = await freePort();
     const tsx = join(ROOT, "node_modules/.bin/tsx");
     const cwd = dataDir();
-    const started = run(tsx, [join(ROOT, "src/main.ts")], { cwd, env: startEnv({ DATA_DIR: join(cwd, "data"), SURFACES: "api", API_PORT: String(port) }) });
+    const started = run(tsx, [join(ROOT, "src/main.ts")], {
+      cwd,
+      env: startEnv({ DATA_DIR: join(cwd, "data"), SURFACES: "api", API_PORT: String(port) }),
+    });
     try {
       const banner = await within(
         75_000,
@@ -119,7 +123,9 @@ describe("npm start with connector packages", () => {
       );
       assert.match(banner, new RegExp(`Connectors {4}discord, telegram \\(from ${join(ROOT, "connectors")}\\)`));
       const token = /sbt_live_\d+_[A-Za-z0-9]+/.exec(banner)![0];
-      const res = await fetch(`http://127.0.0.1:${port}/v1/connectors?sort_by=key&sort_direction=asc`, { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`http://127.0.0.1:${port}/v1/connectors?sort_by=key&sort_direction=asc`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       assert.equal(res.status, 200);
       const body = (await res.json()) as { data: { key: string; status: string }[] };
       assert.deepEqual(

@@ -80,13 +80,25 @@ describe("connector package rules", () => {
     });
     expectProblems(dir, [
       { file: "discord/connector.json", pointer: "/name", message: '"Discord" has no translation in lang/en.json' },
-      { file: "discord/connector.json", pointer: "/install/fields/0/links/Manage Server", message: '"Manage Server" has no translation in lang/en.json' },
-      { file: "discord/connector.json", pointer: "/install/fields/0/steps/0", message: /^"Press :button and sign in to Discord\." has no translation/ },
+      {
+        file: "discord/connector.json",
+        pointer: "/install/fields/0/links/Manage Server",
+        message: '"Manage Server" has no translation in lang/en.json',
+      },
+      {
+        file: "discord/connector.json",
+        pointer: "/install/fields/0/steps/0",
+        message: /^"Press :button and sign in to Discord\." has no translation/,
+      },
       { file: "discord/connector.json", pointer: "/install/settings_fields/1/options/remove_roles", message: /^"Remove the paid roles only" has no/ },
       { file: "discord/connector.json", pointer: "/resource_kinds/0/portal_label", message: '"Role" has no translation in lang/en.json' },
       { file: "discord/connector.json", pointer: "/listing/marketing/identity", message: '"Discord account" has no translation in lang/en.json' },
       { file: "discord/connector.json", pointer: "/listing/portal_cta/label", message: '"Open in Discord" has no translation in lang/en.json' },
-      { file: "telegram/connector.json", pointer: "/listing/overview", message: /^"A new overview nobody translated, long enough to be \w+\.\.\." has no translation/ },
+      {
+        file: "telegram/connector.json",
+        pointer: "/listing/overview",
+        message: /^"A new overview nobody translated, long enough to be \w+\.\.\." has no translation/,
+      },
     ]);
   });
 
@@ -115,7 +127,11 @@ describe("connector package rules", () => {
       en["bot"] = "Bot";
     });
     expectProblems(dir, [
-      { file: "telegram/lang/en.json", pointer: "/Sell paid access to your Telegram channels and groups", message: "the tagline's translation must be at most 80 characters (it has 81)" },
+      {
+        file: "telegram/lang/en.json",
+        pointer: "/Sell paid access to your Telegram channels and groups",
+        message: "the tagline's translation must be at most 80 characters (it has 81)",
+      },
       { file: "telegram/lang/en.json", pointer: "/bot", message: 'the translation of "bot" must be written in lower case' },
     ]);
   });
@@ -125,7 +141,9 @@ describe("connector package rules", () => {
     writeFile(join(dir, "draft/lang/en.json"), "{}");
     writeFile(join(dir, ".git/config"), "");
     writeFile(join(dir, "README.md"), "# packages");
-    expectProblems(dir, [{ file: "draft/connector.json", pointer: "", message: /^the file is missing; every folder of the connectors folder is a connector package/ }]);
+    expectProblems(dir, [
+      { file: "draft/connector.json", pointer: "", message: /^the file is missing; every folder of the connectors folder is a connector package/ },
+    ]);
     rmSync(join(dir, "draft"), { recursive: true });
     assert.deepEqual([...loadConnectorRegistry(dir).packages.keys()], ["telegram"]);
   });

@@ -69,7 +69,10 @@ describe("spec:diff command", function () {
     const run = specDiff(repo, ["HEAD~1", "HEAD"]);
     assert.equal(run.status, 1, run.stderr);
     assert.match(run.stdout, /^API changes from HEAD~1 \([0-9a-f]{12}\) to HEAD \([0-9a-f]{12}\)/);
-    assert.match(run.stdout, /Breaking changes \(not allowed within \/v1\): 1\n {2}- \[removed\] GET \/v1\/teams\/current \(get_current_team\): response 200: field `data.personal` removed/);
+    assert.match(
+      run.stdout,
+      /Breaking changes \(not allowed within \/v1\): 1\n {2}- \[removed\] GET \/v1\/teams\/current \(get_current_team\): response 200: field `data.personal` removed/,
+    );
   });
 
   it("compares the working tree with a ref when no head ref is given", () => {

@@ -58,7 +58,10 @@ function operation(id: string, overrides: Record<string, unknown> = {}) {
 }
 
 const bodyWithoutExample = { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Thing" } } } };
-const bodyWithExample = { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Thing" }, example: { id: "t1" } } } };
+const bodyWithExample = {
+  required: true,
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Thing" }, example: { id: "t1" } } },
+};
 
 /** One operation per defect, plus a compliant control operation and a webhook. */
 function brokenDocument() {
@@ -78,7 +81,9 @@ function brokenDocument() {
     tags: [{ name: "Things", description: "Things." }],
     paths: {
       "/v1/good": { get: operation("get_good") },
-      "/v1/good-write": { post: operation("create_good", { requestBody: bodyWithExample, responses: { "200": okResponse(), ...authenticatedErrors, ...writeErrors } }) },
+      "/v1/good-write": {
+        post: operation("create_good", { requestBody: bodyWithExample, responses: { "200": okResponse(), ...authenticatedErrors, ...writeErrors } }),
+      },
       "/v1/public": { get: operation("public_probe", { "x-ability": null, security: [], responses: { "200": okResponse(), "500": ref("Error") } }) },
       "/v1/without-ability": { get: withoutAbility },
       "/v1/inline-error": {
@@ -92,11 +97,21 @@ function brokenDocument() {
       },
       "/v1/without-example": {
         get: operation("without_example", {
-          responses: { "200": { description: "No example.", headers: requestId, content: { "application/json": { schema: { $ref: "#/components/schemas/Thing" } } } }, ...authenticatedErrors },
+          responses: {
+            "200": {
+              description: "No example.",
+              headers: requestId,
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Thing" } } },
+            },
+            ...authenticatedErrors,
+          },
         }),
       },
       "/v1/body-without-example": {
-        post: operation("body_without_example", { requestBody: bodyWithoutExample, responses: { "200": okResponse(), ...authenticatedErrors, ...writeErrors } }),
+        post: operation("body_without_example", {
+          requestBody: bodyWithoutExample,
+          responses: { "200": okResponse(), ...authenticatedErrors, ...writeErrors },
+        }),
       },
       "/v1/camel-case-id": { get: operation("getCamelCase") },
       "/v1/long-id": { get: operation("a".repeat(61)) },
@@ -183,7 +198,9 @@ describe("spec lint (redocly.yaml)", function () {
   });
 
   it("raises nothing on the compliant operations, the public probe or the webhook", () => {
-    const clean = [pointer("paths", "/v1/good"), pointer("paths", "/v1/good-write"), pointer("paths", "/v1/public"), pointer("webhooks")].map((p) => p + "/");
+    const clean = [pointer("paths", "/v1/good"), pointer("paths", "/v1/good-write"), pointer("paths", "/v1/public"), pointer("webhooks")].map(
+      (p) => p + "/",
+    );
     const stray = broken.problems.filter((p) => clean.some((prefix) => (p.location[0]?.pointer ?? "").startsWith(prefix)));
     assert.deepEqual(
       stray.map((p) => `${p.ruleId} at ${p.location[0]?.pointer}`),

@@ -24,7 +24,12 @@ export function tinySpec(): Json {
               description: "The team.",
               content: {
                 "application/json": {
-                  schema: { type: "object", required: ["data"], additionalProperties: false, properties: { data: { $ref: "#/components/schemas/Team" } } },
+                  schema: {
+                    type: "object",
+                    required: ["data"],
+                    additionalProperties: false,
+                    properties: { data: { $ref: "#/components/schemas/Team" } },
+                  },
                   example: { data: { id: "t1", name: "Ada's team", personal: true, kind: "personal", archived_at: null } },
                 },
               },
@@ -49,7 +54,12 @@ export function tinySpec(): Json {
               description: "The token.",
               content: {
                 "application/json": {
-                  schema: { type: "object", required: ["data"], additionalProperties: false, properties: { data: { $ref: "#/components/schemas/Token" } } },
+                  schema: {
+                    type: "object",
+                    required: ["data"],
+                    additionalProperties: false,
+                    properties: { data: { $ref: "#/components/schemas/Token" } },
+                  },
                   example: { data: { id: "42", name: "Reporting", expires_at: null } },
                 },
               },
@@ -109,7 +119,13 @@ export function tinySpec(): Json {
         Error: {
           type: "object",
           required: ["error"],
-          properties: { error: { type: "object", required: ["code", "message"], properties: { code: { $ref: "#/components/schemas/ErrorCode" }, message: { type: "string" } } } },
+          properties: {
+            error: {
+              type: "object",
+              required: ["code", "message"],
+              properties: { code: { $ref: "#/components/schemas/ErrorCode" }, message: { type: "string" } },
+            },
+          },
         },
       },
       responses: {

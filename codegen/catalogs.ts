@@ -23,6 +23,7 @@ export function emitCatalogs(catalog: AbilityCatalog, errors: ErrorDefinition[],
     status: STATUS_BY_ENFORCEMENT[a.enforcement],
     enforcement: a.enforcement,
     grantable: isGrantable(a.enforcement),
+    mintable: a.mintable,
     ...(a.note ? { note: a.note } : {}),
     ...(a.satisfies.length ? { satisfies: a.satisfies } : {}),
   }));
@@ -31,6 +32,7 @@ export function emitCatalogs(catalog: AbilityCatalog, errors: ErrorDefinition[],
     release,
     count: abilities.length,
     grantable_count: grantable,
+    mintable_count: abilities.filter((a) => a.mintable).length,
     statuses: {
       rest_and_mcp: "RM: enforced on REST and MCP",
       rest_only: "R: enforced on REST only",
@@ -56,7 +58,7 @@ export function emitCatalogs(catalog: AbilityCatalog, errors: ErrorDefinition[],
 
   const abilityRows = catalog.abilities.map(
     (a) =>
-      `  ${JSON.stringify(a.value)}: { enforcement: ${JSON.stringify(a.enforcement)}, category: ${JSON.stringify(a.category)}, satisfies: ${JSON.stringify(a.satisfies)} },`,
+      `  ${JSON.stringify(a.value)}: { enforcement: ${JSON.stringify(a.enforcement)}, category: ${JSON.stringify(a.category)}, satisfies: ${JSON.stringify(a.satisfies)}, mintable: ${a.mintable} },`,
   );
   const errorRows = errors.map(
     (e) => `  ${e.code}: { status: ${e.status}, title: ${JSON.stringify(e.title)}, remediation: ${JSON.stringify(e.remediation)} },`,
@@ -70,7 +72,7 @@ export function emitCatalogs(catalog: AbilityCatalog, errors: ErrorDefinition[],
       ``,
       `export const abilityCatalog = {`,
       ...abilityRows,
-      `} as const satisfies Record<string, { enforcement: Enforcement; category: string; satisfies: readonly string[] }>;`,
+      `} as const satisfies Record<string, { enforcement: Enforcement; category: string; satisfies: readonly string[]; mintable: boolean }>;`,
       ``,
       `export type AbilityValue = keyof typeof abilityCatalog;`,
       `export const abilityValues = Object.keys(abilityCatalog) as AbilityValue[];`,

@@ -19,6 +19,11 @@ export interface Ability {
   note?: string;
   /** Other abilities a holder of this one is also granted. */
   satisfies: string[];
+  /**
+   * Whether a token minted through the API (or an agent registration) may carry it: not retired,
+   * and not listed under its entity's `not_mintable` (token:create is never passed on).
+   */
+  mintable: boolean;
 }
 
 export interface AbilityCatalog {
@@ -65,6 +70,7 @@ export function loadAbilityCatalog(path = join(SPEC_DIR, "abilities.yaml")): Abi
         actions: Record<string, Enforcement>;
         notes?: Record<string, string>;
         satisfies?: Record<string, string[]>;
+        not_mintable?: string[];
       }
     >;
   };
@@ -72,6 +78,9 @@ export function loadAbilityCatalog(path = join(SPEC_DIR, "abilities.yaml")): Abi
   for (const [entity, def] of Object.entries(raw.entities)) {
     if (!(def.category in raw.categories)) fail(`abilities.yaml: ${entity} has unknown category ${def.category}`);
     if (!/^[a-z]+(-[a-z]+)*$/.test(entity)) fail(`abilities.yaml: entity ${entity} is not kebab-case`);
+    for (const key of def.not_mintable ?? []) {
+      if (!(key in def.actions)) fail(`abilities.yaml: not_mintable names unknown action ${entity}:${key}`);
+    }
     for (const key of Object.keys(def.notes ?? {})) {
       if (!(key in def.actions)) fail(`abilities.yaml: note for unknown action ${entity}:${key}`);
     }
@@ -84,6 +93,7 @@ export function loadAbilityCatalog(path = join(SPEC_DIR, "abilities.yaml")): Abi
         enforcement,
         category: def.category,
         satisfies: [...(def.satisfies?.[action] ?? [])].sort(),
+        mintable: enforcement !== "Retired" && !(def.not_mintable ?? []).includes(action),
       };
       const note = def.notes?.[action];
       if (note) ability.note = note.trim();

@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { formatChangelog } from "./spec/api-changelog.ts";
 import { buildReport, formatReport } from "./spec/change-report.ts";
 import { compareSpecs } from "./spec/spec-changes.ts";
+import { loadAcknowledgments } from "./spec/acknowledged-changes.ts";
 import { repositoryRoot, specAtRef, specInWorkingTree, SpecSourceError } from "./spec/spec-source.ts";
 
 const USAGE = `usage: spec-diff <base-ref> [<head-ref>] [--json | --changelog [--release <x.y.z>] [--date <YYYY-MM-DD>]]
@@ -51,9 +52,10 @@ function main() {
   const date = values.date ?? process.env.SPEC_CHANGELOG_DATE ?? new Date().toISOString().slice(0, 10);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) fail(`--date must be YYYY-MM-DD, got ${date}`);
 
-  let before, after;
+  let before, after, acknowledgments;
   try {
     const root = repositoryRoot(process.cwd());
+    acknowledgments = loadAcknowledgments(root);
     before = specAtRef(root, positionals[0]!);
     after = positionals[1] ? specAtRef(root, positionals[1]) : specInWorkingTree(root);
   } catch (err) {
@@ -66,7 +68,7 @@ function main() {
   } catch (err) {
     fail(`api-smart-diff could not compare ${before.label} with ${after.label}: ${(err as Error).message}`);
   }
-  const report = buildReport(before.label, after.label, changes, [...before.notes, ...after.notes]);
+  const report = buildReport(before.label, after.label, changes, [...before.notes, ...after.notes], acknowledgments);
   if (values.changelog) {
     for (const note of report.notes) process.stderr.write(`spec-diff: note: ${note}\n`);
     const release = values.release ?? after.release ?? (after.document.info?.version as string | undefined) ?? "unreleased";

@@ -4,6 +4,26 @@ import { errorCatalog, type ErrorCode } from "../generated/catalog.ts";
 
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * An empty field-error map. Keys are whatever a client sent (a body key may be `__proto__` or
+ * `constructor`), so the map has no prototype: a key never resolves to an inherited member.
+ */
+export function emptyFieldErrors(): FieldErrors {
+  return Object.create(null) as FieldErrors;
+}
+
+/** Adds messages to a field, once each. */
+export function addFieldError(fields: FieldErrors, key: string, ...messages: string[]): void {
+  const list = Object.hasOwn(fields, key) ? fields[key]! : (fields[key] = []);
+  for (const m of messages) if (!list.includes(m)) list.push(m);
+}
+
+/** Every field and message of `source` added to `target`. */
+export function mergeFieldErrors(target: FieldErrors, source: FieldErrors): FieldErrors {
+  for (const [key, messages] of Object.entries(source)) addFieldError(target, key, ...messages);
+  return target;
+}
+
 export interface ApiErrorOptions {
   fields?: FieldErrors;
   context?: Record<string, unknown>;
@@ -34,7 +54,7 @@ export class ApiError extends Error {
 }
 
 export function validationFailed(fields: FieldErrors, message = "The request has invalid fields."): ApiError {
-  return new ApiError("VALIDATION_FAILED", message, { fields });
+  return new ApiError("VALIDATION_FAILED", message, { fields: mergeFieldErrors(emptyFieldErrors(), fields) });
 }
 
 export function notFound(what = "resource"): ApiError {

@@ -2,6 +2,7 @@
 // only, the same change across operations and error statuses folded into one line; and the same
 // groups as JSON for machines.
 import type { ChangeKind, OperationRef, Severity, SpecChange } from "./spec-changes.ts";
+import { ACKNOWLEDGED_FILE, type Acknowledgment } from "./acknowledged-changes.ts";
 
 export interface ChangeGroup {
   severity: Severity;
@@ -11,12 +12,16 @@ export interface ChangeGroup {
   statuses: string[];
   what: string;
   rule?: string;
+  /** A breaking change reviewed as breaking no client (spec/acknowledged-changes.yaml): its reason. */
+  acknowledged?: string;
 }
 
 export interface ChangeReport {
   before: string;
   after: string;
+  /** Breaking changes not acknowledged: each fails the check. */
   breaking: number;
+  acknowledged: number;
   non_breaking: number;
   documentation: number;
   notes: string[];
@@ -40,10 +45,19 @@ export function groupChanges(changes: SpecChange[]): ChangeGroup[] {
     const key = JSON.stringify([change.severity, change.kind, change.where, change.what, change.rule ?? ""]);
     let group = groups.get(key);
     if (!group) {
-      group = { severity: change.severity, kind: change.kind, operations: [], where: change.where, statuses: [], what: change.what, ...(change.rule ? { rule: change.rule } : {}) };
+      group = {
+        severity: change.severity,
+        kind: change.kind,
+        operations: [],
+        where: change.where,
+        statuses: [],
+        what: change.what,
+        ...(change.rule ? { rule: change.rule } : {}),
+      };
       groups.set(key, group);
     }
-    if (change.operation && !group.operations.some((op) => operationKey(op) === operationKey(change.operation))) group.operations.push(change.operation);
+    if (change.operation && !group.operations.some((op) => operationKey(op) === operationKey(change.operation)))
+      group.operations.push(change.operation);
     if (change.status && !group.statuses.includes(change.status)) group.statuses.push(change.status);
   }
   const sorted = [...groups.values()];
@@ -61,15 +75,47 @@ export function groupChanges(changes: SpecChange[]): ChangeGroup[] {
   );
 }
 
-export function buildReport(before: string, after: string, changes: SpecChange[], notes: string[] = []): ChangeReport {
+export function buildReport(
+  before: string,
+  after: string,
+  changes: SpecChange[],
+  notes: string[] = [],
+  acknowledgments: Acknowledgment[] = [],
+): ChangeReport {
   const groups = groupChanges(changes);
-  const count = (s: Severity) => groups.filter((g) => g.severity === s).length;
-  return { before, after, breaking: count("breaking"), non_breaking: count("non-breaking"), documentation: count("documentation"), notes, changes: groups };
+  const used = new Set<Acknowledgment>();
+  for (const group of groups) {
+    if (group.severity !== "breaking") continue;
+    const sentence = changeSentence(group);
+    const ack = acknowledgments.find((a) => a.change === sentence);
+    if (ack) {
+      group.acknowledged = ack.reason;
+      used.add(ack);
+    }
+  }
+  const unused = acknowledgments.filter((a) => !used.has(a));
+  const allNotes = [...notes, ...unused.map((a) => `${ACKNOWLEDGED_FILE}: matches no change of this diff: ${a.change}`)];
+  const count = (s: Severity) => groups.filter((g) => g.severity === s && !g.acknowledged).length;
+  return {
+    before,
+    after,
+    breaking: count("breaking"),
+    acknowledged: groups.filter((g) => g.acknowledged).length,
+    non_breaking: count("non-breaking"),
+    documentation: count("documentation"),
+    notes: allNotes,
+    changes: groups,
+  };
 }
 
 /** "GET /v1/x (x): response 200: field `a` removed", without the operation when there is none. */
 export function changeSentence(group: ChangeGroup, formatOperation: (op: OperationRef) => string = operationLabel): string {
-  const place = group.where === "operation" ? "" : group.where === "error responses" && group.statuses.length ? `error responses (${group.statuses.join(", ")}): ` : `${group.where}: `;
+  const place =
+    group.where === "operation"
+      ? ""
+      : group.where === "error responses" && group.statuses.length
+        ? `error responses (${group.statuses.join(", ")}): `
+        : `${group.where}: `;
   const ops = group.operations.map(formatOperation).join(", ");
   return `${ops ? `${ops}: ` : ""}${place}${group.what}`;
 }
@@ -88,7 +134,7 @@ export function formatReport(report: ChangeReport): string {
     return lines.join("\n") + "\n";
   }
   for (const severity of SEVERITIES) {
-    const groups = report.changes.filter((g) => g.severity === severity);
+    const groups = report.changes.filter((g) => g.severity === severity && !g.acknowledged);
     if (!groups.length) continue;
     lines.push("", `${HEADINGS[severity]}: ${groups.length}`);
     for (const group of groups) {
@@ -96,6 +142,15 @@ export function formatReport(report: ChangeReport): string {
       if (group.rule) lines.push(`      why: ${group.rule}`);
     }
   }
-  lines.push("", report.breaking ? `${report.breaking} breaking change(s): a breaking change needs a new major version (Versioning rule 2).` : "No breaking changes.");
+  const acknowledged = report.changes.filter((g) => g.acknowledged);
+  if (acknowledged.length) {
+    lines.push("", `Breaking by the rules, acknowledged as breaking no client (${ACKNOWLEDGED_FILE}): ${acknowledged.length}`);
+    for (const group of acknowledged) lines.push(`  - [${group.kind}] ${changeSentence(group)}`, `      acknowledged: ${group.acknowledged}`);
+  }
+  const settled = report.acknowledged ? `No breaking changes beyond the ${report.acknowledged} acknowledged.` : "No breaking changes.";
+  lines.push(
+    "",
+    report.breaking ? `${report.breaking} breaking change(s): a breaking change needs a new major version (Versioning rule 2).` : settled,
+  );
   return lines.join("\n") + "\n";
 }

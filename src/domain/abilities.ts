@@ -1,7 +1,7 @@
 // Ability checks against the generated catalog (spec/abilities.yaml).
 import { abilityCatalog, abilityValues, type AbilityValue } from "../../generated/catalog.ts";
 
-const catalog: Record<string, { enforcement: string; satisfies: readonly string[] }> = abilityCatalog;
+const catalog: Record<string, { enforcement: string; satisfies: readonly string[]; mintable: boolean }> = abilityCatalog;
 
 export function isAbility(value: string): value is AbilityValue {
   return Object.hasOwn(catalog, value);
@@ -19,4 +19,14 @@ export const grantableAbilities: readonly AbilityValue[] = abilityValues.filter(
 
 export function isRetired(value: string): boolean {
   return catalog[value]?.enforcement === "Retired";
+}
+
+/**
+ * Why a catalog ability cannot be given to a token minted through the API, or null when it can
+ * (or is not an ability at all).
+ */
+export function whyNotMintable(value: string): string | null {
+  if (!isAbility(value) || catalog[value]!.mintable) return null;
+  if (isRetired(value)) return `${value} is retired and refused on new tokens`;
+  return `${value} can never be granted through the API`;
 }

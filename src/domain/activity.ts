@@ -9,14 +9,43 @@ import { inAllowList, type DomainContext } from "./context.ts";
 /** A key is secret-like when it contains one of these words, case-insensitively. */
 const SECRET_KEY = /token|secret|password|api_key|api_secret/i;
 
-export function redactSecrets<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(redactSecrets) as T;
-  if (value === null || typeof value !== "object" || value instanceof Date) return value;
-  return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>)
-      .filter(([key]) => !SECRET_KEY.test(key))
-      .map(([key, v]) => [key, redactSecrets(v)]),
-  ) as T;
+/**
+ * How much of a value an entry keeps. Properties are written by domain code but also carry what a
+ * client sent (an MCP tool call's arguments), so every entry must be storable whatever arrived:
+ * bounded depth and size, and text PostgreSQL accepts (no NUL, no unpaired surrogate).
+ */
+export const STORED_LIMITS = { depth: 8, stringLength: 2000, items: 200, keys: 100 } as const;
+
+function storedText(text: string): string {
+  const cut =
+    text.length > STORED_LIMITS.stringLength
+      ? `${text.slice(0, STORED_LIMITS.stringLength)}…[${text.length - STORED_LIMITS.stringLength} more characters]`
+      : text;
+  return cut.replace(/\u0000/g, "\uFFFD").toWellFormed();
+}
+
+/**
+ * The value as an activity entry stores and shows it: secret-like keys removed at any depth
+ * (before the response leaves the server, and before the row is written), then bounded as
+ * STORED_LIMITS says. Recursion stops at the depth limit, so any input is safe.
+ */
+export function redactSecrets(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return storedText(value);
+  if (typeof value === "number") return Number.isFinite(value) ? value : String(value);
+  if (typeof value === "boolean" || value === null) return value;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value !== "object") return null;
+  if (depth >= STORED_LIMITS.depth) return "[nested too deep to record]";
+  if (Array.isArray(value)) {
+    const items = value.slice(0, STORED_LIMITS.items).map((v) => redactSecrets(v, depth + 1));
+    if (value.length > STORED_LIMITS.items) items.push(`[${value.length - STORED_LIMITS.items} more items]`);
+    return items;
+  }
+  const entries = Object.entries(value).filter(([key, v]) => v !== undefined && !SECRET_KEY.test(key));
+  const kept = entries.slice(0, STORED_LIMITS.keys).map(([key, v]) => [storedText(key), redactSecrets(v, depth + 1)] as const);
+  if (entries.length > STORED_LIMITS.keys) kept.push(["…", `[${entries.length - STORED_LIMITS.keys} more keys]`]);
+  // fromEntries defines own properties: a key named __proto__ stays a key.
+  return Object.fromEntries(kept);
 }
 
 export interface ActivityInput {
@@ -83,7 +112,7 @@ function presentEntry(row: ActivityRow): ActivityEntry {
     causer_id: row.causer_id,
     actor_kind: row.actor_kind,
     credential_kind: row.credential_kind,
-    properties: redactSecrets(row.properties ?? {}),
+    properties: redactSecrets(row.properties ?? {}) as Record<string, unknown>,
     request_id: row.request_id,
     created_at: new Date(row.created_at).toISOString(),
   };

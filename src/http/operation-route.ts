@@ -29,6 +29,15 @@ export interface OperationRouteDeps {
   connectors: ConnectorRegistry;
 }
 
+/**
+ * The request's address on the public base URL, for list links. Built from the parsed path and
+ * query, never from the request line: an absolute-form target (GET http://other.example/v1/...)
+ * names a host the client chose.
+ */
+export function publicUrlOf(ctx: Koa.Context, baseUrl: string): URL {
+  return new URL(`${baseUrl}${ctx.path}${ctx.querystring ? `?${ctx.querystring}` : ""}`);
+}
+
 export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa.Middleware {
   return async (ctx) => {
     const now = deps.now();
@@ -69,7 +78,7 @@ export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa
         requestId: state.requestId,
         principal,
         actor,
-        resourceUrl: new URL(deps.baseUrl + ctx.originalUrl),
+        resourceUrl: publicUrlOf(ctx, deps.baseUrl),
         release: deps.release,
         connectors: deps.connectors,
       });

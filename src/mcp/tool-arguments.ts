@@ -1,7 +1,7 @@
 // A tool takes one flat arguments object; the REST operation behind it takes path parameters, a
 // query and a body. The `arguments` map of generated/mcp-tools.json says where each key goes, so
 // the generated validators (src/operations/validate.ts) check tool calls exactly as REST requests.
-import type { FieldErrors } from "../errors.ts";
+import { addFieldError, emptyFieldErrors, type FieldErrors } from "../errors.ts";
 import type { RawInput } from "../operations/validate.ts";
 import { operationOfTool, type ToolDefinition } from "./tool-catalog.ts";
 
@@ -17,13 +17,14 @@ export interface SplitArguments {
 export function splitToolArguments(tool: ToolDefinition, args: Record<string, unknown>): SplitArguments {
   const map = tool.arguments;
   const raw: RawInput = { path: {}, query: {}, body: undefined };
-  const problems: FieldErrors = {};
-  const bodyFields: Record<string, unknown> = {};
+  const problems = emptyFieldErrors();
+  // Keys are the client's: `__proto__` must stay a key, never become a prototype.
+  const bodyFields = Object.create(null) as Record<string, unknown>;
   let bodyGiven = false;
   for (const [key, value] of Object.entries(args)) {
     if (map.path.includes(key)) {
       if (typeof value === "string") raw.path[key] = value;
-      else problems[key] = ["must be of type string"];
+      else addFieldError(problems, key, "must be of type string");
     } else if (map.query.includes(key)) {
       raw.query[key] = value;
     } else if (map.body === "body" && key === "body") {
@@ -32,10 +33,10 @@ export function splitToolArguments(tool: ToolDefinition, args: Record<string, un
       bodyFields[key] = value;
       bodyGiven = true;
     } else {
-      problems[key] = ["is not a known argument of this tool"];
+      addFieldError(problems, key, "is not a known argument of this tool");
     }
   }
-  for (const key of map.path) if (!(key in args)) problems[key] = ["is required"];
+  for (const key of map.path) if (!Object.hasOwn(args, key)) addFieldError(problems, key, "is required");
   // A required object body is sent even when empty, so its required fields are named one by one.
   if (Array.isArray(map.body) && (bodyGiven || operationOfTool(tool).body === "required")) raw.body = bodyFields;
   return { raw, problems };

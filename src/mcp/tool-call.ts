@@ -5,7 +5,7 @@
 import type { Knex } from "knex";
 import type { Logger } from "pino";
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { ApiError, internalError, validationFailed, type FieldErrors } from "../errors.ts";
+import { addFieldError, ApiError, emptyFieldErrors, internalError, mergeFieldErrors, validationFailed, type FieldErrors } from "../errors.ts";
 import type { Actor } from "../domain/context.ts";
 import { recordToolInvocation } from "../domain/tool-activity.ts";
 import { authorizeOperation, PROJECT_PARAM } from "../operations/authorize.ts";
@@ -40,12 +40,12 @@ export interface ToolCaller {
  */
 function validateToolInput<Id extends OperationId>(op: OperationSpec & { id: Id }, raw: RawInput, problems: FieldErrors): Input<Id> {
   if (Object.keys(problems).length === 0) return validateInput(op, raw);
-  const fields: FieldErrors = { ...problems };
+  const fields = mergeFieldErrors(emptyFieldErrors(), problems);
   try {
     validateInput(op, raw);
   } catch (err) {
     if (!(err instanceof ApiError) || !err.fields) throw validationFailed(fields);
-    for (const [key, messages] of Object.entries(err.fields)) if (!(key in fields)) fields[key] = messages;
+    for (const [key, messages] of Object.entries(err.fields)) if (!Object.hasOwn(fields, key)) addFieldError(fields, key, ...messages);
   }
   throw validationFailed(fields);
 }

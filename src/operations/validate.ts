@@ -2,7 +2,9 @@
 // envelope: 422 VALIDATION_FAILED with `fields`, or 404 for a malformed path id (it names nothing).
 import type { Input, OperationId, OperationSpec } from "../../generated/operations.ts";
 import { validators, type ValidateFunction, type ValidationError } from "../../generated/validators.js";
-import { notFound, validationFailed, type FieldErrors } from "../errors.ts";
+import { addFieldError, emptyFieldErrors, mergeFieldErrors, notFound, validationFailed, type FieldErrors } from "../errors.ts";
+import { whyNotMintable } from "../domain/abilities.ts";
+import { collectUnsafeValues, NESTING_MESSAGE, nestsDeeperThan } from "./input-safety.ts";
 
 export interface RawInput {
   path: Record<string, string>;
@@ -24,7 +26,7 @@ const pointerToField = (pointer: string) => pointerParts(pointer).join(".");
 function valueAt(data: unknown, pointer: string): unknown {
   let value = data;
   for (const part of pointerParts(pointer)) {
-    if (value === null || typeof value !== "object") return undefined;
+    if (value === null || typeof value !== "object" || !Object.hasOwn(value, part)) return undefined;
     value = (value as Record<string, unknown>)[part];
   }
   return value;
@@ -32,7 +34,8 @@ function valueAt(data: unknown, pointer: string): unknown {
 
 /** A short quotation of a refused value, so a long list's message names which entry is wrong. */
 function quoted(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  const text =
+    value !== null && typeof value === "object" ? (Array.isArray(value) ? "an array" : "an object") : (JSON.stringify(value) ?? String(value));
   return text.length > 66 ? `${text.slice(0, 63)}...` : text;
 }
 
@@ -45,7 +48,11 @@ function message(e: ValidationError, data?: unknown): string {
     case "enum": {
       const allowed = e.params.allowedValues as unknown[];
       if (allowed.length <= 12) return `must be one of: ${allowed.map(String).join(", ")}`;
-      return `${quoted(valueAt(data, e.instancePath))} is not one of the ${allowed.length} allowed values`;
+      const value = valueAt(data, e.instancePath);
+      // A real ability refused by the narrower MintableAbility enum deserves to be told why.
+      const reason = typeof value === "string" ? whyNotMintable(value) : null;
+      if (reason) return reason;
+      return `${quoted(value)} is not one of the ${allowed.length} allowed values`;
     }
     case "type":
       return `must be ${e.params.type === "integer" ? "an integer" : `of type ${e.params.type}`}`;
@@ -74,7 +81,7 @@ function message(e: ValidationError, data?: unknown): string {
 
 /** ajv errors keyed by field (query parameter name, or dotted body path; "body" for the root). */
 export function fieldErrors(errors: readonly ValidationError[], root: string | null, data?: unknown): FieldErrors {
-  const fields: FieldErrors = {};
+  const fields = emptyFieldErrors();
   const formatted = new Set<string>();
   for (const e of errors) {
     // The branches of a failed oneOf/anyOf report their own errors; the summary adds nothing.
@@ -84,23 +91,12 @@ export function fieldErrors(errors: readonly ValidationError[], root: string | n
     if (e.keyword === "additionalProperties") path = path ? `${path}.${e.params.additionalProperty}` : String(e.params.additionalProperty);
     const key = path || root || "body";
     const text = message(e, data);
-    (fields[key] ??= []).includes(text) || fields[key]!.push(text);
+    addFieldError(fields, key, text);
     if (e.keyword === "format") formatted.add(key);
   }
   // A pattern restating a format (uuid, date-time) adds nothing once the format message is there.
   for (const key of formatted) fields[key] = fields[key]!.filter((m) => m !== message({ keyword: "pattern" } as ValidationError));
   return fields;
-}
-
-/** Fields whose strings hold a NUL character, which no text column (and no person) accepts. */
-function nulCharacterFields(value: unknown, path: string, found: FieldErrors, root: string) {
-  if (typeof value === "string") {
-    if (value.includes("\u0000")) found[path || root] ??= ["must not contain the NUL character"];
-  } else if (Array.isArray(value)) {
-    value.forEach((v, i) => nulCharacterFields(v, path ? `${path}.${i}` : String(i), found, root));
-  } else if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) nulCharacterFields(v, path ? `${path}.${k}` : k, found, root);
-  }
 }
 
 function run(validate: ValidateFunction | null, data: unknown): ValidationError[] {
@@ -123,28 +119,36 @@ function settlePagination(op: OperationSpec, query: Record<string, unknown>) {
   if (typeof query.sort_by !== "string" || !sortBy.includes(query.sort_by)) query.sort_by = "created_at";
 }
 
+/** Depth first: nothing after this walks client data that nests without bound. */
+function refuseDeepNesting(query: Record<string, unknown>, body: unknown) {
+  const fields = emptyFieldErrors();
+  for (const [key, value] of Object.entries(query)) if (nestsDeeperThan(value)) addFieldError(fields, key, NESTING_MESSAGE);
+  if (body !== undefined && nestsDeeperThan(body)) addFieldError(fields, "body", NESTING_MESSAGE);
+  if (Object.keys(fields).length) throw validationFailed(fields);
+}
+
 export function validateInput<Id extends OperationId>(op: OperationSpec & { id: Id }, raw: RawInput): Input<Id> {
   const v = validators[op.id];
   const path = { ...raw.path };
-  if (run(v.path, path).length) throw notFound();
+  const unsafePath = emptyFieldErrors();
+  collectUnsafeValues(path, "", unsafePath);
+  // A path id names a resource: one that cannot exist (malformed, or not text) names nothing.
+  if (run(v.path, path).length || Object.keys(unsafePath).length) throw notFound();
 
   const query = { ...raw.query };
+  const body = op.body === null ? undefined : raw.body;
+  refuseDeepNesting(query, body);
   normalizePagination(op, query);
-  const fields: FieldErrors = { ...fieldErrors(run(v.query, query), null, query) };
+  const fields = fieldErrors(run(v.query, query), null, query);
+  // After coercion: ajv turns "Infinity" into a number and then skips minimum and maximum.
+  collectUnsafeValues(query, "", fields);
 
-  let body = raw.body;
-  if (op.body === null) {
-    body = undefined;
-  } else if (body === undefined) {
-    if (op.body === "required") fields.body = ["a JSON request body is required"];
+  if (body === undefined) {
+    if (op.body === "required") addFieldError(fields, "body", "a JSON request body is required");
   } else {
-    const bodyErrors = run(v.body, body);
-    for (const [key, messages] of Object.entries(fieldErrors(bodyErrors, "body", body))) (fields[key] ??= []).push(...messages);
+    mergeFieldErrors(fields, fieldErrors(run(v.body, body), "body", body));
+    collectUnsafeValues(body, "", fields);
   }
-  if (Object.keys(fields).length) throw validationFailed(fields);
-  // Only once the input matches its schema, which bounds its depth.
-  nulCharacterFields(query, "", fields, "query");
-  nulCharacterFields(body, "", fields, "body");
   if (Object.keys(fields).length) throw validationFailed(fields);
   settlePagination(op, query);
   return { path, query, body } as unknown as Input<Id>;

@@ -2,8 +2,10 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { useApiWithCreator } from "../helpers/suite.ts";
+import { testDatabase } from "../helpers/backends.ts";
+import { MAX_INPUT_DEPTH, NESTING_MESSAGE, NON_FINITE_MESSAGE, SURROGATE_MESSAGE } from "../../src/operations/input-safety.ts";
 
-interface RawResponse {
+export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
@@ -68,8 +70,8 @@ describe("hostile input", () => {
     ["path traversal", () => ["GET", "/v1/../../etc/passwd", auth()]],
   ];
 
-  /** Requests a server may accept (unknown query keys are ignored; a huge per_page is clamped). */
-  const acceptable = new Set(["bracketed query keys", "per_page overflow"]);
+  /** Requests a server may accept (unknown query keys are ignored). */
+  const acceptable = new Set(["bracketed query keys"]);
 
   for (const [label, make] of cases) {
     it(`answers ${label} with ${acceptable.has(label) ? "a success" : "a 4xx envelope"}, never a 500`, async () => {
@@ -98,5 +100,93 @@ describe("hostile input", () => {
     const res = await raw(suite.api.url, "HEAD", "/v1/teams/current", auth());
     assert.equal(res.status, 200);
     assert.equal(res.body, "");
+  });
+
+  describe("regressions: each answered 500 or read without bound before", () => {
+    const token = (body: string | Buffer, headers: Record<string, string> = {}) =>
+      raw(suite.api.url, "POST", "/v1/tokens", { ...write(), ...headers }, body);
+    const fieldsOf = (res: RawResponse) => {
+      assert.equal(res.status, 422, res.body.slice(0, 300));
+      return JSON.parse(res.body).error.fields as Record<string, string[]>;
+    };
+    const countTokens = async () => Number((await (await testDatabase()).db("personal_access_tokens").count({ n: "*" }).first())!.n);
+
+    for (const key of ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"]) {
+      it(`names a body key called ${key} as unknown`, async () => {
+        const fields = fieldsOf(await token(`{"name":"x","abilities":["team:view"],${JSON.stringify(key)}:1}`));
+        assert.deepEqual(fields, { [key]: ["is not a known field"] });
+      });
+    }
+
+    it(`refuses a body nesting deeper than ${MAX_INPUT_DEPTH} levels, at the root or inside a field`, async () => {
+      const deep = (n: number) => "[".repeat(n) + "]".repeat(n);
+      assert.deepEqual(fieldsOf(await token(deep(10_000))), { body: [NESTING_MESSAGE] });
+      assert.deepEqual(fieldsOf(await token(`{"name":"x","abilities":${deep(10_000)}}`)), { body: [NESTING_MESSAGE] });
+      // At the limit the schema decides (an array of arrays is not a list of abilities).
+      assert.ok(fieldsOf(await token(`{"name":"x","abilities":${deep(MAX_INPUT_DEPTH - 1)}}`))["abilities.0"]);
+    });
+
+    it("names a string holding an unpaired UTF-16 surrogate, in a value or a key", async () => {
+      const before = await countTokens();
+      assert.deepEqual(fieldsOf(await token('{"name":"a\\ud800b","abilities":["team:view"]}')), { name: [SURROGATE_MESSAGE] });
+      assert.deepEqual(fieldsOf(await token('{"name":"\\udfff","abilities":["team:view"]}')), { name: [SURROGATE_MESSAGE] });
+      const key = fieldsOf(await token('{"name":"x","abilities":["team:view"],"k\\ud800":1}'));
+      assert.deepEqual(Object.values(key).flat().sort(), ["is not a known field", `key ${SURROGATE_MESSAGE}`].sort());
+      assert.equal(await countTokens(), before, "nothing was written");
+    });
+
+    it("refuses a body that is not valid UTF-8 instead of repairing it", async () => {
+      const before = await countTokens();
+      for (const bytes of [
+        [0xff, 0xfe],
+        [0xc0, 0xaf],
+        [0xe2, 0x82],
+        [0xed, 0xa0, 0x80],
+      ]) {
+        const body = Buffer.concat([Buffer.from('{"name":"'), Buffer.from(bytes), Buffer.from('","abilities":["team:view"]}')]);
+        assert.deepEqual(fieldsOf(await token(body)), { body: ["is not valid UTF-8"] }, `bytes ${bytes.map((b) => b.toString(16))}`);
+      }
+      assert.equal(await countTokens(), before, "nothing was written");
+    });
+
+    for (const [query, field] of [
+      ["per_page=-Infinity", "per_page"],
+      ["per_page=Infinity", "per_page"],
+      ["per_page=1e309", "per_page"],
+      ["per_page=-1e309", "per_page"],
+      ["limit=-Infinity", "per_page"],
+      ["page=-Infinity", "page"],
+      ["page=Infinity", "page"],
+      ["page=NaN", "page"],
+    ] as const) {
+      it(`refuses ${query} on a list (422 naming ${field}), never an unbounded page`, async () => {
+        const fields = fieldsOf(await raw(suite.api.url, "GET", `/v1/tokens?${query}`, auth()));
+        assert.ok(fields[field], JSON.stringify(fields));
+      });
+    }
+
+    for (const limit of ["Infinity", "-Infinity", "1e309", "NaN"]) {
+      it(`refuses limit=${limit} on the activity log`, async () => {
+        const path = `/v1/activity?subject_type=team&subject_id=${suite.creator.teamId}&limit=${limit}`;
+        const fields = fieldsOf(await raw(suite.api.url, "GET", path, auth()));
+        assert.ok(fields.limit, JSON.stringify(fields));
+        if (limit.endsWith("Infinity") || limit === "1e309") assert.ok(fields.limit!.includes(NON_FINITE_MESSAGE));
+      });
+    }
+
+    it("keeps a clamped page finite: per_page=1e20 answers 100 rows at most with finite links", async () => {
+      const res = await raw(suite.api.url, "GET", "/v1/tokens?per_page=1e20&page=1e20", auth());
+      assert.equal(res.status, 200);
+      const body = JSON.parse(res.body);
+      assert.equal(body.meta.per_page, 100);
+      assert.ok(!/Infinity|NaN|e\+/.test(JSON.stringify(body.links)), JSON.stringify(body.links));
+    });
+
+    it("answers an absolute-form request line on the configured base URL, never the named host", async () => {
+      const res = await raw(suite.api.url, "GET", "http://evil.example/v1/tokens?per_page=1", auth());
+      assert.equal(res.status, 200, res.body.slice(0, 300));
+      const { links } = JSON.parse(res.body);
+      for (const link of [links.first, links.last]) assert.ok(link.startsWith(`${suite.api.url}/v1/tokens?`), link);
+    });
   });
 });

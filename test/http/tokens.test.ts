@@ -42,7 +42,7 @@ describe("tokens API", () => {
 
   it("never passes on token:create, even from a token that holds it", async () => {
     const error = expectError(await suite.client.post("/v1/tokens", { name: "minter", abilities: ["token:create"] }), 422, "VALIDATION_FAILED");
-    assert.deepEqual(error.fields, { abilities: ["token:create can never be granted through the API"] });
+    assert.deepEqual(error.fields, { "abilities.0": ["token:create can never be granted through the API"] });
   });
 
   it("refuses the retired webhook-endpoint:manage on mint", async () => {
@@ -51,7 +51,7 @@ describe("tokens API", () => {
       422,
       "VALIDATION_FAILED",
     );
-    assert.deepEqual(error.fields, { abilities: ["webhook-endpoint:manage is retired and refused on new tokens"] });
+    assert.deepEqual(error.fields, { "abilities.0": ["webhook-endpoint:manage is retired and refused on new tokens"] });
   });
 
   it("validates name, abilities, project_ids and expires_at", async () => {
@@ -62,6 +62,7 @@ describe("tokens API", () => {
       [{ name: "x" }, "abilities"],
       [{ name: "x", abilities: ["mcp:full"] }, "abilities.0"],
       [{ name: "x", abilities: ["team:view"], project_ids: [suite.creator.projectIds[0], suite.creator.projectIds[0]] }, "project_ids"],
+      [{ name: "x", abilities: ["team:view"], project_ids: [] }, "project_ids"],
       [{ name: "x", abilities: ["team:view"], expires_at: "tomorrow" }, "expires_at"],
       [{ name: "x", abilities: ["team:view"], expires_at: new Date(Date.now() - 1000).toISOString() }, "expires_at"],
       [{ name: "x", abilities: ["team:view"], team_id: suite.creator.teamId }, "team_id"],
@@ -72,9 +73,32 @@ describe("tokens API", () => {
     }
   });
 
+  it("never holds an empty project allow-list: scopes always say what the token can reach", async () => {
+    const { db } = await testDatabase();
+    const error = expectError(
+      await suite.client.post("/v1/tokens", { name: "nothing", abilities: ["team:view"], project_ids: [] }),
+      422,
+      "VALIDATION_FAILED",
+    );
+    assert.deepEqual(Object.keys(error.fields), ["project_ids"]);
+    // The database refuses it too, whatever code path writes a token.
+    await assert.rejects(
+      db("personal_access_tokens").insert({
+        user_id: suite.creator.userId,
+        team_id: suite.creator.teamId,
+        name: "empty allow-list",
+        secret_hash: "x",
+        abilities: JSON.stringify(["team:view"]),
+        project_ids: JSON.stringify([]),
+        created_at: new Date(),
+      }),
+      /pat_project_ids_not_empty/,
+    );
+  });
+
   it("names the refused entry of a long list of allowed values", async () => {
     const error = expectError(await suite.client.post("/v1/tokens", { name: "x", abilities: ["team:view", "mcp:full"] }), 422, "VALIDATION_FAILED");
-    assert.deepEqual(error.fields, { "abilities.1": ['"mcp:full" is not one of the 107 allowed values'] });
+    assert.deepEqual(error.fields, { "abilities.1": ['"mcp:full" is not one of the 105 allowed values'] });
   });
 
   it("restricts a token to project_ids and reports them as scope entries", async () => {

@@ -6,7 +6,7 @@ import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtur
 import { testDatabase } from "../helpers/backends.ts";
 import { ApiClient } from "../helpers/http.ts";
 import { startApi, type RunningApi } from "../helpers/server.ts";
-import { connectMcp, startMcp, type RunningMcp } from "../helpers/mcp.ts";
+import { connectMcp, ENVELOPE_META, MCP_PROTOCOL, rawRequest, startMcp, type RunningMcp } from "../helpers/mcp.ts";
 import { recordToolInvocation } from "../../src/domain/tool-activity.ts";
 
 /** The actor of an MCP call by the suite's creator (full token, no allow-list). */
@@ -136,4 +136,46 @@ describe("mcp tool activity", () => {
     const properties = typeof row.properties === "string" ? JSON.parse(row.properties) : row.properties;
     assert.deepEqual(properties.arguments, { name: "hook", nested: {} });
   });
+
+  it("records calls whose arguments no text column could take: NUL, unpaired surrogates, deep nesting, huge values", async () => {
+    const { db } = await testDatabase();
+    const rows = async () => db("activity_log").where({ team_id: creator.teamId, event: "tool_invoked" }).count({ n: "*" }).first();
+    const before = Number((await rows())!.n);
+    const deep = "[".repeat(10_000) + "]".repeat(10_000);
+    const bodies = [
+      `{"name":"list_tokens","arguments":{"sort_by":"na\\u0000me"}}`,
+      `{"name":"list_tokens","arguments":{"sort_by":"\\ud800"}}`,
+      `{"name":"list_tokens","arguments":{"sort_by":${deep}}}`,
+      `{"name":"list_tokens","arguments":{"k\\u0000":${deep}}}`,
+      `{"name":"list_tokens","arguments":{"per_page":"${"x".repeat(300_000)}"}}`,
+    ];
+    for (const params of bodies) {
+      const res = await rawRpcText(params);
+      assert.equal(res.status, 200, res.text.slice(0, 300));
+      assert.equal(res.body.result?.isError, true, res.text.slice(0, 300));
+      assert.equal(res.body.result.structuredContent.error.code, "VALIDATION_FAILED");
+    }
+    assert.equal(Number((await rows())!.n), before + bodies.length, "one entry per invocation");
+    const last = await db("activity_log").where({ team_id: creator.teamId, event: "tool_invoked" }).orderBy("seq", "desc").limit(bodies.length);
+    for (const row of last) {
+      const text = JSON.stringify(row.properties);
+      assert.ok(text.length < 20_000, "stored arguments are bounded");
+      assert.ok(!text.includes("\\u0000"), "no NUL stored");
+    }
+  });
+
+  /** A tools/call whose JSON params are written by hand (the SDK client would refuse or recurse). */
+  async function rawRpcText(params: string) {
+    const name = /"name":"([a-z_]+)"/.exec(params)![1]!;
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${params.slice(0, -1)},"_meta":${JSON.stringify(ENVELOPE_META)}}}`;
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MCP_PROTOCOL,
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+      authorization: `Bearer ${creator.token}`,
+    };
+    return rawRequest(mcp, "POST", "/", { headers, body });
+  }
 });

@@ -9,7 +9,14 @@ import { tinySpec, tinySpecWith } from "./tiny-spec.ts";
 type Json = Record<string, any>;
 
 const sentence = (c: SpecChange) =>
-  changeSentence({ severity: c.severity, kind: c.kind, operations: c.operation ? [c.operation] : [], where: c.where, statuses: c.status ? [c.status] : [], what: c.what });
+  changeSentence({
+    severity: c.severity,
+    kind: c.kind,
+    operations: c.operation ? [c.operation] : [],
+    where: c.where,
+    statuses: c.status ? [c.status] : [],
+    what: c.what,
+  });
 
 /** The changes `edit` makes to the tiny spec, as "severity kind: sentence". */
 function changesAfter(edit: (doc: Json) => void): string[] {
@@ -27,7 +34,10 @@ const tokenCreate = (doc: Json) => doc.components.schemas.TokenCreate;
 
 describe("spec diff classification", () => {
   it("finds nothing between a document and itself", () => {
-    assert.deepEqual(changesAfter(() => {}), []);
+    assert.deepEqual(
+      changesAfter(() => {}),
+      [],
+    );
   });
 
   it("removing a required response field is breaking", () => {
@@ -36,7 +46,14 @@ describe("spec diff classification", () => {
       team(doc).required = team(doc).required.filter((f: string) => f !== "personal");
     });
     assert.deepEqual(changes, ["breaking removed: GET /v1/teams/current (get_current_team): response 200: field `data.personal` removed"]);
-    const report = buildReport("a", "b", compareSpecs(tinySpec(), tinySpecWith((doc) => delete team(doc).properties.personal)));
+    const report = buildReport(
+      "a",
+      "b",
+      compareSpecs(
+        tinySpec(),
+        tinySpecWith((doc) => delete team(doc).properties.personal),
+      ),
+    );
     assert.equal(report.breaking, 1);
   });
 
@@ -86,7 +103,10 @@ describe("spec diff classification", () => {
   });
 
   it("adding an ErrorCode value is non-breaking, reported once across operations and statuses", () => {
-    const changes = compareSpecs(tinySpec(), tinySpecWith((doc) => doc.components.schemas.ErrorCode.enum.push("RATE_LIMITED")));
+    const changes = compareSpecs(
+      tinySpec(),
+      tinySpecWith((doc) => doc.components.schemas.ErrorCode.enum.push("RATE_LIMITED")),
+    );
     assert.ok(changes.length > 0);
     assert.ok(changes.every((c) => c.severity === "non-breaking" && c.kind === "added"));
     const report = buildReport("a", "b", changes);
@@ -98,7 +118,10 @@ describe("spec diff classification", () => {
   });
 
   it("removing an ErrorCode value is breaking", () => {
-    const changes = compareSpecs(tinySpec(), tinySpecWith((doc) => doc.components.schemas.ErrorCode.enum.pop()));
+    const changes = compareSpecs(
+      tinySpec(),
+      tinySpecWith((doc) => doc.components.schemas.ErrorCode.enum.pop()),
+    );
     assert.ok(changes.length > 0 && changes.every((c) => c.severity === "breaking"));
   });
 
@@ -201,7 +224,9 @@ describe("spec diff classification", () => {
     const body = (required: boolean) => ({ required, content: { "application/json": { schema: { type: "object" }, example: {} } } });
     assert.equal(onlyChange((doc) => (doc.paths["/v1/teams/current"].get.requestBody = body(true))).severity, "breaking");
     assert.equal(onlyChange((doc) => (doc.paths["/v1/teams/current"].get.requestBody = body(false))).severity, "non-breaking");
-    const withHeader = tinySpecWith((doc) => (doc.paths["/v1/teams/current"].get.responses["200"].headers = { "X-Request-Id": { schema: { type: "string" } } }));
+    const withHeader = tinySpecWith(
+      (doc) => (doc.paths["/v1/teams/current"].get.responses["200"].headers = { "X-Request-Id": { schema: { type: "string" } } }),
+    );
     const [removed] = compareSpecs(withHeader, tinySpec());
     assert.equal(removed?.severity, "breaking");
     assert.equal(removed && sentence(removed), "GET /v1/teams/current (get_current_team): response 200: header `X-Request-Id` removed");
@@ -247,7 +272,10 @@ describe("spec diff report and changelog", () => {
   it("groups the report by breaking, non-breaking and documentation only", () => {
     const text = formatReport(buildReport("HEAD~1", "working tree", changes()));
     const order = ["Breaking changes", "Non-breaking changes", "Documentation only", "1 breaking change(s)"].map((h) => text.indexOf(h));
-    assert.ok(order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1]!)), text);
+    assert.ok(
+      order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1]!)),
+      text,
+    );
     assert.match(text, /field `data\.personal` removed/);
   });
 
@@ -282,5 +310,20 @@ describe("spec diff report and changelog", () => {
   it("says so when nothing changed", () => {
     assert.match(formatChangelog([], { release: "1.2.3", date: "2026-11-21" }), /No changes to the REST API\./);
     assert.match(formatReport(buildReport("a", "b", [])), /No changes to the REST API\./);
+  });
+
+  it("lets a reviewed acknowledgment settle exactly the breaking change it names, and reports unused ones", () => {
+    const changes = compareSpecs(
+      tinySpec(),
+      tinySpecWith((doc) => delete team(doc).properties.personal),
+    );
+    const sentence = "GET /v1/teams/current (get_current_team): response 200: field `data.personal` removed";
+    const settled = buildReport("a", "b", changes, [], [{ change: sentence, reason: "reviewed" }]);
+    assert.equal(settled.breaking, 0);
+    assert.equal(settled.acknowledged, 1);
+    assert.match(formatReport(settled), /acknowledged: reviewed/);
+    const other = buildReport("a", "b", changes, [], [{ change: `${sentence} (typo)`, reason: "reviewed" }]);
+    assert.equal(other.breaking, 1, "a near miss settles nothing");
+    assert.ok(other.notes.some((n) => n.includes("matches no change")));
   });
 });

@@ -2,6 +2,7 @@
 // the embedded mode needs. A bad value fails at boot with a message naming the variable.
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseTrustProxy, type TrustProxy } from "./http/client-ip.ts";
 
 export interface SurfaceConfig {
   port: number;
@@ -16,6 +17,13 @@ export interface Config {
   databaseUrl: string | null;
   /** redis:// URL; null = in-process KV. */
   redisUrl: string | null;
+  /**
+   * First part of every Redis key (REDIS_KEY_PREFIX); the deployment's own id (kept in its
+   * database) follows, so deployments sharing one Redis never share a key.
+   */
+  redisKeyPrefix: string;
+  /** Which proxies may report the client's address in X-Forwarded-For (TRUST_PROXY). */
+  trustProxy: TrustProxy;
   /** 32-byte key (base64 or hex) for AES-256-GCM; null = generated once under dataDir. */
   appKey: string | null;
   logLevel: string;
@@ -121,6 +129,8 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     dataDir: resolve(env.DATA_DIR || join(process.cwd(), "data")),
     databaseUrl: urlOrNull(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
     redisUrl: urlOrNull(env, "REDIS_URL", ["redis:", "rediss:"]),
+    redisKeyPrefix: redisKeyPrefix(env),
+    trustProxy: trustProxy(env),
     appKey,
     logLevel: env.LOG_LEVEL || "info",
     host: env.HOST || "0.0.0.0",
@@ -135,6 +145,20 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     mcpAllowedOrigins: hostnames(env, "MCP_ALLOWED_ORIGINS", { allowAny: true }),
     connectorsDir: resolve(env.CONNECTORS_DIR || DEFAULT_CONNECTORS_DIR),
   };
+}
+
+function redisKeyPrefix(env: Env): string {
+  const raw = env.REDIS_KEY_PREFIX ?? "sb";
+  if (!/^[A-Za-z0-9_.-]{1,32}$/.test(raw)) throw new ConfigError(`REDIS_KEY_PREFIX must be 1-32 letters, digits, "_", "." or "-", got "${raw}"`);
+  return raw;
+}
+
+function trustProxy(env: Env): TrustProxy {
+  try {
+    return parseTrustProxy(env.TRUST_PROXY);
+  } catch (err) {
+    throw new ConfigError(`TRUST_PROXY: ${(err as Error).message}`);
+  }
 }
 
 /** APP_KEY is 32 bytes, written as base64 (44 chars) or hex (64 chars). */

@@ -2,12 +2,14 @@
 // migrations, seeds a demo account on the first start of an empty embedded database, and serves
 // every surface of this release in one process. Each surface can also run alone (SURFACES=api).
 import { readFileSync } from "node:fs";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { ConfigError, loadConfig, type SurfaceName } from "./config.ts";
 import { openServices, type Services } from "./services.ts";
 import { countCreators } from "./domain/accounts.ts";
 import { DEMO_EMAIL, seedDemo } from "./operator.ts";
 import { createApiApp } from "./http/api-app.ts";
+import { clientIpResolver } from "./http/client-ip.ts";
+import { answerParserErrorsInEnvelope } from "./http/parser-errors.ts";
 import { createDocsApp } from "./site/docs-app.ts";
 import { createMcpApp } from "./mcp/mcp-app.ts";
 import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./operations/rate-limit.ts";
@@ -20,6 +22,7 @@ const release = (JSON.parse(readFileSync(new URL("../package.json", import.meta.
 
 function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegistry): Koa {
   const { config } = s;
+  const clientIp = clientIpResolver(config.trustProxy);
   switch (name) {
     case "api":
       return createApiApp({
@@ -34,6 +37,7 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
         budget: REST_BUDGET,
         logger: s.logger,
         connectors,
+        clientIp,
       });
     case "mcp":
       return createMcpApp({
@@ -52,17 +56,20 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
         allowedHosts: config.mcpAllowedHosts,
         allowedOrigins: config.mcpAllowedOrigins,
         connectors,
+        clientIp,
       });
     case "docs":
-      return createDocsApp({ logger: s.logger, docsUrl: config.docs.url, baseUrl: config.api.url });
+      return createDocsApp({ logger: s.logger, docsUrl: config.docs.url, baseUrl: config.api.url, clientIp });
     default:
       throw new ConfigError(`surface ${name} is not available in this release`);
   }
 }
 
-function listen(app: Koa, port: number, host: string): Promise<Server> {
+function listen(app: Koa, port: number, host: string, s: Services): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createServer(app.callback());
+    answerParserErrorsInEnvelope(server, { docsUrl: s.config.docs.url, logger: s.logger });
+    server.listen(port, host);
     server.once("listening", () => resolve(server));
     server.once("error", reject);
   });
@@ -86,7 +93,7 @@ async function main() {
   const creators = await countCreators(services.db);
   const demo = !config.databaseUrl && creators === 0 ? await seedDemo(services.db, services.now()) : null;
 
-  for (const name of config.surfaces) servers.push(await listen(buildSurface(name, services, connectors), config[name].port, config.host));
+  for (const name of config.surfaces) servers.push(await listen(buildSurface(name, services, connectors), config[name].port, config.host, services));
 
   const lines = [
     "",

@@ -2,7 +2,7 @@
 // key, the logger and the clock.
 import pino, { type Logger } from "pino";
 import type { Config } from "./config.ts";
-import { migrate, openDatabase, type Database } from "./db/database.ts";
+import { deploymentId, migrate, openDatabase, type Database } from "./db/database.ts";
 import type { Kv } from "./kv/kv.ts";
 import { MemoryKv } from "./kv/memory.ts";
 import { RedisKv } from "./kv/redis.ts";
@@ -40,7 +40,7 @@ export async function openServices(config: Config, logger = createLogger(config.
   }
   let kv: Kv;
   try {
-    kv = config.redisUrl ? await RedisKv.connect(config.redisUrl) : new MemoryKv();
+    kv = config.redisUrl ? await RedisKv.connect(config.redisUrl, `${config.redisKeyPrefix}:${await deploymentId(db)}:`) : new MemoryKv();
   } catch (err) {
     await db.destroy();
     throw err;

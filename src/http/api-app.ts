@@ -6,23 +6,25 @@ import type { Logger } from "pino";
 import { operationList } from "../../generated/operations.ts";
 import { operationRoute, type OperationRouteDeps } from "./operation-route.ts";
 import { requestContext } from "./request.ts";
+import type { ClientIpResolver } from "./client-ip.ts";
 import { routeFallback } from "./route-fallback.ts";
 import { publicDocuments } from "./public-documents.ts";
 
 export interface ApiAppDeps extends OperationRouteDeps {
   logger: Logger;
   docsUrl: string;
+  /** How the per-IP limits find the client (TRUST_PROXY); the socket's address by default. */
+  clientIp?: ClientIpResolver;
 }
 
 export function createApiApp(deps: ApiAppDeps): Koa {
   const app = new Koa();
-  app.proxy = true;
   const router = new Router();
   for (const op of operationList) router.register(op.routePath, [op.method], operationRoute(op, deps));
   const documents = publicDocuments(deps.baseUrl, deps.release);
   for (const doc of documents) router.register(doc.path, ["GET"], doc.middleware);
 
-  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "api" }));
+  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "api", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
   app.use(router.routes());
   app.use(routeFallback(router, "Check the method and path against the API reference (GET /openapi.json)."));
   return app;

@@ -4,6 +4,7 @@
 import type Koa from "koa";
 import type { Kv } from "../kv/kv.ts";
 import { consumeBudget, DISCOVERY_BUDGET, rateLimited } from "../operations/rate-limit.ts";
+import type { RequestState } from "./request.ts";
 
 export interface DiscoveryDeps {
   kv: Kv;
@@ -14,7 +15,7 @@ export function discoveryDocument(deps: DiscoveryDeps, body: unknown, type = "ap
   const text = typeof body === "string" ? body : JSON.stringify(body);
   return async (ctx) => {
     ctx.set("Access-Control-Allow-Origin", "*");
-    const rate = await consumeBudget(deps.kv, `discovery-ip:${ctx.ip}`, DISCOVERY_BUDGET, deps.now().getTime());
+    const rate = await consumeBudget(deps.kv, `discovery-ip:${(ctx.state as RequestState).clientIp}`, DISCOVERY_BUDGET, deps.now().getTime());
     if (rate.retryAfter !== null) throw rateLimited(rate);
     ctx.set("Cache-Control", "public, max-age=3600");
     ctx.type = type;

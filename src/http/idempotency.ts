@@ -3,9 +3,9 @@
 //   same key, same raw body       -> the cached response, same status, Idempotent-Replay: true
 //   same key, different body      -> 409 IDEMPOTENCY_KEY_REUSED
 //   same key, first still running -> 425 IDEMPOTENCY_REPLAY_IN_PROGRESS
-// Records live in the KV store (shared across processes through Redis), keyed on token id,
-// method, path and key; only 2xx responses with a JSON body are kept, for 24 hours, with the
-// body encrypted. Errors, and bodiless answers such as a delete's 204, are not kept: a repeat of
+// Records live in the KV store (shared across processes through Redis, inside the deployment's
+// own key namespace), keyed on token id, method, path and key; only 2xx responses with a JSON body
+// are kept, for 24 hours, with the body encrypted and bound to its record key. Errors, and bodiless answers such as a delete's 204, are not kept: a repeat of
 // them runs again (a repeated delete then finds nothing and answers 404).
 import { randomUUID } from "node:crypto";
 import type Koa from "koa";
@@ -52,11 +52,23 @@ export function idempotencyRecordKey(tokenId: string, method: string, path: stri
   return `idem:${tokenId}:${method}:${sha256Hex(path)}:${sha256Hex(key)}`;
 }
 
-function replay(ctx: Koa.Context, record: Done, appKey: Buffer) {
+/**
+ * Answers with the kept response. The body is opened first: a record this process cannot open
+ * (sealed under another APP_KEY, or copied from another record) is never presented as a replay.
+ */
+function replay(ctx: Koa.Context, record: Done, appKey: Buffer, recordKey: string) {
+  let body: unknown;
+  try {
+    body = JSON.parse(decrypt(appKey, record.body, recordKey));
+  } catch {
+    throw new ApiError("IDEMPOTENCY_KEY_REUSED", "The response kept for this Idempotency-Key cannot be replayed by this server.", {
+      remediation: "Send the request again with a new Idempotency-Key. (Operators: every process of a deployment must share APP_KEY.)",
+    });
+  }
   ctx.status = record.status;
   ctx.set("Idempotent-Replay", "true");
   ctx.type = "application/json";
-  ctx.body = JSON.parse(decrypt(appKey, record.body));
+  ctx.body = body;
 }
 
 /** Runs `execute` at most once per key; replays or refuses repeats as the table above says. */
@@ -82,7 +94,7 @@ export async function runIdempotently(ctx: Koa.Context, scope: IdempotencyScope,
         headers: { "Retry-After": "1" },
       });
     }
-    return replay(ctx, record, scope.appKey);
+    return replay(ctx, record, scope.appKey, key);
   }
 
   try {
@@ -96,6 +108,6 @@ export async function runIdempotently(ctx: Koa.Context, scope: IdempotencyScope,
     await scope.kv.compareAndDelete(key, lock);
     return;
   }
-  const done: Done = { state: "done", hash, status: ctx.status, body: encrypt(scope.appKey, JSON.stringify(ctx.body)) };
+  const done: Done = { state: "done", hash, status: ctx.status, body: encrypt(scope.appKey, JSON.stringify(ctx.body), key) };
   await scope.kv.compareAndSet(key, lock, JSON.stringify(done), IDEMPOTENCY_TTL_MS);
 }

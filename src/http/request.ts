@@ -4,11 +4,23 @@ import { randomUUID } from "node:crypto";
 import type Koa from "koa";
 import type { Logger } from "pino";
 import { ApiError, errorEnvelope, internalError } from "../errors.ts";
+import { socketAddress, type ClientIpResolver } from "./client-ip.ts";
 
 export interface RequestState {
   requestId: string;
   /** Set once a credential is resolved, for the log line. */
   credentialId?: string;
+  /** The client's address: the socket's, or as trusted proxies report it (TRUST_PROXY). */
+  clientIp: string;
+}
+
+/**
+ * Whether the client went away mid-request (it closed the connection while its body was being
+ * read). Nothing can be answered; it is logged as aborted, not as a server failure.
+ */
+function clientAborted(ctx: Koa.Context, err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return (ctx.req.destroyed && !ctx.req.complete) || code === "ECONNRESET" || code === "ECONNABORTED";
 }
 
 /** Errors thrown by Koa or the router (http-errors) become catalog errors; the rest are 500s. */
@@ -23,16 +35,32 @@ function asApiError(err: unknown): ApiError {
   return internalError();
 }
 
-export function requestContext(options: { logger: Logger; docsUrl: string; surface: string }): Koa.Middleware {
+export interface RequestContextOptions {
+  logger: Logger;
+  docsUrl: string;
+  surface: string;
+  /** How to find the client's address (config.trustProxy); the socket's when omitted. */
+  clientIp?: ClientIpResolver;
+}
+
+export function requestContext(options: RequestContextOptions): Koa.Middleware {
+  const clientIp = options.clientIp ?? socketAddress;
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const state = ctx.state as RequestState;
     state.requestId = randomUUID();
+    state.clientIp = clientIp(ctx.req);
+    let aborted = false;
     ctx.set("X-Request-Id", state.requestId);
     ctx.set("X-Content-Type-Options", "nosniff");
     try {
       await next();
     } catch (err) {
+      if (clientAborted(ctx, err)) {
+        aborted = true;
+        ctx.respond = false;
+        return;
+      }
       const apiError = asApiError(err);
       if (apiError.status >= 500) {
         options.logger.error({ request_id: state.requestId, err }, "request failed");
@@ -47,7 +75,9 @@ export function requestContext(options: { logger: Logger; docsUrl: string; surfa
         request_id: state.requestId,
         method: ctx.method,
         path: ctx.path,
-        status: ctx.status,
+        // 499: nginx's "client closed request"; only in the log, nothing was answered.
+        status: aborted ? 499 : ctx.status,
+        ...(aborted ? { aborted: true } : {}),
         duration_ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
         ...(state.credentialId ? { credential_id: state.credentialId } : {}),
       });

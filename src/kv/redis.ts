@@ -29,7 +29,11 @@ export class RedisKv implements Kv {
     private readonly prefix: string,
   ) {}
 
-  static async connect(url: string, prefix = "sb:"): Promise<RedisKv> {
+  /**
+   * `prefix` namespaces every key: the deployment's (REDIS_KEY_PREFIX and the id its database
+   * carries), so deployments sharing one Redis share nothing.
+   */
+  static async connect(url: string, prefix: string): Promise<RedisKv> {
     const client = createRedisClient(url);
     // Without a listener an unreachable server would crash the process; commands still reject.
     client.on("error", () => {});

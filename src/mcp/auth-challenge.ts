@@ -9,6 +9,7 @@ import { authenticateBearer } from "../operations/authenticate.ts";
 import type { Principal } from "../operations/context.ts";
 import { consumeBudget, rateLimitHeaders, rateLimited, type Window } from "../operations/rate-limit.ts";
 import { PROTECTED_RESOURCE_PATH } from "./protected-resource-metadata.ts";
+import type { RequestState } from "../http/request.ts";
 
 export const MCP_SCOPE = "mcp:use";
 
@@ -33,7 +34,7 @@ export async function authenticateMcpRequest(ctx: Koa.Context, deps: McpAuthDeps
     principal = await authenticateBearer(deps.db, ctx.get("authorization"), now);
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== "AUTHENTICATION_REQUIRED") throw err;
-    const rate = await consumeBudget(deps.kv, `mcp-ip:${ctx.ip}`, deps.unauthenticatedBudget, now.getTime());
+    const rate = await consumeBudget(deps.kv, `mcp-ip:${(ctx.state as RequestState).clientIp}`, deps.unauthenticatedBudget, now.getTime());
     if (rate.retryAfter !== null) throw rateLimited(rate);
     ctx.set("WWW-Authenticate", bearerChallenge(deps.mcpUrl));
     throw err;

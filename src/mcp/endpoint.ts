@@ -3,6 +3,8 @@
 // owns the JSON-RPC wire rules (per-request _meta envelope, MCP-Protocol-Version / Mcp-Method /
 // Mcp-Name checked against the body, server/discover, ttlMs/cacheScope, 400/404/415 answers).
 import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
+import { readBodyText } from "../http/body.ts";
 import type Koa from "koa";
 import { createMcpHandler, type AuthInfo } from "@modelcontextprotocol/server";
 import { toNodeHandler } from "@modelcontextprotocol/node";
@@ -55,9 +57,18 @@ export function mcpEndpoint(deps: McpEndpointDeps): Koa.Middleware {
         scopes: [MCP_SCOPE],
         extra: { [STATE_KEY]: requestState },
       };
+      // Read here, as REST reads its bodies: the same size limit, and bytes that are not UTF-8 are
+      // refused (the SDK's own reader would replace them with U+FFFD). The SDK then reads the
+      // same bytes from a stand-in request (it accepts any duck-typed IncomingMessage).
+      const { bytes } = await readBodyText(ctx);
+      const request = Object.assign(Readable.from(bytes.length ? [bytes] : []), {
+        method: ctx.req.method,
+        url: ctx.req.url,
+        headers: ctx.req.headers,
+        auth: authInfo,
+      });
       // The SDK writes the response itself; headers set above (request id, CORS, rate limit) stay.
       ctx.respond = false;
-      (ctx.req as IncomingMessage & { auth?: AuthInfo }).auth = authInfo;
-      await serveNode(ctx.req, ctx.res);
+      await serveNode(request as unknown as IncomingMessage, ctx.res);
     });
 }

@@ -8,6 +8,7 @@ import type { Kv } from "../kv/kv.ts";
 import { routeFallback } from "../http/route-fallback.ts";
 import { discoveryDocument } from "../http/discovery-document.ts";
 import { requestContext } from "../http/request.ts";
+import type { ClientIpResolver } from "../http/client-ip.ts";
 import type { AppHandlers } from "../operations/execute.ts";
 import type { ConnectorRegistry } from "../connectors/registry.ts";
 import type { Window } from "../operations/rate-limit.ts";
@@ -39,15 +40,13 @@ export interface McpAppDeps {
   allowedOrigins: readonly string[];
   /** The connector packages loaded at start (tools over connectors need them, as REST does). */
   connectors: ConnectorRegistry;
+  /** How the per-IP limits find the client (TRUST_PROXY); the socket's address by default. */
+  clientIp?: ClientIpResolver;
 }
 
 /** Discovery documents: public, cacheable for an hour, readable from any origin. */
 export function createMcpApp(deps: McpAppDeps): Koa {
   const app = new Koa();
-  // Behind one reverse proxy: the unauthenticated budget is per IP, so only the address the proxy
-  // appended counts (the leftmost X-Forwarded-For entries are whatever the client sent).
-  app.proxy = true;
-  app.maxIpsCount = 1;
   const resources = resourceCatalog({ mcpUrl: deps.mcpUrl, baseUrl: deps.baseUrl, authUrl: deps.authUrl, docsUrl: deps.docsUrl });
 
   const router = new Router();
@@ -63,7 +62,7 @@ export function createMcpApp(deps: McpAppDeps): Koa {
   router.register(PROTECTED_RESOURCE_PATH, ["GET"], discoveryDocument(deps, protectedResourceMetadata(deps)));
   router.register(SERVER_CARD_PATH, ["GET"], discoveryDocument(deps, serverCard({ ...deps, resourceCount: resources.length })));
 
-  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "mcp" }));
+  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "mcp", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
   app.use(mcpCors());
   app.use(router.routes());
   app.use(routeFallback(router, `The MCP endpoint is ${deps.mcpUrl} (POST); see ${deps.mcpUrl}${SERVER_CARD_PATH}.`));

@@ -24,18 +24,25 @@ export function safeEqual(a: string, b: string): boolean {
 
 const VERSION = "v1";
 
-/** AES-256-GCM; the result is "v1.<iv>.<tag>.<ciphertext>" in base64url. */
-export function encrypt(key: Buffer, plaintext: string): string {
+/**
+ * AES-256-GCM; the result is "v1.<iv>.<tag>.<ciphertext>" in base64url. `boundTo` (associated
+ * data, not stored) ties the ciphertext to where it belongs: decrypt fails unless given the same
+ * value, so a sealed value copied to another record or deployment cannot be opened there.
+ */
+export function encrypt(key: Buffer, plaintext: string, boundTo = ""): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", key, iv);
+  if (boundTo) cipher.setAAD(Buffer.from(boundTo, "utf8"));
   const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
   return [VERSION, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(".");
 }
 
-export function decrypt(key: Buffer, sealed: string): string {
+/** Throws when the key, the ciphertext or `boundTo` differ from what encrypt was given. */
+export function decrypt(key: Buffer, sealed: string, boundTo = ""): string {
   const [version, iv, tag, body] = sealed.split(".");
   if (version !== VERSION || !iv || !tag || body === undefined) throw new Error("unsupported ciphertext");
   const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+  if (boundTo) decipher.setAAD(Buffer.from(boundTo, "utf8"));
   decipher.setAuthTag(Buffer.from(tag, "base64url"));
   return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
 }

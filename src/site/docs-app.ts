@@ -5,6 +5,7 @@ import Koa from "koa";
 import type { Logger } from "pino";
 import { ApiError } from "../errors.ts";
 import { requestContext } from "../http/request.ts";
+import type { ClientIpResolver } from "../http/client-ip.ts";
 
 interface ErrorEntry {
   code: string;
@@ -49,6 +50,7 @@ ${sections}`,
 
 export interface DocsAppDeps {
   logger: Logger;
+  clientIp?: ClientIpResolver;
   docsUrl: string;
   baseUrl: string;
 }
@@ -64,7 +66,7 @@ export function createDocsApp(deps: DocsAppDeps): Koa {
 <li><a href="${escape(deps.baseUrl)}/abilities.json">Ability catalog</a></li></ul>`,
   );
   const app = new Koa();
-  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "docs" }));
+  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "docs", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
   app.use(async (ctx) => {
     if (ctx.method !== "GET" && ctx.method !== "HEAD") {
       throw new ApiError("METHOD_NOT_ALLOWED", "The reference site is read-only.", { headers: { Allow: "GET, HEAD" } });

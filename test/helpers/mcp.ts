@@ -32,6 +32,7 @@ export interface StartMcpOptions {
   allowedOrigins?: string[];
   handlers?: Partial<AppHandlers>;
   connectors?: McpAppDeps["connectors"];
+  clientIp?: McpAppDeps["clientIp"];
 }
 
 export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMcp> {
@@ -55,6 +56,7 @@ export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMc
       allowedHosts: options.allowedHosts ?? [],
       allowedOrigins: options.allowedOrigins ?? [],
       connectors: options.connectors ?? repositoryConnectorRegistry(),
+      ...(options.clientIp ? { clientIp: options.clientIp } : {}),
     };
     return createMcpApp(deps);
   });
@@ -125,7 +127,7 @@ export function rawRequest(
   mcp: RunningMcp,
   method: string,
   path: string,
-  init: { headers?: Record<string, string>; body?: string } = {},
+  init: { headers?: Record<string, string>; body?: string | Buffer } = {},
 ): Promise<RawResponse> {
   const target = new URL(mcp.url + path);
   return new Promise((resolve, reject) => {

@@ -2,8 +2,10 @@
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import type Koa from "koa";
-import pino from "pino";
+import pino, { type Logger } from "pino";
+import type { ClientIpResolver } from "../../src/http/client-ip.ts";
 import { createApiApp, type ApiAppDeps } from "../../src/http/api-app.ts";
+import { answerParserErrorsInEnvelope } from "../../src/http/parser-errors.ts";
 import { handlers as realHandlers } from "../../src/api/index.ts";
 import { REST_BUDGET } from "../../src/operations/rate-limit.ts";
 import type { AppHandlers } from "../../src/operations/execute.ts";
@@ -32,6 +34,10 @@ export interface StartOptions {
   handlers?: Partial<AppHandlers>;
   /** The connector packages the app serves; default: the repository's connectors/ folder. */
   connectors?: ConnectorRegistry;
+  /** Where the app logs (default: nowhere unless TEST_LOGS=1). */
+  logger?: Logger;
+  /** How the app finds the client's address (default: the socket's, TRUST_PROXY unset). */
+  clientIp?: ClientIpResolver;
 }
 
 let repositoryConnectors: ConnectorRegistry | null = null;
@@ -44,8 +50,12 @@ export function repositoryConnectorRegistry(): ConnectorRegistry {
  * Listens on a free port first, then builds the app with the address it now knows (apps need
  * their public URL for absolute links).
  */
-export async function serveOnFreePort(build: (url: string) => Koa): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+export async function serveOnFreePort(
+  build: (url: string) => Koa,
+  logger: Logger = testLogger,
+): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const server = createServer();
+  answerParserErrorsInEnvelope(server, { docsUrl: DOCS_URL, logger });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
@@ -79,10 +89,11 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
       baseUrl: url,
       docsUrl: DOCS_URL,
       budget: options.budget ?? REST_BUDGET,
-      logger: testLogger,
+      logger: options.logger ?? testLogger,
       connectors: options.connectors ?? repositoryConnectorRegistry(),
+      ...(options.clientIp ? { clientIp: options.clientIp } : {}),
     };
     return createApiApp(deps);
-  });
+  }, options.logger);
   return { url: running.url, deps, close: running.close };
 }

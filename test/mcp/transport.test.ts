@@ -122,4 +122,31 @@ describe("mcp transport", () => {
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { status: "up", release: "3.0.0" });
   });
+
+  it("refuses a body that is not UTF-8 or is over 1 MiB, as REST does, before any JSON-RPC runs", async () => {
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MCP_PROTOCOL,
+      "mcp-method": "tools/call",
+      "mcp-name": "get_current_team",
+      authorization: `Bearer ${suite.creator.token}`,
+    };
+    const call = (name: Buffer) =>
+      Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_current_team","arguments":{"x":"'),
+        name,
+        Buffer.from(`"},"_meta":${JSON.stringify(ENVELOPE_META)}}}`),
+      ]);
+    const invalid = await rawRequest(suite.mcp, "POST", "/", { headers, body: call(Buffer.from([0xff, 0xfe])) });
+    assert.equal(invalid.status, 422);
+    assert.deepEqual(invalid.body.error.fields, { body: ["is not valid UTF-8"] });
+    const huge = await rawRequest(suite.mcp, "POST", "/", { headers, body: call(Buffer.alloc(1024 * 1024, "a")) });
+    assert.equal(huge.status, 422);
+    assert.deepEqual(huge.body.error.fields, { body: [`must be at most ${1024 * 1024} bytes`] });
+    // The same call with readable text reaches the tool (and is refused there for its unknown argument).
+    const fine = await rawRequest(suite.mcp, "POST", "/", { headers, body: call(Buffer.from("é")) });
+    assert.equal(fine.status, 200);
+    assert.equal(fine.body.result.structuredContent.error.code, "VALIDATION_FAILED");
+  });
 });

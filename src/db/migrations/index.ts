@@ -2,9 +2,11 @@
 // from the CLI, without scanning the file system.
 import type { Knex } from "knex";
 import * as foundation from "./001_foundation.ts";
+import * as deployment from "./002_deployment.ts";
 
 const migrations: Record<string, Knex.Migration> = {
   "001_foundation": foundation,
+  "002_deployment": deployment,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -6,10 +6,10 @@
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "./config.ts";
 import { migrate, openDatabase } from "./db/database.ts";
-import { TIERS, type Tier } from "./domain/accounts.ts";
-import { createProject } from "./domain/projects.ts";
+import { TIERS, type Tier } from "./modules/accounts/creators.ts";
+import { createProject } from "./modules/projects/projects.ts";
 import { AccountError, createCreatorAccount, mintTokenForCreator } from "./operator.ts";
-import { findCreatorByEmail } from "./domain/accounts.ts";
+import { findCreatorByEmail } from "./modules/accounts/creators.ts";
 
 const USAGE = `usage: npm run cli -- <command> [options]
   creator:create --email E --password P --tier ${TIERS.join("|")}

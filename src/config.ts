@@ -2,7 +2,8 @@
 // the embedded mode needs. A bad value fails at boot with a message naming the variable.
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseTrustProxy, type TrustProxy } from "./http/client-ip.ts";
+import { parseTrustProxy, type TrustProxy } from "./transports/http/client-ip.ts";
+import { repositoryFile } from "./repository-files.ts";
 
 export interface SurfaceConfig {
   port: number;
@@ -54,7 +55,7 @@ const DEFAULT_PORTS: Record<SurfaceName, number> = { api: 4000, mcp: 4001, auth:
 export const AVAILABLE_SURFACES: readonly SurfaceName[] = ["api", "mcp", "docs"];
 
 /** The repository's connectors/ folder, found from this file so `npm start` works from any directory. */
-export const DEFAULT_CONNECTORS_DIR = fileURLToPath(new URL("../connectors", import.meta.url));
+export const DEFAULT_CONNECTORS_DIR = fileURLToPath(repositoryFile("connectors"));
 
 export class ConfigError extends Error {}
 

@@ -1,24 +1,24 @@
 // npm start: opens the backends (embedded defaults: PGlite under DATA_DIR, in-process KV), runs
 // migrations, seeds a demo account on the first start of an empty embedded database, and serves
 // every surface of this release in one process. Each surface can also run alone (SURFACES=api).
-import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { ConfigError, loadConfig, type SurfaceName } from "./config.ts";
 import { openServices, type Services } from "./services.ts";
-import { countCreators } from "./domain/accounts.ts";
+import { countCreators } from "./modules/accounts/creators.ts";
 import { DEMO_EMAIL, seedDemo } from "./operator.ts";
-import { createApiApp } from "./http/api-app.ts";
-import { clientIpResolver } from "./http/client-ip.ts";
-import { answerParserErrorsInEnvelope } from "./http/parser-errors.ts";
+import { createApiApp } from "./transports/rest/api-app.ts";
+import { clientIpResolver } from "./transports/http/client-ip.ts";
+import { answerParserErrorsInEnvelope } from "./transports/http/parser-errors.ts";
 import { createDocsApp } from "./site/docs-app.ts";
-import { createMcpApp } from "./mcp/mcp-app.ts";
-import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./operations/rate-limit.ts";
+import { createMcpApp } from "./transports/mcp/mcp-app.ts";
+import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./pipeline/rate-limit.ts";
 import { handlers } from "./api/index.ts";
-import { loadConnectorRegistry, type ConnectorRegistry } from "./connectors/registry.ts";
-import { ConnectorLoadError, displayPath } from "./connectors/problems.ts";
+import { loadConnectorRegistry, type ConnectorRegistry } from "./modules/connectors/registry.ts";
+import { ConnectorLoadError, displayPath } from "./modules/connectors/problems.ts";
 import type Koa from "koa";
+import { readRepositoryText } from "./repository-files.ts";
 
-const release = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+const release = (JSON.parse(readRepositoryText("package.json")) as { version: string }).version;
 
 function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegistry): Koa {
   const { config } = s;

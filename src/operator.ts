@@ -1,11 +1,11 @@
 // Operator actions shared by the CLI and the first start: open an account, mint a token for a
 // creator, seed the demo. They act as the system (actor_kind system) and are logged as such.
 import type { Knex } from "knex";
-import { createCreator, findCreatorByEmail, AccountError, type Tier } from "./domain/accounts.ts";
-import { grantableAbilities } from "./domain/abilities.ts";
-import { createProject } from "./domain/projects.ts";
-import { mintToken } from "./domain/tokens.ts";
-import type { Actor } from "./domain/context.ts";
+import { createCreator, findCreatorByEmail, AccountError, type Tier } from "./modules/accounts/creators.ts";
+import { grantableAbilities } from "./modules/tokens/abilities.ts";
+import { createProject } from "./modules/projects/projects.ts";
+import { mintToken } from "./modules/tokens/tokens.ts";
+import type { Actor } from "./db/tenant.ts";
 import { ApiError } from "./errors.ts";
 import { randomToken } from "./security/crypto.ts";
 

@@ -2,7 +2,7 @@
 // so "a page past the last answers empty data with meta.total" holds everywhere, however far past
 // (an offset beyond PostgreSQL's bigint would otherwise fail).
 import type { Knex } from "knex";
-import type { PageWindow } from "../operations/pagination.ts";
+import type { PageWindow } from "../pipeline/pagination.ts";
 
 export async function fetchPage<Row>(
   query: Knex.QueryBuilder,

@@ -1,11 +1,11 @@
 // The reference site ({docs_url}). This release serves the error reference that every error's
 // docs_url points into (one anchor per code) and links to the machine-readable documents.
-import { readFileSync } from "node:fs";
 import Koa from "koa";
 import type { Logger } from "pino";
 import { ApiError } from "../errors.ts";
-import { requestContext } from "../http/request.ts";
-import type { ClientIpResolver } from "../http/client-ip.ts";
+import { requestContext } from "../transports/http/request.ts";
+import type { ClientIpResolver } from "../transports/http/client-ip.ts";
+import { readGeneratedJson } from "../repository-files.ts";
 
 interface ErrorEntry {
   code: string;
@@ -56,7 +56,7 @@ export interface DocsAppDeps {
 }
 
 export function createDocsApp(deps: DocsAppDeps): Koa {
-  const catalog = JSON.parse(readFileSync(new URL("../../generated/error-codes.json", import.meta.url), "utf8")) as { errors: ErrorEntry[] };
+  const catalog = readGeneratedJson<{ errors: ErrorEntry[] }>("error-codes.json");
   const errorsHtml = errorReferenceHtml(catalog.errors);
   const index = page(
     "Reference",

@@ -1,7 +1,0 @@
-import type { AppHandlers } from "../operations/execute.ts";
-
-export const systemHandlers = {
-  async ping(_input, ctx) {
-    return { data: { status: "ok" as const, release: ctx.release, time: ctx.now.toISOString() } };
-  },
-} satisfies Partial<AppHandlers>;

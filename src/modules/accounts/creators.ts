@@ -1,0 +1,66 @@
+// Creators (people with an account) and their personal team. There is no anonymous sign-up: an
+// account is opened by a person (here through the operator CLI or the first-start demo).
+import { randomUUID } from "node:crypto";
+import type { Knex } from "knex";
+import { hashPassword } from "../../security/passwords.ts";
+import { recordActivity } from "../activity/activity-log.ts";
+import { systemActor } from "../../db/tenant.ts";
+
+export const TIERS = ["free", "starter", "growth"] as const;
+export type Tier = (typeof TIERS)[number];
+
+export class AccountError extends Error {}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export interface Creator {
+  userId: string;
+  teamId: string;
+}
+
+export async function createCreator(
+  db: Knex,
+  input: { email: string; password: string; tier: Tier; teamName?: string },
+  now: Date,
+): Promise<Creator> {
+  const email = normalizeEmail(input.email);
+  if (!EMAIL.test(email) || email.length > 255) throw new AccountError(`"${input.email}" is not an email address`);
+  if (input.password.length < 8) throw new AccountError("the password must be at least 8 characters");
+  if (!TIERS.includes(input.tier)) throw new AccountError(`tier must be one of ${TIERS.join(", ")}`);
+  const passwordHash = await hashPassword(input.password);
+  return db.transaction(async (trx) => {
+    if (await trx("users").where({ email }).first("id")) throw new AccountError(`a creator with the email ${email} already exists`);
+    const userId = randomUUID();
+    const teamId = randomUUID();
+    await trx("users").insert({ id: userId, email, password_hash: passwordHash, tier: input.tier, created_at: now, updated_at: now });
+    const name = input.teamName ?? `${email.split("@")[0]}'s team`;
+    await trx("teams").insert({ id: teamId, name, owner_user_id: userId, personal: true, created_at: now });
+    await trx("users").where({ id: userId }).update({ current_team_id: teamId });
+    await recordActivity(
+      { db: trx, actor: systemActor(teamId), now },
+      {
+        event: "created",
+        description: `Team ${name} created with the account of ${email}`,
+        subjectType: "team",
+        subjectId: teamId,
+        properties: { owner_user_id: userId, personal: true, tier: input.tier },
+      },
+    );
+    return { userId, teamId };
+  });
+}
+
+export async function findCreatorByEmail(db: Knex, email: string): Promise<{ id: string; current_team_id: string | null; tier: Tier } | undefined> {
+  return db("users")
+    .where({ email: normalizeEmail(email) })
+    .first("id", "current_team_id", "tier");
+}
+
+export async function countCreators(db: Knex): Promise<number> {
+  const row = await db("users").count({ n: "*" }).first();
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,144 @@
+// The activity log: every mutation writes its entry inside the mutation's transaction, so a
+// change without its entry cannot exist. Secret-like properties never reach the table or a reader.
+import { randomUUID } from "node:crypto";
+import type { Knex } from "knex";
+import type { components } from "../../../generated/openapi.d.ts";
+import { ApiError, notFound } from "../../errors.ts";
+import { inAllowList, type DomainContext } from "../../db/tenant.ts";
+
+/** A key is secret-like when it contains one of these words, case-insensitively. */
+const SECRET_KEY = /token|secret|password|api_key|api_secret/i;
+
+/**
+ * How much of a value an entry keeps. Properties are written by domain code but also carry what a
+ * client sent (an MCP tool call's arguments), so every entry must be storable whatever arrived:
+ * bounded depth and size, and text PostgreSQL accepts (no NUL, no unpaired surrogate).
+ */
+export const STORED_LIMITS = { depth: 8, stringLength: 2000, items: 200, keys: 100 } as const;
+
+function storedText(text: string): string {
+  const cut =
+    text.length > STORED_LIMITS.stringLength
+      ? `${text.slice(0, STORED_LIMITS.stringLength)}…[${text.length - STORED_LIMITS.stringLength} more characters]`
+      : text;
+  return cut.replace(/\u0000/g, "\uFFFD").toWellFormed();
+}
+
+/**
+ * The value as an activity entry stores and shows it: secret-like keys removed at any depth
+ * (before the response leaves the server, and before the row is written), then bounded as
+ * STORED_LIMITS says. Recursion stops at the depth limit, so any input is safe.
+ */
+export function redactSecrets(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return storedText(value);
+  if (typeof value === "number") return Number.isFinite(value) ? value : String(value);
+  if (typeof value === "boolean" || value === null) return value;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value !== "object") return null;
+  if (depth >= STORED_LIMITS.depth) return "[nested too deep to record]";
+  if (Array.isArray(value)) {
+    const items = value.slice(0, STORED_LIMITS.items).map((v) => redactSecrets(v, depth + 1));
+    if (value.length > STORED_LIMITS.items) items.push(`[${value.length - STORED_LIMITS.items} more items]`);
+    return items;
+  }
+  const entries = Object.entries(value).filter(([key, v]) => v !== undefined && !SECRET_KEY.test(key));
+  const kept = entries.slice(0, STORED_LIMITS.keys).map(([key, v]) => [storedText(key), redactSecrets(v, depth + 1)] as const);
+  if (entries.length > STORED_LIMITS.keys) kept.push(["…", `[${entries.length - STORED_LIMITS.keys} more keys]`]);
+  // fromEntries defines own properties: a key named __proto__ stays a key.
+  return Object.fromEntries(kept);
+}
+
+export interface ActivityInput {
+  event: string;
+  description: string;
+  subjectType: string;
+  subjectId: string;
+  projectId?: string | null;
+  properties?: Record<string, unknown>;
+}
+
+export async function recordActivity(ctx: DomainContext, entry: ActivityInput): Promise<void> {
+  const { actor } = ctx;
+  await ctx.db("activity_log").insert({
+    id: randomUUID(),
+    team_id: actor.teamId,
+    project_id: entry.projectId ?? null,
+    event: entry.event,
+    description: entry.description,
+    subject_type: entry.subjectType,
+    subject_id: entry.subjectId,
+    causer_type: actor.userId ? "user" : null,
+    causer_id: actor.userId,
+    actor_kind: actor.kind,
+    credential_kind: actor.credentialKind,
+    properties: JSON.stringify(redactSecrets(entry.properties ?? {})),
+    request_id: actor.requestId,
+    created_at: ctx.now,
+  });
+}
+
+/**
+ * Query aliases of subject types and the canonical alias entries are stored under. A class name
+ * (or anything else) is refused by the request schema.
+ */
+export const SUBJECT_ALIASES: Record<string, string> = {
+  project: "project",
+  subscription: "subscription",
+  "project-subscription": "subscription",
+  member: "member",
+  "project-user": "member",
+  plan: "plan",
+  "project-subscription-plan": "plan",
+  "access-code": "access-code",
+  coupon: "coupon",
+  "project-resource": "project-resource",
+  team: "team",
+};
+
+type ActivityEntry = components["schemas"]["ActivityEntry"];
+
+/** A row of activity_log as the database returns it (jsonb parsed, timestamptz as Date). */
+type ActivityRow = Omit<ActivityEntry, "created_at"> & { created_at: Date };
+
+function presentEntry(row: ActivityRow): ActivityEntry {
+  return {
+    id: row.id,
+    event: row.event,
+    description: row.description,
+    subject_type: row.subject_type,
+    subject_id: row.subject_id,
+    project_id: row.project_id,
+    causer_type: row.causer_type,
+    causer_id: row.causer_id,
+    actor_kind: row.actor_kind,
+    credential_kind: row.credential_kind,
+    properties: redactSecrets(row.properties ?? {}) as Record<string, unknown>,
+    request_id: row.request_id,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+/**
+ * The entries of one subject, newest first. A subject is visible when the caller's team has
+ * recorded it (every subject's creation is itself an entry) and its project is in the allow-list.
+ */
+export async function listActivity(ctx: DomainContext, query: { subjectType: string; subjectId: string; limit: number }) {
+  const subjectType = SUBJECT_ALIASES[query.subjectType];
+  if (!subjectType)
+    throw new ApiError("VALIDATION_FAILED", "Unknown subject type.", { fields: { subject_type: ["is not a known subject type alias"] } });
+  const scoped = (qb: Knex.QueryBuilder) => qb.where({ team_id: ctx.actor.teamId, subject_type: subjectType, subject_id: query.subjectId });
+  const anchor = await scoped(ctx.db("activity_log").select("project_id")).orderBy("seq", "asc").first();
+  // Team-level subjects (no project) are outside any project allow-list.
+  const visible = anchor && (anchor.project_id ? inAllowList(ctx.actor, anchor.project_id) : ctx.actor.projectIds === null);
+  if (!visible) throw notFound(query.subjectType);
+  const rows: ActivityRow[] = await scoped(ctx.db("activity_log").select("*"))
+    .orderBy([
+      { column: "created_at", order: "desc" },
+      { column: "seq", order: "desc" },
+    ])
+    .limit(query.limit);
+  return {
+    data: rows.map(presentEntry),
+    meta: { subject_type: subjectType, subject_id: query.subjectId, limit: query.limit, count: rows.length },
+  };
+}

@@ -1,0 +1,80 @@
+// Catalog cards (GET /v1/connectors): a loaded package's card from its manifest, with every
+// creator-readable string replaced by its English text from lang/en.json; an announced
+// connector's card from the operator's catalog file.
+import type { components } from "../../../generated/openapi.d.ts";
+import type { ConnectorPackage } from "./connector-package.ts";
+import type { UpcomingConnector } from "./catalog-file.ts";
+
+export type ConnectorCard = components["schemas"]["ConnectorCard"];
+export type PackageStatus = Extract<ConnectorCard["status"], "available" | "paused">;
+
+export function packageCard(pkg: ConnectorPackage, status: PackageStatus): ConnectorCard {
+  const { manifest } = pkg;
+  const { listing } = manifest;
+  // Loading refused any package whose strings lack a translation, so the fallback never shows.
+  const english = (text: string) => pkg.english[text] ?? text;
+  const marketing = listing.marketing;
+  return {
+    key: manifest.key,
+    name: english(manifest.name),
+    status,
+    installable: status === "available",
+    category: listing.category,
+    tagline: english(listing.tagline),
+    overview: english(listing.overview),
+    icon: manifest.key,
+    version: manifest.version,
+    vendor: manifest.vendor,
+    install: { mode: manifest.install.mode, scopes: [...manifest.install.scopes] },
+    capabilities: [...(manifest.capabilities ?? [])],
+    resource_kinds: (manifest.resource_kinds ?? []).map((k) => ({
+      kind: k.kind,
+      label: english(k.label),
+      portal_label: english(k.portal_label),
+      icon: k.icon,
+      grant_mode: k.grant_mode,
+    })),
+    links: { ...listing.links },
+    changelog_url: listing.changelog_url ?? null,
+    screenshots: [...(listing.screenshots ?? [])],
+    marketing: marketing
+      ? {
+          audience: english(marketing.audience),
+          place: english(marketing.place),
+          places: english(marketing.places),
+          installation: english(marketing.installation),
+          identity: english(marketing.identity),
+          ...(marketing.native_payment !== undefined ? { native_payment: english(marketing.native_payment) } : {}),
+        }
+      : null,
+    // The description: the button's icon defaults to the connector's own icon.
+    portal_cta: listing.portal_cta ? { label: english(listing.portal_cta.label), icon: listing.portal_cta.icon ?? manifest.key } : null,
+    sign_in_required: listing.sign_in_required ?? false,
+    added_at: listing.added_at,
+  };
+}
+
+export function upcomingCard(entry: UpcomingConnector): ConnectorCard {
+  return {
+    key: entry.key,
+    name: entry.name,
+    status: entry.status,
+    installable: false,
+    category: entry.category,
+    tagline: entry.tagline,
+    overview: entry.overview,
+    icon: entry.key,
+    version: null,
+    vendor: null,
+    install: null,
+    capabilities: [],
+    resource_kinds: [],
+    links: {},
+    changelog_url: null,
+    screenshots: [],
+    marketing: null,
+    portal_cta: null,
+    sign_in_required: null,
+    added_at: entry.added_at,
+  };
+}

@@ -1,0 +1,28 @@
+import type { AppHandlers } from "../../pipeline/execute.ts";
+import { creatorContext, domainContext } from "../../pipeline/context.ts";
+import { listEnvelope, pageWindow } from "../../pipeline/pagination.ts";
+import { deleteToken, listTokens, mintToken } from "./tokens.ts";
+
+export const tokenHandlers = {
+  async list_tokens({ query }, ctx) {
+    const { rows, total } = await listTokens(domainContext(ctx), pageWindow(query));
+    return listEnvelope(rows, total, query, ctx.resourceUrl);
+  },
+
+  async create_token({ body }, ctx) {
+    return mintToken(
+      creatorContext(ctx),
+      {
+        name: body.name,
+        abilities: body.abilities,
+        projectIds: body.project_ids ?? null,
+        expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+      },
+      ctx.principal!.abilities,
+    );
+  },
+
+  async delete_token({ path }, ctx) {
+    await deleteToken(domainContext(ctx), path.id);
+  },
+} satisfies Partial<AppHandlers>;

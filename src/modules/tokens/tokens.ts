@@ -1,0 +1,199 @@
+// Personal access tokens: sbt_live_<id>_<secret>. Only a SHA-256 of the secret is stored; a token
+// acts as its creator on exactly one team, optionally restricted to an allow-list of projects.
+import type { Knex } from "knex";
+import { ApiError, notFound } from "../../errors.ts";
+import { randomToken, safeEqual, sha256Hex } from "../../security/crypto.ts";
+import type { AbilityValue } from "../../../generated/catalog.ts";
+import { recordActivity } from "../activity/activity-log.ts";
+import { holdsAbility, isAbility, isRetired } from "./abilities.ts";
+import { assertProjectsVisible } from "../projects/projects.ts";
+import { canSeeTeam } from "../teams/teams.ts";
+import type { DomainContext } from "../../db/tenant.ts";
+import type { PageWindow } from "../../pipeline/pagination.ts";
+import { fetchPage, orderClause } from "../../db/pages.ts";
+
+export const TOKEN_PREFIX = "sbt_live_";
+const TOKEN_SHAPE = /^sbt_live_([1-9][0-9]{0,17})_([A-Za-z0-9]{20,128})$/;
+/** last_used_at is written at most this often per token, not on every request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export type TokenKind = "personal" | "agent_registration";
+
+interface TokenRow {
+  id: string | number;
+  user_id: string;
+  team_id: string | null;
+  name: string;
+  kind: TokenKind;
+  secret_hash: string;
+  abilities: string[];
+  project_ids: string[] | null;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  created_at: Date;
+}
+
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+
+export function presentToken(row: TokenRow) {
+  const scopes = [...(row.team_id ? [`scope:team:${row.team_id}`] : []), ...(row.project_ids ?? []).map((id) => `scope:project:${id}`)];
+  return {
+    id: String(row.id),
+    name: row.name,
+    kind: row.kind,
+    abilities: [...row.abilities].sort() as AbilityValue[],
+    scopes,
+    last_used_at: iso(row.last_used_at),
+    expires_at: iso(row.expires_at),
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+export interface MintRequest {
+  name: string;
+  abilities: readonly string[];
+  /** Allow-list; null/undefined = inherit the minting actor's allow-list (none = every project). */
+  projectIds?: readonly string[] | null;
+  expiresAt?: Date | null;
+  kind?: TokenKind;
+}
+
+/**
+ * What the minting credential may hand on. `held` is null for the operator, who may grant any
+ * ability except the retired ones.
+ */
+function checkGrant(abilities: readonly string[], held: ReadonlySet<string> | null) {
+  const unknown = abilities.filter((a) => !isAbility(a));
+  if (unknown.length)
+    throw new ApiError("VALIDATION_FAILED", "Unknown abilities.", { fields: { abilities: unknown.map((a) => `${a} is not an ability`) } });
+  const retired = abilities.filter(isRetired);
+  if (retired.length) {
+    throw new ApiError("VALIDATION_FAILED", "Retired abilities cannot be granted.", {
+      fields: { abilities: retired.map((a) => `${a} is retired and refused on new tokens`) },
+    });
+  }
+  if (held === null) return;
+  if (abilities.includes("token:create")) {
+    throw new ApiError("VALIDATION_FAILED", "token:create cannot be passed on.", {
+      fields: { abilities: ["token:create can never be granted through the API"] },
+    });
+  }
+  const missing = abilities.filter((a) => !holdsAbility(held, a));
+  if (missing.length) {
+    throw new ApiError("TOKEN_MISSING_ABILITY", `A token can grant only abilities it holds; this one does not hold ${missing.join(", ")}.`, {
+      context: { required_ability: missing[0], missing_abilities: missing },
+      remediation: "Grant only abilities the calling token holds, or mint from a token that holds them.",
+    });
+  }
+}
+
+/**
+ * Mints a token for the actor's creator on the actor's team. `held` are the minting token's
+ * abilities, or null when the operator mints (CLI, first start).
+ */
+export async function mintToken(ctx: DomainContext & { actor: { userId: string } }, request: MintRequest, held: ReadonlySet<string> | null) {
+  const { actor } = ctx;
+  const abilities = [...new Set(request.abilities)].sort();
+  checkGrant(abilities, held);
+  if (request.expiresAt && request.expiresAt.getTime() <= ctx.now.getTime()) {
+    throw new ApiError("VALIDATION_FAILED", "The expiry must be in the future.", { fields: { expires_at: ["must be in the future"] } });
+  }
+  let projectIds: readonly string[] | null = request.projectIds ?? null;
+  if (projectIds !== null) await assertProjectsVisible(ctx, projectIds);
+  else projectIds = actor.projectIds;
+
+  const secret = randomToken(40);
+  const [row] = (await ctx
+    .db("personal_access_tokens")
+    .insert({
+      user_id: actor.userId,
+      team_id: actor.teamId,
+      name: request.name,
+      kind: request.kind ?? "personal",
+      secret_hash: sha256Hex(secret),
+      abilities: JSON.stringify(abilities),
+      project_ids: projectIds === null ? null : JSON.stringify([...projectIds].sort()),
+      expires_at: request.expiresAt ?? null,
+      created_at: ctx.now,
+    })
+    .returning("*")) as TokenRow[];
+  const token = presentToken(row!);
+  await recordActivity(ctx, {
+    event: "created",
+    description: `Personal access token "${request.name}" minted`,
+    subjectType: "token",
+    subjectId: token.id,
+    properties: { name: request.name, kind: token.kind, abilities, scopes: token.scopes, expires_at: token.expires_at },
+  });
+  return { data: token, token: `${TOKEN_PREFIX}${token.id}_${secret}` };
+}
+
+/** Tokens of the actor's creator on the actor's team that the actor may see. */
+function visibleTokens(ctx: DomainContext) {
+  const q = ctx.db("personal_access_tokens").where({ user_id: ctx.actor.userId, team_id: ctx.actor.teamId }).whereNull("revoked_at");
+  // A restricted token sees only tokens restricted to projects inside its own allow-list.
+  if (ctx.actor.projectIds !== null) q.whereNotNull("project_ids").andWhereRaw("project_ids <@ ?::jsonb", [JSON.stringify(ctx.actor.projectIds)]);
+  return q;
+}
+
+/** Sort expressions of the offered columns: names compare case-insensitively on every backend. */
+const TOKEN_SORT: Record<string, string> = {
+  created_at: "created_at",
+  name: "lower(name)",
+  last_used_at: "last_used_at",
+  expires_at: "expires_at",
+};
+
+export async function listTokens(ctx: DomainContext, window: PageWindow) {
+  const sort = TOKEN_SORT[window.sortBy] ?? TOKEN_SORT.created_at!;
+  const { rows, total } = await fetchPage<TokenRow>(
+    visibleTokens(ctx).select("*"),
+    window,
+    `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
+  );
+  return { rows: rows.map(presentToken), total };
+}
+
+export async function deleteToken(ctx: DomainContext, id: string): Promise<void> {
+  const row = await visibleTokens(ctx).clone().where({ id }).forUpdate().first();
+  if (!row) throw notFound("token");
+  await ctx.db("personal_access_tokens").where({ id: row.id }).update({ revoked_at: ctx.now });
+  await recordActivity(ctx, {
+    event: "deleted",
+    description: `Personal access token "${row.name}" deleted`,
+    subjectType: "token",
+    subjectId: String(row.id),
+    properties: { name: row.name },
+  });
+}
+
+export interface ResolvedToken {
+  tokenId: string;
+  userId: string;
+  /** Null when the token carries no team scope or its creator can no longer see that team. */
+  teamId: string | null;
+  abilities: ReadonlySet<string>;
+  projectIds: readonly string[] | null;
+}
+
+/** The token a bearer value names, or null when it is malformed, unknown, deleted or expired. */
+export async function resolveToken(db: Knex, bearer: string, now: Date): Promise<ResolvedToken | null> {
+  const match = TOKEN_SHAPE.exec(bearer);
+  if (!match) return null;
+  const [, id, secret] = match;
+  const row = (await db("personal_access_tokens").where({ id }).whereNull("revoked_at").first()) as TokenRow | undefined;
+  if (!row || !safeEqual(row.secret_hash, sha256Hex(secret!))) return null;
+  if (row.expires_at && new Date(row.expires_at).getTime() <= now.getTime()) return null;
+  if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() >= LAST_USED_RESOLUTION_MS) {
+    await db("personal_access_tokens").where({ id: row.id }).update({ last_used_at: now });
+  }
+  const teamVisible = row.team_id !== null && (await canSeeTeam(db, row.user_id, row.team_id));
+  return {
+    tokenId: String(row.id),
+    userId: row.user_id,
+    teamId: teamVisible ? row.team_id : null,
+    abilities: new Set(row.abilities),
+    projectIds: row.project_ids,
+  };
+}

@@ -1,0 +1,48 @@
+// What a handler receives besides its input. Built by a transport (REST or MCP) after
+// authentication, tenancy, abilities and validation have passed.
+import type { Knex } from "knex";
+import type { OperationSpec } from "../../generated/operations.ts";
+import type { Actor, CredentialKind, DomainContext } from "../db/tenant.ts";
+import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
+import { ApiError } from "../errors.ts";
+
+/** The credential a request presented, resolved. */
+export interface Principal {
+  credentialKind: CredentialKind;
+  /** Token id (personal access tokens) or grant id (OAuth). */
+  credentialId: string;
+  userId: string;
+  /** Null when the credential carries no team scope the creator can still see. */
+  teamId: string | null;
+  abilities: ReadonlySet<string>;
+  projectIds: readonly string[] | null;
+}
+
+export interface OperationContext {
+  operation: OperationSpec;
+  /** A transaction for writes (the change, its activity entry and its events commit together). */
+  db: Knex | Knex.Transaction;
+  now: Date;
+  requestId: string;
+  /** Null on public operations. */
+  principal: Principal | null;
+  actor: Actor | null;
+  /** The REST address of this request (for list links), whichever transport carried it. */
+  resourceUrl: URL;
+  release: string;
+  /** The connector packages loaded at start (the same for every team). */
+  connectors: ConnectorRegistry;
+}
+
+/** The domain view of an authenticated operation. */
+export function domainContext(ctx: OperationContext): DomainContext {
+  if (!ctx.actor) throw new ApiError("AUTHENTICATION_REQUIRED", "This operation needs a credential.");
+  return { db: ctx.db, actor: ctx.actor, now: ctx.now };
+}
+
+/** The domain view, with the creator known (every credential belongs to a creator). */
+export function creatorContext(ctx: OperationContext): DomainContext & { actor: Actor & { userId: string } } {
+  const domain = domainContext(ctx);
+  if (!domain.actor.userId) throw new ApiError("AUTHENTICATION_REQUIRED", "This operation needs a creator's credential.");
+  return domain as DomainContext & { actor: Actor & { userId: string } };
+}

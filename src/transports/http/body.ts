@@ -1,0 +1,47 @@
+// Reads a write's raw body (its bytes are hashed for idempotency) and parses it as JSON. A body
+// that is not readable as UTF-8 JSON is refused (422, fields.body), never repaired: silently
+// replacing bytes with U+FFFD would store text the client never sent.
+import type Koa from "koa";
+import { validationFailed } from "../../errors.ts";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface RawBody {
+  bytes: Buffer;
+  /** Parsed JSON; undefined when the body is empty. */
+  json: unknown;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+const refuse = (message: string) => validationFailed({ body: [message] }, `The request body could not be read: it ${message}.`);
+
+/** The body's bytes and its text: at most MAX_BODY_BYTES, and valid UTF-8 (a BOM is dropped). */
+export async function readBodyText(ctx: Koa.Context): Promise<{ bytes: Buffer; text: string }> {
+  const declared = Number(ctx.get("content-length") || 0);
+  if (declared > MAX_BODY_BYTES) throw refuse(`must be at most ${MAX_BODY_BYTES} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw refuse(`must be at most ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  const bytes = Buffer.concat(chunks);
+  try {
+    return { bytes, text: utf8.decode(bytes) };
+  } catch {
+    throw refuse("is not valid UTF-8");
+  }
+}
+
+export async function readJsonBody(ctx: Koa.Context): Promise<RawBody> {
+  const { bytes, text } = await readBodyText(ctx);
+  if (text.trim() === "") return { bytes, json: undefined };
+  if (!ctx.is("application/json", "application/*+json")) throw refuse("must be sent with Content-Type: application/json");
+  try {
+    return { bytes, json: JSON.parse(text) };
+  } catch {
+    throw refuse("is not valid JSON");
+  }
+}

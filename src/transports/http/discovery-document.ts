@@ -1,0 +1,24 @@
+// A discovery document (service description, "Discovery documents"): answered to GET without
+// credentials, with Cache-Control public, max-age=3600 and Access-Control-Allow-Origin *, and
+// limited to 60 requests a minute per IP (429 with Retry-After beyond).
+import type Koa from "koa";
+import type { Kv } from "../../kv/kv.ts";
+import { consumeBudget, DISCOVERY_BUDGET, rateLimited } from "../../pipeline/rate-limit.ts";
+import type { RequestState } from "./request.ts";
+
+export interface DiscoveryDeps {
+  kv: Kv;
+  now: () => Date;
+}
+
+export function discoveryDocument(deps: DiscoveryDeps, body: unknown, type = "application/json"): Koa.Middleware {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  return async (ctx) => {
+    ctx.set("Access-Control-Allow-Origin", "*");
+    const rate = await consumeBudget(deps.kv, `discovery-ip:${(ctx.state as RequestState).clientIp}`, DISCOVERY_BUDGET, deps.now().getTime());
+    if (rate.retryAfter !== null) throw rateLimited(rate);
+    ctx.set("Cache-Control", "public, max-age=3600");
+    ctx.type = type;
+    ctx.body = text;
+  };
+}

@@ -1,0 +1,70 @@
+// The MCP surface ({mcp_url}): the endpoint at the root, its health check and its discovery
+// documents (protected-resource metadata, server card). Stateless: every process serves alike.
+import Koa from "koa";
+import { Router } from "@koa/router";
+import type { Knex } from "knex";
+import type { Logger } from "pino";
+import type { Kv } from "../../kv/kv.ts";
+import { routeFallback } from "../http/route-fallback.ts";
+import { discoveryDocument } from "../http/discovery-document.ts";
+import { requestContext } from "../http/request.ts";
+import type { ClientIpResolver } from "../http/client-ip.ts";
+import type { AppHandlers } from "../../pipeline/execute.ts";
+import type { ConnectorRegistry } from "../../modules/connectors/registry.ts";
+import type { Window } from "../../pipeline/rate-limit.ts";
+import { mcpCors } from "./cors.ts";
+import { mcpEndpoint } from "./endpoint.ts";
+import { hostPolicy } from "./host-validation.ts";
+import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "./protected-resource-metadata.ts";
+import { resourceCatalog } from "./resources/catalog.ts";
+import { SERVER_CARD_PATH, serverCard } from "./server-card.ts";
+
+export interface McpAppDeps {
+  db: Knex;
+  kv: Kv;
+  handlers: AppHandlers;
+  now: () => Date;
+  release: string;
+  /** Public addresses: this surface, the REST API, the authorization server, the reference. */
+  mcpUrl: string;
+  baseUrl: string;
+  authUrl: string;
+  docsUrl: string;
+  logger: Logger;
+  /** Per token (MCP_BUDGET in production). */
+  budget: readonly Window[];
+  /** Per IP, for requests without a valid credential (UNAUTHENTICATED_MCP_BUDGET). */
+  unauthenticatedBudget: readonly Window[];
+  /** MCP_ALLOWED_HOSTS and MCP_ALLOWED_ORIGINS (config). */
+  allowedHosts: readonly string[];
+  allowedOrigins: readonly string[];
+  /** The connector packages loaded at start (tools over connectors need them, as REST does). */
+  connectors: ConnectorRegistry;
+  /** How the per-IP limits find the client (TRUST_PROXY); the socket's address by default. */
+  clientIp?: ClientIpResolver;
+}
+
+/** Discovery documents: public, cacheable for an hour, readable from any origin. */
+export function createMcpApp(deps: McpAppDeps): Koa {
+  const app = new Koa();
+  const resources = resourceCatalog({ mcpUrl: deps.mcpUrl, baseUrl: deps.baseUrl, authUrl: deps.authUrl, docsUrl: deps.docsUrl });
+
+  const router = new Router();
+  router.register(
+    "/",
+    ["POST", "GET", "DELETE", "PUT", "PATCH"],
+    mcpEndpoint({ ...deps, resources, hostPolicy: hostPolicy(deps.mcpUrl, deps.allowedHosts, deps.allowedOrigins) }),
+  );
+  router.register("/up", ["GET"], async (ctx) => {
+    ctx.set("Cache-Control", "no-store");
+    ctx.body = { status: "up", release: deps.release };
+  });
+  router.register(PROTECTED_RESOURCE_PATH, ["GET"], discoveryDocument(deps, protectedResourceMetadata(deps)));
+  router.register(SERVER_CARD_PATH, ["GET"], discoveryDocument(deps, serverCard({ ...deps, resourceCount: resources.length })));
+
+  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "mcp", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
+  app.use(mcpCors());
+  app.use(router.routes());
+  app.use(routeFallback(router, `The MCP endpoint is ${deps.mcpUrl} (POST); see ${deps.mcpUrl}${SERVER_CARD_PATH}.`));
+  return app;
+}

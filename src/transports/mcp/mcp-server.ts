@@ -1,0 +1,104 @@
+// The MCP server for one HTTP request (the SDK's createMcpHandler calls a factory per request and
+// keeps nothing between requests, so any number of processes can serve). The low-level Server is
+// used on purpose: tools are data (generated/mcp-tools.json) and a call must run our pipeline -
+// our validators, our error envelope - not McpServer's per-tool callbacks and its own AJV pass.
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server, type CallToolResult } from "@modelcontextprotocol/server";
+import { ApiError, errorEnvelope, internalError } from "../../errors.ts";
+import type { Principal } from "../../pipeline/context.ts";
+import { toolNamed, wireToolNamed } from "./tool-catalog.ts";
+import { invokeTool, type ToolCallDeps } from "./tool-call.ts";
+import { isSelected, listedTools, type ToolSelection } from "./tool-selection.ts";
+import type { McpResource } from "./resources/catalog.ts";
+import { GETTING_STARTED_URI } from "./resources/catalog.ts";
+
+export const MCP_PROTOCOL_VERSION = "2026-07-28";
+export const SERVER_NAME = "subbridge";
+export const SERVER_TITLE = "SubBridge";
+
+/** JSON-RPC server-error code for a refusal that carries our error envelope in `data`. */
+export const API_ERROR_CODE = -32000;
+
+const HOUR = 3_600_000;
+
+export interface McpServerDeps extends ToolCallDeps {
+  resources: readonly McpResource[];
+}
+
+/** What the HTTP layer resolved for this request. */
+export interface McpRequestState {
+  principal: Principal;
+  selection: ToolSelection;
+  requestId: string;
+}
+
+/** Capabilities: the tool and resource sets never change while a process runs. */
+export const SERVER_CAPABILITIES = {
+  tools: { listChanged: false },
+  resources: { listChanged: false, subscribe: false },
+  // Declared with an empty list: clients and the caching rules expect prompts/list to answer.
+  prompts: { listChanged: false },
+};
+
+const INSTRUCTIONS = `SubBridge runs paid memberships for creators' communities. Each tool is one REST operation of the SubBridge API and needs exactly one ability (named in its description and in _meta["subbridge/ability"]); tools/list shows only tools this token can call. A failed call returns isError: true with structuredContent {error: {code, message, remediation, request_id, fields?, context?}} - act on error.code. Read ${GETTING_STARTED_URI} first and subbridge://team for your team, projects and abilities.`;
+
+function apiProtocolError(err: ApiError, requestId: string, docsUrl: string): ProtocolError {
+  return new ProtocolError(API_ERROR_CODE, err.message, errorEnvelope(err, requestId, docsUrl).error);
+}
+
+export function buildMcpServer(deps: McpServerDeps, state: McpRequestState, release: string): Server {
+  const server = new Server(
+    { name: SERVER_NAME, title: SERVER_TITLE, version: release },
+    {
+      supportedProtocolVersions: [MCP_PROTOCOL_VERSION],
+      capabilities: SERVER_CAPABILITIES,
+      instructions: INSTRUCTIONS,
+      cacheHints: { "server/discover": { ttlMs: HOUR, cacheScope: "public" } },
+    },
+  );
+  const { principal, selection, requestId } = state;
+
+  // The list depends on the token's abilities and the connection's selection: private.
+  server.setRequestHandler("tools/list", () => ({
+    tools: listedTools(selection, principal.abilities).map((t) => wireToolNamed(t.name)),
+    ttlMs: 60_000,
+    cacheScope: "private" as const,
+  }));
+
+  server.setRequestHandler("tools/call", async (request): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const tool = toolNamed(name);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`, { name });
+    if (!isSelected(tool, selection)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`, {
+        name,
+        reason: "outside this connection's toolset selection (X-MCP-Toolsets / X-MCP-Readonly)",
+      });
+    }
+    const result = await invokeTool(deps, { principal, requestId }, tool, request.params.arguments ?? {});
+    return server.projectCallToolResult(result, tool.outputSchema);
+  });
+
+  server.setRequestHandler("resources/list", () => ({
+    resources: deps.resources.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
+    ttlMs: HOUR,
+    cacheScope: "public" as const,
+  }));
+  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: [], ttlMs: HOUR, cacheScope: "public" as const }));
+  server.setRequestHandler("resources/read", async (request) => {
+    const { uri } = request.params;
+    const resource = deps.resources.find((r) => r.uri === uri);
+    if (!resource) throw new ResourceNotFoundError(uri);
+    let text: string;
+    try {
+      text = await resource.read({ db: deps.db, principal, now: deps.now(), requestId });
+    } catch (err) {
+      if (err instanceof ApiError) throw apiProtocolError(err, requestId, deps.docsUrl);
+      deps.logger.error({ request_id: requestId, uri, err }, "resource read failed");
+      throw apiProtocolError(internalError(), requestId, deps.docsUrl);
+    }
+    return { contents: [{ uri, mimeType: resource.mimeType, text }], ...resource.cache };
+  });
+
+  server.setRequestHandler("prompts/list", () => ({ prompts: [], ttlMs: HOUR, cacheScope: "public" as const }));
+  return server;
+}

@@ -1,0 +1,54 @@
+// A tool takes one flat arguments object; the REST operation behind it takes path parameters, a
+// query and a body. The `arguments` map of generated/mcp-tools.json says where each key goes, so
+// the generated validators (src/operations/validate.ts) check tool calls exactly as REST requests.
+import { addFieldError, emptyFieldErrors, type FieldErrors } from "../../errors.ts";
+import type { RawInput } from "../../pipeline/validate.ts";
+import { operationOfTool, type ToolDefinition } from "./tool-catalog.ts";
+
+export interface SplitArguments {
+  raw: RawInput;
+  /**
+   * What REST cannot express and the validators therefore never see: unknown keys, and path
+   * parameters that are missing or not strings (a URL segment is always a string).
+   */
+  problems: FieldErrors;
+}
+
+export function splitToolArguments(tool: ToolDefinition, args: Record<string, unknown>): SplitArguments {
+  const map = tool.arguments;
+  const raw: RawInput = { path: {}, query: {}, body: undefined };
+  const problems = emptyFieldErrors();
+  // Keys are the client's: `__proto__` must stay a key, never become a prototype.
+  const bodyFields = Object.create(null) as Record<string, unknown>;
+  let bodyGiven = false;
+  for (const [key, value] of Object.entries(args)) {
+    if (map.path.includes(key)) {
+      if (typeof value === "string") raw.path[key] = value;
+      else addFieldError(problems, key, "must be of type string");
+    } else if (map.query.includes(key)) {
+      raw.query[key] = value;
+    } else if (map.body === "body" && key === "body") {
+      raw.body = value;
+    } else if (Array.isArray(map.body) && map.body.includes(key)) {
+      bodyFields[key] = value;
+      bodyGiven = true;
+    } else {
+      addFieldError(problems, key, "is not a known argument of this tool");
+    }
+  }
+  for (const key of map.path) if (!Object.hasOwn(args, key)) addFieldError(problems, key, "is required");
+  // A required object body is sent even when empty, so its required fields are named one by one.
+  if (Array.isArray(map.body) && (bodyGiven || operationOfTool(tool).body === "required")) raw.body = bodyFields;
+  return { raw, problems };
+}
+
+/** The REST address the call stands for (list envelopes link to REST pages). */
+export function restUrlOfCall(baseUrl: string, pathTemplate: string, raw: RawInput): URL {
+  const path = pathTemplate.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(raw.path[name] ?? ""));
+  const url = new URL(baseUrl + path);
+  for (const [key, value] of Object.entries(raw.query)) {
+    if (value === undefined || value === null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(item));
+  }
+  return url;
+}

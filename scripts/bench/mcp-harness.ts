@@ -5,15 +5,15 @@ import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { migrate, openDatabase } from "../../src/db/database.ts";
 import { MemoryKv } from "../../src/kv/memory.ts";
-import { createCreator } from "../../src/domain/accounts.ts";
-import { createProject } from "../../src/domain/projects.ts";
-import { systemActor } from "../../src/domain/context.ts";
+import { createCreator } from "../../src/modules/accounts/creators.ts";
+import { createProject } from "../../src/modules/projects/projects.ts";
+import { systemActor } from "../../src/db/tenant.ts";
 import { mintTokenForCreator } from "../../src/operator.ts";
 import { handlers } from "../../src/api/index.ts";
-import { createMcpApp } from "../../src/mcp/mcp-app.ts";
-import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET, type Window } from "../../src/operations/rate-limit.ts";
+import { createMcpApp } from "../../src/transports/mcp/mcp-app.ts";
+import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET, type Window } from "../../src/pipeline/rate-limit.ts";
 import { DEFAULT_CONNECTORS_DIR } from "../../src/config.ts";
-import { loadConnectorRegistry } from "../../src/connectors/registry.ts";
+import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
 
 export const RELEASE = "3.0.0";
 

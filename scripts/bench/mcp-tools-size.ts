@@ -4,7 +4,7 @@
 //
 //   npx tsx scripts/bench/mcp-tools-size.ts
 import { writeFileSync } from "node:fs";
-import { toolDefinitions, toolsets } from "../../src/mcp/tool-catalog.ts";
+import { toolDefinitions, toolsets } from "../../src/transports/mcp/tool-catalog.ts";
 import { RELEASE, startThrowawayMcp } from "./mcp-harness.ts";
 
 const resultsFile = new URL("./results/mcp-tools-size.json", import.meta.url);

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { operationList } from "../../generated/operations.ts";
 import { handlers } from "../../src/api/index.ts";
-import type { AppHandlers } from "../../src/operations/execute.ts";
+import type { AppHandlers } from "../../src/pipeline/execute.ts";
 
 const { get_current_team: _left_out, ...withoutOne } = handlers;
 // @ts-expect-error an operation of the spec without a handler

@@ -4,7 +4,7 @@ import { runNpm, tempDir } from "../helpers/processes.ts";
 import { testDatabase } from "../helpers/backends.ts";
 import { uniqueEmail } from "../helpers/fixtures.ts";
 import { openDatabase, type Database } from "../../src/db/database.ts";
-import { resolveToken } from "../../src/domain/tokens.ts";
+import { resolveToken } from "../../src/modules/tokens/tokens.ts";
 
 describe("operator CLI", function () {
   this.timeout(120_000);

@@ -2,7 +2,7 @@
 // the packages beside it.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadConnectorRegistry } from "../../src/connectors/registry.ts";
+import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
 import { connectorsFolder, expectProblems, removeConnectorsFolders, writeFile } from "./connector-folders.ts";
 
 const ANNOUNCED = `

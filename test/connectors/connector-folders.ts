@@ -4,8 +4,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_CONNECTORS_DIR } from "../../src/config.ts";
-import { loadConnectorRegistry } from "../../src/connectors/registry.ts";
-import { ConnectorLoadError } from "../../src/connectors/problems.ts";
+import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
+import { ConnectorLoadError } from "../../src/modules/connectors/problems.ts";
 
 const created: string[] = [];
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { startApi, type RunningApi } from "../helpers/server.ts";
 import { ApiClient, expectError } from "../helpers/http.ts";
 import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
-import { loadConnectorRegistry } from "../../src/connectors/registry.ts";
+import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
 import { connectMcp, startMcp } from "../helpers/mcp.ts";
 import { connectorsFolder, removeConnectorsFolders, writeFile } from "./connector-folders.ts";
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { loadConnectorRegistry } from "../../src/connectors/registry.ts";
+import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
 import { connectorsFolder, editJson, expectProblems, removeConnectorsFolders, writeFile } from "./connector-folders.ts";
 
 describe("connector package rules", () => {

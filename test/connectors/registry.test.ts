@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_CONNECTORS_DIR, loadConfig } from "../../src/config.ts";
-import { loadConnectorRegistry } from "../../src/connectors/registry.ts";
+import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
 import { openapi } from "../helpers/http.ts";
 import { connectorsFolder, editJson, removeConnectorsFolders } from "./connector-folders.ts";
 

@@ -1,10 +1,10 @@
 // Creators, teams, projects and tokens made through the domain functions the product uses.
 import { randomBytes, randomUUID } from "node:crypto";
-import { createCreator, type Tier } from "../../src/domain/accounts.ts";
-import { createProject } from "../../src/domain/projects.ts";
+import { createCreator, type Tier } from "../../src/modules/accounts/creators.ts";
+import { createProject } from "../../src/modules/projects/projects.ts";
 import { mintTokenForCreator } from "../../src/operator.ts";
-import { mintToken } from "../../src/domain/tokens.ts";
-import { systemActor } from "../../src/domain/context.ts";
+import { mintToken } from "../../src/modules/tokens/tokens.ts";
+import { systemActor } from "../../src/db/tenant.ts";
 import { testDatabase } from "./backends.ts";
 
 export interface TestCreator {

@@ -2,10 +2,10 @@
 // startApi), and connects MCP SDK v2 clients pinned to 2026-07-28.
 import { request } from "node:http";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createMcpApp, type McpAppDeps } from "../../src/mcp/mcp-app.ts";
+import { createMcpApp, type McpAppDeps } from "../../src/transports/mcp/mcp-app.ts";
 import { handlers as realHandlers } from "../../src/api/index.ts";
-import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/operations/rate-limit.ts";
-import type { AppHandlers } from "../../src/operations/execute.ts";
+import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/pipeline/rate-limit.ts";
+import type { AppHandlers } from "../../src/pipeline/execute.ts";
 import { testDatabase, testKv } from "./backends.ts";
 import type { TestClock } from "./clock.ts";
 import { createTestCreator, type TestCreator } from "./fixtures.ts";

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { ApiClient, expectError } from "../helpers/http.ts";
 import { tokenFor } from "../helpers/fixtures.ts";
 import { authenticatedOperations, samplePath } from "../helpers/operations.ts";
-import { grantableAbilities, holdsAbility } from "../../src/domain/abilities.ts";
+import { grantableAbilities, holdsAbility } from "../../src/modules/tokens/abilities.ts";
 import { abilityCatalog } from "../../generated/catalog.ts";
 import { useApiWithCreator } from "../helpers/suite.ts";
 

@@ -6,10 +6,10 @@ import { startApi } from "../helpers/server.ts";
 import { ApiClient, expectError } from "../helpers/http.ts";
 import { useApiWithCreator } from "../helpers/suite.ts";
 import { testDatabase } from "../helpers/backends.ts";
-import { mintToken } from "../../src/domain/tokens.ts";
-import { recordActivity, redactSecrets } from "../../src/domain/activity.ts";
-import { systemActor } from "../../src/domain/context.ts";
-import { creatorContext } from "../../src/operations/context.ts";
+import { mintToken } from "../../src/modules/tokens/tokens.ts";
+import { recordActivity, redactSecrets } from "../../src/modules/activity/activity-log.ts";
+import { systemActor } from "../../src/db/tenant.ts";
+import { creatorContext } from "../../src/pipeline/context.ts";
 
 describe("activity log", () => {
   const suite = useApiWithCreator();

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { useApiWithCreator } from "../helpers/suite.ts";
 import { testDatabase } from "../helpers/backends.ts";
-import { MAX_INPUT_DEPTH, NESTING_MESSAGE, NON_FINITE_MESSAGE, SURROGATE_MESSAGE } from "../../src/operations/input-safety.ts";
+import { MAX_INPUT_DEPTH, NESTING_MESSAGE, NON_FINITE_MESSAGE, SURROGATE_MESSAGE } from "../../src/pipeline/input-safety.ts";
 
 export interface RawResponse {
   status: number;

@@ -8,7 +8,7 @@ import { useApiWithCreator } from "../helpers/suite.ts";
 import { tokenFor } from "../helpers/fixtures.ts";
 import { testDatabase, usingRedis } from "../helpers/backends.ts";
 import { TestClock } from "../helpers/clock.ts";
-import { idempotencyRecordKey, IDEMPOTENCY_TTL_MS } from "../../src/http/idempotency.ts";
+import { idempotencyRecordKey, IDEMPOTENCY_TTL_MS } from "../../src/transports/rest/idempotency.ts";
 
 async function tokensNamed(userId: string, name: string): Promise<number> {
   const { db } = await testDatabase();

@@ -5,7 +5,7 @@ import { startApi } from "../helpers/server.ts";
 import { ApiClient, expectError } from "../helpers/http.ts";
 import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
 import { TestClock } from "../helpers/clock.ts";
-import { REST_BUDGET } from "../../src/operations/rate-limit.ts";
+import { REST_BUDGET } from "../../src/pipeline/rate-limit.ts";
 
 describe("rate limits", () => {
   let creator: TestCreator;

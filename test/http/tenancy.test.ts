@@ -8,9 +8,9 @@ import { ApiClient, expectError } from "../helpers/http.ts";
 import { createTestCreator, joinTeamWithToken, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
 import { authenticatedOperations, samplePath } from "../helpers/operations.ts";
 import { testDatabase } from "../helpers/backends.ts";
-import { authorizeOperation } from "../../src/operations/authorize.ts";
+import { authorizeOperation } from "../../src/pipeline/authorize.ts";
 import type { OperationSpec } from "../../generated/operations.ts";
-import type { Principal } from "../../src/operations/context.ts";
+import type { Principal } from "../../src/pipeline/context.ts";
 
 describe("tenancy", () => {
   let api: RunningApi;

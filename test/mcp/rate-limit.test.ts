@@ -1,7 +1,7 @@
 // MCP budgets: 120 requests per minute per token, 5 per minute per IP without a valid token;
 // a spent budget answers 429 with Retry-After. Time is a test clock, never a sleep.
 import assert from "node:assert/strict";
-import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/operations/rate-limit.ts";
+import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/pipeline/rate-limit.ts";
 import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
 import { TestClock } from "../helpers/clock.ts";
 import { connectMcp, rawRpc, startMcp, type RunningMcp } from "../helpers/mcp.ts";

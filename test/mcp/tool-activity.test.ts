@@ -7,7 +7,7 @@ import { testDatabase } from "../helpers/backends.ts";
 import { ApiClient } from "../helpers/http.ts";
 import { startApi, type RunningApi } from "../helpers/server.ts";
 import { connectMcp, ENVELOPE_META, MCP_PROTOCOL, rawRequest, startMcp, type RunningMcp } from "../helpers/mcp.ts";
-import { recordToolInvocation } from "../../src/domain/tool-activity.ts";
+import { recordToolInvocation } from "../../src/modules/activity/tool-invocations.ts";
 
 /** The actor of an MCP call by the suite's creator (full token, no allow-list). */
 function mcpActorOf(creator: { userId: string; teamId: string }, requestId: string) {

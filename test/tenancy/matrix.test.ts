@@ -6,9 +6,9 @@
 // A new operation without a fixture fails here (see ./loader.ts).
 import assert from "node:assert/strict";
 import type { OperationSpec } from "../../generated/operations.ts";
-import { grantableAbilities } from "../../src/domain/abilities.ts";
-import { toolNamed } from "../../src/mcp/tool-catalog.ts";
-import type { Window } from "../../src/operations/rate-limit.ts";
+import { grantableAbilities } from "../../src/modules/tokens/abilities.ts";
+import { toolNamed } from "../../src/transports/mcp/tool-catalog.ts";
+import type { Window } from "../../src/pipeline/rate-limit.ts";
 import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
 import { ApiClient } from "../helpers/http.ts";
 import { startMcp, type RunningMcp } from "../helpers/mcp.ts";

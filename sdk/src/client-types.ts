@@ -29,8 +29,17 @@ export type PathsWithMethod<Method extends HttpMethod> = {
 
 type Operation<Path extends keyof ClientPaths, Method extends HttpMethod> = ClientPaths[Path] extends { [M in Method]: infer Op } ? Op : never;
 
-/** The options object of a call: params (path, query, header), body, headers, signal, ... */
-export type CallOptions<Path extends keyof ClientPaths, Method extends HttpMethod> = MaybeOptionalInit<ClientPaths[Path], Method>;
+/** What a single call may set besides openapi-fetch's options. */
+export interface PerCallOptions {
+  /** This call's time limit per attempt in milliseconds, instead of the client's `timeoutMs` (0 or Infinity: none). */
+  timeoutMs?: number;
+}
+
+/** The options object of a call: params (path, query, header), body, headers, signal, timeoutMs, ... */
+export type CallOptions<Path extends keyof ClientPaths, Method extends HttpMethod> = WithPerCallOptions<MaybeOptionalInit<ClientPaths[Path], Method>>;
+
+/** Distributes over `undefined`, which marks an options argument that may be left out. */
+type WithPerCallOptions<Init> = Init extends undefined ? undefined : Init & PerCallOptions;
 
 /** The options argument, optional when nothing in it is required (as in openapi-fetch). */
 export type InitArgument<Init> = RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];

@@ -1,6 +1,8 @@
-// createClient: openapi-fetch over the generated paths, with a fetch that adds Idempotency-Keys
-// and retries, methods that resolve to the response body and throw typed errors, and pagination.
+// createClient: openapi-fetch over the generated paths, with a fetch that adds Idempotency-Keys,
+// retries and times out attempts, methods that resolve to the response body and throw typed
+// errors, and pagination.
 import createOpenApiClient, { type Client } from "openapi-fetch";
+import { normaliseBaseUrl } from "./base-url.js";
 import type {
   ClientPaths,
   HttpMethod,
@@ -12,12 +14,18 @@ import type {
   CallOptions,
   ThrowingMethod,
 } from "./client-types.js";
-import { errorFromResponse } from "./errors.js";
+import { AbortedError, errorFromResponse, SubBridgeError } from "./errors.js";
 import { iterateItems, iteratePages } from "./pagination.js";
 import { createRetryingFetch, type RetryingFetchOptions } from "./retrying-fetch.js";
 
 export interface ClientOptions extends RetryingFetchOptions {
-  /** The API's address (the deployment's BASE_URL); paths start with /v1. */
+  /**
+   * The deployment's REST API address (its BASE_URL), with or without `/v1`: the start banner's
+   * `http://localhost:4000/v1` and `http://localhost:4000` both work, with or without a trailing
+   * slash. The paths of the calls start with /v1, so one trailing `/v1` is dropped here and every
+   * request goes to `<baseUrl without /v1>/v1/...`. A base path in front is kept
+   * (`https://gateway.example/subbridge/v1` sends to `https://gateway.example/subbridge/v1/...`).
+   */
   baseUrl: string;
   /** A personal access token (sbt_live_...). Public routes such as /v1/ping need none. */
   token?: string;
@@ -40,9 +48,9 @@ export interface SubBridgeClient {
   /** Every page (the whole {data, links, meta} envelope) of a list operation. */
   pages<Path extends ListPath, Init extends CallOptions<Path, "get">>(url: Path, ...init: InitArgument<Init>): AsyncIterableIterator<ListPage<Path>>;
   /**
-   * The underlying openapi-fetch client (same token, Idempotency-Keys and retries) for when the
-   * response itself is wanted: it resolves to {data, error, response} and does not throw on
-   * error statuses.
+   * The underlying openapi-fetch client (same token, base URL, Idempotency-Keys, retries, timeouts
+   * and AbortedError) for when the response itself is wanted: it resolves to
+   * {data, error, response} and does not throw on error statuses.
    */
   raw: Client<ClientPaths>;
 }
@@ -54,16 +62,34 @@ interface LooseInit {
 
 export function createClient(options: ClientOptions): SubBridgeClient {
   const { baseUrl, token, headers, ...retrying } = options;
-  const raw = createOpenApiClient<ClientPaths>({
-    baseUrl,
+  const openapi = createOpenApiClient<ClientPaths>({
+    baseUrl: normaliseBaseUrl(baseUrl),
     fetch: createRetryingFetch(retrying),
     headers: { ...headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
   });
-  const request = raw.request as unknown as (
+  const openapiRequest = openapi.request as unknown as (
     method: HttpMethod,
     url: string,
     init?: LooseInit,
   ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+
+  /** openapi-fetch's request, with this client's per-call options applied and aborts as AbortedError. */
+  const request = async (method: HttpMethod, url: string, init?: LooseInit) => {
+    const { timeoutMs, ...forwarded } = init ?? {};
+    if (typeof forwarded.baseUrl === "string") forwarded.baseUrl = normaliseBaseUrl(forwarded.baseUrl);
+    // A per-call timeout is a retrying fetch of its own for this call (openapi-fetch takes `fetch`
+    // per call), unless the caller brought their own fetch.
+    if (timeoutMs !== undefined && forwarded.fetch === undefined)
+      forwarded.fetch = createRetryingFetch({ ...retrying, timeoutMs: timeoutMs as number });
+    try {
+      return await openapiRequest(method, url, forwarded);
+    } catch (error) {
+      // openapi-fetch reads the body after the retrying fetch has returned: a caller aborting then
+      // makes that read throw the signal's reason.
+      const signal = init?.signal as AbortSignal | undefined;
+      throw signal?.aborted && !(error instanceof SubBridgeError) ? new AbortedError(signal.reason) : error;
+    }
+  };
 
   const call = (method: HttpMethod) =>
     (async (url: string, init?: LooseInit) => {
@@ -76,6 +102,20 @@ export function createClient(options: ClientOptions): SubBridgeClient {
     const firstPage = Number(init?.params?.query?.page ?? 1);
     const get = call("get") as (url: string, init?: LooseInit) => Promise<ListEnvelope<unknown>>;
     return iteratePages((page) => get(url, { ...init, params: { ...init?.params, query: { ...init?.params?.query, page } } }), firstPage);
+  };
+
+  const rawMethod = (method: HttpMethod) => ((url: string, init?: LooseInit) => request(method, url, init)) as never;
+  const raw: Client<ClientPaths> = {
+    ...openapi,
+    request: request as never,
+    GET: rawMethod("get"),
+    PUT: rawMethod("put"),
+    POST: rawMethod("post"),
+    DELETE: rawMethod("delete"),
+    OPTIONS: rawMethod("options"),
+    HEAD: rawMethod("head"),
+    PATCH: rawMethod("patch"),
+    TRACE: rawMethod("trace"),
   };
 
   return {

@@ -17,6 +17,7 @@ export type ErrorFamily =
   | "IdempotencyError"
   | "RateLimitError"
   | "UpstreamError"
+  | "BadRequestError"
   | "InternalServerError";
 
 export const ERROR_FAMILY_BY_CODE = {
@@ -44,6 +45,9 @@ export const ERROR_FAMILY_BY_CODE = {
   IDEMPOTENCY_REPLAY_IN_PROGRESS: "IdempotencyError",
   RATE_LIMITED: "RateLimitError",
   WEBHOOK_ENDPOINT_UNREACHABLE: "UpstreamError",
+  MALFORMED_REQUEST: "BadRequestError",
+  REQUEST_HEADERS_TOO_LARGE: "BadRequestError",
+  REQUEST_TIMEOUT: "BadRequestError",
   INTERNAL_SERVER_ERROR: "InternalServerError",
 } as const satisfies Record<ErrorCode, ErrorFamily>;
 
@@ -58,6 +62,7 @@ export const FAMILY_STATUSES: Record<ErrorFamily, readonly number[]> = {
   IdempotencyError: [400, 409, 425],
   RateLimitError: [429],
   UpstreamError: [502],
+  BadRequestError: [400, 408, 431],
   InternalServerError: [500],
 };
 
@@ -68,10 +73,12 @@ const FAMILY_BY_STATUS: Record<number, ErrorFamily> = {
   403: "PermissionError",
   404: "NotFoundError",
   405: "MethodNotAllowedError",
+  408: "BadRequestError",
   409: "IdempotencyError",
   422: "ValidationError",
   425: "IdempotencyError",
   429: "RateLimitError",
+  431: "BadRequestError",
 };
 
 /** null: no family fits; the error is thrown as the base SubBridgeError. */
@@ -80,3 +87,16 @@ export function errorFamilyOf(code: string, status: number): ErrorFamily | null 
   if (status >= 500) return "InternalServerError";
   return FAMILY_BY_STATUS[status] ?? null;
 }
+
+/**
+ * The codes the client gives its own errors, when no response was received. `satisfies` makes
+ * the SDK fail to compile if the API's catalog ever gains one of them (the API's 408 is
+ * REQUEST_TIMEOUT: a timeout of the client is RESPONSE_TIMEOUT, so a code names one thing).
+ */
+export const CLIENT_ERROR_CLASS_BY_CODE = {
+  CONNECTION_ERROR: "ConnectionError",
+  RESPONSE_TIMEOUT: "TimeoutError",
+  REQUEST_ABORTED: "AbortedError",
+} as const satisfies Record<string, string> & { [Code in ErrorCode]?: never };
+
+export type ClientErrorCode = keyof typeof CLIENT_ERROR_CLASS_BY_CODE;

@@ -1,18 +1,20 @@
 // The errors the client throws: one class per family of API error codes (see error-families.ts),
-// all subclasses of SubBridgeError, plus ConnectionError when no response arrived at all.
+// all subclasses of SubBridgeError, plus the client's own when no response arrived at all:
+// ConnectionError (and its TimeoutError) and AbortedError.
 import type { components } from "./generated/openapi.js";
-import { errorFamilyOf, type ErrorCode, type ErrorFamily } from "./error-families.js";
+import { errorFamilyOf, type ClientErrorCode, type ErrorCode, type ErrorFamily } from "./error-families.js";
 
-export type { ErrorCode } from "./error-families.js";
+export type { ClientErrorCode, ErrorCode } from "./error-families.js";
 
 /** The `error` object of the API's error envelope. */
 export type ErrorBody = components["schemas"]["Error"]["error"];
 
 /**
  * A code of the API's catalog, or one this SDK version does not know yet (codes may be added
- * within /v1), or HTTP_<status> when the response carried no error envelope (a proxy's page).
+ * within /v1), or HTTP_<status> when the response carried no error envelope (a proxy's page), or
+ * the client's own code when no response arrived (CONNECTION_ERROR, RESPONSE_TIMEOUT, REQUEST_ABORTED).
  */
-export type SubBridgeErrorCode = ErrorCode | (string & {});
+export type SubBridgeErrorCode = ErrorCode | ClientErrorCode | (string & {});
 
 export interface SubBridgeErrorInit {
   code: SubBridgeErrorCode;
@@ -31,7 +33,7 @@ export class SubBridgeError extends Error {
   override name = "SubBridgeError";
   /** Match on this; the message may change. */
   readonly code: SubBridgeErrorCode;
-  /** HTTP status; 0 when no response arrived (ConnectionError). */
+  /** HTTP status; 0 when no response arrived (ConnectionError, TimeoutError, AbortedError). */
   readonly status: number;
   /** Quote it when reporting a problem; equals the X-Request-Id response header. */
   readonly requestId: string | null;
@@ -112,18 +114,63 @@ export class UpstreamError extends SubBridgeError {
   override name = "UpstreamError";
 }
 
+/**
+ * 400 MALFORMED_REQUEST, 408 REQUEST_TIMEOUT, 431 REQUEST_HEADERS_TOO_LARGE: the server could not
+ * read the HTTP request itself, so no route ran and nothing changed. A 408 (the request arrived too
+ * slowly) is retried when the request is safe to repeat.
+ */
+export class BadRequestError extends SubBridgeError {
+  override name = "BadRequestError";
+}
+
 /** 500 INTERNAL_SERVER_ERROR and any other 5xx; quote requestId when reporting it. */
 export class InternalServerError extends SubBridgeError {
   override name = "InternalServerError";
 }
 
-/** No response arrived (DNS, refused or reset connection, TLS) after every retry. */
+/** No response arrived (DNS, refused or reset connection, TLS, or a timeout) after every retry. */
 export class ConnectionError extends SubBridgeError {
   override name = "ConnectionError";
-  constructor(cause: unknown) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    super({ code: "CONNECTION_ERROR", status: 0, message: `Could not reach the SubBridge API: ${reason}`, cause });
+  /** `as` lets a subclass name its own kind of missing response. */
+  constructor(cause: unknown, as?: { code: ClientErrorCode; message: string }) {
+    super({
+      code: as?.code ?? "CONNECTION_ERROR",
+      status: 0,
+      message: as?.message ?? `Could not reach the SubBridge API: ${reasonOf(cause)}`,
+      cause,
+    });
   }
+}
+
+/**
+ * The last attempt got no response within `timeoutMs`. A ConnectionError: a timeout is one way of
+ * getting no response, and is retried like the others. `cause` is the DOMException
+ * ("TimeoutError") that aborted that attempt.
+ */
+export class TimeoutError extends ConnectionError {
+  override name = "TimeoutError";
+  /** The time one attempt was allowed, in milliseconds. */
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number, cause: unknown) {
+    super(cause, { code: "RESPONSE_TIMEOUT", message: `The SubBridge API did not answer within ${timeoutMs} ms` });
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The caller's `signal` aborted the request: before it was sent, while waiting for the answer or
+ * its body, or between retries. Never retried. Not a ConnectionError: nothing went wrong with the
+ * API or the network. `cause` is the signal's reason.
+ */
+export class AbortedError extends SubBridgeError {
+  override name = "AbortedError";
+  constructor(reason: unknown) {
+    super({ code: "REQUEST_ABORTED", status: 0, message: `The request to the SubBridge API was aborted: ${reasonOf(reason)}`, cause: reason });
+  }
+}
+
+function reasonOf(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
 }
 
 const FAMILY_CLASSES: Record<ErrorFamily, new (init: SubBridgeErrorInit) => SubBridgeError> = {
@@ -136,6 +183,7 @@ const FAMILY_CLASSES: Record<ErrorFamily, new (init: SubBridgeErrorInit) => SubB
   IdempotencyError,
   RateLimitError,
   UpstreamError,
+  BadRequestError,
   InternalServerError,
 };
 

@@ -1,10 +1,12 @@
 // @subbridge/sdk: a typed client for the SubBridge REST API, its errors, and webhook verification.
 // Connector manifest validation lives in @subbridge/sdk/connector.
 export { createClient, type ClientOptions, type SubBridgeClient } from "./client.js";
-export type { ClientPaths, ListEnvelope, ListItem, ListPage, ListPath, ResponseData } from "./client-types.js";
+export type { ClientPaths, ListEnvelope, ListItem, ListPage, ListPath, PerCallOptions, ResponseData } from "./client-types.js";
 export type { components, operations, paths } from "./generated/openapi.js";
 export {
+  AbortedError,
   AuthenticationError,
+  BadRequestError,
   ConnectionError,
   DomainError,
   IdempotencyError,
@@ -14,8 +16,10 @@ export {
   PermissionError,
   RateLimitError,
   SubBridgeError,
+  TimeoutError,
   UpstreamError,
   ValidationError,
+  type ClientErrorCode,
   type ErrorBody,
   type ErrorCode,
   type SubBridgeErrorCode,

@@ -29,6 +29,13 @@ describe("sdk against the live API", () => {
     assert.equal(ping.data.status, "ok");
   });
 
+  it("takes the REST address as the start banner prints it, /v1 included (not /v1/v1/ping)", async () => {
+    for (const baseUrl of [`${api.url}/v1`, `${api.url}/v1/`]) {
+      const ping = await createClient({ baseUrl }).GET("/v1/ping");
+      assert.equal(ping.data.status, "ok", baseUrl);
+    }
+  });
+
   it("lists the creator's tokens", async () => {
     const page = await client.GET("/v1/tokens");
     assert.ok(page.data.some((token) => token.id === creator.tokenId));

@@ -1,10 +1,11 @@
 // Every error code of the catalog (generated/error-codes.json) is thrown as the class of its
 // family, and a family only carries statuses it is meant for; unknown codes and bodies that are
-// not the error envelope still give a typed error.
+// not the error envelope still give a typed error; the client's own codes (no response) are never
+// codes of the API.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as sdk from "../../sdk/src/index.ts";
-import { ERROR_FAMILY_BY_CODE, FAMILY_STATUSES, type ErrorFamily } from "../../sdk/src/error-families.ts";
+import { CLIENT_ERROR_CLASS_BY_CODE, ERROR_FAMILY_BY_CODE, FAMILY_STATUSES, type ErrorFamily } from "../../sdk/src/error-families.ts";
 import { errorFromResponse } from "../../sdk/src/errors.ts";
 import { errorResponse } from "./scripted-fetch.ts";
 
@@ -12,7 +13,7 @@ const catalog: { errors: { code: string; status: number; remediation: string }[]
   readFileSync(new URL("../../generated/error-codes.json", import.meta.url), "utf8"),
 );
 
-const classOf = (family: ErrorFamily) => (sdk as unknown as Record<string, new (...args: never[]) => sdk.SubBridgeError>)[family];
+const classOf = (name: string) => (sdk as unknown as Record<string, new (...args: never[]) => sdk.SubBridgeError>)[name];
 
 describe("sdk error classes", () => {
   it("places every code of the catalog, and nothing else, in a family", () => {
@@ -54,6 +55,44 @@ describe("sdk error classes", () => {
     for (const family of Object.keys(FAMILY_STATUSES) as ErrorFamily[]) {
       assert.equal(typeof classOf(family), "function", `${family} is exported`);
       assert.ok(classOf(family).prototype instanceof sdk.SubBridgeError);
+    }
+  });
+
+  it("gives the client's own errors (no response) codes the API never answers, status 0, each its class", () => {
+    const apiCodes = new Set(catalog.errors.map((e) => e.code));
+    const own = [
+      new sdk.ConnectionError(new TypeError("fetch failed")),
+      new sdk.TimeoutError(5, new DOMException("late", "TimeoutError")),
+      new sdk.AbortedError("why"),
+    ];
+    assert.deepEqual(
+      own.map((error) => [error.name, error.code, error.status]),
+      [
+        ["ConnectionError", "CONNECTION_ERROR", 0],
+        ["TimeoutError", "RESPONSE_TIMEOUT", 0],
+        ["AbortedError", "REQUEST_ABORTED", 0],
+      ],
+    );
+    for (const error of own) {
+      assert.ok(!apiCodes.has(error.code), `${error.code} is also a code of the API`);
+      assert.ok(error instanceof sdk.SubBridgeError);
+      assert.equal(error.constructor, classOf(CLIENT_ERROR_CLASS_BY_CODE[error.code as keyof typeof CLIENT_ERROR_CLASS_BY_CODE]));
+    }
+    assert.deepEqual(Object.keys(CLIENT_ERROR_CLASS_BY_CODE).sort(), own.map((e) => e.code).sort());
+    assert.ok(sdk.TimeoutError.prototype instanceof sdk.ConnectionError, "a timeout is one way of getting no response");
+    assert.ok(!(sdk.AbortedError.prototype instanceof sdk.ConnectionError), "an abort is the caller's, not the network's");
+  });
+
+  it("throws the HTTP parser's refusals as BadRequestError, by code and, for a code it does not know, by status 408 or 431", () => {
+    for (const [status, code] of [
+      [400, "MALFORMED_REQUEST"],
+      [408, "REQUEST_TIMEOUT"],
+      [431, "REQUEST_HEADERS_TOO_LARGE"],
+      [408, "SOME_NEW_408"],
+      [431, "SOME_NEW_431"],
+    ] as const) {
+      const error = errorFromResponse(errorResponse(status, code), { error: { code, message: "m" } });
+      assert.ok(error instanceof sdk.BadRequestError, `${code}: ${error.name}`);
     }
   });
 

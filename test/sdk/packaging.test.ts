@@ -1,8 +1,9 @@
 // The published package as a third party gets it: `npm pack` in sdk/, the tarball installed into
 // an empty folder (with TypeScript 5.9 from the registry), a consumer that imports "@subbridge/sdk",
 // "@subbridge/sdk/connector" and "@subbridge/sdk/webhooks" typechecked under moduleResolution
-// nodenext and bundler and run against a live API, the command run through npx, and publint and
-// are-the-types-wrong reporting nothing. Slow (npm install): about half a minute.
+// nodenext and bundler and run against a live API, the command run through npx (in the project, and
+// with -p from a folder without it, as the README shows), and publint and are-the-types-wrong
+// reporting nothing. Slow (npm install): about half a minute.
 import assert from "node:assert/strict";
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -35,10 +36,13 @@ function succeed(command: string, args: string[], cwd: string): string {
  */
 const CONSUMER = `
 import {
+  AbortedError,
+  ConnectionError,
   createClient,
   PermissionError,
   NotFoundError,
   SubBridgeError,
+  TimeoutError,
   signWebhookPayload,
   verifyWebhook,
   type components,
@@ -53,6 +57,14 @@ type Token = components["schemas"]["Token"];
 async function main() {
   const client = createClient({ baseUrl: settings.baseUrl, token: settings.token });
   const ping = await client.GET("/v1/ping");
+  // The REST address as the server's start banner prints it, /v1 included; a limit per attempt and per call.
+  const fromBanner = await createClient({ baseUrl: settings.baseUrl + "/v1/", timeoutMs: 30_000 }).GET("/v1/ping", { timeoutMs: 10_000 });
+  let aborted: string | undefined;
+  try {
+    await client.GET("/v1/teams/current", { signal: AbortSignal.abort() });
+  } catch (error) {
+    if (error instanceof AbortedError && error instanceof SubBridgeError && !(error instanceof ConnectionError)) aborted = error.code;
+  }
   const team = await client.GET("/v1/teams/current");
   const minted = await client.POST("/v1/tokens", { body: { name: "from the consumer", abilities: ["team:view"] } });
   const secret: string = minted.token;
@@ -92,9 +104,14 @@ async function main() {
   // @ts-expect-error a token's name is a string
   const wrong: number = minted.data.name;
   void wrong;
+  // @ts-expect-error timeoutMs is a number of milliseconds
+  void client.GET("/v1/ping", { timeoutMs: "soon" }).catch(() => {});
 
   console.log(JSON.stringify({
     release: ping.data.release,
+    bannerRelease: fromBanner.data.release,
+    aborted,
+    timeoutIsConnectionError: new TimeoutError(1, null) instanceof ConnectionError,
     teamId: team.data.id,
     minted: secret.startsWith("sbt_live_"),
     tokenCount: names.length,
@@ -122,6 +139,7 @@ describe("sdk package (npm pack, install, consume)", function () {
 
   let work: string;
   let consumer: string;
+  let tarballPath: string;
   let api: RunningApi;
 
   before(async () => {
@@ -133,6 +151,7 @@ describe("sdk package (npm pack, install, consume)", function () {
     succeed(NPM, ["pack", "--pack-destination", work, "--silent"], SDK);
     const tarball = readdirSync(work).find((f) => f.endsWith(".tgz"));
     assert.ok(tarball, "npm pack wrote no tarball");
+    tarballPath = join(work, tarball);
     writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "sdk-consumer", private: true, type: "module" }));
     succeed(
       NPM,
@@ -190,6 +209,9 @@ describe("sdk package (npm pack, install, consume)", function () {
     const result = JSON.parse(output);
     assert.deepEqual(result, {
       release: root().version,
+      bannerRelease: root().version,
+      aborted: "REQUEST_ABORTED",
+      timeoutIsConnectionError: true,
       teamId: creator.teamId,
       minted: true,
       tokenCount: 3,
@@ -220,6 +242,21 @@ describe("sdk package (npm pack, install, consume)", function () {
     );
     const help = run(NPX, ["--no-install", "subbridge-connector", "--help"], consumer);
     assert.equal(help.status, 0);
+  });
+
+  it("runs subbridge-connector validate through npx -p from a folder without the SDK, as the README shows", () => {
+    const elsewhere = join(work, "elsewhere");
+    mkdirSync(elsewhere);
+    const manifest = join(ROOT, "connectors/telegram/connector.json");
+    // The bare command name is no package npx can find outside a project that has the SDK.
+    const bare = run(NPX, ["--no-install", "subbridge-connector", "validate", manifest], elsewhere);
+    assert.notEqual(bare.status, 0, bare.stdout);
+    // `npx -p @subbridge/sdk ...`, with the packed tarball standing for the registry's package.
+    const named = run(NPX, ["--yes", "-p", tarballPath, "subbridge-connector", "validate", manifest], elsewhere, {
+      npm_config_prefer_offline: "true",
+    });
+    assert.equal(named.status, 0, named.stderr);
+    assert.match(named.stdout, /✔ .*is valid \(key telegram, version 2\.4\.0\)/);
   });
 
   it("publint reports no problem", async () => {

@@ -1,8 +1,17 @@
-// Retries: network failures, 425, 429 and 5xx are retried (Retry-After honoured, otherwise
+// Retries: network failures, 408, 425, 429 and 5xx are retried (Retry-After honoured, otherwise
 // jittered exponential backoff) only when the request is safe to repeat, and a retried write keeps
-// its Idempotency-Key.
+// its Idempotency-Key. (Timed-out attempts and the caller's abort: timeouts.test.ts.)
 import assert from "node:assert/strict";
-import { createClient, ConnectionError, InternalServerError, RateLimitError, DomainError, NotFoundError } from "../../sdk/src/index.ts";
+import {
+  AbortedError,
+  BadRequestError,
+  createClient,
+  ConnectionError,
+  InternalServerError,
+  RateLimitError,
+  DomainError,
+  NotFoundError,
+} from "../../sdk/src/index.ts";
 import { createRetryingFetch } from "../../sdk/src/retrying-fetch.ts";
 import { retryAfterSeconds } from "../../sdk/src/errors.ts";
 import { errorResponse, jsonResponse, recordingSleep, scriptedFetch, type ScriptStep } from "./scripted-fetch.ts";
@@ -72,6 +81,18 @@ describe("sdk retries", () => {
     assert.deepEqual(await client.POST("/v1/tokens", { body: { name: "x", abilities: ["team:view"] } }), minted);
     assert.deepEqual(delays, [1000]);
     assert.equal(requests[0].headers.get("idempotency-key"), requests[1].headers.get("idempotency-key"));
+  });
+
+  it("retries the server's 408 REQUEST_TIMEOUT (no route ran), and throws it as BadRequestError when it persists", async () => {
+    const once = clientWith([errorResponse(408, "REQUEST_TIMEOUT"), jsonResponse(201, minted)]);
+    assert.deepEqual(await once.client.POST("/v1/tokens", { body: { name: "x", abilities: ["team:view"] } }), minted);
+    assert.equal(once.requests[0].headers.get("idempotency-key"), once.requests[1].headers.get("idempotency-key"));
+    const always = clientWith(Array.from({ length: 3 }, () => errorResponse(408, "REQUEST_TIMEOUT")));
+    const error = await always.client.GET("/v1/teams/current").catch((e: unknown) => e);
+    assert.ok(error instanceof BadRequestError, String(error));
+    assert.equal(error.code, "REQUEST_TIMEOUT");
+    assert.equal(error.status, 408);
+    assert.equal(always.requests.length, 3);
   });
 
   it("never retries a 400 or a 404", async () => {
@@ -174,7 +195,9 @@ describe("sdk retries", () => {
       jsonResponse(200, team),
     ]);
     const fetch = createRetryingFetch({ fetch: server.fetch, sleep: async () => {} });
-    await assert.rejects(fetch(new Request("https://api.test/v1/teams/current", { signal: controller.signal })), { name: "AbortError" });
+    const error = await fetch(new Request("https://api.test/v1/teams/current", { signal: controller.signal })).catch((e: unknown) => e);
+    assert.ok(error instanceof AbortedError, String(error));
+    assert.equal(error.cause, controller.signal.reason);
     assert.equal(server.requests.length, 1);
   });
 

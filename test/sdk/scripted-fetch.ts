@@ -6,9 +6,11 @@ export interface RecordedRequest {
   url: string;
   headers: Headers;
   body: string;
+  /** The signal the request was sent with (the attempt's: the caller's and the timeout's). */
+  signal: AbortSignal;
 }
 
-export type ScriptStep = Response | Error | ((request: RecordedRequest) => Response | Error);
+export type ScriptStep = Response | Error | ((request: RecordedRequest) => Response | Error | Promise<Response>);
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
@@ -40,16 +42,38 @@ export function errorResponse(
 export function scriptedFetch(script: ScriptStep[]) {
   const requests: RecordedRequest[] = [];
   const fetch = async (request: Request): Promise<Response> => {
-    const recorded = { method: request.method, url: request.url, headers: new Headers(request.headers), body: await request.text() };
+    const recorded = {
+      method: request.method,
+      url: request.url,
+      headers: new Headers(request.headers),
+      body: await request.text(),
+      signal: request.signal,
+    };
     requests.push(recorded);
     const step = script.shift();
     if (step === undefined) throw new Error(`unexpected request ${request.method} ${request.url}: the script is exhausted`);
-    const outcome = typeof step === "function" ? step(recorded) : step;
+    const outcome = typeof step === "function" ? await step(recorded) : step;
     if (outcome instanceof Error) throw outcome;
     return outcome;
   };
   return { fetch, requests, remaining: () => script.length };
 }
+
+/** A step that never answers and ignores its signal: a stalled connection behind a fetch that does not heed aborts. */
+export const neverAnswers: ScriptStep = () => new Promise<Response>(() => {});
+
+/** A step that answers nothing until its signal aborts, then rejects with the reason, as fetch does. */
+export const answersOnlyAbort: ScriptStep = ({ signal }) =>
+  new Promise<Response>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+
+/** A step that answers `response` after `ms` of real time (a few ms: tests do not wait long). */
+export const answersAfter =
+  (ms: number, response: () => Response): ScriptStep =>
+  () =>
+    new Promise<Response>((resolve) => setTimeout(() => resolve(response()), ms));
 
 export function recordingSleep() {
   const delays: number[] = [];

@@ -3,6 +3,7 @@
 import type { AbilityCatalog, Enforcement } from "./sources.ts";
 import { HTTP_METHODS, MAX_PER_PAGE, WRITE_METHODS, isPublicOperation, type PaginationExtension } from "./conventions.ts";
 import { deref } from "./refs.ts";
+import { areaOfTag } from "./bundle.ts";
 
 type Json = Record<string, any>;
 
@@ -20,6 +21,8 @@ export interface OperationModel {
   summary: string;
   description: string;
   tags: string[];
+  /** The area the operation belongs to (its first tag): its module is src/modules/<area>. */
+  area: string;
   ability: string | null;
   enforcement: Enforcement | null;
   isPublic: boolean;
@@ -62,6 +65,7 @@ export function operationModels(doc: Json, catalog: AbilityCatalog): OperationMo
         summary: op.summary,
         description: op.description,
         tags: op.tags,
+        area: areaOfTag(op.tags[0]),
         ability,
         enforcement: ability ? (enforcement.get(ability) ?? null) : null,
         isPublic: isPublicOperation(op),

@@ -42,6 +42,8 @@ export interface ErrorDefinition {
 export interface OpenApiFragment {
   file: string;
   document: Record<string, unknown>;
+  /** The area an areas/<area>.yaml fragment describes (its operations' module: src/modules/<area>). */
+  area?: string;
 }
 
 export interface Sources {
@@ -134,10 +136,21 @@ function yamlFilesIn(dir: string): string[] {
     .map((f) => join(dir, f));
 }
 
-/** The root document first, then every area fragment in a fixed (sorted) order. */
+/**
+ * The root document first, then the shared components (common.yaml), then one fragment per area
+ * (areas/<area>.yaml: its tag, paths, components and webhooks), in a fixed (sorted) order. Specs of
+ * older refs, split into paths/, schemas/ and webhooks/ folders, load too (for the spec diff).
+ */
 export function loadOpenApiFragments(dir = join(SPEC_DIR, "openapi")): OpenApiFragment[] {
-  const files = [join(dir, "openapi.yaml"), ...["paths", "schemas", "webhooks"].flatMap((sub) => yamlFilesIn(join(dir, sub)))];
-  return files.map((file) => ({ file: relative(ROOT, file), document: readYaml(file) as Record<string, unknown> }));
+  const read = (file: string, area?: string): OpenApiFragment => ({
+    file: relative(ROOT, file),
+    document: readYaml(file) as Record<string, unknown>,
+    ...(area ? { area } : {}),
+  });
+  const legacy = ["paths", "schemas", "webhooks"].flatMap((sub) => yamlFilesIn(join(dir, sub)));
+  const common = yamlFilesIn(dir).filter((f) => !f.endsWith("/openapi.yaml"));
+  const areas = yamlFilesIn(join(dir, "areas")).map((file) => read(file, file.slice(file.lastIndexOf("/") + 1, -".yaml".length)));
+  return [read(join(dir, "openapi.yaml")), ...common.map((f) => read(f)), ...legacy.map((f) => read(f)), ...areas];
 }
 
 export function loadSources(): Sources {

@@ -129,15 +129,10 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project.
+         * @description An ability value, <entity>:<action>. The catalog with each ability's enforcement is served at /abilities.json.
          * @enum {string}
          */
-        ActivitySubjectTypeQuery: "project" | "subscription" | "project-subscription" | "member" | "project-user" | "plan" | "project-subscription-plan" | "access-code" | "coupon" | "project-resource" | "team";
-        /**
-         * @description The surface that performed the change - human (dashboard), api_token (REST), mcp, webhook (a webhook-triggered action), system (a scheduled job or the operator CLI), automation (a step from a third-party automation platform).
-         * @enum {string}
-         */
-        ActorKind: "human" | "api_token" | "mcp" | "webhook" | "system" | "automation";
+        Ability: "account:read" | "account:write" | "activity:read" | "billing:manage" | "billing:read" | "broadcast:send" | "dashboard:read" | "distribution:read" | "group:create" | "group:delete" | "group:update" | "group:view" | "group:view-any" | "pass-window:create" | "pass-window:delete" | "pass-window:update" | "pass-window:view" | "pass-window:view-any" | "payment:refund" | "payment:view" | "payment:view-any" | "project-access-code:create" | "project-access-code:delete" | "project-access-code:update" | "project-access-code:view" | "project-access-code:view-any" | "project-connector:create" | "project-connector:delete" | "project-connector:update" | "project-connector:view" | "project-connector:view-any" | "project-coupon:create" | "project-coupon:delete" | "project-coupon:update" | "project-coupon:view" | "project-coupon:view-any" | "project-payment-method:create" | "project-payment-method:delete" | "project-payment-method:update" | "project-payment-method:view" | "project-payment-method:view-any" | "project-recovery:create" | "project-recovery:delete" | "project-recovery:update" | "project-recovery:view" | "project-recovery:view-any" | "project-resource:create" | "project-resource:delete" | "project-resource:update" | "project-resource:view" | "project-resource:view-any" | "project-subscription-plan:create" | "project-subscription-plan:delete" | "project-subscription-plan:update" | "project-subscription-plan:view" | "project-subscription-plan:view-any" | "project-subscription:create" | "project-subscription:delete" | "project-subscription:update" | "project-subscription:view" | "project-subscription:view-any" | "project-user:create" | "project-user:delete" | "project-user:update" | "project-user:view" | "project-user:view-any" | "project:create" | "project:delete" | "project:update" | "project:view" | "project:view-any" | "role:create" | "role:delete" | "role:update" | "role:view" | "role:view-any" | "support-canned-reply:create" | "support-canned-reply:delete" | "support-canned-reply:update" | "support-canned-reply:view-any" | "support-conversation:create" | "support-conversation:delete" | "support-conversation:update" | "support-conversation:view" | "support-conversation:view-any" | "team-member:invite" | "team-member:remove" | "team-member:update-role" | "team-member:view" | "team-member:view-any" | "team:create" | "team:delete" | "team:update" | "team:view" | "team:view-any" | "token:create" | "token:delete" | "token:view" | "token:view-any" | "webhook-delivery:retry" | "webhook-delivery:view-any" | "webhook-endpoint:create" | "webhook-endpoint:delete" | "webhook-endpoint:manage" | "webhook-endpoint:update" | "webhook-endpoint:view" | "webhook-endpoint:view-any";
         ActivityEntry: {
             id: components["schemas"]["Uuid"];
             /**
@@ -186,97 +181,70 @@ export interface components {
             };
         };
         /**
-         * Format: uuid
-         * @description Resource id. Lowercase, hyphenated, no type prefix; treat as opaque.
-         * @example 0f8fad5b-d9cb-469f-a165-70867728950e
-         */
-        Uuid: string;
-        /**
-         * Format: date-time
-         * @description ISO 8601 timestamp in UTC.
-         * @example 2026-11-21T09:30:00.000Z
-         */
-        Timestamp: string;
-        /**
-         * @description The error envelope answered by every failing request.
-         * @example {
-         *       "error": {
-         *         "code": "TOKEN_MISSING_ABILITY",
-         *         "message": "This token does not hold the ability token:view-any.",
-         *         "docs_url": "http://localhost:4004/errors#token_missing_ability",
-         *         "remediation": "Use a token that holds the ability named in error.context.required_ability, or mint one that does.",
-         *         "request_id": "6f1c2a7e-3d4b-4c59-9a1e-2b7f0c8d9e10",
-         *         "context": {
-         *           "required_ability": "token:view-any"
-         *         }
-         *       }
-         *     }
-         */
-        Error: {
-            error: {
-                code: components["schemas"]["ErrorCode"];
-                /** @description What went wrong, for a person. May change; match on code. */
-                message: string;
-                /**
-                 * Format: uri
-                 * @description The code's entry in the error reference.
-                 */
-                docs_url: string;
-                /** @description What to do next. */
-                remediation: string;
-                /** @description Equals the X-Request-Id response header; quote it when reporting a problem. */
-                request_id: string;
-                /** @description Only on VALIDATION_FAILED. Maps each offending field (dotted path for nested body fields) to its messages. */
-                fields?: {
-                    [key: string]: string[];
-                };
-                /** @description Extra facts about the error when they exist, for example required_ability. */
-                context?: {
-                    [key: string]: unknown;
-                };
-            };
-        };
-        /** @description Absolute URLs of the neighbouring pages; null where there is none. */
-        ListLinks: {
-            /** Format: uri */
-            first: string;
-            /** Format: uri */
-            last: string;
-            /** Format: uri */
-            prev: string | null;
-            /** Format: uri */
-            next: string | null;
-        };
-        ListMeta: {
-            current_page: number;
-            /** @description 1-based position of the first row of this page; null when the page is empty. */
-            from: number | null;
-            last_page: number;
-            per_page: number;
-            /** @description 1-based position of the last row of this page; null when the page is empty. */
-            to: number | null;
-            total: number;
-        };
-        /**
-         * @description The connector's identifier (the manifest's key): a lower-case letter followed by lower-case letters, digits, _ or -. It names the connector in install routes.
-         * @example telegram
-         */
-        ConnectorKey: string;
-        /**
-         * @description Whether projects can install the connector now. available: its package is loaded and installs are open. paused: its package is loaded but the operator has stopped new installs for now. in_development and roadmap: announced, with no package yet. Installing anything but an available connector answers 422 CONNECTOR_UNAVAILABLE.
+         * @description The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project.
          * @enum {string}
          */
-        ConnectorStatus: "available" | "paused" | "in_development" | "roadmap";
+        ActivitySubjectTypeQuery: "project" | "subscription" | "project-subscription" | "member" | "project-user" | "plan" | "project-subscription-plan" | "access-code" | "coupon" | "project-resource" | "team";
         /**
-         * @description The directory category the connector is listed under.
+         * @description The surface that performed the change - human (dashboard), api_token (REST), mcp, webhook (a webhook-triggered action), system (a scheduled job or the operator CLI), automation (a step from a third-party automation platform).
          * @enum {string}
          */
-        ConnectorCategory: "messaging" | "community" | "payments" | "productivity";
+        ActorKind: "human" | "api_token" | "mcp" | "webhook" | "system" | "automation";
         /**
          * @description One thing the connector can do, as its manifest declares it.
          * @enum {string}
          */
         ConnectorCapability: "messaging" | "broadcasts" | "access_control" | "early_admission_hold" | "support_relay" | "native_payments" | "portal_login" | "creator_registration" | "management_surface" | "recovery_probes" | "recovery_standby_installations" | "recovery_resource_standby" | "recovery_mirror" | "recovery_identity_relink";
+        /** @description One connector of the catalog. Strings a creator reads are in English. A card of an announced connector (status in_development or roadmap) has no package yet: version, vendor, install, changelog_url, marketing, portal_cta and sign_in_required are null, links is empty and so are its lists. */
+        ConnectorCard: {
+            key: components["schemas"]["ConnectorKey"];
+            /** @description Display name. */
+            name: string;
+            status: components["schemas"]["ConnectorStatus"];
+            /** @description True exactly when status is available; installing any other card answers 422 CONNECTOR_UNAVAILABLE. */
+            installable: boolean;
+            category: components["schemas"]["ConnectorCategory"];
+            /** @description One-line summary, at most 80 characters. */
+            tagline: string;
+            /** @description Longer description in Markdown; null when an announced connector has none yet. */
+            overview: string | null;
+            /** @description Icon slug of the connector (its key). */
+            icon: string;
+            /** @description Version of the loaded package (three numeric parts, optionally a suffix); null without a package. */
+            version: string | null;
+            /** @description Who publishes and maintains the package; null without a package. */
+            vendor: string | null;
+            /** @description How a project installs it; null without a package. */
+            install: components["schemas"]["ConnectorInstall"] | null;
+            /** @description What the connector can do. */
+            capabilities: components["schemas"]["ConnectorCapability"][];
+            /** @description The kinds of resource it can grant access to. */
+            resource_kinds: components["schemas"]["ConnectorResourceKind"][];
+            links: components["schemas"]["ConnectorLinks"];
+            /**
+             * Format: uri
+             * @description Where the package's changelog lives; null when it names none.
+             */
+            changelog_url: string | null;
+            /** @description Screenshot addresses, in display order. */
+            screenshots: string[];
+            /** @description The platform's own words; null when the package declares none. */
+            marketing: components["schemas"]["ConnectorMarketing"] | null;
+            /** @description The subscriber portal's button for this connector; null when the package declares none. */
+            portal_cta: components["schemas"]["ConnectorPortalCta"] | null;
+            /** @description Whether using the connector requires signing in to the platform; null without a package. */
+            sign_in_required: boolean | null;
+            /**
+             * Format: date
+             * @description The date the connector joined the catalog (YYYY-MM-DD).
+             */
+            added_at: string;
+        };
+        /**
+         * @description The directory category the connector is listed under.
+         * @enum {string}
+         */
+        ConnectorCategory: "messaging" | "community" | "payments" | "productivity";
         /** @description How a project installs the connector. */
         ConnectorInstall: {
             /**
@@ -287,22 +255,11 @@ export interface components {
             /** @description Where installations can be made. */
             scopes: ("platform" | "project")[];
         };
-        /** @description One kind of resource (a gated place or a manually handed-over perk) the connector can grant access to. */
-        ConnectorResourceKind: {
-            /** @description The kind's identifier, the second half of a resource kind after the connector key. */
-            kind: string;
-            /** @description The kind's name as the creator reads it (English). */
-            label: string;
-            /** @description The kind's name as members read it in the subscriber portal (English). */
-            portal_label: string;
-            /** @description Icon slug of the kind. */
-            icon: string;
-            /**
-             * @description How access is granted: bearer_link (the member receives an invite link), membership (the member is added to the place), role (the member is given a role), creator_task (a purchase opens a creator task; the grant is issued when the creator completes it).
-             * @enum {string}
-             */
-            grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
-        };
+        /**
+         * @description The connector's identifier (the manifest's key): a lower-case letter followed by lower-case letters, digits, _ or -. It names the connector in install routes.
+         * @example telegram
+         */
+        ConnectorKey: string;
         /** @description Links of the listing; each is an https URL or a mailto address, absent when the connector has none. */
         ConnectorLinks: {
             /**
@@ -353,51 +310,97 @@ export interface components {
             /** @description The button's icon slug; the connector's own icon unless the manifest names another. */
             icon: string;
         };
-        /** @description One connector of the catalog. Strings a creator reads are in English. A card of an announced connector (status in_development or roadmap) has no package yet: version, vendor, install, changelog_url, marketing, portal_cta and sign_in_required are null, links is empty and so are its lists. */
-        ConnectorCard: {
-            key: components["schemas"]["ConnectorKey"];
-            /** @description Display name. */
-            name: string;
-            status: components["schemas"]["ConnectorStatus"];
-            /** @description True exactly when status is available; installing any other card answers 422 CONNECTOR_UNAVAILABLE. */
-            installable: boolean;
-            category: components["schemas"]["ConnectorCategory"];
-            /** @description One-line summary, at most 80 characters. */
-            tagline: string;
-            /** @description Longer description in Markdown; null when an announced connector has none yet. */
-            overview: string | null;
-            /** @description Icon slug of the connector (its key). */
+        /** @description One kind of resource (a gated place or a manually handed-over perk) the connector can grant access to. */
+        ConnectorResourceKind: {
+            /** @description The kind's identifier, the second half of a resource kind after the connector key. */
+            kind: string;
+            /** @description The kind's name as the creator reads it (English). */
+            label: string;
+            /** @description The kind's name as members read it in the subscriber portal (English). */
+            portal_label: string;
+            /** @description Icon slug of the kind. */
             icon: string;
-            /** @description Version of the loaded package (three numeric parts, optionally a suffix); null without a package. */
-            version: string | null;
-            /** @description Who publishes and maintains the package; null without a package. */
-            vendor: string | null;
-            /** @description How a project installs it; null without a package. */
-            install: components["schemas"]["ConnectorInstall"] | null;
-            /** @description What the connector can do. */
-            capabilities: components["schemas"]["ConnectorCapability"][];
-            /** @description The kinds of resource it can grant access to. */
-            resource_kinds: components["schemas"]["ConnectorResourceKind"][];
-            links: components["schemas"]["ConnectorLinks"];
             /**
-             * Format: uri
-             * @description Where the package's changelog lives; null when it names none.
+             * @description How access is granted: bearer_link (the member receives an invite link), membership (the member is added to the place), role (the member is given a role), creator_task (a purchase opens a creator task; the grant is issued when the creator completes it).
+             * @enum {string}
              */
-            changelog_url: string | null;
-            /** @description Screenshot addresses, in display order. */
-            screenshots: string[];
-            /** @description The platform's own words; null when the package declares none. */
-            marketing: components["schemas"]["ConnectorMarketing"] | null;
-            /** @description The subscriber portal's button for this connector; null when the package declares none. */
-            portal_cta: components["schemas"]["ConnectorPortalCta"] | null;
-            /** @description Whether using the connector requires signing in to the platform; null without a package. */
-            sign_in_required: boolean | null;
-            /**
-             * Format: date
-             * @description The date the connector joined the catalog (YYYY-MM-DD).
-             */
-            added_at: string;
+            grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
         };
+        /**
+         * @description Whether projects can install the connector now. available: its package is loaded and installs are open. paused: its package is loaded but the operator has stopped new installs for now. in_development and roadmap: announced, with no package yet. Installing anything but an available connector answers 422 CONNECTOR_UNAVAILABLE.
+         * @enum {string}
+         */
+        ConnectorStatus: "available" | "paused" | "in_development" | "roadmap";
+        /**
+         * @description The error envelope answered by every failing request.
+         * @example {
+         *       "error": {
+         *         "code": "TOKEN_MISSING_ABILITY",
+         *         "message": "This token does not hold the ability token:view-any.",
+         *         "docs_url": "http://localhost:4004/errors#token_missing_ability",
+         *         "remediation": "Use a token that holds the ability named in error.context.required_ability, or mint one that does.",
+         *         "request_id": "6f1c2a7e-3d4b-4c59-9a1e-2b7f0c8d9e10",
+         *         "context": {
+         *           "required_ability": "token:view-any"
+         *         }
+         *       }
+         *     }
+         */
+        Error: {
+            error: {
+                code: components["schemas"]["ErrorCode"];
+                /** @description What went wrong, for a person. May change; match on code. */
+                message: string;
+                /**
+                 * Format: uri
+                 * @description The code's entry in the error reference.
+                 */
+                docs_url: string;
+                /** @description What to do next. */
+                remediation: string;
+                /** @description Equals the X-Request-Id response header; quote it when reporting a problem. */
+                request_id: string;
+                /** @description Only on VALIDATION_FAILED. Maps each offending field (dotted path for nested body fields) to its messages. */
+                fields?: {
+                    [key: string]: string[];
+                };
+                /** @description Extra facts about the error when they exist, for example required_ability. */
+                context?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /**
+         * @description Machine-readable error code; see the error reference for each code's status, meaning and remediation. New codes may be added within /v1.
+         * @enum {string}
+         */
+        ErrorCode: "VALIDATION_FAILED" | "AUTHENTICATION_REQUIRED" | "TOKEN_MISSING_ABILITY" | "FORBIDDEN" | "TEAM_TIER_REQUIRED" | "CONNECTOR_TIER_REQUIRED" | "TENANT_MISMATCH" | "RESOURCE_NOT_FOUND" | "CONNECTOR_NOT_INSTALLED" | "METHOD_NOT_ALLOWED" | "PLAN_CURRENCY_MISMATCH" | "PLAN_PROVIDER_UNSUPPORTED" | "PAYMENT_METHOD_NOT_CONFIGURED" | "SUBSCRIPTION_ALREADY_ACTIVE" | "ACCESS_CODE_INVALID" | "ACCESS_CODE_EXPIRED" | "ACCESS_CODE_ALREADY_REDEEMED" | "ACCESS_CODE_CAP_EXCEEDED" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REPLAY_IN_PROGRESS" | "CONNECTOR_UNAVAILABLE" | "RATE_LIMITED" | "WEBHOOK_ENDPOINT_UNREACHABLE" | "MALFORMED_REQUEST" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "INTERNAL_SERVER_ERROR";
+        /** @description Absolute URLs of the neighbouring pages; null where there is none. */
+        ListLinks: {
+            /** Format: uri */
+            first: string;
+            /** Format: uri */
+            last: string;
+            /** Format: uri */
+            prev: string | null;
+            /** Format: uri */
+            next: string | null;
+        };
+        ListMeta: {
+            current_page: number;
+            /** @description 1-based position of the first row of this page; null when the page is empty. */
+            from: number | null;
+            last_page: number;
+            per_page: number;
+            /** @description 1-based position of the last row of this page; null when the page is empty. */
+            to: number | null;
+            total: number;
+        };
+        /**
+         * @description An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.
+         * @enum {string}
+         */
+        MintableAbility: "account:read" | "account:write" | "activity:read" | "billing:manage" | "billing:read" | "broadcast:send" | "dashboard:read" | "distribution:read" | "group:create" | "group:delete" | "group:update" | "group:view" | "group:view-any" | "pass-window:create" | "pass-window:delete" | "pass-window:update" | "pass-window:view" | "pass-window:view-any" | "payment:refund" | "payment:view" | "payment:view-any" | "project-access-code:create" | "project-access-code:delete" | "project-access-code:update" | "project-access-code:view" | "project-access-code:view-any" | "project-connector:create" | "project-connector:delete" | "project-connector:update" | "project-connector:view" | "project-connector:view-any" | "project-coupon:create" | "project-coupon:delete" | "project-coupon:update" | "project-coupon:view" | "project-coupon:view-any" | "project-payment-method:create" | "project-payment-method:delete" | "project-payment-method:update" | "project-payment-method:view" | "project-payment-method:view-any" | "project-recovery:create" | "project-recovery:delete" | "project-recovery:update" | "project-recovery:view" | "project-recovery:view-any" | "project-resource:create" | "project-resource:delete" | "project-resource:update" | "project-resource:view" | "project-resource:view-any" | "project-subscription-plan:create" | "project-subscription-plan:delete" | "project-subscription-plan:update" | "project-subscription-plan:view" | "project-subscription-plan:view-any" | "project-subscription:create" | "project-subscription:delete" | "project-subscription:update" | "project-subscription:view" | "project-subscription:view-any" | "project-user:create" | "project-user:delete" | "project-user:update" | "project-user:view" | "project-user:view-any" | "project:create" | "project:delete" | "project:update" | "project:view" | "project:view-any" | "role:create" | "role:delete" | "role:update" | "role:view" | "role:view-any" | "support-canned-reply:create" | "support-canned-reply:delete" | "support-canned-reply:update" | "support-canned-reply:view-any" | "support-conversation:create" | "support-conversation:delete" | "support-conversation:update" | "support-conversation:view" | "support-conversation:view-any" | "team-member:invite" | "team-member:remove" | "team-member:update-role" | "team-member:view" | "team-member:view-any" | "team:create" | "team:delete" | "team:update" | "team:view" | "team:view-any" | "token:delete" | "token:view" | "token:view-any" | "webhook-delivery:retry" | "webhook-delivery:view-any" | "webhook-endpoint:create" | "webhook-endpoint:delete" | "webhook-endpoint:update" | "webhook-endpoint:view" | "webhook-endpoint:view-any";
         Ping: {
             /** @enum {string} */
             status: "ok";
@@ -418,10 +421,11 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
         };
         /**
-         * @description Personal access token id, a positive integer serialised as a string.
-         * @example 42
+         * Format: date-time
+         * @description ISO 8601 timestamp in UTC.
+         * @example 2026-11-21T09:30:00.000Z
          */
-        TokenId: string;
+        Timestamp: string;
         /** @description A personal access token. The secret is never part of it. */
         Token: {
             id: components["schemas"]["TokenId"];
@@ -462,43 +466,18 @@ export interface components {
             expires_at?: string;
         };
         /**
-         * @description Machine-readable error code; see the error reference for each code's status, meaning and remediation. New codes may be added within /v1.
-         * @enum {string}
+         * @description Personal access token id, a positive integer serialised as a string.
+         * @example 42
          */
-        ErrorCode: "VALIDATION_FAILED" | "AUTHENTICATION_REQUIRED" | "TOKEN_MISSING_ABILITY" | "FORBIDDEN" | "TEAM_TIER_REQUIRED" | "CONNECTOR_TIER_REQUIRED" | "TENANT_MISMATCH" | "RESOURCE_NOT_FOUND" | "CONNECTOR_NOT_INSTALLED" | "METHOD_NOT_ALLOWED" | "PLAN_CURRENCY_MISMATCH" | "PLAN_PROVIDER_UNSUPPORTED" | "PAYMENT_METHOD_NOT_CONFIGURED" | "SUBSCRIPTION_ALREADY_ACTIVE" | "ACCESS_CODE_INVALID" | "ACCESS_CODE_EXPIRED" | "ACCESS_CODE_ALREADY_REDEEMED" | "ACCESS_CODE_CAP_EXCEEDED" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REPLAY_IN_PROGRESS" | "CONNECTOR_UNAVAILABLE" | "RATE_LIMITED" | "WEBHOOK_ENDPOINT_UNREACHABLE" | "MALFORMED_REQUEST" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "INTERNAL_SERVER_ERROR";
+        TokenId: string;
         /**
-         * @description An ability value, <entity>:<action>. The catalog with each ability's enforcement is served at /abilities.json.
-         * @enum {string}
+         * Format: uuid
+         * @description Resource id. Lowercase, hyphenated, no type prefix; treat as opaque.
+         * @example 0f8fad5b-d9cb-469f-a165-70867728950e
          */
-        Ability: "account:read" | "account:write" | "activity:read" | "billing:manage" | "billing:read" | "broadcast:send" | "dashboard:read" | "distribution:read" | "group:create" | "group:delete" | "group:update" | "group:view" | "group:view-any" | "pass-window:create" | "pass-window:delete" | "pass-window:update" | "pass-window:view" | "pass-window:view-any" | "payment:refund" | "payment:view" | "payment:view-any" | "project-access-code:create" | "project-access-code:delete" | "project-access-code:update" | "project-access-code:view" | "project-access-code:view-any" | "project-connector:create" | "project-connector:delete" | "project-connector:update" | "project-connector:view" | "project-connector:view-any" | "project-coupon:create" | "project-coupon:delete" | "project-coupon:update" | "project-coupon:view" | "project-coupon:view-any" | "project-payment-method:create" | "project-payment-method:delete" | "project-payment-method:update" | "project-payment-method:view" | "project-payment-method:view-any" | "project-recovery:create" | "project-recovery:delete" | "project-recovery:update" | "project-recovery:view" | "project-recovery:view-any" | "project-resource:create" | "project-resource:delete" | "project-resource:update" | "project-resource:view" | "project-resource:view-any" | "project-subscription-plan:create" | "project-subscription-plan:delete" | "project-subscription-plan:update" | "project-subscription-plan:view" | "project-subscription-plan:view-any" | "project-subscription:create" | "project-subscription:delete" | "project-subscription:update" | "project-subscription:view" | "project-subscription:view-any" | "project-user:create" | "project-user:delete" | "project-user:update" | "project-user:view" | "project-user:view-any" | "project:create" | "project:delete" | "project:update" | "project:view" | "project:view-any" | "role:create" | "role:delete" | "role:update" | "role:view" | "role:view-any" | "support-canned-reply:create" | "support-canned-reply:delete" | "support-canned-reply:update" | "support-canned-reply:view-any" | "support-conversation:create" | "support-conversation:delete" | "support-conversation:update" | "support-conversation:view" | "support-conversation:view-any" | "team-member:invite" | "team-member:remove" | "team-member:update-role" | "team-member:view" | "team-member:view-any" | "team:create" | "team:delete" | "team:update" | "team:view" | "team:view-any" | "token:create" | "token:delete" | "token:view" | "token:view-any" | "webhook-delivery:retry" | "webhook-delivery:view-any" | "webhook-endpoint:create" | "webhook-endpoint:delete" | "webhook-endpoint:manage" | "webhook-endpoint:update" | "webhook-endpoint:view" | "webhook-endpoint:view-any";
-        /**
-         * @description An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.
-         * @enum {string}
-         */
-        MintableAbility: "account:read" | "account:write" | "activity:read" | "billing:manage" | "billing:read" | "broadcast:send" | "dashboard:read" | "distribution:read" | "group:create" | "group:delete" | "group:update" | "group:view" | "group:view-any" | "pass-window:create" | "pass-window:delete" | "pass-window:update" | "pass-window:view" | "pass-window:view-any" | "payment:refund" | "payment:view" | "payment:view-any" | "project-access-code:create" | "project-access-code:delete" | "project-access-code:update" | "project-access-code:view" | "project-access-code:view-any" | "project-connector:create" | "project-connector:delete" | "project-connector:update" | "project-connector:view" | "project-connector:view-any" | "project-coupon:create" | "project-coupon:delete" | "project-coupon:update" | "project-coupon:view" | "project-coupon:view-any" | "project-payment-method:create" | "project-payment-method:delete" | "project-payment-method:update" | "project-payment-method:view" | "project-payment-method:view-any" | "project-recovery:create" | "project-recovery:delete" | "project-recovery:update" | "project-recovery:view" | "project-recovery:view-any" | "project-resource:create" | "project-resource:delete" | "project-resource:update" | "project-resource:view" | "project-resource:view-any" | "project-subscription-plan:create" | "project-subscription-plan:delete" | "project-subscription-plan:update" | "project-subscription-plan:view" | "project-subscription-plan:view-any" | "project-subscription:create" | "project-subscription:delete" | "project-subscription:update" | "project-subscription:view" | "project-subscription:view-any" | "project-user:create" | "project-user:delete" | "project-user:update" | "project-user:view" | "project-user:view-any" | "project:create" | "project:delete" | "project:update" | "project:view" | "project:view-any" | "role:create" | "role:delete" | "role:update" | "role:view" | "role:view-any" | "support-canned-reply:create" | "support-canned-reply:delete" | "support-canned-reply:update" | "support-canned-reply:view-any" | "support-conversation:create" | "support-conversation:delete" | "support-conversation:update" | "support-conversation:view" | "support-conversation:view-any" | "team-member:invite" | "team-member:remove" | "team-member:update-role" | "team-member:view" | "team-member:view-any" | "team:create" | "team:delete" | "team:update" | "team:view" | "team:view-any" | "token:delete" | "token:view" | "token:view-any" | "webhook-delivery:retry" | "webhook-delivery:view-any" | "webhook-endpoint:create" | "webhook-endpoint:delete" | "webhook-endpoint:update" | "webhook-endpoint:view" | "webhook-endpoint:view-any";
+        Uuid: string;
     };
     responses: {
-        /** @description IDEMPOTENCY_KEY_MISSING - a write was sent without an Idempotency-Key header. */
-        IdempotencyKeyMissing: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "code": "IDEMPOTENCY_KEY_MISSING",
-                 *         "message": "This write needs an Idempotency-Key header.",
-                 *         "docs_url": "http://localhost:4004/errors#idempotency_key_missing",
-                 *         "remediation": "Send a fresh Idempotency-Key (for example a UUID) with every distinct write, and the same key when retrying it.",
-                 *         "request_id": "1c9e7a52-8b3d-4f61-a2e4-5d7c9b0f3e18"
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"];
-            };
-        };
         /** @description AUTHENTICATION_REQUIRED - no bearer token, or a malformed, unknown, deleted, expired or other-environment token. */
         AuthenticationRequired: {
             headers: {
@@ -544,8 +523,8 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description RESOURCE_NOT_FOUND or TENANT_MISMATCH - the id does not exist or is outside the token's team or project allow-list. */
-        NotFound: {
+        /** @description IDEMPOTENCY_KEY_MISSING - a write was sent without an Idempotency-Key header. */
+        IdempotencyKeyMissing: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -554,11 +533,11 @@ export interface components {
                 /**
                  * @example {
                  *       "error": {
-                 *         "code": "RESOURCE_NOT_FOUND",
-                 *         "message": "No token with that id is visible to this token.",
-                 *         "docs_url": "http://localhost:4004/errors#resource_not_found",
-                 *         "remediation": "Check the id and the route; list the collection to find valid ids visible to this token.",
-                 *         "request_id": "4f2b0d85-1e6a-4c94-95b7-8a0f2e3c6b4b"
+                 *         "code": "IDEMPOTENCY_KEY_MISSING",
+                 *         "message": "This write needs an Idempotency-Key header.",
+                 *         "docs_url": "http://localhost:4004/errors#idempotency_key_missing",
+                 *         "remediation": "Send a fresh Idempotency-Key (for example a UUID) with every distinct write, and the same key when retrying it.",
+                 *         "request_id": "1c9e7a52-8b3d-4f61-a2e4-5d7c9b0f3e18"
                  *       }
                  *     }
                  */
@@ -607,8 +586,8 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description VALIDATION_FAILED - error.fields maps each offending field to its messages. */
-        ValidationFailed: {
+        /** @description INTERNAL_SERVER_ERROR - an unexpected failure; quote error.request_id when reporting it. */
+        InternalServerError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -617,16 +596,32 @@ export interface components {
                 /**
                  * @example {
                  *       "error": {
-                 *         "code": "VALIDATION_FAILED",
-                 *         "message": "The request has invalid fields.",
-                 *         "docs_url": "http://localhost:4004/errors#validation_failed",
-                 *         "remediation": "Correct the fields listed in error.fields (or the condition in error.message) and send the request again.",
-                 *         "request_id": "0d4f6b8e-2a1c-4e3f-9b5d-7c6a8e9f0a1b",
-                 *         "fields": {
-                 *           "name": [
-                 *             "is required"
-                 *           ]
-                 *         }
+                 *         "code": "INTERNAL_SERVER_ERROR",
+                 *         "message": "Something went wrong on our side.",
+                 *         "docs_url": "http://localhost:4004/errors#internal_server_error",
+                 *         "remediation": "Retry later; if it persists, contact support quoting error.request_id.",
+                 *         "request_id": "8d6f4bc9-5cae-4ad8-99fb-2e4d6c7a0f8f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description RESOURCE_NOT_FOUND or TENANT_MISMATCH - the id does not exist or is outside the token's team or project allow-list. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "RESOURCE_NOT_FOUND",
+                 *         "message": "No token with that id is visible to this token.",
+                 *         "docs_url": "http://localhost:4004/errors#resource_not_found",
+                 *         "remediation": "Check the id and the route; list the collection to find valid ids visible to this token.",
+                 *         "request_id": "4f2b0d85-1e6a-4c94-95b7-8a0f2e3c6b4b"
                  *       }
                  *     }
                  */
@@ -657,8 +652,8 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description INTERNAL_SERVER_ERROR - an unexpected failure; quote error.request_id when reporting it. */
-        InternalServerError: {
+        /** @description VALIDATION_FAILED - error.fields maps each offending field to its messages. */
+        ValidationFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -667,11 +662,16 @@ export interface components {
                 /**
                  * @example {
                  *       "error": {
-                 *         "code": "INTERNAL_SERVER_ERROR",
-                 *         "message": "Something went wrong on our side.",
-                 *         "docs_url": "http://localhost:4004/errors#internal_server_error",
-                 *         "remediation": "Retry later; if it persists, contact support quoting error.request_id.",
-                 *         "request_id": "8d6f4bc9-5cae-4ad8-99fb-2e4d6c7a0f8f"
+                 *         "code": "VALIDATION_FAILED",
+                 *         "message": "The request has invalid fields.",
+                 *         "docs_url": "http://localhost:4004/errors#validation_failed",
+                 *         "remediation": "Correct the fields listed in error.fields (or the condition in error.message) and send the request again.",
+                 *         "request_id": "0d4f6b8e-2a1c-4e3f-9b5d-7c6a8e9f0a1b",
+                 *         "fields": {
+                 *           "name": [
+                 *             "is required"
+                 *           ]
+                 *         }
                  *       }
                  *     }
                  */
@@ -688,16 +688,16 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description Identifies this request; equals error.request_id on errors. */
-        "X-Request-Id": string;
+        /** @description Present with value true when this response is the cached answer to an earlier request with the same Idempotency-Key. */
+        "Idempotent-Replay": "true";
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
         /** @description Requests allowed per minute for this token. */
         "X-RateLimit-Limit": number;
         /** @description Requests left before the first of the minute and hour windows runs out. */
         "X-RateLimit-Remaining": number;
-        /** @description Seconds to wait before retrying. */
-        "Retry-After": number;
-        /** @description Present with value true when this response is the cached answer to an earlier request with the same Idempotency-Key. */
-        "Idempotent-Replay": "true";
+        /** @description Identifies this request; equals error.request_id on errors. */
+        "X-Request-Id": string;
     };
     pathItems: never;
 }

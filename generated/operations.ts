@@ -5,6 +5,16 @@ import type { AbilityValue, Enforcement } from "./catalog.ts";
 export type OperationId = "create_token" | "delete_token" | "get_activity_log" | "get_current_team" | "list_connectors" | "list_tokens" | "ping";
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
 
+/** The operations of each area (spec/openapi/areas/<area>.yaml; handlers in src/modules/<area>/handlers.ts). */
+export interface AreaOperations {
+  "activity": "get_activity_log";
+  "connectors": "list_connectors";
+  "system": "ping";
+  "teams": "get_current_team";
+  "tokens": "create_token" | "delete_token" | "list_tokens";
+}
+export type AreaName = keyof AreaOperations;
+
 export interface OperationSpec {
   readonly id: OperationId;
   readonly method: HttpMethod;
@@ -14,6 +24,7 @@ export interface OperationSpec {
   readonly routePath: string;
   readonly summary: string;
   readonly tags: readonly string[];
+  readonly area: AreaName;
   /** The one ability the operation requires; null on public routes. */
   readonly ability: AbilityValue | null;
   readonly enforcement: Enforcement | null;
@@ -31,13 +42,13 @@ export interface OperationSpec {
 }
 
 export const operationTable = {
-  create_token: {"id":"create_token","method":"POST","path":"/v1/tokens","routePath":"/v1/tokens","summary":"Mint a personal access token","tags":["Tokens"],"ability":"token:create","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
-  delete_token: {"id":"delete_token","method":"DELETE","path":"/v1/tokens/{id}","routePath":"/v1/tokens/:id","summary":"Delete a personal access token","tags":["Tokens"],"ability":"token:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
-  get_activity_log: {"id":"get_activity_log","method":"GET","path":"/v1/activity","routePath":"/v1/activity","summary":"Read the activity log of one subject","tags":["Activity"],"ability":"activity:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["subject_type","subject_id","limit"],"body":null,"pagination":null},
-  get_current_team: {"id":"get_current_team","method":"GET","path":"/v1/teams/current","routePath":"/v1/teams/current","summary":"Get the token's team","tags":["Teams"],"ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
-  list_connectors: {"id":"list_connectors","method":"GET","path":"/v1/connectors","routePath":"/v1/connectors","summary":"List the connector catalog","tags":["Connectors"],"ability":"project-connector:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","added_at","name","key"],"defaultSortDirection":"desc"}},
-  list_tokens: {"id":"list_tokens","method":"GET","path":"/v1/tokens","routePath":"/v1/tokens","summary":"List personal access tokens","tags":["Tokens"],"ability":"token:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","last_used_at","expires_at"],"defaultSortDirection":"desc"}},
-  ping: {"id":"ping","method":"GET","path":"/v1/ping","routePath":"/v1/ping","summary":"Check that the API answers","tags":["System"],"ability":null,"enforcement":null,"public":true,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
+  create_token: {"id":"create_token","method":"POST","path":"/v1/tokens","routePath":"/v1/tokens","summary":"Mint a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:create","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  delete_token: {"id":"delete_token","method":"DELETE","path":"/v1/tokens/{id}","routePath":"/v1/tokens/:id","summary":"Delete a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
+  get_activity_log: {"id":"get_activity_log","method":"GET","path":"/v1/activity","routePath":"/v1/activity","summary":"Read the activity log of one subject","tags":["Activity"],"area":"activity","ability":"activity:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["subject_type","subject_id","limit"],"body":null,"pagination":null},
+  get_current_team: {"id":"get_current_team","method":"GET","path":"/v1/teams/current","routePath":"/v1/teams/current","summary":"Get the token's team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
+  list_connectors: {"id":"list_connectors","method":"GET","path":"/v1/connectors","routePath":"/v1/connectors","summary":"List the connector catalog","tags":["Connectors"],"area":"connectors","ability":"project-connector:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","added_at","name","key"],"defaultSortDirection":"desc"}},
+  list_tokens: {"id":"list_tokens","method":"GET","path":"/v1/tokens","routePath":"/v1/tokens","summary":"List personal access tokens","tags":["Tokens"],"area":"tokens","ability":"token:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","last_used_at","expires_at"],"defaultSortDirection":"desc"}},
+  ping: {"id":"ping","method":"GET","path":"/v1/ping","routePath":"/v1/ping","summary":"Check that the API answers","tags":["System"],"area":"system","ability":null,"enforcement":null,"public":true,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
 } as const satisfies Record<OperationId, OperationSpec>;
 
 export const operationList: readonly OperationSpec[] = Object.values(operationTable);
@@ -102,3 +113,6 @@ export type Output<Id extends OperationId> = OperationIO[Id]["output"];
 
 /** One handler per operation. Ctx is the server's operation context. */
 export type Handlers<Ctx> = { [Id in OperationId]: (input: Input<Id>, ctx: Ctx) => Promise<Output<Id>> };
+
+/** The handlers one area's module provides: exactly its operations (tsc refuses others). */
+export type AreaHandlers<Ctx, Area extends AreaName> = Pick<Handlers<Ctx>, AreaOperations[Area]>;

@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "./config.ts";
 import { migrate, openDatabase } from "./db/database.ts";
+import { createDomainContext } from "./db/tenant.ts";
 import { TIERS, type Tier } from "./modules/accounts/creators.ts";
 import { createProject } from "./modules/projects/projects.ts";
 import { AccountError, createCreatorAccount, mintTokenForCreator } from "./operator.ts";
@@ -82,7 +83,7 @@ async function main(argv: string[]) {
           credentialKind: null,
           requestId: null,
         };
-        const project = await db.transaction((trx) => createProject({ db: trx, actor, now }, { name: required(values, "name") }));
+        const project = await db.transaction((trx) => createProject(createDomainContext(trx, actor, now), { name: required(values, "name") }));
         return { project_id: project.id, handle: project.handle, team_id: creator.current_team_id };
       }
       default:

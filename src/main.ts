@@ -12,7 +12,7 @@ import { answerParserErrorsInEnvelope } from "./transports/http/parser-errors.ts
 import { createDocsApp } from "./site/docs-app.ts";
 import { createMcpApp } from "./transports/mcp/mcp-app.ts";
 import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./pipeline/rate-limit.ts";
-import { handlers } from "./api/index.ts";
+import { handlers } from "../generated/handlers.ts";
 import { loadConnectorRegistry, type ConnectorRegistry } from "./modules/connectors/registry.ts";
 import { ConnectorLoadError, displayPath } from "./modules/connectors/problems.ts";
 import type Koa from "koa";

@@ -5,7 +5,7 @@ import { createCreator, findCreatorByEmail, AccountError, type Tier } from "./mo
 import { grantableAbilities } from "./modules/tokens/abilities.ts";
 import { createProject } from "./modules/projects/projects.ts";
 import { mintToken } from "./modules/tokens/tokens.ts";
-import type { Actor } from "./db/tenant.ts";
+import { createDomainContext, type Actor } from "./db/tenant.ts";
 import { ApiError } from "./errors.ts";
 import { randomToken } from "./security/crypto.ts";
 
@@ -31,7 +31,7 @@ export async function mintTokenForCreator(
   try {
     const minted = await db.transaction((trx) =>
       mintToken(
-        { db: trx, actor, now },
+        createDomainContext(trx, actor, now),
         { name: input.name ?? "Operator token", abilities, projectIds: input.projectIds?.length ? input.projectIds : null },
         null,
       ),
@@ -67,7 +67,7 @@ export async function seedDemo(db: Knex, now: Date): Promise<DemoAccount> {
   const creator = await createCreator(db, { email: DEMO_EMAIL, password, tier: "growth", teamName: "Demo team" }, now);
   const actor: Actor = { userId: creator.userId, teamId: creator.teamId, projectIds: null, kind: "system", credentialKind: null, requestId: null };
   const project = await db.transaction((trx) =>
-    createProject({ db: trx, actor, now }, { name: "Demo Community", description: "A project to try the API with." }),
+    createProject(createDomainContext(trx, actor, now), { name: "Demo Community", description: "A project to try the API with." }),
   );
   const token = await mintTokenForCreator(db, { email: DEMO_EMAIL, abilities: "all", name: "Demo token (first start)" }, now);
   return { email: DEMO_EMAIL, password, teamId: creator.teamId, projectId: project.id, token };

@@ -7,9 +7,9 @@ import { migrate, openDatabase } from "../../src/db/database.ts";
 import { MemoryKv } from "../../src/kv/memory.ts";
 import { createCreator } from "../../src/modules/accounts/creators.ts";
 import { createProject } from "../../src/modules/projects/projects.ts";
-import { systemActor } from "../../src/db/tenant.ts";
+import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
 import { mintTokenForCreator } from "../../src/operator.ts";
-import { handlers } from "../../src/api/index.ts";
+import { handlers } from "../../generated/handlers.ts";
 import { createMcpApp } from "../../src/transports/mcp/mcp-app.ts";
 import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET, type Window } from "../../src/pipeline/rate-limit.ts";
 import { DEFAULT_CONNECTORS_DIR } from "../../src/config.ts";
@@ -35,7 +35,7 @@ export async function startThrowawayMcp(options: { budget?: readonly Window[] } 
   const email = "harness@subbridge.local";
   const creator = await createCreator(db, { email, password: "harness password", tier: "growth", teamName: "Harness team" }, now);
   await db.transaction((trx) =>
-    createProject({ db: trx, actor: { ...systemActor(creator.teamId), userId: creator.userId }, now }, { name: "Harness project" }),
+    createProject(createDomainContext(trx, { ...systemActor(creator.teamId), userId: creator.userId }, now), { name: "Harness project" }),
   );
   const full = await mintTokenForCreator(db, { email, abilities: "all", name: "harness" }, now);
 

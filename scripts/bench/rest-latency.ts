@@ -14,7 +14,7 @@ import { MemoryKv } from "../../src/kv/memory.ts";
 import { RedisKv } from "../../src/kv/redis.ts";
 import type { Kv } from "../../src/kv/kv.ts";
 import { createApiApp } from "../../src/transports/rest/api-app.ts";
-import { handlers } from "../../src/api/index.ts";
+import { handlers } from "../../generated/handlers.ts";
 import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
 import { DEFAULT_CONNECTORS_DIR } from "../../src/config.ts";
 import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts";

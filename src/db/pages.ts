@@ -2,7 +2,14 @@
 // so "a page past the last answers empty data with meta.total" holds everywhere, however far past
 // (an offset beyond PostgreSQL's bigint would otherwise fail).
 import type { Knex } from "knex";
-import type { PageWindow } from "../pipeline/pagination.ts";
+
+/** The rows one page of a list selects, and their order (the pipeline settles it from the query). */
+export interface PageWindow {
+  offset: number;
+  limit: number;
+  sortBy: string;
+  sortDirection: "asc" | "desc";
+}
 
 export async function fetchPage<Row>(
   query: Knex.QueryBuilder,

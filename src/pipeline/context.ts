@@ -1,6 +1,5 @@
 // What a handler receives besides its input. Built by a transport (REST or MCP) after
 // authentication, tenancy, abilities and validation have passed.
-import type { Knex } from "knex";
 import type { OperationSpec } from "../../generated/operations.ts";
 import type { Actor, CredentialKind, DomainContext } from "../db/tenant.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
@@ -20,13 +19,15 @@ export interface Principal {
 
 export interface OperationContext {
   operation: OperationSpec;
-  /** A transaction for writes (the change, its activity entry and its events commit together). */
-  db: Knex | Knex.Transaction;
   now: Date;
   requestId: string;
   /** Null on public operations. */
   principal: Principal | null;
-  actor: Actor | null;
+  /**
+   * Who acts, inside the operation's transaction (writes: the change, its activity entry and its
+   * events commit together). Null on public operations, which touch no tenant data.
+   */
+  domain: DomainContext | null;
   /** The REST address of this request (for list links), whichever transport carried it. */
   resourceUrl: URL;
   release: string;
@@ -36,8 +37,8 @@ export interface OperationContext {
 
 /** The domain view of an authenticated operation. */
 export function domainContext(ctx: OperationContext): DomainContext {
-  if (!ctx.actor) throw new ApiError("AUTHENTICATION_REQUIRED", "This operation needs a credential.");
-  return { db: ctx.db, actor: ctx.actor, now: ctx.now };
+  if (!ctx.domain) throw new ApiError("AUTHENTICATION_REQUIRED", "This operation needs a credential.");
+  return ctx.domain;
 }
 
 /** The domain view, with the creator known (every credential belongs to a creator). */

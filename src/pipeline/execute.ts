@@ -1,19 +1,34 @@
-// Calls an operation's handler: writes inside one transaction (the change, its activity entry and
-// its events commit together or not at all), reads on the plain connection.
+// Calls an operation's handler: writes inside one transaction (the change, its activity entry, its
+// events and whatever the transport records with it commit together or not at all), reads on the
+// plain connection.
 import type { Knex } from "knex";
 import type { Handlers, Input, OperationId, OperationSpec, Output } from "../../generated/operations.ts";
+import { createDomainContext, type Actor, type DomainContext } from "../db/tenant.ts";
 import type { OperationContext } from "./context.ts";
 
 export type AppHandlers = Handlers<OperationContext>;
+
+/** What the context carries besides the operation and the domain view. */
+export type OperationFacts = Omit<OperationContext, "domain" | "operation">;
+
+/** Work a transport adds to the operation's own transaction (MCP: the tool invocation entry). */
+export type AlsoRecord = (domain: DomainContext) => Promise<void>;
 
 export async function executeOperation<Id extends OperationId>(
   db: Knex,
   handlers: AppHandlers,
   op: OperationSpec & { id: Id },
   input: Input<Id>,
-  context: Omit<OperationContext, "db" | "operation">,
+  actor: Actor | null,
+  facts: OperationFacts,
+  also?: AlsoRecord,
 ): Promise<Output<Id>> {
   const handler = handlers[op.id] as (input: Input<Id>, ctx: OperationContext) => Promise<Output<Id>>;
-  if (!op.write) return handler(input, { ...context, operation: op, db });
-  return db.transaction((trx) => handler(input, { ...context, operation: op, db: trx }));
+  const run = async (handle: Knex | Knex.Transaction) => {
+    const domain = actor ? createDomainContext(handle, actor, facts.now) : null;
+    const output = await handler(input, { ...facts, operation: op, domain });
+    if (also && domain) await also(domain);
+    return output;
+  };
+  return op.write ? db.transaction((trx) => run(trx)) : run(db);
 }

@@ -1,16 +1,11 @@
 // The list envelope of every list operation: {data, links, meta} with absolute links.
+import type { PageWindow } from "../db/pages.ts";
+
 export interface PageQuery {
   page: number;
   per_page: number;
   sort_by: string;
   sort_direction: "asc" | "desc";
-}
-
-export interface PageWindow {
-  offset: number;
-  limit: number;
-  sortBy: string;
-  sortDirection: "asc" | "desc";
 }
 
 /** The rows a validated (clamped, sort-settled) page query selects. */

@@ -2,7 +2,7 @@
 // envelope: 422 VALIDATION_FAILED with `fields`, or 404 for a malformed path id (it names nothing).
 import type { Input, OperationId, OperationSpec } from "../../generated/operations.ts";
 import { validators, type ValidateFunction, type ValidationError } from "../../generated/validators.js";
-import { addFieldError, emptyFieldErrors, mergeFieldErrors, notFound, validationFailed, type FieldErrors } from "../errors.ts";
+import { addFieldError, ApiError, emptyFieldErrors, mergeFieldErrors, notFound, validationFailed, type FieldErrors } from "../errors.ts";
 import { whyNotMintable } from "../modules/tokens/abilities.ts";
 import { collectUnsafeValues, NESTING_MESSAGE, nestsDeeperThan } from "./input-safety.ts";
 
@@ -127,7 +127,25 @@ function refuseDeepNesting(query: Record<string, unknown>, body: unknown) {
   if (Object.keys(fields).length) throw validationFailed(fields);
 }
 
-export function validateInput<Id extends OperationId>(op: OperationSpec & { id: Id }, raw: RawInput): Input<Id> {
+/**
+ * The validated (coerced, defaulted, settled) input, or 422 VALIDATION_FAILED listing every
+ * problem, or 404 for a path id that names nothing. `problems` are what the transport found
+ * before (MCP: an unknown argument, a path parameter that is not a string); they are reported
+ * with the validators' own, so one answer lists everything.
+ */
+export function validateInput<Id extends OperationId>(op: OperationSpec & { id: Id }, raw: RawInput, problems?: FieldErrors): Input<Id> {
+  if (!problems || Object.keys(problems).length === 0) return validateRaw(op, raw);
+  const fields = mergeFieldErrors(emptyFieldErrors(), problems);
+  try {
+    validateRaw(op, raw);
+  } catch (err) {
+    if (!(err instanceof ApiError) || !err.fields) throw validationFailed(fields);
+    for (const [key, messages] of Object.entries(err.fields)) if (!Object.hasOwn(fields, key)) addFieldError(fields, key, ...messages);
+  }
+  throw validationFailed(fields);
+}
+
+function validateRaw<Id extends OperationId>(op: OperationSpec & { id: Id }, raw: RawInput): Input<Id> {
   const v = validators[op.id];
   const path = { ...raw.path };
   const unsafePath = emptyFieldErrors();

@@ -4,7 +4,7 @@ import { createCreator, type Tier } from "../../src/modules/accounts/creators.ts
 import { createProject } from "../../src/modules/projects/projects.ts";
 import { mintTokenForCreator } from "../../src/operator.ts";
 import { mintToken } from "../../src/modules/tokens/tokens.ts";
-import { systemActor } from "../../src/db/tenant.ts";
+import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
 import { testDatabase } from "./backends.ts";
 
 export interface TestCreator {
@@ -30,7 +30,7 @@ export async function createTestCreator(options: { tier?: Tier; projects?: numbe
   const projectIds: string[] = [];
   for (let i = 0; i < (options.projects ?? 1); i++) {
     const actor = { ...systemActor(teamId), userId };
-    const project = await db.transaction((trx) => createProject({ db: trx, actor, now }, { name: `Project ${i + 1} of ${email}` }));
+    const project = await db.transaction((trx) => createProject(createDomainContext(trx, actor, now), { name: `Project ${i + 1} of ${email}` }));
     projectIds.push(project.id);
   }
   const minted = await mintTokenForCreator(db, { email, abilities: "all" }, now);
@@ -52,6 +52,6 @@ export async function joinTeamWithToken(owner: TestCreator, member: TestCreator,
   const { db } = await testDatabase();
   await db("team_members").insert({ id: randomUUID(), team_id: owner.teamId, user_id: member.userId, created_at: new Date() });
   const actor = { userId: member.userId, teamId: owner.teamId, projectIds: null, kind: "system" as const, credentialKind: null, requestId: null };
-  const minted = await db.transaction((trx) => mintToken({ db: trx, actor, now: new Date() }, { name: "member token", abilities }, null));
+  const minted = await db.transaction((trx) => mintToken(createDomainContext(trx, actor, new Date()), { name: "member token", abilities }, null));
   return { token: minted.token, id: minted.data.id };
 }

@@ -3,7 +3,7 @@
 import { request } from "node:http";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpApp, type McpAppDeps } from "../../src/transports/mcp/mcp-app.ts";
-import { handlers as realHandlers } from "../../src/api/index.ts";
+import { handlers as realHandlers } from "../../generated/handlers.ts";
 import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/pipeline/rate-limit.ts";
 import type { AppHandlers } from "../../src/pipeline/execute.ts";
 import { testDatabase, testKv } from "./backends.ts";

@@ -6,7 +6,7 @@ import pino, { type Logger } from "pino";
 import type { ClientIpResolver } from "../../src/transports/http/client-ip.ts";
 import { createApiApp, type ApiAppDeps } from "../../src/transports/rest/api-app.ts";
 import { answerParserErrorsInEnvelope } from "../../src/transports/http/parser-errors.ts";
-import { handlers as realHandlers } from "../../src/api/index.ts";
+import { handlers as realHandlers } from "../../generated/handlers.ts";
 import { REST_BUDGET } from "../../src/pipeline/rate-limit.ts";
 import type { AppHandlers } from "../../src/pipeline/execute.ts";
 import { DEFAULT_CONNECTORS_DIR } from "../../src/config.ts";

@@ -8,7 +8,7 @@ import { useApiWithCreator } from "../helpers/suite.ts";
 import { testDatabase } from "../helpers/backends.ts";
 import { mintToken } from "../../src/modules/tokens/tokens.ts";
 import { recordActivity, redactSecrets } from "../../src/modules/activity/activity-log.ts";
-import { systemActor } from "../../src/db/tenant.ts";
+import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
 import { creatorContext } from "../../src/pipeline/context.ts";
 
 describe("activity log", () => {
@@ -16,10 +16,14 @@ describe("activity log", () => {
 
   async function record(subjectType: string, subjectId: string, event: string, properties: Record<string, unknown> = {}, at = new Date()) {
     const { db } = await testDatabase();
-    await recordActivity(
-      { db, actor: systemActor(suite.creator.teamId), now: at },
-      { event, description: `${subjectType} ${event}`, subjectType, subjectId, projectId: suite.creator.projectIds[0]!, properties },
-    );
+    await recordActivity(createDomainContext(db, systemActor(suite.creator.teamId), at), {
+      event,
+      description: `${subjectType} ${event}`,
+      subjectType,
+      subjectId,
+      projectId: suite.creator.projectIds[0]!,
+      properties,
+    });
   }
 
   it("writes the entry of a REST mutation with actor, causer, credential and request id", async () => {

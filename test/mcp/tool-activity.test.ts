@@ -8,6 +8,7 @@ import { ApiClient } from "../helpers/http.ts";
 import { startApi, type RunningApi } from "../helpers/server.ts";
 import { connectMcp, ENVELOPE_META, MCP_PROTOCOL, rawRequest, startMcp, type RunningMcp } from "../helpers/mcp.ts";
 import { recordToolInvocation } from "../../src/modules/activity/tool-invocations.ts";
+import { createDomainContext } from "../../src/db/tenant.ts";
 
 /** The actor of an MCP call by the suite's creator (full token, no allow-list). */
 function mcpActorOf(creator: { userId: string; teamId: string }, requestId: string) {
@@ -96,16 +97,21 @@ describe("mcp tool activity", () => {
     const other = await createTestCreator({ label: "foreign" });
     const actor = mcpActorOf(creator, "r-1");
     const own = creator.projectIds[0]!;
-    await recordToolInvocation(db, actor, new Date(), { tool: "get_project", outcome: "ok", arguments: { project: own }, projectId: own });
+    await recordToolInvocation(createDomainContext(db, actor, new Date()), {
+      tool: "get_project",
+      outcome: "ok",
+      arguments: { project: own },
+      projectId: own,
+    });
     const foreign = other.projectIds[0]!;
-    await recordToolInvocation(db, { ...actor, requestId: "r-2" }, new Date(), {
+    await recordToolInvocation(createDomainContext(db, { ...actor, requestId: "r-2" }, new Date()), {
       tool: "get_project",
       outcome: "RESOURCE_NOT_FOUND",
       arguments: { project: foreign },
       projectId: foreign,
     });
     const restricted = { ...actor, projectIds: [foreign], requestId: "r-3" };
-    await recordToolInvocation(db, restricted, new Date(), {
+    await recordToolInvocation(createDomainContext(db, restricted, new Date()), {
       tool: "get_project",
       outcome: "TENANT_MISMATCH",
       arguments: { project: own },
@@ -126,7 +132,7 @@ describe("mcp tool activity", () => {
   it("drops secret-like argument keys", async () => {
     const { db } = await testDatabase();
     const actor = mcpActorOf(creator, "r-secret");
-    await recordToolInvocation(db, actor, new Date(), {
+    await recordToolInvocation(createDomainContext(db, actor, new Date()), {
       tool: "create_webhook_endpoint",
       outcome: "ok",
       arguments: { name: "hook", secret: "whsec_x", nested: { api_key: "k" } },

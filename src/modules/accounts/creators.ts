@@ -4,7 +4,8 @@ import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import { hashPassword } from "../../security/passwords.ts";
 import { recordActivity } from "../activity/activity-log.ts";
-import { systemActor } from "../../db/tenant.ts";
+import { createDomainContext, systemActor, unscoped, type Db } from "../../db/tenant.ts";
+import { teamsTable } from "../teams/teams.ts";
 
 export const TIERS = ["free", "starter", "growth"] as const;
 export type Tier = (typeof TIERS)[number];
@@ -22,6 +23,9 @@ export interface Creator {
   teamId: string;
 }
 
+/** Creators are people, not tenants: an account spans every team its creator owns or joins. */
+const users = (from: Db) => unscoped(from, "users belong to no team")("users");
+
 export async function createCreator(
   db: Knex,
   input: { email: string; password: string; tier: Tier; teamName?: string },
@@ -33,34 +37,33 @@ export async function createCreator(
   if (!TIERS.includes(input.tier)) throw new AccountError(`tier must be one of ${TIERS.join(", ")}`);
   const passwordHash = await hashPassword(input.password);
   return db.transaction(async (trx) => {
-    if (await trx("users").where({ email }).first("id")) throw new AccountError(`a creator with the email ${email} already exists`);
+    if (await users(trx).where({ email }).first("id")) throw new AccountError(`a creator with the email ${email} already exists`);
     const userId = randomUUID();
     const teamId = randomUUID();
-    await trx("users").insert({ id: userId, email, password_hash: passwordHash, tier: input.tier, created_at: now, updated_at: now });
+    await users(trx).insert({ id: userId, email, password_hash: passwordHash, tier: input.tier, created_at: now, updated_at: now });
     const name = input.teamName ?? `${email.split("@")[0]}'s team`;
-    await trx("teams").insert({ id: teamId, name, owner_user_id: userId, personal: true, created_at: now });
-    await trx("users").where({ id: userId }).update({ current_team_id: teamId });
-    await recordActivity(
-      { db: trx, actor: systemActor(teamId), now },
-      {
-        event: "created",
-        description: `Team ${name} created with the account of ${email}`,
-        subjectType: "team",
-        subjectId: teamId,
-        properties: { owner_user_id: userId, personal: true, tier: input.tier },
-      },
-    );
+    // The new team acts as its own tenant from its first row on.
+    const team = createDomainContext(trx, systemActor(teamId), now);
+    await teamsTable.insert(team, { name, owner_user_id: userId, personal: true, created_at: now });
+    await users(trx).where({ id: userId }).update({ current_team_id: teamId });
+    await recordActivity(team, {
+      event: "created",
+      description: `Team ${name} created with the account of ${email}`,
+      subjectType: "team",
+      subjectId: teamId,
+      properties: { owner_user_id: userId, personal: true, tier: input.tier },
+    });
     return { userId, teamId };
   });
 }
 
-export async function findCreatorByEmail(db: Knex, email: string): Promise<{ id: string; current_team_id: string | null; tier: Tier } | undefined> {
-  return db("users")
+export async function findCreatorByEmail(db: Db, email: string): Promise<{ id: string; current_team_id: string | null; tier: Tier } | undefined> {
+  return users(db)
     .where({ email: normalizeEmail(email) })
     .first("id", "current_team_id", "tier");
 }
 
 export async function countCreators(db: Knex): Promise<number> {
-  const row = await db("users").count({ n: "*" }).first();
+  const row = await users(db).count({ n: "*" }).first();
   return Number(row?.n ?? 0);
 }

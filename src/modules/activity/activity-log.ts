@@ -1,10 +1,9 @@
 // The activity log: every mutation writes its entry inside the mutation's transaction, so a
 // change without its entry cannot exist. Secret-like properties never reach the table or a reader.
 import { randomUUID } from "node:crypto";
-import type { Knex } from "knex";
 import type { components } from "../../../generated/openapi.d.ts";
 import { ApiError, notFound } from "../../errors.ts";
-import { inAllowList, type DomainContext } from "../../db/tenant.ts";
+import { tenantTable, type DomainContext } from "../../db/tenant.ts";
 
 /** A key is secret-like when it contains one of these words, case-insensitively. */
 const SECRET_KEY = /token|secret|password|api_key|api_secret/i;
@@ -57,11 +56,13 @@ export interface ActivityInput {
   properties?: Record<string, unknown>;
 }
 
+/** Entries belong to the team they were recorded on, and to a project when they name one. */
+export const activityLog = tenantTable("activity_log", { team: "team_id", project: "project_id" });
+
 export async function recordActivity(ctx: DomainContext, entry: ActivityInput): Promise<void> {
   const { actor } = ctx;
-  await ctx.db("activity_log").insert({
+  await activityLog.insert(ctx, {
     id: randomUUID(),
-    team_id: actor.teamId,
     project_id: entry.projectId ?? null,
     event: entry.event,
     description: entry.description,
@@ -123,15 +124,15 @@ function presentEntry(row: ActivityRow): ActivityEntry {
  * recorded it (every subject's creation is itself an entry) and its project is in the allow-list.
  */
 export async function listActivity(ctx: DomainContext, query: { subjectType: string; subjectId: string; limit: number }) {
-  const subjectType = SUBJECT_ALIASES[query.subjectType];
+  const subjectType = Object.hasOwn(SUBJECT_ALIASES, query.subjectType) ? SUBJECT_ALIASES[query.subjectType] : undefined;
   if (!subjectType)
     throw new ApiError("VALIDATION_FAILED", "Unknown subject type.", { fields: { subject_type: ["is not a known subject type alias"] } });
-  const scoped = (qb: Knex.QueryBuilder) => qb.where({ team_id: ctx.actor.teamId, subject_type: subjectType, subject_id: query.subjectId });
-  const anchor = await scoped(ctx.db("activity_log").select("project_id")).orderBy("seq", "asc").first();
-  // Team-level subjects (no project) are outside any project allow-list.
-  const visible = anchor && (anchor.project_id ? inAllowList(ctx.actor, anchor.project_id) : ctx.actor.projectIds === null);
-  if (!visible) throw notFound(query.subjectType);
-  const rows: ActivityRow[] = await scoped(ctx.db("activity_log").select("*"))
+  const subject = () => activityLog.rows(ctx).where({ subject_type: subjectType, subject_id: query.subjectId });
+  // The team's entries inside the allow-list: a team-level subject (no project) is outside every
+  // allow-list, and a subject the team never recorded is not visible at all.
+  if (!(await subject().first("id"))) throw notFound(query.subjectType);
+  const rows: ActivityRow[] = await subject()
+    .select("*")
     .orderBy([
       { column: "created_at", order: "desc" },
       { column: "seq", order: "desc" },

@@ -1,9 +1,8 @@
 // Every MCP tool invocation (reads and failures included) is recorded with the invoking creator
-// and credential kind. The entry is written after the call in its own transaction: a write's
-// domain entry already committed with the change, and a failed call has no transaction to join.
-import type { Knex } from "knex";
+// and credential kind.
 import { recordActivity } from "./activity-log.ts";
-import { inAllowList, type Actor } from "../../db/tenant.ts";
+import type { DomainContext } from "../../db/tenant.ts";
+import { projectsTable } from "../projects/projects.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -19,26 +18,19 @@ export interface ToolInvocation {
 /**
  * Records one invocation against the project the call named when that is a project of the
  * actor's team inside its allow-list, else against the team (subject_type "team"), so a call
- * naming someone else's project leaves no trace on it.
+ * naming someone else's project leaves no trace on it. Runs in the caller's transaction: a
+ * successful write's invocation commits with the write.
  */
-export async function recordToolInvocation(db: Knex, actor: Actor, now: Date, invocation: ToolInvocation): Promise<void> {
-  await db.transaction(async (trx) => {
-    const candidate = invocation.projectId;
-    const ownProject =
-      candidate !== null &&
-      UUID.test(candidate) &&
-      inAllowList(actor, candidate) &&
-      (await trx("projects").where({ id: candidate, team_id: actor.teamId }).first("id")) !== undefined;
-    await recordActivity(
-      { db: trx, actor, now },
-      {
-        event: "tool_invoked",
-        description: `MCP tool ${invocation.tool} called`,
-        subjectType: ownProject ? "project" : "team",
-        subjectId: ownProject ? candidate! : actor.teamId,
-        projectId: ownProject ? candidate : null,
-        properties: { tool: invocation.tool, outcome: invocation.outcome, arguments: invocation.arguments },
-      },
-    );
+export async function recordToolInvocation(ctx: DomainContext, invocation: ToolInvocation): Promise<void> {
+  const candidate = invocation.projectId;
+  const ownProject =
+    candidate !== null && UUID.test(candidate) && (await projectsTable.rows(ctx).where("projects.id", candidate).first("id")) !== undefined;
+  await recordActivity(ctx, {
+    event: "tool_invoked",
+    description: `MCP tool ${invocation.tool} called`,
+    subjectType: ownProject ? "project" : "team",
+    subjectId: ownProject ? candidate! : ctx.actor.teamId,
+    projectId: ownProject ? candidate : null,
+    properties: { tool: invocation.tool, outcome: invocation.outcome, arguments: invocation.arguments },
   });
 }

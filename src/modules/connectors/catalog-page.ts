@@ -1,6 +1,6 @@
 // One page of the connector catalog. The catalog is a few dozen cards held in memory, so sorting
 // and slicing happen here rather than in SQL; the list envelope is the same as every other list.
-import type { PageWindow } from "../../pipeline/pagination.ts";
+import type { PageWindow } from "../../db/pages.ts";
 import type { ConnectorCard } from "./cards.ts";
 import type { ConnectorRegistry } from "./registry.ts";
 

@@ -1,12 +1,12 @@
 // What a credential's holder is looking at: its team and the projects it may see (tenancy and
 // the project allow-list applied), for the MCP resource that orients an agent.
+import { projectsTable } from "./projects.ts";
 import type { DomainContext } from "../../db/tenant.ts";
 import { getCurrentTeam } from "../teams/teams.ts";
 
 export async function visibleProjects(ctx: DomainContext) {
-  const query = ctx.db("projects").where({ team_id: ctx.actor.teamId });
-  if (ctx.actor.projectIds !== null) query.whereIn("id", [...ctx.actor.projectIds]);
-  const rows = await query
+  const rows = await projectsTable
+    .rows(ctx)
     .orderBy([{ column: "created_at", order: "asc" }, { column: "id" }])
     .select("id", "name", "handle", "description", "active", "created_at");
   return rows.map((r: { id: string; name: string; handle: string; description: string | null; active: boolean; created_at: Date }) => ({

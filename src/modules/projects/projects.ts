@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { randomToken } from "../../security/crypto.ts";
 import { ApiError } from "../../errors.ts";
 import { recordActivity } from "../activity/activity-log.ts";
-import { inAllowList, type DomainContext } from "../../db/tenant.ts";
+import { inAllowList, tenantTable, type DomainContext } from "../../db/tenant.ts";
 
 function generatedHandle(name: string): string {
   const base =
@@ -16,12 +16,14 @@ function generatedHandle(name: string): string {
   return `${base}-${randomToken(6).toLowerCase()}`;
 }
 
+/** A project belongs to its team; the project allow-list names projects by their id. */
+export const projectsTable = tenantTable("projects", { team: "team_id", project: "id" });
+
 export async function createProject(ctx: DomainContext, input: { name: string; description?: string | null }) {
   const id = randomUUID();
   const handle = generatedHandle(input.name);
-  await ctx.db("projects").insert({
+  await projectsTable.insert(ctx, {
     id,
-    team_id: ctx.actor.teamId,
     name: input.name,
     handle,
     description: input.description ?? null,
@@ -48,11 +50,10 @@ export async function assertProjectsVisible(ctx: DomainContext, projectIds: read
   if (projectIds.length === 0) return;
   const found = new Set(
     (
-      await ctx
-        .db("projects")
-        .where({ team_id: ctx.actor.teamId })
-        .whereIn("id", [...projectIds])
-        .select("id")
+      await projectsTable
+        .teamRows(ctx)
+        .whereIn("projects.id", [...projectIds])
+        .select("projects.id")
     ).map((r: { id: string }) => r.id),
   );
   const missing = projectIds.filter((id) => !found.has(id));

@@ -1,7 +1,8 @@
-import type { AppHandlers } from "../../pipeline/execute.ts";
+import type { OperationContext } from "../../pipeline/context.ts";
+import type { AreaHandlers } from "../../../generated/operations.ts";
 
-export const systemHandlers = {
+export const handlers = {
   async ping(_input, ctx) {
     return { data: { status: "ok" as const, release: ctx.release, time: ctx.now.toISOString() } };
   },
-} satisfies Partial<AppHandlers>;
+} satisfies AreaHandlers<OperationContext, "system">;

@@ -1,9 +1,9 @@
-import type { AppHandlers } from "../../pipeline/execute.ts";
-import { domainContext } from "../../pipeline/context.ts";
+import type { AreaHandlers } from "../../../generated/operations.ts";
+import { domainContext, type OperationContext } from "../../pipeline/context.ts";
 import { getCurrentTeam } from "./teams.ts";
 
-export const teamHandlers = {
+export const handlers = {
   async get_current_team(_input, ctx) {
     return { data: await getCurrentTeam(domainContext(ctx)) };
   },
-} satisfies Partial<AppHandlers>;
+} satisfies AreaHandlers<OperationContext, "teams">;

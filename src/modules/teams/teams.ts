@@ -1,9 +1,16 @@
 // Teams: a team is visible to its owner and its members, to nobody else.
-import type { Knex } from "knex";
 import { notFound } from "../../errors.ts";
-import type { DomainContext } from "../../db/tenant.ts";
+import { tenantTable, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 
-export async function canSeeTeam(db: Knex | Knex.Transaction, userId: string, teamId: string): Promise<boolean> {
+/** A team is its own tenant: its row is the one whose id is the actor's team. */
+export const teamsTable = tenantTable("teams", { team: "id" });
+
+/** Memberships of the team's people (the owner is not one: teams.owner_user_id). */
+export const teamMembersTable = tenantTable("team_members", { team: "team_id" });
+
+/** Whether a user owns or belongs to a team (asked before any actor exists: authentication). */
+export async function canSeeTeam(from: Db, userId: string, teamId: string): Promise<boolean> {
+  const db = unscoped(from, "authentication: which teams a credential's creator may still act on");
   const row = await db("teams")
     .where("teams.id", teamId)
     .andWhere((q) =>
@@ -16,7 +23,7 @@ export async function canSeeTeam(db: Knex | Knex.Transaction, userId: string, te
 }
 
 export async function getCurrentTeam(ctx: DomainContext) {
-  const team = await ctx.db("teams").where({ id: ctx.actor.teamId }).first();
+  const team = await teamsTable.rows(ctx).first();
   if (!team) throw notFound("team");
   return {
     id: team.id as string,

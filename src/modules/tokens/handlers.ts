@@ -1,9 +1,9 @@
-import type { AppHandlers } from "../../pipeline/execute.ts";
-import { creatorContext, domainContext } from "../../pipeline/context.ts";
+import type { AreaHandlers } from "../../../generated/operations.ts";
+import { creatorContext, domainContext, type OperationContext } from "../../pipeline/context.ts";
 import { listEnvelope, pageWindow } from "../../pipeline/pagination.ts";
 import { deleteToken, listTokens, mintToken } from "./tokens.ts";
 
-export const tokenHandlers = {
+export const handlers = {
   async list_tokens({ query }, ctx) {
     const { rows, total } = await listTokens(domainContext(ctx), pageWindow(query));
     return listEnvelope(rows, total, query, ctx.resourceUrl);
@@ -25,4 +25,4 @@ export const tokenHandlers = {
   async delete_token({ path }, ctx) {
     await deleteToken(domainContext(ctx), path.id);
   },
-} satisfies Partial<AppHandlers>;
+} satisfies AreaHandlers<OperationContext, "tokens">;

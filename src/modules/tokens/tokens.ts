@@ -1,15 +1,13 @@
 // Personal access tokens: sbt_live_<id>_<secret>. Only a SHA-256 of the secret is stored; a token
 // acts as its creator on exactly one team, optionally restricted to an allow-list of projects.
-import type { Knex } from "knex";
 import { ApiError, notFound } from "../../errors.ts";
 import { randomToken, safeEqual, sha256Hex } from "../../security/crypto.ts";
 import type { AbilityValue } from "../../../generated/catalog.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { holdsAbility, isAbility, isRetired } from "./abilities.ts";
 import { assertProjectsVisible } from "../projects/projects.ts";
-import { canSeeTeam } from "../teams/teams.ts";
-import type { DomainContext } from "../../db/tenant.ts";
-import type { PageWindow } from "../../pipeline/pagination.ts";
+import { tenantTable, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
+import type { PageWindow } from "../../db/pages.ts";
 import { fetchPage, orderClause } from "../../db/pages.ts";
 
 export const TOKEN_PREFIX = "sbt_live_";
@@ -18,6 +16,12 @@ const TOKEN_SHAPE = /^sbt_live_([1-9][0-9]{0,17})_([A-Za-z0-9]{20,128})$/;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 export type TokenKind = "personal" | "agent_registration";
+
+/**
+ * Tokens belong to their team (and to their creator, which the queries below add). Not narrowed
+ * by the project allow-list: a token's own allow-list is a jsonb list, compared in visibleTokens.
+ */
+export const tokensTable = tenantTable("personal_access_tokens", { team: "team_id" });
 
 interface TokenRow {
   id: string | number;
@@ -104,11 +108,9 @@ export async function mintToken(ctx: DomainContext & { actor: { userId: string }
   else projectIds = actor.projectIds;
 
   const secret = randomToken(40);
-  const [row] = (await ctx
-    .db("personal_access_tokens")
-    .insert({
+  const [row] = (await tokensTable
+    .insert(ctx, {
       user_id: actor.userId,
-      team_id: actor.teamId,
       name: request.name,
       kind: request.kind ?? "personal",
       secret_hash: sha256Hex(secret),
@@ -131,7 +133,7 @@ export async function mintToken(ctx: DomainContext & { actor: { userId: string }
 
 /** Tokens of the actor's creator on the actor's team that the actor may see. */
 function visibleTokens(ctx: DomainContext) {
-  const q = ctx.db("personal_access_tokens").where({ user_id: ctx.actor.userId, team_id: ctx.actor.teamId }).whereNull("revoked_at");
+  const q = tokensTable.rows(ctx).where({ user_id: ctx.actor.userId }).whereNull("revoked_at");
   // A restricted token sees only tokens restricted to projects inside its own allow-list.
   if (ctx.actor.projectIds !== null) q.whereNotNull("project_ids").andWhereRaw("project_ids <@ ?::jsonb", [JSON.stringify(ctx.actor.projectIds)]);
   return q;
@@ -158,7 +160,7 @@ export async function listTokens(ctx: DomainContext, window: PageWindow) {
 export async function deleteToken(ctx: DomainContext, id: string): Promise<void> {
   const row = await visibleTokens(ctx).clone().where({ id }).forUpdate().first();
   if (!row) throw notFound("token");
-  await ctx.db("personal_access_tokens").where({ id: row.id }).update({ revoked_at: ctx.now });
+  await tokensTable.rows(ctx).where({ id: row.id }).update({ revoked_at: ctx.now });
   await recordActivity(ctx, {
     event: "deleted",
     description: `Personal access token "${row.name}" deleted`,
@@ -167,6 +169,10 @@ export async function deleteToken(ctx: DomainContext, id: string): Promise<void>
     properties: { name: row.name },
   });
 }
+
+/** Whether the token's creator owns or belongs to the token's team (the SQL of canSeeTeam). */
+const TEAM_VISIBLE = `exists (select 1 from teams where teams.id = t.team_id and (teams.owner_user_id = t.user_id
+  or exists (select 1 from team_members m where m.team_id = t.team_id and m.user_id = t.user_id)))`;
 
 export interface ResolvedToken {
   tokenId: string;
@@ -177,18 +183,25 @@ export interface ResolvedToken {
   projectIds: readonly string[] | null;
 }
 
-/** The token a bearer value names, or null when it is malformed, unknown, deleted or expired. */
-export async function resolveToken(db: Knex, bearer: string, now: Date): Promise<ResolvedToken | null> {
+/**
+ * The token a bearer value names, or null when it is malformed, unknown, deleted or expired. One
+ * query reads the token and whether its creator still owns or belongs to its team.
+ */
+export async function resolveToken(from: Db, bearer: string, now: Date): Promise<ResolvedToken | null> {
   const match = TOKEN_SHAPE.exec(bearer);
   if (!match) return null;
   const [, id, secret] = match;
-  const row = (await db("personal_access_tokens").where({ id }).whereNull("revoked_at").first()) as TokenRow | undefined;
+  const db = unscoped(from, "authentication: a bearer names its token before any team is known");
+  const row = (await db("personal_access_tokens as t")
+    .where("t.id", id)
+    .whereNull("t.revoked_at")
+    .first("t.*", db.raw(`(${TEAM_VISIBLE}) as team_visible`))) as (TokenRow & { team_visible: boolean }) | undefined;
   if (!row || !safeEqual(row.secret_hash, sha256Hex(secret!))) return null;
   if (row.expires_at && new Date(row.expires_at).getTime() <= now.getTime()) return null;
   if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() >= LAST_USED_RESOLUTION_MS) {
     await db("personal_access_tokens").where({ id: row.id }).update({ last_used_at: now });
   }
-  const teamVisible = row.team_id !== null && (await canSeeTeam(db, row.user_id, row.team_id));
+  const teamVisible = row.team_id !== null && row.team_visible === true;
   return {
     tokenId: String(row.id),
     userId: row.user_id,

@@ -1,11 +1,11 @@
-// Bearer authentication on the MCP endpoint: the same resolver as REST (authenticateBearer), the
+// Bearer authentication on the MCP endpoint: the pipeline's admission, as REST's, plus the
 // RFC 9728 challenge that sends a client to the protected-resource metadata, and the budgets:
 // a valid token spends its MCP budget, anything else spends its IP's small unauthenticated one.
 import type Koa from "koa";
 import type { Knex } from "knex";
 import type { Kv } from "../../kv/kv.ts";
 import { ApiError } from "../../errors.ts";
-import { authenticateBearer } from "../../pipeline/authenticate.ts";
+import { admit } from "../../pipeline/run.ts";
 import type { Principal } from "../../pipeline/context.ts";
 import { consumeBudget, rateLimitHeaders, rateLimited, type Window } from "../../pipeline/rate-limit.ts";
 import { PROTECTED_RESOURCE_PATH } from "./protected-resource-metadata.ts";
@@ -26,12 +26,12 @@ export interface McpAuthDeps {
   unauthenticatedBudget: readonly Window[];
 }
 
-/** The request's principal; throws 401 with the challenge, or 429 once the IP's budget is spent. */
+/** The request's principal; throws 401 with the challenge, or 429 once a budget is spent. */
 export async function authenticateMcpRequest(ctx: Koa.Context, deps: McpAuthDeps): Promise<Principal> {
   const now = deps.now();
-  let principal: Principal;
+  let admission;
   try {
-    principal = await authenticateBearer(deps.db, ctx.get("authorization"), now);
+    admission = await admit(deps, ctx.get("authorization"), deps.budget, "mcp", now);
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== "AUTHENTICATION_REQUIRED") throw err;
     const rate = await consumeBudget(deps.kv, `mcp-ip:${(ctx.state as RequestState).clientIp}`, deps.unauthenticatedBudget, now.getTime());
@@ -39,8 +39,6 @@ export async function authenticateMcpRequest(ctx: Koa.Context, deps: McpAuthDeps
     ctx.set("WWW-Authenticate", bearerChallenge(deps.mcpUrl));
     throw err;
   }
-  const rate = await consumeBudget(deps.kv, `mcp-token:${principal.credentialKind}:${principal.credentialId}`, deps.budget, now.getTime());
-  ctx.set(rateLimitHeaders(rate));
-  if (rate.retryAfter !== null) throw rateLimited(rate);
-  return principal;
+  ctx.set(rateLimitHeaders(admission.rate));
+  return admission.principal;
 }

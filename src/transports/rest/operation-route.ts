@@ -1,32 +1,22 @@
-// One Koa middleware per operation of the table: authenticate, rate limit, authorize, validate,
-// then run the handler (writes under an Idempotency-Key, inside one transaction).
+// The REST adapter of the pipeline (src/pipeline/run.ts): one Koa middleware per operation of the
+// table. It translates HTTP into a call - the bearer header, the path and query, the body read
+// after authorization - and the result back into a status and a JSON body; writes run under
+// their Idempotency-Key.
 import type Koa from "koa";
-import type { Knex } from "knex";
 import type { OperationSpec } from "../../../generated/operations.ts";
-import type { Kv } from "../../kv/kv.ts";
-import type { Actor } from "../../db/tenant.ts";
-import type { ConnectorRegistry } from "../../modules/connectors/registry.ts";
-import { authenticateBearer } from "../../pipeline/authenticate.ts";
-import { authorizeOperation } from "../../pipeline/authorize.ts";
-import { validateInput } from "../../pipeline/validate.ts";
-import { executeOperation, type AppHandlers } from "../../pipeline/execute.ts";
-import { consumeBudget, rateLimitHeaders, rateLimited, type Window } from "../../pipeline/rate-limit.ts";
+import { ApiError } from "../../errors.ts";
+import { admit, prepareOperation, type PipelineDeps } from "../../pipeline/run.ts";
+import { rateLimitHeaders, type Window } from "../../pipeline/rate-limit.ts";
+import type { Principal } from "../../pipeline/context.ts";
 import { readJsonBody } from "../http/body.ts";
-import { idempotencyKeyOf, runIdempotently } from "./idempotency.ts";
 import type { RequestState } from "../http/request.ts";
+import { idempotencyKeyOf, runIdempotently } from "./idempotency.ts";
 
-export interface OperationRouteDeps {
-  db: Knex;
-  kv: Kv;
+export interface OperationRouteDeps extends PipelineDeps {
   appKey: Buffer;
-  handlers: AppHandlers;
-  now: () => Date;
-  release: string;
   /** Public base URL of the API (absolute links in list envelopes). */
   baseUrl: string;
   budget: readonly Window[];
-  /** The connector packages loaded at start. */
-  connectors: ConnectorRegistry;
 }
 
 /**
@@ -38,61 +28,56 @@ export function publicUrlOf(ctx: Koa.Context, baseUrl: string): URL {
   return new URL(`${baseUrl}${ctx.path}${ctx.querystring ? `?${ctx.querystring}` : ""}`);
 }
 
+async function admitRest(ctx: Koa.Context, deps: OperationRouteDeps, now: Date): Promise<Principal> {
+  try {
+    const { principal, rate } = await admit(deps, ctx.get("authorization"), deps.budget, "rest", now);
+    (ctx.state as RequestState).credentialId = principal.credentialId;
+    ctx.set(rateLimitHeaders(rate));
+    return principal;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "AUTHENTICATION_REQUIRED") ctx.set("WWW-Authenticate", 'Bearer realm="SubBridge API"');
+    throw err;
+  }
+}
+
 export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa.Middleware {
   return async (ctx) => {
     const now = deps.now();
     const state = ctx.state as RequestState;
-    const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
-    let principal = null;
-    let actor: Actor | null = null;
+    const principal = op.public ? null : await admitRest(ctx, deps, now);
+    let write: { bytes: Buffer; key: string } | null = null;
 
-    if (!op.public) {
-      try {
-        principal = await authenticateBearer(deps.db, ctx.get("authorization"), now);
-      } catch (err) {
-        ctx.set("WWW-Authenticate", 'Bearer realm="SubBridge API"');
-        throw err;
-      }
-      state.credentialId = principal.credentialId;
-      const rate = await consumeBudget(deps.kv, `token:${principal.credentialId}`, deps.budget, now.getTime());
-      ctx.set(rateLimitHeaders(rate));
-      if (rate.retryAfter !== null) throw rateLimited(rate);
-      authorizeOperation(op, principal, params);
-      actor = {
-        userId: principal.userId,
-        teamId: principal.teamId,
-        projectIds: principal.projectIds,
-        kind: "api_token",
-        credentialKind: principal.credentialKind,
-        requestId: state.requestId,
-      };
-    }
+    const prepared = await prepareOperation(deps, {
+      op,
+      principal,
+      path: (ctx as unknown as { params?: Record<string, string> }).params ?? {},
+      query: { ...ctx.query },
+      body: async () => {
+        if (!op.write) return undefined;
+        const body = await readJsonBody(ctx);
+        if (principal) write = { bytes: body.bytes, key: idempotencyKeyOf(ctx) };
+        return body.json;
+      },
+      actorKind: "api_token",
+      requestId: state.requestId,
+      resourceUrl: () => publicUrlOf(ctx, deps.baseUrl),
+      now,
+    });
 
-    const rawBody = op.write ? await readJsonBody(ctx) : null;
-    const idempotencyKey = op.write && principal ? idempotencyKeyOf(ctx) : null;
-    const input = validateInput(op, { path: params, query: { ...ctx.query }, body: rawBody?.json });
-
-    const execute = async () => {
-      const output = await executeOperation(deps.db, deps.handlers, op, input, {
-        now,
-        requestId: state.requestId,
-        principal,
-        actor,
-        resourceUrl: publicUrlOf(ctx, deps.baseUrl),
-        release: deps.release,
-        connectors: deps.connectors,
-      });
+    const respond = async () => {
+      const output = await prepared.execute();
       ctx.status = op.successStatus;
       if (op.successBody) ctx.body = output;
     };
-    if (idempotencyKey !== null && principal) {
+    const idempotent = write as { bytes: Buffer; key: string } | null;
+    if (idempotent && principal) {
       await runIdempotently(
         ctx,
-        { kv: deps.kv, appKey: deps.appKey, tokenId: principal.credentialId, key: idempotencyKey, rawBody: rawBody!.bytes },
-        execute,
+        { kv: deps.kv, appKey: deps.appKey, tokenId: principal.credentialId, key: idempotent.key, rawBody: idempotent.bytes },
+        respond,
       );
     } else {
-      await execute();
+      await respond();
     }
   };
 }

@@ -2,7 +2,6 @@
 import type Koa from "koa";
 import { readGeneratedJson as readJson, readRepositoryText } from "../../repository-files.ts";
 
-
 export interface PublicDocument {
   path: string;
   middleware: Koa.Middleware;

@@ -5,6 +5,7 @@ import { ApiError } from "../../../errors.ts";
 import { holdsAbility } from "../../../modules/tokens/abilities.ts";
 import { callerOverview } from "../../../modules/projects/caller-overview.ts";
 import type { Principal } from "../../../pipeline/context.ts";
+import { createDomainContext } from "../../../db/tenant.ts";
 
 const TEAM_ABILITY = "team:view";
 const PROJECTS_ABILITY = "project:view-any";
@@ -27,7 +28,7 @@ export async function callerTeamDocument(db: Knex, principal: Principal, now: Da
     credentialKind: principal.credentialKind,
     requestId,
   };
-  const overview = await callerOverview({ db, actor, now }, access);
+  const overview = await callerOverview(createDomainContext(db, actor, now), access);
   const hidden = [
     ...(access.canViewTeam ? [] : [{ field: "team", required_ability: TEAM_ABILITY }]),
     ...(access.canViewProjects ? [] : [{ field: "projects", required_ability: PROJECTS_ABILITY }]),

@@ -1,0 +1,117 @@
+// The one pipeline every transport runs an operation through:
+//   admit      authenticate the bearer, count the request against the credential's budget
+//   prepare    tenancy and ability (authorizeOperation), the body read only then, the generated
+//              validators (validateInput)
+//   execute    the handler, in one transaction for writes, with whatever the transport records
+// REST calls all three per request (idempotency wraps execute); MCP admits once per HTTP request
+// and prepares and executes per tool call. Transports only translate: headers, bodies, results.
+import type { Knex } from "knex";
+import type { Input, OperationId, OperationSpec, Output } from "../../generated/operations.ts";
+import type { FieldErrors } from "../errors.ts";
+import type { Kv } from "../kv/kv.ts";
+import type { Actor, ActorKind } from "../db/tenant.ts";
+import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
+import { authenticateBearer } from "./authenticate.ts";
+import { authorizeOperation } from "./authorize.ts";
+import type { Principal } from "./context.ts";
+import { executeOperation, type AlsoRecord, type AppHandlers } from "./execute.ts";
+import { consumeBudget, rateLimited, type RateState, type Window } from "./rate-limit.ts";
+import { validateInput } from "./validate.ts";
+
+export interface PipelineDeps {
+  db: Knex;
+  kv: Kv;
+  handlers: AppHandlers;
+  now: () => Date;
+  release: string;
+  /** The connector packages loaded at start. */
+  connectors: ConnectorRegistry;
+}
+
+export interface Admission {
+  principal: Principal;
+  /** The budget after this request (for X-RateLimit-* headers). */
+  rate: RateState;
+}
+
+/**
+ * The credential behind `authorization`, with one request counted against `budget` under
+ * `<budgetName>:<credential>`. Throws 401 AUTHENTICATION_REQUIRED (the transport adds its
+ * challenge) or 429 RATE_LIMITED (with Retry-After and the rate headers).
+ */
+export async function admit(
+  deps: Pick<PipelineDeps, "db" | "kv">,
+  authorization: string | undefined,
+  budget: readonly Window[],
+  budgetName: string,
+  now: Date,
+): Promise<Admission> {
+  const principal = await authenticateBearer(deps.db, authorization, now);
+  const rate = await consumeBudget(deps.kv, `${budgetName}:${principal.credentialKind}:${principal.credentialId}`, budget, now.getTime());
+  if (rate.retryAfter !== null) throw rateLimited(rate);
+  return { principal, rate };
+}
+
+export interface OperationCall {
+  op: OperationSpec;
+  /** Null on public operations. */
+  principal: Principal | null;
+  path: Record<string, string>;
+  query: Record<string, unknown>;
+  /** The body, asked for once authorization has passed (REST reads the socket only then). */
+  body: () => unknown;
+  /** What the transport found wrong before validation (reported with the validators' findings). */
+  problems?: FieldErrors;
+  actorKind: ActorKind;
+  requestId: string;
+  /**
+   * The REST address the call stands for (list links), whichever transport carried it; asked for
+   * only once the input is valid (it is built from the input).
+   */
+  resourceUrl: () => URL;
+  now: Date;
+}
+
+export interface PreparedOperation<Id extends OperationId = OperationId> {
+  input: Input<Id>;
+  actor: Actor | null;
+  /** Runs the handler; `also` joins the operation's transaction (it runs after the handler). */
+  execute(also?: AlsoRecord): Promise<Output<Id>>;
+}
+
+export function actorOf(principal: Principal & { teamId: string }, kind: ActorKind, requestId: string): Actor {
+  return {
+    userId: principal.userId,
+    teamId: principal.teamId,
+    projectIds: principal.projectIds,
+    kind,
+    credentialKind: principal.credentialKind,
+    requestId,
+  };
+}
+
+/** Authorizes and validates a call; nothing has run or changed when this throws. */
+export async function prepareOperation(deps: PipelineDeps, call: OperationCall): Promise<PreparedOperation> {
+  const { op, principal } = call;
+  let actor: Actor | null = null;
+  if (!op.public) {
+    if (!principal) throw new Error(`prepareOperation: ${op.id} needs an admitted principal`);
+    authorizeOperation(op, principal, call.path);
+    actor = actorOf(principal, call.actorKind, call.requestId);
+  }
+  const body = await call.body();
+  const input = validateInput(op, { path: call.path, query: call.query, body }, call.problems);
+  const facts = {
+    now: call.now,
+    requestId: call.requestId,
+    principal,
+    resourceUrl: call.resourceUrl(),
+    release: deps.release,
+    connectors: deps.connectors,
+  };
+  return {
+    input,
+    actor,
+    execute: (also) => executeOperation(deps.db, deps.handlers, op, input, actor, facts, also),
+  };
+}

@@ -1,0 +1,97 @@
+// The shape the code keeps as it grows: which layer may import which, and tenancy by construction
+// (every tenant-owned table is declared once and reached through its TenantTable; every other
+// access names its reason with unscoped()).
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import "../../generated/handlers.ts"; // loads every area, so every tenant table is declared
+import { tenantTables } from "../../src/db/tenant.ts";
+import { testDatabase, usingPostgres } from "../helpers/backends.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const SRC = join(ROOT, "src");
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+const sources = filesUnder(SRC).map((file) => ({ file: relative(ROOT, file), text: readFileSync(file, "utf8") }));
+
+/** Repository-relative targets of a file's relative imports. */
+function importsOf(file: string, text: string): string[] {
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((m) =>
+    relative(ROOT, resolve(dirname(join(ROOT, file)), m[1]!)),
+  );
+}
+
+describe("architecture", () => {
+  const rules: [string, (file: string) => boolean, string[]][] = [
+    ["the data layer (src/db)", (f) => f.startsWith("src/db/"), ["src/modules/", "src/pipeline/", "src/transports/"]],
+    [
+      "an area's rules (src/modules, except handlers.ts)",
+      (f) => f.startsWith("src/modules/") && !f.endsWith("/handlers.ts"),
+      ["src/pipeline/", "src/transports/"],
+    ],
+    ["the pipeline (src/pipeline)", (f) => f.startsWith("src/pipeline/"), ["src/transports/"]],
+  ];
+  for (const [layer, inLayer, forbidden] of rules) {
+    it(`keeps ${layer} free of imports from ${forbidden.join(", ")}`, () => {
+      const offending = sources
+        .filter(({ file }) => inLayer(file))
+        .flatMap(({ file, text }) =>
+          importsOf(file, text)
+            .filter((target) => forbidden.some((f) => target.startsWith(f)))
+            .map((t) => `${file} -> ${t}`),
+        );
+      assert.deepEqual(offending, []);
+    });
+  }
+
+  it("keeps hand-written files under 400 lines", () => {
+    const long = sources.filter(({ text }) => text.split("\n").length > 400).map(({ file }) => file);
+    assert.deepEqual(long, []);
+  });
+
+  describe("tenancy by construction", () => {
+    it("names a reason for every unscoped access", () => {
+      const calls = sources.flatMap(({ file, text }) => [...text.matchAll(/unscoped\(([^;]*?)\)/gs)].map((m) => ({ file, args: m[1]! })));
+      assert.ok(calls.length > 0);
+      const unnamed = calls.filter((c) => !/,\s*"[^"]{12,}"\s*$/.test(c.args.trim())).map((c) => `${c.file}: unscoped(${c.args})`);
+      assert.deepEqual(
+        unnamed.filter((c) => !c.startsWith("src/db/tenant.ts")),
+        [],
+      );
+    });
+
+    it("reaches a tenant-owned table by name only through its declaration, or in a file that names its exception", () => {
+      const names = [...tenantTables().keys()];
+      const offending: string[] = [];
+      for (const { file, text } of sources) {
+        if (file.includes("/migrations/") || file === "src/db/tenant.ts") continue;
+        for (const name of names) {
+          // A table named where knex takes one: db("name"), .from("name as t"), .join("name", ...).
+          const uses = [...text.matchAll(new RegExp(`\\(\\s*["'\`]${name}(?: as \\w+)?["'\`]`, "g"))].filter(
+            (m) => !text.slice(Math.max(0, m.index! - 12), m.index! + 1).includes("tenantTable("),
+          );
+          if (uses.length && !text.includes("unscoped(")) offending.push(`${file}: "${name}" outside its TenantTable`);
+        }
+      }
+      assert.deepEqual(offending, []);
+    });
+
+    it("declares every table that has a team_id column as a tenant table", async () => {
+      const { db } = await testDatabase();
+      const rows = (await db("information_schema.columns")
+        .where({ column_name: "team_id", table_schema: usingPostgres ? db.raw("current_schema()") : "public" })
+        .select("table_name")) as {
+        table_name: string;
+      }[];
+      const undeclared = rows.map((r) => r.table_name).filter((t) => !tenantTables().has(t) && !t.startsWith("knex_"));
+      assert.deepEqual(undeclared, [], "declare these with tenantTable() in their area");
+    });
+  });
+});

@@ -201,7 +201,12 @@ const sortedByKey = (node: Json | undefined): Json | undefined =>
  */
 function canonicalOrder(doc: Json): Json {
   const out: Json = {};
-  for (const key of [...TOP_LEVEL_ORDER, ...Object.keys(doc).filter((k) => !TOP_LEVEL_ORDER.includes(k)).sort()]) {
+  for (const key of [
+    ...TOP_LEVEL_ORDER,
+    ...Object.keys(doc)
+      .filter((k) => !TOP_LEVEL_ORDER.includes(k))
+      .sort(),
+  ]) {
     if (doc[key] !== undefined) out[key] = doc[key];
   }
   if (out.paths) out.paths = sortedByKey(out.paths);

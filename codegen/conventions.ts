@@ -22,23 +22,35 @@ export function isPublicOperation(op: Json): boolean {
   return Array.isArray(op.security) && op.security.length === 0;
 }
 
+/**
+ * The schemas every list's paging parameters share. Each list's parameters refer to them (adding
+ * only its own default), so the generated validators compile them once, not once per list.
+ */
+export const PAGINATION_SCHEMAS: Record<string, Json> = {
+  PageNumber: { type: "integer", minimum: 1, description: "1-based page number." },
+  PerPage: { type: "integer", minimum: 1, description: "Rows per page; values above the list's maximum are clamped to it." },
+  SortColumn: { type: "string", description: "A column the list offers; any other value falls back to created_at." },
+  SortDirection: { type: "string", enum: ["asc", "desc"] },
+};
+
 function paginationParameters(p: PaginationExtension): Json[] {
   const max = p.max_per_page ?? MAX_PER_PAGE;
   const columns = p.sort_by.join(", ");
+  const shared = (name: string, extra: Json = {}) => ({ $ref: `#/components/schemas/${name}`, ...extra });
   return [
     {
       name: "page",
       in: "query",
       required: false,
       description: "1-based page number. A page past the last answers an empty data array with meta.total filled.",
-      schema: { type: "integer", minimum: 1, default: 1 },
+      schema: shared("PageNumber", { default: 1 }),
     },
     {
       name: "per_page",
       in: "query",
       required: false,
       description: `Rows per page, 1 to ${max}, default ${p.default_per_page}; a higher value is clamped to ${max}.`,
-      schema: { type: "integer", minimum: 1, default: p.default_per_page },
+      schema: shared("PerPage", { default: p.default_per_page }),
     },
     {
       name: "limit",
@@ -46,21 +58,21 @@ function paginationParameters(p: PaginationExtension): Json[] {
       required: false,
       deprecated: true,
       description: "Alias of per_page, accepted where it was once documented; per_page wins when both are sent.",
-      schema: { type: "integer", minimum: 1 },
+      schema: shared("PerPage"),
     },
     {
       name: "sort_by",
       in: "query",
       required: false,
       description: `Column to sort by: ${columns}. Any other value falls back to created_at.`,
-      schema: { type: "string", default: "created_at" },
+      schema: shared("SortColumn", { default: "created_at" }),
     },
     {
       name: "sort_direction",
       in: "query",
       required: false,
       description: `Sort direction, default ${p.default_sort_direction ?? "desc"}.`,
-      schema: { type: "string", enum: ["asc", "desc"], default: p.default_sort_direction ?? "desc" },
+      schema: shared("SortDirection", { default: p.default_sort_direction ?? "desc" }),
     },
   ];
 }
@@ -71,6 +83,8 @@ function addResponse(responses: Json, status: string, name: string) {
 
 /** Mutates and returns `doc`. */
 export function applyConventions(doc: Json): Json {
+  doc.components ??= {};
+  doc.components.schemas = { ...PAGINATION_SCHEMAS, ...doc.components.schemas };
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
     for (const method of HTTP_METHODS) {
       const op = item[method];

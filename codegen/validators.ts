@@ -6,9 +6,10 @@ import { codeFile, type GeneratedFile } from "./output.ts";
 import { createAjv, standaloneModule, stripExtensions, type Json } from "./ajv-standalone.ts";
 import { deref } from "./refs.ts";
 
-const DEFS_ID = "defs.json";
+/** Each component schema is added to ajv on its own, under this id, so ajv compiles it once. */
+const componentId = (name: string) => `urn:subbridge:schema:${name}`;
 
-/** Points every components.schemas reference at the shared definitions schema. */
+/** Points every components.schemas reference at that component's own schema. */
 function retarget(node: any): any {
   if (Array.isArray(node)) return node.map(retarget);
   if (!node || typeof node !== "object") return node;
@@ -16,7 +17,7 @@ function retarget(node: any): any {
   for (const [k, v] of Object.entries(node)) {
     out[k] =
       k === "$ref" && typeof v === "string" && v.startsWith("#/components/schemas/")
-        ? `${DEFS_ID}#/$defs/${v.slice("#/components/schemas/".length)}`
+        ? componentId(v.slice("#/components/schemas/".length))
         : retarget(v);
   }
   return out;
@@ -50,11 +51,15 @@ function parametersSchema(params: OperationModel["pathParams"], additional: bool
 }
 
 export function emitValidators(doc: Json, ops: OperationModel[]): GeneratedFile[] {
-  const defs = { $id: DEFS_ID, $defs: stripExtensions(retarget(hoistUniqueItemTypes(doc, doc.components?.schemas ?? {}))) };
-  const params = createAjv({ coerceTypes: "array", useDefaults: true });
-  const bodies = createAjv({ coerceTypes: false, useDefaults: true });
-  params.addSchema(defs);
-  bodies.addSchema(defs);
+  // inlineRefs false, and every component a schema of its own: a schema referenced from many
+  // operations (ids, paging, enums, resources) is one shared function, not a copy per operation.
+  const params = createAjv({ coerceTypes: "array", useDefaults: true, inlineRefs: false });
+  const bodies = createAjv({ coerceTypes: false, useDefaults: true, inlineRefs: false });
+  const components = stripExtensions(retarget(hoistUniqueItemTypes(doc, doc.components?.schemas ?? {}))) as Json;
+  for (const [name, schema] of Object.entries<Json>(components)) {
+    params.addSchema({ ...schema, $id: componentId(name) });
+    bodies.addSchema({ ...schema, $id: componentId(name) });
+  }
 
   const paramExports: Record<string, string> = {};
   const bodyExports: Record<string, string> = {};

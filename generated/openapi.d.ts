@@ -401,6 +401,10 @@ export interface components {
          * @enum {string}
          */
         MintableAbility: "account:read" | "account:write" | "activity:read" | "billing:manage" | "billing:read" | "broadcast:send" | "dashboard:read" | "distribution:read" | "group:create" | "group:delete" | "group:update" | "group:view" | "group:view-any" | "pass-window:create" | "pass-window:delete" | "pass-window:update" | "pass-window:view" | "pass-window:view-any" | "payment:refund" | "payment:view" | "payment:view-any" | "project-access-code:create" | "project-access-code:delete" | "project-access-code:update" | "project-access-code:view" | "project-access-code:view-any" | "project-connector:create" | "project-connector:delete" | "project-connector:update" | "project-connector:view" | "project-connector:view-any" | "project-coupon:create" | "project-coupon:delete" | "project-coupon:update" | "project-coupon:view" | "project-coupon:view-any" | "project-payment-method:create" | "project-payment-method:delete" | "project-payment-method:update" | "project-payment-method:view" | "project-payment-method:view-any" | "project-recovery:create" | "project-recovery:delete" | "project-recovery:update" | "project-recovery:view" | "project-recovery:view-any" | "project-resource:create" | "project-resource:delete" | "project-resource:update" | "project-resource:view" | "project-resource:view-any" | "project-subscription-plan:create" | "project-subscription-plan:delete" | "project-subscription-plan:update" | "project-subscription-plan:view" | "project-subscription-plan:view-any" | "project-subscription:create" | "project-subscription:delete" | "project-subscription:update" | "project-subscription:view" | "project-subscription:view-any" | "project-user:create" | "project-user:delete" | "project-user:update" | "project-user:view" | "project-user:view-any" | "project:create" | "project:delete" | "project:update" | "project:view" | "project:view-any" | "role:create" | "role:delete" | "role:update" | "role:view" | "role:view-any" | "support-canned-reply:create" | "support-canned-reply:delete" | "support-canned-reply:update" | "support-canned-reply:view-any" | "support-conversation:create" | "support-conversation:delete" | "support-conversation:update" | "support-conversation:view" | "support-conversation:view-any" | "team-member:invite" | "team-member:remove" | "team-member:update-role" | "team-member:view" | "team-member:view-any" | "team:create" | "team:delete" | "team:update" | "team:view" | "team:view-any" | "token:delete" | "token:view" | "token:view-any" | "webhook-delivery:retry" | "webhook-delivery:view-any" | "webhook-endpoint:create" | "webhook-endpoint:delete" | "webhook-endpoint:update" | "webhook-endpoint:view" | "webhook-endpoint:view-any";
+        /** @description 1-based page number. */
+        PageNumber: number;
+        /** @description Rows per page; values above the list's maximum are clamped to it. */
+        PerPage: number;
         Ping: {
             /** @enum {string} */
             status: "ok";
@@ -411,6 +415,10 @@ export interface components {
             release: string;
             time: components["schemas"]["Timestamp"];
         };
+        /** @description A column the list offers; any other value falls back to created_at. */
+        SortColumn: string;
+        /** @enum {string} */
+        SortDirection: "asc" | "desc";
         Team: {
             id: components["schemas"]["Uuid"];
             /** @example Ada's team */
@@ -743,18 +751,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
-                page?: number;
+                page?: components["schemas"]["PageNumber"];
                 /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
-                per_page?: number;
+                per_page?: components["schemas"]["PerPage"];
                 /**
                  * @deprecated
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
-                limit?: number;
+                limit?: components["schemas"]["PerPage"];
                 /** @description Column to sort by: created_at, added_at, name, key. Any other value falls back to created_at. */
-                sort_by?: string;
+                sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
-                sort_direction?: "asc" | "desc";
+                sort_direction?: components["schemas"]["SortDirection"];
             };
             header?: never;
             path?: never;
@@ -844,18 +852,18 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
-                page?: number;
+                page?: components["schemas"]["PageNumber"];
                 /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
-                per_page?: number;
+                per_page?: components["schemas"]["PerPage"];
                 /**
                  * @deprecated
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
-                limit?: number;
+                limit?: components["schemas"]["PerPage"];
                 /** @description Column to sort by: created_at, name, last_used_at, expires_at. Any other value falls back to created_at. */
-                sort_by?: string;
+                sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
-                sort_direction?: "asc" | "desc";
+                sort_direction?: components["schemas"]["SortDirection"];
             };
             header?: never;
             path?: never;

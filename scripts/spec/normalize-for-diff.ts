@@ -63,9 +63,26 @@ function explicitParameters(doc: Json): void {
   }
 }
 
+/**
+ * A `$ref` with sibling keywords (`{$ref: PerPage, default: 25}`: a shared schema plus what one
+ * use adds) is written out as the referenced schema with the siblings on top, which is what it
+ * means; the library would otherwise compare the bare reference and see a schema of no type.
+ */
+function expandRefsWithSiblings(doc: Json, node: unknown): unknown {
+  if (Array.isArray(node)) return node.map((n) => expandRefsWithSiblings(doc, n));
+  if (!isObject(node)) return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) out[key] = DATA_KEYS.has(key) ? value : expandRefsWithSiblings(doc, value);
+  if (typeof out.$ref === "string" && Object.keys(out).length > 1) {
+    const { $ref, ...siblings } = out;
+    return { ...structuredClone(deref(doc, { $ref })), ...siblings };
+  }
+  return out;
+}
+
 /** A normalised deep copy of `doc`; `doc` itself is not changed. */
 export function normalizeForDiff(doc: Json): Json {
-  const copy = structuredClone(doc);
+  const copy = expandRefsWithSiblings(doc, structuredClone(doc)) as Json;
   delete copy["x-generated"];
   webhooksAsOperations(copy);
   explicitParameters(copy);

@@ -118,7 +118,8 @@ export function applyConventions(doc: Json): Json {
         addResponse(responses, "409", "IdempotencyKeyReused");
         addResponse(responses, "425", "IdempotencyReplayInProgress");
       }
-      if (hasInput) addResponse(responses, "422", "ValidationFailed");
+      // A write may also be refused for its body itself (over 1 MiB, not UTF-8), even one that takes none.
+      if (hasInput || (isWrite && !isPublic)) addResponse(responses, "422", "ValidationFailed");
       if (!isPublic) addResponse(responses, "429", "RateLimited");
       addResponse(responses, "500", "InternalServerError");
       op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));

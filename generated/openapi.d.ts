@@ -985,6 +985,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];

@@ -20,14 +20,23 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/**
+ * JSON lines on stdout, written asynchronously in batches (a synchronous write per request line
+ * was a measurable share of every request), flushed every second and on shutdown.
+ */
 export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    base: undefined,
-    timestamp: pino.stdTimeFunctions.isoTime,
-    // Defence in depth: nothing logs these, and if something did they would not be written.
-    redact: { paths: ["*.authorization", "*.token", "*.secret", "*.password", "headers.authorization"], censor: "[redacted]" },
-  });
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => destination.flush(), 1000).unref();
+  return pino(
+    {
+      level,
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      // Defence in depth: nothing logs these, and if something did they would not be written.
+      redact: { paths: ["*.authorization", "*.token", "*.secret", "*.password", "headers.authorization"], censor: "[redacted]" },
+    },
+    destination,
+  );
 }
 
 export async function openServices(config: Config, logger = createLogger(config.logLevel)): Promise<Services> {
@@ -63,6 +72,7 @@ export async function openServices(config: Config, logger = createLogger(config.
     async close() {
       await kv.close();
       await db.destroy();
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
     },
   };
 }

@@ -75,7 +75,7 @@ function expandRefsWithSiblings(doc: Json, node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) out[key] = DATA_KEYS.has(key) ? value : expandRefsWithSiblings(doc, value);
   if (typeof out.$ref === "string" && Object.keys(out).length > 1) {
     const { $ref, ...siblings } = out;
-    return { ...structuredClone(deref(doc, { $ref })), ...siblings };
+    return { ...(structuredClone(deref(doc, { $ref })) as Json), ...siblings };
   }
   return out;
 }

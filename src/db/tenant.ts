@@ -37,20 +37,42 @@ export type Db = Knex | Knex.Transaction;
 /** Not exported: outside this file the handle is reachable only through tenantTable or unscoped. */
 const HANDLE = Symbol("database handle");
 
+/**
+ * What must happen once the change commits, outside the database: credentials whose cached
+ * resolution is no longer true (the pipeline caches resolved credentials in the KV store).
+ */
+export type CommitEffect =
+  /** These tokens no longer exist: refuse them at once. */
+  | { kind: "credentials-revoked"; tokenIds: readonly string[] }
+  /** These tokens still exist but what they resolve to changed (team visibility): resolve them again. */
+  | { kind: "credentials-changed"; tokenIds: readonly string[] };
+
+const EFFECTS = Symbol("commit effects");
+
 /** What every domain function receives: who acts, when, and (hidden) the transaction to act in. */
 export interface DomainContext<A extends Actor = Actor> {
   readonly actor: A;
   readonly now: Date;
   readonly [HANDLE]: Db;
+  readonly [EFFECTS]: CommitEffect[];
 }
 
 export function createDomainContext<A extends Actor>(db: Db, actor: A, now: Date): DomainContext<A> {
-  return { actor, now, [HANDLE]: db };
+  return { actor, now, [HANDLE]: db, [EFFECTS]: [] };
 }
 
-/** Runs `work` in a transaction (nested: a savepoint) with the same actor and time. */
+/** Runs `work` in a transaction (nested: a savepoint) with the same actor, time and effects. */
 export function inTransaction<T>(ctx: DomainContext, work: (ctx: DomainContext) => Promise<T>): Promise<T> {
-  return ctx[HANDLE].transaction((trx) => work(createDomainContext(trx, ctx.actor, ctx.now)));
+  return ctx[HANDLE].transaction((trx) => work({ ...ctx, [HANDLE]: trx }));
+}
+
+/** Asks for `effect` once the change commits (whoever runs the transaction applies it). */
+export function afterCommit(ctx: DomainContext, effect: CommitEffect): void {
+  ctx[EFFECTS].push(effect);
+}
+
+export function commitEffectsOf(ctx: DomainContext): readonly CommitEffect[] {
+  return ctx[EFFECTS];
 }
 
 /**

@@ -18,6 +18,17 @@ export interface Kv {
   compareAndDelete(key: string, expected: string): Promise<boolean>;
   /** Atomically increments a counter; a new counter lives ttlMs. */
   increment(key: string, ttlMs: number): Promise<CounterState>;
+  /** Increments several counters in one round trip (each as `increment` would). */
+  incrementAll(counters: readonly { key: string; ttlMs: number }[]): Promise<CounterState[]>;
+  /**
+   * Reads `key` and, only when its value starts with `prefix`, increments `counters` - one atomic
+   * round trip. `counts` is null when nothing was incremented.
+   */
+  incrementIfPrefixed(
+    key: string,
+    prefix: string,
+    counters: readonly { key: string; ttlMs: number }[],
+  ): Promise<{ value: string | null; counts: CounterState[] | null }>;
   /** Milliseconds the key has left to live; null when it does not exist. */
   ttlMs(key: string): Promise<number | null>;
   close(): Promise<void>;

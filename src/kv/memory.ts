@@ -62,6 +62,18 @@ export class MemoryKv implements Kv {
     return { value: Number(entry.value), ttlMs: entry.expiresAt - this.now() };
   }
 
+  async incrementAll(counters: readonly { key: string; ttlMs: number }[]) {
+    const states: CounterState[] = [];
+    for (const { key, ttlMs } of counters) states.push(await this.increment(key, ttlMs));
+    return states;
+  }
+
+  async incrementIfPrefixed(key: string, prefix: string, counters: readonly { key: string; ttlMs: number }[]) {
+    const value = this.live(key)?.value ?? null;
+    if (value === null || !value.startsWith(prefix)) return { value, counts: null };
+    return { value, counts: await this.incrementAll(counters) };
+  }
+
   async ttlMs(key: string) {
     const entry = this.live(key);
     return entry ? entry.expiresAt - this.now() : null;

@@ -1,10 +1,33 @@
+import { createHash } from "node:crypto";
 import { createClient } from "redis";
 import type { CounterState, Kv } from "./kv.ts";
 
-const INCREMENT = `
-local value = redis.call('INCR', KEYS[1])
-if value == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return {value, redis.call('PTTL', KEYS[1])}`;
+/**
+ * KEYS[1] is read; only when its value starts with ARGV[1] are KEYS[2..] incremented (TTLs in
+ * ARGV[2..]). Replies {value or false, then value, pttl pairs of the counters}.
+ */
+const INCREMENT_IF_PREFIXED = `
+local value = redis.call('GET', KEYS[1])
+if not value or string.sub(value, 1, string.len(ARGV[1])) ~= ARGV[1] then return {value} end
+local out = {value}
+for i = 2, #KEYS do
+  local count = redis.call('INCR', KEYS[i])
+  if count == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[i]) end
+  out[#out + 1] = count
+  out[#out + 1] = redis.call('PTTL', KEYS[i])
+end
+return out`;
+
+/** Increments every key; a new one gets its TTL. Replies value, pttl pairs, flattened. */
+const INCREMENT_ALL = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local value = redis.call('INCR', key)
+  if value == 1 then redis.call('PEXPIRE', key, ARGV[i]) end
+  out[#out + 1] = value
+  out[#out + 1] = redis.call('PTTL', key)
+end
+return out`;
 
 const COMPARE_AND_SET = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -18,9 +41,35 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0`;
 
 function createRedisClient(url: string) {
-  return createClient({ url, socket: { reconnectStrategy: (retries) => Math.min(retries * 100, 2000) } });
+  return createClient({
+    url,
+    socket: { reconnectStrategy: (retries) => Math.min(retries * 100, 2000), keepAlive: true },
+    // No per-command timer (node-redis arms an AbortSignal.timeout for every command by default,
+    // a measurable cost on every request); a dead server is noticed by the socket and every
+    // pending command then fails, and reconnection is automatic.
+    commandOptions: { timeout: 0 },
+  });
+}
+
+/** Runs a Lua script by its SHA1 (EVALSHA: the text is sent only once per server restart). */
+class Script {
+  readonly sha1: string;
+  constructor(readonly source: string) {
+    this.sha1 = createHash("sha1").update(source).digest("hex");
+  }
+  async run(client: RedisClient, keys: string[], args: string[]): Promise<unknown> {
+    try {
+      return await client.evalSha(this.sha1, { keys, arguments: args });
+    } catch (err) {
+      if (!String((err as Error)?.message).startsWith("NOSCRIPT")) throw err;
+      return client.eval(this.source, { keys, arguments: args });
+    }
+  }
 }
 type RedisClient = ReturnType<typeof createRedisClient>;
+
+const incrementAll = new Script(INCREMENT_ALL);
+const incrementIfPrefixed = new Script(INCREMENT_IF_PREFIXED);
 
 /** KV on Redis: every process sharing the server shares the counters, locks and cache. */
 export class RedisKv implements Kv {
@@ -71,11 +120,27 @@ export class RedisKv implements Kv {
   }
 
   async increment(key: string, ttlMs: number): Promise<CounterState> {
-    const [value, pttl] = (await this.client.eval(INCREMENT, { keys: [this.k(key)], arguments: [String(Math.max(1, Math.ceil(ttlMs)))] })) as [
-      number,
-      number,
-    ];
-    return { value: Number(value), ttlMs: Number(pttl) };
+    return (await this.incrementAll([{ key, ttlMs }]))[0]!;
+  }
+
+  async incrementAll(counters: readonly { key: string; ttlMs: number }[]): Promise<CounterState[]> {
+    const reply = (await incrementAll.run(
+      this.client,
+      counters.map((c) => this.k(c.key)),
+      counters.map((c) => String(Math.max(1, Math.ceil(c.ttlMs)))),
+    )) as number[];
+    return counters.map((_c, i) => ({ value: Number(reply[2 * i]), ttlMs: Number(reply[2 * i + 1]) }));
+  }
+
+  async incrementIfPrefixed(key: string, prefix: string, counters: readonly { key: string; ttlMs: number }[]) {
+    const reply = (await incrementIfPrefixed.run(
+      this.client,
+      [this.k(key), ...counters.map((c) => this.k(c.key))],
+      [prefix, ...counters.map((c) => String(Math.max(1, Math.ceil(c.ttlMs))))],
+    )) as [string | null, ...number[]];
+    const value = typeof reply[0] === "string" ? reply[0] : null;
+    if (reply.length === 1) return { value, counts: null };
+    return { value, counts: counters.map((_c, i) => ({ value: Number(reply[1 + 2 * i]), ttlMs: Number(reply[2 + 2 * i]) })) };
   }
 
   async ttlMs(key: string) {

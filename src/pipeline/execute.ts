@@ -3,7 +3,7 @@
 // plain connection.
 import type { Knex } from "knex";
 import type { Handlers, Input, OperationId, OperationSpec, Output } from "../../generated/operations.ts";
-import { createDomainContext, type Actor, type DomainContext } from "../db/tenant.ts";
+import { commitEffectsOf, createDomainContext, type Actor, type CommitEffect, type DomainContext } from "../db/tenant.ts";
 import type { OperationContext } from "./context.ts";
 
 export type AppHandlers = Handlers<OperationContext>;
@@ -21,14 +21,19 @@ export async function executeOperation<Id extends OperationId>(
   input: Input<Id>,
   actor: Actor | null,
   facts: OperationFacts,
+  /** Applies what the committed change asks for outside the database (before the answer is sent). */
+  committed: (effects: readonly CommitEffect[]) => Promise<void>,
   also?: AlsoRecord,
 ): Promise<Output<Id>> {
   const handler = handlers[op.id] as (input: Input<Id>, ctx: OperationContext) => Promise<Output<Id>>;
+  let domain: DomainContext | null = null;
   const run = async (handle: Knex | Knex.Transaction) => {
-    const domain = actor ? createDomainContext(handle, actor, facts.now) : null;
+    domain = actor ? createDomainContext(handle, actor, facts.now) : null;
     const output = await handler(input, { ...facts, operation: op, domain });
     if (also && domain) await also(domain);
     return output;
   };
-  return op.write ? db.transaction((trx) => run(trx)) : run(db);
+  const output = op.write ? await db.transaction((trx) => run(trx)) : await run(db);
+  if (domain) await committed(commitEffectsOf(domain));
+  return output;
 }

@@ -1,5 +1,5 @@
 // Fixed-window request budgets in the KV store, so every process sharing Redis shares them.
-import type { Kv } from "../kv/kv.ts";
+import type { CounterState, Kv } from "../kv/kv.ts";
 import { ApiError } from "../errors.ts";
 
 export interface Window {
@@ -33,17 +33,38 @@ export interface RateState {
 }
 
 /** Counts one request against every window of `budget` for `subject`. */
-export async function consumeBudget(kv: Kv, subject: string, budget: readonly Window[], nowMs: number): Promise<RateState> {
-  let remaining = Infinity;
-  let retryAfter: number | null = null;
-  for (const w of budget) {
+export interface BudgetCounter {
+  window: Window;
+  endsAt: number;
+  key: string;
+  ttlMs: number;
+}
+
+/** The KV counters of `subject`'s current windows. */
+export function budgetCounters(subject: string, budget: readonly Window[], nowMs: number): BudgetCounter[] {
+  return budget.map((w) => {
     const index = Math.floor(nowMs / w.windowMs);
     const endsAt = (index + 1) * w.windowMs;
-    const { value } = await kv.increment(`rl:${subject}:${w.name}:${index}`, endsAt - nowMs + 1_000);
+    return { window: w, endsAt, key: `rl:${subject}:${w.name}:${index}`, ttlMs: endsAt - nowMs + 1_000 };
+  });
+}
+
+/** Counts one request against every window of `budget` for `subject` (one KV round trip). */
+export async function consumeBudget(kv: Kv, subject: string, budget: readonly Window[], nowMs: number): Promise<RateState> {
+  const windows = budgetCounters(subject, budget, nowMs);
+  return rateStateOf(windows, await kv.incrementAll(windows), nowMs);
+}
+
+/** The budget's state once its counters were incremented to `counts`. */
+export function rateStateOf(windows: readonly BudgetCounter[], counts: readonly CounterState[], nowMs: number): RateState {
+  let remaining = Infinity;
+  let retryAfter: number | null = null;
+  windows.forEach(({ window: w, endsAt }, i) => {
+    const { value } = counts[i]!;
     remaining = Math.min(remaining, Math.max(0, w.limit - value));
     if (value > w.limit) retryAfter = Math.max(retryAfter ?? 0, Math.ceil((endsAt - nowMs) / 1000));
-  }
-  return { limit: budget[0]!.limit, remaining, retryAfter };
+  });
+  return { limit: windows[0]!.window.limit, remaining, retryAfter };
 }
 
 export function rateLimitHeaders(state: RateState): Record<string, string> {

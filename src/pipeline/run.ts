@@ -11,12 +11,13 @@ import type { FieldErrors } from "../errors.ts";
 import type { Kv } from "../kv/kv.ts";
 import type { Actor, ActorKind } from "../db/tenant.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
-import { authenticateBearer } from "./authenticate.ts";
+import { admitBearer, type Admission } from "./authenticate.ts";
 import { authorizeOperation } from "./authorize.ts";
 import type { Principal } from "./context.ts";
 import { executeOperation, type AlsoRecord, type AppHandlers } from "./execute.ts";
-import { consumeBudget, rateLimited, type RateState, type Window } from "./rate-limit.ts";
+import type { Window } from "./rate-limit.ts";
 import { validateInput } from "./validate.ts";
+import { applyCredentialEffects } from "./credential-cache.ts";
 
 export interface PipelineDeps {
   db: Knex;
@@ -28,28 +29,20 @@ export interface PipelineDeps {
   connectors: ConnectorRegistry;
 }
 
-export interface Admission {
-  principal: Principal;
-  /** The budget after this request (for X-RateLimit-* headers). */
-  rate: RateState;
-}
+export type { Admission } from "./authenticate.ts";
 
 /**
  * The credential behind `authorization`, with one request counted against `budget` under
- * `<budgetName>:<credential>`. Throws 401 AUTHENTICATION_REQUIRED (the transport adds its
- * challenge) or 429 RATE_LIMITED (with Retry-After and the rate headers).
+ * `<budgetName>:<credential>`; see admitBearer.
  */
-export async function admit(
+export function admit(
   deps: Pick<PipelineDeps, "db" | "kv">,
   authorization: string | undefined,
   budget: readonly Window[],
   budgetName: string,
   now: Date,
 ): Promise<Admission> {
-  const principal = await authenticateBearer(deps.db, authorization, now);
-  const rate = await consumeBudget(deps.kv, `${budgetName}:${principal.credentialKind}:${principal.credentialId}`, budget, now.getTime());
-  if (rate.retryAfter !== null) throw rateLimited(rate);
-  return { principal, rate };
+  return admitBearer(deps.db, deps.kv, authorization, budget, budgetName, now);
 }
 
 export interface OperationCall {
@@ -112,6 +105,6 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
   return {
     input,
     actor,
-    execute: (also) => executeOperation(deps.db, deps.handlers, op, input, actor, facts, also),
+    execute: (also) => executeOperation(deps.db, deps.handlers, op, input, actor, facts, (effects) => applyCredentialEffects(deps.kv, effects), also),
   };
 }

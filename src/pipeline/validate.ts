@@ -153,7 +153,9 @@ function validateRaw<Id extends OperationId>(op: OperationSpec & { id: Id }, raw
   // A path id names a resource: one that cannot exist (malformed, or not text) names nothing.
   if (run(v.path, path).length || Object.keys(unsafePath).length) throw notFound();
 
-  const query = { ...raw.query };
+  // Query parameters the operation does not declare are ignored, whatever they hold.
+  const query: Record<string, unknown> = {};
+  for (const name of op.queryParams) if (Object.hasOwn(raw.query, name)) query[name] = raw.query[name];
   const body = op.body === null ? undefined : raw.body;
   refuseDeepNesting(query, body);
   normalizePagination(op, query);

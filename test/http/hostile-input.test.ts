@@ -182,6 +182,35 @@ describe("hostile input", () => {
       assert.ok(!/Infinity|NaN|e\+/.test(JSON.stringify(body.links)), JSON.stringify(body.links));
     });
 
+    it("ignores query parameters an operation does not declare, whatever they hold", async () => {
+      for (const query of ["%00=1", "__proto__=1", "x=%FF", "%ED%A0%80=2"]) {
+        const res = await raw(suite.api.url, "GET", `/v1/teams/current?${query}`, auth());
+        assert.equal(res.status, 200, `${query}: ${res.body.slice(0, 200)}`);
+      }
+    });
+
+    it("refuses a declared query value whose percent-encoding is not UTF-8 instead of repairing it", async () => {
+      for (const value of ["%FF", "%ED%A0%80", "%C0%AF"]) {
+        const fields = fieldsOf(await raw(suite.api.url, "GET", `/v1/tokens?sort_by=${value}`, auth()));
+        assert.deepEqual(fields, { sort_by: ["is not valid UTF-8 once percent-decoded"] });
+      }
+    });
+
+    it("reads a body sent to an operation that takes none only for its size, never parsing it", async () => {
+      const headers = { ...write(), "content-type": "text/plain", "content-length": "5" };
+      const res = await raw(suite.api.url, "DELETE", "/v1/tokens/999999999", headers, "hello");
+      assert.equal(res.status, 404, res.body.slice(0, 200));
+    });
+
+    it("refuses a JSON body declared in another charset", async () => {
+      for (const charset of ["latin1", "utf-16", "ISO-8859-1"]) {
+        const fields = fieldsOf(await token('{"name":"x","abilities":["team:view"]}', { "content-type": `application/json; charset=${charset}` }));
+        assert.deepEqual(fields, { body: [`must be UTF-8 JSON (charset=${charset.toLowerCase()} is not accepted)`] });
+      }
+      const utf8 = await token('{"name":"x","abilities":["team:view"]}', { "content-type": "application/json; charset=UTF-8" });
+      assert.equal(utf8.status, 201);
+    });
+
     it("answers an absolute-form request line on the configured base URL, never the named host", async () => {
       const res = await raw(suite.api.url, "GET", "http://evil.example/v1/tokens?per_page=1", auth());
       assert.equal(res.status, 200, res.body.slice(0, 300));

@@ -9,6 +9,9 @@ import { createTestCreator, joinTeamWithToken, tokenFor, type TestCreator } from
 import { authenticatedOperations, samplePath } from "../helpers/operations.ts";
 import { testDatabase } from "../helpers/backends.ts";
 import { authorizeOperation } from "../../src/pipeline/authorize.ts";
+import { applyCredentialEffects } from "../../src/pipeline/credential-cache.ts";
+import { commitEffectsOf, createDomainContext, systemActor } from "../../src/db/tenant.ts";
+import { endMembership } from "../../src/modules/teams/teams.ts";
 import type { OperationSpec } from "../../generated/operations.ts";
 import type { Principal } from "../../src/pipeline/context.ts";
 
@@ -37,13 +40,18 @@ describe("tenancy", () => {
       });
     }
 
-    it("covers a creator removed from the team the token was minted on", async () => {
+    it("covers a creator removed from the team the token was minted on, from the very next request", async () => {
       const { db } = await testDatabase();
       const member = await createTestCreator({ label: "member" });
       const minted = await joinTeamWithToken(teamA, member, ["team:view"]);
       const client = new ApiClient(api.url, minted.token);
+      // Twice: the second answer comes from the credential cache.
       assert.equal((await client.get("/v1/teams/current")).body.data.id, teamA.teamId);
-      await db("team_members").where({ team_id: teamA.teamId, user_id: member.userId }).delete();
+      assert.equal((await client.get("/v1/teams/current")).body.data.id, teamA.teamId);
+      const removal = createDomainContext(db, systemActor(teamA.teamId), new Date());
+      assert.equal(await endMembership(removal, member.userId), true);
+      await applyCredentialEffects(api.deps.kv, commitEffectsOf(removal));
+      expectError(await client.get("/v1/teams/current"), 404, "TENANT_MISMATCH");
       expectError(await client.get("/v1/teams/current"), 404, "TENANT_MISMATCH");
     });
   });

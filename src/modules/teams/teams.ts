@@ -1,6 +1,7 @@
 // Teams: a team is visible to its owner and its members, to nobody else.
 import { notFound } from "../../errors.ts";
-import { tenantTable, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
+import { afterCommit, tenantTable, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
+import { tokensTable } from "../tokens/tokens.ts";
 
 /** A team is its own tenant: its row is the one whose id is the actor's team. */
 export const teamsTable = tenantTable("teams", { team: "id" });
@@ -20,6 +21,18 @@ export async function canSeeTeam(from: Db, userId: string, teamId: string): Prom
     )
     .first("teams.id");
   return row !== undefined;
+}
+
+/**
+ * Ends a person's membership of the actor's team (the owner has none to end). Their tokens on the
+ * team stop acting on it from the next request (TENANT_MISMATCH). False when there was none.
+ */
+export async function endMembership(ctx: DomainContext, userId: string): Promise<boolean> {
+  const removed = await teamMembersTable.rows(ctx).where({ user_id: userId }).delete();
+  if (!removed) return false;
+  const tokenIds: (string | number)[] = await tokensTable.rows(ctx).where({ user_id: userId }).pluck("id");
+  afterCommit(ctx, { kind: "credentials-changed", tokenIds: tokenIds.map(String) });
+  return true;
 }
 
 export async function getCurrentTeam(ctx: DomainContext) {

@@ -6,7 +6,7 @@ import type { AbilityValue } from "../../../generated/catalog.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { holdsAbility, isAbility, isRetired } from "./abilities.ts";
 import { assertProjectsVisible } from "../projects/projects.ts";
-import { tenantTable, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
+import { afterCommit, tenantTable, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 import type { PageWindow } from "../../db/pages.ts";
 import { fetchPage, orderClause } from "../../db/pages.ts";
 
@@ -161,6 +161,7 @@ export async function deleteToken(ctx: DomainContext, id: string): Promise<void>
   const row = await visibleTokens(ctx).clone().where({ id }).forUpdate().first();
   if (!row) throw notFound("token");
   await tokensTable.rows(ctx).where({ id: row.id }).update({ revoked_at: ctx.now });
+  afterCommit(ctx, { kind: "credentials-revoked", tokenIds: [String(row.id)] });
   await recordActivity(ctx, {
     event: "deleted",
     description: `Personal access token "${row.name}" deleted`,
@@ -184,29 +185,70 @@ export interface ResolvedToken {
 }
 
 /**
- * The token a bearer value names, or null when it is malformed, unknown, deleted or expired. One
- * query reads the token and whether its creator still owns or belongs to its team.
+ * What a token id resolves to, before its secret is checked: the facts authentication needs,
+ * plain JSON so the pipeline can keep it briefly in the KV store.
  */
-export async function resolveToken(from: Db, bearer: string, now: Date): Promise<ResolvedToken | null> {
+export interface TokenRecord {
+  id: string;
+  userId: string;
+  /** The token's team when its creator still owns or belongs to it; null otherwise. */
+  visibleTeamId: string | null;
+  secretHash: string;
+  abilities: string[];
+  projectIds: string[] | null;
+  /** ISO 8601, or null. */
+  expiresAt: string | null;
+}
+
+/** The id and secret of a bearer value shaped like one of our tokens, or null. */
+export function parseBearer(bearer: string): { id: string; secret: string } | null {
   const match = TOKEN_SHAPE.exec(bearer);
-  if (!match) return null;
-  const [, id, secret] = match;
+  return match ? { id: match[1]!, secret: match[2]! } : null;
+}
+
+/**
+ * The live (not deleted) token with this id, read with whether its creator still owns or belongs
+ * to its team, in one query; null when there is none. Notes the use (last_used_at, at most once a
+ * minute).
+ */
+export async function lookupToken(from: Db, id: string, now: Date): Promise<TokenRecord | null> {
   const db = unscoped(from, "authentication: a bearer names its token before any team is known");
   const row = (await db("personal_access_tokens as t")
     .where("t.id", id)
     .whereNull("t.revoked_at")
     .first("t.*", db.raw(`(${TEAM_VISIBLE}) as team_visible`))) as (TokenRow & { team_visible: boolean }) | undefined;
-  if (!row || !safeEqual(row.secret_hash, sha256Hex(secret!))) return null;
-  if (row.expires_at && new Date(row.expires_at).getTime() <= now.getTime()) return null;
+  if (!row) return null;
   if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() >= LAST_USED_RESOLUTION_MS) {
     await db("personal_access_tokens").where({ id: row.id }).update({ last_used_at: now });
   }
-  const teamVisible = row.team_id !== null && row.team_visible === true;
   return {
-    tokenId: String(row.id),
+    id: String(row.id),
     userId: row.user_id,
-    teamId: teamVisible ? row.team_id : null,
-    abilities: new Set(row.abilities),
+    visibleTeamId: row.team_id !== null && row.team_visible === true ? row.team_id : null,
+    secretHash: row.secret_hash,
+    abilities: row.abilities,
     projectIds: row.project_ids,
+    expiresAt: iso(row.expires_at),
   };
+}
+
+/** The token a record and a presented secret stand for, or null (wrong secret, or expired). */
+export function verifyToken(record: TokenRecord, secret: string, now: Date): ResolvedToken | null {
+  if (!safeEqual(record.secretHash, sha256Hex(secret))) return null;
+  if (record.expiresAt && new Date(record.expiresAt).getTime() <= now.getTime()) return null;
+  return {
+    tokenId: record.id,
+    userId: record.userId,
+    teamId: record.visibleTeamId,
+    abilities: new Set(record.abilities),
+    projectIds: record.projectIds,
+  };
+}
+
+/** The token a bearer value names, or null when it is malformed, unknown, deleted or expired. */
+export async function resolveToken(db: Db, bearer: string, now: Date): Promise<ResolvedToken | null> {
+  const parsed = parseBearer(bearer);
+  if (!parsed) return null;
+  const record = await lookupToken(db, parsed.id, now);
+  return record && verifyToken(record, parsed.secret, now);
 }

@@ -35,10 +35,23 @@ export async function readBodyText(ctx: Koa.Context): Promise<{ bytes: Buffer; t
   }
 }
 
-export async function readJsonBody(ctx: Koa.Context): Promise<RawBody> {
+/** A declared charset other than UTF-8 (JSON is UTF-8: RFC 8259), or null. */
+function foreignCharset(ctx: Koa.Context): string | null {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(ctx.get("content-type"))?.[1]?.toLowerCase();
+  return charset && charset !== "utf-8" && charset !== "utf8" ? charset : null;
+}
+
+/**
+ * A write's body. For an operation that takes one: UTF-8 JSON, as application/json (or a
+ * +json type). For one that takes none (a DELETE): read only for its size and bytes (they are
+ * part of the idempotency record), never parsed.
+ */
+export async function readJsonBody(ctx: Koa.Context, takesBody = true): Promise<RawBody> {
   const { bytes, text } = await readBodyText(ctx);
-  if (text.trim() === "") return { bytes, json: undefined };
+  if (!takesBody || text.trim() === "") return { bytes, json: undefined };
   if (!ctx.is("application/json", "application/*+json")) throw refuse("must be sent with Content-Type: application/json");
+  const charset = foreignCharset(ctx);
+  if (charset) throw refuse(`must be UTF-8 JSON (charset=${charset} is not accepted)`);
   try {
     return { bytes, json: JSON.parse(text) };
   } catch {

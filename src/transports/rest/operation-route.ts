@@ -4,7 +4,8 @@
 // their Idempotency-Key.
 import type Koa from "koa";
 import type { OperationSpec } from "../../../generated/operations.ts";
-import { ApiError } from "../../errors.ts";
+import { addFieldError, ApiError, emptyFieldErrors } from "../../errors.ts";
+import { parseQuery } from "../http/query.ts";
 import { admit, prepareOperation, type PipelineDeps } from "../../pipeline/run.ts";
 import { rateLimitHeaders, type Window } from "../../pipeline/rate-limit.ts";
 import type { Principal } from "../../pipeline/context.ts";
@@ -46,15 +47,19 @@ export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa
     const state = ctx.state as RequestState;
     const principal = op.public ? null : await admitRest(ctx, deps, now);
     let write: { bytes: Buffer; key: string } | null = null;
+    const { query, undecodable } = parseQuery(ctx.querystring);
+    const problems = emptyFieldErrors();
+    for (const name of undecodable) if (op.queryParams.includes(name)) addFieldError(problems, name, "is not valid UTF-8 once percent-decoded");
 
     const prepared = await prepareOperation(deps, {
       op,
       principal,
       path: (ctx as unknown as { params?: Record<string, string> }).params ?? {},
-      query: { ...ctx.query },
+      query,
+      problems,
       body: async () => {
         if (!op.write) return undefined;
-        const body = await readJsonBody(ctx);
+        const body = await readJsonBody(ctx, op.body !== null);
         if (principal) write = { bytes: body.bytes, key: idempotencyKeyOf(ctx) };
         return body.json;
       },

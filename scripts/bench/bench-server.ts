@@ -1,0 +1,77 @@
+// One server for scripts/bench/pipeline-ceilings.ts, started in its own process (pinned to one
+// core by the caller). BENCH_TARGET picks what it serves:
+//   bare      Koa answering a constant: the HTTP ceiling
+//   select1   Koa + one knex `select 1` on the pool: the one-query ceiling
+//   api       the REST surface as `npm start` builds it (PostgreSQL, Redis, logs at info)
+//   mcp       the MCP surface, likewise
+// Prints "listening <port>" once it accepts connections.
+import { createServer } from "node:http";
+import Koa from "koa";
+import knex from "knex";
+import { loadConfig } from "../../src/config.ts";
+import { openServices } from "../../src/services.ts";
+import { handlers } from "../../generated/handlers.ts";
+import { createApiApp } from "../../src/transports/rest/api-app.ts";
+import { createMcpApp } from "../../src/transports/mcp/mcp-app.ts";
+import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
+import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/pipeline/rate-limit.ts";
+
+async function app(target: string): Promise<Koa> {
+  if (target === "bare") {
+    const bare = new Koa();
+    bare.use(async (ctx) => {
+      ctx.body = { ok: true };
+    });
+    return bare;
+  }
+  if (target === "select1") {
+    const db = knex({ client: "pg", connection: process.env.DATABASE_URL!, pool: { min: 0, max: 10 } });
+    const one = new Koa();
+    one.use(async (ctx) => {
+      ctx.body = { ok: (await db.raw("select 1 as one")).rows[0].one === 1 };
+    });
+    return one;
+  }
+  const config = loadConfig(process.env, "bench");
+  const services = await openServices(config);
+  const connectors = loadConnectorRegistry(config.connectorsDir);
+  // Budgets no benchmark reaches: this measures the pipeline, not the limiter's refusals (the
+  // counters are still incremented on every request).
+  const generous = (budget: typeof REST_BUDGET) => budget.map((w) => ({ ...w, limit: 1e12 }));
+  if (target === "api") {
+    return createApiApp({
+      db: services.db,
+      kv: services.kv,
+      appKey: services.appKey,
+      handlers,
+      now: services.now,
+      release: config.release,
+      baseUrl: config.api.url,
+      docsUrl: config.docs.url,
+      budget: generous(REST_BUDGET),
+      logger: services.logger,
+      connectors,
+    });
+  }
+  return createMcpApp({
+    db: services.db,
+    kv: services.kv,
+    handlers,
+    now: services.now,
+    release: config.release,
+    mcpUrl: config.mcp.url,
+    baseUrl: config.api.url,
+    authUrl: config.auth.url,
+    docsUrl: config.docs.url,
+    logger: services.logger,
+    budget: generous(MCP_BUDGET),
+    unauthenticatedBudget: UNAUTHENTICATED_MCP_BUDGET,
+    allowedHosts: ["127.0.0.1"],
+    allowedOrigins: [],
+    connectors,
+  });
+}
+
+const server = createServer((await app(process.env.BENCH_TARGET ?? "bare")).callback());
+server.listen(0, "127.0.0.1", () => console.log(`listening ${(server.address() as { port: number }).port}`));
+process.on("SIGTERM", () => server.close(() => process.exit(0)));

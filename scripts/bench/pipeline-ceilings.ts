@@ -1,0 +1,264 @@
+// How close the pipeline comes to what the machine allows, measured side by side in one run:
+// every server runs in its own process pinned to CPU 0 (scripts/bench/bench-server.ts), the load
+// comes from wrk pinned to CPU 1 (Debian's package: apt-get install wrk), or, without wrk, from
+// autocannon in this process (the npm script runs it on CPU 1; it saturates near 5k requests/s,
+// so without wrk the ceilings are understated).
+//   ceilings   bare Koa; Koa + one `select 1` (the one-query ceiling)
+//   pipeline   GET /v1/teams/current, GET /v1/tokens, POST /v1/tokens (idempotent write),
+//              MCP tools/call get_current_team (the REST GET's twin)
+// Ratios against the ceilings and the MCP/REST ratio are written, with the raw numbers, to
+// scripts/bench/results/pipeline-ceilings.json. Needs PostgreSQL and Redis:
+//   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:ceilings
+// Machine-dependent: recorded, never asserted.
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cpus } from "node:os";
+import autocannon from "autocannon";
+import knex from "knex";
+import { migrate, openDatabase } from "../../src/db/database.ts";
+import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts";
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+}
+
+function startServer(target: string, env: Record<string, string>): Promise<Started> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("taskset", ["-c", "0", process.execPath, "--import", "tsx", "scripts/bench/bench-server.ts"], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, BENCH_TARGET: target, LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let seen = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      if (seen === null) return; // logs after start: drained, as a log shipper would
+      seen += chunk;
+      const match = /listening (\d+)/.exec(seen);
+      if (match) {
+        resolve({ child, url: `http://127.0.0.1:${match[1]}` });
+        seen = null as unknown as string;
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`bench server ${target} exited with ${code}`)));
+  });
+}
+
+async function stop(started: Started) {
+  started.child.removeAllListeners("exit");
+  await new Promise((resolve) => {
+    started.child.once("exit", resolve);
+    started.child.kill("SIGTERM");
+  });
+}
+
+interface Load {
+  method: "GET" | "POST";
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** A fresh Idempotency-Key per request. */
+  uniqueKey?: boolean;
+}
+
+const hasWrk = (() => {
+  try {
+    execFileSync("wrk", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch (err) {
+    return (err as { status?: number }).status === 1; // wrk --version exits 1 after printing
+  }
+})();
+
+/** A wrk script sending `load`, with a fresh Idempotency-Key per request when asked. */
+function wrkScript(load: Load): string {
+  const lua = (s: string) => JSON.stringify(s); // a JSON string is a valid Lua string literal here
+  const headers = Object.entries(load.headers ?? {}).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`);
+  return [
+    `wrk.method = ${lua(load.method)}`,
+    ...(load.body ? [`wrk.body = ${lua(load.body)}`] : []),
+    ...headers,
+    `local n = 0`,
+    `local seed = tostring(os.time()) .. tostring(math.random(1, 1e9))`,
+    `request = function()`,
+    ...(load.uniqueKey ? [`  n = n + 1`, `  wrk.headers["idempotency-key"] = seed .. "-" .. n`] : []),
+    `  return wrk.format(nil, ${lua(load.path)})`,
+    `end`,
+    `done = function(summary, latency, requests)`,
+    `  local e = summary.errors`,
+    `  io.write(string.format('RESULT {"requests":%d,"duration_us":%d,"p50":%.2f,"p99":%.2f,"non_2xx":%d,"errors":%d}\\n',`,
+    `    summary.requests, summary.duration, latency:percentile(50) / 1000, latency:percentile(99) / 1000, e.status, e.connect + e.read + e.write + e.timeout))`,
+    `end`,
+  ].join("\n");
+}
+
+function runWrk(url: string, load: Load, seconds: number) {
+  const script = join(mkdtempSync(join(tmpdir(), "bench-")), "load.lua");
+  writeFileSync(script, wrkScript(load));
+  const out = execFileSync("taskset", ["-c", "1", "wrk", "-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "-s", script, url], { encoding: "utf8" });
+  const r = JSON.parse(/RESULT (\{.*\})/.exec(out)![1]!);
+  return {
+    requests_per_second: Math.round(r.requests / (r.duration_us / 1e6)),
+    latency_ms: { p50: r.p50, p99: r.p99 },
+    non_2xx: r.non_2xx,
+    errors: r.errors,
+  };
+}
+
+async function measure(url: string, load: Load) {
+  if (hasWrk) {
+    runWrk(url, load, 2); // warm-up (JIT, pools)
+    return runWrk(url, load, DURATION);
+  }
+  const request = {
+    method: load.method,
+    path: load.path,
+    headers: load.headers ?? {},
+    ...(load.body ? { body: load.body } : {}),
+    ...(load.uniqueKey
+      ? { setupRequest: (req: Record<string, any>) => ({ ...req, headers: { ...req.headers, "idempotency-key": randomUUID() } }) }
+      : {}),
+  };
+  // Warm-up (JIT, pools), then the measured run.
+  await autocannon({ url, connections: CONNECTIONS, duration: 2, requests: [request] as never });
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, requests: [request] as never });
+  return {
+    requests_per_second: Math.round(result.requests.average),
+    latency_ms: { p50: result.latency.p50, p99: result.latency.p99 },
+    non_2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+async function main() {
+  const databaseUrl = process.env.BENCH_DATABASE_URL;
+  const redisUrl = process.env.BENCH_REDIS_URL;
+  if (!databaseUrl || !redisUrl) throw new Error("set BENCH_DATABASE_URL and BENCH_REDIS_URL (the ceilings are measured on PostgreSQL and Redis)");
+  const name = `subbridge_bench_${randomBytes(4).toString("hex")}`;
+  const admin = knex({ client: "pg", connection: databaseUrl, pool: { min: 0, max: 1 } });
+  await admin.raw(`CREATE DATABASE ${name}`);
+  const dbUrl = new URL(databaseUrl);
+  dbUrl.pathname = `/${name}`;
+  const db = openDatabase({ url: dbUrl.toString(), dataDir: null });
+  const results: Record<string, unknown> = {};
+  try {
+    await migrate(db);
+    const email = `bench-${randomBytes(4).toString("hex")}@example.test`;
+    await createCreatorAccount(db, { email, password: "benchmark password", tier: "growth" }, new Date());
+    const { token } = await mintTokenForCreator(db, { email, abilities: "all" }, new Date());
+    const auth = { authorization: `Bearer ${token}` };
+    const env = {
+      DATABASE_URL: dbUrl.toString(),
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: `bench${randomBytes(3).toString("hex")}`,
+      APP_KEY: randomBytes(32).toString("base64"),
+    };
+    const mcpCall = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "get_current_team",
+        arguments: {},
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    });
+    const plan: [string, string, Load][] = [
+      ["bare Koa", "bare", { method: "GET", path: "/" }],
+      ["Koa + select 1", "select1", { method: "GET", path: "/" }],
+      ["GET /v1/teams/current", "api", { method: "GET", path: "/v1/teams/current", headers: auth }],
+      ["GET /v1/tokens?per_page=25", "api", { method: "GET", path: "/v1/tokens?per_page=25", headers: auth }],
+      [
+        "POST /v1/tokens (idempotent write)",
+        "api",
+        {
+          method: "POST",
+          path: "/v1/tokens",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify({ name: "bench", abilities: ["team:view"] }),
+          uniqueKey: true,
+        },
+      ],
+      [
+        "MCP tools/call get_current_team",
+        "mcp",
+        {
+          method: "POST",
+          path: "/",
+          body: mcpCall,
+          headers: {
+            ...auth,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "get_current_team",
+          },
+        },
+      ],
+    ];
+    for (const [label, target, load] of plan) {
+      const server = await startServer(target, env);
+      try {
+        results[label] = await measure(server.url, load);
+        console.log(label, JSON.stringify(results[label]));
+      } finally {
+        await stop(server);
+      }
+    }
+  } finally {
+    await db.destroy();
+    await admin.raw(`DROP DATABASE ${name} WITH (FORCE)`);
+    await admin.destroy();
+  }
+  const rps = (label: string) => (results[label] as { requests_per_second: number }).requests_per_second;
+  const ratio = (a: string, b: string) => Math.round((rps(a) / rps(b)) * 1000) / 1000;
+  const ratios = {
+    "authenticated GET / one-query ceiling (goal >= 0.5)": ratio("GET /v1/teams/current", "Koa + select 1"),
+    "token list / one-query ceiling": ratio("GET /v1/tokens?per_page=25", "Koa + select 1"),
+    "idempotent write / one-query ceiling (goal >= 0.25)": ratio("POST /v1/tokens (idempotent write)", "Koa + select 1"),
+    "MCP tools/call / its REST twin (goal >= 0.7)": ratio("MCP tools/call get_current_team", "GET /v1/teams/current"),
+    "one-query ceiling / bare Koa": ratio("Koa + select 1", "bare Koa"),
+  };
+  console.log(JSON.stringify(ratios, null, 2));
+  const dir = new URL("./results/", import.meta.url).pathname;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    `${dir}pipeline-ceilings.json`,
+    JSON.stringify(
+      {
+        $comment: "generated by scripts/bench/pipeline-ceilings.ts; machine-dependent, recorded not asserted",
+        machine: {
+          node: process.version,
+          cpus: cpus().length,
+          cpu: cpus()[0]?.model,
+          server_pinned_to: "cpu 0",
+          load_from: hasWrk ? "wrk, cpu 1" : "autocannon, cpu 1",
+        },
+        duration_seconds: DURATION,
+        connections: CONNECTIONS,
+        ratios,
+        results,
+      },
+      null,
+      2,
+    ) + "\n",
+  );
+  console.log("-> scripts/bench/results/pipeline-ceilings.json");
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,71 @@
+// Resolved credentials, kept briefly in the KV store so an authenticated request costs no database
+// query (shared through Redis by every process, so a change is seen by all of them at once).
+// Exact by construction, never "eventually":
+//   - a change that makes a cached resolution untrue (a token deleted, a creator leaving a team)
+//     writes a tombstone once it commits (CommitEffect), before its response is sent;
+//   - an entry is added only where none exists (SET NX), so a resolution read before the change
+//     committed can never overwrite the tombstone written after it;
+//   - a tombstone outlives any resolution in flight: "revoked" refuses at once, "changed" sends
+//     every request back to the database until it expires.
+// An entry is "<sha256 of the secret>:<resolved at, ms>:<record>": the KV checks the secret's hash and
+// counts the request against the token's budget in the same round trip (a wrong secret counts
+// nothing, so nobody can spend another token's budget). The expiry is checked on every request.
+import type { Kv } from "../kv/kv.ts";
+import type { CommitEffect } from "../db/tenant.ts";
+import type { TokenRecord } from "../modules/tokens/tokens.ts";
+import type { BudgetCounter } from "./rate-limit.ts";
+import type { CounterState } from "../kv/kv.ts";
+
+/**
+ * How long a resolution is trusted, by the server's clock: an older one is read again from the
+ * database (which is when last_used_at is written). The KV keeps it twice as long, then drops it.
+ */
+export const CREDENTIAL_TTL_MS = 60_000;
+/** Far longer than any request in flight. */
+const TOMBSTONE_TTL_MS = 60 * 60_000;
+
+const REVOKED = "revoked";
+const CHANGED = "changed";
+
+export type CachedCredential =
+  /** The secret matched a cached resolution; the request was counted. `entry` is the raw value. */
+  | { state: "hit"; record: TokenRecord; resolvedAtMs: number; entry: string; counts: CounterState[] }
+  /** A cached resolution whose secret is another: the bearer is refused. */
+  | { state: "wrong-secret" }
+  | { state: "revoked" }
+  | { state: "changed" }
+  | { state: "miss" };
+
+const key = (tokenId: string) => `cred:pat:${tokenId}`;
+
+/** Looks the token up and, when the secret matches, counts the request against `counters`. */
+export async function admitCached(kv: Kv, tokenId: string, secretHash: string, counters: readonly BudgetCounter[]): Promise<CachedCredential> {
+  const { value, counts } = await kv.incrementIfPrefixed(key(tokenId), `${secretHash}:`, counters);
+  if (value === null) return { state: "miss" };
+  if (value === REVOKED) return { state: "revoked" };
+  if (value === CHANGED) return { state: "changed" };
+  if (!counts) return { state: "wrong-secret" };
+  const rest = value.slice(secretHash.length + 1);
+  const colon = rest.indexOf(":");
+  return { state: "hit", resolvedAtMs: Number(rest.slice(0, colon)), record: JSON.parse(rest.slice(colon + 1)) as TokenRecord, entry: value, counts };
+}
+
+const entryOf = (record: TokenRecord, now: Date) => `${record.secretHash}:${now.getTime()}:${JSON.stringify(record)}`;
+
+/** Keeps a resolution read from the database, unless a tombstone (or another entry) is there. */
+export async function rememberCredential(kv: Kv, record: TokenRecord, now: Date): Promise<void> {
+  await kv.set(key(record.id), entryOf(record, now), { ttlMs: 2 * CREDENTIAL_TTL_MS, onlyIfAbsent: true });
+}
+
+/** Replaces an aged resolution with a fresh one, unless something else (a tombstone) replaced it first. */
+export async function refreshCredential(kv: Kv, previous: string, record: TokenRecord, now: Date): Promise<void> {
+  await kv.compareAndSet(key(record.id), previous, entryOf(record, now), 2 * CREDENTIAL_TTL_MS);
+}
+
+/** Applies what a committed change says about credentials. */
+export async function applyCredentialEffects(kv: Kv, effects: readonly CommitEffect[]): Promise<void> {
+  for (const effect of effects) {
+    const tombstone = effect.kind === "credentials-revoked" ? REVOKED : CHANGED;
+    for (const id of effect.tokenIds) await kv.set(key(id), tombstone, { ttlMs: TOMBSTONE_TTL_MS });
+  }
+}

@@ -22,6 +22,8 @@ import { migrate, openDatabase } from "../../src/db/database.ts";
 import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts";
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+/** Rounds over every scenario, interleaved; medians are reported (a shared VM is noisy). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -112,7 +114,14 @@ function runWrk(url: string, load: Load, seconds: number) {
   };
 }
 
-async function measure(url: string, load: Load) {
+interface Measured {
+  requests_per_second: number;
+  latency_ms: { p50: number; p99: number };
+  non_2xx: number;
+  errors: number;
+}
+
+async function measure(url: string, load: Load): Promise<Measured> {
   if (hasWrk) {
     runWrk(url, load, 2); // warm-up (JIT, pools)
     return runWrk(url, load, DURATION);
@@ -147,7 +156,7 @@ async function main() {
   const dbUrl = new URL(databaseUrl);
   dbUrl.pathname = `/${name}`;
   const db = openDatabase({ url: dbUrl.toString(), dataDir: null });
-  const results: Record<string, unknown> = {};
+  const samples: Record<string, Measured[]> = {};
   try {
     await migrate(db);
     const email = `bench-${randomBytes(4).toString("hex")}@example.test`;
@@ -208,13 +217,16 @@ async function main() {
         },
       ],
     ];
-    for (const [label, target, load] of plan) {
-      const server = await startServer(target, env);
-      try {
-        results[label] = await measure(server.url, load);
-        console.log(label, JSON.stringify(results[label]));
-      } finally {
-        await stop(server);
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const [label, target, load] of plan) {
+        const server = await startServer(target, env);
+        try {
+          const measured = await measure(server.url, load);
+          (samples[label] ??= []).push(measured);
+          console.log(`round ${round}`, label, JSON.stringify(measured));
+        } finally {
+          await stop(server);
+        }
       }
     }
   } finally {
@@ -222,7 +234,21 @@ async function main() {
     await admin.raw(`DROP DATABASE ${name} WITH (FORCE)`);
     await admin.destroy();
   }
-  const rps = (label: string) => (results[label] as { requests_per_second: number }).requests_per_second;
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const results = Object.fromEntries(
+    Object.entries(samples).map(([label, runs]) => [
+      label,
+      {
+        requests_per_second: median(runs.map((r) => r.requests_per_second)),
+        p50_ms: median(runs.map((r) => r.latency_ms.p50)),
+        p99_ms: median(runs.map((r) => r.latency_ms.p99)),
+        rounds: runs.map((r) => r.requests_per_second),
+        non_2xx: runs.reduce((n, r) => n + r.non_2xx, 0),
+        errors: runs.reduce((n, r) => n + r.errors, 0),
+      },
+    ]),
+  );
+  const rps = (label: string) => results[label]!.requests_per_second;
   const ratio = (a: string, b: string) => Math.round((rps(a) / rps(b)) * 1000) / 1000;
   const ratios = {
     "authenticated GET / one-query ceiling (goal >= 0.5)": ratio("GET /v1/teams/current", "Koa + select 1"),
@@ -247,6 +273,8 @@ async function main() {
           load_from: hasWrk ? "wrk, cpu 1" : "autocannon, cpu 1",
         },
         duration_seconds: DURATION,
+        rounds: ROUNDS,
+        statistic: "median of the rounds",
         connections: CONNECTIONS,
         ratios,
         results,

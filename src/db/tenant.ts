@@ -106,6 +106,8 @@ export interface TenantTable {
   teamRows(ctx: DomainContext): Knex.QueryBuilder;
   /** Inserts rows owned by the actor's team: the team column is always the actor's. */
   insert(ctx: DomainContext, rows: Record<string, unknown> | Record<string, unknown>[]): Knex.QueryBuilder;
+  /** The row as `insert` would write it (owned by the actor's team), for a writer that batches rows. */
+  own(ctx: DomainContext, row: Record<string, unknown>): Record<string, unknown>;
 }
 
 const registry = new Map<string, TenantTable>();
@@ -130,15 +132,15 @@ export function tenantTable(name: string, ownership: Ownership): TenantTable {
     teamRows(ctx) {
       return ctx[HANDLE](name).where(column(ownership.team), ctx.actor.teamId);
     },
+    own(ctx, row) {
+      const project = ownership.project ? row[ownership.project] : undefined;
+      if (typeof project === "string" && !inAllowList(ctx.actor, project)) {
+        throw new Error(`${name}: insert for project ${project} outside the actor's allow-list`);
+      }
+      return { ...row, [ownership.team]: ctx.actor.teamId };
+    },
     insert(ctx, rows) {
-      const owned = (Array.isArray(rows) ? rows : [rows]).map((row) => {
-        const project = ownership.project ? row[ownership.project] : undefined;
-        if (typeof project === "string" && !inAllowList(ctx.actor, project)) {
-          throw new Error(`${name}: insert for project ${project} outside the actor's allow-list`);
-        }
-        return { ...row, [ownership.team]: ctx.actor.teamId };
-      });
-      return ctx[HANDLE](name).insert(owned);
+      return ctx[HANDLE](name).insert((Array.isArray(rows) ? rows : [rows]).map((row) => table.own(ctx, row)));
     },
   };
   registry.set(name, table);

@@ -58,13 +58,14 @@ describe("architecture", () => {
 
   describe("tenancy by construction", () => {
     it("names a reason for every unscoped access", () => {
-      const calls = sources.flatMap(({ file, text }) => [...text.matchAll(/unscoped\(([^;]*?)\)/gs)].map((m) => ({ file, args: m[1]! })));
-      assert.ok(calls.length > 0);
-      const unnamed = calls.filter((c) => !/,\s*"[^"]{12,}"\s*$/.test(c.args.trim())).map((c) => `${c.file}: unscoped(${c.args})`);
-      assert.deepEqual(
-        unnamed.filter((c) => !c.startsWith("src/db/tenant.ts")),
-        [],
+      const calls = sources.flatMap(({ file, text }) =>
+        [...text.matchAll(/(?<![\w.])unscoped\(/g)].map((m) => ({ file, rest: text.slice(m.index! + "unscoped(".length, m.index! + 400) })),
       );
+      assert.ok(calls.length > 0);
+      const unnamed = calls
+        .filter((c) => c.file !== "src/db/tenant.ts" && !/^[^,;]+,\s*"[^"]{12,}"\s*\)/.test(c.rest))
+        .map((c) => `${c.file}: unscoped(${c.rest.slice(0, 80)}`);
+      assert.deepEqual(unnamed, []);
     });
 
     it("reaches a tenant-owned table by name only through its declaration, or in a file that names its exception", () => {

@@ -60,8 +60,13 @@ export interface ActivityInput {
 export const activityLog = tenantTable("activity_log", { team: "team_id", project: "project_id" });
 
 export async function recordActivity(ctx: DomainContext, entry: ActivityInput): Promise<void> {
+  await activityLog.insert(ctx, activityRow(ctx, entry));
+}
+
+/** The row an entry is stored as (its team is set by the activity log's tenant table). */
+export function activityRow(ctx: DomainContext, entry: ActivityInput): Record<string, unknown> {
   const { actor } = ctx;
-  await activityLog.insert(ctx, {
+  return {
     id: randomUUID(),
     project_id: entry.projectId ?? null,
     event: entry.event,
@@ -75,7 +80,7 @@ export async function recordActivity(ctx: DomainContext, entry: ActivityInput): 
     properties: JSON.stringify(redactSecrets(entry.properties ?? {})),
     request_id: actor.requestId,
     created_at: ctx.now,
-  });
+  };
 }
 
 /**

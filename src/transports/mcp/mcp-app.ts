@@ -14,6 +14,7 @@ import type { ConnectorRegistry } from "../../modules/connectors/registry.ts";
 import type { Window } from "../../pipeline/rate-limit.ts";
 import { mcpCors } from "./cors.ts";
 import { mcpEndpoint } from "./endpoint.ts";
+import { GroupedActivityWriter } from "../../modules/activity/grouped-writer.ts";
 import { hostPolicy } from "./host-validation.ts";
 import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "./protected-resource-metadata.ts";
 import { resourceCatalog } from "./resources/catalog.ts";
@@ -53,7 +54,12 @@ export function createMcpApp(deps: McpAppDeps): Koa {
   router.register(
     "/",
     ["POST", "GET", "DELETE", "PUT", "PATCH"],
-    mcpEndpoint({ ...deps, resources, hostPolicy: hostPolicy(deps.mcpUrl, deps.allowedHosts, deps.allowedOrigins) }),
+    mcpEndpoint({
+      ...deps,
+      resources,
+      hostPolicy: hostPolicy(deps.mcpUrl, deps.allowedHosts, deps.allowedOrigins),
+      invocations: new GroupedActivityWriter(deps.db),
+    }),
   );
   router.register("/up", ["GET"], async (ctx) => {
     ctx.set("Cache-Control", "no-store");

@@ -1,13 +1,14 @@
 // The MCP adapter of the pipeline (src/pipeline/run.ts) for one tools/call: the flat arguments
 // split into the REST operation's path, query and body, prepared (tenancy, ability, validation)
 // and executed acting as "mcp", the result or the error envelope turned into a tool result.
-// Every invocation is recorded: a success in the operation's own transaction (a write and its
-// invocation entry commit together), a refusal or failure on its own afterwards.
+// Every invocation is recorded before its result is sent: a write's in the write's own transaction
+// (they commit together), a read's or a refusal's through the grouped writer (group commit).
 import type { Logger } from "pino";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ApiError, internalError } from "../../errors.ts";
 import { createDomainContext } from "../../db/tenant.ts";
-import { recordToolInvocation, type ToolInvocation } from "../../modules/activity/tool-invocations.ts";
+import { recordToolInvocation, toolInvocationEntry, type ToolInvocation } from "../../modules/activity/tool-invocations.ts";
+import type { GroupedActivityWriter } from "../../modules/activity/grouped-writer.ts";
 import { PROJECT_PARAM } from "../../pipeline/authorize.ts";
 import type { Principal } from "../../pipeline/context.ts";
 import { actorOf, prepareOperation, type PipelineDeps } from "../../pipeline/run.ts";
@@ -20,6 +21,8 @@ export interface ToolCallDeps extends PipelineDeps {
   baseUrl: string;
   docsUrl: string;
   logger: Logger;
+  /** Where reads' and refusals' invocation entries are written (one per MCP surface). */
+  invocations: GroupedActivityWriter;
 }
 
 export interface ToolCaller {
@@ -51,7 +54,13 @@ export async function invokeTool(
       resourceUrl: () => restUrlOfCall(deps.baseUrl, op.path, raw),
       now,
     });
-    const output = await prepared.execute((domain) => recordToolInvocation(domain, invocation("ok")));
+    let output: unknown;
+    if (op.write) {
+      output = await prepared.execute((domain) => recordToolInvocation(domain, invocation("ok")));
+    } else {
+      output = await prepared.execute();
+      await writeInvocation(deps, principal, requestId, invocation("ok"));
+    }
     return toolSuccess(tool.name, op.successBody ? output : undefined);
   } catch (err) {
     const apiError = err instanceof ApiError ? err : internalError();
@@ -61,13 +70,18 @@ export async function invokeTool(
   }
 }
 
-/** A refused or failed call changed nothing; its entry is written on its own. */
-async function recordRefusal(deps: ToolCallDeps, principal: Principal, requestId: string, invocation: ToolInvocation): Promise<void> {
+/** An entry outside any transaction of the call's own (a read, or a call that changed nothing). */
+async function writeInvocation(deps: ToolCallDeps, principal: Principal, requestId: string, invocation: ToolInvocation): Promise<void> {
   // Without a visible team there is nowhere to record the call (it was refused as TENANT_MISMATCH).
   if (principal.teamId === null) return;
-  const actor = actorOf(principal as Principal & { teamId: string }, "mcp", requestId);
+  const ctx = createDomainContext(deps.db, actorOf(principal as Principal & { teamId: string }, "mcp", requestId), deps.now());
+  await deps.invocations.write(ctx, await toolInvocationEntry(ctx, invocation));
+}
+
+/** A refused or failed call changed nothing; its entry is written on its own. */
+async function recordRefusal(deps: ToolCallDeps, principal: Principal, requestId: string, invocation: ToolInvocation): Promise<void> {
   try {
-    await recordToolInvocation(createDomainContext(deps.db, actor, deps.now()), invocation);
+    await writeInvocation(deps, principal, requestId, invocation);
   } catch (err) {
     deps.logger.error({ request_id: requestId, tool: invocation.tool, err }, "could not record the tool invocation");
   }

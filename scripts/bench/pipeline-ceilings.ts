@@ -12,7 +12,7 @@
 // Machine-dependent: recorded, never asserted.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cpus } from "node:os";
@@ -70,6 +70,17 @@ interface Load {
   uniqueKey?: boolean;
 }
 
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+const WARMUP_SECONDS = 2;
+
+/** CPU time a process has used, in clock ticks (utime + stime). */
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
 const hasWrk = (() => {
   try {
     execFileSync("wrk", ["--version"], { stdio: "ignore" });
@@ -115,17 +126,16 @@ function runWrk(url: string, load: Load, seconds: number) {
 }
 
 interface Measured {
+  /** Server CPU (user + system) per request, from /proc: steadier than throughput on a shared host. */
+  cpu_us_per_request: number;
   requests_per_second: number;
   latency_ms: { p50: number; p99: number };
   non_2xx: number;
   errors: number;
 }
 
-async function measure(url: string, load: Load): Promise<Measured> {
-  if (hasWrk) {
-    runWrk(url, load, 2); // warm-up (JIT, pools)
-    return runWrk(url, load, DURATION);
-  }
+async function measure(url: string, load: Load, seconds: number): Promise<Omit<Measured, "cpu_us_per_request">> {
+  if (hasWrk) return runWrk(url, load, seconds);
   const request = {
     method: load.method,
     path: load.path,
@@ -135,9 +145,7 @@ async function measure(url: string, load: Load): Promise<Measured> {
       ? { setupRequest: (req: Record<string, any>) => ({ ...req, headers: { ...req.headers, "idempotency-key": randomUUID() } }) }
       : {}),
   };
-  // Warm-up (JIT, pools), then the measured run.
-  await autocannon({ url, connections: CONNECTIONS, duration: 2, requests: [request] as never });
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, requests: [request] as never });
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, requests: [request] as never });
   return {
     requests_per_second: Math.round(result.requests.average),
     latency_ms: { p50: result.latency.p50, p99: result.latency.p99 },
@@ -163,6 +171,10 @@ async function main() {
     await createCreatorAccount(db, { email, password: "benchmark password", tier: "growth" }, new Date());
     const { token } = await mintTokenForCreator(db, { email, abilities: "all" }, new Date());
     const auth = { authorization: `Bearer ${token}` };
+    // Writes mint tokens: a creator of their own, so the token list keeps its size across rounds.
+    const writerEmail = `bench-writer-${randomBytes(4).toString("hex")}@example.test`;
+    await createCreatorAccount(db, { email: writerEmail, password: "benchmark password", tier: "growth" }, new Date());
+    const writer = { authorization: `Bearer ${(await mintTokenForCreator(db, { email: writerEmail, abilities: "all" }, new Date())).token}` };
     const env = {
       DATABASE_URL: dbUrl.toString(),
       REDIS_URL: redisUrl,
@@ -194,7 +206,7 @@ async function main() {
         {
           method: "POST",
           path: "/v1/tokens",
-          headers: { ...auth, "content-type": "application/json" },
+          headers: { ...writer, "content-type": "application/json" },
           body: JSON.stringify({ name: "bench", abilities: ["team:view"] }),
           uniqueKey: true,
         },
@@ -221,7 +233,11 @@ async function main() {
       for (const [label, target, load] of plan) {
         const server = await startServer(target, env);
         try {
-          const measured = await measure(server.url, load);
+          await measure(server.url, load, WARMUP_SECONDS); // JIT, pools, caches
+          const cpuBefore = cpuTicks(server.child.pid!);
+          const run = await measure(server.url, load, DURATION);
+          const ticks = cpuTicks(server.child.pid!) - cpuBefore;
+          const measured: Measured = { ...run, cpu_us_per_request: Math.round((ticks * (1e6 / CLOCK_TICKS)) / (run.requests_per_second * DURATION)) };
           (samples[label] ??= []).push(measured);
           console.log(`round ${round}`, label, JSON.stringify(measured));
         } finally {
@@ -240,6 +256,7 @@ async function main() {
       label,
       {
         requests_per_second: median(runs.map((r) => r.requests_per_second)),
+        cpu_us_per_request: median(runs.map((r) => r.cpu_us_per_request)),
         p50_ms: median(runs.map((r) => r.latency_ms.p50)),
         p99_ms: median(runs.map((r) => r.latency_ms.p99)),
         rounds: runs.map((r) => r.requests_per_second),
@@ -257,7 +274,17 @@ async function main() {
     "MCP tools/call / its REST twin (goal >= 0.7)": ratio("MCP tools/call get_current_team", "GET /v1/teams/current"),
     "one-query ceiling / bare Koa": ratio("Koa + select 1", "bare Koa"),
   };
-  console.log(JSON.stringify(ratios, null, 2));
+  // The same goals in server CPU per request (ceiling's cost / pipeline's cost): on a shared host
+  // this moves far less between runs than throughput does.
+  const cpu = (label: string) => results[label]!.cpu_us_per_request;
+  const cpuRatio = (a: string, b: string) => Math.round((cpu(b) / cpu(a)) * 1000) / 1000;
+  const cpuRatios = {
+    "authenticated GET / one-query ceiling (goal >= 0.5)": cpuRatio("GET /v1/teams/current", "Koa + select 1"),
+    "token list / one-query ceiling": cpuRatio("GET /v1/tokens?per_page=25", "Koa + select 1"),
+    "idempotent write / one-query ceiling (goal >= 0.25)": cpuRatio("POST /v1/tokens (idempotent write)", "Koa + select 1"),
+    "MCP tools/call / its REST twin (goal >= 0.7)": cpuRatio("MCP tools/call get_current_team", "GET /v1/teams/current"),
+  };
+  console.log(JSON.stringify({ throughput: ratios, server_cpu: cpuRatios }, null, 2));
   const dir = new URL("./results/", import.meta.url).pathname;
   mkdirSync(dir, { recursive: true });
   writeFileSync(
@@ -276,7 +303,7 @@ async function main() {
         rounds: ROUNDS,
         statistic: "median of the rounds",
         connections: CONNECTIONS,
-        ratios,
+        ratios: { throughput: ratios, server_cpu_per_request: cpuRatios },
         results,
       },
       null,

@@ -36,6 +36,21 @@ export function mergeFragments(fragments: OpenApiFragment[]): Json {
   return doc;
 }
 
+/**
+ * Parameters declared on a path item (shared by its operations, like {team}) are copied into each
+ * operation, ahead of its own, so every later stage reads an operation's parameters in one place.
+ */
+function hoistPathItemParameters(doc: Json) {
+  for (const item of Object.values<Json>(doc.paths ?? {})) {
+    const shared = item.parameters as Json[] | undefined;
+    if (!shared) continue;
+    delete item.parameters;
+    for (const method of HTTP_METHODS) {
+      if (item[method]) item[method].parameters = [...structuredClone(shared), ...(item[method].parameters ?? [])];
+    }
+  }
+}
+
 /** An area's name as its tag gives it (the MCP toolset name too): lower-case, words hyphenated. */
 export function areaOfTag(tag: string): string {
   return tag
@@ -128,6 +143,9 @@ function check(doc: Json, abilities: AbilityCatalog) {
   const ids = new Set<string>();
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
     if (!path.startsWith("/v1/")) problems.push(`${path}: every path begins with /v1/`);
+    for (const segment of path.split("/").slice(1)) {
+      if (!/^([a-z0-9]+(-[a-z0-9]+)*|\{[a-z][a-z0-9_]*\})$/.test(segment)) problems.push(`${path}: segment "${segment}" is not kebab-case`);
+    }
     const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
     for (const method of HTTP_METHODS) {
       const op = item[method];
@@ -229,6 +247,7 @@ export function bundle(fragments: OpenApiFragment[], abilities: AbilityCatalog, 
   const rules = options.authoringRules ?? true;
   if (rules) checkAreas(fragments);
   const merged = mergeFragments(fragments);
+  hoistPathItemParameters(merged);
   injectCatalogs(merged, abilities, errors);
   if (rules) check(merged, abilities);
   applyConventions(merged);

@@ -40,6 +40,122 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the team's groups
+         * @description The groups of the token's team, newest first.
+         */
+        get: operations["list_groups"];
+        put?: never;
+        /**
+         * Create a group
+         * @description Adds a group: its members get its abilities on its projects. Every project must be one of the team's (404 otherwise) and inside the token's allow-list; every member a member of the team (422 otherwise; the owner holds everything already). Growth tier only. A code the team already uses answers 422. Emits group.created.
+         */
+        post: operations["create_group"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/groups/{group}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a group
+         * @description One group of the token's team.
+         */
+        get: operations["get_group"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a group
+         * @description Deletes a group; what it granted its members ends at once. Growth tier only. Emits group.deleted.
+         */
+        delete: operations["delete_group"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a group
+         * @description Renames a group or replaces its abilities, projects or members (each list is replaced whole). Its members' tokens act with the result from their next request. Growth tier only. Emits group.updated.
+         */
+        patch: operations["update_group"];
+        trace?: never;
+    };
+    "/v1/me/alert-destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List where alerts go
+         * @description The creator's alert destinations, primary first. Empty while the default routing applies: every alert class to the primary connected account, and recovery, billing and security also to the creator's email.
+         */
+        get: operations["list_alert_destinations"];
+        /**
+         * Replace where alerts go
+         * @description Replaces the whole list: anything omitted is removed; an empty list removes every row and returns to the default routing. A connector_identity target must be one of the creator's linked accounts (its account_id) and an email target the creator's own address, else 404 and nothing is written. 422 when destinations is missing, holds more than 20 entries, or an entry has an unknown kind or class (push_device is reserved for creator apps). `is_primary` is derived and ignored when sent. classes null = every class, [] = none (the account is kept and receives nothing).
+         */
+        put: operations["replace_alert_destinations"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the creator's linked identities
+         * @description The creator's accounts on connector platforms, primary first, then by when they were linked.
+         */
+        get: operations["list_identities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/identities/{identity}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unlink an identity
+         * @description Unlinks one of the creator's identities. Its alert destination goes with it; when it was the primary, the oldest remaining identity becomes primary.
+         */
+        delete: operations["unlink_identity"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ping": {
         parameters: {
             query?: never;
@@ -54,6 +170,82 @@ export interface paths {
         get: operations["ping"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the team's roles
+         * @description The built-in roles and the custom roles of the token's team, newest first.
+         */
+        get: operations["list_roles"];
+        put?: never;
+        /**
+         * Create a custom role
+         * @description Adds a role to the token's team, granting the abilities it lists (any ability a token can hold except team:delete and billing:*). Growth tier only (403 TEAM_TIER_REQUIRED); a code the team already uses answers 422. Emits role.created.
+         */
+        post: operations["create_role"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/roles/{role}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a role
+         * @description One role of the token's team.
+         */
+        get: operations["get_role"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a custom role
+         * @description Deletes a custom role; its holders move to the built-in member role at once (and their pending invitations with it to member). Built-in roles cannot be deleted (422). Growth tier only. Emits role.deleted.
+         */
+        delete: operations["delete_role"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a custom role
+         * @description Renames a custom role or replaces what it grants; its holders' tokens act with the new abilities from their next request. Built-in roles cannot be changed (422). Growth tier only. Emits role.updated.
+         */
+        patch: operations["update_role"];
+        trace?: never;
+    };
+    "/v1/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the creator's teams
+         * @description Every team the calling token's creator owns or belongs to, the token's own among them. A token acts on its own team only; the others are listed so a creator can see where else they work (a token for another team is minted there).
+         */
+        get: operations["list_teams"];
+        put?: never;
+        /**
+         * Create a team
+         * @description Creates a team owned by the calling token's creator, with the built-in roles admin and member. The token keeps acting on its own team; mint a token on the new team to act there. Emits team.created.
+         */
+        post: operations["create_team"];
         delete?: never;
         options?: never;
         head?: never;
@@ -78,6 +270,142 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{team}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a team
+         * @description The token's team, by id. Any other team answers 404.
+         */
+        get: operations["get_team"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a team
+         * @description Deletes the token's team with its projects, roles, groups, invitations, memberships and tokens, at once and for good. Only the owner may (403 FORBIDDEN for a member); a personal team cannot be deleted (422). The calling token is deleted with the team. Emits team.deleted.
+         */
+        delete: operations["delete_team"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a team
+         * @description Renames the token's team. Emits team.updated.
+         */
+        patch: operations["update_team"];
+        trace?: never;
+    };
+    "/v1/teams/{team}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pending invitations
+         * @description The team's invitations that are still pending (not accepted, withdrawn or expired), newest first.
+         */
+        get: operations["list_team_invitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{team}/invitations/{invitation}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw an invitation
+         * @description Withdraws a pending invitation; its link stops working at once. A member's id, or an invitation that is no longer pending, answers 404. Not tier-gated; emits no event.
+         */
+        delete: operations["withdraw_team_invitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{team}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the team's roster
+         * @description The owner first (not a membership: no role, is_owner true), then every member by join date. Not paginated. Each row carries `email` only when the token also holds team-member:view; otherwise the key is absent.
+         */
+        get: operations["list_team_members"];
+        put?: never;
+        /**
+         * Invite someone to the team
+         * @description Invites an email address with a role code. The invitee may have no account yet: a message with a link is sent to the address, and the membership appears when the invitee accepts (signed in with that address) within 7 days. Growth tier only (403 TEAM_TIER_REQUIRED, nothing changes). 422 when the address already belongs to a member, the owner, or a pending invitation, or the role code is not one of the team's. Emits team.member.invited.
+         */
+        post: operations["invite_team_member"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{team}/members/{member}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a membership
+         * @description One member of the team, email included. The owner and anyone not a member answer 404.
+         */
+        get: operations["get_team_member"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member
+         * @description Ends a membership. The member loses the team's projects and settings at once: their tokens on the team answer TENANT_MISMATCH from the next request. Not tier-gated. The owner, an invitee and anyone not a member answer 404. Emits team.member.removed.
+         */
+        delete: operations["remove_team_member"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teams/{team}/members/{member}/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Gives a member another of the team's roles. Growth tier only (403 TEAM_TIER_REQUIRED, nothing changes); an unknown role code answers 422; the owner answers 404. The member's tokens act with the new role's abilities from the next request. There is no dashboard equivalent. Emits team.member.role_changed.
+         */
+        patch: operations["update_team_member_role"];
         trace?: never;
     };
     "/v1/tokens": {
@@ -125,7 +453,268 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "group.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A group was created
+         * @description A group was added to the team.
+         */
+        post: operations["group_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "group.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A group was deleted
+         * @description A group was deleted; what it granted ended.
+         */
+        post: operations["group_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "group.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A group was changed
+         * @description A group's name, abilities, projects or members changed.
+         */
+        post: operations["group_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "role.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A role was created
+         * @description A custom role was added to the team.
+         */
+        post: operations["role_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "role.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A role was deleted
+         * @description A custom role was deleted; its holders now hold member.
+         */
+        post: operations["role_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "role.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A role was changed
+         * @description A custom role was renamed or now grants other abilities.
+         */
+        post: operations["role_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A team was created
+         * @description A creator created a team (besides the personal team every account starts with).
+         */
+        post: operations["team_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A team was deleted
+         * @description The owner deleted the team; its projects, roles, groups and memberships are gone.
+         */
+        post: operations["team_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team.member.invited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Someone was invited to the team
+         * @description An invitation was sent to an address with a role. It carries no link and no secret.
+         */
+        post: operations["team_member_invited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team.member.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An invitee joined the team
+         * @description An invitation was accepted; the membership exists with the invited role.
+         */
+        post: operations["team_member_joined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team.member.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member was removed from the team
+         * @description The membership ended; the member's access to the team ended at once.
+         */
+        post: operations["team_member_removed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team.member.role_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member's role changed
+         * @description The member holds another role; `data.previous_role` names the one they held.
+         */
+        post: operations["team_member_role_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "team.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A team was renamed
+         * @description The team's name changed.
+         */
+        post: operations["team_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -190,6 +779,40 @@ export interface components {
          * @enum {string}
          */
         ActorKind: "human" | "api_token" | "mcp" | "webhook" | "system" | "automation";
+        /**
+         * @description recovery, billing and security are critical; they always also reach the creator's email.
+         * @enum {string}
+         */
+        AlertClass: "sales" | "support" | "recovery" | "billing" | "security" | "passes" | "onboarding";
+        AlertDestination: {
+            /**
+             * @description push_device is reserved for creator apps.
+             * @enum {string}
+             */
+            kind: "connector_identity" | "email" | "push_device";
+            /** @description The connector account id (connector_identity) or the email address (email). */
+            target: string;
+            /** @description The classes routed here; null = every class; [] = none (kept, receives nothing). */
+            classes: components["schemas"]["AlertClass"][] | null;
+            /** @description Whether the target is the creator's primary linked account. Derived. */
+            is_primary: boolean;
+        };
+        AlertDestinationList: {
+            data: components["schemas"]["AlertDestination"][];
+        };
+        AlertDestinationsReplace: {
+            destinations: {
+                /**
+                 * @description connector_identity or email; push_device is reserved for creator apps and refused.
+                 * @enum {string}
+                 */
+                kind: "connector_identity" | "email";
+                target: string;
+                classes?: components["schemas"]["AlertClass"][] | null;
+                /** @description Ignored (derived from the linked identities). */
+                is_primary?: boolean;
+            }[];
+        };
         /**
          * @description One thing the connector can do, as its manifest declares it.
          * @enum {string}
@@ -375,6 +998,80 @@ export interface components {
          * @enum {string}
          */
         ErrorCode: "VALIDATION_FAILED" | "AUTHENTICATION_REQUIRED" | "TOKEN_MISSING_ABILITY" | "FORBIDDEN" | "TEAM_TIER_REQUIRED" | "CONNECTOR_TIER_REQUIRED" | "TENANT_MISMATCH" | "RESOURCE_NOT_FOUND" | "CONNECTOR_NOT_INSTALLED" | "METHOD_NOT_ALLOWED" | "PLAN_CURRENCY_MISMATCH" | "PLAN_PROVIDER_UNSUPPORTED" | "PAYMENT_METHOD_NOT_CONFIGURED" | "SUBSCRIPTION_ALREADY_ACTIVE" | "ACCESS_CODE_INVALID" | "ACCESS_CODE_EXPIRED" | "ACCESS_CODE_ALREADY_REDEEMED" | "ACCESS_CODE_CAP_EXCEEDED" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REPLAY_IN_PROGRESS" | "CONNECTOR_UNAVAILABLE" | "RATE_LIMITED" | "WEBHOOK_ENDPOINT_UNREACHABLE" | "MALFORMED_REQUEST" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "INTERNAL_SERVER_ERROR";
+        /** @description The envelope of every webhook event. `api_version` locks the shape of `data` (a breaking change ships under a new version); `project_id` is null for team-scoped events. */
+        EventEnvelope: {
+            /** @description evt_ followed by a ULID (sortable by creation time); de-duplicate on it. The SB-Event-Id header carries the bare ULID. */
+            id: string;
+            /** @description The event's name; equals the SB-Event-Name header. */
+            type: string;
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * @description Date-shaped version of the event shapes; this release writes 2026-11-23.
+             * @example 2026-11-23
+             */
+            api_version: string;
+            /** Format: uuid */
+            project_id: string | null;
+            data: Record<string, never>;
+        };
+        Group: {
+            id: components["schemas"]["Uuid"];
+            code: components["schemas"]["GroupCode"];
+            name: string;
+            /** @description What the group grants its members on its projects, sorted. */
+            abilities: components["schemas"]["Ability"][];
+            project_ids: components["schemas"]["Uuid"][];
+            /** @description User ids of the team members in the group. */
+            member_ids: components["schemas"]["Uuid"][];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description A group's code, unique within its team.
+         * @example launch-crew
+         */
+        GroupCode: string;
+        GroupCreate: {
+            code: components["schemas"]["GroupCode"];
+            name: string;
+            abilities: components["schemas"]["Ability"][];
+            project_ids: components["schemas"]["Uuid"][];
+            member_ids: components["schemas"]["Uuid"][];
+        };
+        GroupEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: null;
+            data?: {
+                team: components["schemas"]["TeamRef"];
+                group: components["schemas"]["Group"];
+            };
+        };
+        GroupPage: {
+            data: components["schemas"]["Group"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        GroupResponse: {
+            data: components["schemas"]["Group"];
+        };
+        GroupUpdate: {
+            name?: string;
+            abilities?: components["schemas"]["Ability"][];
+            project_ids?: components["schemas"]["Uuid"][];
+            member_ids?: components["schemas"]["Uuid"][];
+        };
+        Identity: {
+            id: components["schemas"]["Uuid"];
+            /**
+             * @description The key of the connector whose platform the account is on.
+             * @example telegram
+             */
+            connector: string;
+            /** @description The account's id on that platform (the target of a connector_identity alert destination). */
+            account_id: string;
+            display_name: string | null;
+            is_primary: boolean;
+            linked_at: components["schemas"]["Timestamp"];
+        };
         /** @description Absolute URLs of the neighbouring pages; null where there is none. */
         ListLinks: {
             /** Format: uri */
@@ -415,6 +1112,46 @@ export interface components {
             release: string;
             time: components["schemas"]["Timestamp"];
         };
+        Role: {
+            id: components["schemas"]["Uuid"];
+            code: components["schemas"]["RoleCode"];
+            name: string;
+            /** @description What the role grants, sorted. Built-in roles list what the catalog gives them. */
+            abilities: components["schemas"]["Ability"][];
+            /** @description admin and member; they cannot be changed or deleted. */
+            built_in: boolean;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description A role's code, unique within its team (admin and member are built in).
+         * @example admin
+         */
+        RoleCode: string;
+        RoleCreate: {
+            code: components["schemas"]["RoleCode"];
+            name: string;
+            abilities: components["schemas"]["Ability"][];
+        };
+        RoleEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: null;
+            data?: {
+                team: components["schemas"]["TeamRef"];
+                role: components["schemas"]["Role"];
+            };
+        };
+        RolePage: {
+            data: components["schemas"]["Role"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        RoleResponse: {
+            data: components["schemas"]["Role"];
+        };
+        RoleUpdate: {
+            name?: string;
+            abilities?: components["schemas"]["Ability"][];
+        };
         /** @description A column the list offers; any other value falls back to created_at. */
         SortColumn: string;
         /** @enum {string} */
@@ -427,6 +1164,134 @@ export interface components {
             /** @description True for the personal team created with the creator's account. */
             personal: boolean;
             created_at: components["schemas"]["Timestamp"];
+        };
+        TeamEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: null;
+            data?: {
+                team: components["schemas"]["Team"];
+            };
+        };
+        TeamInvitation: {
+            id: components["schemas"]["Uuid"];
+            /** Format: email */
+            email: string;
+            role_id: components["schemas"]["Uuid"];
+            role: components["schemas"]["RoleCode"];
+            /**
+             * @description pending until accepted, withdrawn, or replaced by a new invitation once past expires_at (then expired).
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "withdrawn" | "expired";
+            /** Format: uuid */
+            invited_by_user_id: string | null;
+            expires_at: components["schemas"]["Timestamp"];
+            created_at: components["schemas"]["Timestamp"];
+        };
+        TeamInvitationPage: {
+            data: components["schemas"]["TeamInvitation"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        TeamInvitationResponse: {
+            data: components["schemas"]["TeamInvitation"];
+        };
+        TeamInvite: {
+            /**
+             * Format: email
+             * @description The address the invitation is sent to; the invitee accepts signed in with it.
+             */
+            email: string;
+            role: components["schemas"]["RoleCode"];
+        };
+        /** @description A row of the roster: the owner (is_owner true, no role) or a member. `email` is present only when the token holds team-member:view; otherwise the key is absent. */
+        TeamMember: {
+            user_id: components["schemas"]["Uuid"];
+            /** Format: email */
+            email?: string;
+            /**
+             * Format: uuid
+             * @description The member's role (a role of this team); null for the owner.
+             */
+            role_id: string | null;
+            /** @description The role's code; null for the owner. */
+            role: string | null;
+            is_owner: boolean;
+            joined_at: components["schemas"]["Timestamp"];
+        };
+        TeamMemberEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: null;
+            data?: {
+                team: components["schemas"]["TeamRef"];
+                member: components["schemas"]["TeamMemberRef"];
+                /** @description On team.member.joined, the invitation that was accepted. */
+                invitation_id?: components["schemas"]["Uuid"];
+            };
+        };
+        TeamMemberInvitedEvent: components["schemas"]["EventEnvelope"] & {
+            /** @constant */
+            type?: "team.member.invited";
+            project_id?: null;
+            data?: {
+                team: components["schemas"]["TeamRef"];
+                invitation: {
+                    id: components["schemas"]["Uuid"];
+                    /** Format: email */
+                    email: string;
+                    role: components["schemas"]["RoleCode"];
+                    expires_at: components["schemas"]["Timestamp"];
+                };
+                /** Format: uuid */
+                invited_by_user_id: string | null;
+            };
+        };
+        TeamMemberRef: {
+            user_id: components["schemas"]["Uuid"];
+            /** Format: email */
+            email: string;
+            role: components["schemas"]["RoleCode"];
+        };
+        TeamMemberRoleChangedEvent: components["schemas"]["EventEnvelope"] & {
+            /** @constant */
+            type?: "team.member.role_changed";
+            project_id?: null;
+            data?: {
+                team: components["schemas"]["TeamRef"];
+                member: components["schemas"]["TeamMemberRef"];
+                previous_role: components["schemas"]["RoleCode"];
+            };
+        };
+        /** @description A member of the team (never the owner), email included. */
+        TeamMembership: {
+            user_id: components["schemas"]["Uuid"];
+            /** Format: email */
+            email: string;
+            role_id: components["schemas"]["Uuid"];
+            role: components["schemas"]["RoleCode"];
+            /** @constant */
+            is_owner: false;
+            joined_at: components["schemas"]["Timestamp"];
+        };
+        TeamMembershipResponse: {
+            data: components["schemas"]["TeamMembership"];
+        };
+        TeamPage: {
+            data: components["schemas"]["Team"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        TeamRef: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+        };
+        TeamResponse: {
+            data: components["schemas"]["Team"];
+        };
+        TeamRoleChange: {
+            role: components["schemas"]["RoleCode"];
+        };
+        TeamWrite: {
+            /** @description The team's name, shown to its members. */
+            name: string;
         };
         /**
          * Format: date-time
@@ -693,6 +1558,10 @@ export interface components {
          * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
          */
         IdempotencyKey: string;
+        /** @description The member's user id (the user_id of their roster row). */
+        MemberPath: components["schemas"]["Uuid"];
+        /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+        TeamPath: components["schemas"]["Uuid"];
     };
     requestBodies: never;
     headers: {
@@ -794,6 +1663,389 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    list_groups: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, code, name. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of groups. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_group: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "launch-crew",
+                 *       "name": "Launch crew",
+                 *       "abilities": [
+                 *         "project-subscription-plan:update"
+                 *       ],
+                 *       "project_ids": [
+                 *         "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *       ],
+                 *       "member_ids": [
+                 *         "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["GroupCreate"];
+            };
+        };
+        responses: {
+            /** @description The group. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_group: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The group's id. */
+                group: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_group: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The group's id. */
+                group: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_group: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The group's id. */
+                group: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "member_ids": []
+                 *     }
+                 */
+                "application/json": components["schemas"]["GroupUpdate"];
+            };
+        };
+        responses: {
+            /** @description The group after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_alert_destinations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destinations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertDestinationList"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    replace_alert_destinations: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "destinations": [
+                 *         {
+                 *           "kind": "connector_identity",
+                 *           "target": "184467440",
+                 *           "classes": [
+                 *             "sales",
+                 *             "support"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "kind": "email",
+                 *           "target": "ada@example.com",
+                 *           "classes": null
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["AlertDestinationsReplace"];
+            };
+        };
+        responses: {
+            /** @description The resulting list. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertDestinationList"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_identities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The identities. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Identity"][];
+                    };
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    unlink_identity: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The identity's id. */
+                identity: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unlinked. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     ping: {
         parameters: {
             query?: never;
@@ -818,6 +2070,319 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    list_roles: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, code, name. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of roles. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolePage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_role: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "support",
+                 *       "name": "Support",
+                 *       "abilities": [
+                 *         "support-conversation:view-any",
+                 *         "support-conversation:update"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoleCreate"];
+            };
+        };
+        responses: {
+            /** @description The role. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_role: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The role's id. */
+                role: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_role: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The role's id. */
+                role: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_role: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The role's id. */
+                role: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "abilities": [
+                 *         "support-conversation:view-any",
+                 *         "support-conversation:view",
+                 *         "support-conversation:update"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoleUpdate"];
+            };
+        };
+        responses: {
+            /** @description The role after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_teams: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, name. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of teams. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_team: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Studio collective"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamWrite"];
+            };
+        };
+        responses: {
+            /** @description The new team. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     get_current_team: {
         parameters: {
             query?: never;
@@ -836,14 +2401,435 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["TeamResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_team: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                team: components["parameters"]["TeamPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_team: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                team: components["parameters"]["TeamPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_team: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                team: components["parameters"]["TeamPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ada's studio"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamWrite"];
+            };
+        };
+        responses: {
+            /** @description The renamed team. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_team_invitations: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, email, expires_at. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                team: components["parameters"]["TeamPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of pending invitations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamInvitationPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    withdraw_team_invitation: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                team: components["parameters"]["TeamPath"];
+                /** @description The invitation's id. */
+                invitation: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_team_members: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                team: components["parameters"]["TeamPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The roster. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": {
-                        data: components["schemas"]["Team"];
+                        data: components["schemas"]["TeamMember"][];
                     };
                 };
             };
             401: components["responses"]["AuthenticationRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    invite_team_member: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                team: components["parameters"]["TeamPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "grace@example.com",
+                 *       "role": "admin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamInvite"];
+            };
+        };
+        responses: {
+            /** @description The invitation. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamInvitationResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_team_member: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                team: components["parameters"]["TeamPath"];
+                /** @description The member's user id (the user_id of their roster row). */
+                member: components["parameters"]["MemberPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The membership. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamMembershipResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    remove_team_member: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                team: components["parameters"]["TeamPath"];
+                /** @description The member's user id (the user_id of their roster row). */
+                member: components["parameters"]["MemberPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_team_member_role: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                team: components["parameters"]["TeamPath"];
+                /** @description The member's user id (the user_id of their roster row). */
+                member: components["parameters"]["MemberPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "member"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamRoleChange"];
+            };
+        };
+        responses: {
+            /** @description The membership after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TeamMembershipResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
         };
@@ -989,6 +2975,604 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    group_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "group.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "team": {
+                 *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Ada's team"
+                 *         },
+                 *         "group": {
+                 *           "id": "4b5c6d7e-8f90-4a1b-b2c3-d4e5f6a7b8c9",
+                 *           "code": "launch-crew",
+                 *           "name": "Launch crew",
+                 *           "abilities": [
+                 *             "project-subscription-plan:update"
+                 *           ],
+                 *           "project_ids": [
+                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *           ],
+                 *           "member_ids": [
+                 *             "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a"
+                 *           ],
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["GroupEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    group_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "group.deleted",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "team": {
+                 *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Ada's team"
+                 *         },
+                 *         "group": {
+                 *           "id": "4b5c6d7e-8f90-4a1b-b2c3-d4e5f6a7b8c9",
+                 *           "code": "launch-crew",
+                 *           "name": "Launch crew",
+                 *           "abilities": [
+                 *             "project-subscription-plan:update"
+                 *           ],
+                 *           "project_ids": [
+                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *           ],
+                 *           "member_ids": [
+                 *             "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a"
+                 *           ],
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["GroupEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    group_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "group.updated",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "team": {
+                 *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Ada's team"
+                 *         },
+                 *         "group": {
+                 *           "id": "4b5c6d7e-8f90-4a1b-b2c3-d4e5f6a7b8c9",
+                 *           "code": "launch-crew",
+                 *           "name": "Launch crew",
+                 *           "abilities": [
+                 *             "project-subscription-plan:update"
+                 *           ],
+                 *           "project_ids": [
+                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *           ],
+                 *           "member_ids": [
+                 *             "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a"
+                 *           ],
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["GroupEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    role_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "role.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "team": {
+                 *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Ada's team"
+                 *         },
+                 *         "role": {
+                 *           "id": "7e6d5c4b-3a29-4817-9605-f4e3d2c1b0a9",
+                 *           "code": "support",
+                 *           "name": "Support",
+                 *           "abilities": [
+                 *             "support-conversation:update",
+                 *             "support-conversation:view-any"
+                 *           ],
+                 *           "built_in": false,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoleEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    role_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "role.deleted",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "team": {
+                 *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Ada's team"
+                 *         },
+                 *         "role": {
+                 *           "id": "7e6d5c4b-3a29-4817-9605-f4e3d2c1b0a9",
+                 *           "code": "support",
+                 *           "name": "Support",
+                 *           "abilities": [
+                 *             "support-conversation:update",
+                 *             "support-conversation:view-any"
+                 *           ],
+                 *           "built_in": false,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoleEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    role_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "role.updated",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "team": {
+                 *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Ada's team"
+                 *         },
+                 *         "role": {
+                 *           "id": "7e6d5c4b-3a29-4817-9605-f4e3d2c1b0a9",
+                 *           "code": "support",
+                 *           "name": "Support",
+                 *           "abilities": [
+                 *             "support-conversation:update",
+                 *             "support-conversation:view-any"
+                 *           ],
+                 *           "built_in": false,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RoleEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    team_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "team.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "team": {
+                 *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Ada's team",
+                 *           "owner_user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "personal": false,
+                 *           "created_at": "2026-11-01T12:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    team_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "team.deleted",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "team": {
+                 *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Ada's team",
+                 *           "owner_user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "personal": false,
+                 *           "created_at": "2026-11-01T12:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    team_member_invited: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "team.member.invited",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "team": {
+                 *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Ada's team"
+                 *         },
+                 *         "invitation": {
+                 *           "id": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+                 *           "email": "grace@example.com",
+                 *           "role": "admin",
+                 *           "expires_at": "2026-11-30T09:00:00.000Z"
+                 *         },
+                 *         "invited_by_user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamMemberInvitedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    team_member_joined: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "team.member.joined",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "team": {
+                 *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Ada's team"
+                 *         },
+                 *         "member": {
+                 *           "user_id": "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a",
+                 *           "email": "grace@example.com",
+                 *           "role": "admin"
+                 *         },
+                 *         "invitation_id": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamMemberEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    team_member_removed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "team.member.removed",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "team": {
+                 *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Ada's team"
+                 *         },
+                 *         "member": {
+                 *           "user_id": "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a",
+                 *           "email": "grace@example.com",
+                 *           "role": "admin"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamMemberEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    team_member_role_changed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "team.member.role_changed",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "team": {
+                 *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Ada's team"
+                 *         },
+                 *         "member": {
+                 *           "user_id": "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a",
+                 *           "email": "grace@example.com",
+                 *           "role": "member"
+                 *         },
+                 *         "previous_role": "admin"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamMemberRoleChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    team_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "team.updated",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "team": {
+                 *           "id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Ada's team",
+                 *           "owner_user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "personal": false,
+                 *           "created_at": "2026-11-01T12:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -7,10 +7,10 @@ import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "./config.ts";
 import { migrate, openDatabase } from "./db/database.ts";
 import { createDomainContext } from "./db/tenant.ts";
-import { TIERS, type Tier } from "./modules/accounts/creators.ts";
+import { TIERS, type Tier } from "./modules/account/creators.ts";
 import { createProject } from "./modules/projects/projects.ts";
 import { AccountError, createCreatorAccount, mintTokenForCreator } from "./operator.ts";
-import { findCreatorByEmail } from "./modules/accounts/creators.ts";
+import { findCreatorByEmail } from "./modules/account/creators.ts";
 
 const USAGE = `usage: npm run cli -- <command> [options]
   creator:create --email E --password P --tier ${TIERS.join("|")}

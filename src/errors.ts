@@ -57,6 +57,11 @@ export function validationFailed(fields: FieldErrors, message = "The request has
   return new ApiError("VALIDATION_FAILED", message, { fields: mergeFieldErrors(emptyFieldErrors(), fields) });
 }
 
+/** A domain rule refused the request: VALIDATION_FAILED with a message and no fields. */
+export function domainRefusal(message: string, context?: Record<string, unknown>): ApiError {
+  return new ApiError("VALIDATION_FAILED", message, context ? { context } : {});
+}
+
 export function notFound(what = "resource"): ApiError {
   return new ApiError("RESOURCE_NOT_FOUND", `No ${what} with that id is visible to this token.`);
 }

@@ -4,7 +4,7 @@
 import { createServer, type Server } from "node:http";
 import { ConfigError, loadConfig, type SurfaceName } from "./config.ts";
 import { openServices, type Services } from "./services.ts";
-import { countCreators } from "./modules/accounts/creators.ts";
+import { countCreators } from "./modules/account/creators.ts";
 import { DEMO_EMAIL, seedDemo } from "./operator.ts";
 import { createApiApp } from "./transports/rest/api-app.ts";
 import { clientIpResolver } from "./transports/http/client-ip.ts";
@@ -34,6 +34,7 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
         release: config.release,
         baseUrl: config.api.url,
         docsUrl: config.docs.url,
+        authUrl: config.auth.url,
         budget: REST_BUDGET,
         logger: s.logger,
         connectors,

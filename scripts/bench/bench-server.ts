@@ -48,6 +48,7 @@ async function app(target: string): Promise<Koa> {
       release: config.release,
       baseUrl: config.api.url,
       docsUrl: config.docs.url,
+      authUrl: config.auth.url,
       budget: generous(REST_BUDGET),
       logger: services.logger,
       connectors,

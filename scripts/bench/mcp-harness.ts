@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { migrate, openDatabase } from "../../src/db/database.ts";
 import { MemoryKv } from "../../src/kv/memory.ts";
-import { createCreator } from "../../src/modules/accounts/creators.ts";
+import { createCreator } from "../../src/modules/account/creators.ts";
 import { createProject } from "../../src/modules/projects/projects.ts";
 import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
 import { mintTokenForCreator } from "../../src/operator.ts";

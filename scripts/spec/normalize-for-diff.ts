@@ -3,7 +3,7 @@
 // and turns each webhook into a pseudo-operation whose payload is a 200 response body, because the
 // client receives a webhook payload the way it receives a response, and the library only knows
 // the request/response direction of `paths`.
-import { deref } from "../../codegen/refs.ts";
+import { deref, inlineRefs } from "../../codegen/refs.ts";
 
 type Json = Record<string, any>;
 
@@ -80,9 +80,20 @@ function expandRefsWithSiblings(doc: Json, node: unknown): unknown {
   return out;
 }
 
+/** Every reference to a component schema inside `node` replaced by the schema (they are not recursive). */
+function inlineSchemaRefs(doc: Json, node: unknown): unknown {
+  if (Array.isArray(node)) return node.map((n) => inlineSchemaRefs(doc, n));
+  if (!isObject(node)) return node;
+  if (typeof node.$ref === "string" && node.$ref.startsWith("#/components/schemas/")) return inlineRefs(doc, node);
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, DATA_KEYS.has(k) ? v : inlineSchemaRefs(doc, v)]));
+}
+
 /** A normalised deep copy of `doc`; `doc` itself is not changed. */
 export function normalizeForDiff(doc: Json): Json {
   const copy = expandRefsWithSiblings(doc, structuredClone(doc)) as Json;
+  // Schemas are compared by what they are, not by how they are spelled: a response schema moved
+  // into a component ($ref) and the same schema written inline compare equal.
+  for (const section of ["paths", "webhooks"]) if (copy[section]) copy[section] = inlineSchemaRefs(doc, copy[section]);
   delete copy["x-generated"];
   webhooksAsOperations(copy);
   explicitParameters(copy);

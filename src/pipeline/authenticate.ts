@@ -35,6 +35,7 @@ function principalOf(token: ResolvedToken): Principal {
     userId: token.userId,
     teamId: token.teamId,
     abilities: token.abilities,
+    projectAbilities: token.projectAbilities,
     projectIds: token.projectIds,
   };
 }

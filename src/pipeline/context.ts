@@ -13,7 +13,10 @@ export interface Principal {
   userId: string;
   /** Null when the credential carries no team scope the creator can still see. */
   teamId: string | null;
+  /** What the credential may do team-wide. */
   abilities: ReadonlySet<string>;
+  /** What it may also do on some projects (the creator's groups), beyond `abilities`. */
+  projectAbilities: ReadonlyMap<string, ReadonlySet<string>>;
   projectIds: readonly string[] | null;
 }
 
@@ -31,6 +34,8 @@ export interface OperationContext {
   /** The REST address of this request (for list links), whichever transport carried it. */
   resourceUrl: URL;
   release: string;
+  /** Public address of the authorization server (links people open: invitations, sign-in). */
+  authUrl: string;
   /** The connector packages loaded at start (the same for every team). */
   connectors: ConnectorRegistry;
 }

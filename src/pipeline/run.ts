@@ -25,6 +25,8 @@ export interface PipelineDeps {
   handlers: AppHandlers;
   now: () => Date;
   release: string;
+  /** Public address of the authorization server (links people open: invitations, sign-in). */
+  authUrl: string;
   /** The connector packages loaded at start. */
   connectors: ConnectorRegistry;
 }
@@ -101,6 +103,7 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
     resourceUrl: call.resourceUrl(),
     release: deps.release,
     connectors: deps.connectors,
+    authUrl: deps.authUrl,
   };
   return {
     input,

@@ -1,6 +1,6 @@
 // Creators, teams, projects and tokens made through the domain functions the product uses.
 import { randomBytes, randomUUID } from "node:crypto";
-import { createCreator, type Tier } from "../../src/modules/accounts/creators.ts";
+import { createCreator, type Tier } from "../../src/modules/account/creators.ts";
 import { createProject } from "../../src/modules/projects/projects.ts";
 import { mintTokenForCreator } from "../../src/operator.ts";
 import { mintToken } from "../../src/modules/tokens/tokens.ts";
@@ -48,9 +48,15 @@ export async function tokenFor(creator: TestCreator, abilities: string[], projec
  * Makes `member` a member of `owner`'s team (as an accepted invitation would) and mints the member
  * a token on that team.
  */
-export async function joinTeamWithToken(owner: TestCreator, member: TestCreator, abilities: string[]): Promise<{ token: string; id: string }> {
+export async function joinTeamWithToken(
+  owner: TestCreator,
+  member: TestCreator,
+  abilities: string[],
+  roleCode = "admin",
+): Promise<{ token: string; id: string }> {
   const { db } = await testDatabase();
-  await db("team_members").insert({ id: randomUUID(), team_id: owner.teamId, user_id: member.userId, created_at: new Date() });
+  const role = (await db("roles").where({ team_id: owner.teamId, code: roleCode }).first("id")) as { id: string };
+  await db("team_members").insert({ id: randomUUID(), team_id: owner.teamId, user_id: member.userId, role_id: role.id, created_at: new Date() });
   const actor = { userId: member.userId, teamId: owner.teamId, projectIds: null, kind: "system" as const, credentialKind: null, requestId: null };
   const minted = await db.transaction((trx) => mintToken(createDomainContext(trx, actor, new Date()), { name: "member token", abilities }, null));
   return { token: minted.token, id: minted.data.id };

@@ -16,6 +16,7 @@ import type { TestClock } from "./clock.ts";
 
 export const TEST_APP_KEY = Buffer.alloc(32, 7);
 export const DOCS_URL = "http://docs.test";
+export const AUTH_URL = "http://auth.test";
 
 /** Logs go nowhere unless TEST_LOGS=1. */
 export const testLogger = pino({ level: process.env.TEST_LOGS ? "debug" : "silent" });
@@ -88,6 +89,7 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
       release: "3.0.0",
       baseUrl: url,
       docsUrl: DOCS_URL,
+      authUrl: AUTH_URL,
       budget: options.budget ?? REST_BUDGET,
       logger: options.logger ?? testLogger,
       connectors: options.connectors ?? repositoryConnectorRegistry(),

@@ -25,7 +25,7 @@ describe("abilities", () => {
       const narrow = await tokenFor(suite.creator, without);
       const res = await new ApiClient(suite.api.url, narrow.token).request(
         op.method,
-        samplePath(op, { project: suite.creator.projectIds[0]! }),
+        samplePath(op, { project: suite.creator.projectIds[0]!, team: suite.creator.teamId }),
         op.body ? { body: {} } : {},
       );
       const error = expectError(res, 403, "TOKEN_MISSING_ABILITY");

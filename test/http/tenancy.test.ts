@@ -11,7 +11,7 @@ import { testDatabase } from "../helpers/backends.ts";
 import { authorizeOperation } from "../../src/pipeline/authorize.ts";
 import { applyCredentialEffects } from "../../src/pipeline/credential-cache.ts";
 import { commitEffectsOf, createDomainContext, systemActor } from "../../src/db/tenant.ts";
-import { endMembership } from "../../src/modules/teams/teams.ts";
+import { removeMember } from "../../src/modules/teams/members.ts";
 import type { OperationSpec } from "../../generated/operations.ts";
 import type { Principal } from "../../src/pipeline/context.ts";
 
@@ -49,7 +49,7 @@ describe("tenancy", () => {
       assert.equal((await client.get("/v1/teams/current")).body.data.id, teamA.teamId);
       assert.equal((await client.get("/v1/teams/current")).body.data.id, teamA.teamId);
       const removal = createDomainContext(db, systemActor(teamA.teamId), new Date());
-      assert.equal(await endMembership(removal, member.userId), true);
+      await removeMember(removal, member.userId);
       await applyCredentialEffects(api.deps.kv, commitEffectsOf(removal));
       expectError(await client.get("/v1/teams/current"), 404, "TENANT_MISMATCH");
       expectError(await client.get("/v1/teams/current"), 404, "TENANT_MISMATCH");
@@ -67,6 +67,7 @@ describe("tenancy", () => {
         userId: teamA.userId,
         teamId: teamA.teamId,
         abilities: new Set(["project:view"]),
+        projectAbilities: new Map(),
         projectIds: [teamA.projectIds[0]!],
       };
       assert.doesNotThrow(() => authorizeOperation(op, principal, { project: teamA.projectIds[0]! }));

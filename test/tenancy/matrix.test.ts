@@ -99,8 +99,12 @@ describe("tenancy matrix", () => {
         expectRefused(await (await fullToken(transport, teamB)).call(op.id, inputOf(params)));
         assert.ok(await fixture.exists(scope, params), `team A's resource ${shown(params)} still exists after team B's refused ${op.id}`);
         // Control, last (the operation may be destructive): the same ids reach the resource.
-        expectReached(await (await fullToken(transport, teamA)).call(op.id, inputOf(params)), "control: team A's full token reaches its resource");
-        if (op.method === "DELETE") assert.ok(!(await fixture.exists(scope, params)), `exists() tells a deleted ${shown(params)} from a live one`);
+        const control = fixture.controlTarget ? await fixture.controlTarget(scope) : { params, token: teamA.token };
+        const controlCaller = await callers.caller(transport, control.token, "team A's control token");
+        expectReached(await controlCaller.call(op.id, inputOf(control.params)), "control: team A's token reaches its resource");
+        if (op.method === "DELETE") {
+          assert.ok(!(await fixture.exists(scope, control.params)), `exists() tells a deleted ${shown(control.params)} from a live one`);
+        }
       });
 
       if (fixture.outside === null) continue;

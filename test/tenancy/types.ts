@@ -43,6 +43,11 @@ export interface PathFixture<P extends string = string> {
   outside: ((scope: FixtureScope, allowList: readonly string[]) => Promise<readonly PathParams<P>[]>) | null;
   /** Whether the resource still exists (a refused destructive call must leave it alone). */
   exists(scope: FixtureScope, params: PathParams<P>): Promise<boolean>;
+  /**
+   * For a resource the owner's full token cannot act on as `create` made it (a personal team cannot
+   * be deleted): one it can act on, and the token to use. The positive control uses it.
+   */
+  controlTarget?(scope: FixtureScope): Promise<{ params: PathParams<P>; token: string }>;
   /** A valid query for the call, when the operation requires one (so validation cannot answer first). */
   query?(params: PathParams<P>): Record<string, unknown>;
   /** A valid body for the call, when the operation takes one (so validation cannot answer first). */

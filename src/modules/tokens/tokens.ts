@@ -7,6 +7,7 @@ import { recordActivity } from "../activity/activity-log.ts";
 import { holdsAbility, isAbility, isRetired } from "./abilities.ts";
 import { assertProjectsVisible } from "../projects/projects.ts";
 import { afterCommit, tenantTable, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
+import { narrowAbilities, teamGrantsOf, type TeamGrants } from "../roles/grants.ts";
 import type { PageWindow } from "../../db/pages.ts";
 import { fetchPage, orderClause } from "../../db/pages.ts";
 
@@ -171,16 +172,15 @@ export async function deleteToken(ctx: DomainContext, id: string): Promise<void>
   });
 }
 
-/** Whether the token's creator owns or belongs to the token's team (the SQL of canSeeTeam). */
-const TEAM_VISIBLE = `exists (select 1 from teams where teams.id = t.team_id and (teams.owner_user_id = t.user_id
-  or exists (select 1 from team_members m where m.team_id = t.team_id and m.user_id = t.user_id)))`;
-
 export interface ResolvedToken {
   tokenId: string;
   userId: string;
   /** Null when the token carries no team scope or its creator can no longer see that team. */
   teamId: string | null;
+  /** What the token may do team-wide: its abilities that its creator's place on the team grants. */
   abilities: ReadonlySet<string>;
+  /** What it may also do on some projects (its creator's groups there), beyond `abilities`. */
+  projectAbilities: ReadonlyMap<string, ReadonlySet<string>>;
   projectIds: readonly string[] | null;
 }
 
@@ -193,6 +193,8 @@ export interface TokenRecord {
   userId: string;
   /** The token's team when its creator still owns or belongs to it; null otherwise. */
   visibleTeamId: string | null;
+  /** What the creator's place on that team grants (role, groups); null when not visible. */
+  grants: TeamGrants | null;
   secretHash: string;
   abilities: string[];
   projectIds: string[] | null;
@@ -207,24 +209,23 @@ export function parseBearer(bearer: string): { id: string; secret: string } | nu
 }
 
 /**
- * The live (not deleted) token with this id, read with whether its creator still owns or belongs
- * to its team, in one query; null when there is none. Notes the use (last_used_at, at most once a
- * minute).
+ * The live (not deleted) token with this id, with what its creator's place on its team grants
+ * (nothing when they no longer own or belong to it); null when there is none. Notes the use
+ * (last_used_at, at most once a minute).
  */
 export async function lookupToken(from: Db, id: string, now: Date): Promise<TokenRecord | null> {
   const db = unscoped(from, "authentication: a bearer names its token before any team is known");
-  const row = (await db("personal_access_tokens as t")
-    .where("t.id", id)
-    .whereNull("t.revoked_at")
-    .first("t.*", db.raw(`(${TEAM_VISIBLE}) as team_visible`))) as (TokenRow & { team_visible: boolean }) | undefined;
+  const row = (await db("personal_access_tokens").where({ id }).whereNull("revoked_at").first()) as TokenRow | undefined;
   if (!row) return null;
   if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() >= LAST_USED_RESOLUTION_MS) {
     await db("personal_access_tokens").where({ id: row.id }).update({ last_used_at: now });
   }
+  const grants = row.team_id === null ? null : await teamGrantsOf(db, row.user_id, row.team_id);
   return {
     id: String(row.id),
     userId: row.user_id,
-    visibleTeamId: row.team_id !== null && row.team_visible === true ? row.team_id : null,
+    visibleTeamId: grants ? row.team_id : null,
+    grants,
     secretHash: row.secret_hash,
     abilities: row.abilities,
     projectIds: row.project_ids,
@@ -236,11 +237,22 @@ export async function lookupToken(from: Db, id: string, now: Date): Promise<Toke
 export function verifyToken(record: TokenRecord, secret: string, now: Date): ResolvedToken | null {
   if (!safeEqual(record.secretHash, sha256Hex(secret))) return null;
   if (record.expiresAt && new Date(record.expiresAt).getTime() <= now.getTime()) return null;
+  const teamWide = narrowAbilities(record.abilities, record.grants?.roleAbilities ?? null);
+  const projectAbilities = new Map<string, Set<string>>();
+  for (const group of record.grants?.groupGrants ?? []) {
+    const extra = narrowAbilities(record.abilities, group.abilities);
+    for (const project of group.projectIds) {
+      const set = projectAbilities.get(project) ?? new Set<string>();
+      for (const ability of extra) set.add(ability);
+      projectAbilities.set(project, set);
+    }
+  }
   return {
     tokenId: record.id,
     userId: record.userId,
     teamId: record.visibleTeamId,
-    abilities: new Set(record.abilities),
+    abilities: new Set(teamWide),
+    projectAbilities,
     projectIds: record.projectIds,
   };
 }

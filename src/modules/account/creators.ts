@@ -5,7 +5,7 @@ import type { Knex } from "knex";
 import { hashPassword } from "../../security/passwords.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { createDomainContext, systemActor, unscoped, type Db } from "../../db/tenant.ts";
-import { teamsTable } from "../teams/teams.ts";
+import { createTeamRecords } from "../teams/teams.ts";
 
 export const TIERS = ["free", "starter", "growth"] as const;
 export type Tier = (typeof TIERS)[number];
@@ -44,7 +44,7 @@ export async function createCreator(
     const name = input.teamName ?? `${email.split("@")[0]}'s team`;
     // The new team acts as its own tenant from its first row on.
     const team = createDomainContext(trx, systemActor(teamId), now);
-    await teamsTable.insert(team, { name, owner_user_id: userId, personal: true, created_at: now });
+    await createTeamRecords(team, { name, ownerUserId: userId, personal: true });
     await users(trx).where({ id: userId }).update({ current_team_id: teamId });
     await recordActivity(team, {
       event: "created",

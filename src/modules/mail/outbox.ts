@@ -1,0 +1,25 @@
+// Messages to people (an invitation now; alerts and sign-in mail later), queued in the transaction
+// that decides to send them, so a message exists if and only if its cause committed. A sender
+// delivers them; until one is configured they wait in the table (the operator CLI lists them).
+import { randomUUID } from "node:crypto";
+import { unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
+
+export interface Mail {
+  to: string;
+  subject: string;
+  body: string;
+}
+
+const outbox = (from: DomainContext | Db) => unscoped(from, "mail is addressed to people, not owned by a team")("mail_outbox");
+
+export async function queueMail(ctx: DomainContext, mail: Mail): Promise<void> {
+  await outbox(ctx).insert({ id: randomUUID(), to_address: mail.to, subject: mail.subject, body: mail.body, created_at: ctx.now, sent_at: null });
+}
+
+/** Messages not yet sent, oldest first (optionally to one address). */
+export async function pendingMail(db: Db, to?: string): Promise<(Mail & { id: string; created_at: string })[]> {
+  const query = outbox(db).whereNull("sent_at").orderBy("created_at", "asc");
+  if (to) query.whereRaw("lower(to_address) = lower(?)", [to]);
+  const rows = (await query.select("*")) as { id: string; to_address: string; subject: string; body: string; created_at: Date }[];
+  return rows.map((r) => ({ id: r.id, to: r.to_address, subject: r.subject, body: r.body, created_at: new Date(r.created_at).toISOString() }));
+}

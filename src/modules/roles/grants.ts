@@ -1,0 +1,56 @@
+// What a creator may do on a team, from their place in it: the owner everything; a member what
+// their role grants team-wide, plus what each of their groups grants on its projects. A token
+// acts with the abilities it carries that these also grant: never wider than either.
+import { abilityCatalog } from "../../../generated/catalog.ts";
+import { unscoped, type Db } from "../../db/tenant.ts";
+import { builtInRole } from "../teams/built-in-roles.ts";
+
+export interface GroupGrant {
+  projectIds: string[];
+  abilities: string[];
+}
+
+export interface TeamGrants {
+  /** Null for the owner (everything); else what the member's role grants. */
+  roleAbilities: string[] | null;
+  groupGrants: GroupGrant[];
+}
+
+const catalog: Record<string, { satisfies: readonly string[] }> = abilityCatalog;
+
+/** Whether `granted` covers `ability`, directly or through an ability that satisfies it. */
+function covers(granted: ReadonlySet<string>, ability: string): boolean {
+  if (granted.has(ability)) return true;
+  for (const g of granted) if (catalog[g]?.satisfies.includes(ability)) return true;
+  return false;
+}
+
+/** The token's abilities that `granted` also grants (all of them when granted is null). */
+export function narrowAbilities(tokenAbilities: readonly string[], granted: readonly string[] | null): string[] {
+  if (granted === null) return [...tokenAbilities];
+  const set = new Set(granted);
+  return tokenAbilities.filter((a) => covers(set, a));
+}
+
+/**
+ * The grants of `userId` on `teamId`, or null when they neither own nor belong to it. Asked
+ * while resolving a credential, before any actor exists.
+ */
+export async function teamGrantsOf(from: Db, userId: string, teamId: string): Promise<TeamGrants | null> {
+  const db = unscoped(from, "authentication: what a credential's creator may still do on its team");
+  const row = (await db("teams as t")
+    .leftJoin("team_members as m", (j) => j.on("m.team_id", "t.id").andOnVal("m.user_id", userId))
+    .leftJoin("roles as r", "r.id", "m.role_id")
+    .where("t.id", teamId)
+    .first("t.owner_user_id", "m.user_id as member", "r.code", "r.abilities", "r.built_in")) as
+    { owner_user_id: string; member: string | null; code: string | null; abilities: string[] | null; built_in: boolean | null } | undefined;
+  if (!row) return null;
+  if (row.owner_user_id === userId) return { roleAbilities: null, groupGrants: [] };
+  if (!row.member) return null;
+  const roleAbilities = row.built_in ? [...(builtInRole(row.code!)?.abilities ?? [])] : (row.abilities ?? []);
+  const groups = (await db("groups")
+    .where({ team_id: teamId })
+    .whereRaw("member_user_ids @> ?::jsonb", [JSON.stringify([userId])])
+    .select("abilities", "project_ids")) as { abilities: string[]; project_ids: string[] }[];
+  return { roleAbilities, groupGrants: groups.map((g) => ({ projectIds: g.project_ids, abilities: g.abilities })) };
+}

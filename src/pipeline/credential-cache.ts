@@ -5,8 +5,8 @@
 //     writes a tombstone once it commits (CommitEffect), before its response is sent;
 //   - an entry is added only where none exists (SET NX), so a resolution read before the change
 //     committed can never overwrite the tombstone written after it;
-//   - a tombstone outlives any resolution in flight: "revoked" refuses at once, "changed" sends
-//     every request back to the database until it expires.
+//   - a tombstone outlives any resolution in flight (30 s): "revoked" refuses at once, "changed"
+//     sends every request back to the database until it expires, then caching resumes.
 // An entry is "<sha256 of the secret>:<resolved at, ms>:<record>": the KV checks the secret's hash and
 // counts the request against the token's budget in the same round trip (a wrong secret counts
 // nothing, so nobody can spend another token's budget). The expiry is checked on every request.
@@ -21,8 +21,11 @@ import type { CounterState } from "../kv/kv.ts";
  * database (which is when last_used_at is written). The KV keeps it twice as long, then drops it.
  */
 export const CREDENTIAL_TTL_MS = 60_000;
-/** Far longer than any request in flight. */
-const TOMBSTONE_TTL_MS = 60 * 60_000;
+/**
+ * Far longer than any request in flight (a resolution is read and offered to the KV within one
+ * request), and short enough that a changed credential is cached again soon after.
+ */
+const TOMBSTONE_TTL_MS = 30_000;
 
 const REVOKED = "revoked";
 const CHANGED = "changed";

@@ -41,8 +41,19 @@ export function presentGroup(row: GroupRow) {
   };
 }
 
+/**
+ * The team's groups the actor may see: all of them, or for a token restricted to projects those
+ * whose projects all lie inside its allow-list (a group is about its projects; one reaching
+ * further is outside the allow-list like a project would be).
+ */
+function visibleGroups(ctx: DomainContext) {
+  const query = groupsTable.rows(ctx);
+  if (ctx.actor.projectIds !== null) query.whereRaw("groups.project_ids <@ ?::jsonb", [JSON.stringify(ctx.actor.projectIds)]);
+  return query;
+}
+
 async function groupById(ctx: DomainContext, id: string): Promise<GroupRow> {
-  const row = (await groupsTable.rows(ctx).where({ id }).first()) as GroupRow | undefined;
+  const row = (await visibleGroups(ctx).where({ id }).first()) as GroupRow | undefined;
   if (!row) throw notFound("group");
   return row;
 }
@@ -52,7 +63,7 @@ const GROUP_SORT: Record<string, string> = { created_at: "created_at", code: "co
 export async function listGroups(ctx: DomainContext, window: PageWindow) {
   const sort = GROUP_SORT[window.sortBy] ?? GROUP_SORT.created_at!;
   const { rows, total } = await fetchPage<GroupRow>(
-    groupsTable.rows(ctx).select("*"),
+    visibleGroups(ctx).select("*"),
     window,
     `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
   );
@@ -157,6 +168,15 @@ export async function updateGroup(ctx: DomainContext, id: string, input: GroupFi
   const group = presentGroup(after);
   await groupEvent(ctx, "group.updated", group);
   return group;
+}
+
+/** Takes a person out of every group of the team (their membership ended). */
+export async function leaveGroups(ctx: DomainContext, userId: string): Promise<void> {
+  const withoutUser = groupsTable.rows(ctx).client.raw("member_user_ids - ?::text", [userId]);
+  await groupsTable
+    .rows(ctx)
+    .whereRaw("member_user_ids @> ?::jsonb", [JSON.stringify([userId])])
+    .update({ member_user_ids: withoutUser, updated_at: ctx.now });
 }
 
 export async function deleteGroup(ctx: DomainContext, id: string) {

@@ -18,18 +18,29 @@ export interface TeamGrants {
 
 const catalog: Record<string, { satisfies: readonly string[] }> = abilityCatalog;
 
-/** Whether `granted` covers `ability`, directly or through an ability that satisfies it. */
-function covers(granted: ReadonlySet<string>, ability: string): boolean {
-  if (granted.has(ability)) return true;
-  for (const g of granted) if (catalog[g]?.satisfies.includes(ability)) return true;
-  return false;
+/**
+ * Abilities about the person, not the team (their own account: /v1/me): a role neither grants nor
+ * withholds them, so a member keeps managing their identities and alerts whatever their role.
+ */
+const PERSONAL = new Set(["account:read", "account:write"]);
+
+/** Everything `abilities` covers: themselves and what the catalog says they satisfy. */
+function covered(abilities: readonly string[]): Set<string> {
+  const all = new Set(abilities);
+  for (const a of abilities) for (const s of catalog[a]?.satisfies ?? []) all.add(s);
+  return all;
 }
 
-/** The token's abilities that `granted` also grants (all of them when granted is null). */
+/**
+ * What a token may do given what a place on the team grants: every ability both cover (each
+ * side read with the catalog's satisfies relations, so a token holding the retired
+ * webhook-endpoint:manage keeps the endpoint verbs a role grants), plus the token's personal
+ * abilities. All of the token's when `granted` is null (the owner).
+ */
 export function narrowAbilities(tokenAbilities: readonly string[], granted: readonly string[] | null): string[] {
   if (granted === null) return [...tokenAbilities];
-  const set = new Set(granted);
-  return tokenAbilities.filter((a) => covers(set, a));
+  const byRole = covered(granted);
+  return [...covered(tokenAbilities)].filter((a) => PERSONAL.has(a) || byRole.has(a)).sort();
 }
 
 /**

@@ -7,6 +7,7 @@ import { recordActivity } from "../activity/activity-log.ts";
 import { emitEvent } from "../events/outbox.ts";
 import { tokensTable } from "../tokens/tokens.ts";
 import { roleByCode } from "../roles/roles.ts";
+import { leaveGroups } from "../groups/groups.ts";
 import { teamMembersTable, teamsTable, type TeamRow } from "./tables.ts";
 import { requireGrowth } from "./tier.ts";
 
@@ -91,6 +92,7 @@ export async function removeMember(ctx: DomainContext, userId: string): Promise<
   const member = await membership(ctx, userId);
   const owned = await team(ctx);
   await teamMembersTable.rows(ctx).where({ user_id: userId }).delete();
+  await leaveGroups(ctx, userId);
   await memberTokensChanged(ctx, userId);
   const ref = { user_id: member.user_id, email: member.email, role: member.role };
   await recordActivity(ctx, {

@@ -1,0 +1,48 @@
+// The events outbox as tests read it: rows of the `events` table, and a check of each envelope
+// against the `webhooks` schema of its type in generated/openapi.json (what receivers are promised).
+import assert from "node:assert/strict";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { testDatabase } from "./backends.ts";
+import { openapi } from "./http.ts";
+
+const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, allErrors: true });
+(addFormats as unknown as typeof addFormats.default)(ajv);
+ajv.addSchema({ $id: "openapi.json", components: openapi.components, webhooks: openapi.webhooks });
+
+export interface OutboxEvent {
+  id: string;
+  type: string;
+  created_at: string;
+  api_version: string;
+  project_id: string | null;
+  data: Record<string, any>;
+}
+
+/** The team's events of `type` (oldest first), as the envelopes a receiver would get. */
+export async function eventsOf(teamId: string, type?: string): Promise<OutboxEvent[]> {
+  const { db } = await testDatabase();
+  const query = db("events").where({ team_id: teamId }).orderBy("id", "asc");
+  if (type) query.where({ type });
+  const rows = (await query) as (Omit<OutboxEvent, "created_at"> & { created_at: Date })[];
+  return rows.map((r) => ({
+    id: r.id,
+    type: r.type,
+    created_at: new Date(r.created_at).toISOString(),
+    api_version: r.api_version,
+    project_id: r.project_id,
+    data: r.data,
+  }));
+}
+
+/** Asserts the envelope matches the webhook schema its spec declares for its type. */
+export function assertValidEvent(event: OutboxEvent): void {
+  assert.ok(openapi.webhooks?.[event.type], `the spec declares the webhook ${event.type}`);
+  const pointer = `openapi.json#/webhooks/${event.type.replace(/~/g, "~0").replace(/\//g, "~1")}/post/requestBody/content/application~1json/schema`;
+  const validate = ajv.getSchema(pointer) ?? ajv.compile({ $ref: pointer });
+  assert.ok(
+    validate(event),
+    `${event.type} envelope does not match its schema: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(event).slice(0, 600)}`,
+  );
+  assert.match(event.id, /^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
+}

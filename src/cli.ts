@@ -5,7 +5,8 @@
 //   npm run cli -- migrate
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "./config.ts";
-import { migrate, openDatabase } from "./db/database.ts";
+import { migrate, openConfiguredDatabase } from "./db/database.ts";
+import { EmbeddedDatabaseError } from "./db/embedded.ts";
 import { createDomainContext } from "./db/tenant.ts";
 import { TIERS, type Tier } from "./modules/account/creators.ts";
 import { createProject } from "./modules/projects/projects.ts";
@@ -41,7 +42,10 @@ async function main(argv: string[]) {
     strict: true,
   });
   const config = loadConfig();
-  const db = openDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? null : config.dataDir });
+  // With the embedded database, this command connects to the running server's socket if there is
+  // one (and sees what it sees); alone, it opens the database itself for the command's duration.
+  const database = await openConfiguredDatabase({ url: config.databaseUrl, dataDir: config.dataDir, mode: "share" });
+  const { db } = database;
   try {
     const applied = await migrate(db);
     const now = new Date();
@@ -90,7 +94,7 @@ async function main(argv: string[]) {
         throw new UsageError(command ? `unknown command ${command}` : "a command is required");
     }
   } finally {
-    await db.destroy();
+    await database.close();
   }
 }
 
@@ -98,7 +102,7 @@ main(process.argv.slice(2)).then(
   (result) => console.log(JSON.stringify(result)),
   (err: unknown) => {
     if (err instanceof UsageError) console.error(`${err.message}\n${USAGE}`);
-    else if (err instanceof AccountError || err instanceof ConfigError) console.error(err.message);
+    else if (err instanceof AccountError || err instanceof ConfigError || err instanceof EmbeddedDatabaseError) console.error(err.message);
     else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) console.error(`${err.message}\n${USAGE}`);
     else console.error(err);
     process.exit(1);

@@ -3,6 +3,7 @@
 // every surface of this release in one process. Each surface can also run alone (SURFACES=api).
 import { createServer, type Server } from "node:http";
 import { ConfigError, loadConfig, type SurfaceName } from "./config.ts";
+import { EmbeddedDatabaseError } from "./db/embedded.ts";
 import { openServices, type Services } from "./services.ts";
 import { countCreators } from "./modules/account/creators.ts";
 import { DEMO_EMAIL, seedDemo } from "./operator.ts";
@@ -139,6 +140,8 @@ async function main() {
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     console.error(`configuration error: ${err.message}`);
+  } else if (err instanceof EmbeddedDatabaseError) {
+    console.error(err.message);
   } else if (err instanceof ConnectorLoadError) {
     console.error(`${err.message}\nFix the files above (or remove the package folder) and start again.`);
   } else if ((err as { code?: string }).code === "EADDRINUSE") {

@@ -2,7 +2,7 @@
 // key, the logger and the clock.
 import pino, { type Logger } from "pino";
 import type { Config } from "./config.ts";
-import { deploymentId, migrate, openDatabase, type Database } from "./db/database.ts";
+import { deploymentId, migrate, openConfiguredDatabase, type Database } from "./db/database.ts";
 import type { Kv } from "./kv/kv.ts";
 import { MemoryKv } from "./kv/memory.ts";
 import { RedisKv } from "./kv/redis.ts";
@@ -40,18 +40,28 @@ export function createLogger(level: string): Logger {
 }
 
 export async function openServices(config: Config, logger = createLogger(config.logLevel)): Promise<Services> {
-  const db = openDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? null : config.dataDir });
+  const database = await openConfiguredDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    mode: "own",
+    onFatal: (err) => {
+      logger.fatal({ err }, "the embedded database stopped working; exiting");
+      logger.flush();
+      process.exit(70);
+    },
+  });
+  const { db } = database;
   try {
     await migrate(db);
   } catch (err) {
-    await db.destroy();
+    await database.close();
     throw err;
   }
   let kv: Kv;
   try {
     kv = config.redisUrl ? await RedisKv.connect(config.redisUrl, `${config.redisKeyPrefix}:${await deploymentId(db)}:`) : new MemoryKv();
   } catch (err) {
-    await db.destroy();
+    await database.close();
     throw err;
   }
   const appKey = loadAppKey(config.appKey, config.dataDir);
@@ -63,15 +73,13 @@ export async function openServices(config: Config, logger = createLogger(config.
     logger,
     now: () => new Date(),
     backends: {
-      database: config.databaseUrl
-        ? `PostgreSQL (${new URL(config.databaseUrl).host}${new URL(config.databaseUrl).pathname})`
-        : `PGlite in ${config.dataDir}/pgdata`,
+      database: database.description,
       kv: config.redisUrl ? `Redis (${new URL(config.redisUrl).host})` : "in-process",
       appKey: appKey.source,
     },
     async close() {
       await kv.close();
-      await db.destroy();
+      await database.close();
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
     },
   };

@@ -28,7 +28,7 @@ export interface ThrowawayMcp {
 }
 
 export async function startThrowawayMcp(options: { budget?: readonly Window[] } = {}): Promise<ThrowawayMcp> {
-  const db = openDatabase({ url: null, dataDir: null });
+  const db = openDatabase({ url: null });
   await migrate(db);
   const kv = new MemoryKv();
   const now = new Date();

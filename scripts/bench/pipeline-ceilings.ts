@@ -163,7 +163,7 @@ async function main() {
   await admin.raw(`CREATE DATABASE ${name}`);
   const dbUrl = new URL(databaseUrl);
   dbUrl.pathname = `/${name}`;
-  const db = openDatabase({ url: dbUrl.toString(), dataDir: null });
+  const db = openDatabase({ url: dbUrl.toString() });
   const samples: Record<string, Measured[]> = {};
   try {
     await migrate(db);

@@ -79,7 +79,7 @@ async function main() {
     url.pathname = `/${name}`;
     benchDbUrl = url.toString();
   }
-  const db = openDatabase({ url: benchDbUrl, dataDir: null });
+  const db = openDatabase({ url: benchDbUrl });
   await migrate(db);
   const kv: Kv = redisUrl ? await RedisKv.connect(redisUrl, `sbbench:${randomBytes(4).toString("hex")}:`) : new MemoryKv();
   const email = `bench-${randomBytes(4).toString("hex")}@example.test`;

@@ -1,10 +1,11 @@
 // The data layer: DATABASE_URL set -> PostgreSQL through pg; unset -> PGlite (PostgreSQL in WASM)
-// on disk under DATA_DIR. The same Knex migrations serve both.
-import { mkdirSync } from "node:fs";
+// on disk under DATA_DIR, served to every process on a unix socket (embedded.ts), or in memory for
+// tests. The same Knex migrations serve all three.
 import { join } from "node:path";
 import knex, { type Knex } from "knex";
 import ClientPgLite from "knex-pglite";
 import { migrationSource } from "./migrations/index.ts";
+import { isSharedEmbedded, openEmbeddedDatabase } from "./embedded.ts";
 
 export type Database = Knex;
 
@@ -15,17 +16,50 @@ export interface DatabaseOptions {
   dataDir: string | null;
 }
 
-export function openDatabase(options: DatabaseOptions): Database {
+/** PostgreSQL, or PGlite in memory (tests and benchmarks). DATA_DIR goes through openConfiguredDatabase. */
+export function openDatabase(options: { url: string | null }): Database {
   if (options.url) {
     return knex({ client: "pg", connection: options.url, pool: { min: 0, max: 10 } });
   }
-  let connection: Record<string, string> = {};
-  if (options.dataDir) {
-    const dir = join(options.dataDir, "pgdata");
-    mkdirSync(dir, { recursive: true });
-    connection = { filename: dir };
+  return knex({ client: ClientPgLite as unknown as typeof knex.Client, dialect: "postgres", connection: {} } as Knex.Config);
+}
+
+export interface OpenedDatabase {
+  db: Database;
+  /** For the start banner. */
+  description: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The database a process is configured for: PostgreSQL when url is set, else the embedded one in
+ * dataDir. "own": this process serves the embedded database (the server; refused while another
+ * process owns it); "share": a client of the owner if there is one (operator commands).
+ */
+export async function openConfiguredDatabase(options: {
+  url: string | null;
+  dataDir: string;
+  mode: "own" | "share";
+  onFatal?: (err: unknown) => void;
+}): Promise<OpenedDatabase> {
+  if (options.url) {
+    const db = openDatabase({ url: options.url });
+    const url = new URL(options.url);
+    return { db, description: `PostgreSQL (${url.host}${url.pathname})`, close: () => db.destroy() };
   }
-  return knex({ client: ClientPgLite as unknown as typeof knex.Client, dialect: "postgres", connection } as Knex.Config);
+  const embedded = await openEmbeddedDatabase({
+    dataDir: options.dataDir,
+    mode: options.mode,
+    waitMs: options.mode === "own" ? 10_000 : 0,
+    ...(options.onFatal ? { onFatal: options.onFatal } : {}),
+  });
+  return {
+    db: embedded.db,
+    description: embedded.owner
+      ? `PGlite in ${join(options.dataDir, "pgdata")}, served on ${embedded.socketPath} (psql -h ${options.dataDir})`
+      : `PGlite served by another process on ${embedded.socketPath}`,
+    close: () => embedded.close(),
+  };
 }
 
 /** Any fixed number; pg_advisory_lock keys are bigints shared by every session of the server. */
@@ -37,13 +71,28 @@ async function latest(db: Database): Promise<string[]> {
 }
 
 /**
+ * The processes sharing an embedded database share one PostgreSQL session, where an advisory
+ * lock excludes nobody; knex's own lock row does, and the process that finds it taken waits.
+ */
+async function latestWhenFree(db: Database): Promise<string[]> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await latest(db);
+    } catch (err) {
+      if ((err as Error).name !== "MigrationLocked" || attempt >= 100) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/**
  * Runs pending migrations. Any number of processes may start together on one empty PostgreSQL
  * database: knex alone races there (two creates of knex_migrations, or MigrationLocked for the
  * loser), so a session advisory lock lets one process migrate while the others wait and then
  * find nothing left to do. The lock is released by the server if the process dies.
  */
 export async function migrate(db: Database): Promise<string[]> {
-  if (isEmbedded(db)) return latest(db);
+  if (isEmbedded(db)) return latestWhenFree(db);
   const connection = await db.client.acquireConnection();
   try {
     await db.raw("select pg_advisory_lock(?::bigint)", [MIGRATION_LOCK]).connection(connection);
@@ -64,7 +113,7 @@ export async function deploymentId(db: Database): Promise<string> {
   return row.id;
 }
 
-/** The embedded database runs one connection: isEmbedded lets callers avoid nested pools. */
+/** PGlite, in memory or served on DATA_DIR's socket (one PostgreSQL session for every client). */
 export function isEmbedded(db: Database): boolean {
-  return (db.client.config as Knex.Config).client !== "pg";
+  return (db.client.config as Knex.Config).client !== "pg" || isSharedEmbedded(db);
 }

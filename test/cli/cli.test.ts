@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { runNpm, tempDir } from "../helpers/processes.ts";
 import { testDatabase } from "../helpers/backends.ts";
 import { uniqueEmail } from "../helpers/fixtures.ts";
-import { openDatabase, type Database } from "../../src/db/database.ts";
+import { openConfiguredDatabase, type Database } from "../../src/db/database.ts";
 import { resolveToken } from "../../src/modules/tokens/tokens.ts";
 
 describe("operator CLI", function () {
@@ -19,7 +19,7 @@ describe("operator CLI", function () {
     } else {
       const dataDir = tempDir("cli");
       env = { DATA_DIR: dataDir, LOG_LEVEL: "silent" };
-      // The embedded database is opened after each command has exited (one process at a time).
+      // Opened for each check (a client of the owner when a command is running, else its owner).
       db = null as unknown as Database;
       ownDb = true;
       env.__dataDir = dataDir;
@@ -28,11 +28,11 @@ describe("operator CLI", function () {
 
   async function withDb<T>(use: (db: Database) => Promise<T>): Promise<T> {
     if (!ownDb) return use(db);
-    const local = openDatabase({ url: null, dataDir: env.__dataDir! });
+    const local = await openConfiguredDatabase({ url: null, dataDir: env.__dataDir!, mode: "share" });
     try {
-      return await use(local);
+      return await use(local.db);
     } finally {
-      await local.destroy();
+      await local.close();
     }
   }
 

@@ -49,7 +49,7 @@ export function testDatabase(): Promise<Backends> {
   backends ??= (async () => {
     runDatabase = usingPostgres ? await emptyPostgresDatabase("") : null;
     const databaseUrl = runDatabase?.url ?? null;
-    const db = openDatabase({ url: databaseUrl, dataDir: null });
+    const db = openDatabase({ url: databaseUrl });
     await migrate(db);
     return { db, databaseUrl };
   })();

@@ -27,7 +27,7 @@ if (usingPostgres && usingRedis)
     it("migrates an empty database once however many knex instances start at once (5 trials of 6)", async () => {
       for (let trial = 0; trial < 5; trial++) {
         const database = await emptyPostgresDatabase(`migrate${trial}`);
-        const instances = Array.from({ length: 6 }, () => openDatabase({ url: database.url, dataDir: null }));
+        const instances = Array.from({ length: 6 }, () => openDatabase({ url: database.url }));
         try {
           const applied = await Promise.all(instances.map((db) => migrate(db)));
           assert.equal(applied.flat().length, applied.find((a) => a.length > 0)!.length, "each migration ran exactly once");
@@ -63,7 +63,7 @@ if (usingPostgres && usingRedis)
       /** An empty database with one creator and its first token (id 1 in both). */
       async function deployment(label: string, appKey: string) {
         const database = await emptyPostgresDatabase(label);
-        const db = openDatabase({ url: database.url, dataDir: null });
+        const db = openDatabase({ url: database.url });
         let token: string;
         try {
           await migrate(db);

@@ -1,0 +1,157 @@
+// The embedded database on disk (DATA_DIR/pgdata), shared by every process that uses DATA_DIR.
+//
+// PGlite is PostgreSQL compiled to WebAssembly, inside one process: two processes opening the
+// same directory each run their own PostgreSQL over the same files (they do not see each other's
+// writes, and the files can be corrupted). So one process owns the directory: the first to bind
+// DATA_DIR/.s.PGSQL.5432. The owner opens PGlite and serves it on that unix socket
+// (embedded-server.ts); every client, including the owner's own Knex pool, speaks the ordinary
+// PostgreSQL protocol to it through `pg`. Any other process (an operator CLI command while the
+// server runs, psql -h DATA_DIR) connects to the same socket and sees the same data at once.
+//
+// Binding the socket is the lock: bind() fails with EADDRINUSE while the file exists; a file left
+// by a process that died refuses connections (ECONNREFUSED) and is removed before binding again.
+import { mkdirSync, unlinkSync } from "node:fs";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import knex from "knex";
+import { EmbeddedServer } from "./embedded-server.ts";
+
+/** PostgreSQL's socket file name for the default port: psql -h DATA_DIR finds it. */
+export const SOCKET_PORT = 5432;
+const OWNER_TAG = "subbridge-embedded-owner";
+/** sockaddr_un.sun_path is 108 bytes on Linux (104 on macOS), NUL included. */
+const MAX_SOCKET_PATH = 103;
+
+export class EmbeddedDatabaseError extends Error {}
+
+export interface EmbeddedDatabase {
+  db: knex.Knex;
+  /** True when this process opened PGlite and serves it; false when it is a client of the owner. */
+  owner: boolean;
+  socketPath: string;
+  close(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  dataDir: string;
+  /**
+   * "own": this process must own the database (the server: it serves other processes and keeps
+   * running); waits up to waitMs for a current owner (a CLI command) to finish.
+   * "share": own it if nobody does (a CLI command alone), else connect to the owner.
+   */
+  mode: "own" | "share";
+  waitMs?: number;
+  /** Connections served to other processes at once (psql, CLI commands). */
+  maxClients?: number;
+  /** Called if PGlite fails while serving (its WebAssembly program exited). */
+  onFatal?: (err: unknown) => void;
+  applicationName?: string;
+}
+
+function socketPathOf(dataDir: string): string {
+  const path = join(dataDir, `.s.PGSQL.${SOCKET_PORT}`);
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
+    throw new EmbeddedDatabaseError(
+      `DATA_DIR is too long for the embedded database's unix socket (${path} is ${Buffer.byteLength(path)} bytes; at most ${MAX_SOCKET_PATH}): choose a shorter DATA_DIR`,
+    );
+  }
+  return path;
+}
+
+/** Whether a process is accepting connections on the socket. */
+function alive(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** Binds the socket if no live process holds it; null when one does. */
+async function claim(server: EmbeddedServer, path: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await server.listen();
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+      if (await alive(path)) return false;
+      try {
+        unlinkSync(path); // left by a process that died
+      } catch (unlinkErr) {
+        if ((unlinkErr as NodeJS.ErrnoException).code !== "ENOENT") throw unlinkErr;
+      }
+    }
+  }
+  return false;
+}
+
+function knexOver(dataDir: string, applicationName: string, max: number): knex.Knex {
+  const db = knex({
+    client: "pg",
+    // host = a directory: pg connects to <host>/.s.PGSQL.<port>. PGlite ignores user and database.
+    connection: { host: dataDir, port: SOCKET_PORT, user: "postgres", database: "postgres", application_name: applicationName },
+    pool: { min: 0, max },
+  });
+  shared.add(db);
+  return db;
+}
+
+export async function openEmbeddedDatabase(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const { dataDir } = options;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const socketPath = socketPathOf(dataDir);
+  const deadline = Date.now() + (options.waitMs ?? 0);
+  for (;;) {
+    const server = new EmbeddedServer({
+      path: socketPath,
+      maxClients: options.maxClients ?? 8,
+      ownerTag: OWNER_TAG,
+      idleInTransactionMs: 5000,
+      onFatal: (err) => options.onFatal?.(err),
+    });
+    if (await claim(server, socketPath)) {
+      let pglite: PGlite;
+      try {
+        pglite = await PGlite.create({ dataDir: join(dataDir, "pgdata") });
+      } catch (err) {
+        await server.stop(0);
+        throw err;
+      }
+      server.attach(pglite);
+      const db = knexOver(dataDir, OWNER_TAG, 10);
+      return {
+        db,
+        owner: true,
+        socketPath,
+        async close() {
+          await db.destroy();
+          await server.stop(2000);
+          await pglite.close();
+        },
+      };
+    }
+    if (options.mode === "share") {
+      const db = knexOver(dataDir, options.applicationName ?? "subbridge-client", 2);
+      return { db, owner: false, socketPath, close: () => db.destroy() };
+    }
+    if (Date.now() >= deadline) {
+      throw new EmbeddedDatabaseError(
+        `another process is using the embedded database in ${dataDir} (a SubBridge server, or an operator command still running). ` +
+          "One server per DATA_DIR: stop the other server or give this one its own DATA_DIR; to run several processes on one database, set DATABASE_URL to PostgreSQL.",
+      );
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const shared = new WeakSet<object>();
+
+/** Whether db speaks to an embedded database over its socket. */
+export function isSharedEmbedded(db: object): boolean {
+  return shared.has(db);
+}

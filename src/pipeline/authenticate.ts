@@ -28,7 +28,7 @@ export interface Admission {
   rate: RateState;
 }
 
-function principalOf(token: ResolvedToken): Principal {
+export function principalOf(token: ResolvedToken): Principal {
   return {
     credentialKind: "personal_access_token",
     credentialId: token.tokenId,

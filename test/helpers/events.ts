@@ -3,6 +3,8 @@
 import assert from "node:assert/strict";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
+import { teamEvents } from "../../src/modules/events/outbox.ts";
 import { testDatabase } from "./backends.ts";
 import { openapi } from "./http.ts";
 
@@ -22,17 +24,7 @@ export interface OutboxEvent {
 /** The team's events of `type` (oldest first), as the envelopes a receiver would get. */
 export async function eventsOf(teamId: string, type?: string): Promise<OutboxEvent[]> {
   const { db } = await testDatabase();
-  const query = db("events").where({ team_id: teamId }).orderBy("id", "asc");
-  if (type) query.where({ type });
-  const rows = (await query) as (Omit<OutboxEvent, "created_at"> & { created_at: Date })[];
-  return rows.map((r) => ({
-    id: r.id,
-    type: r.type,
-    created_at: new Date(r.created_at).toISOString(),
-    api_version: r.api_version,
-    project_id: r.project_id,
-    data: r.data,
-  }));
+  return teamEvents(createDomainContext(db, systemActor(teamId), new Date()), type ? { type } : {});
 }
 
 /** Asserts the envelope matches the webhook schema its spec declares for its type. */

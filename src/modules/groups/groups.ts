@@ -6,14 +6,12 @@ import { notFound, validationFailed } from "../../errors.ts";
 import { afterCommit, tenantTable, type DomainContext } from "../../db/tenant.ts";
 import type { PageWindow } from "../../db/pages.ts";
 import { fetchPage, orderClause } from "../../db/pages.ts";
-import { recordActivity } from "../activity/activity-log.ts";
-import { emitEvent } from "../events/outbox.ts";
 import { assertProjectsVisible } from "../projects/projects.ts";
 import { tokensTable } from "../tokens/tokens.ts";
 import { grantableByRole } from "../teams/built-in-roles.ts";
 import { teamMembersTable } from "../teams/tables.ts";
-import { getCurrentTeam } from "../teams/teams.ts";
 import { requireGrowth } from "../teams/tier.ts";
+import { recordSettingChange } from "../teams/setting-change.ts";
 
 export const groupsTable = tenantTable("groups", { team: "team_id" });
 
@@ -103,18 +101,6 @@ async function membersChanged(ctx: DomainContext, userIds: readonly string[]) {
   afterCommit(ctx, { kind: "credentials-changed", tokenIds: tokenIds.map(String) });
 }
 
-async function groupEvent(ctx: DomainContext, type: string, group: ReturnType<typeof presentGroup>) {
-  const team = await getCurrentTeam(ctx);
-  await emitEvent(ctx, { type, data: { team: { id: team.id, name: team.name }, group } });
-  await recordActivity(ctx, {
-    event: type.replace(".", "_"),
-    description: `Group ${group.code} ${type.split(".")[1]}`,
-    subjectType: "team",
-    subjectId: team.id,
-    properties: { group },
-  });
-}
-
 export async function createGroup(ctx: DomainContext, input: Required<GroupFields> & { code: string }) {
   await requireGrowth(ctx, "Groups");
   await checkFields(ctx, input);
@@ -138,7 +124,7 @@ export async function createGroup(ctx: DomainContext, input: Required<GroupField
   });
   await membersChanged(ctx, row.member_user_ids);
   const group = presentGroup(row);
-  await groupEvent(ctx, "group.created", group);
+  await recordSettingChange(ctx, "group", "created", group);
   return group;
 }
 
@@ -166,7 +152,7 @@ export async function updateGroup(ctx: DomainContext, id: string, input: GroupFi
     });
   await membersChanged(ctx, [...new Set([...before.member_user_ids, ...after.member_user_ids])]);
   const group = presentGroup(after);
-  await groupEvent(ctx, "group.updated", group);
+  await recordSettingChange(ctx, "group", "updated", group);
   return group;
 }
 
@@ -184,5 +170,5 @@ export async function deleteGroup(ctx: DomainContext, id: string) {
   await requireGrowth(ctx, "Groups");
   await groupsTable.rows(ctx).where({ id }).delete();
   await membersChanged(ctx, row.member_user_ids);
-  await groupEvent(ctx, "group.deleted", presentGroup(row));
+  await recordSettingChange(ctx, "group", "deleted", presentGroup(row));
 }

@@ -6,13 +6,11 @@ import { ApiError, domainRefusal, notFound, validationFailed } from "../../error
 import { afterCommit, tenantTable, type DomainContext } from "../../db/tenant.ts";
 import type { PageWindow } from "../../db/pages.ts";
 import { fetchPage, orderClause } from "../../db/pages.ts";
-import { recordActivity } from "../activity/activity-log.ts";
-import { emitEvent } from "../events/outbox.ts";
 import { tokensTable } from "../tokens/tokens.ts";
 import { builtInRole, DEFAULT_ROLE_CODE, grantableByRole } from "../teams/built-in-roles.ts";
 import { invitationsTable, teamMembersTable } from "../teams/tables.ts";
-import { getCurrentTeam } from "../teams/teams.ts";
 import { requireGrowth } from "../teams/tier.ts";
+import { recordSettingChange } from "../teams/setting-change.ts";
 
 export const rolesTable = tenantTable("roles", { team: "team_id" });
 
@@ -87,11 +85,6 @@ async function holdersChanged(ctx: DomainContext, roleId: string) {
   afterCommit(ctx, { kind: "credentials-changed", tokenIds: tokenIds.map(String) });
 }
 
-async function roleEvent(ctx: DomainContext, type: string, role: ReturnType<typeof presentRole>) {
-  const team = await getCurrentTeam(ctx);
-  await emitEvent(ctx, { type, data: { team: { id: team.id, name: team.name }, role } });
-}
-
 export async function createRole(ctx: DomainContext, input: { code: string; name: string; abilities: string[] }) {
   await requireGrowth(ctx, "Custom roles");
   checkAbilities(input.abilities);
@@ -107,14 +100,7 @@ export async function createRole(ctx: DomainContext, input: { code: string; name
   };
   await rolesTable.insert(ctx, row);
   const role = presentRole({ ...row, team_id: ctx.actor.teamId, abilities: [...input.abilities].sort() });
-  await recordActivity(ctx, {
-    event: "role_created",
-    description: `Role ${role.code} created`,
-    subjectType: "team",
-    subjectId: ctx.actor.teamId,
-    properties: { role },
-  });
-  await roleEvent(ctx, "role.created", role);
+  await recordSettingChange(ctx, "role", "created", role);
   return role;
 }
 
@@ -138,14 +124,7 @@ export async function updateRole(ctx: DomainContext, id: string, input: { name?:
     updated_at: ctx.now,
   });
   if (input.abilities) await holdersChanged(ctx, id);
-  await recordActivity(ctx, {
-    event: "role_updated",
-    description: `Role ${role.code} changed`,
-    subjectType: "team",
-    subjectId: ctx.actor.teamId,
-    properties: { role },
-  });
-  await roleEvent(ctx, "role.updated", role);
+  await recordSettingChange(ctx, "role", "updated", role);
   return role;
 }
 
@@ -161,12 +140,5 @@ export async function deleteRole(ctx: DomainContext, id: string) {
   await invitationsTable.rows(ctx).where({ role_id: id }).update({ role_id: fallback.id });
   await rolesTable.rows(ctx).where({ id }).delete();
   const role = presentRole(row);
-  await recordActivity(ctx, {
-    event: "role_deleted",
-    description: `Role ${role.code} deleted`,
-    subjectType: "team",
-    subjectId: ctx.actor.teamId,
-    properties: { role },
-  });
-  await roleEvent(ctx, "role.deleted", role);
+  await recordSettingChange(ctx, "role", "deleted", role);
 }

@@ -1,19 +1,14 @@
 // The Account area: a creator's linked identities (linked by connectors, listed and unlinked over
 // REST) and where their alerts go (GET/PUT /v1/me/alert-destinations), whatever team the token
-// acts on. account:read and account:write are REST-only abilities.
+// acts on. The abilities of these routes: account-abilities.test.ts.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { ApiClient, expectError, type TestResponse } from "../../helpers/http.ts";
-import { createTestCreator, joinTeamWithToken, tokenFor, type TestCreator } from "../../helpers/fixtures.ts";
+import { ApiClient, expectError } from "../../helpers/http.ts";
+import { joinTeamWithToken } from "../../helpers/fixtures.ts";
 import { startApi, type RunningApi } from "../../helpers/server.ts";
-import { connectMcp, startMcp } from "../../helpers/mcp.ts";
 import { testDatabase } from "../../helpers/backends.ts";
-import { createDomainContext, systemActor } from "../../../src/db/tenant.ts";
+import { accountId, freshCreator, link, put } from "./support.ts";
 import { ApiError } from "../../../src/errors.ts";
-import { linkIdentity } from "../../../src/modules/account/identities.ts";
 
-const ACCOUNT_OPERATIONS = ["list_identities", "unlink_identity", "list_alert_destinations", "replace_alert_destinations"];
 const CRITICAL = ["billing", "recovery", "security"];
 const T0 = Date.parse("2026-11-02T10:00:00.000Z");
 const at = (seconds: number) => new Date(T0 + seconds * 1000);
@@ -23,23 +18,6 @@ interface Destination {
   target: string;
   classes: string[] | null;
   is_primary: boolean;
-}
-
-const accountId = (label = "acct") => `${label}-${randomBytes(5).toString("hex")}`;
-
-/** Links a platform account to the creator, as a connector does (its entry point). */
-async function link(creator: TestCreator, options: { connector?: string; account?: string; when?: Date; displayName?: string | null } = {}) {
-  const { db } = await testDatabase();
-  const ctx = createDomainContext(db, { ...systemActor(creator.teamId), userId: creator.userId }, options.when ?? new Date());
-  return linkIdentity(ctx, {
-    connector: options.connector ?? "telegram",
-    accountId: options.account ?? accountId(),
-    displayName: options.displayName === undefined ? "@someone" : options.displayName,
-  });
-}
-
-function put(client: ApiClient, body: unknown): Promise<TestResponse> {
-  return client.request("PUT", "/v1/me/alert-destinations", { body });
 }
 
 /** Classes compared as sets (their order is not part of the contract). */
@@ -52,11 +30,7 @@ describe("account: identities and alert destinations", () => {
   });
   after(() => api?.close());
 
-  /** A fresh creator (a person of their own) and a client with their full token. */
-  async function creator(label = "account") {
-    const c = await createTestCreator({ label });
-    return { c, client: new ApiClient(api.url, c.token) };
-  }
+  const creator = (label?: string) => freshCreator(api.url, label);
 
   async function destinationsOf(client: ApiClient): Promise<Destination[]> {
     const res = await client.get("/v1/me/alert-destinations");
@@ -359,57 +333,6 @@ describe("account: identities and alert destinations", () => {
       }
       // Nothing was written to the other creator either.
       assert.deepEqual(await rowsOf(other.userId), []);
-    });
-  });
-
-  describe("abilities", () => {
-    it("reads need account:read and changes account:write (403 TOKEN_MISSING_ABILITY)", async () => {
-      const { c } = await creator();
-      const identity = await link(c);
-      const none = new ApiClient(api.url, (await tokenFor(c, ["team:view"])).token);
-      const reader = new ApiClient(api.url, (await tokenFor(c, ["account:read"])).token);
-      const writer = new ApiClient(api.url, (await tokenFor(c, ["account:write"])).token);
-      const calls = {
-        list_identities: (x: ApiClient) => x.get("/v1/me/identities"),
-        list_alert_destinations: (x: ApiClient) => x.get("/v1/me/alert-destinations"),
-        unlink_identity: (x: ApiClient) => x.delete(`/v1/me/identities/${crypto.randomUUID()}`),
-        replace_alert_destinations: (x: ApiClient) => put(x, { destinations: [] }),
-      };
-      for (const [operation, call] of Object.entries(calls)) {
-        const needed = operation.startsWith("list_") ? "account:read" : "account:write";
-        assert.equal(expectError(await call(none), 403, "TOKEN_MISSING_ABILITY").context?.required_ability, needed, operation);
-        const other = needed === "account:read" ? writer : reader;
-        assert.equal(expectError(await call(other), 403, "TOKEN_MISSING_ABILITY").context?.required_ability, needed, operation);
-      }
-      assert.equal((await reader.get("/v1/me/identities")).status, 200);
-      assert.equal((await writer.delete(`/v1/me/identities/${identity.id}`)).status, 204);
-    });
-
-    it("are REST-only: none of these routes is an MCP tool", async () => {
-      const manifest = JSON.parse(readFileSync(new URL("../../../generated/mcp-tools.json", import.meta.url), "utf8")) as {
-        tools: { name: string; ability: string }[];
-      };
-      const names = manifest.tools.map((t) => t.name);
-      assert.ok(names.includes("list_roles"), "the manifest lists tools (positive control)");
-      for (const operation of ACCOUNT_OPERATIONS) assert.ok(!names.includes(operation), `${operation} is not an MCP tool`);
-      assert.ok(!manifest.tools.some((t) => t.ability.startsWith("account:")), "no tool requires an account ability");
-      const catalog = JSON.parse(readFileSync(new URL("../../../generated/abilities.json", import.meta.url), "utf8")).abilities as {
-        value: string;
-        enforcement: string;
-      }[];
-      for (const ability of ["account:read", "account:write"]) assert.equal(catalog.find((a) => a.value === ability)?.enforcement, "R", ability);
-      // And a live MCP server does not offer them to a token holding every ability.
-      const mcp = await startMcp({ baseUrl: api.url });
-      const { c } = await creator("account-mcp");
-      const client = await connectMcp(mcp, c.token);
-      try {
-        const live = (await client.listTools()).tools.map((t) => t.name);
-        assert.ok(live.includes("list_roles"));
-        for (const operation of ACCOUNT_OPERATIONS) assert.ok(!live.includes(operation), `${operation} is not offered over MCP`);
-      } finally {
-        await client.close();
-        await mcp.close();
-      }
     });
   });
 });

@@ -1,20 +1,15 @@
 // The Roles area: the built-in admin and member, custom roles (Growth), what deleting one does to
-// its holders, how a role bounds its holders' tokens from their very next request (REST and MCP,
-// through the credential cache), and the events and activity entries every change writes.
+// its holders, and the events and activity entries every change writes. How a role bounds its
+// holders' tokens: role-grants.test.ts.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { ApiClient, expectError, type TestResponse } from "../../helpers/http.ts";
+import { ApiClient, expectError } from "../../helpers/http.ts";
 import { createTestCreator, joinTeamWithToken, uniqueEmail, type TestCreator } from "../../helpers/fixtures.ts";
-import { startApi, type RunningApi } from "../../helpers/server.ts";
-import { startMcp, type RunningMcp } from "../../helpers/mcp.ts";
+import type { RunningApi } from "../../helpers/server.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
 import { CallerFactory, expectReached } from "../../tenancy/callers.ts";
-import type { CallResult } from "../../tenancy/types.ts";
-import { createDomainContext } from "../../../src/db/tenant.ts";
-import { holdsAbility } from "../../../src/modules/tokens/abilities.ts";
-import { lookupToken, mintToken, parseBearer, verifyToken } from "../../../src/modules/tokens/tokens.ts";
+import { code, patch, refused, sorted, useRolesTeam } from "./support.ts";
 
 interface CatalogAbility {
   value: string;
@@ -25,13 +20,6 @@ interface CatalogAbility {
 const catalog: CatalogAbility[] = JSON.parse(readFileSync(new URL("../../../generated/abilities.json", import.meta.url), "utf8")).abilities;
 /** Every ability a role may grant: what a token can hold, except team:delete and billing:* (roles.yaml). */
 const roleGrantable = catalog.filter((a) => a.grantable && a.value !== "team:delete" && !a.value.startsWith("billing:")).map((a) => a.value);
-
-const code = (prefix = "role") => `${prefix}-${randomBytes(4).toString("hex")}`;
-const sorted = (list: readonly string[]) => [...list].sort();
-
-function patch(client: ApiClient, path: string, body: unknown): Promise<TestResponse> {
-  return client.request("PATCH", path, { body });
-}
 
 /** Everything a refused roles call must leave alone on a team. */
 async function snapshot(teamId: string) {
@@ -53,44 +41,14 @@ async function activityAbout(teamId: string, event: string, roleId: string) {
   return rows.filter((r) => r.properties?.role?.id === roleId);
 }
 
-function refused(result: CallResult, code: string): void {
-  assert.equal(result.ok, false, `${result.request} answered a success: ${JSON.stringify(result.body).slice(0, 300)}`);
-  if (!result.ok) assert.equal(result.code, code, `${result.request}: ${JSON.stringify(result.body).slice(0, 300)}`);
-}
-
 describe("roles", () => {
+  const team = useRolesTeam();
   let api: RunningApi;
-  let mcp: RunningMcp;
   let callers: CallerFactory;
   let owner: TestCreator;
   let client: ApiClient;
-  before(async () => {
-    // One KV store for both surfaces, as in a deployment: a change made over REST reaches MCP.
-    api = await startApi({ sharedKv: "roles-area" });
-    mcp = await startMcp({ sharedKv: "roles-area", baseUrl: api.url });
-    callers = new CallerFactory(api.url, mcp);
-    owner = await createTestCreator({ label: "roles-owner" });
-    client = new ApiClient(api.url, owner.token);
-  });
-  after(async () => {
-    await callers?.close();
-    await mcp?.close();
-    await api?.close();
-  });
-
-  async function createRole(abilities: string[], name = "Custom role", as = client) {
-    const res = await as.post("/v1/roles", { code: code(), name, abilities });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return res.body.data as {
-      id: string;
-      code: string;
-      name: string;
-      abilities: string[];
-      built_in: boolean;
-      created_at: string;
-      updated_at: string;
-    };
-  }
+  before(() => ({ api, callers, owner, client } = team));
+  const createRole = (abilities: string[], name?: string, as?: ApiClient) => team.createRole(abilities, name, as);
 
   describe("reading and writing", () => {
     it("lists the built-in admin and member with what the catalog gives them, sorted, and the custom roles newest first", async () => {
@@ -319,87 +277,6 @@ describe("roles", () => {
       assert.equal(error.context?.required_ability, "team:update");
       assert.equal((await asHolder.get("/v1/teams/current")).status, 200, "what member grants still works");
       assert.equal((await asHolder.get(`/v1/teams/${owner.teamId}/members`)).status, 200);
-    });
-  });
-
-  describe("what a role grants bounds its holders' tokens", () => {
-    it("from the very next request, REST and MCP alike, twice in a row in each state", async () => {
-      const role = await createRole(["team:view", "token:view-any"], "Viewers");
-      const holder = await createTestCreator({ label: "roles-viewer" });
-      const token = (await joinTeamWithToken(owner, holder, ["team:view", "token:view-any"], role.code)).token;
-      const rest = await callers.caller("rest", token, "holder over REST");
-      const overMcp = await callers.caller("mcp", token, "holder over MCP");
-      const expectState = async (allowed: boolean, state: string) => {
-        for (const caller of [rest, overMcp]) {
-          for (const attempt of [1, 2]) {
-            const result = await caller.call("get_current_team");
-            if (allowed) {
-              assert.equal(expectReached(result, `${state}, attempt ${attempt}`).data.id, owner.teamId);
-            } else {
-              refused(result, "TOKEN_MISSING_ABILITY");
-              assert.equal((result.body as any).error.context?.required_ability, "team:view", `${state}, attempt ${attempt}`);
-              if (result.status !== null) assert.equal(result.status, 403);
-            }
-            // What the role still grants keeps working throughout.
-            expectReached(await caller.call("list_tokens", { query: { per_page: 10 } }), `${state}: token:view-any is still granted`);
-          }
-        }
-      };
-      await expectState(true, "role grants team:view");
-      assert.equal((await patch(client, `/v1/roles/${role.id}`, { abilities: ["token:view-any"] })).status, 200);
-      await expectState(false, "team:view removed from the role");
-      assert.equal((await patch(client, `/v1/roles/${role.id}`, { abilities: ["team:view", "token:view-any"] })).status, 200);
-      await expectState(true, "team:view put back");
-      assert.equal((await patch(client, `/v1/roles/${role.id}`, { abilities: ["token:view-any"] })).status, 200);
-      await expectState(false, "team:view removed again");
-    });
-
-    it("a token never acts beyond what it carries, whatever the role grants", async () => {
-      const role = await createRole(["team:view", "token:view-any", "activity:read"], "Generous");
-      const holder = await createTestCreator({ label: "roles-narrow" });
-      const token = (await joinTeamWithToken(owner, holder, ["token:view-any"], role.code)).token;
-      const asHolder = new ApiClient(api.url, token);
-      expectError(await asHolder.get("/v1/teams/current"), 403, "TOKEN_MISSING_ABILITY");
-      assert.equal((await asHolder.get("/v1/tokens")).status, 200);
-    });
-
-    // The catalog's `satisfies` relations hold on both sides: a token carrying an ability that
-    // satisfies another, held by a member whose role grants that other one, may use it.
-    it("counts abilities satisfied through the catalog when narrowing a token by its role", async () => {
-      const role = await createRole(["team:view", "pass-window:view-any"], "Pass viewers");
-      const holder = await createTestCreator({ label: "roles-satisfies" });
-      const minted = await joinTeamWithToken(owner, holder, ["team:view", "project-subscription-plan:view-any"], role.code);
-      const { db } = await testDatabase();
-      const parsed = parseBearer(minted.token)!;
-      const resolved = verifyToken((await lookupToken(db, parsed.id, new Date()))!, parsed.secret, new Date())!;
-      assert.ok(resolved.abilities.has("team:view"));
-      assert.ok(!holdsAbility(resolved.abilities, "project-subscription-plan:view-any"), "the role does not grant the plans themselves");
-      assert.ok(
-        holdsAbility(resolved.abilities, "pass-window:view-any"),
-        `the token carries pass-window:view-any (through project-subscription-plan:view-any) and the role grants it; resolved: ${[...resolved.abilities].join(", ")}`,
-      );
-    });
-
-    it("keeps what a retired ability still grants on a legacy token when the role grants it (admin)", async () => {
-      const holder = await createTestCreator({ label: "roles-legacy" });
-      await joinTeamWithToken(owner, holder, ["team:view"], "admin");
-      const { db } = await testDatabase();
-      // A token minted before webhook-endpoint:manage was retired (minting refuses it now).
-      const actor = { userId: holder.userId, teamId: owner.teamId, projectIds: null, kind: "system" as const, credentialKind: null, requestId: null };
-      const minted = await db.transaction((trx) =>
-        mintToken(createDomainContext(trx, actor, new Date()), { name: "legacy", abilities: ["team:view"] }, null),
-      );
-      await db("personal_access_tokens")
-        .where({ id: minted.data.id })
-        .update({ abilities: JSON.stringify(["team:view", "webhook-endpoint:manage"]) });
-      const parsed = parseBearer(minted.token)!;
-      const resolved = verifyToken((await lookupToken(db, parsed.id, new Date()))!, parsed.secret, new Date())!;
-      for (const ability of ["webhook-endpoint:view-any", "webhook-endpoint:create", "webhook-delivery:retry"]) {
-        assert.ok(
-          holdsAbility(resolved.abilities, ability),
-          `${ability}: admin grants it and the legacy token carries it; resolved: ${[...resolved.abilities].join(", ")}`,
-        );
-      }
     });
   });
 

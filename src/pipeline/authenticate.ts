@@ -5,8 +5,8 @@ import type { Knex } from "knex";
 import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../security/crypto.ts";
 import type { Kv } from "../kv/kv.ts";
-import { lookupToken, parseBearer, verifyToken, type ResolvedToken, type TokenRecord } from "../modules/tokens/tokens.ts";
-import { admitCached, CREDENTIAL_TTL_MS, refreshCredential, rememberCredential } from "./credential-cache.ts";
+import { expired, lookupToken, parseBearer, verifyTokenHash, type ResolvedToken } from "../modules/tokens/tokens.ts";
+import { admitCached, CREDENTIAL_TTL_MS, decodeEntry, refreshCredential, rememberCredential } from "./credential-cache.ts";
 import type { Principal } from "./context.ts";
 import { budgetCounters, consumeBudget, rateLimited, rateStateOf, type RateState, type Window } from "./rate-limit.ts";
 
@@ -67,23 +67,28 @@ export async function admitBearer(
   if (!parsed) refuse("The token is malformed, unknown, deleted or expired.");
   const subject = `${budgetName}:personal_access_token:${parsed.id}`;
   const counters = budgetCounters(subject, budget, now.getTime());
-  const cached = await admitCached(kv, parsed.id, sha256Hex(parsed.secret), counters);
+  const secretHash = sha256Hex(parsed.secret);
+  const cached = await admitCached(kv, parsed.id, secretHash, counters);
 
   let token: ResolvedToken | null = null;
   let rate: RateState;
   if (cached.state === "hit") {
-    let record: TokenRecord | null = cached.record;
-    if (now.getTime() - cached.resolvedAtMs >= CREDENTIAL_TTL_MS) {
-      record = await lookupToken(db, parsed.id, now);
+    const entry = decodeEntry<ResolvedToken | null>(cached.entry);
+    if (now.getTime() - entry.resolvedAtMs >= CREDENTIAL_TTL_MS) {
+      const record = await lookupToken(db, parsed.id, now);
       if (record) await refreshCredential(kv, cached.entry, record, now);
+      token = record && verifyTokenHash(record, secretHash, now);
+    } else {
+      // The resolution is derived once per entry; the expiry is still checked on every request.
+      if (entry.derived === undefined) entry.derived = verifyTokenHash(entry.record, secretHash, now);
+      token = entry.derived && !expired(entry.record, now) ? entry.derived : null;
     }
-    token = record && verifyToken(record, parsed.secret, now);
     rate = rateStateOf(counters, cached.counts, now.getTime());
   } else {
     if (cached.state === "miss" || cached.state === "changed") {
       const record = await lookupToken(db, parsed.id, now);
       if (record && cached.state === "miss") await rememberCredential(kv, record, now);
-      token = record && verifyToken(record, parsed.secret, now);
+      token = record && verifyTokenHash(record, secretHash, now);
     }
     if (!token) refuse("The token is malformed, unknown, deleted or expired.");
     rate = await consumeBudget(kv, subject, budget, now.getTime());

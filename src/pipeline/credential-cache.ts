@@ -32,7 +32,7 @@ const CHANGED = "changed";
 
 export type CachedCredential =
   /** The secret matched a cached resolution; the request was counted. `entry` is the raw value. */
-  | { state: "hit"; record: TokenRecord; resolvedAtMs: number; entry: string; counts: CounterState[] }
+  | { state: "hit"; entry: string; counts: CounterState[] }
   /** A cached resolution whose secret is another: the bearer is refused. */
   | { state: "wrong-secret" }
   | { state: "revoked" }
@@ -48,9 +48,40 @@ export async function admitCached(kv: Kv, tokenId: string, secretHash: string, c
   if (value === REVOKED) return { state: "revoked" };
   if (value === CHANGED) return { state: "changed" };
   if (!counts) return { state: "wrong-secret" };
-  const rest = value.slice(secretHash.length + 1);
-  const colon = rest.indexOf(":");
-  return { state: "hit", resolvedAtMs: Number(rest.slice(0, colon)), record: JSON.parse(rest.slice(colon + 1)) as TokenRecord, entry: value, counts };
+  return { state: "hit", entry: value, counts };
+}
+
+/** What a cache entry says, decoded once per distinct entry in this process (see resolveEntry). */
+export interface DecodedEntry<T> {
+  entry: string;
+  resolvedAtMs: number;
+  record: TokenRecord;
+  /** What the caller derived from the record (memoized with it), if anything yet. */
+  derived?: T;
+}
+
+const MAX_DECODED = 4096;
+/** By "<secret hash>:<resolved at>" (short to hash); the whole text is compared on every use. */
+const decoded = new Map<string, DecodedEntry<unknown>>();
+
+/**
+ * The entry's resolution. An entry never changes once written (any change writes another entry or
+ * a tombstone, and the KV is asked on every request), so equal text is an equal resolution: the
+ * JSON is parsed, and the caller's derivation computed, once per entry rather than per request.
+ * Bounded; the oldest decoded entries are forgotten first.
+ */
+export function decodeEntry<T>(entry: string): DecodedEntry<T> {
+  const afterHash = entry.indexOf(":") + 1;
+  const colon = entry.indexOf(":", afterHash);
+  const id = entry.slice(0, colon);
+  let found = decoded.get(id) as DecodedEntry<T> | undefined;
+  if (!found || found.entry !== entry) {
+    found = { entry, resolvedAtMs: Number(entry.slice(afterHash, colon)), record: JSON.parse(entry.slice(colon + 1)) as TokenRecord };
+    decoded.delete(id);
+    if (decoded.size >= MAX_DECODED) decoded.delete(decoded.keys().next().value!);
+    decoded.set(id, found);
+  }
+  return found;
 }
 
 const entryOf = (record: TokenRecord, now: Date) => `${record.secretHash}:${now.getTime()}:${JSON.stringify(record)}`;

@@ -235,8 +235,17 @@ export async function lookupToken(from: Db, id: string, now: Date): Promise<Toke
 
 /** The token a record and a presented secret stand for, or null (wrong secret, or expired). */
 export function verifyToken(record: TokenRecord, secret: string, now: Date): ResolvedToken | null {
-  if (!safeEqual(record.secretHash, sha256Hex(secret))) return null;
-  if (record.expiresAt && new Date(record.expiresAt).getTime() <= now.getTime()) return null;
+  return verifyTokenHash(record, sha256Hex(secret), now);
+}
+
+export function expired(record: TokenRecord, now: Date): boolean {
+  return record.expiresAt !== null && Date.parse(record.expiresAt) <= now.getTime();
+}
+
+/** verifyToken for a caller that has hashed the presented secret already. */
+export function verifyTokenHash(record: TokenRecord, secretHash: string, now: Date): ResolvedToken | null {
+  if (!safeEqual(record.secretHash, secretHash)) return null;
+  if (expired(record, now)) return null;
   const teamWide = narrowAbilities(record.abilities, record.grants?.roleAbilities ?? null);
   const projectAbilities = new Map<string, Set<string>>();
   for (const group of record.grants?.groupGrants ?? []) {

@@ -9,7 +9,7 @@
 // Ratios against the ceilings and the MCP/REST ratio are written, with the raw numbers, to
 // scripts/bench/results/pipeline-ceilings.json. Needs PostgreSQL and Redis:
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:ceilings
-// Machine-dependent: recorded, never asserted.
+// BENCH_ONLY=<label parts> runs some scenarios only (nothing written). Machine-dependent: recorded, never asserted.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -24,6 +24,8 @@ import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 /** Rounds over every scenario, interleaved; medians are reported (a shared VM is noisy). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** BENCH_ONLY=mcp,teams: only the scenarios whose label contains one of these (the results file is left alone). */
+const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",").map((s) => s.trim().toLowerCase()) : null;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -231,6 +233,7 @@ async function main() {
     ];
     for (let round = 1; round <= ROUNDS; round++) {
       for (const [label, target, load] of plan) {
+        if (ONLY && !ONLY.some((part) => label.toLowerCase().includes(part))) continue;
         const server = await startServer(target, env);
         try {
           await measure(server.url, load, WARMUP_SECONDS); // JIT, pools, caches
@@ -266,6 +269,7 @@ async function main() {
     ]),
   );
   const rps = (label: string) => results[label]!.requests_per_second;
+  if (ONLY) return console.log("BENCH_ONLY: a partial run; scripts/bench/results/pipeline-ceilings.json is left as it was");
   const ratio = (a: string, b: string) => Math.round((rps(a) / rps(b)) * 1000) / 1000;
   const ratios = {
     "authenticated GET / one-query ceiling (goal >= 0.5)": ratio("GET /v1/teams/current", "Koa + select 1"),

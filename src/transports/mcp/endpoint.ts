@@ -2,12 +2,11 @@
 // budgets, the connection's tool selection, then the SDK's stateless 2026-07-28 handler, which
 // owns the JSON-RPC wire rules (per-request _meta envelope, MCP-Protocol-Version / Mcp-Method /
 // Mcp-Name checked against the body, server/discover, ttlMs/cacheScope, 400/404/415 answers).
-import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { readBodyText } from "../http/body.ts";
 import type Koa from "koa";
 import { createMcpHandler, type AuthInfo } from "@modelcontextprotocol/server";
-import { toNodeHandler } from "@modelcontextprotocol/node";
 import { ApiError } from "../../errors.ts";
 import type { RequestState } from "../http/request.ts";
 import { authenticateMcpRequest, MCP_SCOPE, type McpAuthDeps } from "./auth-challenge.ts";
@@ -20,6 +19,26 @@ const STATE_KEY = "subbridge";
 
 export interface McpEndpointDeps extends McpServerDeps, McpAuthDeps {
   hostPolicy: HostPolicy;
+}
+
+/**
+ * The web Request the SDK's handler takes: the method, URL and headers of the HTTP request, and
+ * the body only when the SDK must parse it itself. No abort signal: a tool call is one short
+ * operation that runs to its end (its transaction commits or rolls back) whether or not the client
+ * is still there to read the answer.
+ */
+function webRequest(ctx: Koa.Context, body: string | null): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(ctx.req.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  return new Request(`http://${ctx.req.headers.host ?? "localhost"}${ctx.req.url ?? "/"}`, {
+    method: "POST",
+    headers,
+    ...(body !== null ? { body } : {}),
+  });
 }
 
 export function mcpEndpoint(deps: McpEndpointDeps): Koa.Middleware {
@@ -35,7 +54,6 @@ export function mcpEndpoint(deps: McpEndpointDeps): Koa.Middleware {
       onerror: (err) => deps.logger.debug({ err: err.message }, "mcp request refused"),
     },
   );
-  const serveNode = toNodeHandler(handler, { onerror: (err) => deps.logger.error({ err }, "mcp transport error") });
   const guard = dnsRebindingGuard(deps.hostPolicy, deps.mcpUrl);
 
   return async (ctx) =>
@@ -58,17 +76,26 @@ export function mcpEndpoint(deps: McpEndpointDeps): Koa.Middleware {
         extra: { [STATE_KEY]: requestState },
       };
       // Read here, as REST reads its bodies: the same size limit, and bytes that are not UTF-8 are
-      // refused (the SDK's own reader would replace them with U+FFFD). The SDK then reads the
-      // same bytes from a stand-in request (it accepts any duck-typed IncomingMessage).
-      const { bytes } = await readBodyText(ctx);
-      const request = Object.assign(Readable.from(bytes.length ? [bytes] : []), {
-        method: ctx.req.method,
-        url: ctx.req.url,
-        headers: ctx.req.headers,
-        auth: authInfo,
+      // refused (the SDK's own reader would replace them with U+FFFD). The SDK is given the parsed
+      // body, so it neither reads nor clones the request; a body that is not JSON is passed on as
+      // text for the SDK's own parse-error answer.
+      const { text } = await readBodyText(ctx);
+      let parsedBody: unknown;
+      try {
+        parsedBody = text.length ? JSON.parse(text) : undefined;
+      } catch {
+        parsedBody = undefined;
+      }
+      const response = await handler.fetch(webRequest(ctx, parsedBody === undefined ? text : null), {
+        authInfo,
+        ...(parsedBody !== undefined ? { parsedBody } : {}),
       });
-      // The SDK writes the response itself; headers set above (request id, CORS, rate limit) stay.
-      ctx.respond = false;
-      await serveNode(request as unknown as IncomingMessage, ctx.res);
+      // Headers set above (request id, CORS, rate limit) stay; the SDK's are added.
+      ctx.status = response.status;
+      for (const [name, value] of response.headers) ctx.set(name, value);
+      if (!response.body) ctx.body = "";
+      else if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
+        ctx.body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+      } else ctx.body = Buffer.from(await response.arrayBuffer());
     });
 }

@@ -70,6 +70,8 @@ type RedisClient = ReturnType<typeof createRedisClient>;
 
 const incrementAll = new Script(INCREMENT_ALL);
 const incrementIfPrefixed = new Script(INCREMENT_IF_PREFIXED);
+const compareAndSetScript = new Script(COMPARE_AND_SET);
+const compareAndDeleteScript = new Script(COMPARE_AND_DELETE);
 
 /** KV on Redis: every process sharing the server shares the counters, locks and cache. */
 export class RedisKv implements Kv {
@@ -107,15 +109,12 @@ export class RedisKv implements Kv {
   }
 
   async compareAndSet(key: string, expected: string, value: string, ttlMs: number) {
-    const reply = await this.client.eval(COMPARE_AND_SET, {
-      keys: [this.k(key)],
-      arguments: [expected, value, String(Math.max(1, Math.ceil(ttlMs)))],
-    });
+    const reply = await compareAndSetScript.run(this.client, [this.k(key)], [expected, value, String(Math.max(1, Math.ceil(ttlMs)))]);
     return Number(reply) === 1;
   }
 
   async compareAndDelete(key: string, expected: string) {
-    const reply = await this.client.eval(COMPARE_AND_DELETE, { keys: [this.k(key)], arguments: [expected] });
+    const reply = await compareAndDeleteScript.run(this.client, [this.k(key)], [expected]);
     return Number(reply) === 1;
   }
 

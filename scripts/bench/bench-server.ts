@@ -2,12 +2,14 @@
 // core by the caller). BENCH_TARGET picks what it serves:
 //   bare      Koa answering a constant: the HTTP ceiling
 //   select1   Koa + one knex `select 1` on the pool: the one-query ceiling
+//   select1-redis  the same after one Redis EVALSHA: the floor of a request admitted through Redis
 //   api       the REST surface as `npm start` builds it (PostgreSQL, Redis, logs at info)
 //   mcp       the MCP surface, likewise
 // Prints "listening <port>" once it accepts connections.
 import { createServer } from "node:http";
 import Koa from "koa";
 import knex from "knex";
+import { createClient } from "redis";
 import { loadConfig } from "../../src/config.ts";
 import { openServices } from "../../src/services.ts";
 import { handlers } from "../../generated/handlers.ts";
@@ -23,6 +25,19 @@ async function app(target: string): Promise<Koa> {
       ctx.body = { ok: true };
     });
     return bare;
+  }
+  if (target === "select1-redis") {
+    // The floor of any Redis-admitted request: one EVALSHA (as the admission script) and one query.
+    const db = knex({ client: "pg", connection: process.env.DATABASE_URL!, pool: { min: 0, max: 10 } });
+    const redis = createClient({ url: process.env.REDIS_URL!, commandOptions: { timeout: 0 } });
+    await redis.connect();
+    const sha = await redis.scriptLoad("return redis.call('INCR', KEYS[1])");
+    const floor = new Koa();
+    floor.use(async (ctx) => {
+      await redis.evalSha(sha, { keys: ["bench:floor"], arguments: [] });
+      ctx.body = { ok: (await db.raw("select 1 as one")).rows[0].one === 1 };
+    });
+    return floor;
   }
   if (target === "select1") {
     const db = knex({ client: "pg", connection: process.env.DATABASE_URL!, pool: { min: 0, max: 10 } });

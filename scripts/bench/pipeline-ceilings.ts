@@ -3,7 +3,8 @@
 // comes from wrk pinned to CPU 1 (Debian's package: apt-get install wrk), or, without wrk, from
 // autocannon in this process (the npm script runs it on CPU 1; it saturates near 5k requests/s,
 // so without wrk the ceilings are understated).
-//   ceilings   bare Koa; Koa + one `select 1` (the one-query ceiling)
+//   ceilings   bare Koa; Koa + one `select 1` (the one-query ceiling); Koa + one Redis EVALSHA +
+//              one `select 1` (the floor under any request admitted through Redis, as ours are)
 //   pipeline   GET /v1/teams/current, GET /v1/tokens, POST /v1/tokens (idempotent write),
 //              MCP tools/call get_current_team (the REST GET's twin)
 // Ratios against the ceilings and the MCP/REST ratio are written, with the raw numbers, to
@@ -200,6 +201,7 @@ async function main() {
     const plan: [string, string, Load][] = [
       ["bare Koa", "bare", { method: "GET", path: "/" }],
       ["Koa + select 1", "select1", { method: "GET", path: "/" }],
+      ["Koa + EVALSHA + select 1", "select1-redis", { method: "GET", path: "/" }],
       ["GET /v1/teams/current", "api", { method: "GET", path: "/v1/teams/current", headers: auth }],
       ["GET /v1/tokens?per_page=25", "api", { method: "GET", path: "/v1/tokens?per_page=25", headers: auth }],
       [
@@ -277,6 +279,7 @@ async function main() {
     "idempotent write / one-query ceiling (goal >= 0.25)": ratio("POST /v1/tokens (idempotent write)", "Koa + select 1"),
     "MCP tools/call / its REST twin (goal >= 0.7)": ratio("MCP tools/call get_current_team", "GET /v1/teams/current"),
     "one-query ceiling / bare Koa": ratio("Koa + select 1", "bare Koa"),
+    "Redis-admitted floor (one EVALSHA + one query) / one-query ceiling": ratio("Koa + EVALSHA + select 1", "Koa + select 1"),
   };
   // The same goals in server CPU per request (ceiling's cost / pipeline's cost): on a shared host
   // this moves far less between runs than throughput does.
@@ -287,6 +290,7 @@ async function main() {
     "token list / one-query ceiling": cpuRatio("GET /v1/tokens?per_page=25", "Koa + select 1"),
     "idempotent write / one-query ceiling (goal >= 0.25)": cpuRatio("POST /v1/tokens (idempotent write)", "Koa + select 1"),
     "MCP tools/call / its REST twin (goal >= 0.7)": cpuRatio("MCP tools/call get_current_team", "GET /v1/teams/current"),
+    "Redis-admitted floor (one EVALSHA + one query) / one-query ceiling": cpuRatio("Koa + EVALSHA + select 1", "Koa + select 1"),
   };
   console.log(JSON.stringify({ throughput: ratios, server_cpu: cpuRatios }, null, 2));
   const dir = new URL("./results/", import.meta.url).pathname;

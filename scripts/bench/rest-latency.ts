@@ -1,15 +1,18 @@
 // REST latency and throughput of the request pipeline (authentication, rate limit, tenancy,
 // abilities, validation, idempotency, handler, activity entry), in-process over loopback.
-//   npm run bench:rest                        embedded backends (PGlite in memory, in-process KV)
+//   npm run bench:rest                        embedded backends as `npm start` runs them (PGlite on
+//                                             disk served on its unix socket, in-process KV)
 //   BENCH_DATABASE_URL=postgres://… BENCH_REDIS_URL=redis://… npm run bench:rest
 // Writes scripts/bench/results/rest-latency-<backend>.json. Numbers depend on the machine; they
 // are recorded, never asserted.
 import { cpus, totalmem } from "node:os";
-import { writeFileSync, mkdirSync } from "node:fs";
+import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import knex from "knex";
 import pino from "pino";
-import { migrate, openDatabase } from "../../src/db/database.ts";
+import { migrate, openConfiguredDatabase } from "../../src/db/database.ts";
 import { MemoryKv } from "../../src/kv/memory.ts";
 import { RedisKv } from "../../src/kv/redis.ts";
 import type { Kv } from "../../src/kv/kv.ts";
@@ -79,7 +82,9 @@ async function main() {
     url.pathname = `/${name}`;
     benchDbUrl = url.toString();
   }
-  const db = openDatabase({ url: benchDbUrl });
+  // Embedded: the database npm start opens (on disk, served on DATA_DIR's socket), in a temp dir.
+  const database = await openConfiguredDatabase({ url: benchDbUrl, dataDir: mkdtempSync(join(tmpdir(), "sb-bench-")), mode: "own" });
+  const { db } = database;
   await migrate(db);
   const kv: Kv = redisUrl ? await RedisKv.connect(redisUrl, `sbbench:${randomBytes(4).toString("hex")}:`) : new MemoryKv();
   const email = `bench-${randomBytes(4).toString("hex")}@example.test`;
@@ -142,7 +147,7 @@ async function main() {
 
   server.close();
   await kv.close();
-  await db.destroy();
+  await database.close();
   if (admin && benchDbUrl) {
     await admin.raw(`DROP DATABASE ${new URL(benchDbUrl).pathname.slice(1)} WITH (FORCE)`);
     await admin.destroy();

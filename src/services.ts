@@ -7,6 +7,7 @@ import type { Kv } from "./kv/kv.ts";
 import { MemoryKv } from "./kv/memory.ts";
 import { RedisKv } from "./kv/redis.ts";
 import { loadAppKey } from "./security/app-key.ts";
+import { redactLogObject } from "./security/log-redaction.ts";
 
 export interface Services {
   config: Config;
@@ -20,6 +21,17 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/** The shape of every log line: level, ISO time, credential-named properties redacted. */
+export function loggerOptions(level: string): pino.LoggerOptions {
+  return {
+    level,
+    base: undefined,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // Defence in depth: nothing logs credentials, and if something did they would not be written.
+    formatters: { log: redactLogObject },
+  };
+}
+
 /**
  * JSON lines on stdout, written asynchronously in batches (a synchronous write per request line
  * was a measurable share of every request), flushed every second and on shutdown.
@@ -27,16 +39,7 @@ export interface Services {
 export function createLogger(level: string): Logger {
   const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   setInterval(() => destination.flush(), 1000).unref();
-  return pino(
-    {
-      level,
-      base: undefined,
-      timestamp: pino.stdTimeFunctions.isoTime,
-      // Defence in depth: nothing logs these, and if something did they would not be written.
-      redact: { paths: ["*.authorization", "*.token", "*.secret", "*.password", "headers.authorization"], censor: "[redacted]" },
-    },
-    destination,
-  );
+  return pino(loggerOptions(level), destination);
 }
 
 export async function openServices(config: Config, logger = createLogger(config.logLevel)): Promise<Services> {

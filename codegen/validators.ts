@@ -108,7 +108,18 @@ export function emitValidators(doc: Json, ops: OperationModel[]): GeneratedFile[
 
   return [
     ...modules,
-    codeFile("validators.js", "validators.ts", source, [...imports, ``, `export const validators = {`, ...rows, `};`].join("\n")),
+    codeFile(
+      "validators.js",
+      "validators.ts",
+      source,
+      [
+        ...imports,
+        ``,
+        `export const validators = {`,
+        ...rows,
+        `};`,
+      ].join("\n"),
+    ),
     codeFile(
       "validators.d.ts",
       "validators.ts",

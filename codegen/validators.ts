@@ -1,5 +1,4 @@
-// generated/validators.*: ajv standalone validators per operation, one params and one body module
-// per area (validators.<area>.params.js, validators.<area>.body.js), indexed by validators.js. Path and query validators
+// generated/validators.*: ajv standalone validators per operation. Path and query validators
 // coerce strings to the declared types (query arrays included); body validators never coerce.
 // Both fill declared defaults.
 import type { OperationModel } from "./operation-model.ts";
@@ -53,67 +52,52 @@ function parametersSchema(params: OperationModel["pathParams"], additional: bool
 
 export function emitValidators(doc: Json, ops: OperationModel[]): GeneratedFile[] {
   // inlineRefs false, and every component a schema of its own: a schema referenced from many
-  // operations (ids, paging, enums, resources) is one shared function per file, not a copy per
-  // operation. One pair of files per area: an operation added to an area changes that area's
-  // validators only (ajv numbers its functions in compilation order).
+  // operations (ids, paging, enums, resources) is one shared function, not a copy per operation.
+  const params = createAjv({ coerceTypes: "array", useDefaults: true, inlineRefs: false });
+  const bodies = createAjv({ coerceTypes: false, useDefaults: true, inlineRefs: false });
   const components = stripExtensions(retarget(hoistUniqueItemTypes(doc, doc.components?.schemas ?? {}))) as Json;
-  const withComponents = (ajv: ReturnType<typeof createAjv>) => {
-    for (const [name, schema] of Object.entries<Json>(components)) ajv.addSchema({ ...schema, $id: componentId(name) });
-    return ajv;
-  };
-
-  const rows: string[] = [];
-  const imports: string[] = [];
-  const modules: GeneratedFile[] = [];
-  const source = "generated/openapi.json (ajv standalone)";
-  const areas = [...new Set(ops.map((op) => op.area))].sort();
-  for (const area of areas) {
-    const params = withComponents(createAjv({ coerceTypes: "array", useDefaults: true, inlineRefs: false }));
-    const bodies = withComponents(createAjv({ coerceTypes: false, useDefaults: true, inlineRefs: false }));
-    const paramExports: Record<string, string> = {};
-    const bodyExports: Record<string, string> = {};
-    const ns = area.replace(/[^A-Za-z0-9]/g, "_");
-    for (const op of ops.filter((o) => o.area === area)) {
-      const row = { path: "null", query: "null", body: "null" };
-      if (op.pathParams.length) {
-        const id = `${op.id}__path`;
-        params.addSchema(stripExtensions({ $id: id, ...parametersSchema(op.pathParams, false) }));
-        paramExports[id] = id;
-        row.path = `${ns}_params.${id}`;
-      }
-      if (op.queryParams.length) {
-        const id = `${op.id}__query`;
-        params.addSchema(stripExtensions({ $id: id, ...parametersSchema(op.queryParams, true) }));
-        paramExports[id] = id;
-        row.query = `${ns}_params.${id}`;
-      }
-      if (op.body) {
-        const id = `${op.id}__body`;
-        bodies.addSchema(stripExtensions({ $id: id, ...retarget(hoistUniqueItemTypes(doc, op.body.schema)) }));
-        bodyExports[id] = id;
-        row.body = `${ns}_bodies.${id}`;
-      }
-      rows.push(`  ${op.id}: { path: ${row.path}, query: ${row.query}, body: ${row.body} },`);
-    }
-    if (Object.keys(paramExports).length) {
-      modules.push(codeFile(`validators.${area}.params.js`, "validators.ts", source, standaloneModule(params, paramExports)));
-      imports.push(`import * as ${ns}_params from "./validators.${area}.params.js";`);
-    }
-    if (Object.keys(bodyExports).length) {
-      modules.push(codeFile(`validators.${area}.body.js`, "validators.ts", source, standaloneModule(bodies, bodyExports)));
-      imports.push(`import * as ${ns}_bodies from "./validators.${area}.body.js";`);
-    }
+  for (const [name, schema] of Object.entries<Json>(components)) {
+    params.addSchema({ ...schema, $id: componentId(name) });
+    bodies.addSchema({ ...schema, $id: componentId(name) });
   }
-  rows.sort();
 
+  const paramExports: Record<string, string> = {};
+  const bodyExports: Record<string, string> = {};
+  const rows: string[] = [];
+  for (const op of ops) {
+    const row = { path: "null", query: "null", body: "null" };
+    if (op.pathParams.length) {
+      const id = `${op.id}__path`;
+      params.addSchema(stripExtensions({ $id: id, ...parametersSchema(op.pathParams, false) }));
+      paramExports[id] = id;
+      row.path = `params.${id}`;
+    }
+    if (op.queryParams.length) {
+      const id = `${op.id}__query`;
+      params.addSchema(stripExtensions({ $id: id, ...parametersSchema(op.queryParams, true) }));
+      paramExports[id] = id;
+      row.query = `params.${id}`;
+    }
+    if (op.body) {
+      const id = `${op.id}__body`;
+      bodies.addSchema(stripExtensions({ $id: id, ...retarget(hoistUniqueItemTypes(doc, op.body.schema)) }));
+      bodyExports[id] = id;
+      row.body = `bodies.${id}`;
+    }
+    rows.push(`  ${op.id}: { path: ${row.path}, query: ${row.query}, body: ${row.body} },`);
+  }
+
+  const source = "generated/openapi.json (ajv standalone)";
   return [
-    ...modules,
+    codeFile("validators.params.js", "validators.ts", source, standaloneModule(params, paramExports)),
+    codeFile("validators.body.js", "validators.ts", source, standaloneModule(bodies, bodyExports)),
     codeFile(
       "validators.js",
       "validators.ts",
       source,
       [
-        ...imports,
+        `import * as params from "./validators.params.js";`,
+        `import * as bodies from "./validators.body.js";`,
         ``,
         `export const validators = {`,
         ...rows,

@@ -9,11 +9,11 @@ import type { PageWindow } from "../../db/pages.ts";
 import { fetchPage, orderClause } from "../../db/pages.ts";
 import { randomToken, sha256Hex } from "../../security/crypto.ts";
 import { recordActivity } from "../activity/activity-log.ts";
-import { emitEvent } from "../events/outbox.ts";
 import { queueMail } from "../mail/outbox.ts";
 import { roleByCode } from "../roles/roles.ts";
 import { invitationsTable, teamMembersTable, teamsTable, type TeamRow } from "./tables.ts";
 import { requireGrowth } from "./tier.ts";
+import { recordTeamChange } from "./team-change.ts";
 
 export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60_000;
 
@@ -115,17 +115,12 @@ export async function invite(ctx: DomainContext & { actor: { userId: string | nu
       `The invitation expires on ${invitation.expires_at}.`,
     ].join("\n"),
   });
-  await recordActivity(ctx, {
-    event: "member_invited",
+  await recordTeamChange(ctx, team, {
+    activity: "member_invited",
     description: `${email} invited as ${role.code}`,
-    subjectType: "team",
-    subjectId: team.id,
     properties: { invitation: { id: invitation.id, email, role: role.code } },
-  });
-  await emitEvent(ctx, {
-    type: "team.member.invited",
+    event: "team.member.invited",
     data: {
-      team: { id: team.id, name: team.name },
       invitation: { id: invitation.id, email, role: role.code, expires_at: invitation.expires_at },
       invited_by_user_id: ctx.actor.userId,
     },
@@ -187,14 +182,13 @@ export async function acceptInvitation(db: Knex, input: { secret: string; userId
     await teamMembersTable.insert(ctx, { id: randomUUID(), user_id: input.userId, role_id: row.role_id, created_at: input.now });
     await invitationsTable.rows(ctx).where({ id: row.id }).update({ status: "accepted", accepted_by_user_id: input.userId, accepted_at: input.now });
     const member = { user_id: input.userId, email: user.email, role: role.code };
-    await recordActivity(ctx, {
-      event: "member_joined",
+    await recordTeamChange(ctx, team, {
+      activity: "member_joined",
       description: `${user.email} joined the team as ${role.code}`,
-      subjectType: "team",
-      subjectId: team.id,
       properties: { member },
+      event: "team.member.joined",
+      data: { member, invitation_id: row.id },
     });
-    await emitEvent(ctx, { type: "team.member.joined", data: { team: { id: team.id, name: team.name }, member, invitation_id: row.id } });
     return { teamId: team.id, role: role.code };
   });
 }

@@ -3,13 +3,12 @@
 // A member's tokens follow a change at once (their cached resolution is marked changed).
 import { notFound, validationFailed } from "../../errors.ts";
 import { afterCommit, unscoped, type DomainContext } from "../../db/tenant.ts";
-import { recordActivity } from "../activity/activity-log.ts";
-import { emitEvent } from "../events/outbox.ts";
 import { tokensTable } from "../tokens/tokens.ts";
 import { roleByCode } from "../roles/roles.ts";
 import { leaveGroups } from "../groups/groups.ts";
 import { teamMembersTable, teamsTable, type TeamRow } from "./tables.ts";
 import { requireGrowth } from "./tier.ts";
+import { recordTeamChange } from "./team-change.ts";
 
 export interface RosterRow {
   user_id: string;
@@ -85,8 +84,6 @@ async function memberTokensChanged(ctx: DomainContext, userId: string) {
   afterCommit(ctx, { kind: "credentials-changed", tokenIds: tokenIds.map(String) });
 }
 
-const teamRef = (t: TeamRow) => ({ id: t.id, name: t.name });
-
 /** Ends a membership: access to the team's projects and settings ends at once. */
 export async function removeMember(ctx: DomainContext, userId: string): Promise<void> {
   const member = await membership(ctx, userId);
@@ -95,14 +92,13 @@ export async function removeMember(ctx: DomainContext, userId: string): Promise<
   await leaveGroups(ctx, userId);
   await memberTokensChanged(ctx, userId);
   const ref = { user_id: member.user_id, email: member.email, role: member.role };
-  await recordActivity(ctx, {
-    event: "member_removed",
+  await recordTeamChange(ctx, owned, {
+    activity: "member_removed",
     description: `${member.email} removed from the team`,
-    subjectType: "team",
-    subjectId: owned.id,
     properties: { member: ref },
+    event: "team.member.removed",
+    data: { member: ref },
   });
-  await emitEvent(ctx, { type: "team.member.removed", data: { team: teamRef(owned), member: ref } });
 }
 
 /** Gives a member another of the team's roles (Growth). */
@@ -116,13 +112,12 @@ export async function changeMemberRole(ctx: DomainContext, userId: string, code:
   await memberTokensChanged(ctx, userId);
   const owned = await team(ctx);
   const ref = { user_id: member.user_id, email: member.email, role: role.code };
-  await recordActivity(ctx, {
-    event: "member_role_changed",
+  await recordTeamChange(ctx, owned, {
+    activity: "member_role_changed",
     description: `${member.email} now holds the role ${role.code}`,
-    subjectType: "team",
-    subjectId: owned.id,
     properties: { member: ref, previous_role: member.role },
+    event: "team.member.role_changed",
+    data: { member: ref, previous_role: member.role },
   });
-  await emitEvent(ctx, { type: "team.member.role_changed", data: { team: teamRef(owned), member: ref, previous_role: member.role } });
   return presentMembership({ ...member, role_id: role.id, role: role.code });
 }

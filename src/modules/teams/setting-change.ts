@@ -1,25 +1,21 @@
-// A change to one of the team's settings (a role, a group): its activity entry, whose subject is the
-// team, and its outbox event {team: {id, name}, <kind>: the setting as the API shows it}, written
-// in the change's transaction.
+// A change to one of the team's settings (a role, a group): recorded as a team change whose entry
+// and event carry the setting as the API shows it.
 import type { DomainContext } from "../../db/tenant.ts";
-import { recordActivity } from "../activity/activity-log.ts";
-import { emitEvent } from "../events/outbox.ts";
+import { recordTeamChange } from "./team-change.ts";
 import { getCurrentTeam } from "./teams.ts";
 
+/** A change to one of the team's settings (a role, a group), carried as the API shows it. */
 export async function recordSettingChange(
   ctx: DomainContext,
   kind: "role" | "group",
   action: "created" | "updated" | "deleted",
   setting: { code: string },
 ): Promise<void> {
-  const team = await getCurrentTeam(ctx);
-  const label = kind === "role" ? "Role" : "Group";
-  await recordActivity(ctx, {
-    event: `${kind}_${action}`,
-    description: `${label} ${setting.code} ${action}`,
-    subjectType: "team",
-    subjectId: team.id,
+  await recordTeamChange(ctx, await getCurrentTeam(ctx), {
+    activity: `${kind}_${action}`,
+    description: `${kind === "role" ? "Role" : "Group"} ${setting.code} ${action}`,
     properties: { [kind]: setting },
+    event: `${kind}.${action}`,
+    data: { [kind]: setting },
   });
-  await emitEvent(ctx, { type: `${kind}.${action}`, data: { team: { id: team.id, name: team.name }, [kind]: setting } });
 }

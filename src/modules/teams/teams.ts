@@ -5,11 +5,10 @@ import { ApiError, domainRefusal, notFound } from "../../errors.ts";
 import { afterCommit, createDomainContext, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 import type { PageWindow } from "../../db/pages.ts";
 import { fetchPage, orderClause } from "../../db/pages.ts";
-import { recordActivity } from "../activity/activity-log.ts";
-import { emitEvent } from "../events/outbox.ts";
 import { tokensTable } from "../tokens/tokens.ts";
 import { BUILT_IN_ROLES } from "./built-in-roles.ts";
 import { presentTeam, teamsTable, type TeamRow } from "./tables.ts";
+import { recordTeamChange } from "./team-change.ts";
 
 /** Whether a user owns or belongs to a team (asked before any actor exists: authentication). */
 export async function canSeeTeam(from: Db, userId: string, teamId: string): Promise<boolean> {
@@ -85,14 +84,13 @@ export async function createTeam(ctx: DomainContext & { actor: { userId: string 
     ctx.now,
   );
   const team = presentTeam(await createTeamRecords(teamCtx, { name: input.name, ownerUserId: ctx.actor.userId, personal: false }));
-  await recordActivity(teamCtx, {
-    event: "created",
+  await recordTeamChange(teamCtx, team, {
+    activity: "created",
     description: `Team ${team.name} created`,
-    subjectType: "team",
-    subjectId: team.id,
     properties: { name: team.name },
+    event: "team.created",
+    data: { team },
   });
-  await emitEvent(teamCtx, { type: "team.created", data: { team } });
   return team;
 }
 
@@ -100,14 +98,13 @@ export async function updateTeam(ctx: DomainContext, input: { name: string }) {
   const before = await getCurrentTeam(ctx);
   await teamsTable.rows(ctx).update({ name: input.name });
   const team = { ...before, name: input.name };
-  await recordActivity(ctx, {
-    event: "updated",
+  await recordTeamChange(ctx, team, {
+    activity: "updated",
     description: `Team renamed to ${input.name}`,
-    subjectType: "team",
-    subjectId: team.id,
     properties: { name: { from: before.name, to: input.name } },
+    event: "team.updated",
+    data: { team },
   });
-  await emitEvent(ctx, { type: "team.updated", data: { team } });
   return team;
 }
 
@@ -123,14 +120,13 @@ export async function deleteTeam(ctx: DomainContext) {
   if (team.personal) throw domainRefusal("A personal team cannot be deleted; it goes with its creator's account.");
   const tokenIds: (string | number)[] = await tokensTable.rows(ctx).pluck("id");
   // The activity entry and the event are written first: the team's rows go with it (events cascade).
-  await recordActivity(ctx, {
-    event: "deleted",
+  await recordTeamChange(ctx, team, {
+    activity: "deleted",
     description: `Team ${team.name} deleted`,
-    subjectType: "team",
-    subjectId: team.id,
     properties: { name: team.name },
+    event: "team.deleted",
+    data: { team },
   });
-  await emitEvent(ctx, { type: "team.deleted", data: { team } });
   await teamsTable.rows(ctx).delete();
   afterCommit(ctx, { kind: "credentials-revoked", tokenIds: tokenIds.map(String) });
 }

@@ -14,30 +14,7 @@ import {
 } from "../../sdk/src/index.ts";
 import { createRetryingFetch } from "../../sdk/src/retrying-fetch.ts";
 import { retryAfterSeconds } from "../../sdk/src/errors.ts";
-import { errorResponse, jsonResponse, recordingSleep, scriptedFetch, type ScriptStep } from "./scripted-fetch.ts";
-
-const team = {
-  data: {
-    id: "7d3f1c52-8f1e-4a3b-9c55-2f4e1a6b7c80",
-    name: "Team",
-    owner_user_id: "7d3f1c52-8f1e-4a3b-9c55-2f4e1a6b7c81",
-    personal: true,
-    created_at: "2026-01-01T00:00:00.000Z",
-  },
-};
-const minted = {
-  data: {
-    id: "5",
-    name: "x",
-    kind: "personal",
-    abilities: [],
-    scopes: [],
-    last_used_at: null,
-    expires_at: null,
-    created_at: "2026-01-01T00:00:00.000Z",
-  },
-  token: "sbt_live_5_secret",
-};
+import { errorResponse, jsonResponse, minted, recordingSleep, scriptedFetch, team, type ScriptStep } from "./scripted-fetch.ts";
 
 function clientWith(script: ScriptStep[], options: { maxRetries?: number; random?: () => number; maxRetryAfterSeconds?: number } = {}) {
   const server = scriptedFetch(script);

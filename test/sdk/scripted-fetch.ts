@@ -79,3 +79,27 @@ export function recordingSleep() {
   const delays: number[] = [];
   return { sleep: async (ms: number) => void delays.push(ms), delays };
 }
+
+/** A team and a minted token as the API answers them, for scripted answers. */
+export const team = {
+  data: {
+    id: "7d3f1c52-8f1e-4a3b-9c55-2f4e1a6b7c80",
+    name: "Team",
+    owner_user_id: "7d3f1c52-8f1e-4a3b-9c55-2f4e1a6b7c81",
+    personal: true,
+    created_at: "2026-01-01T00:00:00.000Z",
+  },
+};
+export const minted = {
+  data: {
+    id: "5",
+    name: "x",
+    kind: "personal",
+    abilities: [],
+    scopes: [],
+    last_used_at: null,
+    expires_at: null,
+    created_at: "2026-01-01T00:00:00.000Z",
+  },
+  token: "sbt_live_5_secret",
+};

@@ -24,30 +24,10 @@ import {
   recordingSleep,
   scriptedFetch,
   type ScriptStep,
+  team,
+  minted,
 } from "./scripted-fetch.ts";
 
-const team = {
-  data: {
-    id: "7d3f1c52-8f1e-4a3b-9c55-2f4e1a6b7c80",
-    name: "Team",
-    owner_user_id: "7d3f1c52-8f1e-4a3b-9c55-2f4e1a6b7c81",
-    personal: true,
-    created_at: "2026-01-01T00:00:00.000Z",
-  },
-};
-const minted = {
-  data: {
-    id: "5",
-    name: "x",
-    kind: "personal",
-    abilities: [],
-    scopes: [],
-    last_used_at: null,
-    expires_at: null,
-    created_at: "2026-01-01T00:00:00.000Z",
-  },
-  token: "sbt_live_5_secret",
-};
 const teamAnswer = () => jsonResponse(200, team);
 
 function clientWith(script: ScriptStep[], options: Partial<ClientOptions> = {}) {

@@ -1,5 +1,6 @@
 // @subbridge/sdk/connector: the types of connector.json and a validator whose problems a
-// connector author can act on (JSON pointer + plain sentence, all problems at once).
+// connector author can act on (JSON pointer + plain sentence, all problems at once); the reader
+// of a deep link's start payload.
 import { validateConnectorManifest } from "../generated/connector-validator.js";
 import { connectorSchema } from "../generated/connector-schema.js";
 import type { ConnectorManifest } from "../generated/connector-manifest.js";
@@ -22,6 +23,7 @@ export type {
   ResourceKind,
 } from "../generated/connector-manifest.js";
 export type { ManifestProblem } from "./problems.js";
+export { commandStartPayload, readStartPayload, type StartPayload } from "./start-payload.js";
 
 /** A connector package's manifest, connector.json (generated from spec/connector.schema.json). */
 export type { ConnectorManifest };

@@ -10,7 +10,7 @@
 //
 // Binding the socket is the lock: bind() fails with EADDRINUSE while the file exists; a file left
 // by a process that died refuses connections (ECONNREFUSED) and is removed before binding again.
-import { mkdirSync, unlinkSync } from "node:fs";
+import { mkdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -59,35 +59,56 @@ function socketPathOf(dataDir: string): string {
   return path;
 }
 
-/** Whether a process is accepting connections on the socket. */
-function alive(path: string): Promise<boolean> {
+/** Whether a process accepts connections on the socket ("dead": a file left by one that died). */
+function probe(path: string): Promise<"live" | "dead" | "absent"> {
   return new Promise((resolve) => {
     const socket = connect(path);
     socket.once("connect", () => {
       socket.destroy();
-      resolve(true);
+      resolve("live");
     });
-    socket.once("error", () => resolve(false));
+    socket.once("error", (err: NodeJS.ErrnoException) => resolve(err.code === "ENOENT" ? "absent" : "dead"));
   });
 }
 
-/** Binds the socket if no live process holds it; null when one does. */
+/**
+ * Removes a socket file left by a process that died, under a lock (mkdir is atomic) so that two
+ * processes taking over at once cannot remove each other's fresh socket: a live socket can only
+ * appear once the file is gone, and only the lock's holder removes a file, after finding it dead.
+ */
+async function removeDeadSocket(path: string): Promise<void> {
+  const lock = `${path}.takeover`;
+  try {
+    mkdirSync(lock);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    // Another process is taking over; a lock older than a few seconds was left by one that died.
+    const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+    if (since !== undefined && Date.now() - since > 5000) rmSync(lock, { recursive: true, force: true });
+    await new Promise((r) => setTimeout(r, 50));
+    return;
+  }
+  try {
+    if ((await probe(path)) === "dead") unlinkSync(path);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Binds the socket if no live process holds it; false when one does. */
 async function claim(server: EmbeddedServer, path: string): Promise<boolean> {
-  for (let attempt = 0; attempt < 3; attempt++) {
+  for (let attempt = 0; attempt < 100; attempt++) {
     try {
       await server.listen();
       return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
-      if (await alive(path)) return false;
-      try {
-        unlinkSync(path); // left by a process that died
-      } catch (unlinkErr) {
-        if ((unlinkErr as NodeJS.ErrnoException).code !== "ENOENT") throw unlinkErr;
-      }
+      const state = await probe(path);
+      if (state === "live") return false;
+      if (state === "dead") await removeDeadSocket(path);
     }
   }
-  return false;
+  throw new EmbeddedDatabaseError(`could not take over the embedded database's socket ${path}; remove it if no process uses DATA_DIR`);
 }
 
 function knexOver(dataDir: string, applicationName: string, max: number): knex.Knex {

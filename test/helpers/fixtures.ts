@@ -1,4 +1,5 @@
 // Creators, teams, projects and tokens made through the domain functions the product uses.
+import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { createCreator, type Tier } from "../../src/modules/account/creators.ts";
 import { createProject } from "../../src/modules/projects/projects.ts";
@@ -6,6 +7,7 @@ import { mintTokenForCreator } from "../../src/operator.ts";
 import { mintToken } from "../../src/modules/tokens/tokens.ts";
 import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
 import { testDatabase } from "./backends.ts";
+import { expectError, type TestResponse } from "./http.ts";
 
 export interface TestCreator {
   email: string;
@@ -60,4 +62,25 @@ export async function joinTeamWithToken(
   const actor = { userId: member.userId, teamId: owner.teamId, projectIds: null, kind: "system" as const, credentialKind: null, requestId: null };
   const minted = await db.transaction((trx) => mintToken(createDomainContext(trx, actor, new Date()), { name: "member token", abilities }, null));
   return { token: minted.token, id: minted.data.id };
+}
+
+/**
+ * A team below Growth that still holds a row of a Growth-only table (made while its owner was on
+ * Growth: a downgrade keeps it), for the tier-gating tests. `fields` are the row's own columns.
+ */
+export async function downgradedTeamWith<F extends Record<string, unknown>>(
+  table: string,
+  tier: "free" | "starter",
+  fields: (creator: TestCreator) => F,
+): Promise<{ creator: TestCreator; kept: F & { id: string } }> {
+  const creator = await createTestCreator({ tier, label: `${table}-${tier}` });
+  const kept = { id: randomUUID(), team_id: creator.teamId, created_at: new Date(), updated_at: new Date(), ...fields(creator) };
+  await (await testDatabase()).db(table).insert(kept);
+  return { creator, kept };
+}
+
+/** A refusal for a tier below Growth: 403 TEAM_TIER_REQUIRED naming the required and the current tier. */
+export function expectGrowthRequired(res: TestResponse, currentTier: string): void {
+  const error = expectError(res, 403, "TEAM_TIER_REQUIRED");
+  assert.deepEqual(error.context, { required_tier: "growth", current_tier: currentTier });
 }

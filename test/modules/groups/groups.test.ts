@@ -3,7 +3,7 @@
 // group-grants.test.ts.
 import assert from "node:assert/strict";
 import { ApiClient, expectError } from "../../helpers/http.ts";
-import { createTestCreator, tokenFor, type TestCreator } from "../../helpers/fixtures.ts";
+import { createTestCreator, tokenFor, type TestCreator, downgradedTeamWith, expectGrowthRequired } from "../../helpers/fixtures.ts";
 import type { RunningApi } from "../../helpers/server.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
@@ -181,22 +181,14 @@ describe("groups", () => {
   describe("Growth gating", () => {
     for (const tier of ["free", "starter"] as const) {
       it(`a ${tier} team: 403 TEAM_TIER_REQUIRED on create, update and delete, nothing written; reads still work`, async () => {
-        const creator = await createTestCreator({ tier, label: `groups-${tier}` });
-        const as = new ApiClient(api.url, creator.token);
-        const { db } = await testDatabase();
-        // A group made while the owner was on Growth (a downgrade keeps it).
-        const kept = {
-          id: crypto.randomUUID(),
-          team_id: creator.teamId,
+        const { creator, kept } = await downgradedTeamWith("groups", tier, (c) => ({
           code: code(),
           name: "Kept",
           abilities: JSON.stringify(["project:update"]),
-          project_ids: JSON.stringify([creator.projectIds[0]]),
+          project_ids: JSON.stringify([c.projectIds[0]]),
           member_user_ids: JSON.stringify([]),
-          created_at: new Date(),
-          updated_at: new Date(),
-        };
-        await db("groups").insert(kept);
+        }));
+        const as = new ApiClient(api.url, creator.token);
         const before = await snapshot(creator.teamId);
         for (const res of [
           await as.post("/v1/groups", {
@@ -208,10 +200,8 @@ describe("groups", () => {
           }),
           await patch(as, `/v1/groups/${kept.id}`, { name: "Renamed" }),
           await as.delete(`/v1/groups/${kept.id}`),
-        ]) {
-          const error = expectError(res, 403, "TEAM_TIER_REQUIRED");
-          assert.equal(error.context?.current_tier, tier);
-        }
+        ])
+          expectGrowthRequired(res, tier);
         assert.deepEqual(await snapshot(creator.teamId), before, "no group row, activity entry or event was written");
         const listed = await as.get("/v1/groups");
         assert.equal(listed.status, 200);

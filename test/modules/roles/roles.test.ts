@@ -4,7 +4,14 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { ApiClient, expectError } from "../../helpers/http.ts";
-import { createTestCreator, joinTeamWithToken, uniqueEmail, type TestCreator } from "../../helpers/fixtures.ts";
+import {
+  createTestCreator,
+  joinTeamWithToken,
+  uniqueEmail,
+  type TestCreator,
+  downgradedTeamWith,
+  expectGrowthRequired,
+} from "../../helpers/fixtures.ts";
 import type { RunningApi } from "../../helpers/server.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
@@ -190,32 +197,21 @@ describe("roles", () => {
   describe("Growth gating", () => {
     for (const tier of ["free", "starter"] as const) {
       it(`a ${tier} team: 403 TEAM_TIER_REQUIRED on create, update and delete, nothing written; reads still work`, async () => {
-        const creator = await createTestCreator({ tier, label: `roles-${tier}` });
-        const as = new ApiClient(api.url, creator.token);
-        // A custom role made while the owner was on Growth (a downgrade keeps it).
-        const { db } = await testDatabase();
-        const kept = {
-          id: crypto.randomUUID(),
-          team_id: creator.teamId,
+        const { creator, kept } = await downgradedTeamWith("roles", tier, () => ({
           code: code(),
           name: "Kept",
           abilities: JSON.stringify(["team:view"]),
           built_in: false,
-          created_at: new Date(),
-          updated_at: new Date(),
-        };
-        await db("roles").insert(kept);
+        }));
+        const as = new ApiClient(api.url, creator.token);
         const before = await snapshot(creator.teamId);
         for (const res of [
           await as.post("/v1/roles", { code: code(), name: "Gated", abilities: ["team:view"] }),
           await patch(as, `/v1/roles/${kept.id}`, { name: "Renamed" }),
           await patch(as, `/v1/roles/${kept.id}`, { abilities: ["team:view", "activity:read"] }),
           await as.delete(`/v1/roles/${kept.id}`),
-        ]) {
-          const error = expectError(res, 403, "TEAM_TIER_REQUIRED");
-          assert.equal(error.context?.required_tier, "growth");
-          assert.equal(error.context?.current_tier, tier);
-        }
+        ])
+          expectGrowthRequired(res, tier);
         assert.deepEqual(await snapshot(creator.teamId), before, "no role row, activity entry or event was written");
         const listed = await as.get("/v1/roles?per_page=100");
         assert.equal(listed.status, 200);

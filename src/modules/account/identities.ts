@@ -59,6 +59,17 @@ async function appendDestination(ctx: Creator, destination: { kind: string; targ
   });
 }
 
+/** The creator's activity entry for an identity linked or unlinked (subject: the creator). */
+function recordIdentityChange(ctx: Creator, change: "linked" | "unlinked", row: IdentityRow): Promise<void> {
+  return recordActivity(ctx, {
+    event: `identity_${change}`,
+    description: `${row.connector} account ${change}`,
+    subjectType: "creator",
+    subjectId: ctx.actor.userId,
+    properties: { identity: { id: row.id, connector: row.connector, account_id: row.account_id } },
+  });
+}
+
 /**
  * Links an account on a connector's platform to the creator (the entry point connectors call).
  * The first identity becomes primary and the default routing applies to it. Linking another while
@@ -97,13 +108,7 @@ export async function linkIdentity(ctx: Creator, input: { connector: string; acc
     }
     await appendDestination(ctx, { kind: "connector_identity", target: row.account_id, classes: null });
   }
-  await recordActivity(ctx, {
-    event: "identity_linked",
-    description: `${input.connector} account linked`,
-    subjectType: "creator",
-    subjectId: ctx.actor.userId,
-    properties: { identity: { id: row.id, connector: row.connector, account_id: row.account_id } },
-  });
+  await recordIdentityChange(ctx, "linked", row);
   return presentIdentity(row);
 }
 
@@ -118,11 +123,5 @@ export async function unlinkIdentity(ctx: Creator, id: string): Promise<void> {
     await db("alert_destinations").where({ user_id: ctx.actor.userId, kind: "connector_identity", target: row.account_id }).delete();
   }
   if (row.is_primary && remaining.length) await db("identities").where({ id: remaining[0]!.id }).update({ is_primary: true });
-  await recordActivity(ctx, {
-    event: "identity_unlinked",
-    description: `${row.connector} account unlinked`,
-    subjectType: "creator",
-    subjectId: ctx.actor.userId,
-    properties: { identity: { id: row.id, connector: row.connector, account_id: row.account_id } },
-  });
+  await recordIdentityChange(ctx, "unlinked", row);
 }

@@ -1,9 +1,11 @@
-// What the log never carries: a property named like a credential, at any depth of plain objects
-// and arrays, is written as "[redacted]". Nothing logs such values today; this is defence in depth
-// against a future `logger.info({ headers })`. It runs on every log line (pino formatters.log), so
-// it copies only what it changes: a line without such a property costs one pass over its keys
-// (pino's own path-based redact cost 2.5 µs a line here, a tenth of a cached GET).
-const SECRET_KEYS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "token", "secret", "password", "app_key"]);
+// What the log never carries: a property named like a credential (secret-keys.ts, the rule the
+// activity log applies too), at any depth of plain objects and arrays, is written as "[redacted]".
+// Nothing logs such values today; this is defence in depth against a future
+// `logger.info({ headers })`. It runs on every log line (pino formatters.log), so it copies only
+// what it changes: a line without such a property costs one pass over its keys (pino's own
+// path-based redact cost 2.5 µs a line here).
+import { isSecretKey } from "./secret-keys.ts";
+
 const MAX_DEPTH = 8;
 export const REDACTED = "[redacted]";
 
@@ -23,7 +25,7 @@ function redact(value: unknown, depth: number): unknown {
   let copy: Record<string, unknown> | null = null;
   for (const key of Object.keys(value)) {
     const current = (value as Record<string, unknown>)[key];
-    const next = SECRET_KEYS.has(key.toLowerCase()) ? REDACTED : redact(current, depth + 1);
+    const next = isSecretKey(key) ? REDACTED : redact(current, depth + 1);
     if (next !== current) (copy ??= { ...(value as Record<string, unknown>) })[key] = next;
   }
   return copy ?? value;

@@ -27,6 +27,8 @@ describe("log redaction", () => {
         request: { body: { password: "hunter22", name: "kept" } },
         attempts: [{ secret: "s1" }, { note: "kept" }],
         nested: { a: { b: { c: { app_key: "k" } } } },
+        refresh_token: "r",
+        credential_id: "7",
       },
       "something happened",
     );
@@ -36,6 +38,8 @@ describe("log redaction", () => {
     assert.deepEqual(line.request, { body: { password: "[redacted]", name: "kept" } });
     assert.deepEqual(line.attempts, [{ secret: "[redacted]" }, { note: "kept" }]);
     assert.equal(line.nested.a.b.c.app_key, "[redacted]");
+    assert.equal(line.refresh_token, "[redacted]", "a name containing a credential word");
+    assert.equal(line.credential_id, "7", "an id is not a credential");
     assert.equal(line.msg, "something happened");
     assert.ok(!JSON.stringify(lines).includes("sbt_live_1_secret"));
   });

@@ -4,9 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { components } from "../../../generated/openapi.d.ts";
 import { ApiError, notFound } from "../../errors.ts";
 import { tenantTable, type DomainContext } from "../../db/tenant.ts";
-
-/** A key is secret-like when it contains one of these words, case-insensitively. */
-const SECRET_KEY = /token|secret|password|api_key|api_secret/i;
+import { isSecretKey } from "../../security/secret-keys.ts";
 
 /**
  * How much of a value an entry keeps. Properties are written by domain code but also carry what a
@@ -40,7 +38,7 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
     if (value.length > STORED_LIMITS.items) items.push(`[${value.length - STORED_LIMITS.items} more items]`);
     return items;
   }
-  const entries = Object.entries(value).filter(([key, v]) => v !== undefined && !SECRET_KEY.test(key));
+  const entries = Object.entries(value).filter(([key, v]) => v !== undefined && !isSecretKey(key));
   const kept = entries.slice(0, STORED_LIMITS.keys).map(([key, v]) => [storedText(key), redactSecrets(v, depth + 1)] as const);
   if (entries.length > STORED_LIMITS.keys) kept.push(["…", `[${entries.length - STORED_LIMITS.keys} more keys]`]);
   // fromEntries defines own properties: a key named __proto__ stays a key.

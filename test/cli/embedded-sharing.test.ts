@@ -114,7 +114,18 @@ if (!usingPostgres)
           socket.write(payload);
           setTimeout(() => socket.destroy(), 3000);
         });
-        assert.ok(!reply.includes("ReadyForQuery"), "no session is opened");
+        // The server's messages (type byte, int32 length): the last one is a FATAL ErrorResponse
+        // ('E') with SQLSTATE 08P01 (protocol violation), never ReadyForQuery ('Z').
+        const messages: { type: string; body: Buffer }[] = [];
+        for (let at = 0; at + 5 <= reply.length;) {
+          const length = reply.readInt32BE(at + 1);
+          messages.push({ type: String.fromCharCode(reply[at]!), body: reply.subarray(at + 5, at + 1 + length) });
+          at += 1 + length;
+        }
+        const last = messages.at(-1);
+        assert.equal(last?.type, "E", `the connection ends with an error: ${reply.toString("latin1")}`);
+        const fields = last.body.toString("utf8").split("\0");
+        assert.ok(fields.includes("SFATAL") && fields.includes("C08P01"), fields.join(" | "));
       }
       assert.equal((await get("/v1/teams/current", minted.token)).status, 200);
     });

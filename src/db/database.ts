@@ -9,13 +9,6 @@ import { isSharedEmbedded, openEmbeddedDatabase } from "./embedded.ts";
 
 export type Database = Knex;
 
-export interface DatabaseOptions {
-  /** postgres:// URL, or null for PGlite. */
-  url: string | null;
-  /** PGlite data directory; null = in memory (tests). */
-  dataDir: string | null;
-}
-
 /** PostgreSQL, or PGlite in memory (tests and benchmarks). DATA_DIR goes through openConfiguredDatabase. */
 export function openDatabase(options: { url: string | null }): Database {
   if (options.url) {

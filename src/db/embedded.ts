@@ -42,12 +42,12 @@ export interface EmbeddedOptions {
    */
   mode: "own" | "share";
   waitMs?: number;
-  /** Connections served to other processes at once (psql, CLI commands). */
-  maxClients?: number;
   /** Called if PGlite fails while serving (its WebAssembly program exited). */
   onFatal?: (err: unknown) => void;
-  applicationName?: string;
 }
+
+/** Connections served to other processes at once (psql, CLI commands), besides the owner's pool. */
+const MAX_CLIENTS = 8;
 
 function socketPathOf(dataDir: string): string {
   const path = join(dataDir, `.s.PGSQL.${SOCKET_PORT}`);
@@ -130,7 +130,7 @@ export async function openEmbeddedDatabase(options: EmbeddedOptions): Promise<Em
   for (;;) {
     const server = new EmbeddedServer({
       path: socketPath,
-      maxClients: options.maxClients ?? 8,
+      maxClients: MAX_CLIENTS,
       ownerTag: OWNER_TAG,
       idleInTransactionMs: 5000,
       onFatal: (err) => options.onFatal?.(err),
@@ -157,7 +157,7 @@ export async function openEmbeddedDatabase(options: EmbeddedOptions): Promise<Em
       };
     }
     if (options.mode === "share") {
-      const db = knexOver(dataDir, options.applicationName ?? "subbridge-client", 2);
+      const db = knexOver(dataDir, "subbridge-client", 2);
       return { db, owner: false, socketPath, close: () => db.destroy() };
     }
     if (Date.now() >= deadline) {

@@ -2,9 +2,9 @@
 // (every tenant-owned table is declared once and reached through its TenantTable; every other
 // access names its reason with unscoped()).
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import "../../generated/handlers.ts"; // loads every area, so every tenant table is declared
 import { tenantTables } from "../../src/db/tenant.ts";
 import { testDatabase, usingPostgres } from "../helpers/backends.ts";
@@ -17,6 +17,12 @@ function filesUnder(dir: string): string[] {
     const path = join(dir, name);
     return statSync(path).isDirectory() ? filesUnder(path) : path.endsWith(".ts") ? [path] : [];
   });
+}
+
+// An area's tables.ts declares its tables even before any operation reads them (jobs, later issues).
+for (const area of readdirSync(join(SRC, "modules"))) {
+  const tables = join(SRC, "modules", area, "tables.ts");
+  if (existsSync(tables)) await import(pathToFileURL(tables).href);
 }
 
 const sources = filesUnder(SRC).map((file) => ({ file: relative(ROOT, file), text: readFileSync(file, "utf8") }));

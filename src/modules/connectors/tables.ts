@@ -1,0 +1,21 @@
+// The connectors area's tenant tables.
+import { tenantTable } from "../../db/tenant.ts";
+
+/** A project's connector installations (one per connector per project). */
+export const installationsTable = tenantTable("connector_installations", { team: "team_id", project: "project_id" });
+
+export interface InstallationRow {
+  id: string;
+  team_id: string;
+  project_id: string;
+  connector_key: string;
+  status: string;
+  platform_account_id: string | null;
+  platform_account_name: string | null;
+  bot_url: string | null;
+  credentials: string | null;
+  settings: Record<string, unknown>;
+  created_by_user_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}

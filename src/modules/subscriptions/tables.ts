@@ -1,0 +1,41 @@
+// The subscriptions area's tenant tables: subscriptions and the access ledger.
+import { tenantTable } from "../../db/tenant.ts";
+import type { GrantMode } from "../resources/tables.ts";
+
+export const subscriptionsTable = tenantTable("subscriptions", { team: "team_id", project: "project_id" });
+export const grantsTable = tenantTable("access_grants", { team: "team_id", project: "project_id" });
+
+export type SubscriptionStatus = "trialing" | "active" | "canceled" | "expired";
+export type GrantStatus = "pending" | "granted" | "revoked";
+
+export interface SubscriptionRow {
+  id: string;
+  team_id: string;
+  project_id: string;
+  member_id: string;
+  plan_id: string;
+  status: SubscriptionStatus;
+  source: string;
+  started_at: Date;
+  ends_at: Date | null;
+  trial_ends_at: Date | null;
+  canceled_at: Date | null;
+  expired_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface GrantRow {
+  id: string;
+  team_id: string;
+  project_id: string;
+  subscription_id: string;
+  member_id: string;
+  resource_id: string;
+  grant_mode: GrantMode;
+  status: GrantStatus;
+  granted_at: Date | null;
+  revoked_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}

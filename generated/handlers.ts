@@ -5,6 +5,7 @@ import { handlers as account } from "../src/modules/account/handlers.ts";
 import { handlers as activity } from "../src/modules/activity/handlers.ts";
 import { handlers as connectors } from "../src/modules/connectors/handlers.ts";
 import { handlers as groups } from "../src/modules/groups/handlers.ts";
+import { handlers as projects } from "../src/modules/projects/handlers.ts";
 import { handlers as roles } from "../src/modules/roles/handlers.ts";
 import { handlers as system } from "../src/modules/system/handlers.ts";
 import { handlers as teams } from "../src/modules/teams/handlers.ts";
@@ -16,6 +17,7 @@ export const handlers: Handlers<OperationContext> = {
   ...activity,
   ...connectors,
   ...groups,
+  ...projects,
   ...roles,
   ...system,
   ...teams,

@@ -176,6 +176,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the team's projects
+         * @description The projects of the token's team, newest first; a token with a project allow-list sees only the projects it names. Archived projects are listed with status archived.
+         */
+        get: operations["list_projects"];
+        put?: never;
+        /**
+         * Create a project
+         * @description Adds a project to the token's team. Without a handle the server makes one from the name; a chosen handle needs the Growth tier (403 TEAM_TIER_REQUIRED) and answers 422 (fields.handle) when anyone ever held it. The owner's tier limits how many projects a team holds (Free 3, Starter 10, Growth 20; 403 TEAM_TIER_REQUIRED with the limit in error.context). A token restricted to a project allow-list cannot create projects (404 TENANT_MISMATCH). Emits project.created.
+         */
+        post: operations["create_project"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a project
+         * @description One project of the token's team, with how many plans, resources, members (every status) and connector installations it holds.
+         */
+        get: operations["get_project"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a project
+         * @description Deletes the project and everything in it: connector installations, resources, plans, payment methods, members, subscriptions and access grants. Its handles stay reserved forever. Tokens and groups whose allow-list names it keep the id, which matches nothing any more. Emits project.deleted.
+         */
+        delete: operations["delete_project"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a project
+         * @description Changes what the body sends: name, description, terms and privacy links (null clears a link or the description), the handle, and the status (archived archives the project, active restores it). A different handle needs the Growth tier (403 TEAM_TIER_REQUIRED, nothing changes); the old handle stays reserved (the portal answers 404 for it) and only this project may take it back later; a handle anyone else ever held answers 422. Emits project.updated (naming the changed fields and their previous values), project.archived or project.restored; a body that changes nothing writes nothing.
+         */
+        patch: operations["update_project"];
+        trace?: never;
+    };
     "/v1/roles": {
         parameters: {
             query?: never;
@@ -508,6 +560,106 @@ export interface webhooks {
          * @description A group's name, abilities, projects or members changed.
          */
         post: operations["group_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.archived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A project was archived
+         * @description The project was archived (status archived); its data and handle are kept.
+         */
+        post: operations["project_archived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A project was created
+         * @description A project was added to the team; always the first event of a project.
+         */
+        post: operations["project_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A project was deleted
+         * @description The project and everything in it were deleted; the last event of a project. `data.project` is the project as it was.
+         */
+        post: operations["project_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.restored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A project was restored
+         * @description An archived project is active again.
+         */
+        post: operations["project_restored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A project was changed
+         * @description The project's name, description, links or handle changed; `data.changed_fields` names them and `data.previous` holds their former values (a changed handle: the one now retired).
+         */
+        post: operations["project_updated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1111,6 +1263,110 @@ export interface components {
              */
             release: string;
             time: components["schemas"]["Timestamp"];
+        };
+        Project: {
+            id: components["schemas"]["Uuid"];
+            team_id: components["schemas"]["Uuid"];
+            name: string;
+            handle: components["schemas"]["ProjectHandle"];
+            description: string | null;
+            terms_url: components["schemas"]["ProjectLink"];
+            privacy_url: components["schemas"]["ProjectLink"];
+            status: components["schemas"]["ProjectStatus"];
+            archived_at: components["schemas"]["ProjectArchivedAt"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * Format: date-time
+         * @description When the project was archived; null while active.
+         */
+        ProjectArchivedAt: string | null;
+        ProjectCreate: {
+            name: string;
+            description?: string | null;
+            /** @description A custom handle (Growth tier); without it the server makes one from the name. */
+            handle?: components["schemas"]["ProjectHandle"];
+            terms_url?: components["schemas"]["ProjectLink"];
+            privacy_url?: components["schemas"]["ProjectLink"];
+        };
+        /** @description A project (see Project) with its counts. */
+        ProjectDetail: {
+            id: components["schemas"]["Uuid"];
+            team_id: components["schemas"]["Uuid"];
+            name: string;
+            handle: components["schemas"]["ProjectHandle"];
+            description: string | null;
+            terms_url: components["schemas"]["ProjectLink"];
+            privacy_url: components["schemas"]["ProjectLink"];
+            status: components["schemas"]["ProjectStatus"];
+            archived_at: components["schemas"]["ProjectArchivedAt"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            counts: {
+                plans: number;
+                resources: number;
+                /** @description Members of every status. */
+                members: number;
+                /** @description Connector installations. */
+                installations: number;
+            };
+        };
+        ProjectDetailResponse: {
+            data: components["schemas"]["ProjectDetail"];
+        };
+        ProjectEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                project: components["schemas"]["Project"];
+            };
+        };
+        /**
+         * @description The project's portal address: 5 to 64 lower-case letters, digits and hyphens, starting and ending with a letter or digit; unique across the service.
+         * @example night-owls
+         */
+        ProjectHandle: string;
+        /**
+         * Format: uri
+         * @description An https URL the project's bot and portal show; null when none.
+         */
+        ProjectLink: string | null;
+        ProjectPage: {
+            data: components["schemas"]["Project"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        ProjectResponse: {
+            data: components["schemas"]["Project"];
+        };
+        /**
+         * @description active, or archived (kept with its data and handle, closed to new purchases).
+         * @enum {string}
+         */
+        ProjectStatus: "active" | "archived";
+        ProjectUpdate: {
+            name?: string;
+            description?: string | null;
+            /** @description A different handle (Growth tier); the current one stays reserved for this project. */
+            handle?: components["schemas"]["ProjectHandle"];
+            terms_url?: components["schemas"]["ProjectLink"];
+            privacy_url?: components["schemas"]["ProjectLink"];
+            status?: components["schemas"]["ProjectStatus"];
+        };
+        ProjectUpdatedEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                project: components["schemas"]["Project"];
+                changed_fields: ("name" | "handle" | "description" | "terms_url" | "privacy_url")[];
+                /** @description The former value of each changed field. */
+                previous: {
+                    name?: string;
+                    handle?: components["schemas"]["ProjectHandle"];
+                    description?: string | null;
+                    terms_url?: components["schemas"]["ProjectLink"];
+                    privacy_url?: components["schemas"]["ProjectLink"];
+                };
+            };
         };
         Role: {
             id: components["schemas"]["Uuid"];
@@ -2067,6 +2323,216 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_projects: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, name, handle. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of projects. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_project: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Night Owls",
+                 *       "description": "A community for late readers.",
+                 *       "terms_url": "https://example.com/terms"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProjectCreate"];
+            };
+        };
+        responses: {
+            /** @description The project. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_project: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project and its counts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectDetailResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_project: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_project: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectUpdate"];
+            };
+        };
+        responses: {
+            /** @description The project after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -3124,6 +3590,244 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["GroupEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    project_archived: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "project.archived",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
+                 *       "data": {
+                 *         "project": {
+                 *           "id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
+                 *           "team_id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Night Owls",
+                 *           "handle": "night-owls",
+                 *           "description": null,
+                 *           "terms_url": null,
+                 *           "privacy_url": null,
+                 *           "status": "archived",
+                 *           "archived_at": "2026-11-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProjectEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    project_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "project.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
+                 *       "data": {
+                 *         "project": {
+                 *           "id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
+                 *           "team_id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Night Owls",
+                 *           "handle": "night-owls",
+                 *           "description": null,
+                 *           "terms_url": null,
+                 *           "privacy_url": null,
+                 *           "status": "active",
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProjectEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    project_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "project.deleted",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
+                 *       "data": {
+                 *         "project": {
+                 *           "id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
+                 *           "team_id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Night Owls",
+                 *           "handle": "night-owls",
+                 *           "description": null,
+                 *           "terms_url": null,
+                 *           "privacy_url": null,
+                 *           "status": "active",
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProjectEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    project_restored: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "project.restored",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
+                 *       "data": {
+                 *         "project": {
+                 *           "id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
+                 *           "team_id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Night Owls",
+                 *           "handle": "night-owls",
+                 *           "description": null,
+                 *           "terms_url": null,
+                 *           "privacy_url": null,
+                 *           "status": "active",
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProjectEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    project_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "project.updated",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
+                 *       "data": {
+                 *         "project": {
+                 *           "id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
+                 *           "team_id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                 *           "name": "Night Owls Club",
+                 *           "handle": "night-owls-club",
+                 *           "description": null,
+                 *           "terms_url": null,
+                 *           "privacy_url": null,
+                 *           "status": "active",
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "changed_fields": [
+                 *           "name",
+                 *           "handle"
+                 *         ],
+                 *         "previous": {
+                 *           "name": "Night Owls",
+                 *           "handle": "night-owls"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProjectUpdatedEvent"];
             };
         };
         responses: {

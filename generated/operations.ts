@@ -2,7 +2,7 @@
 import type { operations } from "./openapi.d.ts";
 import type { AbilityValue, Enforcement } from "./catalog.ts";
 
-export type OperationId = "create_group" | "create_role" | "create_team" | "create_token" | "delete_group" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_current_team" | "get_group" | "get_role" | "get_team" | "get_team_member" | "invite_team_member" | "list_alert_destinations" | "list_connectors" | "list_groups" | "list_identities" | "list_roles" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "remove_team_member" | "replace_alert_destinations" | "unlink_identity" | "update_group" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
+export type OperationId = "create_group" | "create_project" | "create_role" | "create_team" | "create_token" | "delete_group" | "delete_project" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_current_team" | "get_group" | "get_project" | "get_role" | "get_team" | "get_team_member" | "invite_team_member" | "list_alert_destinations" | "list_connectors" | "list_groups" | "list_identities" | "list_projects" | "list_roles" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "remove_team_member" | "replace_alert_destinations" | "unlink_identity" | "update_group" | "update_project" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
 
 /** The operations of each area (spec/openapi/areas/<area>.yaml; handlers in src/modules/<area>/handlers.ts). */
@@ -11,6 +11,7 @@ export interface AreaOperations {
   "activity": "get_activity_log";
   "connectors": "list_connectors";
   "groups": "create_group" | "delete_group" | "get_group" | "list_groups" | "update_group";
+  "projects": "create_project" | "delete_project" | "get_project" | "list_projects" | "update_project";
   "roles": "create_role" | "delete_role" | "get_role" | "list_roles" | "update_role";
   "system": "ping";
   "teams": "create_team" | "delete_team" | "get_current_team" | "get_team" | "get_team_member" | "invite_team_member" | "list_team_invitations" | "list_team_members" | "list_teams" | "remove_team_member" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
@@ -46,16 +47,19 @@ export interface OperationSpec {
 
 export const operationTable = {
   create_group: {"id":"create_group","method":"POST","path":"/v1/groups","routePath":"/v1/groups","summary":"Create a group","tags":["Groups"],"area":"groups","ability":"group:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  create_project: {"id":"create_project","method":"POST","path":"/v1/projects","routePath":"/v1/projects","summary":"Create a project","tags":["Projects"],"area":"projects","ability":"project:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_role: {"id":"create_role","method":"POST","path":"/v1/roles","routePath":"/v1/roles","summary":"Create a custom role","tags":["Roles"],"area":"roles","ability":"role:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_team: {"id":"create_team","method":"POST","path":"/v1/teams","routePath":"/v1/teams","summary":"Create a team","tags":["Teams"],"area":"teams","ability":"team:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_token: {"id":"create_token","method":"POST","path":"/v1/tokens","routePath":"/v1/tokens","summary":"Mint a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:create","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   delete_group: {"id":"delete_group","method":"DELETE","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Delete a group","tags":["Groups"],"area":"groups","ability":"group:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["group"],"queryParams":[],"body":null,"pagination":null},
+  delete_project: {"id":"delete_project","method":"DELETE","path":"/v1/projects/{project}","routePath":"/v1/projects/:project","summary":"Delete a project","tags":["Projects"],"area":"projects","ability":"project:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project"],"queryParams":[],"body":null,"pagination":null},
   delete_role: {"id":"delete_role","method":"DELETE","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Delete a custom role","tags":["Roles"],"area":"roles","ability":"role:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["role"],"queryParams":[],"body":null,"pagination":null},
   delete_team: {"id":"delete_team","method":"DELETE","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Delete a team","tags":["Teams"],"area":"teams","ability":"team:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   delete_token: {"id":"delete_token","method":"DELETE","path":"/v1/tokens/{id}","routePath":"/v1/tokens/:id","summary":"Delete a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
   get_activity_log: {"id":"get_activity_log","method":"GET","path":"/v1/activity","routePath":"/v1/activity","summary":"Read the activity log of one subject","tags":["Activity"],"area":"activity","ability":"activity:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["subject_type","subject_id","limit"],"body":null,"pagination":null},
   get_current_team: {"id":"get_current_team","method":"GET","path":"/v1/teams/current","routePath":"/v1/teams/current","summary":"Get the token's team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   get_group: {"id":"get_group","method":"GET","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Get a group","tags":["Groups"],"area":"groups","ability":"group:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":null,"pagination":null},
+  get_project: {"id":"get_project","method":"GET","path":"/v1/projects/{project}","routePath":"/v1/projects/:project","summary":"Get a project","tags":["Projects"],"area":"projects","ability":"project:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":[],"body":null,"pagination":null},
   get_role: {"id":"get_role","method":"GET","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Get a role","tags":["Roles"],"area":"roles","ability":"role:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["role"],"queryParams":[],"body":null,"pagination":null},
   get_team: {"id":"get_team","method":"GET","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Get a team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   get_team_member: {"id":"get_team_member","method":"GET","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Get a membership","tags":["Teams"],"area":"teams","ability":"team-member:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
@@ -64,6 +68,7 @@ export const operationTable = {
   list_connectors: {"id":"list_connectors","method":"GET","path":"/v1/connectors","routePath":"/v1/connectors","summary":"List the connector catalog","tags":["Connectors"],"area":"connectors","ability":"project-connector:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","added_at","name","key"],"defaultSortDirection":"desc"}},
   list_groups: {"id":"list_groups","method":"GET","path":"/v1/groups","routePath":"/v1/groups","summary":"List the team's groups","tags":["Groups"],"area":"groups","ability":"group:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code","name"],"defaultSortDirection":"desc"}},
   list_identities: {"id":"list_identities","method":"GET","path":"/v1/me/identities","routePath":"/v1/me/identities","summary":"List the creator's linked identities","tags":["Account"],"area":"account","ability":"account:read","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
+  list_projects: {"id":"list_projects","method":"GET","path":"/v1/projects","routePath":"/v1/projects","summary":"List the team's projects","tags":["Projects"],"area":"projects","ability":"project:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","handle"],"defaultSortDirection":"desc"}},
   list_roles: {"id":"list_roles","method":"GET","path":"/v1/roles","routePath":"/v1/roles","summary":"List the team's roles","tags":["Roles"],"area":"roles","ability":"role:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code","name"],"defaultSortDirection":"desc"}},
   list_team_invitations: {"id":"list_team_invitations","method":"GET","path":"/v1/teams/{team}/invitations","routePath":"/v1/teams/:team/invitations","summary":"List pending invitations","tags":["Teams"],"area":"teams","ability":"team-member:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","email","expires_at"],"defaultSortDirection":"desc"}},
   list_team_members: {"id":"list_team_members","method":"GET","path":"/v1/teams/{team}/members","routePath":"/v1/teams/:team/members","summary":"List the team's roster","tags":["Teams"],"area":"teams","ability":"team-member:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
@@ -74,6 +79,7 @@ export const operationTable = {
   replace_alert_destinations: {"id":"replace_alert_destinations","method":"PUT","path":"/v1/me/alert-destinations","routePath":"/v1/me/alert-destinations","summary":"Replace where alerts go","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   unlink_identity: {"id":"unlink_identity","method":"DELETE","path":"/v1/me/identities/{identity}","routePath":"/v1/me/identities/:identity","summary":"Unlink an identity","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":true,"mcp":false,"successStatus":204,"successBody":false,"pathParams":["identity"],"queryParams":[],"body":null,"pagination":null},
   update_group: {"id":"update_group","method":"PATCH","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Change a group","tags":["Groups"],"area":"groups","ability":"group:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":"required","pagination":null},
+  update_project: {"id":"update_project","method":"PATCH","path":"/v1/projects/{project}","routePath":"/v1/projects/:project","summary":"Change a project","tags":["Projects"],"area":"projects","ability":"project:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":[],"body":"required","pagination":null},
   update_role: {"id":"update_role","method":"PATCH","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Change a custom role","tags":["Roles"],"area":"roles","ability":"role:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["role"],"queryParams":[],"body":"required","pagination":null},
   update_team: {"id":"update_team","method":"PATCH","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Rename a team","tags":["Teams"],"area":"teams","ability":"team:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":"required","pagination":null},
   update_team_member_role: {"id":"update_team_member_role","method":"PATCH","path":"/v1/teams/{team}/members/{member}/role","routePath":"/v1/teams/:team/members/:member/role","summary":"Change a member's role","tags":["Teams"],"area":"teams","ability":"team-member:update-role","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team","member"],"queryParams":[],"body":"required","pagination":null},
@@ -91,6 +97,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: NonNullable<operations["create_group"]["requestBody"]>["content"]["application/json"];
     output: operations["create_group"]["responses"][201]["content"]["application/json"];
+  };
+  create_project: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: NonNullable<operations["create_project"]["requestBody"]>["content"]["application/json"];
+    output: operations["create_project"]["responses"][201]["content"]["application/json"];
   };
   create_role: {
     path: Record<string, never>;
@@ -112,6 +124,12 @@ export interface OperationIO {
   };
   delete_group: {
     path: operations["delete_group"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
+  delete_project: {
+    path: operations["delete_project"]["parameters"]["path"];
     query: Record<string, never>;
     body: undefined;
     output: void;
@@ -151,6 +169,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     output: operations["get_group"]["responses"][200]["content"]["application/json"];
+  };
+  get_project: {
+    path: operations["get_project"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_project"]["responses"][200]["content"]["application/json"];
   };
   get_role: {
     path: operations["get_role"]["parameters"]["path"];
@@ -199,6 +223,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     output: operations["list_identities"]["responses"][200]["content"]["application/json"];
+  };
+  list_projects: {
+    path: Record<string, never>;
+    query: WithDefaults<NonNullable<operations["list_projects"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_projects"]["responses"][200]["content"]["application/json"];
   };
   list_roles: {
     path: Record<string, never>;
@@ -259,6 +289,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: NonNullable<operations["update_group"]["requestBody"]>["content"]["application/json"];
     output: operations["update_group"]["responses"][200]["content"]["application/json"];
+  };
+  update_project: {
+    path: operations["update_project"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_project"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_project"]["responses"][200]["content"]["application/json"];
   };
   update_role: {
     path: operations["update_role"]["parameters"]["path"];

@@ -490,16 +490,292 @@ return errors === 0;
 }
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_role__body = validate62;
-const schema24 = {"$id":"create_role__body","$ref":"urn:subbridge:schema:RoleCreate"};
-const schema25 = {"type":"object","required":["code","name","abilities"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:RoleCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleCreate"};
-const schema26 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A role's code, unique within its team (admin and member are built in).","examples":["admin"],"$id":"urn:subbridge:schema:RoleCode"};
+export const create_project__body = validate62;
+const schema24 = {"$id":"create_project__body","$ref":"urn:subbridge:schema:ProjectCreate"};
+const schema25 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A custom handle (Growth tier); without it the server makes one from the name."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"}},"$id":"urn:subbridge:schema:ProjectCreate"};
+const schema26 = {"type":"string","minLength":5,"maxLength":64,"pattern":"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$","description":"The project's portal address: 5 to 64 lower-case letters, digits and hyphens, starting and ending with a letter or digit; unique across the service.","examples":["night-owls"],"$id":"urn:subbridge:schema:ProjectHandle"};
+const pattern5 = new RegExp("^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$", "u");
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:RoleCode" */;
+/*# sourceURL="urn:subbridge:schema:ProjectHandle" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate64.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(func1(data) > 64){
+const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(func1(data) < 5){
+const err1 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 5},message:"must NOT have fewer than 5 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern5.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate64.errors = vErrors;
+return errors === 0;
+}
+validate64.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema27 = {"type":["string","null"],"format":"uri","maxLength":255,"pattern":"^https://\\S+$","description":"An https URL the project's bot and portal show; null when none.","$id":"urn:subbridge:schema:ProjectLink"};
+const formats2 = __runtime1.fullFormats.uri;
+const pattern6 = new RegExp("^https://\\S+$", "u");
+
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:ProjectLink" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate66.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if((typeof data !== "string") && (data !== null)){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema27.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(typeof data === "string"){
+if(func1(data) > 255){
+const err1 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern6.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https://\\S+$"},message:"must match pattern \""+"^https://\\S+$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!(formats2(data))){
+const err3 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+validate66.errors = vErrors;
+return errors === 0;
+}
+validate66.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:ProjectCreate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate63.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "name") || (key0 === "description")) || (key0 === "handle")) || (key0 === "terms_url")) || (key0 === "privacy_url"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(func1(data0) > 255){
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data1 = data.description;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema25.properties.description.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(typeof data1 === "string"){
+if(func1(data1) > 1000){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+if(data.handle !== undefined){
+if(!(validate64(data.handle, {instancePath:instancePath+"/handle",parentData:data,parentDataProperty:"handle",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+errors = vErrors.length;
+}
+}
+if(data.terms_url !== undefined){
+if(!(validate66(data.terms_url, {instancePath:instancePath+"/terms_url",parentData:data,parentDataProperty:"terms_url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+errors = vErrors.length;
+}
+}
+if(data.privacy_url !== undefined){
+if(!(validate66(data.privacy_url, {instancePath:instancePath+"/privacy_url",parentData:data,parentDataProperty:"privacy_url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate63.errors = vErrors;
+return errors === 0;
+}
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="create_project__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate62.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate63(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+errors = vErrors.length;
+}
+validate62.errors = vErrors;
+return errors === 0;
+}
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const create_role__body = validate70;
+const schema28 = {"$id":"create_role__body","$ref":"urn:subbridge:schema:RoleCreate"};
+const schema29 = {"type":"object","required":["code","name","abilities"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:RoleCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleCreate"};
+const schema30 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A role's code, unique within its team (admin and member are built in).","examples":["admin"],"$id":"urn:subbridge:schema:RoleCode"};
+
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:RoleCode" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -528,17 +804,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -589,8 +865,8 @@ errors++;
 }
 }
 if(data.code !== undefined){
-if(!(validate64(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate72(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 }
@@ -707,41 +983,41 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate63(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+if(!(validate71(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
-validate62.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_team__body = validate68;
-const schema27 = {"$id":"create_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
-const schema28 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"The team's name, shown to its members."}},"$id":"urn:subbridge:schema:TeamWrite"};
+export const create_team__body = validate76;
+const schema31 = {"$id":"create_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
+const schema32 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"The team's name, shown to its members."}},"$id":"urn:subbridge:schema:TeamWrite"};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamWrite" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -817,42 +1093,42 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_team__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate77(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
-validate68.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_token__body = validate71;
-const schema29 = {"$id":"create_token__body","$ref":"urn:subbridge:schema:TokenCreate"};
-const schema30 = {"type":"object","required":["name","abilities"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"What the token is for, shown on the tokens page."},"abilities":{"type":"array","minItems":1,"uniqueItems":true,"maxItems":200,"description":"Abilities to grant; each must be held by the calling token. Only mintable abilities are accepted: token:create and the retired webhook-endpoint:manage are refused.","items":{"$ref":"urn:subbridge:schema:MintableAbility","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"minItems":1,"maxItems":100,"description":"Restricts the token to these projects of the team (its scope:project entries). Omit it for a token that sees every project of the team (or, from a restricted token, to pass the calling token's own allow-list on); an empty list is refused, since a token restricted to no project could not be told apart from an unrestricted one.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"expires_at":{"type":"string","format":"date-time","description":"Optional expiry in the future; omitted = the token does not expire."}},"$id":"urn:subbridge:schema:TokenCreate"};
-const schema31 = {"type":"string","description":"An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:MintableAbility"};
+export const create_token__body = validate79;
+const schema33 = {"$id":"create_token__body","$ref":"urn:subbridge:schema:TokenCreate"};
+const schema34 = {"type":"object","required":["name","abilities"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"What the token is for, shown on the tokens page."},"abilities":{"type":"array","minItems":1,"uniqueItems":true,"maxItems":200,"description":"Abilities to grant; each must be held by the calling token. Only mintable abilities are accepted: token:create and the retired webhook-endpoint:manage are refused.","items":{"$ref":"urn:subbridge:schema:MintableAbility","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"minItems":1,"maxItems":100,"description":"Restricts the token to these projects of the team (its scope:project entries). Omit it for a token that sees every project of the team (or, from a restricted token, to pass the calling token's own allow-list on); an empty list is refused, since a token restricted to no project could not be told apart from an unrestricted one.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"expires_at":{"type":"string","format":"date-time","description":"Optional expiry in the future; omitted = the token does not expire."}},"$id":"urn:subbridge:schema:TokenCreate"};
+const schema35 = {"type":"string","description":"An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:MintableAbility"};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:MintableAbility" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -870,7 +1146,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "account:read") || (data === "account:write")) || (data === "activity:read")) || (data === "billing:manage")) || (data === "billing:read")) || (data === "broadcast:send")) || (data === "dashboard:read")) || (data === "distribution:read")) || (data === "group:create")) || (data === "group:delete")) || (data === "group:update")) || (data === "group:view")) || (data === "group:view-any")) || (data === "pass-window:create")) || (data === "pass-window:delete")) || (data === "pass-window:update")) || (data === "pass-window:view")) || (data === "pass-window:view-any")) || (data === "payment:refund")) || (data === "payment:view")) || (data === "payment:view-any")) || (data === "project-access-code:create")) || (data === "project-access-code:delete")) || (data === "project-access-code:update")) || (data === "project-access-code:view")) || (data === "project-access-code:view-any")) || (data === "project-connector:create")) || (data === "project-connector:delete")) || (data === "project-connector:update")) || (data === "project-connector:view")) || (data === "project-connector:view-any")) || (data === "project-coupon:create")) || (data === "project-coupon:delete")) || (data === "project-coupon:update")) || (data === "project-coupon:view")) || (data === "project-coupon:view-any")) || (data === "project-payment-method:create")) || (data === "project-payment-method:delete")) || (data === "project-payment-method:update")) || (data === "project-payment-method:view")) || (data === "project-payment-method:view-any")) || (data === "project-recovery:create")) || (data === "project-recovery:delete")) || (data === "project-recovery:update")) || (data === "project-recovery:view")) || (data === "project-recovery:view-any")) || (data === "project-resource:create")) || (data === "project-resource:delete")) || (data === "project-resource:update")) || (data === "project-resource:view")) || (data === "project-resource:view-any")) || (data === "project-subscription-plan:create")) || (data === "project-subscription-plan:delete")) || (data === "project-subscription-plan:update")) || (data === "project-subscription-plan:view")) || (data === "project-subscription-plan:view-any")) || (data === "project-subscription:create")) || (data === "project-subscription:delete")) || (data === "project-subscription:update")) || (data === "project-subscription:view")) || (data === "project-subscription:view-any")) || (data === "project-user:create")) || (data === "project-user:delete")) || (data === "project-user:update")) || (data === "project-user:view")) || (data === "project-user:view-any")) || (data === "project:create")) || (data === "project:delete")) || (data === "project:update")) || (data === "project:view")) || (data === "project:view-any")) || (data === "role:create")) || (data === "role:delete")) || (data === "role:update")) || (data === "role:view")) || (data === "role:view-any")) || (data === "support-canned-reply:create")) || (data === "support-canned-reply:delete")) || (data === "support-canned-reply:update")) || (data === "support-canned-reply:view-any")) || (data === "support-conversation:create")) || (data === "support-conversation:delete")) || (data === "support-conversation:update")) || (data === "support-conversation:view")) || (data === "support-conversation:view-any")) || (data === "team-member:invite")) || (data === "team-member:remove")) || (data === "team-member:update-role")) || (data === "team-member:view")) || (data === "team-member:view-any")) || (data === "team:create")) || (data === "team:delete")) || (data === "team:update")) || (data === "team:view")) || (data === "team:view-any")) || (data === "token:delete")) || (data === "token:view")) || (data === "token:view-any")) || (data === "webhook-delivery:retry")) || (data === "webhook-delivery:view-any")) || (data === "webhook-endpoint:create")) || (data === "webhook-endpoint:delete")) || (data === "webhook-endpoint:update")) || (data === "webhook-endpoint:view")) || (data === "webhook-endpoint:view-any"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema31.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -879,18 +1155,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const formats2 = __runtime1.fullFormats["date-time"];
+const formats4 = __runtime1.fullFormats["date-time"];
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TokenCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1001,8 +1277,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(validate73(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate81(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 }
@@ -1122,7 +1398,7 @@ errors++;
 if(data.expires_at !== undefined){
 let data5 = data.expires_at;
 if(typeof data5 === "string"){
-if(!(formats2.validate(data5))){
+if(!(formats4.validate(data5))){
 const err16 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -1155,42 +1431,42 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_token__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate72(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate80(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
-validate71.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const invite_team_member__body = validate77;
-const schema32 = {"$id":"invite_team_member__body","$ref":"urn:subbridge:schema:TeamInvite"};
-const schema33 = {"type":"object","required":["email","role"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":255,"description":"The address the invitation is sent to; the invitee accepts signed in with it."},"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamInvite"};
-const formats4 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+export const invite_team_member__body = validate85;
+const schema36 = {"$id":"invite_team_member__body","$ref":"urn:subbridge:schema:TeamInvite"};
+const schema37 = {"type":"object","required":["email","role"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":255,"description":"The address the invitation is sent to; the invitee accepts signed in with it."},"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamInvite"};
+const formats6 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamInvite" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1243,7 +1519,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!(formats4.test(data0))){
+if(!(formats6.test(data0))){
 const err4 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -1266,8 +1542,8 @@ errors++;
 }
 }
 if(data.role !== undefined){
-if(!(validate64(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate72(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 }
@@ -1282,42 +1558,42 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="invite_team_member__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate78(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate86(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
-validate77.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const replace_alert_destinations__body = validate81;
-const schema34 = {"$id":"replace_alert_destinations__body","$ref":"urn:subbridge:schema:AlertDestinationsReplace"};
-const schema35 = {"type":"object","required":["destinations"],"additionalProperties":false,"properties":{"destinations":{"type":"array","maxItems":20,"items":{"type":"object","required":["kind","target"],"additionalProperties":false,"properties":{"kind":{"type":"string","enum":["connector_identity","email"],"description":"connector_identity or email; push_device is reserved for creator apps and refused."},"target":{"type":"string","minLength":1,"maxLength":320},"classes":{"type":["array","null"],"uniqueItems":true,"maxItems":7,"items":{"$ref":"urn:subbridge:schema:AlertClass","type":"string"}},"is_primary":{"type":"boolean","description":"Ignored (derived from the linked identities)."}}}}},"$id":"urn:subbridge:schema:AlertDestinationsReplace"};
-const schema36 = {"type":"string","enum":["sales","support","recovery","billing","security","passes","onboarding"],"description":"recovery, billing and security are critical; they always also reach the creator's email.","$id":"urn:subbridge:schema:AlertClass"};
+export const replace_alert_destinations__body = validate89;
+const schema38 = {"$id":"replace_alert_destinations__body","$ref":"urn:subbridge:schema:AlertDestinationsReplace"};
+const schema39 = {"type":"object","required":["destinations"],"additionalProperties":false,"properties":{"destinations":{"type":"array","maxItems":20,"items":{"type":"object","required":["kind","target"],"additionalProperties":false,"properties":{"kind":{"type":"string","enum":["connector_identity","email"],"description":"connector_identity or email; push_device is reserved for creator apps and refused."},"target":{"type":"string","minLength":1,"maxLength":320},"classes":{"type":["array","null"],"uniqueItems":true,"maxItems":7,"items":{"$ref":"urn:subbridge:schema:AlertClass","type":"string"}},"is_primary":{"type":"boolean","description":"Ignored (derived from the linked identities)."}}}}},"$id":"urn:subbridge:schema:AlertDestinationsReplace"};
+const schema40 = {"type":"string","enum":["sales","support","recovery","billing","security","passes","onboarding"],"description":"recovery, billing and security are critical; they always also reach the creator's email.","$id":"urn:subbridge:schema:AlertClass"};
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AlertClass" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1335,7 +1611,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((data === "sales") || (data === "support")) || (data === "recovery")) || (data === "billing")) || (data === "security")) || (data === "passes")) || (data === "onboarding"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1344,17 +1620,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AlertDestinationsReplace" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1446,7 +1722,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((data2 === "connector_identity") || (data2 === "email"))){
-const err7 = {instancePath:instancePath+"/destinations/" + i0+"/kind",schemaPath:"#/properties/destinations/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema35.properties.destinations.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/destinations/" + i0+"/kind",schemaPath:"#/properties/destinations/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema39.properties.destinations.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1494,7 +1770,7 @@ errors++;
 if(data1.classes !== undefined){
 let data4 = data1.classes;
 if((!(Array.isArray(data4))) && (data4 !== null)){
-const err11 = {instancePath:instancePath+"/destinations/" + i0+"/classes",schemaPath:"#/properties/destinations/items/properties/classes/type",keyword:"type",params:{type: schema35.properties.destinations.items.properties.classes.type},message:"must be array,null"};
+const err11 = {instancePath:instancePath+"/destinations/" + i0+"/classes",schemaPath:"#/properties/destinations/items/properties/classes/type",keyword:"type",params:{type: schema39.properties.destinations.items.properties.classes.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1527,8 +1803,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(validate83(data5, {instancePath:instancePath+"/destinations/" + i0+"/classes/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate91(data5, {instancePath:instancePath+"/destinations/" + i0+"/classes/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 }
@@ -1605,41 +1881,41 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="replace_alert_destinations__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate82(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate90(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
 errors = vErrors.length;
 }
-validate81.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_group__body = validate86;
-const schema37 = {"$id":"update_group__body","$ref":"urn:subbridge:schema:GroupUpdate"};
-const schema38 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
+export const update_group__body = validate94;
+const schema41 = {"$id":"update_group__body","$ref":"urn:subbridge:schema:GroupUpdate"};
+const schema42 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:GroupUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1916,41 +2192,238 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate87.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_group__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate87(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+if(!(validate95(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
-validate86.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_role__body = validate92;
-const schema39 = {"$id":"update_role__body","$ref":"urn:subbridge:schema:RoleUpdate"};
-const schema40 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
+export const update_project__body = validate100;
+const schema43 = {"$id":"update_project__body","$ref":"urn:subbridge:schema:ProjectUpdate"};
+const schema44 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A different handle (Growth tier); the current one stays reserved for this project."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"status":{"$ref":"urn:subbridge:schema:ProjectStatus"}},"$id":"urn:subbridge:schema:ProjectUpdate"};
+const schema45 = {"type":"string","enum":["active","archived"],"description":"active, or archived (kept with its data and handle, closed to new purchases).","$id":"urn:subbridge:schema:ProjectStatus"};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:ProjectStatus" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate105.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!((data === "active") || (data === "archived"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema45.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate105.errors = vErrors;
+return errors === 0;
+}
+validate105.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:ProjectUpdate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate101.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "name") || (key0 === "description")) || (key0 === "handle")) || (key0 === "terms_url")) || (key0 === "privacy_url")) || (key0 === "status"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(func1(data0) > 255){
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data1 = data.description;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema44.properties.description.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(typeof data1 === "string"){
+if(func1(data1) > 1000){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+if(data.handle !== undefined){
+if(!(validate64(data.handle, {instancePath:instancePath+"/handle",parentData:data,parentDataProperty:"handle",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+errors = vErrors.length;
+}
+}
+if(data.terms_url !== undefined){
+if(!(validate66(data.terms_url, {instancePath:instancePath+"/terms_url",parentData:data,parentDataProperty:"terms_url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+errors = vErrors.length;
+}
+}
+if(data.privacy_url !== undefined){
+if(!(validate66(data.privacy_url, {instancePath:instancePath+"/privacy_url",parentData:data,parentDataProperty:"privacy_url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+errors = vErrors.length;
+}
+}
+if(data.status !== undefined){
+if(!(validate105(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate101.errors = vErrors;
+return errors === 0;
+}
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="update_project__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate100.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate101(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+errors = vErrors.length;
+}
+validate100.errors = vErrors;
+return errors === 0;
+}
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const update_role__body = validate108;
+const schema46 = {"$id":"update_role__body","$ref":"urn:subbridge:schema:RoleUpdate"};
+const schema47 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
+
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2093,64 +2566,64 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate93.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate93(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate109(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
 errors = vErrors.length;
 }
-validate92.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team__body = validate96;
-const schema41 = {"$id":"update_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
+export const update_team__body = validate112;
+const schema48 = {"$id":"update_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate77(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
-validate96.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team_member_role__body = validate98;
-const schema42 = {"$id":"update_team_member_role__body","$ref":"urn:subbridge:schema:TeamRoleChange"};
-const schema43 = {"type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamRoleChange"};
+export const update_team_member_role__body = validate114;
+const schema49 = {"$id":"update_team_member_role__body","$ref":"urn:subbridge:schema:TeamRoleChange"};
+const schema50 = {"type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamRoleChange"};
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamRoleChange" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2181,8 +2654,8 @@ errors++;
 }
 }
 if(data.role !== undefined){
-if(!(validate64(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate72(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 }
@@ -2197,28 +2670,28 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate99.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team_member_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate99(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+if(!(validate115(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
-validate98.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

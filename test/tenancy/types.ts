@@ -48,6 +48,12 @@ export interface PathFixture<P extends string = string> {
    * be deleted): one it can act on, and the token to use. The positive control uses it.
    */
   controlTarget?(scope: FixtureScope): Promise<{ params: PathParams<P>; token: string }>;
+  /**
+   * For a destructive operation on a project itself: the resource inside an allow-list is the
+   * allow-list's own project, and deleting P1 would take it from every later test. The control
+   * then uses this resource instead, with a token restricted to the allow-list returned (naming it).
+   */
+  insideControl?(scope: FixtureScope): Promise<{ params: PathParams<P>; allowList: readonly string[] }>;
   /** A valid query for the call, when the operation requires one (so validation cannot answer first). */
   query?(params: PathParams<P>): Record<string, unknown>;
   /** A valid body for the call, when the operation takes one (so validation cannot answer first). */

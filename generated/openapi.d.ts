@@ -176,6 +176,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/connectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the project's connector installations
+         * @description The connectors the project runs (at most one installation per connector), newest first by default. Credentials are never included.
+         */
+        get: operations["list_project_connectors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/connectors/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the project's installation of a connector
+         * @description The project's installation of the connector `key`. 404 CONNECTOR_NOT_INSTALLED (context.connector, context.project_id) when the connector exists but the project does not run it.
+         */
+        get: operations["get_project_connector"];
+        put?: never;
+        /**
+         * Install a connector on the project
+         * @description Installs the connector `key` on the project: the credentials are verified with the platform through the connector's driver, the install fields are stored sealed, the settings are checked by the manifest's rules. 404 RESOURCE_NOT_FOUND (context.reason unknown_connector) when the key names no connector; 422 CONNECTOR_UNAVAILABLE (context.connector) when it is a roadmap entry, in development or paused; 422 when the project already runs it (context.reason already_installed); 403 CONNECTOR_TIER_REQUIRED for a second distinct connector unless the team's owner is on Growth; 422 with fields.<group>.<name> for bad fields or settings and for credentials the platform refuses; 422 with context.reason platform_unreachable when the platform does not answer. Emits connector.installed.
+         */
+        post: operations["install_connector"];
+        /**
+         * Uninstall a connector from the project
+         * @description Removes the project's installation of the connector `key` and its sealed credentials. The project's resources stay (their link to the installation is cleared) and members keep what they were granted. 404 CONNECTOR_NOT_INSTALLED when the project does not run it. Emits connector.uninstalled.
+         */
+        delete: operations["uninstall_connector"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an installation's settings or credentials
+         * @description Merges `settings` into the installation's settings (a key set to null clears it; the result must pass the manifest's rules) and, with `fields`, replaces the install fields after verifying them with the platform (a new bot token; a different bot changes bot_url). 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector. Emits connector.updated.
+         */
+        patch: operations["update_project_connector"];
+        trace?: never;
+    };
+    "/v1/projects/{project}/distribution/deep-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the project's connector deep link
+         * @description The link that opens the project's connector bot with a start payload. At most one query is used, by precedence access_code over plan_id over custom: access_code is the payload verbatim (the bot redeems it on open), plan_id the plan's bare UUID (the bot opens its checkout; 404 RESOURCE_NOT_FOUND when it is not a plan of this project), custom is passed through untouched and never acted on (a value the bot would act on - beginning with auth_ or -, or a bare UUID - is refused with 422), and with none the payload is project_<uuid> (the project's home). 422 VALIDATION_FAILED with context.reason no_bot_attached when the project has no connected installation with a bot URL, and on a plan_id that is not a UUID or a custom value that breaks its pattern.
+         */
+        get: operations["get_deep_link"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/distribution/portal-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the project's portal URL
+         * @description The subscriber portal's address for the project's current handle (the portal URL followed by / and the handle). A superseded handle answers 404 on the portal, so share this address again after changing the handle.
+         */
+        get: operations["get_portal_url"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/roles": {
         parameters: {
             query?: never;
@@ -454,6 +546,66 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "connector.installed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A connector was installed on a project
+         * @description A project installed a connector; its credentials were verified with the platform. The payload never carries a credential.
+         */
+        post: operations["connector_installed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connector.uninstalled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A connector was uninstalled from a project
+         * @description The project no longer runs the connector; data.installation is the installation as it was. Members keep what they were granted.
+         */
+        post: operations["connector_uninstalled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connector.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A connector installation changed
+         * @description An installation's settings or install fields changed (data.changed says which; credential values are never included).
+         */
+        post: operations["connector_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "group.created": {
         parameters: {
             query?: never;
@@ -868,6 +1020,10 @@ export interface components {
          * @enum {string}
          */
         ConnectorCategory: "messaging" | "community" | "payments" | "productivity";
+        /** @description Values of the manifest's install fields that take a value (text, secret, select, toggle, link), by field name. Secret values are sealed and never returned. */
+        ConnectorFieldValues: {
+            [key: string]: string | boolean;
+        };
         /** @description How a project installs the connector. */
         ConnectorInstall: {
             /**
@@ -877,6 +1033,57 @@ export interface components {
             mode: "paste_credential" | "oauth" | "shared_platform";
             /** @description Where installations can be made. */
             scopes: ("platform" | "project")[];
+        };
+        /** @description The install fields, the OAuth result (oauth connectors) and the settings. */
+        ConnectorInstallRequest: {
+            fields?: components["schemas"]["ConnectorFieldValues"];
+            oauth?: components["schemas"]["ConnectorOAuthResult"];
+            settings?: components["schemas"]["ConnectorSettingsValues"];
+        };
+        /** @description A connector the project runs. Credentials are never included. */
+        ConnectorInstallation: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            connector: components["schemas"]["ConnectorKey"];
+            /**
+             * @description active - the credentials were verified with the platform (later releases may add states).
+             * @enum {string}
+             */
+            status: "active";
+            /** @description The installation's account on the platform (a Telegram bot's id, a Discord server's id). */
+            platform_account_id: string | null;
+            /** @description Its name (the bot's username, the server's name). */
+            platform_account_name: string | null;
+            /**
+             * Format: uri
+             * @description Where members open the installation with a start payload (https://t.me/<bot>); null when the platform has none (Discord).
+             */
+            bot_url: string | null;
+            /** @description The installation's settings, by the manifest's settings_fields names. */
+            settings: {
+                [key: string]: string | boolean | null;
+            };
+            /**
+             * Format: uuid
+             * @description The creator who installed it.
+             */
+            created_by_user_id: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        ConnectorInstallationEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                installation: components["schemas"]["ConnectorInstallation"];
+            };
+        };
+        ConnectorInstallationResponse: {
+            data: components["schemas"]["ConnectorInstallation"];
+        };
+        /** @description Settings to merge, and optionally new install fields (verified with the platform). */
+        ConnectorInstallationUpdate: {
+            fields?: components["schemas"]["ConnectorFieldValues"];
+            settings?: components["schemas"]["ConnectorSettingsValues"];
         };
         /**
          * @description The connector's identifier (the manifest's key): a lower-case letter followed by lower-case letters, digits, _ or -. It names the connector in install routes.
@@ -926,6 +1133,16 @@ export interface components {
             /** @description The platform's own payment method, e.g. "Telegram Stars"; absent when it has none. */
             native_payment?: string;
         };
+        /** @description What the platform's OAuth consent screen returned to the dashboard (connectors whose install mode is oauth). */
+        ConnectorOAuthResult: {
+            /** @description The authorization code. */
+            code: string;
+            /**
+             * Format: uri
+             * @description The redirect URI the consent screen was opened with.
+             */
+            redirect_uri: string;
+        };
         /** @description The button the subscriber portal shows to open the connector through the installation's start link. */
         ConnectorPortalCta: {
             /** @description The button's label (English), e.g. "Open in Telegram". */
@@ -949,11 +1166,52 @@ export interface components {
              */
             grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
         };
+        /** @description Values of the manifest's settings_fields, by field name, each checked by the field's rules; null clears a nullable setting. */
+        ConnectorSettingsValues: {
+            [key: string]: string | boolean | null;
+        };
         /**
          * @description Whether projects can install the connector now. available: its package is loaded and installs are open. paused: its package is loaded but the operator has stopped new installs for now. in_development and roadmap: announced, with no package yet. Installing anything but an available connector answers 422 CONNECTOR_UNAVAILABLE.
          * @enum {string}
          */
         ConnectorStatus: "available" | "paused" | "in_development" | "roadmap";
+        ConnectorUpdatedEvent: components["schemas"]["EventEnvelope"] & {
+            /** @constant */
+            type?: "connector.updated";
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                installation: components["schemas"]["ConnectorInstallation"];
+                /** @description What changed - settings, credentials (the install fields; never their values), or both. */
+                changed: ("settings" | "credentials")[];
+            };
+        };
+        DeepLink: {
+            project_id: components["schemas"]["Uuid"];
+            /** @description The key of the installation whose bot the link opens. */
+            connector: string;
+            /**
+             * Format: uri
+             * @description The bot's address (https://t.me/<bot>).
+             */
+            bot_url: string;
+            /** @description The start payload. */
+            start_payload: string;
+            /**
+             * Format: uri
+             * @description <bot_url>?start=<start_payload>, the payload percent-encoded.
+             */
+            deep_link: string;
+            /**
+             * @description Which query the payload came from; project when none was given (project_<uuid>).
+             * @enum {string}
+             */
+            payload_kind: "access_code" | "plan_id" | "custom" | "project";
+            /** @description Whether the bot acts on the payload (access codes and plans) or only opens the project's home. */
+            acted_on: boolean;
+        };
+        DeepLinkResponse: {
+            data: components["schemas"]["DeepLink"];
+        };
         /**
          * @description The error envelope answered by every failing request.
          * @example {
@@ -1111,6 +1369,19 @@ export interface components {
              */
             release: string;
             time: components["schemas"]["Timestamp"];
+        };
+        PortalUrl: {
+            project_id: components["schemas"]["Uuid"];
+            /** @description The project's current handle. */
+            handle: string;
+            /**
+             * Format: uri
+             * @description The portal's address for the current handle.
+             */
+            portal_url: string;
+        };
+        PortalUrlResponse: {
+            data: components["schemas"]["PortalUrl"];
         };
         Role: {
             id: components["schemas"]["Uuid"];
@@ -2070,6 +2341,314 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    list_project_connectors: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, connector. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of installations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConnectorInstallation"][];
+                        links: components["schemas"]["ListLinks"];
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_project_connector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The connector's key (as in the catalog); a key that names no connector answers 404 RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The installation. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorInstallationResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    install_connector: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The connector's key (as in the catalog); a key that names no connector answers 404 RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectorInstallRequest"];
+            };
+        };
+        responses: {
+            /** @description The installation. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorInstallationResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    uninstall_connector: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The connector's key (as in the catalog); a key that names no connector answers 404 RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Uninstalled. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_project_connector: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The connector's key (as in the catalog); a key that names no connector answers 404 RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "settings": {
+                 *         "welcome_message": "Welcome to the club!",
+                 *         "language": "de"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConnectorInstallationUpdate"];
+            };
+        };
+        responses: {
+            /** @description The installation after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorInstallationResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_deep_link: {
+        parameters: {
+            query?: {
+                /** @description A plan of the project; the payload is its bare UUID. */
+                plan_id?: components["schemas"]["Uuid"];
+                /** @description An access code, used verbatim as the payload (at most 64 characters). */
+                access_code?: string;
+                /** @description A payload of your own (1 to 64 letters, digits, _ or -), passed through untouched; the bot never acts on it. */
+                custom?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bot URL, the start payload and the assembled link. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeepLinkResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_portal_url: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portal URL. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                     *         "handle": "night-owls",
+                     *         "portal_url": "https://portal.subbridge.dev/night-owls"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalUrlResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     list_roles: {
         parameters: {
             query?: {
@@ -2975,6 +3554,156 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    connector_installed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "connector.installed",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *       "data": {
+                 *         "installation": {
+                 *           "id": "0f1e2d3c-4b5a-4697-8877-665544332211",
+                 *           "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *           "connector": "telegram",
+                 *           "status": "active",
+                 *           "platform_account_id": "123456789",
+                 *           "platform_account_name": "night_owls_bot",
+                 *           "bot_url": "https://t.me/night_owls_bot",
+                 *           "settings": {
+                 *             "language": "en",
+                 *             "accept_stars": true
+                 *           },
+                 *           "created_by_user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConnectorInstallationEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connector_uninstalled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "connector.uninstalled",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *       "data": {
+                 *         "installation": {
+                 *           "id": "0f1e2d3c-4b5a-4697-8877-665544332211",
+                 *           "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *           "connector": "telegram",
+                 *           "status": "active",
+                 *           "platform_account_id": "123456789",
+                 *           "platform_account_name": "night_owls_bot",
+                 *           "bot_url": "https://t.me/night_owls_bot",
+                 *           "settings": {
+                 *             "language": "en",
+                 *             "accept_stars": true
+                 *           },
+                 *           "created_by_user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConnectorInstallationEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connector_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "connector.updated",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *       "data": {
+                 *         "installation": {
+                 *           "id": "0f1e2d3c-4b5a-4697-8877-665544332211",
+                 *           "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *           "connector": "telegram",
+                 *           "status": "active",
+                 *           "platform_account_id": "123456789",
+                 *           "platform_account_name": "night_owls_bot",
+                 *           "bot_url": "https://t.me/night_owls_bot",
+                 *           "settings": {
+                 *             "language": "en",
+                 *             "accept_stars": true
+                 *           },
+                 *           "created_by_user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "changed": [
+                 *           "settings"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConnectorUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     group_created: {

@@ -2,14 +2,15 @@
 import type { operations } from "./openapi.d.ts";
 import type { AbilityValue, Enforcement } from "./catalog.ts";
 
-export type OperationId = "create_group" | "create_role" | "create_team" | "create_token" | "delete_group" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_current_team" | "get_group" | "get_role" | "get_team" | "get_team_member" | "invite_team_member" | "list_alert_destinations" | "list_connectors" | "list_groups" | "list_identities" | "list_roles" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "remove_team_member" | "replace_alert_destinations" | "unlink_identity" | "update_group" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
+export type OperationId = "create_group" | "create_role" | "create_team" | "create_token" | "delete_group" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_current_team" | "get_deep_link" | "get_group" | "get_portal_url" | "get_project_connector" | "get_role" | "get_team" | "get_team_member" | "install_connector" | "invite_team_member" | "list_alert_destinations" | "list_connectors" | "list_groups" | "list_identities" | "list_project_connectors" | "list_roles" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "remove_team_member" | "replace_alert_destinations" | "uninstall_connector" | "unlink_identity" | "update_group" | "update_project_connector" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
 
 /** The operations of each area (spec/openapi/areas/<area>.yaml; handlers in src/modules/<area>/handlers.ts). */
 export interface AreaOperations {
   "account": "list_alert_destinations" | "list_identities" | "replace_alert_destinations" | "unlink_identity";
   "activity": "get_activity_log";
-  "connectors": "list_connectors";
+  "connectors": "get_project_connector" | "install_connector" | "list_connectors" | "list_project_connectors" | "uninstall_connector" | "update_project_connector";
+  "distribution": "get_deep_link" | "get_portal_url";
   "groups": "create_group" | "delete_group" | "get_group" | "list_groups" | "update_group";
   "roles": "create_role" | "delete_role" | "get_role" | "list_roles" | "update_role";
   "system": "ping";
@@ -55,15 +56,20 @@ export const operationTable = {
   delete_token: {"id":"delete_token","method":"DELETE","path":"/v1/tokens/{id}","routePath":"/v1/tokens/:id","summary":"Delete a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
   get_activity_log: {"id":"get_activity_log","method":"GET","path":"/v1/activity","routePath":"/v1/activity","summary":"Read the activity log of one subject","tags":["Activity"],"area":"activity","ability":"activity:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["subject_type","subject_id","limit"],"body":null,"pagination":null},
   get_current_team: {"id":"get_current_team","method":"GET","path":"/v1/teams/current","routePath":"/v1/teams/current","summary":"Get the token's team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
+  get_deep_link: {"id":"get_deep_link","method":"GET","path":"/v1/projects/{project}/distribution/deep-link","routePath":"/v1/projects/:project/distribution/deep-link","summary":"Get the project's connector deep link","tags":["Distribution"],"area":"distribution","ability":"distribution:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["plan_id","access_code","custom"],"body":null,"pagination":null},
   get_group: {"id":"get_group","method":"GET","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Get a group","tags":["Groups"],"area":"groups","ability":"group:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":null,"pagination":null},
+  get_portal_url: {"id":"get_portal_url","method":"GET","path":"/v1/projects/{project}/distribution/portal-url","routePath":"/v1/projects/:project/distribution/portal-url","summary":"Get the project's portal URL","tags":["Distribution"],"area":"distribution","ability":"distribution:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":[],"body":null,"pagination":null},
+  get_project_connector: {"id":"get_project_connector","method":"GET","path":"/v1/projects/{project}/connectors/{key}","routePath":"/v1/projects/:project/connectors/:key","summary":"Get the project's installation of a connector","tags":["Connectors"],"area":"connectors","ability":"project-connector:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","key"],"queryParams":[],"body":null,"pagination":null},
   get_role: {"id":"get_role","method":"GET","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Get a role","tags":["Roles"],"area":"roles","ability":"role:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["role"],"queryParams":[],"body":null,"pagination":null},
   get_team: {"id":"get_team","method":"GET","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Get a team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   get_team_member: {"id":"get_team_member","method":"GET","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Get a membership","tags":["Teams"],"area":"teams","ability":"team-member:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
+  install_connector: {"id":"install_connector","method":"POST","path":"/v1/projects/{project}/connectors/{key}","routePath":"/v1/projects/:project/connectors/:key","summary":"Install a connector on the project","tags":["Connectors"],"area":"connectors","ability":"project-connector:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project","key"],"queryParams":[],"body":"required","pagination":null},
   invite_team_member: {"id":"invite_team_member","method":"POST","path":"/v1/teams/{team}/members","routePath":"/v1/teams/:team/members","summary":"Invite someone to the team","tags":["Teams"],"area":"teams","ability":"team-member:invite","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["team"],"queryParams":[],"body":"required","pagination":null},
   list_alert_destinations: {"id":"list_alert_destinations","method":"GET","path":"/v1/me/alert-destinations","routePath":"/v1/me/alert-destinations","summary":"List where alerts go","tags":["Account"],"area":"account","ability":"account:read","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   list_connectors: {"id":"list_connectors","method":"GET","path":"/v1/connectors","routePath":"/v1/connectors","summary":"List the connector catalog","tags":["Connectors"],"area":"connectors","ability":"project-connector:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","added_at","name","key"],"defaultSortDirection":"desc"}},
   list_groups: {"id":"list_groups","method":"GET","path":"/v1/groups","routePath":"/v1/groups","summary":"List the team's groups","tags":["Groups"],"area":"groups","ability":"group:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code","name"],"defaultSortDirection":"desc"}},
   list_identities: {"id":"list_identities","method":"GET","path":"/v1/me/identities","routePath":"/v1/me/identities","summary":"List the creator's linked identities","tags":["Account"],"area":"account","ability":"account:read","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
+  list_project_connectors: {"id":"list_project_connectors","method":"GET","path":"/v1/projects/{project}/connectors","routePath":"/v1/projects/:project/connectors","summary":"List the project's connector installations","tags":["Connectors"],"area":"connectors","ability":"project-connector:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","connector"],"defaultSortDirection":"desc"}},
   list_roles: {"id":"list_roles","method":"GET","path":"/v1/roles","routePath":"/v1/roles","summary":"List the team's roles","tags":["Roles"],"area":"roles","ability":"role:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code","name"],"defaultSortDirection":"desc"}},
   list_team_invitations: {"id":"list_team_invitations","method":"GET","path":"/v1/teams/{team}/invitations","routePath":"/v1/teams/:team/invitations","summary":"List pending invitations","tags":["Teams"],"area":"teams","ability":"team-member:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","email","expires_at"],"defaultSortDirection":"desc"}},
   list_team_members: {"id":"list_team_members","method":"GET","path":"/v1/teams/{team}/members","routePath":"/v1/teams/:team/members","summary":"List the team's roster","tags":["Teams"],"area":"teams","ability":"team-member:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
@@ -72,8 +78,10 @@ export const operationTable = {
   ping: {"id":"ping","method":"GET","path":"/v1/ping","routePath":"/v1/ping","summary":"Check that the API answers","tags":["System"],"area":"system","ability":null,"enforcement":null,"public":true,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   remove_team_member: {"id":"remove_team_member","method":"DELETE","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Remove a member","tags":["Teams"],"area":"teams","ability":"team-member:remove","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
   replace_alert_destinations: {"id":"replace_alert_destinations","method":"PUT","path":"/v1/me/alert-destinations","routePath":"/v1/me/alert-destinations","summary":"Replace where alerts go","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  uninstall_connector: {"id":"uninstall_connector","method":"DELETE","path":"/v1/projects/{project}/connectors/{key}","routePath":"/v1/projects/:project/connectors/:key","summary":"Uninstall a connector from the project","tags":["Connectors"],"area":"connectors","ability":"project-connector:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","key"],"queryParams":[],"body":null,"pagination":null},
   unlink_identity: {"id":"unlink_identity","method":"DELETE","path":"/v1/me/identities/{identity}","routePath":"/v1/me/identities/:identity","summary":"Unlink an identity","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":true,"mcp":false,"successStatus":204,"successBody":false,"pathParams":["identity"],"queryParams":[],"body":null,"pagination":null},
   update_group: {"id":"update_group","method":"PATCH","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Change a group","tags":["Groups"],"area":"groups","ability":"group:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":"required","pagination":null},
+  update_project_connector: {"id":"update_project_connector","method":"PATCH","path":"/v1/projects/{project}/connectors/{key}","routePath":"/v1/projects/:project/connectors/:key","summary":"Change an installation's settings or credentials","tags":["Connectors"],"area":"connectors","ability":"project-connector:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","key"],"queryParams":[],"body":"required","pagination":null},
   update_role: {"id":"update_role","method":"PATCH","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Change a custom role","tags":["Roles"],"area":"roles","ability":"role:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["role"],"queryParams":[],"body":"required","pagination":null},
   update_team: {"id":"update_team","method":"PATCH","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Rename a team","tags":["Teams"],"area":"teams","ability":"team:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":"required","pagination":null},
   update_team_member_role: {"id":"update_team_member_role","method":"PATCH","path":"/v1/teams/{team}/members/{member}/role","routePath":"/v1/teams/:team/members/:member/role","summary":"Change a member's role","tags":["Teams"],"area":"teams","ability":"team-member:update-role","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team","member"],"queryParams":[],"body":"required","pagination":null},
@@ -146,11 +154,29 @@ export interface OperationIO {
     body: undefined;
     output: operations["get_current_team"]["responses"][200]["content"]["application/json"];
   };
+  get_deep_link: {
+    path: operations["get_deep_link"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["get_deep_link"]["parameters"]["query"]>, never>;
+    body: undefined;
+    output: operations["get_deep_link"]["responses"][200]["content"]["application/json"];
+  };
   get_group: {
     path: operations["get_group"]["parameters"]["path"];
     query: Record<string, never>;
     body: undefined;
     output: operations["get_group"]["responses"][200]["content"]["application/json"];
+  };
+  get_portal_url: {
+    path: operations["get_portal_url"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_portal_url"]["responses"][200]["content"]["application/json"];
+  };
+  get_project_connector: {
+    path: operations["get_project_connector"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_project_connector"]["responses"][200]["content"]["application/json"];
   };
   get_role: {
     path: operations["get_role"]["parameters"]["path"];
@@ -169,6 +195,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     output: operations["get_team_member"]["responses"][200]["content"]["application/json"];
+  };
+  install_connector: {
+    path: operations["install_connector"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["install_connector"]["requestBody"]>["content"]["application/json"];
+    output: operations["install_connector"]["responses"][201]["content"]["application/json"];
   };
   invite_team_member: {
     path: operations["invite_team_member"]["parameters"]["path"];
@@ -199,6 +231,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     output: operations["list_identities"]["responses"][200]["content"]["application/json"];
+  };
+  list_project_connectors: {
+    path: operations["list_project_connectors"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_project_connectors"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_project_connectors"]["responses"][200]["content"]["application/json"];
   };
   list_roles: {
     path: Record<string, never>;
@@ -248,6 +286,12 @@ export interface OperationIO {
     body: NonNullable<operations["replace_alert_destinations"]["requestBody"]>["content"]["application/json"];
     output: operations["replace_alert_destinations"]["responses"][200]["content"]["application/json"];
   };
+  uninstall_connector: {
+    path: operations["uninstall_connector"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
   unlink_identity: {
     path: operations["unlink_identity"]["parameters"]["path"];
     query: Record<string, never>;
@@ -259,6 +303,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: NonNullable<operations["update_group"]["requestBody"]>["content"]["application/json"];
     output: operations["update_group"]["responses"][200]["content"]["application/json"];
+  };
+  update_project_connector: {
+    path: operations["update_project_connector"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_project_connector"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_project_connector"]["responses"][200]["content"]["application/json"];
   };
   update_role: {
     path: operations["update_role"]["parameters"]["path"];

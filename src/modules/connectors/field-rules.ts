@@ -5,7 +5,7 @@
 //   string, boolean the value's type
 //   max:N, min:N    length of a string, in characters
 //   in:a,b,...      one of the listed values
-//   regex:/p/f      a string the JavaScript pattern p (flags among i, m, s, u) matches in full as written
+//   regex:/p/f      a string the JavaScript pattern p (flags among i, m, s, u) matches
 //   url[:s1,s2]     an absolute URL whose scheme is one of s1, s2 (default http, https)
 // A field with no value gets no rule but `required`. A rule outside the language is a mistake in the
 // package, reported as UnsupportedRuleError (test/modules/connectors checks every loaded manifest).

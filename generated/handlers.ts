@@ -4,6 +4,7 @@ import type { OperationContext } from "../src/pipeline/context.ts";
 import { handlers as account } from "../src/modules/account/handlers.ts";
 import { handlers as activity } from "../src/modules/activity/handlers.ts";
 import { handlers as connectors } from "../src/modules/connectors/handlers.ts";
+import { handlers as distribution } from "../src/modules/distribution/handlers.ts";
 import { handlers as groups } from "../src/modules/groups/handlers.ts";
 import { handlers as projects } from "../src/modules/projects/handlers.ts";
 import { handlers as roles } from "../src/modules/roles/handlers.ts";
@@ -16,6 +17,7 @@ export const handlers: Handlers<OperationContext> = {
   ...account,
   ...activity,
   ...connectors,
+  ...distribution,
   ...groups,
   ...projects,
   ...roles,

@@ -46,7 +46,30 @@ export interface Config {
   mcpAllowedOrigins: string[];
   /** Folder of the connector packages, one <key>/connector.json each (CONNECTORS_DIR), absolute. */
   connectorsDir: string;
+  /** Where the connector drivers reach their platforms (see PlatformConfig). */
+  platforms: PlatformConfig;
 }
+
+/**
+ * The platforms' HTTP APIs the connector drivers call. `simulated`: no base URL was set and the
+ * database is embedded, so `npm start` serves a local fake of both platforms on loopback and points
+ * the drivers at it (an embedded start never contacts an outside host); set TELEGRAM_API_URL or
+ * DISCORD_API_URL to reach the real platforms from an embedded start.
+ */
+export interface PlatformConfig {
+  /** TELEGRAM_API_URL, default https://api.telegram.org (the Bot API: <url>/bot<token>/<method>). */
+  telegramApiUrl: string;
+  /** DISCORD_API_URL, default https://discord.com/api/v10. */
+  discordApiUrl: string;
+  /** The platform's shared Discord application (DISCORD_CLIENT_ID, _CLIENT_SECRET, _BOT_TOKEN); null = not configured. */
+  discord: { clientId: string; clientSecret: string; botToken: string } | null;
+  /** PLATFORM_TIMEOUT_MS, default 10000: how long one platform call may take. */
+  timeoutMs: number;
+  simulated: boolean;
+}
+
+export const DEFAULT_TELEGRAM_API_URL = "https://api.telegram.org";
+export const DEFAULT_DISCORD_API_URL = "https://discord.com/api/v10";
 
 export const SURFACES = ["api", "mcp", "auth", "site", "docs", "portal"] as const;
 export type SurfaceName = (typeof SURFACES)[number];
@@ -145,6 +168,25 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     mcpAllowedHosts: hostnames(env, "MCP_ALLOWED_HOSTS"),
     mcpAllowedOrigins: hostnames(env, "MCP_ALLOWED_ORIGINS", { allowAny: true }),
     connectorsDir: resolve(env.CONNECTORS_DIR || DEFAULT_CONNECTORS_DIR),
+    platforms: platformConfig(env),
+  };
+}
+
+function platformConfig(env: Env): PlatformConfig {
+  const timeout = env.PLATFORM_TIMEOUT_MS ? Number(env.PLATFORM_TIMEOUT_MS) : 10_000;
+  if (!Number.isInteger(timeout) || timeout < 100 || timeout > 120_000)
+    throw new ConfigError(`PLATFORM_TIMEOUT_MS must be an integer from 100 to 120000, got "${env.PLATFORM_TIMEOUT_MS}"`);
+  const discordParts = [env.DISCORD_CLIENT_ID, env.DISCORD_CLIENT_SECRET, env.DISCORD_BOT_TOKEN];
+  if (discordParts.some(Boolean) && !discordParts.every(Boolean))
+    throw new ConfigError("DISCORD_CLIENT_ID, DISCORD_CLIENT_SECRET and DISCORD_BOT_TOKEN are set together (the platform's Discord application)");
+  return {
+    telegramApiUrl: url(env, "TELEGRAM_API_URL", DEFAULT_TELEGRAM_API_URL),
+    discordApiUrl: url(env, "DISCORD_API_URL", DEFAULT_DISCORD_API_URL),
+    discord: discordParts.every(Boolean)
+      ? { clientId: env.DISCORD_CLIENT_ID!, clientSecret: env.DISCORD_CLIENT_SECRET!, botToken: env.DISCORD_BOT_TOKEN! }
+      : null,
+    timeoutMs: timeout,
+    simulated: !env.DATABASE_URL && !env.TELEGRAM_API_URL && !env.DISCORD_API_URL,
   };
 }
 

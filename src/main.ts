@@ -16,12 +16,13 @@ import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./pipeline/
 import { handlers } from "../generated/handlers.ts";
 import { loadConnectorRegistry, type ConnectorRegistry } from "./modules/connectors/registry.ts";
 import { ConnectorLoadError, displayPath } from "./modules/connectors/problems.ts";
+import { openPlatforms, type PlatformEndpoints } from "./modules/connectors/platforms.ts";
 import type Koa from "koa";
 import { readRepositoryText } from "./repository-files.ts";
 
 const release = (JSON.parse(readRepositoryText("package.json")) as { version: string }).version;
 
-function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegistry): Koa {
+function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegistry, platforms: PlatformEndpoints): Koa {
   const { config } = s;
   const clientIp = clientIpResolver(config.trustProxy);
   switch (name) {
@@ -39,12 +40,15 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
         budget: REST_BUDGET,
         logger: s.logger,
         connectors,
+        platforms,
+        portalUrl: config.portal.url,
         clientIp,
       });
     case "mcp":
       return createMcpApp({
         db: s.db,
         kv: s.kv,
+        appKey: s.appKey,
         handlers,
         now: s.now,
         release: config.release,
@@ -58,6 +62,8 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
         allowedHosts: config.mcpAllowedHosts,
         allowedOrigins: config.mcpAllowedOrigins,
         connectors,
+        platforms,
+        portalUrl: config.portal.url,
         clientIp,
       });
     case "docs":
@@ -82,10 +88,12 @@ async function main() {
   // Before the backends open: an invalid connector package refuses the start without side effects.
   const connectors = loadConnectorRegistry(config.connectorsDir);
   const services = await openServices(config);
+  const platforms = await openPlatforms(config.platforms);
   const servers: Server[] = [];
   const shutdown = async (signal: string) => {
     services.logger.info({ signal }, "shutting down");
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    await platforms.close();
     await services.close();
     process.exit(0);
   };
@@ -95,7 +103,8 @@ async function main() {
   const creators = await countCreators(services.db);
   const demo = !config.databaseUrl && creators === 0 ? await seedDemo(services.db, services.now()) : null;
 
-  for (const name of config.surfaces) servers.push(await listen(buildSurface(name, services, connectors), config[name].port, config.host, services));
+  for (const name of config.surfaces)
+    servers.push(await listen(buildSurface(name, services, connectors, platforms.endpoints), config[name].port, config.host, services));
 
   const lines = [
     "",
@@ -108,6 +117,7 @@ async function main() {
     `  Database      ${services.backends.database}`,
     `  KV store      ${services.backends.kv}`,
     `  Connectors    ${[...connectors.packages.keys()].join(", ") || "none"} (from ${displayPath(connectors.dir)})`,
+    `  Platforms     ${platforms.description}`,
   ];
   if (demo) {
     lines.push(

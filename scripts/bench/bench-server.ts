@@ -16,6 +16,7 @@ import { handlers } from "../../generated/handlers.ts";
 import { createApiApp } from "../../src/transports/rest/api-app.ts";
 import { createMcpApp } from "../../src/transports/mcp/mcp-app.ts";
 import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
+import { openPlatforms } from "../../src/modules/connectors/platforms.ts";
 import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/pipeline/rate-limit.ts";
 
 async function app(target: string): Promise<Koa> {
@@ -50,6 +51,7 @@ async function app(target: string): Promise<Koa> {
   const config = loadConfig(process.env, "bench");
   const services = await openServices(config);
   const connectors = loadConnectorRegistry(config.connectorsDir);
+  const platforms = (await openPlatforms(config.platforms)).endpoints;
   // Budgets no benchmark reaches: this measures the pipeline, not the limiter's refusals (the
   // counters are still incremented on every request).
   const generous = (budget: typeof REST_BUDGET) => budget.map((w) => ({ ...w, limit: 1e12 }));
@@ -67,6 +69,8 @@ async function app(target: string): Promise<Koa> {
       budget: generous(REST_BUDGET),
       logger: services.logger,
       connectors,
+      platforms,
+      portalUrl: config.portal.url,
     });
   }
   return createMcpApp({
@@ -85,6 +89,9 @@ async function app(target: string): Promise<Koa> {
     allowedHosts: ["127.0.0.1"],
     allowedOrigins: [],
     connectors,
+    platforms,
+    appKey: services.appKey,
+    portalUrl: config.portal.url,
   });
 }
 

@@ -1,5 +1,6 @@
 // A throwaway MCP surface for the conformance run and the tool-list measurement: in-memory
 // PGlite, in-process KV, one creator with a token holding every grantable ability.
+import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import pino from "pino";
@@ -12,8 +13,9 @@ import { mintTokenForCreator } from "../../src/operator.ts";
 import { handlers } from "../../generated/handlers.ts";
 import { createMcpApp } from "../../src/transports/mcp/mcp-app.ts";
 import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET, type Window } from "../../src/pipeline/rate-limit.ts";
-import { DEFAULT_CONNECTORS_DIR } from "../../src/config.ts";
+import { DEFAULT_CONNECTORS_DIR, loadConfig } from "../../src/config.ts";
 import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
+import { openPlatforms } from "../../src/modules/connectors/platforms.ts";
 
 export const RELEASE = "3.0.0";
 
@@ -59,6 +61,10 @@ export async function startThrowawayMcp(options: { budget?: readonly Window[] } 
     allowedHosts: [],
     allowedOrigins: [],
     connectors: loadConnectorRegistry(DEFAULT_CONNECTORS_DIR),
+    appKey: randomBytes(32),
+    // The local fake platforms: a benchmark never contacts an outside host.
+    platforms: (await openPlatforms(loadConfig({}).platforms)).endpoints,
+    portalUrl: "http://localhost:4005",
   });
   server.on("request", app.callback());
   return {

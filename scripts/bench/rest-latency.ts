@@ -19,7 +19,8 @@ import type { Kv } from "../../src/kv/kv.ts";
 import { createApiApp } from "../../src/transports/rest/api-app.ts";
 import { handlers } from "../../generated/handlers.ts";
 import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
-import { DEFAULT_CONNECTORS_DIR } from "../../src/config.ts";
+import { openPlatforms } from "../../src/modules/connectors/platforms.ts";
+import { DEFAULT_CONNECTORS_DIR, loadConfig } from "../../src/config.ts";
 import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts";
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -109,6 +110,9 @@ async function main() {
     budget: [{ name: "minute", limit: 1e9, windowMs: 60_000 }],
     logger: pino({ level: "silent" }),
     connectors: loadConnectorRegistry(DEFAULT_CONNECTORS_DIR),
+    // The local fake platforms: a benchmark never contacts an outside host.
+    platforms: (await openPlatforms(loadConfig({}).platforms)).endpoints,
+    portalUrl: "http://localhost:4005",
   });
   server.on("request", app.callback());
 

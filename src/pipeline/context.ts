@@ -3,6 +3,7 @@
 import type { OperationSpec } from "../../generated/operations.ts";
 import type { Actor, CredentialKind, DomainContext } from "../db/tenant.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
+import type { PlatformEndpoints } from "../modules/connectors/platforms.ts";
 import { ApiError } from "../errors.ts";
 
 /** The credential a request presented, resolved. */
@@ -38,6 +39,12 @@ export interface OperationContext {
   authUrl: string;
   /** The connector packages loaded at start (the same for every team). */
   connectors: ConnectorRegistry;
+  /** Where the connector drivers reach their platforms. */
+  platforms: PlatformEndpoints;
+  /** APP_KEY: seals connector credentials (encrypt bound to the installation id). */
+  appKey: Buffer;
+  /** Public address of the subscriber portal (PORTAL_URL); a project's portal is <portalUrl>/<handle>. */
+  portalUrl: string;
 }
 
 /** The domain view of an authenticated operation. */

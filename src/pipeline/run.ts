@@ -11,6 +11,7 @@ import type { FieldErrors } from "../errors.ts";
 import type { Kv } from "../kv/kv.ts";
 import type { Actor, ActorKind } from "../db/tenant.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
+import type { PlatformEndpoints } from "../modules/connectors/platforms.ts";
 import { admitBearer, type Admission } from "./authenticate.ts";
 import { authorizeOperation } from "./authorize.ts";
 import type { Principal } from "./context.ts";
@@ -29,6 +30,12 @@ export interface PipelineDeps {
   authUrl: string;
   /** The connector packages loaded at start. */
   connectors: ConnectorRegistry;
+  /** Where the connector drivers reach their platforms. */
+  platforms: PlatformEndpoints;
+  /** APP_KEY (connector credentials are sealed with it). */
+  appKey: Buffer;
+  /** Public address of the subscriber portal. */
+  portalUrl: string;
 }
 
 export type { Admission } from "./authenticate.ts";
@@ -104,6 +111,9 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
     release: deps.release,
     connectors: deps.connectors,
     authUrl: deps.authUrl,
+    platforms: deps.platforms,
+    appKey: deps.appKey,
+    portalUrl: deps.portalUrl,
   };
   return {
     input,

@@ -9,7 +9,8 @@ import type { AppHandlers } from "../../src/pipeline/execute.ts";
 import { testDatabase, testKv } from "./backends.ts";
 import type { TestClock } from "./clock.ts";
 import { createTestCreator, type TestCreator } from "./fixtures.ts";
-import { DOCS_URL, repositoryConnectorRegistry, serveOnFreePort, testLogger } from "./server.ts";
+import { DOCS_URL, repositoryConnectorRegistry, serveOnFreePort, TEST_APP_KEY, testLogger } from "./server.ts";
+import { PORTAL_URL, testPlatformEndpoints } from "./platforms.ts";
 
 export const MCP_PROTOCOL = "2026-07-28";
 export const AUTH_URL = "http://auth.test";
@@ -33,10 +34,12 @@ export interface StartMcpOptions {
   handlers?: Partial<AppHandlers>;
   connectors?: McpAppDeps["connectors"];
   clientIp?: McpAppDeps["clientIp"];
+  platforms?: McpAppDeps["platforms"];
 }
 
 export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMcp> {
   const { db } = await testDatabase();
+  const platforms = options.platforms ?? (await testPlatformEndpoints());
   const kv = await testKv({ ...(options.sharedKv ? { shared: options.sharedKv } : {}), ...(options.clock ? { now: options.clock.nowMs } : {}) });
   let deps!: McpAppDeps;
   const running = await serveOnFreePort((url) => {
@@ -55,7 +58,10 @@ export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMc
       unauthenticatedBudget: options.unauthenticatedBudget ?? UNAUTHENTICATED_MCP_BUDGET,
       allowedHosts: options.allowedHosts ?? [],
       allowedOrigins: options.allowedOrigins ?? [],
+      appKey: TEST_APP_KEY,
       connectors: options.connectors ?? repositoryConnectorRegistry(),
+      platforms,
+      portalUrl: PORTAL_URL,
       ...(options.clientIp ? { clientIp: options.clientIp } : {}),
     };
     return createMcpApp(deps);

@@ -13,6 +13,8 @@ import { DEFAULT_CONNECTORS_DIR } from "../../src/config.ts";
 import { loadConnectorRegistry, type ConnectorRegistry } from "../../src/modules/connectors/registry.ts";
 import { testDatabase, testKv } from "./backends.ts";
 import type { TestClock } from "./clock.ts";
+import { PORTAL_URL, testPlatformEndpoints } from "./platforms.ts";
+import type { PlatformEndpoints } from "../../src/modules/connectors/platforms.ts";
 
 export const TEST_APP_KEY = Buffer.alloc(32, 7);
 export const DOCS_URL = "http://docs.test";
@@ -35,6 +37,8 @@ export interface StartOptions {
   handlers?: Partial<AppHandlers>;
   /** The connector packages the app serves; default: the repository's connectors/ folder. */
   connectors?: ConnectorRegistry;
+  /** Where the connector drivers reach their platforms (default: the process's fake platform). */
+  platforms?: PlatformEndpoints;
   /** Where the app logs (default: nowhere unless TEST_LOGS=1). */
   logger?: Logger;
   /** How the app finds the client's address (default: the socket's, TRUST_PROXY unset). */
@@ -77,6 +81,7 @@ export async function serveOnFreePort(
 
 export async function startApi(options: StartOptions = {}): Promise<RunningApi> {
   const { db } = await testDatabase();
+  const platforms = options.platforms ?? (await testPlatformEndpoints());
   const kv = await testKv({ ...(options.sharedKv ? { shared: options.sharedKv } : {}), ...(options.clock ? { now: options.clock.nowMs } : {}) });
   let deps!: ApiAppDeps;
   const running = await serveOnFreePort((url) => {
@@ -93,6 +98,8 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
       budget: options.budget ?? REST_BUDGET,
       logger: options.logger ?? testLogger,
       connectors: options.connectors ?? repositoryConnectorRegistry(),
+      platforms,
+      portalUrl: PORTAL_URL,
       ...(options.clientIp ? { clientIp: options.clientIp } : {}),
     };
     return createApiApp(deps);

@@ -1,12 +1,29 @@
-import type { OperationContext } from "../../pipeline/context.ts";
+import { creatorContext, domainContext, type OperationContext } from "../../pipeline/context.ts";
 import type { AreaHandlers } from "../../../generated/operations.ts";
 import { listEnvelope, pageWindow } from "../../pipeline/pagination.ts";
 import { listConnectorCards } from "./catalog-page.ts";
+import { getInstallation, installConnector, listInstallations, uninstallConnector, updateInstallation } from "./installations.ts";
 
 export const handlers = {
   // The catalog holds no team data: the pipeline's ability and tenancy checks are the whole gate.
   async list_connectors({ query }, ctx) {
     const { rows, total } = listConnectorCards(ctx.connectors, pageWindow(query));
     return listEnvelope(rows, total, query, ctx.resourceUrl);
+  },
+  async list_project_connectors({ path, query }, ctx) {
+    const { rows, total } = await listInstallations(domainContext(ctx), path.project, pageWindow(query));
+    return listEnvelope(rows, total, query, ctx.resourceUrl);
+  },
+  async install_connector({ path, body }, ctx) {
+    return { data: await installConnector(creatorContext(ctx), ctx, path.project, path.key, body) };
+  },
+  async get_project_connector({ path }, ctx) {
+    return { data: await getInstallation(domainContext(ctx), ctx, path.project, path.key) };
+  },
+  async update_project_connector({ path, body }, ctx) {
+    return { data: await updateInstallation(domainContext(ctx), ctx, path.project, path.key, body) };
+  },
+  async uninstall_connector({ path }, ctx) {
+    await uninstallConnector(domainContext(ctx), ctx, path.project, path.key);
   },
 } satisfies AreaHandlers<OperationContext, "connectors">;

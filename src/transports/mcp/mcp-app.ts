@@ -11,6 +11,7 @@ import { requestContext } from "../http/request.ts";
 import type { ClientIpResolver } from "../http/client-ip.ts";
 import type { AppHandlers } from "../../pipeline/execute.ts";
 import type { ConnectorRegistry } from "../../modules/connectors/registry.ts";
+import type { PlatformEndpoints } from "../../modules/connectors/platforms.ts";
 import type { Window } from "../../pipeline/rate-limit.ts";
 import { mcpCors } from "./cors.ts";
 import { mcpEndpoint } from "./endpoint.ts";
@@ -41,6 +42,10 @@ export interface McpAppDeps {
   allowedOrigins: readonly string[];
   /** The connector packages loaded at start (tools over connectors need them, as REST does). */
   connectors: ConnectorRegistry;
+  /** Where the connector drivers reach their platforms, APP_KEY and the portal's address (as REST has them). */
+  platforms: PlatformEndpoints;
+  appKey: Buffer;
+  portalUrl: string;
   /** How the per-IP limits find the client (TRUST_PROXY); the socket's address by default. */
   clientIp?: ClientIpResolver;
 }

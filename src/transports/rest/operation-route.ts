@@ -14,7 +14,6 @@ import type { RequestState } from "../http/request.ts";
 import { idempotencyKeyOf, runIdempotently } from "./idempotency.ts";
 
 export interface OperationRouteDeps extends PipelineDeps {
-  appKey: Buffer;
   /** Public base URL of the API (absolute links in list envelopes). */
   baseUrl: string;
   budget: readonly Window[];

@@ -1,7 +1,38 @@
-// Tenancy fixtures of the Connectors area (see test/tenancy/types.ts).
+// Tenancy fixtures of the Connectors area (see test/tenancy/types.ts). Installations belong to a
+// project, so a project allow-list narrows them (`outside`: the team's project outside it).
 import assert from "node:assert/strict";
 import { expectReached } from "../../tenancy/callers.ts";
-import type { AreaFixtures } from "../../tenancy/types.ts";
+import type { AreaFixtures, FixtureScope, PathFixture } from "../../tenancy/types.ts";
+import { newTelegramBot } from "../../helpers/platforms.ts";
+import { ensureTelegram, installationRow, newProject, projectExists, removeInstallation } from "./support.ts";
+
+/** The project a fixture works on: inside `within` when given, else a new project of the team. */
+const projectFor = async ({ owner }: FixtureScope, within?: readonly string[]) => within?.[0] ?? (await newProject(owner));
+const outsideProject = ({ owner }: FixtureScope, allowList: readonly string[]) => owner.projectIds.find((p) => !allowList.includes(p))!;
+
+/** An installation of Telegram on a project of the team (the path of every installation route). */
+const installationFixture = (extra: Partial<PathFixture<"project" | "key">> = {}): PathFixture<"project" | "key"> => ({
+  async create(scope, within) {
+    const project = await projectFor(scope, within);
+    await ensureTelegram(scope.rest, project);
+    return { project, key: "telegram" };
+  },
+  async outside(scope, allowList) {
+    const project = outsideProject(scope, allowList);
+    await ensureTelegram(scope.rest, project);
+    return [{ project, key: "telegram" }];
+  },
+  exists: async (_scope, { project }) => (await installationRow(project)) !== undefined,
+  ...extra,
+});
+
+/** Bot tokens registered for the install fixture, by project (the body is built without waiting). */
+const botTokens = new Map<string, string>();
+async function readyToInstall(project: string) {
+  await removeInstallation(project);
+  botTokens.set(project, (await newTelegramBot("tenancy")).token);
+  return { project, key: "telegram" };
+}
 
 export const tenancyFixtures: AreaFixtures = {
   list_connectors: {
@@ -14,4 +45,27 @@ export const tenancyFixtures: AreaFixtures = {
       for (const id of [teamA.teamId, teamA.userId, ...teamA.projectIds]) assert.ok(!text.includes(id), `team A's ${id} is not in the catalog`);
     },
   },
+  list_project_connectors: {
+    async create(scope, within) {
+      const project = await projectFor(scope, within);
+      await ensureTelegram(scope.rest, project);
+      return { project };
+    },
+    async outside(scope, allowList) {
+      const project = outsideProject(scope, allowList);
+      await ensureTelegram(scope.rest, project);
+      return [{ project }];
+    },
+    exists: async (_scope, { project }) => projectExists(project),
+  },
+  install_connector: {
+    create: async (scope, within) => readyToInstall(await projectFor(scope, within)),
+    outside: async (scope, allowList) => [await readyToInstall(outsideProject(scope, allowList))],
+    // A refused install leaves the project without an installation (the project itself stays).
+    exists: async (_scope, { project }) => (await projectExists(project)) && !(await installationRow(project)),
+    body: ({ project }) => ({ fields: { bot_token: botTokens.get(project)! } }),
+  },
+  get_project_connector: installationFixture(),
+  update_project_connector: installationFixture({ body: () => ({ settings: { language: "de" } }) }),
+  uninstall_connector: installationFixture(),
 };

@@ -1,0 +1,93 @@
+// The Discord connector's driver. Discord installs through OAuth (manifest mode oauth): the creator
+// adds the platform's shared Discord application to a server in Discord's consent screen, and the
+// dashboard sends the authorization code it got back. Install exchanges the code
+// (POST /oauth2/token with the application's client id and secret): Discord answers the guild the
+// bot was added to, which becomes the installation's platform account; GET /users/@me with the bot
+// token checks the application's bot itself. The bot token is the deployment's (DISCORD_BOT_TOKEN),
+// so an installation stores no credential. Discord has no start-payload links: bot_url is null.
+import { PlatformError, platformCall, type ConnectorDriver, type PlatformSession } from "./driver.ts";
+
+export interface DiscordOptions {
+  apiUrl: string;
+  timeoutMs: number;
+  application: { clientId: string; clientSecret: string; botToken: string } | null;
+}
+
+export function discordDriver(options: DiscordOptions): ConnectorDriver {
+  const application = () => {
+    if (!options.application)
+      throw new PlatformError(
+        "not_configured",
+        "This deployment has no Discord application (DISCORD_CLIENT_ID, DISCORD_CLIENT_SECRET, DISCORD_BOT_TOKEN).",
+      );
+    return options.application;
+  };
+  /** A call as the bot; 2xx answers the body, anything else throws. */
+  async function asBot(method: string, path: string, body?: unknown): Promise<any> {
+    const res = await platformCall("Discord", `${options.apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bot ${application().botToken}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      timeoutMs: options.timeoutMs,
+    });
+    if (res.status >= 200 && res.status < 300) return res.body;
+    const message = typeof res.body?.message === "string" ? res.body.message : `HTTP ${res.status}`;
+    if (res.status === 401) throw new PlatformError("unauthorized", `Discord refused the application's bot token (${message}).`);
+    throw new PlatformError("refused", `Discord refused ${method} ${path}: ${message}.`);
+  }
+  return {
+    key: "discord",
+    async verify(input) {
+      if (!input.oauth) throw new PlatformError("unauthorized", "Discord installs through OAuth: send the authorization code.", "oauth.code");
+      const app = application();
+      const exchange = await platformCall("Discord", `${options.apiUrl}/oauth2/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code: input.oauth.code,
+          redirect_uri: input.oauth.redirect_uri,
+          client_id: app.clientId,
+          client_secret: app.clientSecret,
+        }).toString(),
+        timeoutMs: options.timeoutMs,
+      });
+      const guild = exchange.body?.guild;
+      if (exchange.status !== 200 || typeof guild?.id !== "string") {
+        const reason = typeof exchange.body?.error_description === "string" ? exchange.body.error_description : "the code was not accepted";
+        throw new PlatformError("unauthorized", `Discord did not accept the authorization code (${reason}).`, "oauth.code");
+      }
+      const bot = await asBot("GET", "/users/@me");
+      if (bot?.bot !== true) throw new PlatformError("unauthorized", "DISCORD_BOT_TOKEN does not belong to a bot.");
+      return { accountId: guild.id, accountName: typeof guild.name === "string" ? guild.name : guild.id, botUrl: null };
+    },
+    session(installation): PlatformSession {
+      const guild = installation.accountId;
+      if (!guild) throw new PlatformError("refused", "The installation has no Discord server.");
+      const member = (userId: string) => `/guilds/${encodeURIComponent(guild)}/members/${encodeURIComponent(userId)}`;
+      return {
+        async createInviteLink(place) {
+          const invite = await asBot("POST", `/channels/${encodeURIComponent(place)}/invites`, { max_uses: 1, unique: true, max_age: 86400 });
+          return { url: `https://discord.gg/${invite.code}` };
+        },
+        async revokeInviteLink(_place, link) {
+          const code = link.slice(link.lastIndexOf("/") + 1);
+          await asBot("DELETE", `/invites/${encodeURIComponent(code)}`);
+        },
+        async removeMember(_place, userId, { ban = false } = {}) {
+          if (ban) await asBot("PUT", `/guilds/${encodeURIComponent(guild)}/bans/${encodeURIComponent(userId)}`, {});
+          else await asBot("DELETE", member(userId));
+        },
+        async addRole(userId, roleId) {
+          await asBot("PUT", `${member(userId)}/roles/${encodeURIComponent(roleId)}`);
+        },
+        async removeRole(userId, roleId) {
+          await asBot("DELETE", `${member(userId)}/roles/${encodeURIComponent(roleId)}`);
+        },
+        async sendMessage(chat, text) {
+          await asBot("POST", `/channels/${encodeURIComponent(chat)}/messages`, { content: text });
+        },
+      };
+    },
+  };
+}

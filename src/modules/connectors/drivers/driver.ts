@@ -1,0 +1,106 @@
+// One driver per connector, behind one interface: how SubBridge reaches the connector's platform
+// (Telegram's Bot API, Discord's HTTP API). Install verifies the credentials through `verify`; the
+// session of an installation does what the access ledger needs on the platform. Every call has a
+// time-out; the base URLs are settings (PlatformConfig), so tests and an embedded start talk to the
+// local fake platform (fake-platform.ts) instead of an outside host.
+
+/** What the install request carried for the driver (already checked against the manifest). */
+export interface InstallInput {
+  /** The manifest's install `fields` values (e.g. Telegram's bot_token). */
+  fields: Readonly<Record<string, string | boolean>>;
+  /** The result of the platform's OAuth flow, for connectors installed through OAuth. */
+  oauth: { code: string; redirect_uri: string } | null;
+}
+
+/** The platform account an install verified. */
+export interface VerifiedAccount {
+  /** The installation's account on the platform: a Telegram bot's id, a Discord guild's id. */
+  accountId: string;
+  accountName: string;
+  /** Where members open the installation with a start payload (Telegram: https://t.me/<bot>); null when the platform has none. */
+  botUrl: string | null;
+}
+
+/** An invite link made for one member (single use). */
+export interface InviteLink {
+  url: string;
+}
+
+/** What the access ledger does on the platform, for one installation. */
+export interface PlatformSession {
+  /** A single-use invite link to `place` (a Telegram chat id, a Discord channel id). */
+  createInviteLink(place: string): Promise<InviteLink>;
+  revokeInviteLink(place: string, link: string): Promise<void>;
+  /** Removes a member from `place` (Telegram: a chat; Discord: the installation's guild); `ban` keeps them out. */
+  removeMember(place: string, userId: string, options?: { ban?: boolean }): Promise<void>;
+  /** Gives or takes a role (platforms with roles: Discord, in the installation's guild). */
+  addRole(userId: string, roleId: string): Promise<void>;
+  removeRole(userId: string, roleId: string): Promise<void>;
+  /** A message to a chat or channel. */
+  sendMessage(chat: string, text: string): Promise<void>;
+}
+
+export interface ConnectorDriver {
+  readonly key: string;
+  /** Checks the credentials with the platform; throws PlatformError when it refuses them or cannot be reached. */
+  verify(input: InstallInput): Promise<VerifiedAccount>;
+  /** The session of an installation, from its unsealed install fields and its platform account. */
+  session(installation: { fields: Readonly<Record<string, string | boolean>>; accountId: string | null }): PlatformSession;
+}
+
+export type PlatformErrorKind =
+  /** The platform refused the credentials (a revoked bot token, an OAuth code already used). */
+  | "unauthorized"
+  /** The platform answered but refused the call (no such chat, missing permission). */
+  | "refused"
+  /** No answer in time, or no connection. */
+  | "unreachable"
+  /** The platform has no such operation (roles on Telegram). */
+  | "unsupported"
+  /** This deployment has no credentials for the platform (the shared Discord application). */
+  | "not_configured";
+
+export class PlatformError extends Error {
+  constructor(
+    readonly kind: PlatformErrorKind,
+    message: string,
+    /** The install input the refusal is about (`fields.bot_token`, `oauth.code`), when it is one. */
+    readonly field: string | null = null,
+  ) {
+    super(message);
+    this.name = "PlatformError";
+  }
+}
+
+/** One HTTP call to a platform with a time-out: the status and the parsed JSON body (null when none). */
+export async function platformCall(
+  platform: string,
+  url: string,
+  init: { method: string; headers?: Record<string, string>; body?: string; timeoutMs: number },
+): Promise<{ status: number; body: any }> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: init.method,
+      headers: init.headers ?? {},
+      ...(init.body !== undefined ? { body: init.body } : {}),
+      signal: AbortSignal.timeout(init.timeoutMs),
+      redirect: "error",
+    });
+  } catch (err) {
+    const timedOut = (err as Error).name === "TimeoutError";
+    throw new PlatformError("unreachable", `${platform} ${timedOut ? "did not answer in time" : "could not be reached"}.`);
+  }
+  const text = await res.text().catch(() => "");
+  let body: any = null;
+  if (text) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      if (res.status >= 500) throw new PlatformError("unreachable", `${platform} answered ${res.status}.`);
+      throw new PlatformError("refused", `${platform} answered ${res.status} with a body that is not JSON.`);
+    }
+  }
+  if (res.status >= 500) throw new PlatformError("unreachable", `${platform} answered ${res.status}.`);
+  return { status: res.status, body };
+}

@@ -1,0 +1,17 @@
+// The drivers by connector key, built from the platform endpoints the deployment uses.
+import type { PlatformEndpoints } from "../platforms.ts";
+import type { ConnectorDriver } from "./driver.ts";
+import { discordDriver } from "./discord.ts";
+import { telegramDriver } from "./telegram.ts";
+
+/** The driver of a connector, or undefined when this release has none for it (the connector is then not installable). */
+export function driverFor(key: string, platforms: PlatformEndpoints): ConnectorDriver | undefined {
+  switch (key) {
+    case "telegram":
+      return telegramDriver({ apiUrl: platforms.telegramApiUrl, timeoutMs: platforms.timeoutMs });
+    case "discord":
+      return discordDriver({ apiUrl: platforms.discordApiUrl, timeoutMs: platforms.timeoutMs, application: platforms.discord });
+    default:
+      return undefined;
+  }
+}

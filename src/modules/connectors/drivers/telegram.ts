@@ -1,0 +1,75 @@
+// The Telegram connector's driver: the Bot API (<TELEGRAM_API_URL>/bot<token>/<method>, JSON in,
+// {ok, result} or {ok: false, error_code, description} out). The install credential is the bot
+// token; getMe names the bot, whose t.me address is the installation's bot URL.
+import { PlatformError, platformCall, type ConnectorDriver, type PlatformSession } from "./driver.ts";
+
+export interface TelegramOptions {
+  apiUrl: string;
+  timeoutMs: number;
+}
+
+interface TelegramUser {
+  id: number;
+  is_bot: boolean;
+  first_name: string;
+  username?: string;
+}
+
+/** Calls a Bot API method; answers its result or throws PlatformError. */
+async function callBotApi<T>(options: TelegramOptions, token: string, method: string, params: Record<string, unknown> = {}): Promise<T> {
+  const { status, body } = await platformCall("Telegram", `${options.apiUrl}/bot${token}/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(params),
+    timeoutMs: options.timeoutMs,
+  });
+  if (body?.ok === true) return body.result as T;
+  const description = typeof body?.description === "string" ? body.description : `HTTP ${status}`;
+  // 401 Unauthorized: the token is unknown or revoked; 404 on getMe means the same (bad token path).
+  if (status === 401 || (status === 404 && method === "getMe"))
+    throw new PlatformError("unauthorized", `Telegram refused the bot token (${description}).`, "fields.bot_token");
+  throw new PlatformError("refused", `Telegram refused ${method}: ${description}.`);
+}
+
+export function telegramDriver(options: TelegramOptions): ConnectorDriver {
+  const tokenOf = (fields: Readonly<Record<string, string | boolean>>) => {
+    const token = fields.bot_token;
+    if (typeof token !== "string" || !token) throw new PlatformError("unauthorized", "The installation has no bot token.", "fields.bot_token");
+    return token;
+  };
+  return {
+    key: "telegram",
+    async verify(input) {
+      const bot = await callBotApi<TelegramUser>(options, tokenOf(input.fields), "getMe");
+      if (!bot.is_bot || !bot.username)
+        throw new PlatformError("unauthorized", "The token does not belong to a bot with a username.", "fields.bot_token");
+      return { accountId: String(bot.id), accountName: bot.username, botUrl: `https://t.me/${bot.username}` };
+    },
+    session(installation): PlatformSession {
+      const token = tokenOf(installation.fields);
+      const call = <T>(method: string, params: Record<string, unknown>) => callBotApi<T>(options, token, method, params);
+      const noRoles = async () => {
+        throw new PlatformError("unsupported", "Telegram has no roles; its places are gated by invite links and bans.");
+      };
+      return {
+        async createInviteLink(place) {
+          const link = await call<{ invite_link: string }>("createChatInviteLink", { chat_id: place, member_limit: 1 });
+          return { url: link.invite_link };
+        },
+        async revokeInviteLink(place, link) {
+          await call("revokeChatInviteLink", { chat_id: place, invite_link: link });
+        },
+        async removeMember(place, userId, { ban = false } = {}) {
+          await call("banChatMember", { chat_id: place, user_id: Number(userId) });
+          // A removal that is not a ban lifts the ban at once: the member may join again later.
+          if (!ban) await call("unbanChatMember", { chat_id: place, user_id: Number(userId), only_if_banned: true });
+        },
+        addRole: noRoles,
+        removeRole: noRoles,
+        async sendMessage(chat, text) {
+          await call("sendMessage", { chat_id: chat, text });
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,200 @@
+// A local fake of the platforms' HTTP APIs, for tests and for an embedded start (which never
+// contacts an outside host). It listens on 127.0.0.1 on a free port and speaks the real shapes of
+// the calls the drivers make, recording each call for assertions:
+//   Telegram Bot API  /bot<token>/<method>: getMe, createChatInviteLink, revokeChatInviteLink,
+//                     banChatMember, unbanChatMember, sendMessage -> {ok: true, result} or
+//                     {ok: false, error_code, description}
+//   Discord API       POST /oauth2/token, GET /users/@me, PUT|DELETE /guilds/{g}/members/{u}/roles/{r},
+//                     PUT /guilds/{g}/bans/{u}, DELETE /guilds/{g}/members/{u},
+//                     POST /channels/{c}/invites, DELETE /invites/{code}, POST /channels/{c}/messages
+// Bots and authorization codes are registered by the test; with `acceptAny` (the embedded default)
+// any well-formed bot token names a bot and any code adds the bot to a guild named after it.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHash, randomBytes } from "node:crypto";
+
+export interface RecordedCall {
+  platform: "telegram" | "discord";
+  /** HTTP method. */
+  method: string;
+  /** Telegram: the Bot API method; Discord: the path. */
+  name: string;
+  /** Telegram: the bot token's id part (never the secret); Discord: null. */
+  bot: string | null;
+  params: Record<string, unknown>;
+}
+
+export interface FakePlatform {
+  url: string;
+  /** Every call received, oldest first. */
+  readonly calls: RecordedCall[];
+  /** The shared Discord application the fake accepts. */
+  readonly discordApplication: { clientId: string; clientSecret: string; botToken: string };
+  addTelegramBot(token: string, bot: { id: number; username: string }): void;
+  /** An OAuth code that adds the bot to `guild` (single use, as Discord's are). */
+  addDiscordAuthorization(code: string, guild: { id: string; name: string }): void;
+  /** Answers every request after `ms` (time-out tests). */
+  delay(ms: number): void;
+  close(): Promise<void>;
+}
+
+const TOKEN = /^([0-9]{6,12}):[A-Za-z0-9_-]{30,}$/;
+
+function send(res: ServerResponse, status: number, body?: unknown) {
+  if (body === undefined) {
+    res.writeHead(status).end();
+    return;
+  }
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}
+
+async function readParams(req: IncomingMessage, url: URL): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const raw = Buffer.concat(chunks).toString("utf8");
+  const params: Record<string, unknown> = Object.fromEntries(url.searchParams);
+  if (!raw) return params;
+  if ((req.headers["content-type"] ?? "").includes("application/x-www-form-urlencoded"))
+    return { ...params, ...Object.fromEntries(new URLSearchParams(raw)) };
+  try {
+    return { ...params, ...(JSON.parse(raw) as Record<string, unknown>) };
+  } catch {
+    return params;
+  }
+}
+
+export async function startFakePlatform(options: { acceptAny?: boolean } = {}): Promise<FakePlatform> {
+  const bots = new Map<string, { id: number; username: string }>();
+  const grants = new Map<string, { id: string; name: string }>();
+  const calls: RecordedCall[] = [];
+  const application = {
+    clientId: "100000000000000001",
+    clientSecret: randomBytes(16).toString("hex"),
+    botToken: `fake.${randomBytes(24).toString("base64url")}`,
+  };
+  let delayMs = 0;
+
+  const botFor = (token: string) => {
+    const known = bots.get(token);
+    if (known || !options.acceptAny) return known;
+    const match = TOKEN.exec(token);
+    return match ? { id: Number(match[1]), username: `sb_demo_${match[1]}_bot` } : undefined;
+  };
+
+  function telegram(method: string, token: string, params: Record<string, unknown>, res: ServerResponse) {
+    const bot = botFor(token);
+    calls.push({ platform: "telegram", method: "POST", name: method, bot: token.split(":")[0] ?? null, params });
+    if (!bot) return send(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
+    const ok = (result: unknown) => send(res, 200, { ok: true, result });
+    const chat = params.chat_id;
+    const badChat = () => send(res, 400, { ok: false, error_code: 400, description: "Bad Request: chat not found" });
+    const chatOk = typeof chat === "number" || (typeof chat === "string" && /^(-?[0-9]+|@[A-Za-z0-9_]{5,})$/.test(chat));
+    switch (method) {
+      case "getMe":
+        return ok({ id: bot.id, is_bot: true, first_name: bot.username, username: bot.username, can_join_groups: true });
+      case "createChatInviteLink":
+        if (!chatOk) return badChat();
+        return ok({
+          invite_link: `https://t.me/+${randomBytes(12).toString("base64url")}`,
+          creator: { id: bot.id, is_bot: true, first_name: bot.username, username: bot.username },
+          creates_join_request: false,
+          is_primary: false,
+          is_revoked: false,
+          ...(params.member_limit !== undefined ? { member_limit: params.member_limit } : {}),
+        });
+      case "revokeChatInviteLink":
+        if (!chatOk) return badChat();
+        return ok({
+          invite_link: params.invite_link,
+          creator: { id: bot.id, is_bot: true, first_name: bot.username },
+          creates_join_request: false,
+          is_primary: false,
+          is_revoked: true,
+        });
+      case "banChatMember":
+      case "unbanChatMember":
+        return chatOk ? ok(true) : badChat();
+      case "sendMessage":
+        if (!chatOk) return badChat();
+        return ok({ message_id: calls.length, date: Math.floor(Date.now() / 1000), chat: { id: chat }, text: params.text });
+      default:
+        return send(res, 404, { ok: false, error_code: 404, description: "Not Found" });
+    }
+  }
+
+  function discord(req: IncomingMessage, path: string, params: Record<string, unknown>, res: ServerResponse) {
+    const method = req.method ?? "GET";
+    calls.push({ platform: "discord", method, name: path, bot: null, params });
+    if (method === "POST" && path === "/oauth2/token") {
+      if (params.client_id !== application.clientId || params.client_secret !== application.clientSecret)
+        return send(res, 401, { error: "invalid_client" });
+      const code = String(params.code ?? "");
+      const guild =
+        grants.get(code) ??
+        (options.acceptAny && code
+          ? {
+              id: String(BigInt(`0x${createHash("sha256").update(code).digest("hex").slice(0, 14)}`) + 100000000000000000n),
+              name: "Simulated server",
+            }
+          : undefined);
+      if (!guild) return send(res, 400, { error: "invalid_grant", error_description: 'Invalid "code" in request.' });
+      grants.delete(code);
+      return send(res, 200, {
+        access_token: randomBytes(16).toString("hex"),
+        token_type: "Bearer",
+        expires_in: 604800,
+        scope: "bot applications.commands",
+        guild,
+      });
+    }
+    if (req.headers.authorization !== `Bot ${application.botToken}`) return send(res, 401, { message: "401: Unauthorized", code: 0 });
+    const route = `${method} ${path.replace(/\/[0-9]+(?=\/|$)/g, "/{id}").replace(/\/invites\/[A-Za-z0-9_-]+$/, "/invites/{code}")}`;
+    switch (route) {
+      case "GET /users/@me":
+        return send(res, 200, { id: "100000000000000002", username: "SubBridge", discriminator: "0", bot: true });
+      case "PUT /guilds/{id}/members/{id}/roles/{id}":
+      case "DELETE /guilds/{id}/members/{id}/roles/{id}":
+      case "PUT /guilds/{id}/bans/{id}":
+      case "DELETE /guilds/{id}/members/{id}":
+        return send(res, 204);
+      case "POST /channels/{id}/invites":
+        return send(res, 200, { code: randomBytes(5).toString("base64url"), max_uses: params.max_uses ?? 0, max_age: params.max_age ?? 86400 });
+      case "DELETE /invites/{code}":
+        return send(res, 200, { code: path.slice(path.lastIndexOf("/") + 1) });
+      case "POST /channels/{id}/messages":
+        return send(res, 200, { id: String(Date.now()), channel_id: path.split("/")[2], content: params.content });
+      default:
+        return send(res, 404, { message: "404: Not Found", code: 0 });
+    }
+  }
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://fake.invalid");
+    void (async () => {
+      const params = await readParams(req, url);
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      if (res.destroyed) return;
+      const bot = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
+      if (bot) return telegram(bot[2]!, decodeURIComponent(bot[1]!), params, res);
+      return discord(req, url.pathname, params, res);
+    })().catch(() => send(res, 500, { message: "fake platform failure" }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  server.unref();
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    calls,
+    discordApplication: application,
+    addTelegramBot: (token, bot) => void bots.set(token, bot),
+    addDiscordAuthorization: (code, guild) => void grants.set(code, guild),
+    delay: (ms) => void (delayMs = ms),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,294 @@
+// A project's connector installations: install (credentials verified with the platform through the
+// connector's driver, install fields sealed with APP_KEY bound to the installation's id), read,
+// change settings or credentials, uninstall. At most one installation per connector on a project;
+// a second distinct connector needs Growth, and Growth runs at most two. Every change writes its
+// activity entry on the project and its event; neither ever holds a credential.
+import { randomUUID } from "node:crypto";
+import { ApiError, domainRefusal, mergeFieldErrors, emptyFieldErrors, addFieldError, validationFailed } from "../../errors.ts";
+import type { DomainContext } from "../../db/tenant.ts";
+import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
+import { encrypt } from "../../security/crypto.ts";
+import { recordActivity } from "../activity/activity-log.ts";
+import { emitEvent } from "../events/outbox.ts";
+import { assertProjectsVisible, projectsTable } from "../projects/projects.ts";
+import { teamTier } from "../teams/tier.ts";
+import type { ConnectorRegistry } from "./registry.ts";
+import type { PlatformEndpoints } from "./platforms.ts";
+import { installationsTable, type InstallationRow } from "./tables.ts";
+import { checkFieldValues, defaultValues, type FieldValue } from "./field-rules.ts";
+import { driverFor } from "./drivers/index.ts";
+import { PlatformError, type ConnectorDriver, type InstallInput, type VerifiedAccount } from "./drivers/driver.ts";
+
+export interface ConnectorEnvironment {
+  connectors: ConnectorRegistry;
+  platforms: PlatformEndpoints;
+  appKey: Buffer;
+}
+
+/** Growth runs at most this many distinct connectors on one project (below Growth: one). */
+export const MAX_CONNECTORS_PER_PROJECT = 2;
+
+export function presentInstallation(row: InstallationRow) {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    connector: row.connector_key,
+    status: row.status as "active",
+    platform_account_id: row.platform_account_id,
+    platform_account_name: row.platform_account_name,
+    bot_url: row.bot_url,
+    settings: (typeof row.settings === "string" ? JSON.parse(row.settings) : (row.settings ?? {})) as Record<string, FieldValue | null>,
+    created_by_user_id: row.created_by_user_id,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** What an installation's credentials are sealed to: nowhere else can they be opened. */
+export const credentialsBinding = (installationId: string) => `connector_installations:${installationId}`;
+
+function sealFields(env: ConnectorEnvironment, installationId: string, fields: Record<string, FieldValue>): string | null {
+  return Object.keys(fields).length ? encrypt(env.appKey, JSON.stringify(fields), credentialsBinding(installationId)) : null;
+}
+
+/** The catalog card a key names, or 404 RESOURCE_NOT_FOUND with reason unknown_connector. */
+function cardOf(env: ConnectorEnvironment, key: string) {
+  const card = env.connectors.card(key);
+  if (!card) {
+    throw new ApiError("RESOURCE_NOT_FOUND", `No connector is named "${key}".`, {
+      context: { reason: "unknown_connector", connector: key },
+      remediation: "Use a key from GET /v1/connectors.",
+    });
+  }
+  return card;
+}
+
+function unavailable(key: string, why: string): ApiError {
+  return new ApiError("CONNECTOR_UNAVAILABLE", `The connector ${key} cannot be installed: ${why}.`, { context: { connector: key } });
+}
+
+/** The project's installation of `key`: 404 unknown_connector or CONNECTOR_NOT_INSTALLED otherwise. */
+async function installationOf(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, key: string): Promise<InstallationRow> {
+  await assertProjectsVisible(ctx, [projectId]);
+  cardOf(env, key);
+  const row = (await installationsTable.rows(ctx).where({ project_id: projectId, connector_key: key }).first()) as InstallationRow | undefined;
+  if (!row) {
+    throw new ApiError("CONNECTOR_NOT_INSTALLED", `The project does not run the connector ${key}.`, {
+      context: { connector: key, project_id: projectId },
+      remediation: `Install it first (POST /v1/projects/${projectId}/connectors/${key}).`,
+    });
+  }
+  return row;
+}
+
+/** The driver's verdict on the credentials, as the API answers a refusal. */
+async function verify(driver: ConnectorDriver, key: string, input: InstallInput): Promise<VerifiedAccount> {
+  try {
+    return await driver.verify(input);
+  } catch (err) {
+    if (!(err instanceof PlatformError)) throw err;
+    if (err.kind === "unauthorized" && err.field) throw validationFailed({ [err.field]: [err.message] }, "The platform refused the credentials.");
+    const reason = { unreachable: "platform_unreachable", not_configured: "platform_not_configured", unauthorized: "platform_not_configured" }[
+      err.kind as string
+    ];
+    throw domainRefusal(err.message, { connector: key, reason: reason ?? "platform_refused" });
+  }
+}
+
+const SORT: Record<string, string> = { created_at: "created_at", connector: "connector_key" };
+
+export async function listInstallations(ctx: DomainContext, projectId: string, window: PageWindow) {
+  await assertProjectsVisible(ctx, [projectId]);
+  const sort = SORT[window.sortBy] ?? SORT.created_at!;
+  const { rows, total } = await fetchPage<InstallationRow>(
+    installationsTable.rows(ctx).where({ project_id: projectId }).select("*"),
+    window,
+    `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
+  );
+  return { rows: rows.map(presentInstallation), total };
+}
+
+export async function getInstallation(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, key: string) {
+  return presentInstallation(await installationOf(ctx, env, projectId, key));
+}
+
+type Values = Readonly<Record<string, FieldValue | null>>;
+
+export interface InstallBody {
+  fields?: Values;
+  oauth?: { code: string; redirect_uri: string };
+  settings?: Values;
+}
+
+/** The refusals that come before the body: availability, one per connector, the tier rule. */
+async function checkInstallable(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, key: string) {
+  const card = cardOf(env, key);
+  if (card.status !== "available") throw unavailable(key, `it is ${card.status.replace("_", " ")}`);
+  const pkg = env.connectors.packages.get(key);
+  const driver = driverFor(key, env.platforms);
+  if (!pkg || !driver) throw unavailable(key, "this release has no driver for it");
+  // Installs on one project are serialised: the checks below stay true until the insert commits.
+  await projectsTable.rows(ctx).where({ id: projectId }).forUpdate().first("id");
+  const running: string[] = await installationsTable.rows(ctx).where({ project_id: projectId }).pluck("connector_key");
+  if (running.includes(key)) {
+    throw domainRefusal(`The project already runs the connector ${key}; change it with PATCH or uninstall it first.`, {
+      reason: "already_installed",
+      connector: key,
+      project_id: projectId,
+    });
+  }
+  if (running.length > 0) {
+    const tier = await teamTier(ctx);
+    if (tier !== "growth") {
+      throw new ApiError(
+        "CONNECTOR_TIER_REQUIRED",
+        `Running a second connector on a project needs the Growth tier; this team's owner is on ${tier}.`,
+        {
+          context: { connector: key, project_id: projectId, required_tier: "growth", current_tier: tier },
+          remediation: "The team's owner can move to Growth in the dashboard's billing settings, or uninstall the other connector first.",
+        },
+      );
+    }
+    if (running.length >= MAX_CONNECTORS_PER_PROJECT) {
+      throw domainRefusal(`A project runs at most ${MAX_CONNECTORS_PER_PROJECT} connectors.`, {
+        reason: "installation_limit",
+        connector: key,
+        project_id: projectId,
+      });
+    }
+  }
+  return { pkg, driver };
+}
+
+export async function installConnector(
+  ctx: DomainContext & { actor: { userId: string } },
+  env: ConnectorEnvironment,
+  projectId: string,
+  key: string,
+  body: InstallBody,
+) {
+  await assertProjectsVisible(ctx, [projectId]);
+  const { pkg, driver } = await checkInstallable(ctx, env, projectId, key);
+  const { install } = pkg.manifest;
+  const fields = checkFieldValues(install.fields, body.fields ?? {}, "fields");
+  const settings = checkFieldValues(install.settings_fields, { ...defaultValues(install.settings_fields ?? []), ...body.settings }, "settings");
+  const errors = mergeFieldErrors(mergeFieldErrors(emptyFieldErrors(), fields.errors), settings.errors);
+  if (install.mode === "oauth" && !body.oauth) addFieldError(errors, "oauth", `is required: ${pkg.manifest.name} installs through OAuth`);
+  if (install.mode !== "oauth" && body.oauth) addFieldError(errors, "oauth", `${pkg.manifest.name} does not install through OAuth`);
+  if (Object.keys(errors).length) throw validationFailed(errors);
+
+  const account = await verify(driver, key, { fields: fields.values, oauth: body.oauth ?? null });
+  const id = randomUUID();
+  const row: InstallationRow = {
+    id,
+    team_id: ctx.actor.teamId,
+    project_id: projectId,
+    connector_key: key,
+    status: "active",
+    platform_account_id: account.accountId,
+    platform_account_name: account.accountName,
+    bot_url: account.botUrl,
+    credentials: sealFields(env, id, fields.values),
+    settings: settings.values,
+    created_by_user_id: ctx.actor.userId,
+    created_at: ctx.now,
+    updated_at: ctx.now,
+  };
+  await installationsTable.insert(ctx, { ...row, settings: JSON.stringify(row.settings) });
+  const installation = presentInstallation(row);
+  await recordActivity(ctx, {
+    event: "connector_installed",
+    description: `Connector ${pkg.manifest.name} installed (${account.accountName})`,
+    subjectType: "project",
+    subjectId: projectId,
+    projectId,
+    properties: { connector: key, installation_id: id, platform_account_name: account.accountName, settings: Object.keys(settings.values).sort() },
+  });
+  await emitEvent(ctx, { type: "connector.installed", projectId, data: { installation } });
+  return installation;
+}
+
+export async function updateInstallation(
+  ctx: DomainContext,
+  env: ConnectorEnvironment,
+  projectId: string,
+  key: string,
+  body: { fields?: Values; settings?: Values },
+) {
+  const row = await installationOf(ctx, env, projectId, key);
+  const pkg = env.connectors.packages.get(key);
+  const driver = driverFor(key, env.platforms);
+  if (!pkg || !driver) throw unavailable(key, "this release has no driver for it");
+  const { install } = pkg.manifest;
+  const errors = emptyFieldErrors();
+  const changes: Partial<InstallationRow> = {};
+  const changed: ("settings" | "credentials")[] = [];
+  if (body.settings) {
+    const settings = checkFieldValues(install.settings_fields, { ...presentInstallation(row).settings, ...body.settings }, "settings");
+    mergeFieldErrors(errors, settings.errors);
+    changes.settings = settings.values;
+    changed.push("settings");
+  }
+  let fields: Record<string, FieldValue> | null = null;
+  if (body.fields) {
+    if (install.mode === "oauth")
+      addFieldError(errors, "fields", `${pkg.manifest.name} installs through OAuth: uninstall it and install it again to authorise anew`);
+    else {
+      const checked = checkFieldValues(install.fields, body.fields, "fields");
+      mergeFieldErrors(errors, checked.errors);
+      fields = checked.values;
+    }
+  }
+  if (Object.keys(errors).length) throw validationFailed(errors);
+  if (fields) {
+    const account = await verify(driver, key, { fields, oauth: null });
+    Object.assign(changes, {
+      platform_account_id: account.accountId,
+      platform_account_name: account.accountName,
+      bot_url: account.botUrl,
+      credentials: sealFields(env, row.id, fields),
+    });
+    changed.push("credentials");
+  }
+  const updated: InstallationRow = { ...row, ...changes, updated_at: ctx.now };
+  await installationsTable
+    .rows(ctx)
+    .where({ id: row.id })
+    .update({ ...changes, ...(changes.settings ? { settings: JSON.stringify(changes.settings) } : {}), updated_at: ctx.now });
+  const installation = presentInstallation(updated);
+  await recordActivity(ctx, {
+    event: "connector_updated",
+    description: `Connector ${pkg.manifest.name} changed (${changed.join(" and ")})`,
+    subjectType: "project",
+    subjectId: projectId,
+    projectId,
+    properties: { connector: key, installation_id: row.id, changed, ...(body.settings ? { settings: Object.keys(body.settings).sort() } : {}) },
+  });
+  await emitEvent(ctx, { type: "connector.updated", projectId, data: { installation, changed } });
+  return installation;
+}
+
+export async function uninstallConnector(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, key: string) {
+  const row = await installationOf(ctx, env, projectId, key);
+  await installationsTable.rows(ctx).where({ id: row.id }).delete();
+  const installation = presentInstallation(row);
+  await recordActivity(ctx, {
+    event: "connector_uninstalled",
+    description: `Connector ${env.connectors.card(key)?.name ?? key} uninstalled`,
+    subjectType: "project",
+    subjectId: projectId,
+    projectId,
+    properties: { connector: key, installation_id: row.id },
+  });
+  await emitEvent(ctx, { type: "connector.uninstalled", projectId, data: { installation } });
+}
+
+/** The project's oldest active installation with a bot URL (where deep links open), or undefined. */
+export async function attachedBot(ctx: DomainContext, projectId: string): Promise<InstallationRow | undefined> {
+  return (await installationsTable
+    .rows(ctx)
+    .where({ project_id: projectId, status: "active" })
+    .whereNotNull("bot_url")
+    .orderBy([{ column: "created_at" }, { column: "id" }])
+    .first()) as InstallationRow | undefined;
+}

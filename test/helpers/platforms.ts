@@ -1,0 +1,36 @@
+// The local fake platform every test process shares (Telegram's Bot API and Discord's API on
+// loopback): apps started by the helpers point their connector drivers at it, so no test contacts
+// an outside host. Tests register the bots and OAuth codes they use.
+import { randomBytes, randomInt } from "node:crypto";
+import { startFakePlatform, type FakePlatform } from "../../src/modules/connectors/fake-platform.ts";
+import { fakePlatformEndpoints, type PlatformEndpoints } from "../../src/modules/connectors/platforms.ts";
+
+export const PORTAL_URL = "http://portal.test";
+
+let shared: Promise<FakePlatform> | null = null;
+
+/** The process's fake platform (started on first use; its server does not keep the process alive). */
+export function testPlatform(): Promise<FakePlatform> {
+  return (shared ??= startFakePlatform());
+}
+
+export async function testPlatformEndpoints(): Promise<PlatformEndpoints> {
+  return fakePlatformEndpoints(await testPlatform());
+}
+
+/** A new bot on the fake Telegram: its token (well-formed for the manifest's rule), id and username. */
+export async function newTelegramBot(label = "test"): Promise<{ token: string; id: number; username: string }> {
+  const id = randomInt(100_000_000, 999_999_999);
+  const token = `${id}:${randomBytes(27).toString("base64url")}`;
+  const username = `${label}_${id}_bot`;
+  (await testPlatform()).addTelegramBot(token, { id, username });
+  return { token, id, username };
+}
+
+/** A fresh OAuth code that adds the fake Discord's bot to a new guild. */
+export async function newDiscordAuthorization(): Promise<{ code: string; guild: { id: string; name: string } }> {
+  const code = randomBytes(15).toString("base64url");
+  const guild = { id: String(100_000_000_000_000_000n + BigInt(randomInt(1, 2 ** 47))), name: `Guild ${code.slice(0, 5)}` };
+  (await testPlatform()).addDiscordAuthorization(code, guild);
+  return { code, guild };
+}

@@ -1,0 +1,48 @@
+// Helpers of the Connectors and Distribution tests: installations made through the API with bots
+// registered on the process's fake platform, and projects made for one test.
+import assert from "node:assert/strict";
+import { createProject } from "../../../src/modules/projects/projects.ts";
+import { createDomainContext, systemActor } from "../../../src/db/tenant.ts";
+import { testDatabase } from "../../helpers/backends.ts";
+import type { ApiClient } from "../../helpers/http.ts";
+import type { TestCreator } from "../../helpers/fixtures.ts";
+import { newTelegramBot } from "../../helpers/platforms.ts";
+
+export const installPath = (project: string, key = "telegram") => `/v1/projects/${project}/connectors/${key}`;
+
+/** A new project of the creator's team (made the way the product makes them). */
+export async function newProject(creator: TestCreator, name = "Connector project"): Promise<string> {
+  const { db } = await testDatabase();
+  const actor = { ...systemActor(creator.teamId), userId: creator.userId };
+  return (await db.transaction((trx) => createProject(createDomainContext(trx, actor, new Date()), { name }))).id;
+}
+
+/** Installs Telegram on the project with a new bot; answers the installation and the bot. */
+export async function installTelegram(client: ApiClient, project: string, settings: Record<string, unknown> = {}) {
+  const bot = await newTelegramBot();
+  const res = await client.post(installPath(project), { fields: { bot_token: bot.token }, settings });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return { installation: res.body.data, bot };
+}
+
+/** The project's installation row of `key`, read past the API (undefined when none). */
+export async function installationRow(project: string, key = "telegram") {
+  const { db } = await testDatabase();
+  return db("connector_installations").where({ project_id: project, connector_key: key }).first();
+}
+
+/** Makes sure the project runs Telegram (installing it when it does not). */
+export async function ensureTelegram(client: ApiClient, project: string) {
+  if (!(await installationRow(project))) await installTelegram(client, project);
+}
+
+/** Removes the project's installation of `key` past the API (a fixture resetting its state). */
+export async function removeInstallation(project: string, key = "telegram") {
+  const { db } = await testDatabase();
+  await db("connector_installations").where({ project_id: project, connector_key: key }).delete();
+}
+
+export async function projectExists(project: string) {
+  const { db } = await testDatabase();
+  return (await db("projects").where({ id: project }).first("id")) !== undefined;
+}

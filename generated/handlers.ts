@@ -5,6 +5,9 @@ import { handlers as account } from "../src/modules/account/handlers.ts";
 import { handlers as activity } from "../src/modules/activity/handlers.ts";
 import { handlers as connectors } from "../src/modules/connectors/handlers.ts";
 import { handlers as groups } from "../src/modules/groups/handlers.ts";
+import { handlers as paymentMethods } from "../src/modules/payment-methods/handlers.ts";
+import { handlers as plans } from "../src/modules/plans/handlers.ts";
+import { handlers as resources } from "../src/modules/resources/handlers.ts";
 import { handlers as roles } from "../src/modules/roles/handlers.ts";
 import { handlers as system } from "../src/modules/system/handlers.ts";
 import { handlers as teams } from "../src/modules/teams/handlers.ts";
@@ -16,6 +19,9 @@ export const handlers: Handlers<OperationContext> = {
   ...activity,
   ...connectors,
   ...groups,
+  ...paymentMethods,
+  ...plans,
+  ...resources,
   ...roles,
   ...system,
   ...teams,

@@ -176,6 +176,198 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/payment-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's payment methods
+         * @description The project's payment methods, newest first, 25 a page. Credentials are never shown.
+         */
+        get: operations["list_payment_methods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/payment-methods/{payment_method}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a payment method
+         * @description One payment method of the project, without its credentials.
+         */
+        get: operations["get_payment_method"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a payment method
+         * @description Deletes the method and its sealed credentials; published plans stay published. Emits payment_method.deleted.
+         */
+        delete: operations["delete_payment_method"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a payment method
+         * @description Renames a method, switches its mode, enables or disables it, or replaces the currencies or billing cycles it supports. An enabled method supports at least one of each (422). Emits payment_method.updated.
+         */
+        patch: operations["update_payment_method"];
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's plans
+         * @description The project's plans, newest first, 25 a page; status narrows to one state.
+         */
+        get: operations["list_plans"];
+        put?: never;
+        /**
+         * Create a plan
+         * @description Creates a draft plan granting the listed resources of this project, in order. Publish it to sell it. Emits plan.created.
+         */
+        post: operations["create_plan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans/{plan}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a plan
+         * @description One plan of the project, with the resources it grants in order.
+         */
+        get: operations["get_plan"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a plan
+         * @description Deletes a plan nobody ever subscribed to, with its pass windows; a plan with subscriptions answers 422 (archive it instead). Emits plan.deleted.
+         */
+        delete: operations["delete_plan"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a plan
+         * @description Changes what was sent; resources replaces the whole list. A published plan whose currency or billing cycle changes is checked as publishing checks it. Existing subscriptions keep what they bought. Emits plan.updated.
+         */
+        patch: operations["update_plan"];
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans/{plan}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a plan
+         * @description Takes a plan off sale; its subscriptions go on. An archived plan answers 200 unchanged. Emits plan.archived.
+         */
+        post: operations["archive_plan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans/{plan}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a plan
+         * @description Puts a draft or archived plan on sale, after checking the project's enabled payment methods (400 PAYMENT_METHOD_NOT_CONFIGURED, PLAN_CURRENCY_MISMATCH, PLAN_PROVIDER_UNSUPPORTED). A published plan answers 200 unchanged. Emits plan.published.
+         */
+        post: operations["publish_plan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's resources
+         * @description The project's resources, newest first, 25 a page.
+         */
+        get: operations["list_resources"];
+        put?: never;
+        /**
+         * Add a resource to a project
+         * @description Adds a resource of a kind an installed connector offers. platform_ref is required for places (bearer_link, membership and role kinds) and refused for creator_task kinds; early_admission_hold only where the kind supports it. Emits resource.created.
+         */
+        post: operations["create_resource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/resources/{resource}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a resource
+         * @description One resource of the project.
+         */
+        get: operations["get_resource"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a resource
+         * @description Deletes a resource no plan grants and no access grant names (else 422: remove it from its plans first, or set active to false). Emits resource.deleted.
+         */
+        delete: operations["delete_resource"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a resource
+         * @description Changes a resource's title, description, place, early admission hold or active flag (its connector, kind and grant mode never change). The same rules as on creation apply. Emits resource.updated.
+         */
+        patch: operations["update_resource"];
+        trace?: never;
+    };
     "/v1/roles": {
         parameters: {
             query?: never;
@@ -514,6 +706,226 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment_method.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment method was set up
+         * @description A provider was set up for a project (through the dashboard's provider setup).
+         */
+        post: operations["payment_method_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_method.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment method was deleted
+         * @description A method was deleted; data carries it as it was (never its credentials).
+         */
+        post: operations["payment_method_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_method.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment method was changed
+         * @description A method was renamed, switched mode, enabled or disabled, or supports other currencies or cycles.
+         */
+        post: operations["payment_method_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plan.archived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plan was archived
+         * @description A plan was taken off sale; its subscriptions go on.
+         */
+        post: operations["plan_archived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plan.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plan was created
+         * @description A draft plan was created.
+         */
+        post: operations["plan_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plan.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plan was deleted
+         * @description A plan nobody subscribed to was deleted; data carries it as it was.
+         */
+        post: operations["plan_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plan.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plan was published
+         * @description A plan went on sale (from draft or archived).
+         */
+        post: operations["plan_published"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plan.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plan was changed
+         * @description A plan's fields or resources changed; data carries it after the change.
+         */
+        post: operations["plan_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "resource.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A resource was added
+         * @description A resource was added to a project.
+         */
+        post: operations["resource_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "resource.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A resource was deleted
+         * @description A resource was deleted; data carries it as it was.
+         */
+        post: operations["resource_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "resource.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A resource was changed
+         * @description A resource's title, description, place, hold or active flag changed; data carries it after the change.
+         */
+        post: operations["resource_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "role.created": {
         parameters: {
             query?: never;
@@ -814,6 +1226,11 @@ export interface components {
             }[];
         };
         /**
+         * @description The unit of a plan's billing period; lifetime is paid once and never ends.
+         * @enum {string}
+         */
+        BillingCycle: "day" | "week" | "month" | "year" | "lifetime";
+        /**
          * @description One thing the connector can do, as its manifest declares it.
          * @enum {string}
          */
@@ -954,6 +1371,11 @@ export interface components {
          * @enum {string}
          */
         ConnectorStatus: "available" | "paused" | "in_development" | "roadmap";
+        /**
+         * @description An ISO 4217 currency code, upper case (EUR, USD, JPY).
+         * @example EUR
+         */
+        CurrencyCode: string;
         /**
          * @description The error envelope answered by every failing request.
          * @example {
@@ -1098,8 +1520,65 @@ export interface components {
          * @enum {string}
          */
         MintableAbility: "account:read" | "account:write" | "activity:read" | "billing:manage" | "billing:read" | "broadcast:send" | "dashboard:read" | "distribution:read" | "group:create" | "group:delete" | "group:update" | "group:view" | "group:view-any" | "pass-window:create" | "pass-window:delete" | "pass-window:update" | "pass-window:view" | "pass-window:view-any" | "payment:refund" | "payment:view" | "payment:view-any" | "project-access-code:create" | "project-access-code:delete" | "project-access-code:update" | "project-access-code:view" | "project-access-code:view-any" | "project-connector:create" | "project-connector:delete" | "project-connector:update" | "project-connector:view" | "project-connector:view-any" | "project-coupon:create" | "project-coupon:delete" | "project-coupon:update" | "project-coupon:view" | "project-coupon:view-any" | "project-payment-method:create" | "project-payment-method:delete" | "project-payment-method:update" | "project-payment-method:view" | "project-payment-method:view-any" | "project-recovery:create" | "project-recovery:delete" | "project-recovery:update" | "project-recovery:view" | "project-recovery:view-any" | "project-resource:create" | "project-resource:delete" | "project-resource:update" | "project-resource:view" | "project-resource:view-any" | "project-subscription-plan:create" | "project-subscription-plan:delete" | "project-subscription-plan:update" | "project-subscription-plan:view" | "project-subscription-plan:view-any" | "project-subscription:create" | "project-subscription:delete" | "project-subscription:update" | "project-subscription:view" | "project-subscription:view-any" | "project-user:create" | "project-user:delete" | "project-user:update" | "project-user:view" | "project-user:view-any" | "project:create" | "project:delete" | "project:update" | "project:view" | "project:view-any" | "role:create" | "role:delete" | "role:update" | "role:view" | "role:view-any" | "support-canned-reply:create" | "support-canned-reply:delete" | "support-canned-reply:update" | "support-canned-reply:view-any" | "support-conversation:create" | "support-conversation:delete" | "support-conversation:update" | "support-conversation:view" | "support-conversation:view-any" | "team-member:invite" | "team-member:remove" | "team-member:update-role" | "team-member:view" | "team-member:view-any" | "team:create" | "team:delete" | "team:update" | "team:view" | "team:view-any" | "token:delete" | "token:view" | "token:view-any" | "webhook-delivery:retry" | "webhook-delivery:view-any" | "webhook-endpoint:create" | "webhook-endpoint:delete" | "webhook-endpoint:update" | "webhook-endpoint:view" | "webhook-endpoint:view-any";
+        /**
+         * @description An amount of money: `amount` in the currency's minor units (cents for EUR, whole yen for JPY), an integer, never a float or a decimal string; `currency` its ISO 4217 code. Every price and fixed discount of the API has this shape.
+         * @example {
+         *       "amount": 999,
+         *       "currency": "EUR"
+         *     }
+         */
+        Money: {
+            /** @description Minor units of the currency. */
+            amount: number;
+            currency: components["schemas"]["CurrencyCode"];
+        };
         /** @description 1-based page number. */
         PageNumber: number;
+        PaymentMethod: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            provider: components["schemas"]["PaymentProvider"];
+            name: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            /** @description Only enabled methods sell plans. */
+            enabled: boolean;
+            currencies: components["schemas"]["PaymentMethodCurrencies"];
+            billing_cycles: components["schemas"]["PaymentMethodCycles"];
+            /** @description Whether the provider setup stored credentials (never shown). */
+            has_credentials: boolean;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        PaymentMethodCurrencies: components["schemas"]["CurrencyCode"][];
+        PaymentMethodCycles: components["schemas"]["BillingCycle"][];
+        PaymentMethodEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                payment_method: components["schemas"]["PaymentMethod"];
+            };
+        };
+        PaymentMethodPage: {
+            data: components["schemas"]["PaymentMethod"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        PaymentMethodResponse: {
+            data: components["schemas"]["PaymentMethod"];
+        };
+        PaymentMethodUpdate: {
+            name?: string;
+            /** @enum {string} */
+            mode?: "live" | "test";
+            enabled?: boolean;
+            currencies?: components["schemas"]["PaymentMethodCurrencies"];
+            billing_cycles?: components["schemas"]["PaymentMethodCycles"];
+        };
+        /**
+         * @description The provider a method goes through.
+         * @enum {string}
+         */
+        PaymentProvider: "stripe" | "paypal" | "razorpay" | "paystack" | "coinpayments" | "telegram_stars" | "access_codes";
         /** @description Rows per page; values above the list's maximum are clamped to it. */
         PerPage: number;
         Ping: {
@@ -1111,6 +1590,137 @@ export interface components {
              */
             release: string;
             time: components["schemas"]["Timestamp"];
+        };
+        Plan: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            name: string;
+            description: string | null;
+            price: components["schemas"]["Money"];
+            billing_cycle: components["schemas"]["BillingCycle"];
+            /** @description Units of billing_cycle per period; 1 for lifetime. */
+            billing_cycle_count: number;
+            trial_days: number;
+            /** @description Hidden from the portal; reachable only through access codes. */
+            access_codes_only: boolean;
+            /** @description The ids of the resources the plan grants, in order. */
+            resources: components["schemas"]["Uuid"][];
+            status: components["schemas"]["PlanStatus"];
+            /**
+             * Format: date-time
+             * @description When it was last published.
+             */
+            published_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was last archived (null while published).
+             */
+            archived_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        PlanCreate: {
+            name: string;
+            description?: string | null;
+            price: components["schemas"]["Money"];
+            billing_cycle: components["schemas"]["BillingCycle"];
+            /** @default 1 */
+            billing_cycle_count: number;
+            /** @default 0 */
+            trial_days: number;
+            /** @default false */
+            access_codes_only: boolean;
+            resources: components["schemas"]["PlanResourceIds"];
+        };
+        PlanEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                plan: components["schemas"]["Plan"];
+            };
+        };
+        PlanPage: {
+            data: components["schemas"]["Plan"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description Ids of this project's resources, in the order members see them. */
+        PlanResourceIds: components["schemas"]["Uuid"][];
+        PlanResponse: {
+            data: components["schemas"]["Plan"];
+        };
+        /**
+         * @description draft (being prepared), published (on sale), archived (off sale; subscriptions go on).
+         * @enum {string}
+         */
+        PlanStatus: "draft" | "published" | "archived";
+        PlanUpdate: {
+            name?: string;
+            description?: string | null;
+            price?: components["schemas"]["Money"];
+            billing_cycle?: components["schemas"]["BillingCycle"];
+            billing_cycle_count?: number;
+            trial_days?: number;
+            access_codes_only?: boolean;
+            resources?: components["schemas"]["PlanResourceIds"];
+        };
+        Resource: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            /** @description The key of the connector whose manifest defines the kind. */
+            connector: string;
+            /** @description The kind in that manifest; <connector>.<kind> names it fully. */
+            kind: string;
+            /**
+             * @description How access is handed over, copied from the manifest at creation.
+             * @enum {string}
+             */
+            grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
+            title: string;
+            /** @description Shown to the member as is (a manual perk's instructions). */
+            description: string | null;
+            /** @description The place on the platform (chat, channel or role id); null for creator_task kinds. */
+            platform_ref: string | null;
+            /** @description Members are held at the door until their access is confirmed (kinds that support it). */
+            early_admission_hold: boolean;
+            /** @description An inactive resource stays on its plans but is handed to nobody new. */
+            active: boolean;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        ResourceCreate: {
+            /** @description An installed connector's key; optional when exactly one installed connector offers the kind. */
+            connector?: string;
+            kind: components["schemas"]["ResourceKindName"];
+            title: string;
+            description?: string | null;
+            platform_ref?: string | null;
+            /** @default false */
+            early_admission_hold: boolean;
+            /** @default true */
+            active: boolean;
+        };
+        ResourceEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                resource: components["schemas"]["Resource"];
+            };
+        };
+        /** @description A kind of the connector's manifest (resource_kinds[].kind). */
+        ResourceKindName: string;
+        ResourcePage: {
+            data: components["schemas"]["Resource"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        ResourceResponse: {
+            data: components["schemas"]["Resource"];
+        };
+        ResourceUpdate: {
+            title?: string;
+            description?: string | null;
+            platform_ref?: string | null;
+            early_admission_hold?: boolean;
+            active?: boolean;
         };
         Role: {
             id: components["schemas"]["Uuid"];
@@ -1495,6 +2105,30 @@ export interface components {
                  *         "docs_url": "http://localhost:4004/errors#resource_not_found",
                  *         "remediation": "Check the id and the route; list the collection to find valid ids visible to this token.",
                  *         "request_id": "4f2b0d85-1e6a-4c94-95b7-8a0f2e3c6b4b"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description PAYMENT_METHOD_NOT_CONFIGURED (the project has no enabled payment method), PLAN_CURRENCY_MISMATCH (no enabled method supports the plan's currency) or PLAN_PROVIDER_UNSUPPORTED (no enabled method supporting the currency supports the billing cycle); also IDEMPOTENCY_KEY_MISSING. */
+        PlanNotSellable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "PLAN_CURRENCY_MISMATCH",
+                 *         "message": "No enabled payment method of the project supports EUR.",
+                 *         "docs_url": "http://localhost:4004/errors#plan_currency_mismatch",
+                 *         "remediation": "Enable a payment method that supports the plan's currency, or change the currency.",
+                 *         "request_id": "1c9e7a52-8b3d-4f61-a2e4-5d7c9b0f3e18",
+                 *         "context": {
+                 *           "currency": "EUR"
+                 *         }
                  *       }
                  *     }
                  */
@@ -2067,6 +2701,739 @@ export interface operations {
                     };
                 };
             };
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_payment_methods: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, name, provider. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of payment methods. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethodPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_payment_method: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The payment method's id. */
+                payment_method: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment method. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethodResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_payment_method: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The payment method's id. */
+                payment_method: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_payment_method: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The payment method's id. */
+                payment_method: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "currencies": [
+                 *         "EUR",
+                 *         "USD",
+                 *         "GBP"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentMethodUpdate"];
+            };
+        };
+        responses: {
+            /** @description The payment method after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethodResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_plans: {
+        parameters: {
+            query?: {
+                /** @description Only plans in this state. */
+                status?: components["schemas"]["PlanStatus"];
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, name, price. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of plans. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_plan: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Monthly membership",
+                 *       "price": {
+                 *         "amount": 999,
+                 *         "currency": "EUR"
+                 *       },
+                 *       "billing_cycle": "month",
+                 *       "resources": [
+                 *         "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanCreate"];
+            };
+        };
+        responses: {
+            /** @description The plan, a draft. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_plan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_plan: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_plan: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "price": {
+                 *         "amount": 1299,
+                 *         "currency": "EUR"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanUpdate"];
+            };
+        };
+        responses: {
+            /** @description The plan after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanResponse"];
+                };
+            };
+            400: components["responses"]["PlanNotSellable"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    archive_plan: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived plan. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    publish_plan: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The published plan. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanResponse"];
+                };
+            };
+            400: components["responses"]["PlanNotSellable"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_resources: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, title. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of resources. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourcePage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_resource: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "connector": "telegram",
+                 *       "kind": "perk",
+                 *       "title": "Monthly 1:1 call",
+                 *       "description": "A 30-minute call, booked by the creator."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResourceCreate"];
+            };
+        };
+        responses: {
+            /** @description The resource. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_resource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The resource's id. */
+                resource: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_resource: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The resource's id. */
+                resource: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_resource: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The resource's id. */
+                resource: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Monthly 45-minute call"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResourceUpdate"];
+            };
+        };
+        responses: {
+            /** @description The resource after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
         };
     };
@@ -3124,6 +4491,572 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["GroupEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payment_method_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "payment_method.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "payment_method": {
+                 *           "id": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "provider": "stripe",
+                 *           "name": "Stripe",
+                 *           "mode": "live",
+                 *           "enabled": true,
+                 *           "currencies": [
+                 *             "EUR"
+                 *           ],
+                 *           "billing_cycles": [
+                 *             "month"
+                 *           ],
+                 *           "has_credentials": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentMethodEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payment_method_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "payment_method.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "payment_method": {
+                 *           "id": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "provider": "stripe",
+                 *           "name": "Stripe",
+                 *           "mode": "live",
+                 *           "enabled": true,
+                 *           "currencies": [
+                 *             "EUR"
+                 *           ],
+                 *           "billing_cycles": [
+                 *             "month"
+                 *           ],
+                 *           "has_credentials": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentMethodEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payment_method_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "payment_method.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "payment_method": {
+                 *           "id": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "provider": "stripe",
+                 *           "name": "Stripe",
+                 *           "mode": "live",
+                 *           "enabled": true,
+                 *           "currencies": [
+                 *             "EUR"
+                 *           ],
+                 *           "billing_cycles": [
+                 *             "month"
+                 *           ],
+                 *           "has_credentials": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentMethodEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plan_archived: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "plan.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "plan": {
+                 *           "id": "9b2e5f1a-7c3d-4e8f-a1b2-c3d4e5f6a7b8",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "name": "Monthly membership",
+                 *           "description": null,
+                 *           "price": {
+                 *             "amount": 999,
+                 *             "currency": "EUR"
+                 *           },
+                 *           "billing_cycle": "month",
+                 *           "billing_cycle_count": 1,
+                 *           "trial_days": 0,
+                 *           "access_codes_only": false,
+                 *           "resources": [
+                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *           ],
+                 *           "status": "draft",
+                 *           "published_at": null,
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plan_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "plan.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "plan": {
+                 *           "id": "9b2e5f1a-7c3d-4e8f-a1b2-c3d4e5f6a7b8",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "name": "Monthly membership",
+                 *           "description": null,
+                 *           "price": {
+                 *             "amount": 999,
+                 *             "currency": "EUR"
+                 *           },
+                 *           "billing_cycle": "month",
+                 *           "billing_cycle_count": 1,
+                 *           "trial_days": 0,
+                 *           "access_codes_only": false,
+                 *           "resources": [
+                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *           ],
+                 *           "status": "draft",
+                 *           "published_at": null,
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plan_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "plan.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "plan": {
+                 *           "id": "9b2e5f1a-7c3d-4e8f-a1b2-c3d4e5f6a7b8",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "name": "Monthly membership",
+                 *           "description": null,
+                 *           "price": {
+                 *             "amount": 999,
+                 *             "currency": "EUR"
+                 *           },
+                 *           "billing_cycle": "month",
+                 *           "billing_cycle_count": 1,
+                 *           "trial_days": 0,
+                 *           "access_codes_only": false,
+                 *           "resources": [
+                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *           ],
+                 *           "status": "draft",
+                 *           "published_at": null,
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plan_published: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "plan.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "plan": {
+                 *           "id": "9b2e5f1a-7c3d-4e8f-a1b2-c3d4e5f6a7b8",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "name": "Monthly membership",
+                 *           "description": null,
+                 *           "price": {
+                 *             "amount": 999,
+                 *             "currency": "EUR"
+                 *           },
+                 *           "billing_cycle": "month",
+                 *           "billing_cycle_count": 1,
+                 *           "trial_days": 0,
+                 *           "access_codes_only": false,
+                 *           "resources": [
+                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *           ],
+                 *           "status": "draft",
+                 *           "published_at": null,
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plan_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "plan.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "plan": {
+                 *           "id": "9b2e5f1a-7c3d-4e8f-a1b2-c3d4e5f6a7b8",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "name": "Monthly membership",
+                 *           "description": null,
+                 *           "price": {
+                 *             "amount": 999,
+                 *             "currency": "EUR"
+                 *           },
+                 *           "billing_cycle": "month",
+                 *           "billing_cycle_count": 1,
+                 *           "trial_days": 0,
+                 *           "access_codes_only": false,
+                 *           "resources": [
+                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *           ],
+                 *           "status": "draft",
+                 *           "published_at": null,
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    resource_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "resource.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "resource": {
+                 *           "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "connector": "telegram",
+                 *           "kind": "perk",
+                 *           "grant_mode": "creator_task",
+                 *           "title": "Monthly 1:1 call",
+                 *           "description": null,
+                 *           "platform_ref": null,
+                 *           "early_admission_hold": false,
+                 *           "active": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResourceEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    resource_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "resource.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "resource": {
+                 *           "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "connector": "telegram",
+                 *           "kind": "perk",
+                 *           "grant_mode": "creator_task",
+                 *           "title": "Monthly 1:1 call",
+                 *           "description": null,
+                 *           "platform_ref": null,
+                 *           "early_admission_hold": false,
+                 *           "active": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResourceEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    resource_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "resource.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "resource": {
+                 *           "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "connector": "telegram",
+                 *           "kind": "perk",
+                 *           "grant_mode": "creator_task",
+                 *           "title": "Monthly 1:1 call",
+                 *           "description": null,
+                 *           "platform_ref": null,
+                 *           "early_admission_hold": false,
+                 *           "active": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResourceEvent"];
             };
         };
         responses: {

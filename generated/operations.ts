@@ -2,7 +2,7 @@
 import type { operations } from "./openapi.d.ts";
 import type { AbilityValue, Enforcement } from "./catalog.ts";
 
-export type OperationId = "create_group" | "create_role" | "create_team" | "create_token" | "delete_group" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_current_team" | "get_group" | "get_role" | "get_team" | "get_team_member" | "invite_team_member" | "list_alert_destinations" | "list_connectors" | "list_groups" | "list_identities" | "list_roles" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "remove_team_member" | "replace_alert_destinations" | "unlink_identity" | "update_group" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
+export type OperationId = "archive_plan" | "create_group" | "create_plan" | "create_resource" | "create_role" | "create_team" | "create_token" | "delete_group" | "delete_payment_method" | "delete_plan" | "delete_resource" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_current_team" | "get_group" | "get_payment_method" | "get_plan" | "get_resource" | "get_role" | "get_team" | "get_team_member" | "invite_team_member" | "list_alert_destinations" | "list_connectors" | "list_groups" | "list_identities" | "list_payment_methods" | "list_plans" | "list_resources" | "list_roles" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "publish_plan" | "remove_team_member" | "replace_alert_destinations" | "unlink_identity" | "update_group" | "update_payment_method" | "update_plan" | "update_resource" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
 
 /** The operations of each area (spec/openapi/areas/<area>.yaml; handlers in src/modules/<area>/handlers.ts). */
@@ -11,6 +11,9 @@ export interface AreaOperations {
   "activity": "get_activity_log";
   "connectors": "list_connectors";
   "groups": "create_group" | "delete_group" | "get_group" | "list_groups" | "update_group";
+  "payment-methods": "delete_payment_method" | "get_payment_method" | "list_payment_methods" | "update_payment_method";
+  "plans": "archive_plan" | "create_plan" | "delete_plan" | "get_plan" | "list_plans" | "publish_plan" | "update_plan";
+  "resources": "create_resource" | "delete_resource" | "get_resource" | "list_resources" | "update_resource";
   "roles": "create_role" | "delete_role" | "get_role" | "list_roles" | "update_role";
   "system": "ping";
   "teams": "create_team" | "delete_team" | "get_current_team" | "get_team" | "get_team_member" | "invite_team_member" | "list_team_invitations" | "list_team_members" | "list_teams" | "remove_team_member" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
@@ -45,17 +48,26 @@ export interface OperationSpec {
 }
 
 export const operationTable = {
+  archive_plan: {"id":"archive_plan","method":"POST","path":"/v1/projects/{project}/plans/{plan}/archive","routePath":"/v1/projects/:project/plans/:plan/archive","summary":"Archive a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
   create_group: {"id":"create_group","method":"POST","path":"/v1/groups","routePath":"/v1/groups","summary":"Create a group","tags":["Groups"],"area":"groups","ability":"group:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  create_plan: {"id":"create_plan","method":"POST","path":"/v1/projects/{project}/plans","routePath":"/v1/projects/:project/plans","summary":"Create a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project"],"queryParams":[],"body":"required","pagination":null},
+  create_resource: {"id":"create_resource","method":"POST","path":"/v1/projects/{project}/resources","routePath":"/v1/projects/:project/resources","summary":"Add a resource to a project","tags":["Resources"],"area":"resources","ability":"project-resource:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project"],"queryParams":[],"body":"required","pagination":null},
   create_role: {"id":"create_role","method":"POST","path":"/v1/roles","routePath":"/v1/roles","summary":"Create a custom role","tags":["Roles"],"area":"roles","ability":"role:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_team: {"id":"create_team","method":"POST","path":"/v1/teams","routePath":"/v1/teams","summary":"Create a team","tags":["Teams"],"area":"teams","ability":"team:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_token: {"id":"create_token","method":"POST","path":"/v1/tokens","routePath":"/v1/tokens","summary":"Mint a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:create","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   delete_group: {"id":"delete_group","method":"DELETE","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Delete a group","tags":["Groups"],"area":"groups","ability":"group:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["group"],"queryParams":[],"body":null,"pagination":null},
+  delete_payment_method: {"id":"delete_payment_method","method":"DELETE","path":"/v1/projects/{project}/payment-methods/{payment_method}","routePath":"/v1/projects/:project/payment-methods/:payment_method","summary":"Delete a payment method","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","payment_method"],"queryParams":[],"body":null,"pagination":null},
+  delete_plan: {"id":"delete_plan","method":"DELETE","path":"/v1/projects/{project}/plans/{plan}","routePath":"/v1/projects/:project/plans/:plan","summary":"Delete a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
+  delete_resource: {"id":"delete_resource","method":"DELETE","path":"/v1/projects/{project}/resources/{resource}","routePath":"/v1/projects/:project/resources/:resource","summary":"Delete a resource","tags":["Resources"],"area":"resources","ability":"project-resource:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","resource"],"queryParams":[],"body":null,"pagination":null},
   delete_role: {"id":"delete_role","method":"DELETE","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Delete a custom role","tags":["Roles"],"area":"roles","ability":"role:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["role"],"queryParams":[],"body":null,"pagination":null},
   delete_team: {"id":"delete_team","method":"DELETE","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Delete a team","tags":["Teams"],"area":"teams","ability":"team:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   delete_token: {"id":"delete_token","method":"DELETE","path":"/v1/tokens/{id}","routePath":"/v1/tokens/:id","summary":"Delete a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
   get_activity_log: {"id":"get_activity_log","method":"GET","path":"/v1/activity","routePath":"/v1/activity","summary":"Read the activity log of one subject","tags":["Activity"],"area":"activity","ability":"activity:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["subject_type","subject_id","limit"],"body":null,"pagination":null},
   get_current_team: {"id":"get_current_team","method":"GET","path":"/v1/teams/current","routePath":"/v1/teams/current","summary":"Get the token's team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   get_group: {"id":"get_group","method":"GET","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Get a group","tags":["Groups"],"area":"groups","ability":"group:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":null,"pagination":null},
+  get_payment_method: {"id":"get_payment_method","method":"GET","path":"/v1/projects/{project}/payment-methods/{payment_method}","routePath":"/v1/projects/:project/payment-methods/:payment_method","summary":"Get a payment method","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","payment_method"],"queryParams":[],"body":null,"pagination":null},
+  get_plan: {"id":"get_plan","method":"GET","path":"/v1/projects/{project}/plans/{plan}","routePath":"/v1/projects/:project/plans/:plan","summary":"Get a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
+  get_resource: {"id":"get_resource","method":"GET","path":"/v1/projects/{project}/resources/{resource}","routePath":"/v1/projects/:project/resources/:resource","summary":"Get a resource","tags":["Resources"],"area":"resources","ability":"project-resource:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","resource"],"queryParams":[],"body":null,"pagination":null},
   get_role: {"id":"get_role","method":"GET","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Get a role","tags":["Roles"],"area":"roles","ability":"role:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["role"],"queryParams":[],"body":null,"pagination":null},
   get_team: {"id":"get_team","method":"GET","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Get a team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   get_team_member: {"id":"get_team_member","method":"GET","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Get a membership","tags":["Teams"],"area":"teams","ability":"team-member:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
@@ -64,16 +76,23 @@ export const operationTable = {
   list_connectors: {"id":"list_connectors","method":"GET","path":"/v1/connectors","routePath":"/v1/connectors","summary":"List the connector catalog","tags":["Connectors"],"area":"connectors","ability":"project-connector:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","added_at","name","key"],"defaultSortDirection":"desc"}},
   list_groups: {"id":"list_groups","method":"GET","path":"/v1/groups","routePath":"/v1/groups","summary":"List the team's groups","tags":["Groups"],"area":"groups","ability":"group:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code","name"],"defaultSortDirection":"desc"}},
   list_identities: {"id":"list_identities","method":"GET","path":"/v1/me/identities","routePath":"/v1/me/identities","summary":"List the creator's linked identities","tags":["Account"],"area":"account","ability":"account:read","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
+  list_payment_methods: {"id":"list_payment_methods","method":"GET","path":"/v1/projects/{project}/payment-methods","routePath":"/v1/projects/:project/payment-methods","summary":"List a project's payment methods","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","provider"],"defaultSortDirection":"desc"}},
+  list_plans: {"id":"list_plans","method":"GET","path":"/v1/projects/{project}/plans","routePath":"/v1/projects/:project/plans","summary":"List a project's plans","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","price"],"defaultSortDirection":"desc"}},
+  list_resources: {"id":"list_resources","method":"GET","path":"/v1/projects/{project}/resources","routePath":"/v1/projects/:project/resources","summary":"List a project's resources","tags":["Resources"],"area":"resources","ability":"project-resource:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","title"],"defaultSortDirection":"desc"}},
   list_roles: {"id":"list_roles","method":"GET","path":"/v1/roles","routePath":"/v1/roles","summary":"List the team's roles","tags":["Roles"],"area":"roles","ability":"role:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code","name"],"defaultSortDirection":"desc"}},
   list_team_invitations: {"id":"list_team_invitations","method":"GET","path":"/v1/teams/{team}/invitations","routePath":"/v1/teams/:team/invitations","summary":"List pending invitations","tags":["Teams"],"area":"teams","ability":"team-member:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","email","expires_at"],"defaultSortDirection":"desc"}},
   list_team_members: {"id":"list_team_members","method":"GET","path":"/v1/teams/{team}/members","routePath":"/v1/teams/:team/members","summary":"List the team's roster","tags":["Teams"],"area":"teams","ability":"team-member:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   list_teams: {"id":"list_teams","method":"GET","path":"/v1/teams","routePath":"/v1/teams","summary":"List the creator's teams","tags":["Teams"],"area":"teams","ability":"team:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name"],"defaultSortDirection":"desc"}},
   list_tokens: {"id":"list_tokens","method":"GET","path":"/v1/tokens","routePath":"/v1/tokens","summary":"List personal access tokens","tags":["Tokens"],"area":"tokens","ability":"token:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","last_used_at","expires_at"],"defaultSortDirection":"desc"}},
   ping: {"id":"ping","method":"GET","path":"/v1/ping","routePath":"/v1/ping","summary":"Check that the API answers","tags":["System"],"area":"system","ability":null,"enforcement":null,"public":true,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
+  publish_plan: {"id":"publish_plan","method":"POST","path":"/v1/projects/{project}/plans/{plan}/publish","routePath":"/v1/projects/:project/plans/:plan/publish","summary":"Publish a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
   remove_team_member: {"id":"remove_team_member","method":"DELETE","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Remove a member","tags":["Teams"],"area":"teams","ability":"team-member:remove","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
   replace_alert_destinations: {"id":"replace_alert_destinations","method":"PUT","path":"/v1/me/alert-destinations","routePath":"/v1/me/alert-destinations","summary":"Replace where alerts go","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   unlink_identity: {"id":"unlink_identity","method":"DELETE","path":"/v1/me/identities/{identity}","routePath":"/v1/me/identities/:identity","summary":"Unlink an identity","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":true,"mcp":false,"successStatus":204,"successBody":false,"pathParams":["identity"],"queryParams":[],"body":null,"pagination":null},
   update_group: {"id":"update_group","method":"PATCH","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Change a group","tags":["Groups"],"area":"groups","ability":"group:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":"required","pagination":null},
+  update_payment_method: {"id":"update_payment_method","method":"PATCH","path":"/v1/projects/{project}/payment-methods/{payment_method}","routePath":"/v1/projects/:project/payment-methods/:payment_method","summary":"Change a payment method","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","payment_method"],"queryParams":[],"body":"required","pagination":null},
+  update_plan: {"id":"update_plan","method":"PATCH","path":"/v1/projects/{project}/plans/{plan}","routePath":"/v1/projects/:project/plans/:plan","summary":"Change a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":"required","pagination":null},
+  update_resource: {"id":"update_resource","method":"PATCH","path":"/v1/projects/{project}/resources/{resource}","routePath":"/v1/projects/:project/resources/:resource","summary":"Change a resource","tags":["Resources"],"area":"resources","ability":"project-resource:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","resource"],"queryParams":[],"body":"required","pagination":null},
   update_role: {"id":"update_role","method":"PATCH","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Change a custom role","tags":["Roles"],"area":"roles","ability":"role:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["role"],"queryParams":[],"body":"required","pagination":null},
   update_team: {"id":"update_team","method":"PATCH","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Rename a team","tags":["Teams"],"area":"teams","ability":"team:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":"required","pagination":null},
   update_team_member_role: {"id":"update_team_member_role","method":"PATCH","path":"/v1/teams/{team}/members/{member}/role","routePath":"/v1/teams/:team/members/:member/role","summary":"Change a member's role","tags":["Teams"],"area":"teams","ability":"team-member:update-role","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team","member"],"queryParams":[],"body":"required","pagination":null},
@@ -86,11 +105,29 @@ export const operationList: readonly OperationSpec[] = Object.values(operationTa
 type WithDefaults<T, K extends PropertyKey> = T & { [P in K & keyof T]-?: Exclude<T[P], undefined> };
 
 export interface OperationIO {
+  archive_plan: {
+    path: operations["archive_plan"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["archive_plan"]["responses"][200]["content"]["application/json"];
+  };
   create_group: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: NonNullable<operations["create_group"]["requestBody"]>["content"]["application/json"];
     output: operations["create_group"]["responses"][201]["content"]["application/json"];
+  };
+  create_plan: {
+    path: operations["create_plan"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: WithDefaults<NonNullable<operations["create_plan"]["requestBody"]>["content"]["application/json"], "billing_cycle_count" | "trial_days" | "access_codes_only">;
+    output: operations["create_plan"]["responses"][201]["content"]["application/json"];
+  };
+  create_resource: {
+    path: operations["create_resource"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: WithDefaults<NonNullable<operations["create_resource"]["requestBody"]>["content"]["application/json"], "early_admission_hold" | "active">;
+    output: operations["create_resource"]["responses"][201]["content"]["application/json"];
   };
   create_role: {
     path: Record<string, never>;
@@ -112,6 +149,24 @@ export interface OperationIO {
   };
   delete_group: {
     path: operations["delete_group"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
+  delete_payment_method: {
+    path: operations["delete_payment_method"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
+  delete_plan: {
+    path: operations["delete_plan"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
+  delete_resource: {
+    path: operations["delete_resource"]["parameters"]["path"];
     query: Record<string, never>;
     body: undefined;
     output: void;
@@ -151,6 +206,24 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     output: operations["get_group"]["responses"][200]["content"]["application/json"];
+  };
+  get_payment_method: {
+    path: operations["get_payment_method"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_payment_method"]["responses"][200]["content"]["application/json"];
+  };
+  get_plan: {
+    path: operations["get_plan"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_plan"]["responses"][200]["content"]["application/json"];
+  };
+  get_resource: {
+    path: operations["get_resource"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_resource"]["responses"][200]["content"]["application/json"];
   };
   get_role: {
     path: operations["get_role"]["parameters"]["path"];
@@ -200,6 +273,24 @@ export interface OperationIO {
     body: undefined;
     output: operations["list_identities"]["responses"][200]["content"]["application/json"];
   };
+  list_payment_methods: {
+    path: operations["list_payment_methods"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_payment_methods"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_payment_methods"]["responses"][200]["content"]["application/json"];
+  };
+  list_plans: {
+    path: operations["list_plans"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_plans"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_plans"]["responses"][200]["content"]["application/json"];
+  };
+  list_resources: {
+    path: operations["list_resources"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_resources"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_resources"]["responses"][200]["content"]["application/json"];
+  };
   list_roles: {
     path: Record<string, never>;
     query: WithDefaults<NonNullable<operations["list_roles"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
@@ -236,6 +327,12 @@ export interface OperationIO {
     body: undefined;
     output: operations["ping"]["responses"][200]["content"]["application/json"];
   };
+  publish_plan: {
+    path: operations["publish_plan"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["publish_plan"]["responses"][200]["content"]["application/json"];
+  };
   remove_team_member: {
     path: operations["remove_team_member"]["parameters"]["path"];
     query: Record<string, never>;
@@ -259,6 +356,24 @@ export interface OperationIO {
     query: Record<string, never>;
     body: NonNullable<operations["update_group"]["requestBody"]>["content"]["application/json"];
     output: operations["update_group"]["responses"][200]["content"]["application/json"];
+  };
+  update_payment_method: {
+    path: operations["update_payment_method"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_payment_method"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_payment_method"]["responses"][200]["content"]["application/json"];
+  };
+  update_plan: {
+    path: operations["update_plan"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_plan"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_plan"]["responses"][200]["content"]["application/json"];
+  };
+  update_resource: {
+    path: operations["update_resource"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_resource"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_resource"]["responses"][200]["content"]["application/json"];
   };
   update_role: {
     path: operations["update_role"]["parameters"]["path"];

@@ -95,7 +95,7 @@ describe("resources", () => {
   });
 
   it("lists the project's resources newest first, 25 a page, and gets one", async () => {
-    const made = [];
+    const made: { id: string }[] = [];
     for (let i = 0; i < 3; i++) made.push(await createResource(suite.client, project(), { title: `Listed ${i}` }));
     const res = await suite.client.get(base());
     assert.equal(res.status, 200);

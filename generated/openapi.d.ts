@@ -176,6 +176,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/creator-tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's creator tasks
+         * @description The project's creator tasks, oldest first; open ones unless status says otherwise.
+         */
+        get: operations["list_creator_tasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/creator-tasks/{task}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a creator task
+         * @description Marks the task done by the token's creator and issues its grant; emits creator_task.completed then member.resource_added for the same grant. The member is sent nothing. 422 VALIDATION_FAILED (context.task_id) when the task is already done or its purchase has ended.
+         */
+        post: operations["complete_creator_task"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's members
+         * @description The project's members (subscribers), newest first, optionally with one status.
+         */
+        get: operations["list_subscribers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/members/{member}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a member
+         * @description One member of the project.
+         */
+        get: operations["get_member"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/members/{member}/ban": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ban a member
+         * @description Blocks the member from the project: live subscriptions are cancelled with access ending now (subscription.cancelled), grants revoked (member.resource_removed), and the connector removes the member from every resource and revokes their links. Emits member.banned. A banned member stays as is.
+         */
+        post: operations["ban_member"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/members/{member}/unban": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lift a member's ban
+         * @description The member may subscribe again: status churned (lead when they never joined); old subscriptions are not restored. 422 when the member is not banned. Emits member.unbanned.
+         */
+        post: operations["unban_member"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans/{plan}/access-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a plan's access codes
+         * @description The plan's codes (masked), newest first, optionally in one state.
+         */
+        get: operations["list_access_codes"];
+        put?: never;
+        /**
+         * Generate access codes
+         * @description Generates a batch of single-use codes for a published plan, each shown in full only in this response. Counts against the team's monthly quota (Free 5, Starter 200, Growth 500; 400 ACCESS_CODE_CAP_EXCEEDED with context.remaining and context.limit). Emits access_code.generated once for the batch.
+         */
+        post: operations["bulk_generate_access_codes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans/{plan}/access-codes/{access_code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an access code
+         * @description Removes the code so it can no longer be redeemed (a redeemed code's subscription stays). Emits access_code.deleted.
+         */
+        delete: operations["delete_access_code"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/roles": {
         parameters: {
             query?: never;
@@ -226,6 +390,66 @@ export interface paths {
          * @description Renames a custom role or replaces what it grants; its holders' tokens act with the new abilities from their next request. Built-in roles cannot be changed (422). Growth tier only. Emits role.updated.
          */
         patch: operations["update_role"];
+        trace?: never;
+    };
+    "/v1/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List subscriptions
+         * @description The subscriptions of the team's projects the token may see, newest first, optionally by status and plan.
+         */
+        get: operations["list_subscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{subscription}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a subscription
+         * @description One subscription of the team's projects.
+         */
+        get: operations["get_subscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{subscription}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a subscription
+         * @description Cancels a trialing or active subscription: status canceled, access continues until ends_at (then the expiry job ends it). A lifetime subscription has no end, so cancelling it ends access at once (status expired, grants revoked). 422 when it is already canceled or expired. Emits subscription.cancelled (and subscription.expired for a lifetime one).
+         */
+        post: operations["cancel_subscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/teams": {
@@ -454,6 +678,106 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "access_code.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An access code was deleted
+         * @description The creator deleted the code; it can no longer be redeemed.
+         */
+        post: operations["access_code_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access_code.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An access code expired
+         * @description An unredeemed code's expiry passed.
+         */
+        post: operations["access_code_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access_code.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Access codes were generated
+         * @description A batch of codes was generated for a plan (once per batch).
+         */
+        post: operations["access_code_generated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access_code.redeemed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An access code was redeemed
+         * @description A member redeemed the code; subscription.created and (first time) member.joined came before.
+         */
+        post: operations["access_code_redeemed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "creator_task.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A creator task was completed
+         * @description The creator handed the perk over; member.resource_added for the same grant follows.
+         */
+        post: operations["creator_task_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "group.created": {
         parameters: {
             query?: never;
@@ -514,6 +838,126 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "member.banned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member was banned
+         * @description The member was blocked from the project; live subscriptions were cancelled and grants revoked before this event.
+         */
+        post: operations["member_banned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.churned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member churned
+         * @description The member's last live subscription ended; the row is kept.
+         */
+        post: operations["member_churned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member joined
+         * @description The member's first subscription began (after subscription.created).
+         */
+        post: operations["member_joined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.resource_added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member gained a resource
+         * @description A grant was issued (a connector fulfilled it, or its creator task was completed).
+         */
+        post: operations["member_resource_added"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.resource_removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member lost a resource
+         * @description A granted grant was revoked (the subscription ended or the member was banned); the connector removes the access.
+         */
+        post: operations["member_resource_removed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.unbanned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member's ban was lifted
+         * @description The member may subscribe again; old subscriptions are not restored.
+         */
+        post: operations["member_unbanned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "role.created": {
         parameters: {
             query?: never;
@@ -568,6 +1012,86 @@ export interface webhooks {
          * @description A custom role was renamed or now grants other abilities.
          */
         post: operations["role_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A trial became active
+         * @description The trial ended; the paid period runs until ends_at.
+         */
+        post: operations["subscription_activated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription was cancelled
+         * @description Cancelled by the creator or by a ban; access continues until ends_at.
+         */
+        post: operations["subscription_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription was created
+         * @description A member subscribed (an access code was redeemed); data.member is who.
+         */
+        post: operations["subscription_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription expired
+         * @description ends_at passed (or a lifetime subscription was cancelled); access was removed.
+         */
+        post: operations["subscription_expired"];
         delete?: never;
         options?: never;
         head?: never;
@@ -722,6 +1246,78 @@ export interface components {
          * @enum {string}
          */
         Ability: "account:read" | "account:write" | "activity:read" | "billing:manage" | "billing:read" | "broadcast:send" | "dashboard:read" | "distribution:read" | "group:create" | "group:delete" | "group:update" | "group:view" | "group:view-any" | "pass-window:create" | "pass-window:delete" | "pass-window:update" | "pass-window:view" | "pass-window:view-any" | "payment:refund" | "payment:view" | "payment:view-any" | "project-access-code:create" | "project-access-code:delete" | "project-access-code:update" | "project-access-code:view" | "project-access-code:view-any" | "project-connector:create" | "project-connector:delete" | "project-connector:update" | "project-connector:view" | "project-connector:view-any" | "project-coupon:create" | "project-coupon:delete" | "project-coupon:update" | "project-coupon:view" | "project-coupon:view-any" | "project-payment-method:create" | "project-payment-method:delete" | "project-payment-method:update" | "project-payment-method:view" | "project-payment-method:view-any" | "project-recovery:create" | "project-recovery:delete" | "project-recovery:update" | "project-recovery:view" | "project-recovery:view-any" | "project-resource:create" | "project-resource:delete" | "project-resource:update" | "project-resource:view" | "project-resource:view-any" | "project-subscription-plan:create" | "project-subscription-plan:delete" | "project-subscription-plan:update" | "project-subscription-plan:view" | "project-subscription-plan:view-any" | "project-subscription:create" | "project-subscription:delete" | "project-subscription:update" | "project-subscription:view" | "project-subscription:view-any" | "project-user:create" | "project-user:delete" | "project-user:update" | "project-user:view" | "project-user:view-any" | "project:create" | "project:delete" | "project:update" | "project:view" | "project:view-any" | "role:create" | "role:delete" | "role:update" | "role:view" | "role:view-any" | "support-canned-reply:create" | "support-canned-reply:delete" | "support-canned-reply:update" | "support-canned-reply:view-any" | "support-conversation:create" | "support-conversation:delete" | "support-conversation:update" | "support-conversation:view" | "support-conversation:view-any" | "team-member:invite" | "team-member:remove" | "team-member:update-role" | "team-member:view" | "team-member:view-any" | "team:create" | "team:delete" | "team:update" | "team:view" | "team:view-any" | "token:create" | "token:delete" | "token:view" | "token:view-any" | "webhook-delivery:retry" | "webhook-delivery:view-any" | "webhook-endpoint:create" | "webhook-endpoint:delete" | "webhook-endpoint:manage" | "webhook-endpoint:update" | "webhook-endpoint:view" | "webhook-endpoint:view-any";
+        AccessCode: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            plan_id: components["schemas"]["Uuid"];
+            /** @description The generation batch the code belongs to. */
+            batch_id: components["schemas"]["Uuid"];
+            /** @description The code's first 4 and last 4 characters, the rest as asterisks. */
+            code_masked: string;
+            status: components["schemas"]["AccessCodeStatus"];
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            redeemed_at: string | null;
+            /** Format: uuid */
+            redeemed_by_member_id: string | null;
+            /**
+             * Format: uuid
+             * @description The subscription the redemption created.
+             */
+            subscription_id: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        AccessCodeBatchEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                batch_id: components["schemas"]["Uuid"];
+                plan_id: components["schemas"]["Uuid"];
+                count: number;
+                /** Format: date-time */
+                expires_at: string | null;
+            };
+        };
+        AccessCodeBatchResponse: {
+            data: {
+                batch_id: components["schemas"]["Uuid"];
+                plan_id: components["schemas"]["Uuid"];
+                count: number;
+                /** Format: date-time */
+                expires_at: string | null;
+                /** @description Codes the team may still generate this calendar month. */
+                quota_remaining: number;
+                codes: components["schemas"]["AccessCodeCreated"][];
+            };
+        };
+        AccessCodeCreated: components["schemas"]["AccessCode"] & {
+            /** @description The code itself (a lowercase UUID, case-sensitive), shown only here. */
+            code: string;
+        };
+        AccessCodeEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                access_code: components["schemas"]["AccessCode"];
+                /** @description On access_code.redeemed, who redeemed it. */
+                member?: components["schemas"]["MemberSummary"];
+            };
+        };
+        AccessCodeGenerate: {
+            /** @description How many codes, 1 to 1000. */
+            quantity: number;
+            /**
+             * Format: date-time
+             * @description When the batch's codes expire (in the future); null or absent for never.
+             */
+            expires_at?: string | null;
+        };
+        AccessCodePage: {
+            data: components["schemas"]["AccessCode"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @enum {string} */
+        AccessCodeStatus: "unredeemed" | "redeemed" | "expired";
         ActivityEntry: {
             id: components["schemas"]["Uuid"];
             /**
@@ -954,6 +1550,52 @@ export interface components {
          * @enum {string}
          */
         ConnectorStatus: "available" | "paused" | "in_development" | "roadmap";
+        CreatorTask: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            /** @description The access-ledger grant the task belongs to (grant mode creator_task). */
+            grant_id: components["schemas"]["Uuid"];
+            subscription_id: components["schemas"]["Uuid"];
+            /**
+             * @description open (to do), completed, void (the grant was revoked before completion).
+             * @enum {string}
+             */
+            status: "open" | "completed" | "void";
+            member: {
+                id: components["schemas"]["Uuid"];
+                display_name: string | null;
+            };
+            perk: {
+                resource_id: components["schemas"]["Uuid"];
+                title: string;
+            };
+            /** @description What to do, as an English sentence. */
+            instructions: string;
+            /**
+             * Format: date-time
+             * @description Null for continuous access; the window start for a dated pass.
+             */
+            due_at: string | null;
+            /** Format: date-time */
+            completed_at: string | null;
+            /** Format: uuid */
+            completed_by_user_id: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        CreatorTaskEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                task: components["schemas"]["CreatorTask"];
+            };
+        };
+        CreatorTaskPage: {
+            data: components["schemas"]["CreatorTask"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        CreatorTaskResponse: {
+            data: components["schemas"]["CreatorTask"];
+        };
         /**
          * @description The error envelope answered by every failing request.
          * @example {
@@ -1013,6 +1655,28 @@ export interface components {
             /** Format: uuid */
             project_id: string | null;
             data: Record<string, never>;
+        };
+        /** @description An access-ledger grant, the member's entitlement to one resource through one subscription. */
+        Grant: {
+            id: components["schemas"]["Uuid"];
+            subscription_id: components["schemas"]["Uuid"];
+            member_id: components["schemas"]["Uuid"];
+            resource_id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
+            /** @enum {string} */
+            status: "pending" | "granted" | "revoked";
+            /** Format: date-time */
+            granted_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        GrantEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                grant: components["schemas"]["Grant"];
+            };
         };
         Group: {
             id: components["schemas"]["Uuid"];
@@ -1093,6 +1757,59 @@ export interface components {
             to: number | null;
             total: number;
         };
+        Member: components["schemas"]["MemberSummary"] & {
+            email: string | null;
+        };
+        MemberBan: {
+            /** @description Why, for the creator's records (carried by member.banned). */
+            reason?: string | null;
+        };
+        MemberEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                member: components["schemas"]["MemberSummary"];
+                /** @description On member.banned, the reason given. */
+                reason?: string | null;
+                /** @description On member.joined, the subscription that made the member join. */
+                subscription_id?: components["schemas"]["Uuid"];
+                /** @description On member.joined, that subscription's plan. */
+                plan_id?: components["schemas"]["Uuid"];
+            };
+        };
+        MemberPage: {
+            data: components["schemas"]["Member"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        MemberResponse: {
+            data: components["schemas"]["Member"];
+        };
+        /**
+         * @description lead: never subscribed; trialing: only a trial lives; customer: a paid subscription lives; churned: joined once, nothing lives now; banned: blocked from the project.
+         * @enum {string}
+         */
+        MemberStatus: "lead" | "trialing" | "customer" | "churned" | "banned";
+        /** @description A member as events carry it (never the email). */
+        MemberSummary: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            /** @description The connector whose platform account the member is. */
+            connector_key: string | null;
+            /** @description The member's user id on that platform. */
+            external_user_id: string | null;
+            display_name: string | null;
+            status: components["schemas"]["MemberStatus"];
+            ban_reason: string | null;
+            /** Format: date-time */
+            banned_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the member's first subscription began; null for a lead.
+             */
+            joined_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
         /**
          * @description An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.
          * @enum {string}
@@ -1156,6 +1873,50 @@ export interface components {
         SortColumn: string;
         /** @enum {string} */
         SortDirection: "asc" | "desc";
+        Subscription: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            plan_id: components["schemas"]["Uuid"];
+            member_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["SubscriptionStatus"];
+            /** @description How it began; access_code in this release. */
+            source: string;
+            started_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            trial_ends_at: string | null;
+            /**
+             * Format: date-time
+             * @description When access ends; null for a lifetime subscription.
+             */
+            ends_at: string | null;
+            /** Format: date-time */
+            canceled_at: string | null;
+            /** Format: date-time */
+            expired_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        SubscriptionEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                subscription: components["schemas"]["Subscription"];
+                /** @description On subscription.created, the member who subscribed. */
+                member?: components["schemas"]["MemberSummary"];
+            };
+        };
+        SubscriptionPage: {
+            data: components["schemas"]["Subscription"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        SubscriptionResponse: {
+            data: components["schemas"]["Subscription"];
+        };
+        /**
+         * @description trialing: inside the plan's trial; active: paid period running; canceled: cancelled, access until ends_at; expired: access ended (final).
+         * @enum {string}
+         */
+        SubscriptionStatus: "trialing" | "active" | "canceled" | "expired";
         Team: {
             id: components["schemas"]["Uuid"];
             /** @example Ada's team */
@@ -1351,6 +2112,30 @@ export interface components {
         Uuid: string;
     };
     responses: {
+        /** @description IDEMPOTENCY_KEY_MISSING, or ACCESS_CODE_CAP_EXCEEDED: the batch does not fit this month's quota (context.remaining, context.limit). */
+        AccessCodeCapExceeded: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "ACCESS_CODE_CAP_EXCEEDED",
+                 *         "message": "This month's access-code quota allows 3 more code(s); 10 were asked for.",
+                 *         "docs_url": "http://localhost:4004/errors#access_code_cap_exceeded",
+                 *         "remediation": "Wait for next month's quota or move to a higher tier.",
+                 *         "request_id": "6f1c2a7e-3d4b-4c59-9a1e-2b7f0c8d9e10",
+                 *         "context": {
+                 *           "limit": 5,
+                 *           "remaining": 3
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description AUTHENTICATION_REQUIRED - no bearer token, or a malformed, unknown, deleted, expired or other-environment token. */
         AuthenticationRequired: {
             headers: {
@@ -2070,6 +2855,636 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    list_creator_tasks: {
+        parameters: {
+            query?: {
+                /** @description open (default; not done, grant still pending), completed, or all (void tasks included). */
+                status?: "open" | "completed" | "all";
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, due_at. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default asc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of creator tasks. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *           "grant_id": "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+                     *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *           "status": "open",
+                     *           "member": {
+                     *             "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *             "display_name": "Lin"
+                     *           },
+                     *           "perk": {
+                     *             "resource_id": "9b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e",
+                     *             "title": "Signed print"
+                     *           },
+                     *           "instructions": "Hand \"Signed print\" over to Lin, who joined the plan Supporter, then mark this task complete.",
+                     *           "due_at": null,
+                     *           "completed_at": null,
+                     *           "completed_by_user_id": null,
+                     *           "created_at": "2026-11-23T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links": {
+                     *         "first": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/creator-tasks?per_page=25&page=1",
+                     *         "last": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/creator-tasks?per_page=25&page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "from": 1,
+                     *         "last_page": 1,
+                     *         "per_page": 25,
+                     *         "to": 1,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatorTaskPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    complete_creator_task: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The task's id. */
+                task: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The completed task. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "grant_id": "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+                     *         "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *         "status": "completed",
+                     *         "member": {
+                     *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *           "display_name": "Lin"
+                     *         },
+                     *         "perk": {
+                     *           "resource_id": "9b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e",
+                     *           "title": "Signed print"
+                     *         },
+                     *         "instructions": "Hand \"Signed print\" over to Lin, who joined the plan Supporter, then mark this task complete.",
+                     *         "due_at": null,
+                     *         "completed_at": "2026-11-23T09:00:00.000Z",
+                     *         "completed_by_user_id": "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a",
+                     *         "created_at": "2026-11-23T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatorTaskResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_subscribers: {
+        parameters: {
+            query?: {
+                /** @description Only members with this status. */
+                status?: components["schemas"]["MemberStatus"];
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, joined_at, display_name. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *           "connector_key": "telegram",
+                     *           "external_user_id": "123456789",
+                     *           "display_name": "Lin",
+                     *           "status": "customer",
+                     *           "ban_reason": null,
+                     *           "banned_at": null,
+                     *           "joined_at": "2026-11-23T09:00:00.000Z",
+                     *           "created_at": "2026-11-23T09:00:00.000Z",
+                     *           "updated_at": "2026-11-23T09:00:00.000Z",
+                     *           "email": null
+                     *         }
+                     *       ],
+                     *       "links": {
+                     *         "first": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/members?per_page=25&page=1",
+                     *         "last": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/members?per_page=25&page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "from": 1,
+                     *         "last_page": 1,
+                     *         "per_page": 25,
+                     *         "to": 1,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_member: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The member's id. */
+                member: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "connector_key": "telegram",
+                     *         "external_user_id": "123456789",
+                     *         "display_name": "Lin",
+                     *         "status": "customer",
+                     *         "ban_reason": null,
+                     *         "banned_at": null,
+                     *         "joined_at": "2026-11-23T09:00:00.000Z",
+                     *         "created_at": "2026-11-23T09:00:00.000Z",
+                     *         "updated_at": "2026-11-23T09:00:00.000Z",
+                     *         "email": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    ban_member: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The member's id. */
+                member: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Spam in the group"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberBan"];
+            };
+        };
+        responses: {
+            /** @description The member, banned. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "connector_key": "telegram",
+                     *         "external_user_id": "123456789",
+                     *         "display_name": "Lin",
+                     *         "status": "banned",
+                     *         "ban_reason": "Spam in the group",
+                     *         "banned_at": "2026-11-23T09:00:00.000Z",
+                     *         "joined_at": "2026-11-23T09:00:00.000Z",
+                     *         "created_at": "2026-11-23T09:00:00.000Z",
+                     *         "updated_at": "2026-11-23T09:00:00.000Z",
+                     *         "email": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    unban_member: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The member's id. */
+                member: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member, no longer banned. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "connector_key": "telegram",
+                     *         "external_user_id": "123456789",
+                     *         "display_name": "Lin",
+                     *         "status": "churned",
+                     *         "ban_reason": null,
+                     *         "banned_at": null,
+                     *         "joined_at": "2026-11-23T09:00:00.000Z",
+                     *         "created_at": "2026-11-23T09:00:00.000Z",
+                     *         "updated_at": "2026-11-23T09:00:00.000Z",
+                     *         "email": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_access_codes: {
+        parameters: {
+            query?: {
+                /** @description Only codes in this state. */
+                status?: components["schemas"]["AccessCodeStatus"];
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 50; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, expires_at, redeemed_at. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of access codes. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f",
+                     *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *           "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *           "code_masked": "0b3f****************************9c1a",
+                     *           "status": "unredeemed",
+                     *           "expires_at": "2026-12-23T09:00:00.000Z",
+                     *           "redeemed_at": null,
+                     *           "redeemed_by_member_id": null,
+                     *           "subscription_id": null,
+                     *           "created_at": "2026-11-23T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links": {
+                     *         "first": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/plans/4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d/access-codes?per_page=50&page=1",
+                     *         "last": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/plans/4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d/access-codes?per_page=50&page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "from": 1,
+                     *         "last_page": 1,
+                     *         "per_page": 50,
+                     *         "to": 1,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccessCodePage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    bulk_generate_access_codes: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quantity": 1,
+                 *       "expires_at": "2026-12-23T09:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccessCodeGenerate"];
+            };
+        };
+        responses: {
+            /** @description The batch, with every code in full (shown once). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *         "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *         "count": 1,
+                     *         "expires_at": "2026-12-23T09:00:00.000Z",
+                     *         "quota_remaining": 499,
+                     *         "codes": [
+                     *           {
+                     *             "id": "3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f",
+                     *             "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *             "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *             "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *             "code_masked": "0b3f****************************9c1a",
+                     *             "status": "unredeemed",
+                     *             "expires_at": "2026-12-23T09:00:00.000Z",
+                     *             "redeemed_at": null,
+                     *             "redeemed_by_member_id": null,
+                     *             "subscription_id": null,
+                     *             "created_at": "2026-11-23T09:00:00.000Z",
+                     *             "code": "0b3f2a1c-5d6e-4f70-8a9b-c0d1e2f39c1a"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccessCodeBatchResponse"];
+                };
+            };
+            400: components["responses"]["AccessCodeCapExceeded"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_access_code: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+                /** @description The access code's id (not the code). */
+                access_code: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     list_roles: {
         parameters: {
             query?: {
@@ -2279,6 +3694,199 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RoleResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_subscriptions: {
+        parameters: {
+            query?: {
+                /** @description Only subscriptions with this status. */
+                status?: components["schemas"]["SubscriptionStatus"];
+                /** @description Only subscriptions to this plan. */
+                plan_id?: components["schemas"]["Uuid"];
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, started_at, ends_at. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *           "status": "active",
+                     *           "source": "access_code",
+                     *           "started_at": "2026-11-23T09:00:00.000Z",
+                     *           "trial_ends_at": null,
+                     *           "ends_at": "2026-12-23T09:00:00.000Z",
+                     *           "canceled_at": null,
+                     *           "expired_at": null,
+                     *           "created_at": "2026-11-23T09:00:00.000Z",
+                     *           "updated_at": "2026-11-23T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links": {
+                     *         "first": "http://localhost:4000/v1/subscriptions?per_page=25&page=1",
+                     *         "last": "http://localhost:4000/v1/subscriptions?per_page=25&page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "from": 1,
+                     *         "last_page": 1,
+                     *         "per_page": 25,
+                     *         "to": 1,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                subscription: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *         "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "status": "active",
+                     *         "source": "access_code",
+                     *         "started_at": "2026-11-23T09:00:00.000Z",
+                     *         "trial_ends_at": null,
+                     *         "ends_at": "2026-12-23T09:00:00.000Z",
+                     *         "canceled_at": null,
+                     *         "expired_at": null,
+                     *         "created_at": "2026-11-23T09:00:00.000Z",
+                     *         "updated_at": "2026-11-23T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    cancel_subscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The subscription's id. */
+                subscription: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *         "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "status": "canceled",
+                     *         "source": "access_code",
+                     *         "started_at": "2026-11-23T09:00:00.000Z",
+                     *         "trial_ends_at": null,
+                     *         "ends_at": "2026-12-23T09:00:00.000Z",
+                     *         "canceled_at": "2026-11-23T09:00:00.000Z",
+                     *         "expired_at": null,
+                     *         "created_at": "2026-11-23T09:00:00.000Z",
+                     *         "updated_at": "2026-11-23T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionResponse"];
                 };
             };
             400: components["responses"]["IdempotencyKeyMissing"];
@@ -2977,6 +4585,247 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    access_code_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "access_code.deleted",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "access_code": {
+                 *           "id": "3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                 *           "code_masked": "0b3f****************************9c1a",
+                 *           "status": "unredeemed",
+                 *           "expires_at": "2026-12-23T09:00:00.000Z",
+                 *           "redeemed_at": null,
+                 *           "redeemed_by_member_id": null,
+                 *           "subscription_id": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccessCodeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    access_code_expired: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "access_code.expired",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "access_code": {
+                 *           "id": "3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                 *           "code_masked": "0b3f****************************9c1a",
+                 *           "status": "expired",
+                 *           "expires_at": "2026-12-23T09:00:00.000Z",
+                 *           "redeemed_at": null,
+                 *           "redeemed_by_member_id": null,
+                 *           "subscription_id": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccessCodeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    access_code_generated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "access_code.generated",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                 *         "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *         "count": 100,
+                 *         "expires_at": "2026-12-23T09:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccessCodeBatchEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    access_code_redeemed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "access_code.redeemed",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "access_code": {
+                 *           "id": "3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                 *           "code_masked": "0b3f****************************9c1a",
+                 *           "status": "redeemed",
+                 *           "expires_at": "2026-12-23T09:00:00.000Z",
+                 *           "redeemed_at": "2026-11-23T09:00:00.000Z",
+                 *           "redeemed_by_member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "member": {
+                 *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "connector_key": "telegram",
+                 *           "external_user_id": "123456789",
+                 *           "display_name": "Lin",
+                 *           "status": "customer",
+                 *           "ban_reason": null,
+                 *           "banned_at": null,
+                 *           "joined_at": "2026-11-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccessCodeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    creator_task_completed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "creator_task.completed",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "task": {
+                 *           "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "grant_id": "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+                 *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "status": "completed",
+                 *           "member": {
+                 *             "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *             "display_name": "Lin"
+                 *           },
+                 *           "perk": {
+                 *             "resource_id": "9b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e",
+                 *             "title": "Signed print"
+                 *           },
+                 *           "instructions": "Hand \"Signed print\" over to Lin, who joined the plan Supporter, then mark this task complete.",
+                 *           "due_at": null,
+                 *           "completed_at": "2026-11-23T09:00:00.000Z",
+                 *           "completed_by_user_id": "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a",
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatorTaskEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     group_created: {
         parameters: {
             query?: never;
@@ -3136,6 +4985,281 @@ export interface operations {
             };
         };
     };
+    member_banned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "member.banned",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "member": {
+                 *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "connector_key": "telegram",
+                 *           "external_user_id": "123456789",
+                 *           "display_name": "Lin",
+                 *           "status": "banned",
+                 *           "ban_reason": "Spam in the group",
+                 *           "banned_at": "2026-11-23T09:00:00.000Z",
+                 *           "joined_at": "2026-11-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "reason": "Spam in the group"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    member_churned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "member.churned",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "member": {
+                 *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "connector_key": "telegram",
+                 *           "external_user_id": "123456789",
+                 *           "display_name": "Lin",
+                 *           "status": "churned",
+                 *           "ban_reason": null,
+                 *           "banned_at": null,
+                 *           "joined_at": "2026-11-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    member_joined: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "member.joined",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "member": {
+                 *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "connector_key": "telegram",
+                 *           "external_user_id": "123456789",
+                 *           "display_name": "Lin",
+                 *           "status": "customer",
+                 *           "ban_reason": null,
+                 *           "banned_at": null,
+                 *           "joined_at": "2026-11-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *         "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    member_resource_added: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "member.resource_added",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "grant": {
+                 *           "id": "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+                 *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "resource_id": "9b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e",
+                 *           "grant_mode": "creator_task",
+                 *           "status": "granted",
+                 *           "granted_at": "2026-11-23T09:00:00.000Z",
+                 *           "revoked_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["GrantEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    member_resource_removed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "member.resource_removed",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "grant": {
+                 *           "id": "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+                 *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "resource_id": "9b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e",
+                 *           "grant_mode": "creator_task",
+                 *           "status": "revoked",
+                 *           "granted_at": "2026-11-23T09:00:00.000Z",
+                 *           "revoked_at": "2026-12-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["GrantEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    member_unbanned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "member.unbanned",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "member": {
+                 *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "connector_key": "telegram",
+                 *           "external_user_id": "123456789",
+                 *           "display_name": "Lin",
+                 *           "status": "churned",
+                 *           "ban_reason": null,
+                 *           "banned_at": null,
+                 *           "joined_at": "2026-11-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     role_created: {
         parameters: {
             query?: never;
@@ -3271,6 +5395,211 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["RoleEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscription_activated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "subscription.activated",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "subscription": {
+                 *           "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "status": "active",
+                 *           "source": "access_code",
+                 *           "started_at": "2026-11-23T09:00:00.000Z",
+                 *           "trial_ends_at": null,
+                 *           "ends_at": "2026-12-23T09:00:00.000Z",
+                 *           "canceled_at": null,
+                 *           "expired_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscription_cancelled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "subscription.cancelled",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "subscription": {
+                 *           "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "status": "canceled",
+                 *           "source": "access_code",
+                 *           "started_at": "2026-11-23T09:00:00.000Z",
+                 *           "trial_ends_at": null,
+                 *           "ends_at": "2026-12-23T09:00:00.000Z",
+                 *           "canceled_at": "2026-11-23T09:00:00.000Z",
+                 *           "expired_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscription_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "subscription.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "subscription": {
+                 *           "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "status": "active",
+                 *           "source": "access_code",
+                 *           "started_at": "2026-11-23T09:00:00.000Z",
+                 *           "trial_ends_at": null,
+                 *           "ends_at": "2026-12-23T09:00:00.000Z",
+                 *           "canceled_at": null,
+                 *           "expired_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "member": {
+                 *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "connector_key": "telegram",
+                 *           "external_user_id": "123456789",
+                 *           "display_name": "Lin",
+                 *           "status": "customer",
+                 *           "ban_reason": null,
+                 *           "banned_at": null,
+                 *           "joined_at": "2026-11-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscription_expired: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "subscription.expired",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "subscription": {
+                 *           "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "status": "expired",
+                 *           "source": "access_code",
+                 *           "started_at": "2026-11-23T09:00:00.000Z",
+                 *           "trial_ends_at": null,
+                 *           "ends_at": "2026-12-23T09:00:00.000Z",
+                 *           "canceled_at": null,
+                 *           "expired_at": "2026-12-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionEvent"];
             };
         };
         responses: {

@@ -2,16 +2,20 @@
 import type { operations } from "./openapi.d.ts";
 import type { AbilityValue, Enforcement } from "./catalog.ts";
 
-export type OperationId = "create_group" | "create_role" | "create_team" | "create_token" | "delete_group" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_current_team" | "get_group" | "get_role" | "get_team" | "get_team_member" | "invite_team_member" | "list_alert_destinations" | "list_connectors" | "list_groups" | "list_identities" | "list_roles" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "remove_team_member" | "replace_alert_destinations" | "unlink_identity" | "update_group" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
+export type OperationId = "ban_member" | "bulk_generate_access_codes" | "cancel_subscription" | "complete_creator_task" | "create_group" | "create_role" | "create_team" | "create_token" | "delete_access_code" | "delete_group" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_current_team" | "get_group" | "get_member" | "get_role" | "get_subscription" | "get_team" | "get_team_member" | "invite_team_member" | "list_access_codes" | "list_alert_destinations" | "list_connectors" | "list_creator_tasks" | "list_groups" | "list_identities" | "list_roles" | "list_subscribers" | "list_subscriptions" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "remove_team_member" | "replace_alert_destinations" | "unban_member" | "unlink_identity" | "update_group" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
 
 /** The operations of each area (spec/openapi/areas/<area>.yaml; handlers in src/modules/<area>/handlers.ts). */
 export interface AreaOperations {
+  "access-codes": "bulk_generate_access_codes" | "delete_access_code" | "list_access_codes";
   "account": "list_alert_destinations" | "list_identities" | "replace_alert_destinations" | "unlink_identity";
   "activity": "get_activity_log";
   "connectors": "list_connectors";
+  "creator-tasks": "complete_creator_task" | "list_creator_tasks";
   "groups": "create_group" | "delete_group" | "get_group" | "list_groups" | "update_group";
+  "members": "ban_member" | "get_member" | "list_subscribers" | "unban_member";
   "roles": "create_role" | "delete_role" | "get_role" | "list_roles" | "update_role";
+  "subscriptions": "cancel_subscription" | "get_subscription" | "list_subscriptions";
   "system": "ping";
   "teams": "create_team" | "delete_team" | "get_current_team" | "get_team" | "get_team_member" | "invite_team_member" | "list_team_invitations" | "list_team_members" | "list_teams" | "remove_team_member" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
   "tokens": "create_token" | "delete_token" | "list_tokens";
@@ -45,10 +49,15 @@ export interface OperationSpec {
 }
 
 export const operationTable = {
+  ban_member: {"id":"ban_member","method":"POST","path":"/v1/projects/{project}/members/{member}/ban","routePath":"/v1/projects/:project/members/:member/ban","summary":"Ban a member","tags":["Members"],"area":"members","ability":"project-user:update","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","member"],"queryParams":[],"body":"optional","pagination":null},
+  bulk_generate_access_codes: {"id":"bulk_generate_access_codes","method":"POST","path":"/v1/projects/{project}/plans/{plan}/access-codes","routePath":"/v1/projects/:project/plans/:plan/access-codes","summary":"Generate access codes","tags":["Access codes"],"area":"access-codes","ability":"project-access-code:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":"required","pagination":null},
+  cancel_subscription: {"id":"cancel_subscription","method":"POST","path":"/v1/subscriptions/{subscription}/cancel","routePath":"/v1/subscriptions/:subscription/cancel","summary":"Cancel a subscription","tags":["Subscriptions"],"area":"subscriptions","ability":"project-subscription:update","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["subscription"],"queryParams":[],"body":null,"pagination":null},
+  complete_creator_task: {"id":"complete_creator_task","method":"POST","path":"/v1/projects/{project}/creator-tasks/{task}/complete","routePath":"/v1/projects/:project/creator-tasks/:task/complete","summary":"Complete a creator task","tags":["Creator tasks"],"area":"creator-tasks","ability":"project-subscription:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","task"],"queryParams":[],"body":null,"pagination":null},
   create_group: {"id":"create_group","method":"POST","path":"/v1/groups","routePath":"/v1/groups","summary":"Create a group","tags":["Groups"],"area":"groups","ability":"group:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_role: {"id":"create_role","method":"POST","path":"/v1/roles","routePath":"/v1/roles","summary":"Create a custom role","tags":["Roles"],"area":"roles","ability":"role:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_team: {"id":"create_team","method":"POST","path":"/v1/teams","routePath":"/v1/teams","summary":"Create a team","tags":["Teams"],"area":"teams","ability":"team:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_token: {"id":"create_token","method":"POST","path":"/v1/tokens","routePath":"/v1/tokens","summary":"Mint a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:create","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  delete_access_code: {"id":"delete_access_code","method":"DELETE","path":"/v1/projects/{project}/plans/{plan}/access-codes/{access_code}","routePath":"/v1/projects/:project/plans/:plan/access-codes/:access_code","summary":"Delete an access code","tags":["Access codes"],"area":"access-codes","ability":"project-access-code:delete","enforcement":"R","public":false,"write":true,"destructive":true,"mcp":false,"successStatus":204,"successBody":false,"pathParams":["project","plan","access_code"],"queryParams":[],"body":null,"pagination":null},
   delete_group: {"id":"delete_group","method":"DELETE","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Delete a group","tags":["Groups"],"area":"groups","ability":"group:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["group"],"queryParams":[],"body":null,"pagination":null},
   delete_role: {"id":"delete_role","method":"DELETE","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Delete a custom role","tags":["Roles"],"area":"roles","ability":"role:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["role"],"queryParams":[],"body":null,"pagination":null},
   delete_team: {"id":"delete_team","method":"DELETE","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Delete a team","tags":["Teams"],"area":"teams","ability":"team:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
@@ -56,15 +65,21 @@ export const operationTable = {
   get_activity_log: {"id":"get_activity_log","method":"GET","path":"/v1/activity","routePath":"/v1/activity","summary":"Read the activity log of one subject","tags":["Activity"],"area":"activity","ability":"activity:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["subject_type","subject_id","limit"],"body":null,"pagination":null},
   get_current_team: {"id":"get_current_team","method":"GET","path":"/v1/teams/current","routePath":"/v1/teams/current","summary":"Get the token's team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   get_group: {"id":"get_group","method":"GET","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Get a group","tags":["Groups"],"area":"groups","ability":"group:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":null,"pagination":null},
+  get_member: {"id":"get_member","method":"GET","path":"/v1/projects/{project}/members/{member}","routePath":"/v1/projects/:project/members/:member","summary":"Get a member","tags":["Members"],"area":"members","ability":"project-user:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","member"],"queryParams":[],"body":null,"pagination":null},
   get_role: {"id":"get_role","method":"GET","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Get a role","tags":["Roles"],"area":"roles","ability":"role:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["role"],"queryParams":[],"body":null,"pagination":null},
+  get_subscription: {"id":"get_subscription","method":"GET","path":"/v1/subscriptions/{subscription}","routePath":"/v1/subscriptions/:subscription","summary":"Get a subscription","tags":["Subscriptions"],"area":"subscriptions","ability":"project-subscription:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["subscription"],"queryParams":[],"body":null,"pagination":null},
   get_team: {"id":"get_team","method":"GET","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Get a team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   get_team_member: {"id":"get_team_member","method":"GET","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Get a membership","tags":["Teams"],"area":"teams","ability":"team-member:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
   invite_team_member: {"id":"invite_team_member","method":"POST","path":"/v1/teams/{team}/members","routePath":"/v1/teams/:team/members","summary":"Invite someone to the team","tags":["Teams"],"area":"teams","ability":"team-member:invite","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["team"],"queryParams":[],"body":"required","pagination":null},
+  list_access_codes: {"id":"list_access_codes","method":"GET","path":"/v1/projects/{project}/plans/{plan}/access-codes","routePath":"/v1/projects/:project/plans/:plan/access-codes","summary":"List a plan's access codes","tags":["Access codes"],"area":"access-codes","ability":"project-access-code:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":50,"maxPerPage":100,"sortBy":["created_at","expires_at","redeemed_at"],"defaultSortDirection":"desc"}},
   list_alert_destinations: {"id":"list_alert_destinations","method":"GET","path":"/v1/me/alert-destinations","routePath":"/v1/me/alert-destinations","summary":"List where alerts go","tags":["Account"],"area":"account","ability":"account:read","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   list_connectors: {"id":"list_connectors","method":"GET","path":"/v1/connectors","routePath":"/v1/connectors","summary":"List the connector catalog","tags":["Connectors"],"area":"connectors","ability":"project-connector:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","added_at","name","key"],"defaultSortDirection":"desc"}},
+  list_creator_tasks: {"id":"list_creator_tasks","method":"GET","path":"/v1/projects/{project}/creator-tasks","routePath":"/v1/projects/:project/creator-tasks","summary":"List a project's creator tasks","tags":["Creator tasks"],"area":"creator-tasks","ability":"project-subscription:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","due_at"],"defaultSortDirection":"asc"}},
   list_groups: {"id":"list_groups","method":"GET","path":"/v1/groups","routePath":"/v1/groups","summary":"List the team's groups","tags":["Groups"],"area":"groups","ability":"group:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code","name"],"defaultSortDirection":"desc"}},
   list_identities: {"id":"list_identities","method":"GET","path":"/v1/me/identities","routePath":"/v1/me/identities","summary":"List the creator's linked identities","tags":["Account"],"area":"account","ability":"account:read","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   list_roles: {"id":"list_roles","method":"GET","path":"/v1/roles","routePath":"/v1/roles","summary":"List the team's roles","tags":["Roles"],"area":"roles","ability":"role:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code","name"],"defaultSortDirection":"desc"}},
+  list_subscribers: {"id":"list_subscribers","method":"GET","path":"/v1/projects/{project}/members","routePath":"/v1/projects/:project/members","summary":"List a project's members","tags":["Members"],"area":"members","ability":"project-user:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","joined_at","display_name"],"defaultSortDirection":"desc"}},
+  list_subscriptions: {"id":"list_subscriptions","method":"GET","path":"/v1/subscriptions","routePath":"/v1/subscriptions","summary":"List subscriptions","tags":["Subscriptions"],"area":"subscriptions","ability":"project-subscription:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["status","plan_id","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","started_at","ends_at"],"defaultSortDirection":"desc"}},
   list_team_invitations: {"id":"list_team_invitations","method":"GET","path":"/v1/teams/{team}/invitations","routePath":"/v1/teams/:team/invitations","summary":"List pending invitations","tags":["Teams"],"area":"teams","ability":"team-member:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","email","expires_at"],"defaultSortDirection":"desc"}},
   list_team_members: {"id":"list_team_members","method":"GET","path":"/v1/teams/{team}/members","routePath":"/v1/teams/:team/members","summary":"List the team's roster","tags":["Teams"],"area":"teams","ability":"team-member:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   list_teams: {"id":"list_teams","method":"GET","path":"/v1/teams","routePath":"/v1/teams","summary":"List the creator's teams","tags":["Teams"],"area":"teams","ability":"team:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name"],"defaultSortDirection":"desc"}},
@@ -72,6 +87,7 @@ export const operationTable = {
   ping: {"id":"ping","method":"GET","path":"/v1/ping","routePath":"/v1/ping","summary":"Check that the API answers","tags":["System"],"area":"system","ability":null,"enforcement":null,"public":true,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   remove_team_member: {"id":"remove_team_member","method":"DELETE","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Remove a member","tags":["Teams"],"area":"teams","ability":"team-member:remove","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
   replace_alert_destinations: {"id":"replace_alert_destinations","method":"PUT","path":"/v1/me/alert-destinations","routePath":"/v1/me/alert-destinations","summary":"Replace where alerts go","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  unban_member: {"id":"unban_member","method":"POST","path":"/v1/projects/{project}/members/{member}/unban","routePath":"/v1/projects/:project/members/:member/unban","summary":"Lift a member's ban","tags":["Members"],"area":"members","ability":"project-user:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","member"],"queryParams":[],"body":null,"pagination":null},
   unlink_identity: {"id":"unlink_identity","method":"DELETE","path":"/v1/me/identities/{identity}","routePath":"/v1/me/identities/:identity","summary":"Unlink an identity","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":true,"mcp":false,"successStatus":204,"successBody":false,"pathParams":["identity"],"queryParams":[],"body":null,"pagination":null},
   update_group: {"id":"update_group","method":"PATCH","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Change a group","tags":["Groups"],"area":"groups","ability":"group:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":"required","pagination":null},
   update_role: {"id":"update_role","method":"PATCH","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Change a custom role","tags":["Roles"],"area":"roles","ability":"role:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["role"],"queryParams":[],"body":"required","pagination":null},
@@ -86,6 +102,30 @@ export const operationList: readonly OperationSpec[] = Object.values(operationTa
 type WithDefaults<T, K extends PropertyKey> = T & { [P in K & keyof T]-?: Exclude<T[P], undefined> };
 
 export interface OperationIO {
+  ban_member: {
+    path: operations["ban_member"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["ban_member"]["requestBody"]>["content"]["application/json"] | undefined;
+    output: operations["ban_member"]["responses"][200]["content"]["application/json"];
+  };
+  bulk_generate_access_codes: {
+    path: operations["bulk_generate_access_codes"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["bulk_generate_access_codes"]["requestBody"]>["content"]["application/json"];
+    output: operations["bulk_generate_access_codes"]["responses"][201]["content"]["application/json"];
+  };
+  cancel_subscription: {
+    path: operations["cancel_subscription"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["cancel_subscription"]["responses"][200]["content"]["application/json"];
+  };
+  complete_creator_task: {
+    path: operations["complete_creator_task"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["complete_creator_task"]["responses"][200]["content"]["application/json"];
+  };
   create_group: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -109,6 +149,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: NonNullable<operations["create_token"]["requestBody"]>["content"]["application/json"];
     output: operations["create_token"]["responses"][201]["content"]["application/json"];
+  };
+  delete_access_code: {
+    path: operations["delete_access_code"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
   };
   delete_group: {
     path: operations["delete_group"]["parameters"]["path"];
@@ -152,11 +198,23 @@ export interface OperationIO {
     body: undefined;
     output: operations["get_group"]["responses"][200]["content"]["application/json"];
   };
+  get_member: {
+    path: operations["get_member"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_member"]["responses"][200]["content"]["application/json"];
+  };
   get_role: {
     path: operations["get_role"]["parameters"]["path"];
     query: Record<string, never>;
     body: undefined;
     output: operations["get_role"]["responses"][200]["content"]["application/json"];
+  };
+  get_subscription: {
+    path: operations["get_subscription"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_subscription"]["responses"][200]["content"]["application/json"];
   };
   get_team: {
     path: operations["get_team"]["parameters"]["path"];
@@ -176,6 +234,12 @@ export interface OperationIO {
     body: NonNullable<operations["invite_team_member"]["requestBody"]>["content"]["application/json"];
     output: operations["invite_team_member"]["responses"][201]["content"]["application/json"];
   };
+  list_access_codes: {
+    path: operations["list_access_codes"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_access_codes"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_access_codes"]["responses"][200]["content"]["application/json"];
+  };
   list_alert_destinations: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -187,6 +251,12 @@ export interface OperationIO {
     query: WithDefaults<NonNullable<operations["list_connectors"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
     body: undefined;
     output: operations["list_connectors"]["responses"][200]["content"]["application/json"];
+  };
+  list_creator_tasks: {
+    path: operations["list_creator_tasks"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_creator_tasks"]["parameters"]["query"]>, "status" | "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_creator_tasks"]["responses"][200]["content"]["application/json"];
   };
   list_groups: {
     path: Record<string, never>;
@@ -205,6 +275,18 @@ export interface OperationIO {
     query: WithDefaults<NonNullable<operations["list_roles"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
     body: undefined;
     output: operations["list_roles"]["responses"][200]["content"]["application/json"];
+  };
+  list_subscribers: {
+    path: operations["list_subscribers"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_subscribers"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_subscribers"]["responses"][200]["content"]["application/json"];
+  };
+  list_subscriptions: {
+    path: Record<string, never>;
+    query: WithDefaults<NonNullable<operations["list_subscriptions"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_subscriptions"]["responses"][200]["content"]["application/json"];
   };
   list_team_invitations: {
     path: operations["list_team_invitations"]["parameters"]["path"];
@@ -247,6 +329,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: NonNullable<operations["replace_alert_destinations"]["requestBody"]>["content"]["application/json"];
     output: operations["replace_alert_destinations"]["responses"][200]["content"]["application/json"];
+  };
+  unban_member: {
+    path: operations["unban_member"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["unban_member"]["responses"][200]["content"]["application/json"];
   };
   unlink_identity: {
     path: operations["unlink_identity"]["parameters"]["path"];

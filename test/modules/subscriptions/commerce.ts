@@ -10,7 +10,9 @@ import type { ScheduledJob } from "../../../src/modules/jobs/scheduled-job.ts";
 import type { BillingCycle } from "../../../src/modules/plans/tables.ts";
 import type { GrantMode } from "../../../src/modules/resources/tables.ts";
 import { testDatabase } from "../../helpers/backends.ts";
-import type { TestCreator } from "../../helpers/fixtures.ts";
+import { tokenFor, type TestCreator } from "../../helpers/fixtures.ts";
+import { expectError, type ApiClient } from "../../helpers/http.ts";
+import { grantableAbilities } from "../../../src/modules/tokens/abilities.ts";
 
 export interface SeededPlan {
   planId: string;
@@ -149,3 +151,26 @@ export async function runJob(jobs: ScheduledJob[], name: string, now: Date): Pro
 }
 
 export const DAY = 24 * 60 * 60 * 1000;
+
+/**
+ * 401 without a credential, and 403 TOKEN_MISSING_ABILITY naming `ability` for a token of the same
+ * creator holding every other ability of the operation's entity (nothing changes either way).
+ */
+export async function expectCredentialRefusals(
+  client: ApiClient,
+  creator: TestCreator,
+  call: { method: string; path: string; body?: unknown; ability: string },
+): Promise<void> {
+  const options = call.body !== undefined ? { body: call.body } : {};
+  expectError(await client.request(call.method, call.path, { ...options, token: "" }), 401, "AUTHENTICATION_REQUIRED");
+  const others = [...grantableAbilities].filter((a) => a !== call.ability && !(call.ability.endsWith(":view-any") && a === "project-subscription-plan:view-any"));
+  const { token } = await tokenFor(creator, others);
+  const error = expectError(await client.request(call.method, call.path, { ...options, token }), 403, "TOKEN_MISSING_ABILITY");
+  assert.equal(error.context.required_ability, call.ability);
+}
+
+/** The team's activity entries about `subjectId`, oldest first. */
+export async function activityOf(teamId: string, subjectId: string): Promise<{ event: string; subject_type: string; actor_kind: string; causer_id: string | null; properties: any }[]> {
+  const { db } = await testDatabase();
+  return db("activity_log").where({ team_id: teamId, subject_id: subjectId }).whereNot({ event: "tool_invoked" }).orderBy("created_at").select("*");
+}

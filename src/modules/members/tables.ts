@@ -16,6 +16,7 @@ export interface MemberRow {
   status: MemberStatus;
   ban_reason: string | null;
   banned_at: Date | null;
+  platform_synced_at: Date | null;
   joined_at: Date | null;
   created_at: Date;
   updated_at: Date;

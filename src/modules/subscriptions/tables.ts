@@ -36,6 +36,7 @@ export interface GrantRow {
   status: GrantStatus;
   granted_at: Date | null;
   revoked_at: Date | null;
+  platform_synced_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

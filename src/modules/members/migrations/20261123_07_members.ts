@@ -15,6 +15,10 @@ export async function up(knex: Knex): Promise<void> {
     t.text("status").notNullable().defaultTo("lead").checkIn(["lead", "trialing", "customer", "churned", "banned"], "members_status_check");
     t.text("ban_reason").nullable();
     t.timestamp("banned_at", { useTz: true }).nullable();
+    // When the connector last applied the member's ban state on the platform; null = still to do
+    // (after a ban: remove the member from every resource and revoke their links; after an
+    // unban: lift the platform ban). The connector driver sets it.
+    t.timestamp("platform_synced_at", { useTz: true }).nullable();
     t.timestamp("joined_at", { useTz: true }).nullable();
     t.timestamp("created_at", { useTz: true }).notNullable();
     t.timestamp("updated_at", { useTz: true }).notNullable();

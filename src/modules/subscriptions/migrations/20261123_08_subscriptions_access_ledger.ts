@@ -38,10 +38,14 @@ export async function up(knex: Knex): Promise<void> {
     t.text("status").notNullable().checkIn(["pending", "granted", "revoked"], "access_grants_status_check");
     t.timestamp("granted_at", { useTz: true }).nullable();
     t.timestamp("revoked_at", { useTz: true }).nullable();
+    // When the connector last applied the grant's status on the platform; null = still to do
+    // (pending: grant access; revoked: remove it). Creator-task grants need no connector.
+    t.timestamp("platform_synced_at", { useTz: true }).nullable();
     t.timestamp("created_at", { useTz: true }).notNullable();
     t.timestamp("updated_at", { useTz: true }).notNullable();
     t.index(["subscription_id"]);
     t.index(["team_id", "project_id", "member_id"]);
+    t.index(["status", "platform_synced_at"]);
   });
 }
 

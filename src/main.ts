@@ -1,6 +1,7 @@
 // npm start: opens the backends (embedded defaults: PGlite under DATA_DIR, in-process KV), runs
 // migrations, seeds a demo account on the first start of an empty embedded database, and serves
-// every surface of this release in one process. Each surface can also run alone (SURFACES=api).
+// every surface of this release and the job worker in one process. Each surface can also run alone
+// (SURFACES=api WORKER=off), and the worker alone (SURFACES= WORKER=on).
 import { createServer, type Server } from "node:http";
 import { ConfigError, loadConfig, type SurfaceName } from "./config.ts";
 import { EmbeddedDatabaseError } from "./db/embedded.ts";
@@ -18,6 +19,8 @@ import { loadConnectorRegistry, type ConnectorRegistry } from "./modules/connect
 import { ConnectorLoadError, displayPath } from "./modules/connectors/problems.ts";
 import type Koa from "koa";
 import { readRepositoryText } from "./repository-files.ts";
+import { discoverScheduledJobs } from "./transports/jobs/discovery.ts";
+import { startJobWorker, type JobWorker } from "./transports/jobs/worker.ts";
 
 const release = (JSON.parse(readRepositoryText("package.json")) as { version: string }).version;
 
@@ -83,9 +86,10 @@ async function main() {
   const connectors = loadConnectorRegistry(config.connectorsDir);
   const services = await openServices(config);
   const servers: Server[] = [];
+  let worker: JobWorker | null = null;
   const shutdown = async (signal: string) => {
     services.logger.info({ signal }, "shutting down");
-    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    await Promise.all([worker?.stop(), ...servers.map((s) => new Promise((r) => s.close(r)))]);
     await services.close();
     process.exit(0);
   };
@@ -96,6 +100,8 @@ async function main() {
   const demo = !config.databaseUrl && creators === 0 ? await seedDemo(services.db, services.now()) : null;
 
   for (const name of config.surfaces) servers.push(await listen(buildSurface(name, services, connectors), config[name].port, config.host, services));
+  const jobs = config.worker ? await discoverScheduledJobs() : [];
+  if (config.worker) worker = await startJobWorker({ db: services.db, logger: services.logger, jobs, clock: services.now });
 
   const lines = [
     "",
@@ -108,6 +114,7 @@ async function main() {
     `  Database      ${services.backends.database}`,
     `  KV store      ${services.backends.kv}`,
     `  Connectors    ${[...connectors.packages.keys()].join(", ") || "none"} (from ${displayPath(connectors.dir)})`,
+    `  Job worker    ${config.worker ? `${jobs.length} scheduled job${jobs.length === 1 ? "" : "s"} on pg-boss (npm run cli -- jobs:list)` : "off (WORKER=off)"}`,
   ];
   if (demo) {
     lines.push(

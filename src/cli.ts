@@ -133,7 +133,8 @@ main(process.argv.slice(2)).then(
   (result) => console.log(JSON.stringify(result)),
   (err: unknown) => {
     if (err instanceof UsageError) console.error(`${err.message}\n${USAGE}`);
-    else if (err instanceof AccountError || err instanceof ScheduledJobError || err instanceof ConfigError || err instanceof EmbeddedDatabaseError) console.error(err.message);
+    else if (err instanceof AccountError || err instanceof ScheduledJobError || err instanceof ConfigError || err instanceof EmbeddedDatabaseError)
+      console.error(err.message);
     else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) console.error(`${err.message}\n${USAGE}`);
     else console.error(err);
     process.exit(1);

@@ -16,7 +16,10 @@ export const expireInvitations: ScheduledJob = {
   cron: "*/15 * * * *",
   description: "Marks pending team invitations past their expiry date as expired (an activity entry each).",
   async run({ db, now }) {
-    const teams = (await unscoped(db, "the job looks across teams for those with invitations past their date")("team_invitations")
+    const teams = (await unscoped(
+      db,
+      "the job looks across teams for those with invitations past their date",
+    )("team_invitations")
       .where({ status: "pending" })
       .where("expires_at", "<=", now)
       .distinct("team_id")) as { team_id: string }[];
@@ -25,7 +28,12 @@ export const expireInvitations: ScheduledJob = {
       changed += await db.transaction(async (trx) => {
         const ctx = createDomainContext(trx, systemActor(teamId), now);
         // Locked and checked again: a second run racing this one finds them no longer pending.
-        const due = (await invitationsTable.rows(ctx).where({ status: "pending" }).where("expires_at", "<=", now).forUpdate().select("id", "email")) as {
+        const due = (await invitationsTable
+          .rows(ctx)
+          .where({ status: "pending" })
+          .where("expires_at", "<=", now)
+          .forUpdate()
+          .select("id", "email")) as {
           id: string;
           email: string;
         }[];

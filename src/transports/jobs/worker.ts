@@ -65,10 +65,13 @@ function queueDatabase(db: Database): PgBoss.Db {
   };
 }
 
-/** Runs one job at `now` and logs the run (name, changed, time taken); a throw is logged and rethrown. */
-export async function runLogged(job: ScheduledJob, run: { db: Database; now: Date; logger: Logger; attempt?: number }) {
+/**
+ * Runs one job at `now` and logs the run (name, changed, time taken, and `queued`: which queue
+ * entry and attempt); a throw is logged and rethrown.
+ */
+export async function runLogged(job: ScheduledJob, run: { db: Database; now: Date; logger: Logger }, queued: Record<string, unknown> = {}) {
   const started = Date.now();
-  const fields = { job: job.name, now: run.now.toISOString(), ...(run.attempt === undefined ? {} : { attempt: run.attempt }) };
+  const fields = { job: job.name, now: run.now.toISOString(), ...queued };
   try {
     const { changed } = await job.run({ db: run.db, now: run.now });
     run.logger.info({ ...fields, changed, ms: Date.now() - started }, "scheduled job ran");
@@ -104,7 +107,7 @@ export async function startJobWorker(options: JobWorkerOptions): Promise<JobWork
         expireInSeconds: timing.expireInSeconds,
       });
       await boss.work(job.name, { pollingIntervalSeconds: timing.pollingIntervalSeconds, batchSize: 1, includeMetadata: true }, async ([queued]) => {
-        await runLogged(job, { db, now: clock(), logger, attempt: (queued?.retryCount ?? 0) + 1 });
+        await runLogged(job, { db, now: clock(), logger }, { job_id: queued!.id, attempt: queued!.retryCount + 1 });
       });
       await boss.schedule(job.name, job.cron, {}, { tz: "UTC" });
     }

@@ -3,7 +3,10 @@
 //   npm run cli -- token:mint --email E --abilities all|a,b,c [--project UUID ...] [--name N]
 //   npm run cli -- project:create --email E --name N
 //   npm run cli -- migrate
+//   npm run cli -- jobs:list
+//   npm run cli -- jobs:run <name> [--now ISO]
 import { parseArgs } from "node:util";
+import pino from "pino";
 import { ConfigError, loadConfig } from "./config.ts";
 import { migrate, openConfiguredDatabase } from "./db/database.ts";
 import { EmbeddedDatabaseError } from "./db/embedded.ts";
@@ -12,12 +15,17 @@ import { TIERS, type Tier } from "./modules/account/creators.ts";
 import { createProject } from "./modules/projects/projects.ts";
 import { AccountError, createCreatorAccount, mintTokenForCreator } from "./operator.ts";
 import { findCreatorByEmail } from "./modules/account/creators.ts";
+import { loggerOptions } from "./services.ts";
+import { discoverScheduledJobs, ScheduledJobError } from "./transports/jobs/discovery.ts";
+import { runLogged } from "./transports/jobs/worker.ts";
 
 const USAGE = `usage: npm run cli -- <command> [options]
   creator:create --email E --password P --tier ${TIERS.join("|")}
   token:mint     --email E --abilities all|a,b,c [--project UUID ...] [--name NAME]
   project:create --email E --name NAME
-  migrate`;
+  migrate
+  jobs:list
+  jobs:run       <name> [--now ISO-8601 time, default now]`;
 
 class UsageError extends Error {}
 
@@ -27,9 +35,17 @@ function required(values: Record<string, unknown>, name: string): string {
   return v;
 }
 
+function isoTime(raw: string): Date {
+  const at = new Date(raw);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(raw) || Number.isNaN(at.getTime())) {
+    throw new UsageError(`--now must be an ISO 8601 time such as 2026-11-23T12:00:00Z, got "${raw}"`);
+  }
+  return at;
+}
+
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args: rest,
     options: {
       email: { type: "string" },
@@ -38,8 +54,10 @@ async function main(argv: string[]) {
       abilities: { type: "string" },
       project: { type: "string", multiple: true },
       name: { type: "string" },
+      now: { type: "string" },
     },
     strict: true,
+    allowPositionals: command === "jobs:run",
   });
   const config = loadConfig();
   // With the embedded database, this command connects to the running server's socket if there is
@@ -52,6 +70,19 @@ async function main(argv: string[]) {
     switch (command) {
       case "migrate":
         return { applied };
+      case "jobs:list":
+        return (await discoverScheduledJobs()).map(({ name, cron, description }) => ({ name, cron, description }));
+      case "jobs:run": {
+        // The same run the worker makes, at once and in this process (jobs are idempotent).
+        const [name, ...extra] = positionals;
+        if (!name || extra.length) throw new UsageError("jobs:run takes one job name");
+        const job = (await discoverScheduledJobs()).find((j) => j.name === name);
+        if (!job) throw new ScheduledJobError(`no scheduled job named ${name} (npm run cli -- jobs:list)`);
+        const at = values.now === undefined ? now : isoTime(values.now);
+        const logger = pino(loggerOptions(config.logLevel), pino.destination(2));
+        const { changed } = await runLogged(job, { db, now: at, logger });
+        return { name, now: at.toISOString(), changed };
+      }
       case "creator:create": {
         const tier = required(values, "tier").toLowerCase();
         if (!TIERS.includes(tier as Tier)) throw new UsageError(`--tier must be one of ${TIERS.join(", ")}`);
@@ -102,7 +133,8 @@ main(process.argv.slice(2)).then(
   (result) => console.log(JSON.stringify(result)),
   (err: unknown) => {
     if (err instanceof UsageError) console.error(`${err.message}\n${USAGE}`);
-    else if (err instanceof AccountError || err instanceof ConfigError || err instanceof EmbeddedDatabaseError) console.error(err.message);
+    else if (err instanceof AccountError || err instanceof ScheduledJobError || err instanceof ConfigError || err instanceof EmbeddedDatabaseError)
+      console.error(err.message);
     else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) console.error(`${err.message}\n${USAGE}`);
     else console.error(err);
     process.exit(1);

@@ -37,6 +37,8 @@ export interface Config {
   portal: SurfaceConfig;
   /** Which surfaces `npm start` runs in this process. */
   surfaces: SurfaceName[];
+  /** Whether this process runs the job worker (WORKER=on|off, default on). */
+  worker: boolean;
   /**
    * Extra hostnames the MCP endpoint accepts in Host and Origin (MCP_ALLOWED_HOSTS), besides the
    * MCP_URL host (and the localhost names when MCP_URL is local). DNS-rebinding protection.
@@ -146,6 +148,8 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     if (!AVAILABLE_SURFACES.includes(s))
       throw new ConfigError(`SURFACES: unknown or unavailable surface "${s}" (available: ${AVAILABLE_SURFACES.join(", ")})`);
   }
+  const worker = workerSetting(env);
+  if (!worker && surfaces.length === 0) throw new ConfigError("SURFACES is empty and WORKER=off: this process would run nothing");
   const appKey = env.APP_KEY || null;
   if (appKey !== null) decodeKeyOrThrow(appKey);
   return {
@@ -165,6 +169,7 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     docs: surface("docs"),
     portal: surface("portal"),
     surfaces,
+    worker,
     mcpAllowedHosts: hostnames(env, "MCP_ALLOWED_HOSTS"),
     mcpAllowedOrigins: hostnames(env, "MCP_ALLOWED_ORIGINS", { allowAny: true }),
     connectorsDir: resolve(env.CONNECTORS_DIR || DEFAULT_CONNECTORS_DIR),
@@ -188,6 +193,14 @@ function platformConfig(env: Env): PlatformConfig {
     timeoutMs: timeout,
     simulated: !env.DATABASE_URL && !env.TELEGRAM_API_URL && !env.DISCORD_API_URL,
   };
+}
+
+/** WORKER: on (default) runs the scheduled-job worker in this process; off leaves it to another. */
+function workerSetting(env: Env): boolean {
+  const raw = (env.WORKER ?? "on").trim().toLowerCase();
+  if (raw === "on" || raw === "") return true;
+  if (raw === "off") return false;
+  throw new ConfigError(`WORKER must be on or off, got "${env.WORKER}"`);
 }
 
 function redisKeyPrefix(env: Env): string {

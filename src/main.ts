@@ -1,6 +1,7 @@
 // npm start: opens the backends (embedded defaults: PGlite under DATA_DIR, in-process KV), runs
 // migrations, seeds a demo account on the first start of an empty embedded database, and serves
-// every surface of this release in one process. Each surface can also run alone (SURFACES=api).
+// every surface of this release and the job worker in one process. Each surface can also run alone
+// (SURFACES=api WORKER=off), and the worker alone (SURFACES= WORKER=on).
 import { createServer, type Server } from "node:http";
 import { ConfigError, loadConfig, type SurfaceName } from "./config.ts";
 import { EmbeddedDatabaseError } from "./db/embedded.ts";
@@ -19,6 +20,8 @@ import { ConnectorLoadError, displayPath } from "./modules/connectors/problems.t
 import { openPlatforms, type PlatformEndpoints } from "./modules/connectors/platforms.ts";
 import type Koa from "koa";
 import { readRepositoryText } from "./repository-files.ts";
+import { discoverScheduledJobs } from "./transports/jobs/discovery.ts";
+import { startJobWorker, type JobWorker } from "./transports/jobs/worker.ts";
 
 const release = (JSON.parse(readRepositoryText("package.json")) as { version: string }).version;
 
@@ -90,9 +93,10 @@ async function main() {
   const services = await openServices(config);
   const platforms = await openPlatforms(config.platforms);
   const servers: Server[] = [];
+  let worker: JobWorker | null = null;
   const shutdown = async (signal: string) => {
     services.logger.info({ signal }, "shutting down");
-    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    await Promise.all([worker?.stop(), ...servers.map((s) => new Promise((r) => s.close(r)))]);
     await platforms.close();
     await services.close();
     process.exit(0);
@@ -105,6 +109,8 @@ async function main() {
 
   for (const name of config.surfaces)
     servers.push(await listen(buildSurface(name, services, connectors, platforms.endpoints), config[name].port, config.host, services));
+  const jobs = config.worker ? await discoverScheduledJobs() : [];
+  if (config.worker) worker = await startJobWorker({ db: services.db, logger: services.logger, jobs, clock: services.now });
 
   const lines = [
     "",
@@ -118,6 +124,7 @@ async function main() {
     `  KV store      ${services.backends.kv}`,
     `  Connectors    ${[...connectors.packages.keys()].join(", ") || "none"} (from ${displayPath(connectors.dir)})`,
     `  Platforms     ${platforms.description}`,
+    `  Job worker    ${config.worker ? `${jobs.length} scheduled job${jobs.length === 1 ? "" : "s"} on pg-boss (npm run cli -- jobs:list)` : "off (WORKER=off)"}`,
   ];
   if (demo) {
     lines.push(

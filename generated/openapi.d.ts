@@ -228,6 +228,454 @@ export interface paths {
         patch: operations["update_project"];
         trace?: never;
     };
+    "/v1/projects/{project}/connectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the project's connector installations
+         * @description The connectors the project runs (at most one installation per connector), newest first by default. Credentials are never included.
+         */
+        get: operations["list_project_connectors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/connectors/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the project's installation of a connector
+         * @description The project's installation of the connector `key`. 404 CONNECTOR_NOT_INSTALLED (context.connector, context.project_id) when the connector exists but the project does not run it.
+         */
+        get: operations["get_project_connector"];
+        put?: never;
+        /**
+         * Install a connector on the project
+         * @description Installs the connector `key` on the project: the credentials are verified with the platform through the connector's driver, the install fields are stored sealed, the settings are checked by the manifest's rules. 404 RESOURCE_NOT_FOUND (context.reason unknown_connector) when the key names no connector; 422 CONNECTOR_UNAVAILABLE (context.connector) when it is a roadmap entry, in development or paused; 422 when the project already runs it (context.reason already_installed); 403 CONNECTOR_TIER_REQUIRED for a second distinct connector unless the team's owner is on Growth; 422 with fields.<group>.<name> for bad fields or settings and for credentials the platform refuses; 422 with context.reason platform_unreachable when the platform does not answer. Emits connector.installed.
+         */
+        post: operations["install_connector"];
+        /**
+         * Uninstall a connector from the project
+         * @description Removes the project's installation of the connector `key` and its sealed credentials. The project's resources stay (their link to the installation is cleared) and members keep what they were granted. 404 CONNECTOR_NOT_INSTALLED when the project does not run it. Emits connector.uninstalled.
+         */
+        delete: operations["uninstall_connector"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an installation's settings or credentials
+         * @description Merges `settings` into the installation's settings (a key set to null clears it; the result must pass the manifest's rules) and, with `fields`, replaces the install fields after verifying them with the platform (a new bot token; a different bot changes bot_url). 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector. Emits connector.updated.
+         */
+        patch: operations["update_project_connector"];
+        trace?: never;
+    };
+    "/v1/projects/{project}/creator-tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's creator tasks
+         * @description The project's creator tasks, oldest first; open ones unless status says otherwise.
+         */
+        get: operations["list_creator_tasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/creator-tasks/{task}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a creator task
+         * @description Marks the task done by the token's creator and issues its grant; emits creator_task.completed then member.resource_added for the same grant. The member is sent nothing. 422 VALIDATION_FAILED (context.task_id) when the task is already done or its purchase has ended.
+         */
+        post: operations["complete_creator_task"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/distribution/deep-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the project's connector deep link
+         * @description The link that opens the project's connector bot with a start payload. At most one query is used, by precedence access_code over plan_id over custom: access_code is the payload verbatim (the bot redeems it on open), plan_id the plan's bare UUID (the bot opens its checkout; 404 RESOURCE_NOT_FOUND when it is not a plan of this project), custom is passed through untouched and never acted on (a value the bot would act on - beginning with auth_ or -, or a bare UUID - is refused with 422), and with none the payload is project_<uuid> (the project's home). 422 VALIDATION_FAILED with context.reason no_bot_attached when the project has no connected installation with a bot URL, and on a plan_id that is not a UUID or a custom value that breaks its pattern.
+         */
+        get: operations["get_deep_link"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/distribution/portal-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the project's portal URL
+         * @description The subscriber portal's address for the project's current handle (the portal URL followed by / and the handle). A superseded handle answers 404 on the portal, so share this address again after changing the handle.
+         */
+        get: operations["get_portal_url"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's members
+         * @description The project's members (subscribers), newest first, optionally with one status.
+         */
+        get: operations["list_subscribers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/members/{member}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a member
+         * @description One member of the project.
+         */
+        get: operations["get_member"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/members/{member}/ban": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ban a member
+         * @description Blocks the member from the project: live subscriptions are cancelled with access ending now (subscription.cancelled), grants revoked (member.resource_removed), and the connector removes the member from every resource and revokes their links. Emits member.banned. A banned member stays as is.
+         */
+        post: operations["ban_member"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/members/{member}/unban": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lift a member's ban
+         * @description The member may subscribe again: status churned (lead when they never joined); old subscriptions are not restored. 422 when the member is not banned. Emits member.unbanned.
+         */
+        post: operations["unban_member"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/payment-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's payment methods
+         * @description The project's payment methods, newest first, 25 a page. Credentials are never shown.
+         */
+        get: operations["list_payment_methods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/payment-methods/{payment_method}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a payment method
+         * @description One payment method of the project, without its credentials.
+         */
+        get: operations["get_payment_method"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a payment method
+         * @description Deletes the method and its sealed credentials; published plans stay published. Emits payment_method.deleted.
+         */
+        delete: operations["delete_payment_method"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a payment method
+         * @description Renames a method, switches its mode, enables or disables it, or replaces the currencies or billing cycles it supports. An enabled method supports at least one of each (422). Emits payment_method.updated.
+         */
+        patch: operations["update_payment_method"];
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's plans
+         * @description The project's plans, newest first, 25 a page; status narrows to one state.
+         */
+        get: operations["list_plans"];
+        put?: never;
+        /**
+         * Create a plan
+         * @description Creates a draft plan granting the listed resources of this project, in order. Publish it to sell it. Emits plan.created.
+         */
+        post: operations["create_plan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans/{plan}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a plan
+         * @description One plan of the project, with the resources it grants in order.
+         */
+        get: operations["get_plan"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a plan
+         * @description Deletes a plan nobody ever subscribed to, with its pass windows; a plan with subscriptions answers 422 (archive it instead). Emits plan.deleted.
+         */
+        delete: operations["delete_plan"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a plan
+         * @description Changes what was sent; resources replaces the whole list. A published plan whose currency or billing cycle changes is checked as publishing checks it. Existing subscriptions keep what they bought. Emits plan.updated.
+         */
+        patch: operations["update_plan"];
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans/{plan}/access-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a plan's access codes
+         * @description The plan's codes (masked), newest first, optionally in one state.
+         */
+        get: operations["list_access_codes"];
+        put?: never;
+        /**
+         * Generate access codes
+         * @description Generates a batch of single-use codes for a published plan, each shown in full only in this response. Counts against the team's monthly quota (Free 5, Starter 200, Growth 500; 400 ACCESS_CODE_CAP_EXCEEDED with context.remaining and context.limit). Emits access_code.generated once for the batch.
+         */
+        post: operations["bulk_generate_access_codes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans/{plan}/access-codes/{access_code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an access code
+         * @description Removes the code so it can no longer be redeemed (a redeemed code's subscription stays). Emits access_code.deleted.
+         */
+        delete: operations["delete_access_code"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans/{plan}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a plan
+         * @description Takes a plan off sale; its subscriptions go on. An archived plan answers 200 unchanged. Emits plan.archived.
+         */
+        post: operations["archive_plan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans/{plan}/publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a plan
+         * @description Puts a draft or archived plan on sale, after checking the project's enabled payment methods (400 PAYMENT_METHOD_NOT_CONFIGURED, PLAN_CURRENCY_MISMATCH, PLAN_PROVIDER_UNSUPPORTED). A published plan answers 200 unchanged. Emits plan.published.
+         */
+        post: operations["publish_plan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's resources
+         * @description The project's resources, newest first, 25 a page.
+         */
+        get: operations["list_resources"];
+        put?: never;
+        /**
+         * Add a resource to a project
+         * @description Adds a resource of a kind an installed connector offers. platform_ref is required for places (bearer_link, membership and role kinds) and refused for creator_task kinds; early_admission_hold only where the kind supports it. Emits resource.created.
+         */
+        post: operations["create_resource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/resources/{resource}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a resource
+         * @description One resource of the project.
+         */
+        get: operations["get_resource"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a resource
+         * @description Deletes a resource no plan grants and no access grant names (else 422: remove it from its plans first, or set active to false). Emits resource.deleted.
+         */
+        delete: operations["delete_resource"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a resource
+         * @description Changes a resource's title, description, place, early admission hold or active flag (its connector, kind and grant mode never change). The same rules as on creation apply. Emits resource.updated.
+         */
+        patch: operations["update_resource"];
+        trace?: never;
+    };
     "/v1/roles": {
         parameters: {
             query?: never;
@@ -278,6 +726,66 @@ export interface paths {
          * @description Renames a custom role or replaces what it grants; its holders' tokens act with the new abilities from their next request. Built-in roles cannot be changed (422). Growth tier only. Emits role.updated.
          */
         patch: operations["update_role"];
+        trace?: never;
+    };
+    "/v1/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List subscriptions
+         * @description The subscriptions of the team's projects the token may see, newest first, optionally by status and plan.
+         */
+        get: operations["list_subscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{subscription}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a subscription
+         * @description One subscription of the team's projects.
+         */
+        get: operations["get_subscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{subscription}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a subscription
+         * @description Cancels a trialing or active subscription: status canceled, access continues until ends_at (then the expiry job ends it). A lifetime subscription has no end, so cancelling it ends access at once (status expired, grants revoked). 422 when it is already canceled or expired. Emits subscription.cancelled (and subscription.expired for a lifetime one).
+         */
+        post: operations["cancel_subscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/teams": {
@@ -506,6 +1014,166 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "access_code.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An access code was deleted
+         * @description The creator deleted the code; it can no longer be redeemed.
+         */
+        post: operations["access_code_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access_code.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An access code expired
+         * @description An unredeemed code's expiry passed.
+         */
+        post: operations["access_code_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access_code.generated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Access codes were generated
+         * @description A batch of codes was generated for a plan (once per batch).
+         */
+        post: operations["access_code_generated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access_code.redeemed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An access code was redeemed
+         * @description A member redeemed the code; subscription.created and (first time) member.joined came before.
+         */
+        post: operations["access_code_redeemed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connector.installed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A connector was installed on a project
+         * @description A project installed a connector; its credentials were verified with the platform. The payload never carries a credential.
+         */
+        post: operations["connector_installed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connector.uninstalled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A connector was uninstalled from a project
+         * @description The project no longer runs the connector; data.installation is the installation as it was. Members keep what they were granted.
+         */
+        post: operations["connector_uninstalled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "connector.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A connector installation changed
+         * @description An installation's settings or install fields changed (data.changed says which; credential values are never included).
+         */
+        post: operations["connector_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "creator_task.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A creator task was completed
+         * @description The creator handed the perk over; member.resource_added for the same grant follows.
+         */
+        post: operations["creator_task_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "group.created": {
         parameters: {
             query?: never;
@@ -560,6 +1228,286 @@ export interface webhooks {
          * @description A group's name, abilities, projects or members changed.
          */
         post: operations["group_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.banned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member was banned
+         * @description The member was blocked from the project; live subscriptions were cancelled and grants revoked before this event.
+         */
+        post: operations["member_banned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.churned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member churned
+         * @description The member's last live subscription ended; the row is kept.
+         */
+        post: operations["member_churned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member joined
+         * @description The member's first subscription began (after subscription.created).
+         */
+        post: operations["member_joined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.resource_added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member gained a resource
+         * @description A grant was issued (a connector fulfilled it, or its creator task was completed).
+         */
+        post: operations["member_resource_added"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.resource_removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member lost a resource
+         * @description A granted grant was revoked (the subscription ended or the member was banned); the connector removes the access.
+         */
+        post: operations["member_resource_removed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.unbanned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member's ban was lifted
+         * @description The member may subscribe again; old subscriptions are not restored.
+         */
+        post: operations["member_unbanned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_method.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment method was set up
+         * @description A provider was set up for a project (through the dashboard's provider setup).
+         */
+        post: operations["payment_method_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_method.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment method was deleted
+         * @description A method was deleted; data carries it as it was (never its credentials).
+         */
+        post: operations["payment_method_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_method.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment method was changed
+         * @description A method was renamed, switched mode, enabled or disabled, or supports other currencies or cycles.
+         */
+        post: operations["payment_method_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plan.archived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plan was archived
+         * @description A plan was taken off sale; its subscriptions go on.
+         */
+        post: operations["plan_archived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plan.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plan was created
+         * @description A draft plan was created.
+         */
+        post: operations["plan_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plan.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plan was deleted
+         * @description A plan nobody subscribed to was deleted; data carries it as it was.
+         */
+        post: operations["plan_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plan.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plan was published
+         * @description A plan went on sale (from draft or archived).
+         */
+        post: operations["plan_published"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plan.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plan was changed
+         * @description A plan's fields or resources changed; data carries it after the change.
+         */
+        post: operations["plan_updated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -666,6 +1614,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "resource.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A resource was added
+         * @description A resource was added to a project.
+         */
+        post: operations["resource_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "resource.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A resource was deleted
+         * @description A resource was deleted; data carries it as it was.
+         */
+        post: operations["resource_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "resource.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A resource was changed
+         * @description A resource's title, description, place, hold or active flag changed; data carries it after the change.
+         */
+        post: operations["resource_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "role.created": {
         parameters: {
             query?: never;
@@ -720,6 +1728,86 @@ export interface webhooks {
          * @description A custom role was renamed or now grants other abilities.
          */
         post: operations["role_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A trial became active
+         * @description The trial ended; the paid period runs until ends_at.
+         */
+        post: operations["subscription_activated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription was cancelled
+         * @description Cancelled by the creator or by a ban; access continues until ends_at.
+         */
+        post: operations["subscription_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription was created
+         * @description A member subscribed (an access code was redeemed); data.member is who.
+         */
+        post: operations["subscription_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription expired
+         * @description ends_at passed (or a lifetime subscription was cancelled); access was removed.
+         */
+        post: operations["subscription_expired"];
         delete?: never;
         options?: never;
         head?: never;
@@ -874,6 +1962,78 @@ export interface components {
          * @enum {string}
          */
         Ability: "account:read" | "account:write" | "activity:read" | "billing:manage" | "billing:read" | "broadcast:send" | "dashboard:read" | "distribution:read" | "group:create" | "group:delete" | "group:update" | "group:view" | "group:view-any" | "pass-window:create" | "pass-window:delete" | "pass-window:update" | "pass-window:view" | "pass-window:view-any" | "payment:refund" | "payment:view" | "payment:view-any" | "project-access-code:create" | "project-access-code:delete" | "project-access-code:update" | "project-access-code:view" | "project-access-code:view-any" | "project-connector:create" | "project-connector:delete" | "project-connector:update" | "project-connector:view" | "project-connector:view-any" | "project-coupon:create" | "project-coupon:delete" | "project-coupon:update" | "project-coupon:view" | "project-coupon:view-any" | "project-payment-method:create" | "project-payment-method:delete" | "project-payment-method:update" | "project-payment-method:view" | "project-payment-method:view-any" | "project-recovery:create" | "project-recovery:delete" | "project-recovery:update" | "project-recovery:view" | "project-recovery:view-any" | "project-resource:create" | "project-resource:delete" | "project-resource:update" | "project-resource:view" | "project-resource:view-any" | "project-subscription-plan:create" | "project-subscription-plan:delete" | "project-subscription-plan:update" | "project-subscription-plan:view" | "project-subscription-plan:view-any" | "project-subscription:create" | "project-subscription:delete" | "project-subscription:update" | "project-subscription:view" | "project-subscription:view-any" | "project-user:create" | "project-user:delete" | "project-user:update" | "project-user:view" | "project-user:view-any" | "project:create" | "project:delete" | "project:update" | "project:view" | "project:view-any" | "role:create" | "role:delete" | "role:update" | "role:view" | "role:view-any" | "support-canned-reply:create" | "support-canned-reply:delete" | "support-canned-reply:update" | "support-canned-reply:view-any" | "support-conversation:create" | "support-conversation:delete" | "support-conversation:update" | "support-conversation:view" | "support-conversation:view-any" | "team-member:invite" | "team-member:remove" | "team-member:update-role" | "team-member:view" | "team-member:view-any" | "team:create" | "team:delete" | "team:update" | "team:view" | "team:view-any" | "token:create" | "token:delete" | "token:view" | "token:view-any" | "webhook-delivery:retry" | "webhook-delivery:view-any" | "webhook-endpoint:create" | "webhook-endpoint:delete" | "webhook-endpoint:manage" | "webhook-endpoint:update" | "webhook-endpoint:view" | "webhook-endpoint:view-any";
+        AccessCode: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            plan_id: components["schemas"]["Uuid"];
+            /** @description The generation batch the code belongs to. */
+            batch_id: components["schemas"]["Uuid"];
+            /** @description The code's first 4 and last 4 characters, the rest as asterisks. */
+            code_masked: string;
+            status: components["schemas"]["AccessCodeStatus"];
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            redeemed_at: string | null;
+            /** Format: uuid */
+            redeemed_by_member_id: string | null;
+            /**
+             * Format: uuid
+             * @description The subscription the redemption created.
+             */
+            subscription_id: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        AccessCodeBatchEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                batch_id: components["schemas"]["Uuid"];
+                plan_id: components["schemas"]["Uuid"];
+                count: number;
+                /** Format: date-time */
+                expires_at: string | null;
+            };
+        };
+        AccessCodeBatchResponse: {
+            data: {
+                batch_id: components["schemas"]["Uuid"];
+                plan_id: components["schemas"]["Uuid"];
+                count: number;
+                /** Format: date-time */
+                expires_at: string | null;
+                /** @description Codes the team may still generate this calendar month. */
+                quota_remaining: number;
+                codes: components["schemas"]["AccessCodeCreated"][];
+            };
+        };
+        AccessCodeCreated: components["schemas"]["AccessCode"] & {
+            /** @description The code itself (a lowercase UUID, case-sensitive), shown only here. */
+            code: string;
+        };
+        AccessCodeEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                access_code: components["schemas"]["AccessCode"];
+                /** @description On access_code.redeemed, who redeemed it. */
+                member?: components["schemas"]["MemberSummary"];
+            };
+        };
+        AccessCodeGenerate: {
+            /** @description How many codes, 1 to 1000. */
+            quantity: number;
+            /**
+             * Format: date-time
+             * @description When the batch's codes expire (in the future); null or absent for never.
+             */
+            expires_at?: string | null;
+        };
+        AccessCodePage: {
+            data: components["schemas"]["AccessCode"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @enum {string} */
+        AccessCodeStatus: "unredeemed" | "redeemed" | "expired";
         ActivityEntry: {
             id: components["schemas"]["Uuid"];
             /**
@@ -966,6 +2126,11 @@ export interface components {
             }[];
         };
         /**
+         * @description The unit of a plan's billing period; lifetime is paid once and never ends.
+         * @enum {string}
+         */
+        BillingCycle: "day" | "week" | "month" | "year" | "lifetime";
+        /**
          * @description One thing the connector can do, as its manifest declares it.
          * @enum {string}
          */
@@ -1020,6 +2185,10 @@ export interface components {
          * @enum {string}
          */
         ConnectorCategory: "messaging" | "community" | "payments" | "productivity";
+        /** @description Values of the manifest's install fields that take a value (text, secret, select, toggle, link), by field name. Secret values are sealed and never returned. */
+        ConnectorFieldValues: {
+            [key: string]: string | boolean;
+        };
         /** @description How a project installs the connector. */
         ConnectorInstall: {
             /**
@@ -1029,6 +2198,57 @@ export interface components {
             mode: "paste_credential" | "oauth" | "shared_platform";
             /** @description Where installations can be made. */
             scopes: ("platform" | "project")[];
+        };
+        /** @description The install fields, the OAuth result (oauth connectors) and the settings. */
+        ConnectorInstallRequest: {
+            fields?: components["schemas"]["ConnectorFieldValues"];
+            oauth?: components["schemas"]["ConnectorOAuthResult"];
+            settings?: components["schemas"]["ConnectorSettingsValues"];
+        };
+        /** @description A connector the project runs. Credentials are never included. */
+        ConnectorInstallation: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            connector: components["schemas"]["ConnectorKey"];
+            /**
+             * @description active - the credentials were verified with the platform (later releases may add states).
+             * @enum {string}
+             */
+            status: "active";
+            /** @description The installation's account on the platform (a Telegram bot's id, a Discord server's id). */
+            platform_account_id: string | null;
+            /** @description Its name (the bot's username, the server's name). */
+            platform_account_name: string | null;
+            /**
+             * Format: uri
+             * @description Where members open the installation with a start payload (https://t.me/<bot>); null when the platform has none (Discord).
+             */
+            bot_url: string | null;
+            /** @description The installation's settings, by the manifest's settings_fields names. */
+            settings: {
+                [key: string]: string | boolean | null;
+            };
+            /**
+             * Format: uuid
+             * @description The creator who installed it.
+             */
+            created_by_user_id: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        ConnectorInstallationEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                installation: components["schemas"]["ConnectorInstallation"];
+            };
+        };
+        ConnectorInstallationResponse: {
+            data: components["schemas"]["ConnectorInstallation"];
+        };
+        /** @description Settings to merge, and optionally new install fields (verified with the platform). */
+        ConnectorInstallationUpdate: {
+            fields?: components["schemas"]["ConnectorFieldValues"];
+            settings?: components["schemas"]["ConnectorSettingsValues"];
         };
         /**
          * @description The connector's identifier (the manifest's key): a lower-case letter followed by lower-case letters, digits, _ or -. It names the connector in install routes.
@@ -1078,6 +2298,16 @@ export interface components {
             /** @description The platform's own payment method, e.g. "Telegram Stars"; absent when it has none. */
             native_payment?: string;
         };
+        /** @description What the platform's OAuth consent screen returned to the dashboard (connectors whose install mode is oauth). */
+        ConnectorOAuthResult: {
+            /** @description The authorization code. */
+            code: string;
+            /**
+             * Format: uri
+             * @description The redirect URI the consent screen was opened with.
+             */
+            redirect_uri: string;
+        };
         /** @description The button the subscriber portal shows to open the connector through the installation's start link. */
         ConnectorPortalCta: {
             /** @description The button's label (English), e.g. "Open in Telegram". */
@@ -1101,11 +2331,103 @@ export interface components {
              */
             grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
         };
+        /** @description Values of the manifest's settings_fields, by field name, each checked by the field's rules; null clears a nullable setting. */
+        ConnectorSettingsValues: {
+            [key: string]: string | boolean | null;
+        };
         /**
          * @description Whether projects can install the connector now. available: its package is loaded and installs are open. paused: its package is loaded but the operator has stopped new installs for now. in_development and roadmap: announced, with no package yet. Installing anything but an available connector answers 422 CONNECTOR_UNAVAILABLE.
          * @enum {string}
          */
         ConnectorStatus: "available" | "paused" | "in_development" | "roadmap";
+        ConnectorUpdatedEvent: components["schemas"]["EventEnvelope"] & {
+            /** @constant */
+            type?: "connector.updated";
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                installation: components["schemas"]["ConnectorInstallation"];
+                /** @description What changed - settings, credentials (the install fields; never their values), or both. */
+                changed: ("settings" | "credentials")[];
+            };
+        };
+        CreatorTask: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            /** @description The access-ledger grant the task belongs to (grant mode creator_task). */
+            grant_id: components["schemas"]["Uuid"];
+            subscription_id: components["schemas"]["Uuid"];
+            /**
+             * @description open (to do), completed, void (the grant was revoked before completion).
+             * @enum {string}
+             */
+            status: "open" | "completed" | "void";
+            member: {
+                id: components["schemas"]["Uuid"];
+                display_name: string | null;
+            };
+            perk: {
+                resource_id: components["schemas"]["Uuid"];
+                title: string;
+            };
+            /** @description What to do, as an English sentence. */
+            instructions: string;
+            /**
+             * Format: date-time
+             * @description Null for continuous access; the window start for a dated pass.
+             */
+            due_at: string | null;
+            /** Format: date-time */
+            completed_at: string | null;
+            /** Format: uuid */
+            completed_by_user_id: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        CreatorTaskEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                task: components["schemas"]["CreatorTask"];
+            };
+        };
+        CreatorTaskPage: {
+            data: components["schemas"]["CreatorTask"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        CreatorTaskResponse: {
+            data: components["schemas"]["CreatorTask"];
+        };
+        /**
+         * @description An ISO 4217 currency code, upper case (EUR, USD, JPY).
+         * @example EUR
+         */
+        CurrencyCode: string;
+        DeepLink: {
+            project_id: components["schemas"]["Uuid"];
+            /** @description The key of the installation whose bot the link opens. */
+            connector: string;
+            /**
+             * Format: uri
+             * @description The bot's address (https://t.me/<bot>).
+             */
+            bot_url: string;
+            /** @description The start payload. */
+            start_payload: string;
+            /**
+             * Format: uri
+             * @description <bot_url>?start=<start_payload>, the payload percent-encoded.
+             */
+            deep_link: string;
+            /**
+             * @description Which query the payload came from; project when none was given (project_<uuid>).
+             * @enum {string}
+             */
+            payload_kind: "access_code" | "plan_id" | "custom" | "project";
+            /** @description Whether the bot acts on the payload (access codes and plans) or only opens the project's home. */
+            acted_on: boolean;
+        };
+        DeepLinkResponse: {
+            data: components["schemas"]["DeepLink"];
+        };
         /**
          * @description The error envelope answered by every failing request.
          * @example {
@@ -1165,6 +2487,28 @@ export interface components {
             /** Format: uuid */
             project_id: string | null;
             data: Record<string, never>;
+        };
+        /** @description An access-ledger grant, the member's entitlement to one resource through one subscription. */
+        Grant: {
+            id: components["schemas"]["Uuid"];
+            subscription_id: components["schemas"]["Uuid"];
+            member_id: components["schemas"]["Uuid"];
+            resource_id: components["schemas"]["Uuid"];
+            /** @enum {string} */
+            grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
+            /** @enum {string} */
+            status: "pending" | "granted" | "revoked";
+            /** Format: date-time */
+            granted_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        GrantEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                grant: components["schemas"]["Grant"];
+            };
         };
         Group: {
             id: components["schemas"]["Uuid"];
@@ -1245,13 +2589,123 @@ export interface components {
             to: number | null;
             total: number;
         };
+        Member: components["schemas"]["MemberSummary"] & {
+            email: string | null;
+        };
+        MemberBan: {
+            /** @description Why, for the creator's records (carried by member.banned). */
+            reason?: string | null;
+        };
+        MemberEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                member: components["schemas"]["MemberSummary"];
+                /** @description On member.banned, the reason given. */
+                reason?: string | null;
+                /** @description On member.joined, the subscription that made the member join. */
+                subscription_id?: components["schemas"]["Uuid"];
+                /** @description On member.joined, that subscription's plan. */
+                plan_id?: components["schemas"]["Uuid"];
+            };
+        };
+        MemberPage: {
+            data: components["schemas"]["Member"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        MemberResponse: {
+            data: components["schemas"]["Member"];
+        };
+        /**
+         * @description lead: never subscribed; trialing: only a trial lives; customer: a paid subscription lives; churned: joined once, nothing lives now; banned: blocked from the project.
+         * @enum {string}
+         */
+        MemberStatus: "lead" | "trialing" | "customer" | "churned" | "banned";
+        /** @description A member as events carry it (never the email). */
+        MemberSummary: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            /** @description The connector whose platform account the member is. */
+            connector_key: string | null;
+            /** @description The member's user id on that platform. */
+            external_user_id: string | null;
+            display_name: string | null;
+            status: components["schemas"]["MemberStatus"];
+            ban_reason: string | null;
+            /** Format: date-time */
+            banned_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the member's first subscription began; null for a lead.
+             */
+            joined_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
         /**
          * @description An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.
          * @enum {string}
          */
         MintableAbility: "account:read" | "account:write" | "activity:read" | "billing:manage" | "billing:read" | "broadcast:send" | "dashboard:read" | "distribution:read" | "group:create" | "group:delete" | "group:update" | "group:view" | "group:view-any" | "pass-window:create" | "pass-window:delete" | "pass-window:update" | "pass-window:view" | "pass-window:view-any" | "payment:refund" | "payment:view" | "payment:view-any" | "project-access-code:create" | "project-access-code:delete" | "project-access-code:update" | "project-access-code:view" | "project-access-code:view-any" | "project-connector:create" | "project-connector:delete" | "project-connector:update" | "project-connector:view" | "project-connector:view-any" | "project-coupon:create" | "project-coupon:delete" | "project-coupon:update" | "project-coupon:view" | "project-coupon:view-any" | "project-payment-method:create" | "project-payment-method:delete" | "project-payment-method:update" | "project-payment-method:view" | "project-payment-method:view-any" | "project-recovery:create" | "project-recovery:delete" | "project-recovery:update" | "project-recovery:view" | "project-recovery:view-any" | "project-resource:create" | "project-resource:delete" | "project-resource:update" | "project-resource:view" | "project-resource:view-any" | "project-subscription-plan:create" | "project-subscription-plan:delete" | "project-subscription-plan:update" | "project-subscription-plan:view" | "project-subscription-plan:view-any" | "project-subscription:create" | "project-subscription:delete" | "project-subscription:update" | "project-subscription:view" | "project-subscription:view-any" | "project-user:create" | "project-user:delete" | "project-user:update" | "project-user:view" | "project-user:view-any" | "project:create" | "project:delete" | "project:update" | "project:view" | "project:view-any" | "role:create" | "role:delete" | "role:update" | "role:view" | "role:view-any" | "support-canned-reply:create" | "support-canned-reply:delete" | "support-canned-reply:update" | "support-canned-reply:view-any" | "support-conversation:create" | "support-conversation:delete" | "support-conversation:update" | "support-conversation:view" | "support-conversation:view-any" | "team-member:invite" | "team-member:remove" | "team-member:update-role" | "team-member:view" | "team-member:view-any" | "team:create" | "team:delete" | "team:update" | "team:view" | "team:view-any" | "token:delete" | "token:view" | "token:view-any" | "webhook-delivery:retry" | "webhook-delivery:view-any" | "webhook-endpoint:create" | "webhook-endpoint:delete" | "webhook-endpoint:update" | "webhook-endpoint:view" | "webhook-endpoint:view-any";
+        /**
+         * @description An amount of money: `amount` in the currency's minor units (cents for EUR, whole yen for JPY), an integer, never a float or a decimal string; `currency` its ISO 4217 code. Every price and fixed discount of the API has this shape.
+         * @example {
+         *       "amount": 999,
+         *       "currency": "EUR"
+         *     }
+         */
+        Money: {
+            /** @description Minor units of the currency. */
+            amount: number;
+            currency: components["schemas"]["CurrencyCode"];
+        };
         /** @description 1-based page number. */
         PageNumber: number;
+        PaymentMethod: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            provider: components["schemas"]["PaymentProvider"];
+            name: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            /** @description Only enabled methods sell plans. */
+            enabled: boolean;
+            currencies: components["schemas"]["PaymentMethodCurrencies"];
+            billing_cycles: components["schemas"]["PaymentMethodCycles"];
+            /** @description Whether the provider setup stored credentials (never shown). */
+            has_credentials: boolean;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        PaymentMethodCurrencies: components["schemas"]["CurrencyCode"][];
+        PaymentMethodCycles: components["schemas"]["BillingCycle"][];
+        PaymentMethodEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                payment_method: components["schemas"]["PaymentMethod"];
+            };
+        };
+        PaymentMethodPage: {
+            data: components["schemas"]["PaymentMethod"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        PaymentMethodResponse: {
+            data: components["schemas"]["PaymentMethod"];
+        };
+        PaymentMethodUpdate: {
+            name?: string;
+            /** @enum {string} */
+            mode?: "live" | "test";
+            enabled?: boolean;
+            currencies?: components["schemas"]["PaymentMethodCurrencies"];
+            billing_cycles?: components["schemas"]["PaymentMethodCycles"];
+        };
+        /**
+         * @description The provider a method goes through.
+         * @enum {string}
+         */
+        PaymentProvider: "stripe" | "paypal" | "razorpay" | "paystack" | "coinpayments" | "telegram_stars" | "access_codes";
         /** @description Rows per page; values above the list's maximum are clamped to it. */
         PerPage: number;
         Ping: {
@@ -1263,6 +2717,91 @@ export interface components {
              */
             release: string;
             time: components["schemas"]["Timestamp"];
+        };
+        Plan: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            name: string;
+            description: string | null;
+            price: components["schemas"]["Money"];
+            billing_cycle: components["schemas"]["BillingCycle"];
+            /** @description Units of billing_cycle per period; 1 for lifetime. */
+            billing_cycle_count: number;
+            trial_days: number;
+            /** @description Hidden from the portal; reachable only through access codes. */
+            access_codes_only: boolean;
+            /** @description The ids of the resources the plan grants, in order. */
+            resources: components["schemas"]["Uuid"][];
+            status: components["schemas"]["PlanStatus"];
+            /**
+             * Format: date-time
+             * @description When it was last published.
+             */
+            published_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was last archived (null while published).
+             */
+            archived_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        PlanCreate: {
+            name: string;
+            description?: string | null;
+            price: components["schemas"]["Money"];
+            billing_cycle: components["schemas"]["BillingCycle"];
+            /** @default 1 */
+            billing_cycle_count: number;
+            /** @default 0 */
+            trial_days: number;
+            /** @default false */
+            access_codes_only: boolean;
+            resources: components["schemas"]["PlanResourceIds"];
+        };
+        PlanEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                plan: components["schemas"]["Plan"];
+            };
+        };
+        PlanPage: {
+            data: components["schemas"]["Plan"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description Ids of this project's resources, in the order members see them. */
+        PlanResourceIds: components["schemas"]["Uuid"][];
+        PlanResponse: {
+            data: components["schemas"]["Plan"];
+        };
+        /**
+         * @description draft (being prepared), published (on sale), archived (off sale; subscriptions go on).
+         * @enum {string}
+         */
+        PlanStatus: "draft" | "published" | "archived";
+        PlanUpdate: {
+            name?: string;
+            description?: string | null;
+            price?: components["schemas"]["Money"];
+            billing_cycle?: components["schemas"]["BillingCycle"];
+            billing_cycle_count?: number;
+            trial_days?: number;
+            access_codes_only?: boolean;
+            resources?: components["schemas"]["PlanResourceIds"];
+        };
+        PortalUrl: {
+            project_id: components["schemas"]["Uuid"];
+            /** @description The project's current handle. */
+            handle: string;
+            /**
+             * Format: uri
+             * @description The portal's address for the current handle.
+             */
+            portal_url: string;
+        };
+        PortalUrlResponse: {
+            data: components["schemas"]["PortalUrl"];
         };
         Project: {
             id: components["schemas"]["Uuid"];
@@ -1368,6 +2907,65 @@ export interface components {
                 };
             };
         };
+        Resource: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            /** @description The key of the connector whose manifest defines the kind. */
+            connector: string;
+            /** @description The kind in that manifest; <connector>.<kind> names it fully. */
+            kind: string;
+            /**
+             * @description How access is handed over, copied from the manifest at creation.
+             * @enum {string}
+             */
+            grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
+            title: string;
+            /** @description Shown to the member as is (a manual perk's instructions). */
+            description: string | null;
+            /** @description The place on the platform (chat, channel or role id); null for creator_task kinds. */
+            platform_ref: string | null;
+            /** @description Members are held at the door until their access is confirmed (kinds that support it). */
+            early_admission_hold: boolean;
+            /** @description An inactive resource stays on its plans but is handed to nobody new. */
+            active: boolean;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        ResourceCreate: {
+            /** @description An installed connector's key; optional when exactly one installed connector offers the kind. */
+            connector?: string;
+            kind: components["schemas"]["ResourceKindName"];
+            title: string;
+            description?: string | null;
+            platform_ref?: string | null;
+            /** @default false */
+            early_admission_hold: boolean;
+            /** @default true */
+            active: boolean;
+        };
+        ResourceEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                resource: components["schemas"]["Resource"];
+            };
+        };
+        /** @description A kind of the connector's manifest (resource_kinds[].kind). */
+        ResourceKindName: string;
+        ResourcePage: {
+            data: components["schemas"]["Resource"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        ResourceResponse: {
+            data: components["schemas"]["Resource"];
+        };
+        ResourceUpdate: {
+            title?: string;
+            description?: string | null;
+            platform_ref?: string | null;
+            early_admission_hold?: boolean;
+            active?: boolean;
+        };
         Role: {
             id: components["schemas"]["Uuid"];
             code: components["schemas"]["RoleCode"];
@@ -1412,6 +3010,50 @@ export interface components {
         SortColumn: string;
         /** @enum {string} */
         SortDirection: "asc" | "desc";
+        Subscription: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            plan_id: components["schemas"]["Uuid"];
+            member_id: components["schemas"]["Uuid"];
+            status: components["schemas"]["SubscriptionStatus"];
+            /** @description How it began; access_code in this release. */
+            source: string;
+            started_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            trial_ends_at: string | null;
+            /**
+             * Format: date-time
+             * @description When access ends; null for a lifetime subscription.
+             */
+            ends_at: string | null;
+            /** Format: date-time */
+            canceled_at: string | null;
+            /** Format: date-time */
+            expired_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        SubscriptionEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                subscription: components["schemas"]["Subscription"];
+                /** @description On subscription.created, the member who subscribed. */
+                member?: components["schemas"]["MemberSummary"];
+            };
+        };
+        SubscriptionPage: {
+            data: components["schemas"]["Subscription"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        SubscriptionResponse: {
+            data: components["schemas"]["Subscription"];
+        };
+        /**
+         * @description trialing: inside the plan's trial; active: paid period running; canceled: cancelled, access until ends_at; expired: access ended (final).
+         * @enum {string}
+         */
+        SubscriptionStatus: "trialing" | "active" | "canceled" | "expired";
         Team: {
             id: components["schemas"]["Uuid"];
             /** @example Ada's team */
@@ -1607,6 +3249,30 @@ export interface components {
         Uuid: string;
     };
     responses: {
+        /** @description IDEMPOTENCY_KEY_MISSING, or ACCESS_CODE_CAP_EXCEEDED: the batch does not fit this month's quota (context.remaining, context.limit). */
+        AccessCodeCapExceeded: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "ACCESS_CODE_CAP_EXCEEDED",
+                 *         "message": "This month's access-code quota allows 3 more code(s); 10 were asked for.",
+                 *         "docs_url": "http://localhost:4004/errors#access_code_cap_exceeded",
+                 *         "remediation": "Wait for next month's quota or move to a higher tier.",
+                 *         "request_id": "6f1c2a7e-3d4b-4c59-9a1e-2b7f0c8d9e10",
+                 *         "context": {
+                 *           "limit": 5,
+                 *           "remaining": 3
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description AUTHENTICATION_REQUIRED - no bearer token, or a malformed, unknown, deleted, expired or other-environment token. */
         AuthenticationRequired: {
             headers: {
@@ -1751,6 +3417,30 @@ export interface components {
                  *         "docs_url": "http://localhost:4004/errors#resource_not_found",
                  *         "remediation": "Check the id and the route; list the collection to find valid ids visible to this token.",
                  *         "request_id": "4f2b0d85-1e6a-4c94-95b7-8a0f2e3c6b4b"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description PAYMENT_METHOD_NOT_CONFIGURED (the project has no enabled payment method), PLAN_CURRENCY_MISMATCH (no enabled method supports the plan's currency) or PLAN_PROVIDER_UNSUPPORTED (no enabled method supporting the currency supports the billing cycle); also IDEMPOTENCY_KEY_MISSING. */
+        PlanNotSellable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "PLAN_CURRENCY_MISMATCH",
+                 *         "message": "No enabled payment method of the project supports EUR.",
+                 *         "docs_url": "http://localhost:4004/errors#plan_currency_mismatch",
+                 *         "remediation": "Enable a payment method that supports the plan's currency, or change the currency.",
+                 *         "request_id": "1c9e7a52-8b3d-4f61-a2e4-5d7c9b0f3e18",
+                 *         "context": {
+                 *           "currency": "EUR"
+                 *         }
                  *       }
                  *     }
                  */
@@ -2536,6 +4226,1677 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    list_project_connectors: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, connector. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of installations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConnectorInstallation"][];
+                        links: components["schemas"]["ListLinks"];
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_project_connector: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The connector's key (as in the catalog); a key that names no connector answers 404 RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The installation. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorInstallationResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    install_connector: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The connector's key (as in the catalog); a key that names no connector answers 404 RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectorInstallRequest"];
+            };
+        };
+        responses: {
+            /** @description The installation. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorInstallationResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    uninstall_connector: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The connector's key (as in the catalog); a key that names no connector answers 404 RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Uninstalled. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_project_connector: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The connector's key (as in the catalog); a key that names no connector answers 404 RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "settings": {
+                 *         "welcome_message": "Welcome to the club!",
+                 *         "language": "de"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConnectorInstallationUpdate"];
+            };
+        };
+        responses: {
+            /** @description The installation after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorInstallationResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_creator_tasks: {
+        parameters: {
+            query?: {
+                /** @description open (default; not done, grant still pending), completed, or all (void tasks included). */
+                status?: "open" | "completed" | "all";
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, due_at. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default asc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of creator tasks. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *           "grant_id": "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+                     *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *           "status": "open",
+                     *           "member": {
+                     *             "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *             "display_name": "Lin"
+                     *           },
+                     *           "perk": {
+                     *             "resource_id": "9b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e",
+                     *             "title": "Signed print"
+                     *           },
+                     *           "instructions": "Hand \"Signed print\" over to Lin, who joined the plan Supporter, then mark this task complete.",
+                     *           "due_at": null,
+                     *           "completed_at": null,
+                     *           "completed_by_user_id": null,
+                     *           "created_at": "2026-11-23T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links": {
+                     *         "first": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/creator-tasks?per_page=25&page=1",
+                     *         "last": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/creator-tasks?per_page=25&page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "from": 1,
+                     *         "last_page": 1,
+                     *         "per_page": 25,
+                     *         "to": 1,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatorTaskPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    complete_creator_task: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The task's id. */
+                task: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The completed task. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "grant_id": "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+                     *         "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *         "status": "completed",
+                     *         "member": {
+                     *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *           "display_name": "Lin"
+                     *         },
+                     *         "perk": {
+                     *           "resource_id": "9b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e",
+                     *           "title": "Signed print"
+                     *         },
+                     *         "instructions": "Hand \"Signed print\" over to Lin, who joined the plan Supporter, then mark this task complete.",
+                     *         "due_at": null,
+                     *         "completed_at": "2026-11-23T09:00:00.000Z",
+                     *         "completed_by_user_id": "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a",
+                     *         "created_at": "2026-11-23T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatorTaskResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_deep_link: {
+        parameters: {
+            query?: {
+                /** @description A plan of the project; the payload is its bare UUID. */
+                plan_id?: components["schemas"]["Uuid"];
+                /** @description An access code, used verbatim as the payload (at most 64 characters). */
+                access_code?: string;
+                /** @description A payload of your own (1 to 64 letters, digits, _ or -), passed through untouched; the bot never acts on it. */
+                custom?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bot URL, the start payload and the assembled link. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeepLinkResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_portal_url: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portal URL. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                     *         "handle": "night-owls",
+                     *         "portal_url": "https://portal.subbridge.dev/night-owls"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalUrlResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_subscribers: {
+        parameters: {
+            query?: {
+                /** @description Only members with this status. */
+                status?: components["schemas"]["MemberStatus"];
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, joined_at, display_name. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *           "connector_key": "telegram",
+                     *           "external_user_id": "123456789",
+                     *           "display_name": "Lin",
+                     *           "status": "customer",
+                     *           "ban_reason": null,
+                     *           "banned_at": null,
+                     *           "joined_at": "2026-11-23T09:00:00.000Z",
+                     *           "created_at": "2026-11-23T09:00:00.000Z",
+                     *           "updated_at": "2026-11-23T09:00:00.000Z",
+                     *           "email": null
+                     *         }
+                     *       ],
+                     *       "links": {
+                     *         "first": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/members?per_page=25&page=1",
+                     *         "last": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/members?per_page=25&page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "from": 1,
+                     *         "last_page": 1,
+                     *         "per_page": 25,
+                     *         "to": 1,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_member: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The member's id. */
+                member: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "connector_key": "telegram",
+                     *         "external_user_id": "123456789",
+                     *         "display_name": "Lin",
+                     *         "status": "customer",
+                     *         "ban_reason": null,
+                     *         "banned_at": null,
+                     *         "joined_at": "2026-11-23T09:00:00.000Z",
+                     *         "created_at": "2026-11-23T09:00:00.000Z",
+                     *         "updated_at": "2026-11-23T09:00:00.000Z",
+                     *         "email": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    ban_member: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The member's id. */
+                member: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Spam in the group"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberBan"];
+            };
+        };
+        responses: {
+            /** @description The member, banned. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "connector_key": "telegram",
+                     *         "external_user_id": "123456789",
+                     *         "display_name": "Lin",
+                     *         "status": "banned",
+                     *         "ban_reason": "Spam in the group",
+                     *         "banned_at": "2026-11-23T09:00:00.000Z",
+                     *         "joined_at": "2026-11-23T09:00:00.000Z",
+                     *         "created_at": "2026-11-23T09:00:00.000Z",
+                     *         "updated_at": "2026-11-23T09:00:00.000Z",
+                     *         "email": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    unban_member: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The member's id. */
+                member: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member, no longer banned. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "connector_key": "telegram",
+                     *         "external_user_id": "123456789",
+                     *         "display_name": "Lin",
+                     *         "status": "churned",
+                     *         "ban_reason": null,
+                     *         "banned_at": null,
+                     *         "joined_at": "2026-11-23T09:00:00.000Z",
+                     *         "created_at": "2026-11-23T09:00:00.000Z",
+                     *         "updated_at": "2026-11-23T09:00:00.000Z",
+                     *         "email": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_payment_methods: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, name, provider. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of payment methods. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethodPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_payment_method: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The payment method's id. */
+                payment_method: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payment method. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethodResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_payment_method: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The payment method's id. */
+                payment_method: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_payment_method: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The payment method's id. */
+                payment_method: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "currencies": [
+                 *         "EUR",
+                 *         "USD",
+                 *         "GBP"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentMethodUpdate"];
+            };
+        };
+        responses: {
+            /** @description The payment method after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentMethodResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_plans: {
+        parameters: {
+            query?: {
+                /** @description Only plans in this state. */
+                status?: components["schemas"]["PlanStatus"];
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, name, price. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of plans. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_plan: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Monthly membership",
+                 *       "price": {
+                 *         "amount": 999,
+                 *         "currency": "EUR"
+                 *       },
+                 *       "billing_cycle": "month",
+                 *       "resources": [
+                 *         "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanCreate"];
+            };
+        };
+        responses: {
+            /** @description The plan, a draft. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_plan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_plan: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_plan: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "price": {
+                 *         "amount": 1299,
+                 *         "currency": "EUR"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanUpdate"];
+            };
+        };
+        responses: {
+            /** @description The plan after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanResponse"];
+                };
+            };
+            400: components["responses"]["PlanNotSellable"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_access_codes: {
+        parameters: {
+            query?: {
+                /** @description Only codes in this state. */
+                status?: components["schemas"]["AccessCodeStatus"];
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 50; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, expires_at, redeemed_at. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of access codes. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f",
+                     *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *           "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *           "code_masked": "0b3f****************************9c1a",
+                     *           "status": "unredeemed",
+                     *           "expires_at": "2026-12-23T09:00:00.000Z",
+                     *           "redeemed_at": null,
+                     *           "redeemed_by_member_id": null,
+                     *           "subscription_id": null,
+                     *           "created_at": "2026-11-23T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links": {
+                     *         "first": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/plans/4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d/access-codes?per_page=50&page=1",
+                     *         "last": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/plans/4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d/access-codes?per_page=50&page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "from": 1,
+                     *         "last_page": 1,
+                     *         "per_page": 50,
+                     *         "to": 1,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccessCodePage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    bulk_generate_access_codes: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quantity": 1,
+                 *       "expires_at": "2026-12-23T09:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccessCodeGenerate"];
+            };
+        };
+        responses: {
+            /** @description The batch, with every code in full (shown once). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *         "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *         "count": 1,
+                     *         "expires_at": "2026-12-23T09:00:00.000Z",
+                     *         "quota_remaining": 499,
+                     *         "codes": [
+                     *           {
+                     *             "id": "3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f",
+                     *             "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *             "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *             "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *             "code_masked": "0b3f****************************9c1a",
+                     *             "status": "unredeemed",
+                     *             "expires_at": "2026-12-23T09:00:00.000Z",
+                     *             "redeemed_at": null,
+                     *             "redeemed_by_member_id": null,
+                     *             "subscription_id": null,
+                     *             "created_at": "2026-11-23T09:00:00.000Z",
+                     *             "code": "0b3f2a1c-5d6e-4f70-8a9b-c0d1e2f39c1a"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccessCodeBatchResponse"];
+                };
+            };
+            400: components["responses"]["AccessCodeCapExceeded"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_access_code: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+                /** @description The access code's id (not the code). */
+                access_code: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    archive_plan: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived plan. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    publish_plan: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The published plan. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanResponse"];
+                };
+            };
+            400: components["responses"]["PlanNotSellable"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_resources: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, title. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of resources. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourcePage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_resource: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "connector": "telegram",
+                 *       "kind": "perk",
+                 *       "title": "Monthly 1:1 call",
+                 *       "description": "A 30-minute call, booked by the creator."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResourceCreate"];
+            };
+        };
+        responses: {
+            /** @description The resource. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_resource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The resource's id. */
+                resource: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_resource: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The resource's id. */
+                resource: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_resource: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The resource's id. */
+                resource: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Monthly 45-minute call"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResourceUpdate"];
+            };
+        };
+        responses: {
+            /** @description The resource after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResourceResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     list_roles: {
         parameters: {
             query?: {
@@ -2745,6 +6106,199 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RoleResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_subscriptions: {
+        parameters: {
+            query?: {
+                /** @description Only subscriptions with this status. */
+                status?: components["schemas"]["SubscriptionStatus"];
+                /** @description Only subscriptions to this plan. */
+                plan_id?: components["schemas"]["Uuid"];
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, started_at, ends_at. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of subscriptions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *           "status": "active",
+                     *           "source": "access_code",
+                     *           "started_at": "2026-11-23T09:00:00.000Z",
+                     *           "trial_ends_at": null,
+                     *           "ends_at": "2026-12-23T09:00:00.000Z",
+                     *           "canceled_at": null,
+                     *           "expired_at": null,
+                     *           "created_at": "2026-11-23T09:00:00.000Z",
+                     *           "updated_at": "2026-11-23T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links": {
+                     *         "first": "http://localhost:4000/v1/subscriptions?per_page=25&page=1",
+                     *         "last": "http://localhost:4000/v1/subscriptions?per_page=25&page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "from": 1,
+                     *         "last_page": 1,
+                     *         "per_page": 25,
+                     *         "to": 1,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription's id. */
+                subscription: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *         "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "status": "active",
+                     *         "source": "access_code",
+                     *         "started_at": "2026-11-23T09:00:00.000Z",
+                     *         "trial_ends_at": null,
+                     *         "ends_at": "2026-12-23T09:00:00.000Z",
+                     *         "canceled_at": null,
+                     *         "expired_at": null,
+                     *         "created_at": "2026-11-23T09:00:00.000Z",
+                     *         "updated_at": "2026-11-23T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    cancel_subscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The subscription's id. */
+                subscription: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *         "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "status": "canceled",
+                     *         "source": "access_code",
+                     *         "started_at": "2026-11-23T09:00:00.000Z",
+                     *         "trial_ends_at": null,
+                     *         "ends_at": "2026-12-23T09:00:00.000Z",
+                     *         "canceled_at": "2026-11-23T09:00:00.000Z",
+                     *         "expired_at": null,
+                     *         "created_at": "2026-11-23T09:00:00.000Z",
+                     *         "updated_at": "2026-11-23T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionResponse"];
                 };
             };
             400: components["responses"]["IdempotencyKeyMissing"];
@@ -3443,6 +6997,397 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    access_code_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "access_code.deleted",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "access_code": {
+                 *           "id": "3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                 *           "code_masked": "0b3f****************************9c1a",
+                 *           "status": "unredeemed",
+                 *           "expires_at": "2026-12-23T09:00:00.000Z",
+                 *           "redeemed_at": null,
+                 *           "redeemed_by_member_id": null,
+                 *           "subscription_id": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccessCodeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    access_code_expired: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "access_code.expired",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "access_code": {
+                 *           "id": "3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                 *           "code_masked": "0b3f****************************9c1a",
+                 *           "status": "expired",
+                 *           "expires_at": "2026-12-23T09:00:00.000Z",
+                 *           "redeemed_at": null,
+                 *           "redeemed_by_member_id": null,
+                 *           "subscription_id": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccessCodeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    access_code_generated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "access_code.generated",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                 *         "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *         "count": 100,
+                 *         "expires_at": "2026-12-23T09:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccessCodeBatchEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    access_code_redeemed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "access_code.redeemed",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "access_code": {
+                 *           "id": "3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "batch_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                 *           "code_masked": "0b3f****************************9c1a",
+                 *           "status": "redeemed",
+                 *           "expires_at": "2026-12-23T09:00:00.000Z",
+                 *           "redeemed_at": "2026-11-23T09:00:00.000Z",
+                 *           "redeemed_by_member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "member": {
+                 *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "connector_key": "telegram",
+                 *           "external_user_id": "123456789",
+                 *           "display_name": "Lin",
+                 *           "status": "customer",
+                 *           "ban_reason": null,
+                 *           "banned_at": null,
+                 *           "joined_at": "2026-11-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccessCodeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connector_installed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "connector.installed",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *       "data": {
+                 *         "installation": {
+                 *           "id": "0f1e2d3c-4b5a-4697-8877-665544332211",
+                 *           "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *           "connector": "telegram",
+                 *           "status": "active",
+                 *           "platform_account_id": "123456789",
+                 *           "platform_account_name": "night_owls_bot",
+                 *           "bot_url": "https://t.me/night_owls_bot",
+                 *           "settings": {
+                 *             "language": "en",
+                 *             "accept_stars": true
+                 *           },
+                 *           "created_by_user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConnectorInstallationEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connector_uninstalled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "connector.uninstalled",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *       "data": {
+                 *         "installation": {
+                 *           "id": "0f1e2d3c-4b5a-4697-8877-665544332211",
+                 *           "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *           "connector": "telegram",
+                 *           "status": "active",
+                 *           "platform_account_id": "123456789",
+                 *           "platform_account_name": "night_owls_bot",
+                 *           "bot_url": "https://t.me/night_owls_bot",
+                 *           "settings": {
+                 *             "language": "en",
+                 *             "accept_stars": true
+                 *           },
+                 *           "created_by_user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConnectorInstallationEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connector_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "connector.updated",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *       "data": {
+                 *         "installation": {
+                 *           "id": "0f1e2d3c-4b5a-4697-8877-665544332211",
+                 *           "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *           "connector": "telegram",
+                 *           "status": "active",
+                 *           "platform_account_id": "123456789",
+                 *           "platform_account_name": "night_owls_bot",
+                 *           "bot_url": "https://t.me/night_owls_bot",
+                 *           "settings": {
+                 *             "language": "en",
+                 *             "accept_stars": true
+                 *           },
+                 *           "created_by_user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "changed": [
+                 *           "settings"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConnectorUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    creator_task_completed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "creator_task.completed",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "task": {
+                 *           "id": "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "grant_id": "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+                 *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "status": "completed",
+                 *           "member": {
+                 *             "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *             "display_name": "Lin"
+                 *           },
+                 *           "perk": {
+                 *             "resource_id": "9b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e",
+                 *             "title": "Signed print"
+                 *           },
+                 *           "instructions": "Hand \"Signed print\" over to Lin, who joined the plan Supporter, then mark this task complete.",
+                 *           "due_at": null,
+                 *           "completed_at": "2026-11-23T09:00:00.000Z",
+                 *           "completed_by_user_id": "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a",
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatorTaskEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     group_created: {
         parameters: {
             query?: never;
@@ -3590,6 +7535,706 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["GroupEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    member_banned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "member.banned",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "member": {
+                 *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "connector_key": "telegram",
+                 *           "external_user_id": "123456789",
+                 *           "display_name": "Lin",
+                 *           "status": "banned",
+                 *           "ban_reason": "Spam in the group",
+                 *           "banned_at": "2026-11-23T09:00:00.000Z",
+                 *           "joined_at": "2026-11-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "reason": "Spam in the group"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    member_churned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "member.churned",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "member": {
+                 *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "connector_key": "telegram",
+                 *           "external_user_id": "123456789",
+                 *           "display_name": "Lin",
+                 *           "status": "churned",
+                 *           "ban_reason": null,
+                 *           "banned_at": null,
+                 *           "joined_at": "2026-11-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    member_joined: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "member.joined",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "member": {
+                 *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "connector_key": "telegram",
+                 *           "external_user_id": "123456789",
+                 *           "display_name": "Lin",
+                 *           "status": "customer",
+                 *           "ban_reason": null,
+                 *           "banned_at": null,
+                 *           "joined_at": "2026-11-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *         "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    member_resource_added: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "member.resource_added",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "grant": {
+                 *           "id": "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+                 *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "resource_id": "9b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e",
+                 *           "grant_mode": "creator_task",
+                 *           "status": "granted",
+                 *           "granted_at": "2026-11-23T09:00:00.000Z",
+                 *           "revoked_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["GrantEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    member_resource_removed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "member.resource_removed",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "grant": {
+                 *           "id": "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+                 *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "resource_id": "9b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e",
+                 *           "grant_mode": "creator_task",
+                 *           "status": "revoked",
+                 *           "granted_at": "2026-11-23T09:00:00.000Z",
+                 *           "revoked_at": "2026-12-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["GrantEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    member_unbanned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "member.unbanned",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "member": {
+                 *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "connector_key": "telegram",
+                 *           "external_user_id": "123456789",
+                 *           "display_name": "Lin",
+                 *           "status": "churned",
+                 *           "ban_reason": null,
+                 *           "banned_at": null,
+                 *           "joined_at": "2026-11-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payment_method_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "payment_method.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "payment_method": {
+                 *           "id": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "provider": "stripe",
+                 *           "name": "Stripe",
+                 *           "mode": "live",
+                 *           "enabled": true,
+                 *           "currencies": [
+                 *             "EUR"
+                 *           ],
+                 *           "billing_cycles": [
+                 *             "month"
+                 *           ],
+                 *           "has_credentials": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentMethodEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payment_method_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "payment_method.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "payment_method": {
+                 *           "id": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "provider": "stripe",
+                 *           "name": "Stripe",
+                 *           "mode": "live",
+                 *           "enabled": true,
+                 *           "currencies": [
+                 *             "EUR"
+                 *           ],
+                 *           "billing_cycles": [
+                 *             "month"
+                 *           ],
+                 *           "has_credentials": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentMethodEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payment_method_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "payment_method.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "payment_method": {
+                 *           "id": "3f2504e0-4f89-41d3-9a0c-0305e82c3301",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "provider": "stripe",
+                 *           "name": "Stripe",
+                 *           "mode": "live",
+                 *           "enabled": true,
+                 *           "currencies": [
+                 *             "EUR"
+                 *           ],
+                 *           "billing_cycles": [
+                 *             "month"
+                 *           ],
+                 *           "has_credentials": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentMethodEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plan_archived: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "plan.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "plan": {
+                 *           "id": "9b2e5f1a-7c3d-4e8f-a1b2-c3d4e5f6a7b8",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "name": "Monthly membership",
+                 *           "description": null,
+                 *           "price": {
+                 *             "amount": 999,
+                 *             "currency": "EUR"
+                 *           },
+                 *           "billing_cycle": "month",
+                 *           "billing_cycle_count": 1,
+                 *           "trial_days": 0,
+                 *           "access_codes_only": false,
+                 *           "resources": [
+                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *           ],
+                 *           "status": "draft",
+                 *           "published_at": null,
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plan_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "plan.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "plan": {
+                 *           "id": "9b2e5f1a-7c3d-4e8f-a1b2-c3d4e5f6a7b8",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "name": "Monthly membership",
+                 *           "description": null,
+                 *           "price": {
+                 *             "amount": 999,
+                 *             "currency": "EUR"
+                 *           },
+                 *           "billing_cycle": "month",
+                 *           "billing_cycle_count": 1,
+                 *           "trial_days": 0,
+                 *           "access_codes_only": false,
+                 *           "resources": [
+                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *           ],
+                 *           "status": "draft",
+                 *           "published_at": null,
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plan_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "plan.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "plan": {
+                 *           "id": "9b2e5f1a-7c3d-4e8f-a1b2-c3d4e5f6a7b8",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "name": "Monthly membership",
+                 *           "description": null,
+                 *           "price": {
+                 *             "amount": 999,
+                 *             "currency": "EUR"
+                 *           },
+                 *           "billing_cycle": "month",
+                 *           "billing_cycle_count": 1,
+                 *           "trial_days": 0,
+                 *           "access_codes_only": false,
+                 *           "resources": [
+                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *           ],
+                 *           "status": "draft",
+                 *           "published_at": null,
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plan_published: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "plan.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "plan": {
+                 *           "id": "9b2e5f1a-7c3d-4e8f-a1b2-c3d4e5f6a7b8",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "name": "Monthly membership",
+                 *           "description": null,
+                 *           "price": {
+                 *             "amount": 999,
+                 *             "currency": "EUR"
+                 *           },
+                 *           "billing_cycle": "month",
+                 *           "billing_cycle_count": 1,
+                 *           "trial_days": 0,
+                 *           "access_codes_only": false,
+                 *           "resources": [
+                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *           ],
+                 *           "status": "draft",
+                 *           "published_at": null,
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plan_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "plan.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "plan": {
+                 *           "id": "9b2e5f1a-7c3d-4e8f-a1b2-c3d4e5f6a7b8",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "name": "Monthly membership",
+                 *           "description": null,
+                 *           "price": {
+                 *             "amount": 999,
+                 *             "currency": "EUR"
+                 *           },
+                 *           "billing_cycle": "month",
+                 *           "billing_cycle_count": 1,
+                 *           "trial_days": 0,
+                 *           "access_codes_only": false,
+                 *           "resources": [
+                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *           ],
+                 *           "status": "draft",
+                 *           "published_at": null,
+                 *           "archived_at": null,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlanEvent"];
             };
         };
         responses: {
@@ -3840,6 +8485,147 @@ export interface operations {
             };
         };
     };
+    resource_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "resource.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "resource": {
+                 *           "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "connector": "telegram",
+                 *           "kind": "perk",
+                 *           "grant_mode": "creator_task",
+                 *           "title": "Monthly 1:1 call",
+                 *           "description": null,
+                 *           "platform_ref": null,
+                 *           "early_admission_hold": false,
+                 *           "active": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResourceEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    resource_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "resource.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "resource": {
+                 *           "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "connector": "telegram",
+                 *           "kind": "perk",
+                 *           "grant_mode": "creator_task",
+                 *           "title": "Monthly 1:1 call",
+                 *           "description": null,
+                 *           "platform_ref": null,
+                 *           "early_admission_hold": false,
+                 *           "active": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResourceEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    resource_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "resource.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "resource": {
+                 *           "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "connector": "telegram",
+                 *           "kind": "perk",
+                 *           "grant_mode": "creator_task",
+                 *           "title": "Monthly 1:1 call",
+                 *           "description": null,
+                 *           "platform_ref": null,
+                 *           "early_admission_hold": false,
+                 *           "active": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResourceEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     role_created: {
         parameters: {
             query?: never;
@@ -3975,6 +8761,211 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["RoleEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscription_activated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "subscription.activated",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "subscription": {
+                 *           "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "status": "active",
+                 *           "source": "access_code",
+                 *           "started_at": "2026-11-23T09:00:00.000Z",
+                 *           "trial_ends_at": null,
+                 *           "ends_at": "2026-12-23T09:00:00.000Z",
+                 *           "canceled_at": null,
+                 *           "expired_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscription_cancelled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "subscription.cancelled",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "subscription": {
+                 *           "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "status": "canceled",
+                 *           "source": "access_code",
+                 *           "started_at": "2026-11-23T09:00:00.000Z",
+                 *           "trial_ends_at": null,
+                 *           "ends_at": "2026-12-23T09:00:00.000Z",
+                 *           "canceled_at": "2026-11-23T09:00:00.000Z",
+                 *           "expired_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscription_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "subscription.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "subscription": {
+                 *           "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "status": "active",
+                 *           "source": "access_code",
+                 *           "started_at": "2026-11-23T09:00:00.000Z",
+                 *           "trial_ends_at": null,
+                 *           "ends_at": "2026-12-23T09:00:00.000Z",
+                 *           "canceled_at": null,
+                 *           "expired_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "member": {
+                 *           "id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "connector_key": "telegram",
+                 *           "external_user_id": "123456789",
+                 *           "display_name": "Lin",
+                 *           "status": "customer",
+                 *           "ban_reason": null,
+                 *           "banned_at": null,
+                 *           "joined_at": "2026-11-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscription_expired: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "subscription.expired",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "subscription": {
+                 *           "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "status": "expired",
+                 *           "source": "access_code",
+                 *           "started_at": "2026-11-23T09:00:00.000Z",
+                 *           "trial_ends_at": null,
+                 *           "ends_at": "2026-12-23T09:00:00.000Z",
+                 *           "canceled_at": null,
+                 *           "expired_at": "2026-12-23T09:00:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionEvent"];
             };
         };
         responses: {

@@ -2,17 +2,25 @@
 import type { operations } from "./openapi.d.ts";
 import type { AbilityValue, Enforcement } from "./catalog.ts";
 
-export type OperationId = "create_group" | "create_project" | "create_role" | "create_team" | "create_token" | "delete_group" | "delete_project" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_current_team" | "get_group" | "get_project" | "get_role" | "get_team" | "get_team_member" | "invite_team_member" | "list_alert_destinations" | "list_connectors" | "list_groups" | "list_identities" | "list_projects" | "list_roles" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "remove_team_member" | "replace_alert_destinations" | "unlink_identity" | "update_group" | "update_project" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
+export type OperationId = "archive_plan" | "ban_member" | "bulk_generate_access_codes" | "cancel_subscription" | "complete_creator_task" | "create_group" | "create_plan" | "create_project" | "create_resource" | "create_role" | "create_team" | "create_token" | "delete_access_code" | "delete_group" | "delete_payment_method" | "delete_plan" | "delete_project" | "delete_resource" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_current_team" | "get_deep_link" | "get_group" | "get_member" | "get_payment_method" | "get_plan" | "get_portal_url" | "get_project" | "get_project_connector" | "get_resource" | "get_role" | "get_subscription" | "get_team" | "get_team_member" | "install_connector" | "invite_team_member" | "list_access_codes" | "list_alert_destinations" | "list_connectors" | "list_creator_tasks" | "list_groups" | "list_identities" | "list_payment_methods" | "list_plans" | "list_project_connectors" | "list_projects" | "list_resources" | "list_roles" | "list_subscribers" | "list_subscriptions" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "publish_plan" | "remove_team_member" | "replace_alert_destinations" | "unban_member" | "uninstall_connector" | "unlink_identity" | "update_group" | "update_payment_method" | "update_plan" | "update_project" | "update_project_connector" | "update_resource" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
 
 /** The operations of each area (spec/openapi/areas/<area>.yaml; handlers in src/modules/<area>/handlers.ts). */
 export interface AreaOperations {
+  "access-codes": "bulk_generate_access_codes" | "delete_access_code" | "list_access_codes";
   "account": "list_alert_destinations" | "list_identities" | "replace_alert_destinations" | "unlink_identity";
   "activity": "get_activity_log";
-  "connectors": "list_connectors";
+  "connectors": "get_project_connector" | "install_connector" | "list_connectors" | "list_project_connectors" | "uninstall_connector" | "update_project_connector";
+  "creator-tasks": "complete_creator_task" | "list_creator_tasks";
+  "distribution": "get_deep_link" | "get_portal_url";
   "groups": "create_group" | "delete_group" | "get_group" | "list_groups" | "update_group";
+  "members": "ban_member" | "get_member" | "list_subscribers" | "unban_member";
+  "payment-methods": "delete_payment_method" | "get_payment_method" | "list_payment_methods" | "update_payment_method";
+  "plans": "archive_plan" | "create_plan" | "delete_plan" | "get_plan" | "list_plans" | "publish_plan" | "update_plan";
   "projects": "create_project" | "delete_project" | "get_project" | "list_projects" | "update_project";
+  "resources": "create_resource" | "delete_resource" | "get_resource" | "list_resources" | "update_resource";
   "roles": "create_role" | "delete_role" | "get_role" | "list_roles" | "update_role";
+  "subscriptions": "cancel_subscription" | "get_subscription" | "list_subscriptions";
   "system": "ping";
   "teams": "create_team" | "delete_team" | "get_current_team" | "get_team" | "get_team_member" | "invite_team_member" | "list_team_invitations" | "list_team_members" | "list_teams" | "remove_team_member" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
   "tokens": "create_token" | "delete_token" | "list_tokens";
@@ -46,40 +54,75 @@ export interface OperationSpec {
 }
 
 export const operationTable = {
+  archive_plan: {"id":"archive_plan","method":"POST","path":"/v1/projects/{project}/plans/{plan}/archive","routePath":"/v1/projects/:project/plans/:plan/archive","summary":"Archive a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
+  ban_member: {"id":"ban_member","method":"POST","path":"/v1/projects/{project}/members/{member}/ban","routePath":"/v1/projects/:project/members/:member/ban","summary":"Ban a member","tags":["Members"],"area":"members","ability":"project-user:update","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","member"],"queryParams":[],"body":"optional","pagination":null},
+  bulk_generate_access_codes: {"id":"bulk_generate_access_codes","method":"POST","path":"/v1/projects/{project}/plans/{plan}/access-codes","routePath":"/v1/projects/:project/plans/:plan/access-codes","summary":"Generate access codes","tags":["Access codes"],"area":"access-codes","ability":"project-access-code:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":"required","pagination":null},
+  cancel_subscription: {"id":"cancel_subscription","method":"POST","path":"/v1/subscriptions/{subscription}/cancel","routePath":"/v1/subscriptions/:subscription/cancel","summary":"Cancel a subscription","tags":["Subscriptions"],"area":"subscriptions","ability":"project-subscription:update","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["subscription"],"queryParams":[],"body":null,"pagination":null},
+  complete_creator_task: {"id":"complete_creator_task","method":"POST","path":"/v1/projects/{project}/creator-tasks/{task}/complete","routePath":"/v1/projects/:project/creator-tasks/:task/complete","summary":"Complete a creator task","tags":["Creator tasks"],"area":"creator-tasks","ability":"project-subscription:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","task"],"queryParams":[],"body":null,"pagination":null},
   create_group: {"id":"create_group","method":"POST","path":"/v1/groups","routePath":"/v1/groups","summary":"Create a group","tags":["Groups"],"area":"groups","ability":"group:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  create_plan: {"id":"create_plan","method":"POST","path":"/v1/projects/{project}/plans","routePath":"/v1/projects/:project/plans","summary":"Create a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project"],"queryParams":[],"body":"required","pagination":null},
   create_project: {"id":"create_project","method":"POST","path":"/v1/projects","routePath":"/v1/projects","summary":"Create a project","tags":["Projects"],"area":"projects","ability":"project:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  create_resource: {"id":"create_resource","method":"POST","path":"/v1/projects/{project}/resources","routePath":"/v1/projects/:project/resources","summary":"Add a resource to a project","tags":["Resources"],"area":"resources","ability":"project-resource:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project"],"queryParams":[],"body":"required","pagination":null},
   create_role: {"id":"create_role","method":"POST","path":"/v1/roles","routePath":"/v1/roles","summary":"Create a custom role","tags":["Roles"],"area":"roles","ability":"role:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_team: {"id":"create_team","method":"POST","path":"/v1/teams","routePath":"/v1/teams","summary":"Create a team","tags":["Teams"],"area":"teams","ability":"team:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_token: {"id":"create_token","method":"POST","path":"/v1/tokens","routePath":"/v1/tokens","summary":"Mint a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:create","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  delete_access_code: {"id":"delete_access_code","method":"DELETE","path":"/v1/projects/{project}/plans/{plan}/access-codes/{access_code}","routePath":"/v1/projects/:project/plans/:plan/access-codes/:access_code","summary":"Delete an access code","tags":["Access codes"],"area":"access-codes","ability":"project-access-code:delete","enforcement":"R","public":false,"write":true,"destructive":true,"mcp":false,"successStatus":204,"successBody":false,"pathParams":["project","plan","access_code"],"queryParams":[],"body":null,"pagination":null},
   delete_group: {"id":"delete_group","method":"DELETE","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Delete a group","tags":["Groups"],"area":"groups","ability":"group:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["group"],"queryParams":[],"body":null,"pagination":null},
+  delete_payment_method: {"id":"delete_payment_method","method":"DELETE","path":"/v1/projects/{project}/payment-methods/{payment_method}","routePath":"/v1/projects/:project/payment-methods/:payment_method","summary":"Delete a payment method","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","payment_method"],"queryParams":[],"body":null,"pagination":null},
+  delete_plan: {"id":"delete_plan","method":"DELETE","path":"/v1/projects/{project}/plans/{plan}","routePath":"/v1/projects/:project/plans/:plan","summary":"Delete a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
   delete_project: {"id":"delete_project","method":"DELETE","path":"/v1/projects/{project}","routePath":"/v1/projects/:project","summary":"Delete a project","tags":["Projects"],"area":"projects","ability":"project:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project"],"queryParams":[],"body":null,"pagination":null},
+  delete_resource: {"id":"delete_resource","method":"DELETE","path":"/v1/projects/{project}/resources/{resource}","routePath":"/v1/projects/:project/resources/:resource","summary":"Delete a resource","tags":["Resources"],"area":"resources","ability":"project-resource:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","resource"],"queryParams":[],"body":null,"pagination":null},
   delete_role: {"id":"delete_role","method":"DELETE","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Delete a custom role","tags":["Roles"],"area":"roles","ability":"role:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["role"],"queryParams":[],"body":null,"pagination":null},
   delete_team: {"id":"delete_team","method":"DELETE","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Delete a team","tags":["Teams"],"area":"teams","ability":"team:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   delete_token: {"id":"delete_token","method":"DELETE","path":"/v1/tokens/{id}","routePath":"/v1/tokens/:id","summary":"Delete a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
   get_activity_log: {"id":"get_activity_log","method":"GET","path":"/v1/activity","routePath":"/v1/activity","summary":"Read the activity log of one subject","tags":["Activity"],"area":"activity","ability":"activity:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["subject_type","subject_id","limit"],"body":null,"pagination":null},
   get_current_team: {"id":"get_current_team","method":"GET","path":"/v1/teams/current","routePath":"/v1/teams/current","summary":"Get the token's team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
+  get_deep_link: {"id":"get_deep_link","method":"GET","path":"/v1/projects/{project}/distribution/deep-link","routePath":"/v1/projects/:project/distribution/deep-link","summary":"Get the project's connector deep link","tags":["Distribution"],"area":"distribution","ability":"distribution:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["plan_id","access_code","custom"],"body":null,"pagination":null},
   get_group: {"id":"get_group","method":"GET","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Get a group","tags":["Groups"],"area":"groups","ability":"group:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":null,"pagination":null},
+  get_member: {"id":"get_member","method":"GET","path":"/v1/projects/{project}/members/{member}","routePath":"/v1/projects/:project/members/:member","summary":"Get a member","tags":["Members"],"area":"members","ability":"project-user:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","member"],"queryParams":[],"body":null,"pagination":null},
+  get_payment_method: {"id":"get_payment_method","method":"GET","path":"/v1/projects/{project}/payment-methods/{payment_method}","routePath":"/v1/projects/:project/payment-methods/:payment_method","summary":"Get a payment method","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","payment_method"],"queryParams":[],"body":null,"pagination":null},
+  get_plan: {"id":"get_plan","method":"GET","path":"/v1/projects/{project}/plans/{plan}","routePath":"/v1/projects/:project/plans/:plan","summary":"Get a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
+  get_portal_url: {"id":"get_portal_url","method":"GET","path":"/v1/projects/{project}/distribution/portal-url","routePath":"/v1/projects/:project/distribution/portal-url","summary":"Get the project's portal URL","tags":["Distribution"],"area":"distribution","ability":"distribution:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":[],"body":null,"pagination":null},
   get_project: {"id":"get_project","method":"GET","path":"/v1/projects/{project}","routePath":"/v1/projects/:project","summary":"Get a project","tags":["Projects"],"area":"projects","ability":"project:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":[],"body":null,"pagination":null},
+  get_project_connector: {"id":"get_project_connector","method":"GET","path":"/v1/projects/{project}/connectors/{key}","routePath":"/v1/projects/:project/connectors/:key","summary":"Get the project's installation of a connector","tags":["Connectors"],"area":"connectors","ability":"project-connector:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","key"],"queryParams":[],"body":null,"pagination":null},
+  get_resource: {"id":"get_resource","method":"GET","path":"/v1/projects/{project}/resources/{resource}","routePath":"/v1/projects/:project/resources/:resource","summary":"Get a resource","tags":["Resources"],"area":"resources","ability":"project-resource:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","resource"],"queryParams":[],"body":null,"pagination":null},
   get_role: {"id":"get_role","method":"GET","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Get a role","tags":["Roles"],"area":"roles","ability":"role:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["role"],"queryParams":[],"body":null,"pagination":null},
+  get_subscription: {"id":"get_subscription","method":"GET","path":"/v1/subscriptions/{subscription}","routePath":"/v1/subscriptions/:subscription","summary":"Get a subscription","tags":["Subscriptions"],"area":"subscriptions","ability":"project-subscription:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["subscription"],"queryParams":[],"body":null,"pagination":null},
   get_team: {"id":"get_team","method":"GET","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Get a team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   get_team_member: {"id":"get_team_member","method":"GET","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Get a membership","tags":["Teams"],"area":"teams","ability":"team-member:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
+  install_connector: {"id":"install_connector","method":"POST","path":"/v1/projects/{project}/connectors/{key}","routePath":"/v1/projects/:project/connectors/:key","summary":"Install a connector on the project","tags":["Connectors"],"area":"connectors","ability":"project-connector:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project","key"],"queryParams":[],"body":"required","pagination":null},
   invite_team_member: {"id":"invite_team_member","method":"POST","path":"/v1/teams/{team}/members","routePath":"/v1/teams/:team/members","summary":"Invite someone to the team","tags":["Teams"],"area":"teams","ability":"team-member:invite","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["team"],"queryParams":[],"body":"required","pagination":null},
+  list_access_codes: {"id":"list_access_codes","method":"GET","path":"/v1/projects/{project}/plans/{plan}/access-codes","routePath":"/v1/projects/:project/plans/:plan/access-codes","summary":"List a plan's access codes","tags":["Access codes"],"area":"access-codes","ability":"project-access-code:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":50,"maxPerPage":100,"sortBy":["created_at","expires_at","redeemed_at"],"defaultSortDirection":"desc"}},
   list_alert_destinations: {"id":"list_alert_destinations","method":"GET","path":"/v1/me/alert-destinations","routePath":"/v1/me/alert-destinations","summary":"List where alerts go","tags":["Account"],"area":"account","ability":"account:read","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   list_connectors: {"id":"list_connectors","method":"GET","path":"/v1/connectors","routePath":"/v1/connectors","summary":"List the connector catalog","tags":["Connectors"],"area":"connectors","ability":"project-connector:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","added_at","name","key"],"defaultSortDirection":"desc"}},
+  list_creator_tasks: {"id":"list_creator_tasks","method":"GET","path":"/v1/projects/{project}/creator-tasks","routePath":"/v1/projects/:project/creator-tasks","summary":"List a project's creator tasks","tags":["Creator tasks"],"area":"creator-tasks","ability":"project-subscription:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","due_at"],"defaultSortDirection":"asc"}},
   list_groups: {"id":"list_groups","method":"GET","path":"/v1/groups","routePath":"/v1/groups","summary":"List the team's groups","tags":["Groups"],"area":"groups","ability":"group:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code","name"],"defaultSortDirection":"desc"}},
   list_identities: {"id":"list_identities","method":"GET","path":"/v1/me/identities","routePath":"/v1/me/identities","summary":"List the creator's linked identities","tags":["Account"],"area":"account","ability":"account:read","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
+  list_payment_methods: {"id":"list_payment_methods","method":"GET","path":"/v1/projects/{project}/payment-methods","routePath":"/v1/projects/:project/payment-methods","summary":"List a project's payment methods","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","provider"],"defaultSortDirection":"desc"}},
+  list_plans: {"id":"list_plans","method":"GET","path":"/v1/projects/{project}/plans","routePath":"/v1/projects/:project/plans","summary":"List a project's plans","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","price"],"defaultSortDirection":"desc"}},
+  list_project_connectors: {"id":"list_project_connectors","method":"GET","path":"/v1/projects/{project}/connectors","routePath":"/v1/projects/:project/connectors","summary":"List the project's connector installations","tags":["Connectors"],"area":"connectors","ability":"project-connector:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","connector"],"defaultSortDirection":"desc"}},
   list_projects: {"id":"list_projects","method":"GET","path":"/v1/projects","routePath":"/v1/projects","summary":"List the team's projects","tags":["Projects"],"area":"projects","ability":"project:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","handle"],"defaultSortDirection":"desc"}},
+  list_resources: {"id":"list_resources","method":"GET","path":"/v1/projects/{project}/resources","routePath":"/v1/projects/:project/resources","summary":"List a project's resources","tags":["Resources"],"area":"resources","ability":"project-resource:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","title"],"defaultSortDirection":"desc"}},
   list_roles: {"id":"list_roles","method":"GET","path":"/v1/roles","routePath":"/v1/roles","summary":"List the team's roles","tags":["Roles"],"area":"roles","ability":"role:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code","name"],"defaultSortDirection":"desc"}},
+  list_subscribers: {"id":"list_subscribers","method":"GET","path":"/v1/projects/{project}/members","routePath":"/v1/projects/:project/members","summary":"List a project's members","tags":["Members"],"area":"members","ability":"project-user:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","joined_at","display_name"],"defaultSortDirection":"desc"}},
+  list_subscriptions: {"id":"list_subscriptions","method":"GET","path":"/v1/subscriptions","routePath":"/v1/subscriptions","summary":"List subscriptions","tags":["Subscriptions"],"area":"subscriptions","ability":"project-subscription:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["status","plan_id","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","started_at","ends_at"],"defaultSortDirection":"desc"}},
   list_team_invitations: {"id":"list_team_invitations","method":"GET","path":"/v1/teams/{team}/invitations","routePath":"/v1/teams/:team/invitations","summary":"List pending invitations","tags":["Teams"],"area":"teams","ability":"team-member:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","email","expires_at"],"defaultSortDirection":"desc"}},
   list_team_members: {"id":"list_team_members","method":"GET","path":"/v1/teams/{team}/members","routePath":"/v1/teams/:team/members","summary":"List the team's roster","tags":["Teams"],"area":"teams","ability":"team-member:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   list_teams: {"id":"list_teams","method":"GET","path":"/v1/teams","routePath":"/v1/teams","summary":"List the creator's teams","tags":["Teams"],"area":"teams","ability":"team:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name"],"defaultSortDirection":"desc"}},
   list_tokens: {"id":"list_tokens","method":"GET","path":"/v1/tokens","routePath":"/v1/tokens","summary":"List personal access tokens","tags":["Tokens"],"area":"tokens","ability":"token:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","last_used_at","expires_at"],"defaultSortDirection":"desc"}},
   ping: {"id":"ping","method":"GET","path":"/v1/ping","routePath":"/v1/ping","summary":"Check that the API answers","tags":["System"],"area":"system","ability":null,"enforcement":null,"public":true,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
+  publish_plan: {"id":"publish_plan","method":"POST","path":"/v1/projects/{project}/plans/{plan}/publish","routePath":"/v1/projects/:project/plans/:plan/publish","summary":"Publish a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
   remove_team_member: {"id":"remove_team_member","method":"DELETE","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Remove a member","tags":["Teams"],"area":"teams","ability":"team-member:remove","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
   replace_alert_destinations: {"id":"replace_alert_destinations","method":"PUT","path":"/v1/me/alert-destinations","routePath":"/v1/me/alert-destinations","summary":"Replace where alerts go","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  unban_member: {"id":"unban_member","method":"POST","path":"/v1/projects/{project}/members/{member}/unban","routePath":"/v1/projects/:project/members/:member/unban","summary":"Lift a member's ban","tags":["Members"],"area":"members","ability":"project-user:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","member"],"queryParams":[],"body":null,"pagination":null},
+  uninstall_connector: {"id":"uninstall_connector","method":"DELETE","path":"/v1/projects/{project}/connectors/{key}","routePath":"/v1/projects/:project/connectors/:key","summary":"Uninstall a connector from the project","tags":["Connectors"],"area":"connectors","ability":"project-connector:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","key"],"queryParams":[],"body":null,"pagination":null},
   unlink_identity: {"id":"unlink_identity","method":"DELETE","path":"/v1/me/identities/{identity}","routePath":"/v1/me/identities/:identity","summary":"Unlink an identity","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":true,"mcp":false,"successStatus":204,"successBody":false,"pathParams":["identity"],"queryParams":[],"body":null,"pagination":null},
   update_group: {"id":"update_group","method":"PATCH","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Change a group","tags":["Groups"],"area":"groups","ability":"group:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":"required","pagination":null},
+  update_payment_method: {"id":"update_payment_method","method":"PATCH","path":"/v1/projects/{project}/payment-methods/{payment_method}","routePath":"/v1/projects/:project/payment-methods/:payment_method","summary":"Change a payment method","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","payment_method"],"queryParams":[],"body":"required","pagination":null},
+  update_plan: {"id":"update_plan","method":"PATCH","path":"/v1/projects/{project}/plans/{plan}","routePath":"/v1/projects/:project/plans/:plan","summary":"Change a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":"required","pagination":null},
   update_project: {"id":"update_project","method":"PATCH","path":"/v1/projects/{project}","routePath":"/v1/projects/:project","summary":"Change a project","tags":["Projects"],"area":"projects","ability":"project:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":[],"body":"required","pagination":null},
+  update_project_connector: {"id":"update_project_connector","method":"PATCH","path":"/v1/projects/{project}/connectors/{key}","routePath":"/v1/projects/:project/connectors/:key","summary":"Change an installation's settings or credentials","tags":["Connectors"],"area":"connectors","ability":"project-connector:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","key"],"queryParams":[],"body":"required","pagination":null},
+  update_resource: {"id":"update_resource","method":"PATCH","path":"/v1/projects/{project}/resources/{resource}","routePath":"/v1/projects/:project/resources/:resource","summary":"Change a resource","tags":["Resources"],"area":"resources","ability":"project-resource:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","resource"],"queryParams":[],"body":"required","pagination":null},
   update_role: {"id":"update_role","method":"PATCH","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Change a custom role","tags":["Roles"],"area":"roles","ability":"role:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["role"],"queryParams":[],"body":"required","pagination":null},
   update_team: {"id":"update_team","method":"PATCH","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Rename a team","tags":["Teams"],"area":"teams","ability":"team:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":"required","pagination":null},
   update_team_member_role: {"id":"update_team_member_role","method":"PATCH","path":"/v1/teams/{team}/members/{member}/role","routePath":"/v1/teams/:team/members/:member/role","summary":"Change a member's role","tags":["Teams"],"area":"teams","ability":"team-member:update-role","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team","member"],"queryParams":[],"body":"required","pagination":null},
@@ -92,17 +135,59 @@ export const operationList: readonly OperationSpec[] = Object.values(operationTa
 type WithDefaults<T, K extends PropertyKey> = T & { [P in K & keyof T]-?: Exclude<T[P], undefined> };
 
 export interface OperationIO {
+  archive_plan: {
+    path: operations["archive_plan"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["archive_plan"]["responses"][200]["content"]["application/json"];
+  };
+  ban_member: {
+    path: operations["ban_member"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["ban_member"]["requestBody"]>["content"]["application/json"] | undefined;
+    output: operations["ban_member"]["responses"][200]["content"]["application/json"];
+  };
+  bulk_generate_access_codes: {
+    path: operations["bulk_generate_access_codes"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["bulk_generate_access_codes"]["requestBody"]>["content"]["application/json"];
+    output: operations["bulk_generate_access_codes"]["responses"][201]["content"]["application/json"];
+  };
+  cancel_subscription: {
+    path: operations["cancel_subscription"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["cancel_subscription"]["responses"][200]["content"]["application/json"];
+  };
+  complete_creator_task: {
+    path: operations["complete_creator_task"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["complete_creator_task"]["responses"][200]["content"]["application/json"];
+  };
   create_group: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: NonNullable<operations["create_group"]["requestBody"]>["content"]["application/json"];
     output: operations["create_group"]["responses"][201]["content"]["application/json"];
   };
+  create_plan: {
+    path: operations["create_plan"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: WithDefaults<NonNullable<operations["create_plan"]["requestBody"]>["content"]["application/json"], "billing_cycle_count" | "trial_days" | "access_codes_only">;
+    output: operations["create_plan"]["responses"][201]["content"]["application/json"];
+  };
   create_project: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: NonNullable<operations["create_project"]["requestBody"]>["content"]["application/json"];
     output: operations["create_project"]["responses"][201]["content"]["application/json"];
+  };
+  create_resource: {
+    path: operations["create_resource"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: WithDefaults<NonNullable<operations["create_resource"]["requestBody"]>["content"]["application/json"], "early_admission_hold" | "active">;
+    output: operations["create_resource"]["responses"][201]["content"]["application/json"];
   };
   create_role: {
     path: Record<string, never>;
@@ -122,14 +207,38 @@ export interface OperationIO {
     body: NonNullable<operations["create_token"]["requestBody"]>["content"]["application/json"];
     output: operations["create_token"]["responses"][201]["content"]["application/json"];
   };
+  delete_access_code: {
+    path: operations["delete_access_code"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
   delete_group: {
     path: operations["delete_group"]["parameters"]["path"];
     query: Record<string, never>;
     body: undefined;
     output: void;
   };
+  delete_payment_method: {
+    path: operations["delete_payment_method"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
+  delete_plan: {
+    path: operations["delete_plan"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
   delete_project: {
     path: operations["delete_project"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
+  delete_resource: {
+    path: operations["delete_resource"]["parameters"]["path"];
     query: Record<string, never>;
     body: undefined;
     output: void;
@@ -164,11 +273,41 @@ export interface OperationIO {
     body: undefined;
     output: operations["get_current_team"]["responses"][200]["content"]["application/json"];
   };
+  get_deep_link: {
+    path: operations["get_deep_link"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["get_deep_link"]["parameters"]["query"]>, never>;
+    body: undefined;
+    output: operations["get_deep_link"]["responses"][200]["content"]["application/json"];
+  };
   get_group: {
     path: operations["get_group"]["parameters"]["path"];
     query: Record<string, never>;
     body: undefined;
     output: operations["get_group"]["responses"][200]["content"]["application/json"];
+  };
+  get_member: {
+    path: operations["get_member"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_member"]["responses"][200]["content"]["application/json"];
+  };
+  get_payment_method: {
+    path: operations["get_payment_method"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_payment_method"]["responses"][200]["content"]["application/json"];
+  };
+  get_plan: {
+    path: operations["get_plan"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_plan"]["responses"][200]["content"]["application/json"];
+  };
+  get_portal_url: {
+    path: operations["get_portal_url"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_portal_url"]["responses"][200]["content"]["application/json"];
   };
   get_project: {
     path: operations["get_project"]["parameters"]["path"];
@@ -176,11 +315,29 @@ export interface OperationIO {
     body: undefined;
     output: operations["get_project"]["responses"][200]["content"]["application/json"];
   };
+  get_project_connector: {
+    path: operations["get_project_connector"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_project_connector"]["responses"][200]["content"]["application/json"];
+  };
+  get_resource: {
+    path: operations["get_resource"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_resource"]["responses"][200]["content"]["application/json"];
+  };
   get_role: {
     path: operations["get_role"]["parameters"]["path"];
     query: Record<string, never>;
     body: undefined;
     output: operations["get_role"]["responses"][200]["content"]["application/json"];
+  };
+  get_subscription: {
+    path: operations["get_subscription"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_subscription"]["responses"][200]["content"]["application/json"];
   };
   get_team: {
     path: operations["get_team"]["parameters"]["path"];
@@ -194,11 +351,23 @@ export interface OperationIO {
     body: undefined;
     output: operations["get_team_member"]["responses"][200]["content"]["application/json"];
   };
+  install_connector: {
+    path: operations["install_connector"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["install_connector"]["requestBody"]>["content"]["application/json"];
+    output: operations["install_connector"]["responses"][201]["content"]["application/json"];
+  };
   invite_team_member: {
     path: operations["invite_team_member"]["parameters"]["path"];
     query: Record<string, never>;
     body: NonNullable<operations["invite_team_member"]["requestBody"]>["content"]["application/json"];
     output: operations["invite_team_member"]["responses"][201]["content"]["application/json"];
+  };
+  list_access_codes: {
+    path: operations["list_access_codes"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_access_codes"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_access_codes"]["responses"][200]["content"]["application/json"];
   };
   list_alert_destinations: {
     path: Record<string, never>;
@@ -212,6 +381,12 @@ export interface OperationIO {
     body: undefined;
     output: operations["list_connectors"]["responses"][200]["content"]["application/json"];
   };
+  list_creator_tasks: {
+    path: operations["list_creator_tasks"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_creator_tasks"]["parameters"]["query"]>, "status" | "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_creator_tasks"]["responses"][200]["content"]["application/json"];
+  };
   list_groups: {
     path: Record<string, never>;
     query: WithDefaults<NonNullable<operations["list_groups"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
@@ -224,17 +399,53 @@ export interface OperationIO {
     body: undefined;
     output: operations["list_identities"]["responses"][200]["content"]["application/json"];
   };
+  list_payment_methods: {
+    path: operations["list_payment_methods"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_payment_methods"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_payment_methods"]["responses"][200]["content"]["application/json"];
+  };
+  list_plans: {
+    path: operations["list_plans"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_plans"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_plans"]["responses"][200]["content"]["application/json"];
+  };
+  list_project_connectors: {
+    path: operations["list_project_connectors"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_project_connectors"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_project_connectors"]["responses"][200]["content"]["application/json"];
+  };
   list_projects: {
     path: Record<string, never>;
     query: WithDefaults<NonNullable<operations["list_projects"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
     body: undefined;
     output: operations["list_projects"]["responses"][200]["content"]["application/json"];
   };
+  list_resources: {
+    path: operations["list_resources"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_resources"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_resources"]["responses"][200]["content"]["application/json"];
+  };
   list_roles: {
     path: Record<string, never>;
     query: WithDefaults<NonNullable<operations["list_roles"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
     body: undefined;
     output: operations["list_roles"]["responses"][200]["content"]["application/json"];
+  };
+  list_subscribers: {
+    path: operations["list_subscribers"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_subscribers"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_subscribers"]["responses"][200]["content"]["application/json"];
+  };
+  list_subscriptions: {
+    path: Record<string, never>;
+    query: WithDefaults<NonNullable<operations["list_subscriptions"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_subscriptions"]["responses"][200]["content"]["application/json"];
   };
   list_team_invitations: {
     path: operations["list_team_invitations"]["parameters"]["path"];
@@ -266,6 +477,12 @@ export interface OperationIO {
     body: undefined;
     output: operations["ping"]["responses"][200]["content"]["application/json"];
   };
+  publish_plan: {
+    path: operations["publish_plan"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["publish_plan"]["responses"][200]["content"]["application/json"];
+  };
   remove_team_member: {
     path: operations["remove_team_member"]["parameters"]["path"];
     query: Record<string, never>;
@@ -277,6 +494,18 @@ export interface OperationIO {
     query: Record<string, never>;
     body: NonNullable<operations["replace_alert_destinations"]["requestBody"]>["content"]["application/json"];
     output: operations["replace_alert_destinations"]["responses"][200]["content"]["application/json"];
+  };
+  unban_member: {
+    path: operations["unban_member"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["unban_member"]["responses"][200]["content"]["application/json"];
+  };
+  uninstall_connector: {
+    path: operations["uninstall_connector"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
   };
   unlink_identity: {
     path: operations["unlink_identity"]["parameters"]["path"];
@@ -290,11 +519,35 @@ export interface OperationIO {
     body: NonNullable<operations["update_group"]["requestBody"]>["content"]["application/json"];
     output: operations["update_group"]["responses"][200]["content"]["application/json"];
   };
+  update_payment_method: {
+    path: operations["update_payment_method"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_payment_method"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_payment_method"]["responses"][200]["content"]["application/json"];
+  };
+  update_plan: {
+    path: operations["update_plan"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_plan"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_plan"]["responses"][200]["content"]["application/json"];
+  };
   update_project: {
     path: operations["update_project"]["parameters"]["path"];
     query: Record<string, never>;
     body: NonNullable<operations["update_project"]["requestBody"]>["content"]["application/json"];
     output: operations["update_project"]["responses"][200]["content"]["application/json"];
+  };
+  update_project_connector: {
+    path: operations["update_project_connector"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_project_connector"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_project_connector"]["responses"][200]["content"]["application/json"];
+  };
+  update_resource: {
+    path: operations["update_resource"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_resource"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_resource"]["responses"][200]["content"]["application/json"];
   };
   update_role: {
     path: operations["update_role"]["parameters"]["path"];

@@ -10,6 +10,7 @@ import pino from "pino";
 import { ConfigError, loadConfig } from "./config.ts";
 import { migrate, openConfiguredDatabase } from "./db/database.ts";
 import { EmbeddedDatabaseError } from "./db/embedded.ts";
+import { ApiError } from "./errors.ts";
 import { createDomainContext } from "./db/tenant.ts";
 import { TIERS, type Tier } from "./modules/account/creators.ts";
 import { createProject } from "./modules/projects/projects.ts";
@@ -135,6 +136,7 @@ main(process.argv.slice(2)).then(
     if (err instanceof UsageError) console.error(`${err.message}\n${USAGE}`);
     else if (err instanceof AccountError || err instanceof ScheduledJobError || err instanceof ConfigError || err instanceof EmbeddedDatabaseError)
       console.error(err.message);
+    else if (err instanceof ApiError) console.error(`${err.code}: ${err.message}`);
     else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) console.error(`${err.message}\n${USAGE}`);
     else console.error(err);
     process.exit(1);

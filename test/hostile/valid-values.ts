@@ -97,8 +97,11 @@ function stringValue(schema: Json): fc.Arbitrary<string> {
     }
     case "email":
       return fc.emailAddress();
-    case "uri":
-      return fc.webUrl();
+    case "uri": {
+      // A pattern narrows the format (https only, say): keep the URLs that match it.
+      const urls = fc.webUrl({ validSchemes: ["https", "http"] });
+      return typeof schema.pattern === "string" ? urls.filter((u) => new RegExp(schema.pattern, "u").test(u)) : urls;
+    }
   }
   if (typeof schema.pattern === "string") {
     const max = schema.maxLength ?? Infinity;

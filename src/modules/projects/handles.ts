@@ -112,29 +112,18 @@ export async function changeHandle(ctx: DomainContext, project: Pick<ProjectRow,
 }
 
 /** The project whose portal a handle opens, for the public portal. */
-export interface PortalProject {
-  id: string;
-  team_id: string;
-  name: string;
-  handle: string;
-  description: string | null;
-  terms_url: string | null;
-  privacy_url: string | null;
+export type PortalProject = Pick<ProjectRow, "id" | "team_id" | "name" | "handle" | "description" | "terms_url" | "privacy_url"> & {
   status: "active" | "archived";
-}
+};
 
 /**
  * The project whose CURRENT handle is `handle`; null for a superseded handle (the portal answers
  * 404 for it), an unknown one, or one of a deleted project.
  */
 export async function projectByPortalHandle(db: Db, handle: string): Promise<PortalProject | null> {
-  const row = (await unscoped(
-    db,
-    "the subscriber portal is public: a handle names its project before any team is known",
-  )(projectsTable.name)
-    .where({ handle })
-    .first("id", "team_id", "name", "handle", "description", "terms_url", "privacy_url", "active")) as
-    (Omit<PortalProject, "status"> & { active: boolean }) | undefined;
+  const projects = unscoped(db, "the portal is public: a handle names its project before any team is known")(projectsTable.name);
+  const columns = ["id", "team_id", "name", "handle", "description", "terms_url", "privacy_url", "active"] as const;
+  const row = (await projects.where({ handle }).first(...columns)) as Pick<ProjectRow, (typeof columns)[number]> | undefined;
   if (!row) return null;
   const { active, ...rest } = row;
   return { ...rest, status: active ? "active" : "archived" };

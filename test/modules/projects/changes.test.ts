@@ -3,20 +3,17 @@
 import assert from "node:assert/strict";
 import { ApiClient, expectError } from "../../helpers/http.ts";
 import { createTestCreator, tokenFor, type TestCreator } from "../../helpers/fixtures.ts";
-import { startApi, type RunningApi } from "../../helpers/server.ts";
+import type { RunningApi } from "../../helpers/server.ts";
+import { useApiWithCreator } from "../../helpers/suite.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { createProjectVia, fillProject, handle, patch, projectActivity, projectEvents, snapshot } from "./support.ts";
 
 describe("projects: changing and deleting", () => {
+  const suite = useApiWithCreator({ creator: { label: "projects-changes", projects: 0 } });
   let api: RunningApi;
   let owner: TestCreator;
   let client: ApiClient;
-  before(async () => {
-    api = await startApi();
-    owner = await createTestCreator({ label: "projects-changes", projects: 0 });
-    client = new ApiClient(api.url, owner.token);
-  });
-  after(() => api?.close());
+  before(() => ({ api, creator: owner, client } = suite));
 
   describe("update_project", () => {
     it("changes only what was sent (200), and project.updated names the changed fields and their previous values", async () => {
@@ -61,8 +58,14 @@ describe("projects: changing and deleting", () => {
       assert.equal(restored.status, "active");
       assert.equal(restored.archived_at, null);
       assert.equal(restored.handle, project.handle, "archiving keeps the handle");
-      assert.deepEqual((await projectEvents(owner.teamId, "project.archived", project.id)).map((e) => e.data.project), [archived]);
-      assert.deepEqual((await projectEvents(owner.teamId, "project.restored", project.id)).map((e) => e.data.project), [restored]);
+      assert.deepEqual(
+        (await projectEvents(owner.teamId, "project.archived", project.id)).map((e) => e.data.project),
+        [archived],
+      );
+      assert.deepEqual(
+        (await projectEvents(owner.teamId, "project.restored", project.id)).map((e) => e.data.project),
+        [restored],
+      );
       assert.deepEqual(await projectEvents(owner.teamId, "project.updated", project.id), [], "a status change alone is not project.updated");
       assert.equal((await projectActivity(owner.teamId, project.id, "archived")).length, 1);
       assert.equal((await projectActivity(owner.teamId, project.id, "restored")).length, 1);

@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { ApiClient, expectError } from "../../helpers/http.ts";
 import { createTestCreator, expectGrowthRequired, type TestCreator } from "../../helpers/fixtures.ts";
-import { startApi, type RunningApi } from "../../helpers/server.ts";
+import type { RunningApi } from "../../helpers/server.ts";
+import { useApiWithCreator } from "../../helpers/suite.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { handleFromName, handleProblem, projectByPortalHandle } from "../../../src/modules/projects/handles.ts";
 import { createProjectVia, handle, patch, projectEvents, snapshot } from "./support.ts";
@@ -22,15 +23,11 @@ async function history(projectId: string) {
 }
 
 describe("projects: handles and their history", () => {
+  const suite = useApiWithCreator({ creator: { label: "projects-handles", projects: 0 } });
   let api: RunningApi;
   let owner: TestCreator;
   let client: ApiClient;
-  before(async () => {
-    api = await startApi();
-    owner = await createTestCreator({ label: "projects-handles", projects: 0 });
-    client = new ApiClient(api.url, owner.token);
-  });
-  after(() => api?.close());
+  before(() => ({ api, creator: owner, client } = suite));
 
   it("moves a project to a new handle: the portal finds it there, and answers nothing for the old one", async () => {
     const first = handle("first");

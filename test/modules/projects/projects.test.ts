@@ -6,22 +6,19 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { ApiClient, expectError } from "../../helpers/http.ts";
 import { createTestCreator, expectGrowthRequired, tokenFor, type TestCreator } from "../../helpers/fixtures.ts";
-import { startApi, type RunningApi } from "../../helpers/server.ts";
+import type { RunningApi } from "../../helpers/server.ts";
+import { useApiWithCreator } from "../../helpers/suite.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { createProjectVia, fillProject, handle, projectActivity, projectEvents, snapshot } from "./support.ts";
 
 const HANDLE = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
 describe("projects: listing, creating, reading", () => {
+  const suite = useApiWithCreator({ creator: { label: "projects-owner", projects: 0 } });
   let api: RunningApi;
   let owner: TestCreator;
   let client: ApiClient;
-  before(async () => {
-    api = await startApi();
-    owner = await createTestCreator({ label: "projects-owner", projects: 0 });
-    client = new ApiClient(api.url, owner.token);
-  });
-  after(() => api?.close());
+  before(() => ({ api, creator: owner, client } = suite));
 
   describe("list_projects", () => {
     let lister: TestCreator;
@@ -85,7 +82,11 @@ describe("projects: listing, creating, reading", () => {
 
   describe("create_project", () => {
     it("creates an active project (201) with a handle made from its name, and writes project.created and its entry", async () => {
-      const res = await client.post("/v1/projects", { name: "Café Société: Late Readers!", description: "Books at night.", terms_url: "https://example.com/terms" });
+      const res = await client.post("/v1/projects", {
+        name: "Café Société: Late Readers!",
+        description: "Books at night.",
+        terms_url: "https://example.com/terms",
+      });
       assert.equal(res.status, 201);
       const project = res.body.data;
       assert.match(project.handle, /^cafe-societe-late-readers-[a-z0-9]{6}$/);

@@ -58,6 +58,13 @@ export async function fillProject(creator: TestCreator, projectId: string, count
   for (let i = 0; i < counts.plans; i++)
     await db("plans").insert({ id: randomUUID(), ...owned, name: `Plan ${i}`, amount_minor: 500, currency: "EUR", billing_cycle: "month" });
   for (let i = 0; i < counts.resources; i++)
-    await db("resources").insert({ id: randomUUID(), ...owned, connector_key: "telegram", kind: "telegram-group", grant_mode: "membership", title: `R${i}` });
+    await db("resources").insert({
+      id: randomUUID(),
+      ...owned,
+      connector_key: "telegram",
+      kind: "telegram-group",
+      grant_mode: "membership",
+      title: `R${i}`,
+    });
   for (let i = 0; i < counts.members; i++) await db("members").insert({ id: randomUUID(), ...owned, status: i % 2 ? "lead" : "customer" });
 }

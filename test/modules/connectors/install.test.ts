@@ -7,15 +7,14 @@ import { credentialsBinding } from "../../../src/modules/connectors/installation
 import { ApiClient, expectError } from "../../helpers/http.ts";
 import { createTestCreator, tokenFor } from "../../helpers/fixtures.ts";
 import { startApi, TEST_APP_KEY } from "../../helpers/server.ts";
-import { startMcp, type RunningMcp } from "../../helpers/mcp.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
 import { newDiscordAuthorization, newTelegramBot, testPlatform } from "../../helpers/platforms.ts";
 import { startFakePlatform } from "../../../src/modules/connectors/fake-platform.ts";
 import { fakePlatformEndpoints } from "../../../src/modules/connectors/platforms.ts";
-import { CallerFactory, expectReached } from "../../tenancy/callers.ts";
-import { installationRow, installPath, installTelegram, newProject } from "./support.ts";
+import { expectReached } from "../../tenancy/callers.ts";
+import { installationRow, installPath, installTelegram, newProject, useMcpBeside } from "./support.ts";
 
 const DISCORD_REDIRECT = "https://app.example.test/connectors/discord/callback";
 
@@ -242,20 +241,11 @@ describe("installing a connector", () => {
 });
 
 describe("installing a connector over MCP (install_connector)", () => {
-  let mcp: RunningMcp;
-  let callers: CallerFactory;
   const suite = useApiWithCreator({ creator: { label: "install-mcp" } });
-  before(async () => {
-    mcp = await startMcp({ baseUrl: suite.api.url });
-    callers = new CallerFactory(suite.api.url, mcp);
-  });
-  after(async () => {
-    await callers?.close();
-    await mcp?.close();
-  });
+  const mcp = useMcpBeside(suite);
 
   it("installs with the tool, records the invocation as mcp, and refuses an unknown key with the same envelope", async () => {
-    const caller = await callers.caller("mcp", suite.creator.token, "the creator");
+    const caller = await mcp.creator();
     const project = await newProject(suite.creator);
     const bot = await newTelegramBot();
     const body = expectReached(

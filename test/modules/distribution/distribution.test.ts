@@ -8,10 +8,9 @@ import { ApiClient, expectError } from "../../helpers/http.ts";
 import { createTestCreator, tokenFor } from "../../helpers/fixtures.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { testDatabase } from "../../helpers/backends.ts";
-import { startMcp, type RunningMcp } from "../../helpers/mcp.ts";
 import { PORTAL_URL } from "../../helpers/platforms.ts";
-import { CallerFactory, expectReached } from "../../tenancy/callers.ts";
-import { installPath, installTelegram, newProject } from "../connectors/support.ts";
+import { expectReached } from "../../tenancy/callers.ts";
+import { installPath, installTelegram, newProject, useMcpBeside } from "../connectors/support.ts";
 
 /** A plan row of the project, written directly (the plans API is another area's). */
 async function planOf(teamId: string, projectId: string): Promise<string> {
@@ -55,7 +54,7 @@ describe("distribution", () => {
   it("builds each row of the payload table, and each link round-trips through readStartPayload", async () => {
     const code = "SPRING-2026_a";
     const uuidCode = randomUUID();
-    const rows = [
+    const rows: { query: Record<string, string>; payload: string; kind: string; acted: boolean; read: { kind: string; value?: string } }[] = [
       { query: { access_code: code }, payload: code, kind: "access_code", acted: true, read: { kind: "home" } },
       { query: { access_code: uuidCode }, payload: uuidCode, kind: "access_code", acted: true, read: { kind: "uuid", value: uuidCode } },
       { query: { plan_id: plan }, payload: plan, kind: "plan_id", acted: true, read: { kind: "uuid", value: plan } },
@@ -152,19 +151,10 @@ describe("distribution", () => {
   });
 
   describe("over MCP", () => {
-    let mcp: RunningMcp;
-    let callers: CallerFactory;
-    before(async () => {
-      mcp = await startMcp({ baseUrl: suite.api.url });
-      callers = new CallerFactory(suite.api.url, mcp);
-    });
-    after(async () => {
-      await callers?.close();
-      await mcp?.close();
-    });
+    const mcp = useMcpBeside(suite);
 
     it("get_deep_link and get_portal_url answer what REST answers", async () => {
-      const caller = await callers.caller("mcp", suite.creator.token, "the creator");
+      const caller = await mcp.creator();
       const viaMcp = expectReached(await caller.call("get_deep_link", { path: { project }, query: { plan_id: plan } }));
       assert.deepEqual(viaMcp.data, await link({ plan_id: plan }));
       const portal = expectReached(await caller.call("get_portal_url", { path: { project } }));

@@ -99,6 +99,24 @@ describe("installing a connector", () => {
     assert.deepEqual(twice.context, { reason: "already_installed", connector: "telegram", project_id: project });
   });
 
+  it("connects a bot to one project only, whichever team asks; the project that runs it may present its token again", async () => {
+    const first = await newProject(suite.creator);
+    const { installation, bot } = await installTelegram(suite.client, first);
+    const second = await newProject(suite.creator);
+    const other = await createTestCreator({ label: "install-bot-thief" });
+    for (const [client, project] of [
+      [suite.client, second],
+      [new ApiClient(suite.api.url, other.token), other.projectIds[0]!],
+    ] as const) {
+      const error = expectError(await client.post(installPath(project), { fields: { bot_token: bot.token } }), 422, "VALIDATION_FAILED");
+      assert.deepEqual(Object.keys(error.fields), ["fields.bot_token"]);
+      assert.equal(await installationRow(project), undefined);
+    }
+    const again = await suite.client.request("PATCH", installPath(first), { body: { fields: { bot_token: bot.token } } });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.bot_url, installation.bot_url);
+  });
+
   it("refuses a paused connector with 422 CONNECTOR_UNAVAILABLE", async () => {
     const { loadConnectorRegistry } = await import("../../../src/modules/connectors/registry.ts");
     const { DEFAULT_CONNECTORS_DIR } = await import("../../../src/config.ts");

@@ -273,6 +273,8 @@ describe("installing a connector over MCP (install_connector)", () => {
     const { db } = await testDatabase();
     const entry = await db("activity_log").where({ project_id: project, event: "connector_installed" }).first();
     assert.equal(entry.actor_kind, "mcp");
+    const everything = await db("activity_log").where({ team_id: suite.creator.teamId }).select("*");
+    assert.ok(everything.length > 1 && !JSON.stringify(everything).includes(bot.token), "no entry (the tool invocation included) holds the token");
     const unknown = await caller.call("install_connector", { path: { project, key: "myspace" }, body: {} });
     assert.equal(unknown.ok, false);
     assert.equal(!unknown.ok && unknown.code, "RESOURCE_NOT_FOUND");

@@ -5,7 +5,7 @@
 // activity entry on the project and its event; neither ever holds a credential.
 import { randomUUID } from "node:crypto";
 import { ApiError, domainRefusal, mergeFieldErrors, emptyFieldErrors, addFieldError, validationFailed } from "../../errors.ts";
-import type { DomainContext } from "../../db/tenant.ts";
+import { unscoped, type DomainContext } from "../../db/tenant.ts";
 import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
 import { encrypt } from "../../security/crypto.ts";
 import { recordActivity } from "../activity/activity-log.ts";
@@ -81,10 +81,25 @@ async function installationOf(ctx: DomainContext, env: ConnectorEnvironment, pro
   return row;
 }
 
+/**
+ * A bot (an account members open through a bot URL) answers one installation: the platform sends
+ * its updates to one place. Another installation's bot is refused, naming the credential.
+ */
+async function refuseBotInUse(ctx: DomainContext, key: string, account: VerifiedAccount, except: string | null) {
+  if (!account.botUrl) return;
+  const other = await unscoped(ctx, "a bot serves one installation, whichever team installed it first")("connector_installations")
+    .where({ connector_key: key, platform_account_id: account.accountId })
+    .whereNotNull("bot_url")
+    .modify((q) => (except ? q.whereNot({ id: except }) : q))
+    .first("id");
+  if (other) throw validationFailed({ "fields.bot_token": [`the bot ${account.accountName} is already connected to another project; create a bot for this one`] });
+}
+
 /** The driver's verdict on the credentials, as the API answers a refusal. */
-async function verify(driver: ConnectorDriver, key: string, input: InstallInput): Promise<VerifiedAccount> {
+async function verify(ctx: DomainContext, driver: ConnectorDriver, key: string, input: InstallInput, except: string | null): Promise<VerifiedAccount> {
+  let account: VerifiedAccount;
   try {
-    return await driver.verify(input);
+    account = await driver.verify(input);
   } catch (err) {
     if (!(err instanceof PlatformError)) throw err;
     if (err.kind === "unauthorized" && err.field) throw validationFailed({ [err.field]: [err.message] }, "The platform refused the credentials.");
@@ -93,6 +108,8 @@ async function verify(driver: ConnectorDriver, key: string, input: InstallInput)
     ];
     throw domainRefusal(err.message, { connector: key, reason: reason ?? "platform_refused" });
   }
+  await refuseBotInUse(ctx, key, account, except);
+  return account;
 }
 
 const SORT: Record<string, string> = { created_at: "created_at", connector: "connector_key" };
@@ -177,7 +194,7 @@ export async function installConnector(
   if (install.mode !== "oauth" && body.oauth) addFieldError(errors, "oauth", `${pkg.manifest.name} does not install through OAuth`);
   if (Object.keys(errors).length) throw validationFailed(errors);
 
-  const account = await verify(driver, key, { fields: fields.values, oauth: body.oauth ?? null });
+  const account = await verify(ctx, driver, key, { fields: fields.values, oauth: body.oauth ?? null }, null);
   const id = randomUUID();
   const row: InstallationRow = {
     id,
@@ -241,7 +258,7 @@ export async function updateInstallation(
   }
   if (Object.keys(errors).length) throw validationFailed(errors);
   if (fields) {
-    const account = await verify(driver, key, { fields, oauth: null });
+    const account = await verify(ctx, driver, key, { fields, oauth: null }, row.id);
     Object.assign(changes, {
       platform_account_id: account.accountId,
       platform_account_name: account.accountName,

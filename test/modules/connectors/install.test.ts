@@ -7,15 +7,14 @@ import { credentialsBinding } from "../../../src/modules/connectors/installation
 import { ApiClient, expectError } from "../../helpers/http.ts";
 import { createTestCreator, tokenFor } from "../../helpers/fixtures.ts";
 import { startApi, TEST_APP_KEY } from "../../helpers/server.ts";
-import { startMcp, type RunningMcp } from "../../helpers/mcp.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
 import { newDiscordAuthorization, newTelegramBot, testPlatform } from "../../helpers/platforms.ts";
 import { startFakePlatform } from "../../../src/modules/connectors/fake-platform.ts";
 import { fakePlatformEndpoints } from "../../../src/modules/connectors/platforms.ts";
-import { CallerFactory, expectReached } from "../../tenancy/callers.ts";
-import { installationRow, installPath, installTelegram, newProject } from "./support.ts";
+import { expectReached } from "../../tenancy/callers.ts";
+import { installationRow, installPath, installTelegram, newProject, useMcpBeside } from "./support.ts";
 
 const DISCORD_REDIRECT = "https://app.example.test/connectors/discord/callback";
 
@@ -98,6 +97,24 @@ describe("installing a connector", () => {
     await installTelegram(suite.client, project);
     const twice = expectError(await suite.client.post(installPath(project), body), 422, "VALIDATION_FAILED");
     assert.deepEqual(twice.context, { reason: "already_installed", connector: "telegram", project_id: project });
+  });
+
+  it("connects a bot to one project only, whichever team asks; the project that runs it may present its token again", async () => {
+    const first = await newProject(suite.creator);
+    const { installation, bot } = await installTelegram(suite.client, first);
+    const second = await newProject(suite.creator);
+    const other = await createTestCreator({ label: "install-bot-thief" });
+    for (const [client, project] of [
+      [suite.client, second],
+      [new ApiClient(suite.api.url, other.token), other.projectIds[0]!],
+    ] as const) {
+      const error = expectError(await client.post(installPath(project), { fields: { bot_token: bot.token } }), 422, "VALIDATION_FAILED");
+      assert.deepEqual(Object.keys(error.fields), ["fields.bot_token"]);
+      assert.equal(await installationRow(project), undefined);
+    }
+    const again = await suite.client.request("PATCH", installPath(first), { body: { fields: { bot_token: bot.token } } });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.bot_url, installation.bot_url);
   });
 
   it("refuses a paused connector with 422 CONNECTOR_UNAVAILABLE", async () => {
@@ -242,20 +259,11 @@ describe("installing a connector", () => {
 });
 
 describe("installing a connector over MCP (install_connector)", () => {
-  let mcp: RunningMcp;
-  let callers: CallerFactory;
   const suite = useApiWithCreator({ creator: { label: "install-mcp" } });
-  before(async () => {
-    mcp = await startMcp({ baseUrl: suite.api.url });
-    callers = new CallerFactory(suite.api.url, mcp);
-  });
-  after(async () => {
-    await callers?.close();
-    await mcp?.close();
-  });
+  const mcp = useMcpBeside(suite);
 
   it("installs with the tool, records the invocation as mcp, and refuses an unknown key with the same envelope", async () => {
-    const caller = await callers.caller("mcp", suite.creator.token, "the creator");
+    const caller = await mcp.creator();
     const project = await newProject(suite.creator);
     const bot = await newTelegramBot();
     const body = expectReached(
@@ -265,6 +273,8 @@ describe("installing a connector over MCP (install_connector)", () => {
     const { db } = await testDatabase();
     const entry = await db("activity_log").where({ project_id: project, event: "connector_installed" }).first();
     assert.equal(entry.actor_kind, "mcp");
+    const everything = await db("activity_log").where({ team_id: suite.creator.teamId }).select("*");
+    assert.ok(everything.length > 1 && !JSON.stringify(everything).includes(bot.token), "no entry (the tool invocation included) holds the token");
     const unknown = await caller.call("install_connector", { path: { project, key: "myspace" }, body: {} });
     assert.equal(unknown.ok, false);
     assert.equal(!unknown.ok && unknown.code, "RESOURCE_NOT_FOUND");

@@ -7,6 +7,10 @@ import { testDatabase } from "../../helpers/backends.ts";
 import type { ApiClient } from "../../helpers/http.ts";
 import type { TestCreator } from "../../helpers/fixtures.ts";
 import { newTelegramBot } from "../../helpers/platforms.ts";
+import { startMcp, type RunningMcp } from "../../helpers/mcp.ts";
+import type { ApiSuite } from "../../helpers/suite.ts";
+import { CallerFactory } from "../../tenancy/callers.ts";
+import type { Caller } from "../../tenancy/types.ts";
 
 export const installPath = (project: string, key = "telegram") => `/v1/projects/${project}/connectors/${key}`;
 
@@ -45,4 +49,19 @@ export async function removeInstallation(project: string, key = "telegram") {
 export async function projectExists(project: string) {
   const { db } = await testDatabase();
   return (await db("projects").where({ id: project }).first("id")) !== undefined;
+}
+
+/** In the calling describe's hooks: an MCP surface beside the suite's API; `creator()` calls it with the suite creator's full token. */
+export function useMcpBeside(suite: ApiSuite): { creator(): Promise<Caller> } {
+  let mcp: RunningMcp;
+  let callers: CallerFactory;
+  before(async () => {
+    mcp = await startMcp({ baseUrl: suite.api.url });
+    callers = new CallerFactory(suite.api.url, mcp);
+  });
+  after(async () => {
+    await callers?.close();
+    await mcp?.close();
+  });
+  return { creator: () => callers.caller("mcp", suite.creator.token, "the creator") };
 }

@@ -4,7 +4,9 @@ import type { OperationContext } from "../src/pipeline/context.ts";
 import { handlers as account } from "../src/modules/account/handlers.ts";
 import { handlers as activity } from "../src/modules/activity/handlers.ts";
 import { handlers as connectors } from "../src/modules/connectors/handlers.ts";
+import { handlers as coupons } from "../src/modules/coupons/handlers.ts";
 import { handlers as groups } from "../src/modules/groups/handlers.ts";
+import { handlers as passWindows } from "../src/modules/pass-windows/handlers.ts";
 import { handlers as paymentMethods } from "../src/modules/payment-methods/handlers.ts";
 import { handlers as plans } from "../src/modules/plans/handlers.ts";
 import { handlers as resources } from "../src/modules/resources/handlers.ts";
@@ -18,7 +20,9 @@ export const handlers: Handlers<OperationContext> = {
   ...account,
   ...activity,
   ...connectors,
+  ...coupons,
   ...groups,
+  ...passWindows,
   ...paymentMethods,
   ...plans,
   ...resources,

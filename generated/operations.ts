@@ -2,7 +2,7 @@
 import type { operations } from "./openapi.d.ts";
 import type { AbilityValue, Enforcement } from "./catalog.ts";
 
-export type OperationId = "archive_plan" | "create_group" | "create_plan" | "create_resource" | "create_role" | "create_team" | "create_token" | "delete_group" | "delete_payment_method" | "delete_plan" | "delete_resource" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_current_team" | "get_group" | "get_payment_method" | "get_plan" | "get_resource" | "get_role" | "get_team" | "get_team_member" | "invite_team_member" | "list_alert_destinations" | "list_connectors" | "list_groups" | "list_identities" | "list_payment_methods" | "list_plans" | "list_resources" | "list_roles" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "publish_plan" | "remove_team_member" | "replace_alert_destinations" | "unlink_identity" | "update_group" | "update_payment_method" | "update_plan" | "update_resource" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
+export type OperationId = "archive_plan" | "create_coupon" | "create_group" | "create_pass_window" | "create_plan" | "create_resource" | "create_role" | "create_team" | "create_token" | "delete_coupon" | "delete_group" | "delete_pass_window" | "delete_payment_method" | "delete_plan" | "delete_resource" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_coupon" | "get_current_team" | "get_group" | "get_pass_window" | "get_payment_method" | "get_plan" | "get_resource" | "get_role" | "get_team" | "get_team_member" | "invite_team_member" | "list_alert_destinations" | "list_connectors" | "list_coupons" | "list_groups" | "list_identities" | "list_pass_windows" | "list_payment_methods" | "list_plans" | "list_resources" | "list_roles" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "publish_plan" | "remove_team_member" | "replace_alert_destinations" | "unlink_identity" | "update_coupon" | "update_group" | "update_pass_window" | "update_payment_method" | "update_plan" | "update_resource" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
 
 /** The operations of each area (spec/openapi/areas/<area>.yaml; handlers in src/modules/<area>/handlers.ts). */
@@ -10,7 +10,9 @@ export interface AreaOperations {
   "account": "list_alert_destinations" | "list_identities" | "replace_alert_destinations" | "unlink_identity";
   "activity": "get_activity_log";
   "connectors": "list_connectors";
+  "coupons": "create_coupon" | "delete_coupon" | "get_coupon" | "list_coupons" | "update_coupon";
   "groups": "create_group" | "delete_group" | "get_group" | "list_groups" | "update_group";
+  "pass-windows": "create_pass_window" | "delete_pass_window" | "get_pass_window" | "list_pass_windows" | "update_pass_window";
   "payment-methods": "delete_payment_method" | "get_payment_method" | "list_payment_methods" | "update_payment_method";
   "plans": "archive_plan" | "create_plan" | "delete_plan" | "get_plan" | "list_plans" | "publish_plan" | "update_plan";
   "resources": "create_resource" | "delete_resource" | "get_resource" | "list_resources" | "update_resource";
@@ -49,13 +51,17 @@ export interface OperationSpec {
 
 export const operationTable = {
   archive_plan: {"id":"archive_plan","method":"POST","path":"/v1/projects/{project}/plans/{plan}/archive","routePath":"/v1/projects/:project/plans/:plan/archive","summary":"Archive a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
+  create_coupon: {"id":"create_coupon","method":"POST","path":"/v1/projects/{project}/coupons","routePath":"/v1/projects/:project/coupons","summary":"Create a coupon","tags":["Coupons"],"area":"coupons","ability":"project-coupon:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project"],"queryParams":[],"body":"required","pagination":null},
   create_group: {"id":"create_group","method":"POST","path":"/v1/groups","routePath":"/v1/groups","summary":"Create a group","tags":["Groups"],"area":"groups","ability":"group:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  create_pass_window: {"id":"create_pass_window","method":"POST","path":"/v1/projects/{project}/plans/{plan}/pass-windows","routePath":"/v1/projects/:project/plans/:plan/pass-windows","summary":"Add a pass window to a plan","tags":["Pass windows"],"area":"pass-windows","ability":"pass-window:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":"required","pagination":null},
   create_plan: {"id":"create_plan","method":"POST","path":"/v1/projects/{project}/plans","routePath":"/v1/projects/:project/plans","summary":"Create a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project"],"queryParams":[],"body":"required","pagination":null},
   create_resource: {"id":"create_resource","method":"POST","path":"/v1/projects/{project}/resources","routePath":"/v1/projects/:project/resources","summary":"Add a resource to a project","tags":["Resources"],"area":"resources","ability":"project-resource:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project"],"queryParams":[],"body":"required","pagination":null},
   create_role: {"id":"create_role","method":"POST","path":"/v1/roles","routePath":"/v1/roles","summary":"Create a custom role","tags":["Roles"],"area":"roles","ability":"role:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_team: {"id":"create_team","method":"POST","path":"/v1/teams","routePath":"/v1/teams","summary":"Create a team","tags":["Teams"],"area":"teams","ability":"team:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_token: {"id":"create_token","method":"POST","path":"/v1/tokens","routePath":"/v1/tokens","summary":"Mint a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:create","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  delete_coupon: {"id":"delete_coupon","method":"DELETE","path":"/v1/projects/{project}/coupons/{coupon}","routePath":"/v1/projects/:project/coupons/:coupon","summary":"Delete a coupon","tags":["Coupons"],"area":"coupons","ability":"project-coupon:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","coupon"],"queryParams":[],"body":null,"pagination":null},
   delete_group: {"id":"delete_group","method":"DELETE","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Delete a group","tags":["Groups"],"area":"groups","ability":"group:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["group"],"queryParams":[],"body":null,"pagination":null},
+  delete_pass_window: {"id":"delete_pass_window","method":"DELETE","path":"/v1/projects/{project}/plans/{plan}/pass-windows/{pass_window}","routePath":"/v1/projects/:project/plans/:plan/pass-windows/:pass_window","summary":"Delete a pass window","tags":["Pass windows"],"area":"pass-windows","ability":"pass-window:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","plan","pass_window"],"queryParams":[],"body":null,"pagination":null},
   delete_payment_method: {"id":"delete_payment_method","method":"DELETE","path":"/v1/projects/{project}/payment-methods/{payment_method}","routePath":"/v1/projects/:project/payment-methods/:payment_method","summary":"Delete a payment method","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","payment_method"],"queryParams":[],"body":null,"pagination":null},
   delete_plan: {"id":"delete_plan","method":"DELETE","path":"/v1/projects/{project}/plans/{plan}","routePath":"/v1/projects/:project/plans/:plan","summary":"Delete a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
   delete_resource: {"id":"delete_resource","method":"DELETE","path":"/v1/projects/{project}/resources/{resource}","routePath":"/v1/projects/:project/resources/:resource","summary":"Delete a resource","tags":["Resources"],"area":"resources","ability":"project-resource:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","resource"],"queryParams":[],"body":null,"pagination":null},
@@ -63,8 +69,10 @@ export const operationTable = {
   delete_team: {"id":"delete_team","method":"DELETE","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Delete a team","tags":["Teams"],"area":"teams","ability":"team:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   delete_token: {"id":"delete_token","method":"DELETE","path":"/v1/tokens/{id}","routePath":"/v1/tokens/:id","summary":"Delete a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
   get_activity_log: {"id":"get_activity_log","method":"GET","path":"/v1/activity","routePath":"/v1/activity","summary":"Read the activity log of one subject","tags":["Activity"],"area":"activity","ability":"activity:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["subject_type","subject_id","limit"],"body":null,"pagination":null},
+  get_coupon: {"id":"get_coupon","method":"GET","path":"/v1/projects/{project}/coupons/{coupon}","routePath":"/v1/projects/:project/coupons/:coupon","summary":"Get a coupon","tags":["Coupons"],"area":"coupons","ability":"project-coupon:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","coupon"],"queryParams":[],"body":null,"pagination":null},
   get_current_team: {"id":"get_current_team","method":"GET","path":"/v1/teams/current","routePath":"/v1/teams/current","summary":"Get the token's team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   get_group: {"id":"get_group","method":"GET","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Get a group","tags":["Groups"],"area":"groups","ability":"group:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":null,"pagination":null},
+  get_pass_window: {"id":"get_pass_window","method":"GET","path":"/v1/projects/{project}/plans/{plan}/pass-windows/{pass_window}","routePath":"/v1/projects/:project/plans/:plan/pass-windows/:pass_window","summary":"Get a pass window","tags":["Pass windows"],"area":"pass-windows","ability":"pass-window:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan","pass_window"],"queryParams":[],"body":null,"pagination":null},
   get_payment_method: {"id":"get_payment_method","method":"GET","path":"/v1/projects/{project}/payment-methods/{payment_method}","routePath":"/v1/projects/:project/payment-methods/:payment_method","summary":"Get a payment method","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","payment_method"],"queryParams":[],"body":null,"pagination":null},
   get_plan: {"id":"get_plan","method":"GET","path":"/v1/projects/{project}/plans/{plan}","routePath":"/v1/projects/:project/plans/:plan","summary":"Get a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
   get_resource: {"id":"get_resource","method":"GET","path":"/v1/projects/{project}/resources/{resource}","routePath":"/v1/projects/:project/resources/:resource","summary":"Get a resource","tags":["Resources"],"area":"resources","ability":"project-resource:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","resource"],"queryParams":[],"body":null,"pagination":null},
@@ -74,8 +82,10 @@ export const operationTable = {
   invite_team_member: {"id":"invite_team_member","method":"POST","path":"/v1/teams/{team}/members","routePath":"/v1/teams/:team/members","summary":"Invite someone to the team","tags":["Teams"],"area":"teams","ability":"team-member:invite","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["team"],"queryParams":[],"body":"required","pagination":null},
   list_alert_destinations: {"id":"list_alert_destinations","method":"GET","path":"/v1/me/alert-destinations","routePath":"/v1/me/alert-destinations","summary":"List where alerts go","tags":["Account"],"area":"account","ability":"account:read","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   list_connectors: {"id":"list_connectors","method":"GET","path":"/v1/connectors","routePath":"/v1/connectors","summary":"List the connector catalog","tags":["Connectors"],"area":"connectors","ability":"project-connector:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","added_at","name","key"],"defaultSortDirection":"desc"}},
+  list_coupons: {"id":"list_coupons","method":"GET","path":"/v1/projects/{project}/coupons","routePath":"/v1/projects/:project/coupons","summary":"List a project's coupons","tags":["Coupons"],"area":"coupons","ability":"project-coupon:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code"],"defaultSortDirection":"desc"}},
   list_groups: {"id":"list_groups","method":"GET","path":"/v1/groups","routePath":"/v1/groups","summary":"List the team's groups","tags":["Groups"],"area":"groups","ability":"group:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code","name"],"defaultSortDirection":"desc"}},
   list_identities: {"id":"list_identities","method":"GET","path":"/v1/me/identities","routePath":"/v1/me/identities","summary":"List the creator's linked identities","tags":["Account"],"area":"account","ability":"account:read","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
+  list_pass_windows: {"id":"list_pass_windows","method":"GET","path":"/v1/projects/{project}/plans/{plan}/pass-windows","routePath":"/v1/projects/:project/plans/:plan/pass-windows","summary":"List a plan's pass windows","tags":["Pass windows"],"area":"pass-windows","ability":"pass-window:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","starts_at","name"],"defaultSortDirection":"desc"}},
   list_payment_methods: {"id":"list_payment_methods","method":"GET","path":"/v1/projects/{project}/payment-methods","routePath":"/v1/projects/:project/payment-methods","summary":"List a project's payment methods","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","provider"],"defaultSortDirection":"desc"}},
   list_plans: {"id":"list_plans","method":"GET","path":"/v1/projects/{project}/plans","routePath":"/v1/projects/:project/plans","summary":"List a project's plans","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","price"],"defaultSortDirection":"desc"}},
   list_resources: {"id":"list_resources","method":"GET","path":"/v1/projects/{project}/resources","routePath":"/v1/projects/:project/resources","summary":"List a project's resources","tags":["Resources"],"area":"resources","ability":"project-resource:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","title"],"defaultSortDirection":"desc"}},
@@ -89,7 +99,9 @@ export const operationTable = {
   remove_team_member: {"id":"remove_team_member","method":"DELETE","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Remove a member","tags":["Teams"],"area":"teams","ability":"team-member:remove","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
   replace_alert_destinations: {"id":"replace_alert_destinations","method":"PUT","path":"/v1/me/alert-destinations","routePath":"/v1/me/alert-destinations","summary":"Replace where alerts go","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   unlink_identity: {"id":"unlink_identity","method":"DELETE","path":"/v1/me/identities/{identity}","routePath":"/v1/me/identities/:identity","summary":"Unlink an identity","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":true,"mcp":false,"successStatus":204,"successBody":false,"pathParams":["identity"],"queryParams":[],"body":null,"pagination":null},
+  update_coupon: {"id":"update_coupon","method":"PATCH","path":"/v1/projects/{project}/coupons/{coupon}","routePath":"/v1/projects/:project/coupons/:coupon","summary":"Change a coupon","tags":["Coupons"],"area":"coupons","ability":"project-coupon:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","coupon"],"queryParams":[],"body":"required","pagination":null},
   update_group: {"id":"update_group","method":"PATCH","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Change a group","tags":["Groups"],"area":"groups","ability":"group:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":"required","pagination":null},
+  update_pass_window: {"id":"update_pass_window","method":"PATCH","path":"/v1/projects/{project}/plans/{plan}/pass-windows/{pass_window}","routePath":"/v1/projects/:project/plans/:plan/pass-windows/:pass_window","summary":"Change a pass window","tags":["Pass windows"],"area":"pass-windows","ability":"pass-window:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan","pass_window"],"queryParams":[],"body":"required","pagination":null},
   update_payment_method: {"id":"update_payment_method","method":"PATCH","path":"/v1/projects/{project}/payment-methods/{payment_method}","routePath":"/v1/projects/:project/payment-methods/:payment_method","summary":"Change a payment method","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","payment_method"],"queryParams":[],"body":"required","pagination":null},
   update_plan: {"id":"update_plan","method":"PATCH","path":"/v1/projects/{project}/plans/{plan}","routePath":"/v1/projects/:project/plans/:plan","summary":"Change a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":"required","pagination":null},
   update_resource: {"id":"update_resource","method":"PATCH","path":"/v1/projects/{project}/resources/{resource}","routePath":"/v1/projects/:project/resources/:resource","summary":"Change a resource","tags":["Resources"],"area":"resources","ability":"project-resource:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","resource"],"queryParams":[],"body":"required","pagination":null},
@@ -111,11 +123,23 @@ export interface OperationIO {
     body: undefined;
     output: operations["archive_plan"]["responses"][200]["content"]["application/json"];
   };
+  create_coupon: {
+    path: operations["create_coupon"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: WithDefaults<NonNullable<operations["create_coupon"]["requestBody"]>["content"]["application/json"], "active">;
+    output: operations["create_coupon"]["responses"][201]["content"]["application/json"];
+  };
   create_group: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: NonNullable<operations["create_group"]["requestBody"]>["content"]["application/json"];
     output: operations["create_group"]["responses"][201]["content"]["application/json"];
+  };
+  create_pass_window: {
+    path: operations["create_pass_window"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["create_pass_window"]["requestBody"]>["content"]["application/json"];
+    output: operations["create_pass_window"]["responses"][201]["content"]["application/json"];
   };
   create_plan: {
     path: operations["create_plan"]["parameters"]["path"];
@@ -147,8 +171,20 @@ export interface OperationIO {
     body: NonNullable<operations["create_token"]["requestBody"]>["content"]["application/json"];
     output: operations["create_token"]["responses"][201]["content"]["application/json"];
   };
+  delete_coupon: {
+    path: operations["delete_coupon"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
   delete_group: {
     path: operations["delete_group"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
+  delete_pass_window: {
+    path: operations["delete_pass_window"]["parameters"]["path"];
     query: Record<string, never>;
     body: undefined;
     output: void;
@@ -195,6 +231,12 @@ export interface OperationIO {
     body: undefined;
     output: operations["get_activity_log"]["responses"][200]["content"]["application/json"];
   };
+  get_coupon: {
+    path: operations["get_coupon"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_coupon"]["responses"][200]["content"]["application/json"];
+  };
   get_current_team: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -206,6 +248,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     output: operations["get_group"]["responses"][200]["content"]["application/json"];
+  };
+  get_pass_window: {
+    path: operations["get_pass_window"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_pass_window"]["responses"][200]["content"]["application/json"];
   };
   get_payment_method: {
     path: operations["get_payment_method"]["parameters"]["path"];
@@ -261,6 +309,12 @@ export interface OperationIO {
     body: undefined;
     output: operations["list_connectors"]["responses"][200]["content"]["application/json"];
   };
+  list_coupons: {
+    path: operations["list_coupons"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_coupons"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_coupons"]["responses"][200]["content"]["application/json"];
+  };
   list_groups: {
     path: Record<string, never>;
     query: WithDefaults<NonNullable<operations["list_groups"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
@@ -272,6 +326,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     output: operations["list_identities"]["responses"][200]["content"]["application/json"];
+  };
+  list_pass_windows: {
+    path: operations["list_pass_windows"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_pass_windows"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_pass_windows"]["responses"][200]["content"]["application/json"];
   };
   list_payment_methods: {
     path: operations["list_payment_methods"]["parameters"]["path"];
@@ -351,11 +411,23 @@ export interface OperationIO {
     body: undefined;
     output: void;
   };
+  update_coupon: {
+    path: operations["update_coupon"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_coupon"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_coupon"]["responses"][200]["content"]["application/json"];
+  };
   update_group: {
     path: operations["update_group"]["parameters"]["path"];
     query: Record<string, never>;
     body: NonNullable<operations["update_group"]["requestBody"]>["content"]["application/json"];
     output: operations["update_group"]["responses"][200]["content"]["application/json"];
+  };
+  update_pass_window: {
+    path: operations["update_pass_window"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_pass_window"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_pass_window"]["responses"][200]["content"]["application/json"];
   };
   update_payment_method: {
     path: operations["update_payment_method"]["parameters"]["path"];

@@ -48,7 +48,7 @@ async function resourceIdsOf(ctx: DomainContext, planIds: readonly string[]): Pr
   return byPlan;
 }
 
-async function planRow(ctx: DomainContext, id: string, projectId?: string): Promise<PlanRow> {
+export async function planById(ctx: DomainContext, id: string, projectId?: string): Promise<PlanRow> {
   const query = plansTable.rows(ctx).where({ id });
   if (projectId !== undefined) query.andWhere({ project_id: projectId });
   const row = (await query.first()) as PlanRow | undefined;
@@ -62,7 +62,7 @@ export async function planWithResources(
   planId: string,
   projectId?: string,
 ): Promise<{ plan: PlanRow; resources: ResourceRow[] }> {
-  const plan = await planRow(ctx, planId, projectId);
+  const plan = await planById(ctx, planId, projectId);
   const ids = (await resourceIdsOf(ctx, [planId])).get(planId)!;
   const rows = (await resourcesTable.rows(ctx).whereIn("id", ids).select("*")) as ResourceRow[];
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -90,7 +90,7 @@ export async function listPlans(ctx: DomainContext, projectId: string, window: P
 
 export async function getPlan(ctx: DomainContext, projectId: string, id: string) {
   await requireProject(ctx, projectId);
-  return presented(ctx, await planRow(ctx, id, projectId));
+  return presented(ctx, await planById(ctx, id, projectId));
 }
 
 export interface PlanInput {
@@ -183,7 +183,7 @@ export async function createPlan(ctx: DomainContext, projectId: string, input: P
 
 export async function updatePlan(ctx: DomainContext, projectId: string, id: string, input: Partial<PlanInput>) {
   await requireProject(ctx, projectId);
-  const row = await planRow(ctx, id, projectId);
+  const row = await planById(ctx, id, projectId);
   const next: PlanRow = { ...row, updated_at: ctx.now };
   for (const key of ["name", "description", "billing_cycle", "billing_cycle_count", "trial_days", "access_codes_only"] as const)
     if (input[key] !== undefined) (next as unknown as Record<string, unknown>)[key] = input[key];
@@ -202,7 +202,7 @@ export async function updatePlan(ctx: DomainContext, projectId: string, id: stri
 /** Moves a plan to `status` (a plan already there answers unchanged, with no event). */
 async function movePlan(ctx: DomainContext, projectId: string, id: string, status: "published" | "archived") {
   await requireProject(ctx, projectId);
-  const row = await planRow(ctx, id, projectId);
+  const row = await planById(ctx, id, projectId);
   if (row.status === status) return presented(ctx, row);
   if (status === "published") await requireSellable(ctx, projectId, row.currency, row.billing_cycle);
   const stamp = status === "published" ? { published_at: ctx.now, archived_at: null } : { archived_at: ctx.now };
@@ -221,7 +221,7 @@ export const archivePlan = (ctx: DomainContext, projectId: string, id: string) =
 
 export async function deletePlan(ctx: DomainContext, projectId: string, id: string) {
   await requireProject(ctx, projectId);
-  const row = await planRow(ctx, id, projectId);
+  const row = await planById(ctx, id, projectId);
   if (await subscriptionsTable.rows(ctx).where({ plan_id: id }).first("id"))
     throw domainRefusal("The plan has subscriptions; archive it instead.", { plan_id: id });
   const plan = await presented(ctx, row);

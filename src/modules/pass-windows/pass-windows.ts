@@ -1,0 +1,121 @@
+// The dated windows a plan sells passes for (a creator task of a window is due at its start).
+// Their activity entries are their plan's: pass windows have no activity subject of their own.
+import { randomUUID } from "node:crypto";
+import { notFound, validationFailed } from "../../errors.ts";
+import type { DomainContext } from "../../db/tenant.ts";
+import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
+import { planById } from "../plans/plans.ts";
+import { passWindowsTable, type PassWindowRow } from "../plans/tables.ts";
+import { iso, recordCatalogChange, requireProject } from "../resources/catalog-change.ts";
+
+export function presentPassWindow(row: PassWindowRow) {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    plan_id: row.plan_id,
+    name: row.name,
+    starts_at: iso(row.starts_at)!,
+    ends_at: iso(row.ends_at)!,
+    capacity: row.capacity,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
+  };
+}
+
+export type PassWindow = ReturnType<typeof presentPassWindow>;
+
+/** The plan of the path, in the path's project (404 otherwise). */
+async function requirePlan(ctx: DomainContext, projectId: string, planId: string) {
+  await requireProject(ctx, projectId);
+  return planById(ctx, planId, projectId);
+}
+
+async function windowById(ctx: DomainContext, planId: string, id: string): Promise<PassWindowRow> {
+  const row = (await passWindowsTable.rows(ctx).where({ id, plan_id: planId }).first()) as PassWindowRow | undefined;
+  if (!row) throw notFound("pass window");
+  return row;
+}
+
+const SORT: Record<string, string> = { created_at: "created_at", starts_at: "starts_at", name: "lower(name)" };
+
+export async function listPassWindows(ctx: DomainContext, projectId: string, planId: string, window: PageWindow) {
+  await requirePlan(ctx, projectId, planId);
+  const sort = SORT[window.sortBy] ?? SORT.created_at!;
+  const { rows, total } = await fetchPage<PassWindowRow>(
+    passWindowsTable.rows(ctx).where({ plan_id: planId }).select("*"),
+    window,
+    `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
+  );
+  return { rows: rows.map(presentPassWindow), total };
+}
+
+export async function getPassWindow(ctx: DomainContext, projectId: string, planId: string, id: string) {
+  await requirePlan(ctx, projectId, planId);
+  return presentPassWindow(await windowById(ctx, planId, id));
+}
+
+export interface PassWindowInput {
+  name: string;
+  starts_at: string;
+  ends_at: string;
+  capacity?: number | null;
+}
+
+function checkDates(startsAt: Date, endsAt: Date) {
+  if (endsAt.getTime() <= startsAt.getTime()) throw validationFailed({ ends_at: ["must be after starts_at"] });
+}
+
+export async function createPassWindow(ctx: DomainContext, projectId: string, planId: string, input: PassWindowInput) {
+  await requirePlan(ctx, projectId, planId);
+  const row = {
+    id: randomUUID(),
+    project_id: projectId,
+    plan_id: planId,
+    name: input.name,
+    starts_at: new Date(input.starts_at),
+    ends_at: new Date(input.ends_at),
+    capacity: input.capacity ?? null,
+    created_at: ctx.now,
+    updated_at: ctx.now,
+  };
+  checkDates(row.starts_at, row.ends_at);
+  await passWindowsTable.insert(ctx, row);
+  const window = presentPassWindow({ ...row, team_id: ctx.actor.teamId });
+  await recordWindowChange(ctx, window, "created");
+  return window;
+}
+
+export async function updatePassWindow(ctx: DomainContext, projectId: string, planId: string, id: string, input: Partial<PassWindowInput>) {
+  await requirePlan(ctx, projectId, planId);
+  const row = await windowById(ctx, planId, id);
+  const changes: Partial<PassWindowRow> = { updated_at: ctx.now };
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.starts_at !== undefined) changes.starts_at = new Date(input.starts_at);
+  if (input.ends_at !== undefined) changes.ends_at = new Date(input.ends_at);
+  if (input.capacity !== undefined) changes.capacity = input.capacity;
+  const next = { ...row, ...changes };
+  checkDates(new Date(next.starts_at), new Date(next.ends_at));
+  await passWindowsTable.rows(ctx).where({ id }).update(changes);
+  const window = presentPassWindow(next);
+  await recordWindowChange(ctx, window, "updated");
+  return window;
+}
+
+export async function deletePassWindow(ctx: DomainContext, projectId: string, planId: string, id: string) {
+  await requirePlan(ctx, projectId, planId);
+  const row = await windowById(ctx, planId, id);
+  await passWindowsTable.rows(ctx).where({ id }).delete();
+  await recordWindowChange(ctx, presentPassWindow(row), "deleted");
+}
+
+async function recordWindowChange(ctx: DomainContext, window: PassWindow, action: "created" | "updated" | "deleted") {
+  await recordCatalogChange(ctx, {
+    projectId: window.project_id,
+    subjectType: "plan",
+    subjectId: window.plan_id,
+    activity: `pass_window_${action}`,
+    description: `Pass window ${window.name} ${action}`,
+    event: `pass_window.${action}`,
+    data: { pass_window: window },
+  });
+}

@@ -78,7 +78,7 @@ describe("creator tasks", () => {
     const creator = await createTestCreator({ label: "tasks-list" });
     const client = suite.client.withToken(creator.token);
     const projectId = creator.projectIds[0]!;
-    const subs = [];
+    const subs: Awaited<ReturnType<typeof subscribedMember>>[] = [];
     for (let i = 0; i < 3; i++) subs.push(await subscribedMember(creator, { cycle: i === 2 ? "lifetime" : "month" }));
     const { db } = await testDatabase();
     // Distinct creation times, in creation order.

@@ -12,8 +12,7 @@ import { resourcesTable, type ResourceRow } from "../resources/tables.ts";
 import { openCreatorTask, voidTasksOfGrants, type CreatorTask } from "../creator-tasks/tasks.ts";
 import type { MemberRow } from "../members/tables.ts";
 import { grantsTable, type GrantRow, type SubscriptionRow } from "./tables.ts";
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+import { iso } from "./timestamps.ts";
 
 export function presentGrant(row: GrantRow) {
   return {
@@ -25,7 +24,7 @@ export function presentGrant(row: GrantRow) {
     status: row.status,
     granted_at: iso(row.granted_at),
     revoked_at: iso(row.revoked_at),
-    created_at: iso(row.created_at)!,
+    created_at: iso(row.created_at),
   };
 }
 

@@ -183,6 +183,12 @@ describe("access codes: redemption", () => {
       [["member.resource_added", grants[0]!.id]],
     );
     events.forEach(assertValidEvent);
+    const { db } = await testDatabase();
+    const entries = await db("activity_log").where({ team_id: creator.teamId, event: "grant_fulfilled" }).select("subject_id", "properties");
+    assert.deepEqual(
+      entries.map((e: { subject_id: string; properties: any }) => [e.subject_id, e.properties.grant.id]),
+      [[grants[0]!.subscription_id, grants[0]!.id]],
+    );
     await refusedWith(
       asDomain(creator, (ctx) => markGrantFulfilled(ctx, grants[1]!.id)),
       "VALIDATION_FAILED",

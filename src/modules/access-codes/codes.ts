@@ -15,11 +15,10 @@ import { teamTier } from "../teams/tier.ts";
 import { teamsTable } from "../teams/tables.ts";
 import type { Tier } from "../account/creators.ts";
 import { accessCodesTable, type AccessCodeRow, type AccessCodeStatus } from "./tables.ts";
+import { iso } from "../subscriptions/timestamps.ts";
 
 /** Codes a team may generate per calendar month (UTC), by its owner's tier (memberpass-facts 1.2). */
 export const MONTHLY_CODE_QUOTA: Record<Tier, number> = { free: 5, starter: 200, growth: 500 };
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 export function presentAccessCode(row: AccessCodeRow) {
   return {
@@ -33,7 +32,7 @@ export function presentAccessCode(row: AccessCodeRow) {
     redeemed_at: iso(row.redeemed_at),
     redeemed_by_member_id: row.redeemed_by_member_id,
     subscription_id: row.subscription_id,
-    created_at: iso(row.created_at)!,
+    created_at: iso(row.created_at),
   };
 }
 

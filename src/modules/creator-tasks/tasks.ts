@@ -16,8 +16,7 @@ import { issueGrant, lockedGrant } from "../subscriptions/grants.ts";
 import { isLive } from "../members/status.ts";
 import { subscriptionsTable, type GrantRow, type SubscriptionRow } from "../subscriptions/tables.ts";
 import { creatorTasksTable, type CreatorTaskRow } from "./tables.ts";
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+import { iso } from "../subscriptions/timestamps.ts";
 
 function presentTask(
   row: CreatorTaskRow,
@@ -36,7 +35,7 @@ function presentTask(
     due_at: iso(row.due_at),
     completed_at: iso(row.completed_at),
     completed_by_user_id: row.completed_by_user_id,
-    created_at: iso(row.created_at)!,
+    created_at: iso(row.created_at),
   };
 }
 

@@ -9,8 +9,7 @@ import { recordActivity } from "../activity/activity-log.ts";
 import { emitEvent } from "../events/outbox.ts";
 import { assertProjectsVisible } from "../projects/projects.ts";
 import { membersTable, type MemberRow, type MemberStatus } from "./tables.ts";
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+import { iso } from "../subscriptions/timestamps.ts";
 
 /** A member as events carry it: never the email (webhook payloads leave it out). */
 export function memberSummary(row: MemberRow) {
@@ -24,8 +23,8 @@ export function memberSummary(row: MemberRow) {
     ban_reason: row.ban_reason,
     banned_at: iso(row.banned_at),
     joined_at: iso(row.joined_at),
-    created_at: iso(row.created_at)!,
-    updated_at: iso(row.updated_at)!,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
   };
 }
 

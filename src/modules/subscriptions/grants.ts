@@ -6,14 +6,14 @@
 import { randomUUID } from "node:crypto";
 import { domainRefusal, notFound } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
+import { recordActivity } from "../activity/activity-log.ts";
 import { emitEvent } from "../events/outbox.ts";
 import { planResourcesTable, type PlanRow } from "../plans/tables.ts";
 import { resourcesTable, type ResourceRow } from "../resources/tables.ts";
 import { openCreatorTask, voidTasksOfGrants, type CreatorTask } from "../creator-tasks/tasks.ts";
 import type { MemberRow } from "../members/tables.ts";
 import { grantsTable, type GrantRow, type SubscriptionRow } from "./tables.ts";
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+import { iso } from "./timestamps.ts";
 
 export function presentGrant(row: GrantRow) {
   return {
@@ -25,7 +25,7 @@ export function presentGrant(row: GrantRow) {
     status: row.status,
     granted_at: iso(row.granted_at),
     revoked_at: iso(row.revoked_at),
-    created_at: iso(row.created_at)!,
+    created_at: iso(row.created_at),
   };
 }
 
@@ -104,7 +104,16 @@ export async function markGrantFulfilled(ctx: DomainContext, grantId: string): P
   if (grant.status === "revoked") throw domainRefusal("The grant was revoked.", { grant_id: grant.id });
   if (grant.grant_mode === "creator_task")
     throw domainRefusal("A creator_task grant is issued by completing its creator task.", { grant_id: grant.id });
-  return presentGrant(await issueGrant(ctx, grant));
+  const issued = presentGrant(await issueGrant(ctx, grant));
+  await recordActivity(ctx, {
+    event: "grant_fulfilled",
+    description: "The connector gave the member access to a resource",
+    subjectType: "subscription",
+    subjectId: grant.subscription_id,
+    projectId: grant.project_id,
+    properties: { grant: issued },
+  });
+  return issued;
 }
 
 /**

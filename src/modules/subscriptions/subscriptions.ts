@@ -14,8 +14,7 @@ import { refreshMemberStatus } from "../members/status.ts";
 import type { MemberRow } from "../members/tables.ts";
 import { revokeGrants } from "./grants.ts";
 import { subscriptionsTable, type SubscriptionRow, type SubscriptionStatus } from "./tables.ts";
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+import { iso } from "./timestamps.ts";
 
 export function presentSubscription(row: SubscriptionRow) {
   return {
@@ -25,13 +24,13 @@ export function presentSubscription(row: SubscriptionRow) {
     member_id: row.member_id,
     status: row.status,
     source: row.source,
-    started_at: iso(row.started_at)!,
+    started_at: iso(row.started_at),
     trial_ends_at: iso(row.trial_ends_at),
     ends_at: iso(row.ends_at),
     canceled_at: iso(row.canceled_at),
     expired_at: iso(row.expired_at),
-    created_at: iso(row.created_at)!,
-    updated_at: iso(row.updated_at)!,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
   };
 }
 

@@ -9,12 +9,8 @@ export async function sweepTeams(
   due: { table: string; where: (q: any) => void },
   work: (ctx: DomainContext, ids: string[]) => Promise<number>,
 ): Promise<{ changed: number }> {
-  const rows = (await unscoped(
-    job.db,
-    "a scheduled job finds due rows of every team before acting per team",
-  )(due.table)
-    .where(due.where)
-    .select("id", "team_id")) as { id: string; team_id: string }[];
+  const everyTeam = unscoped(job.db, "a job finds due rows of every team before acting per team");
+  const rows = (await everyTeam(due.table).where(due.where).select("id", "team_id")) as { id: string; team_id: string }[];
   const byTeam = new Map<string, string[]>();
   for (const row of rows) byTeam.set(row.team_id, [...(byTeam.get(row.team_id) ?? []), row.id]);
   let changed = 0;

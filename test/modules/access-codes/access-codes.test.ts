@@ -62,7 +62,10 @@ describe("access codes", () => {
         [{ quantity: 1, code: "mine" }, "code"],
       ] as const) {
         const error = expectError(await suite.client.post(codesPath(plan), body), 422, "VALIDATION_FAILED");
-        assert.ok(Object.keys(error.fields ?? {}).some((k) => k.startsWith(field)), `${JSON.stringify(body)}: ${JSON.stringify(error.fields)}`);
+        assert.ok(
+          Object.keys(error.fields ?? {}).some((k) => k.startsWith(field)),
+          `${JSON.stringify(body)}: ${JSON.stringify(error.fields)}`,
+        );
       }
       const draft = await seedPlan(suite.creator, { status: "draft" });
       const refusal = expectError(await suite.client.post(codesPath(draft), { quantity: 1 }), 422, "VALIDATION_FAILED");
@@ -90,17 +93,30 @@ describe("access codes", () => {
       assert.equal((await client.post(codesPath(first), { quantity: 5 })).status, 201);
       const starter = await createTestCreator({ tier: "starter", label: "codes-starter" });
       const starterPlan = await seedPlan(starter);
-      const overStarter = expectError(await new ApiClient(suite.api.url, starter.token).post(codesPath(starterPlan), { quantity: 201 }), 400, "ACCESS_CODE_CAP_EXCEEDED");
+      const overStarter = expectError(
+        await new ApiClient(suite.api.url, starter.token).post(codesPath(starterPlan), { quantity: 201 }),
+        400,
+        "ACCESS_CODE_CAP_EXCEEDED",
+      );
       assert.deepEqual(overStarter.context, { limit: 200, remaining: 200 });
     });
 
     it("answers 401, 403 TOKEN_MISSING_ABILITY, and 404 for another team's plan or a plan of another project", async () => {
       const plan = await seedPlan(suite.creator);
-      await expectCredentialRefusals(suite.client, suite.creator, { method: "POST", path: codesPath(plan), body: { quantity: 1 }, ability: "project-access-code:create" });
+      await expectCredentialRefusals(suite.client, suite.creator, {
+        method: "POST",
+        path: codesPath(plan),
+        body: { quantity: 1 },
+        ability: "project-access-code:create",
+      });
       const other = await createTestCreator({ label: "codes-other" });
       const otherPlan = await seedPlan(other);
       expectError(await suite.client.post(codesPath(otherPlan), { quantity: 1 }), 404, "RESOURCE_NOT_FOUND");
-      expectError(await suite.client.post(codesPath({ projectId: suite.creator.projectIds[1]!, planId: plan.planId }), { quantity: 1 }), 404, "RESOURCE_NOT_FOUND");
+      expectError(
+        await suite.client.post(codesPath({ projectId: suite.creator.projectIds[1]!, planId: plan.planId }), { quantity: 1 }),
+        404,
+        "RESOURCE_NOT_FOUND",
+      );
       const restricted = await tokenFor(suite.creator, ["project-access-code:create"], [suite.creator.projectIds[1]!]);
       expectError(await suite.client.request("POST", codesPath(plan), { body: { quantity: 1 }, token: restricted.token }), 404, "TENANT_MISMATCH");
     });
@@ -122,7 +138,8 @@ describe("access codes", () => {
         assert.ok(!("code" in row), "a list never shows the code");
         assert.ok(!codes.includes(row.code_masked));
       }
-      const byStatus = async (status: string) => (await suite.client.get(`${codesPath(plan)}?status=${status}`)).body.data.map((c: { status: string }) => c.status);
+      const byStatus = async (status: string) =>
+        (await suite.client.get(`${codesPath(plan)}?status=${status}`)).body.data.map((c: { status: string }) => c.status);
       assert.deepEqual(await byStatus("redeemed"), ["redeemed"]);
       assert.deepEqual(await byStatus("unredeemed"), ["unredeemed"]);
       assert.deepEqual(await byStatus("expired"), ["expired"]);
@@ -169,7 +186,11 @@ describe("access codes", () => {
       const plan = await seedPlan(suite.creator);
       const other = await seedPlan(suite.creator);
       const [id] = (await suite.client.post(codesPath(plan), { quantity: 1 })).body.data.codes.map((c: { id: string }) => c.id);
-      await expectCredentialRefusals(suite.client, suite.creator, { method: "DELETE", path: `${codesPath(plan)}/${id}`, ability: "project-access-code:delete" });
+      await expectCredentialRefusals(suite.client, suite.creator, {
+        method: "DELETE",
+        path: `${codesPath(plan)}/${id}`,
+        ability: "project-access-code:delete",
+      });
       expectError(await suite.client.delete(`${codesPath(other)}/${id}`), 404, "RESOURCE_NOT_FOUND");
       const { db } = await testDatabase();
       assert.ok(await db("access_codes").where({ id }).first("id"), "the refused calls left the code");

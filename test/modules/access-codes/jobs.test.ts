@@ -36,7 +36,9 @@ describe("access codes: the expiry job", () => {
     assert.ok((await runJob(scheduledJobs, "access-codes.expire", at)) >= 2, "both teams' due codes");
     const { db } = await testDatabase();
     const statuses = Object.fromEntries(
-      (await db("access_codes").where({ plan_id: plan.planId }).select("code_masked", "status", "expired_at")).map((r: { code_masked: string; status: string }) => [r.code_masked, r]),
+      (await db("access_codes").where({ plan_id: plan.planId }).select("code_masked", "status", "expired_at")).map(
+        (r: { code_masked: string; status: string; expired_at: Date }) => [r.code_masked, r],
+      ),
     );
     const of = (code: string) => statuses[`${code.slice(0, 4)}${"*".repeat(28)}${code.slice(-4)}`];
     assert.equal(of(due!).status, "expired");

@@ -32,7 +32,12 @@ describe("access codes: redemption", () => {
   });
 
   it("creates the member, the subscription and one pending grant per plan resource in order, with a task for the manual perk", async () => {
-    const plan = await seedPlan(creator, { resources: [{ mode: "creator_task", title: "Signed print" }, { mode: "membership", title: "Members chat" }] });
+    const plan = await seedPlan(creator, {
+      resources: [
+        { mode: "creator_task", title: "Signed print" },
+        { mode: "membership", title: "Members chat" },
+      ],
+    });
     const [code] = await codesFor(creator, plan);
     const before = (await eventsOf(creator.teamId)).length;
     const who = account("Ada Lovelace");
@@ -78,9 +83,15 @@ describe("access codes: redemption", () => {
     assert.deepEqual(await codeStatus(plan.planId).then((s) => s.slice(-1)), ["redeemed"]);
 
     const { db } = await testDatabase();
-    const activity = await db("activity_log").where({ team_id: creator.teamId }).whereIn("subject_id", [result.subscription.id, result.member.id]).select("event", "actor_kind");
+    const activity = await db("activity_log")
+      .where({ team_id: creator.teamId })
+      .whereIn("subject_id", [result.subscription.id, result.member.id])
+      .select("event", "actor_kind");
     assert.deepEqual(activity.map((a: { event: string }) => a.event).sort(), ["created", "created", "joined"]);
-    assert.ok(activity.every((a: { actor_kind: string }) => a.actor_kind === "system"), "the bot's path acts as the system");
+    assert.ok(
+      activity.every((a: { actor_kind: string }) => a.actor_kind === "system"),
+      "the bot's path acts as the system",
+    );
   });
 
   it("refuses an unknown code, a code of another project, and a code in another case (ACCESS_CODE_INVALID)", async () => {
@@ -172,6 +183,12 @@ describe("access codes: redemption", () => {
       [["member.resource_added", grants[0]!.id]],
     );
     events.forEach(assertValidEvent);
+    const { db } = await testDatabase();
+    const entries = await db("activity_log").where({ team_id: creator.teamId, event: "grant_fulfilled" }).select("subject_id", "properties");
+    assert.deepEqual(
+      entries.map((e: { subject_id: string; properties: any }) => [e.subject_id, e.properties.grant.id]),
+      [[grants[0]!.subscription_id, grants[0]!.id]],
+    );
     await refusedWith(
       asDomain(creator, (ctx) => markGrantFulfilled(ctx, grants[1]!.id)),
       "VALIDATION_FAILED",

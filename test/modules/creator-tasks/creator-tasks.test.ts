@@ -78,11 +78,14 @@ describe("creator tasks", () => {
     const creator = await createTestCreator({ label: "tasks-list" });
     const client = suite.client.withToken(creator.token);
     const projectId = creator.projectIds[0]!;
-    const subs = [];
+    const subs: Awaited<ReturnType<typeof subscribedMember>>[] = [];
     for (let i = 0; i < 3; i++) subs.push(await subscribedMember(creator, { cycle: i === 2 ? "lifetime" : "month" }));
     const { db } = await testDatabase();
     // Distinct creation times, in creation order.
-    for (const [i, s] of subs.entries()) await db("creator_tasks").where({ id: s.tasks[0]!.id }).update({ created_at: new Date(Date.now() - (10 - i) * 60_000) });
+    for (const [i, s] of subs.entries())
+      await db("creator_tasks")
+        .where({ id: s.tasks[0]!.id })
+        .update({ created_at: new Date(Date.now() - (10 - i) * 60_000) });
     const ids = subs.map((s) => s.tasks[0]!.id);
     await client.post(completePath(projectId, ids[1]!));
     // Cancelling a lifetime purchase ends it at once: its task becomes void.
@@ -120,7 +123,11 @@ describe("creator tasks", () => {
   it("answers 401, 403 TOKEN_MISSING_ABILITY (the subscription abilities), and 404 for another team's task or project", async () => {
     const sub = await subscribedMember(suite.creator);
     const projectId = sub.plan.projectId;
-    await expectCredentialRefusals(suite.client, suite.creator, { method: "GET", path: tasksPath(projectId), ability: "project-subscription:view-any" });
+    await expectCredentialRefusals(suite.client, suite.creator, {
+      method: "GET",
+      path: tasksPath(projectId),
+      ability: "project-subscription:view-any",
+    });
     await expectCredentialRefusals(suite.client, suite.creator, {
       method: "POST",
       path: completePath(projectId, sub.tasks[0]!.id),

@@ -163,14 +163,19 @@ export async function expectCredentialRefusals(
 ): Promise<void> {
   const options = call.body !== undefined ? { body: call.body } : {};
   expectError(await client.request(call.method, call.path, { ...options, token: "" }), 401, "AUTHENTICATION_REQUIRED");
-  const others = [...grantableAbilities].filter((a) => a !== call.ability && !(call.ability.endsWith(":view-any") && a === "project-subscription-plan:view-any"));
+  const others = [...grantableAbilities].filter(
+    (a) => a !== call.ability && !(call.ability.endsWith(":view-any") && a === "project-subscription-plan:view-any"),
+  );
   const { token } = await tokenFor(creator, others);
   const error = expectError(await client.request(call.method, call.path, { ...options, token }), 403, "TOKEN_MISSING_ABILITY");
   assert.equal(error.context.required_ability, call.ability);
 }
 
 /** The team's activity entries about `subjectId`, oldest first. */
-export async function activityOf(teamId: string, subjectId: string): Promise<{ event: string; subject_type: string; actor_kind: string; causer_id: string | null; properties: any }[]> {
+export async function activityOf(
+  teamId: string,
+  subjectId: string,
+): Promise<{ event: string; subject_type: string; actor_kind: string; causer_id: string | null; properties: any }[]> {
   const { db } = await testDatabase();
   return db("activity_log").where({ team_id: teamId, subject_id: subjectId }).whereNot({ event: "tool_invoked" }).orderBy("created_at").select("*");
 }

@@ -29,12 +29,18 @@ describe("subscriptions: the scheduled jobs", () => {
     const row = await db("subscriptions").where({ id: sub.subscription.id }).first();
     assert.equal(row.status, "expired");
     assert.equal(new Date(row.expired_at).toISOString(), at.toISOString());
-    const grants = await db("access_grants").where({ subscription_id: sub.subscription.id }).orderBy("created_at").select("status", "platform_synced_at");
+    const grants = await db("access_grants")
+      .where({ subscription_id: sub.subscription.id })
+      .orderBy("created_at")
+      .select("status", "platform_synced_at");
     assert.deepEqual(
       grants.map((g: { status: string }) => g.status),
       ["revoked", "revoked"],
     );
-    assert.ok(grants.every((g: { platform_synced_at: Date | null }) => g.platform_synced_at === null), "the connector has removals to apply");
+    assert.ok(
+      grants.every((g: { platform_synced_at: Date | null }) => g.platform_synced_at === null),
+      "the connector has removals to apply",
+    );
     assert.equal((await db("creator_tasks").where({ grant_id: sub.grants[1]!.id }).first()).status, "void");
     assert.equal((await db("members").where({ id: sub.member.id }).first()).status, "churned");
     const events = (await eventsOf(creator.teamId)).slice(before);

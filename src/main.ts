@@ -87,14 +87,19 @@ async function main() {
   const services = await openServices(config);
   const servers: Server[] = [];
   let worker: JobWorker | null = null;
+  let stopping = false;
   const shutdown = async (signal: string) => {
+    // A signal sent to the process group reaches this process twice under `npm start` (directly,
+    // and relayed by tsx): the repeat must not cut short the running job's graceful stop.
+    if (stopping) return;
+    stopping = true;
     services.logger.info({ signal }, "shutting down");
     await Promise.all([worker?.stop(), ...servers.map((s) => new Promise((r) => s.close(r)))]);
     await services.close();
     process.exit(0);
   };
-  process.once("SIGINT", () => void shutdown("SIGINT"));
-  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
   const creators = await countCreators(services.db);
   const demo = !config.databaseUrl && creators === 0 ? await seedDemo(services.db, services.now()) : null;

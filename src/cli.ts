@@ -44,6 +44,15 @@ function isoTime(raw: string): Date {
   return at;
 }
 
+/** jobs:run's job and time; the run is the worker's, at once and in this process (jobs are idempotent). */
+async function jobToRun(positionals: string[], now: string | undefined) {
+  const [name, ...extra] = positionals;
+  if (!name || extra.length) throw new UsageError("jobs:run takes one job name");
+  const job = (await discoverScheduledJobs()).find((j) => j.name === name);
+  if (!job) throw new ScheduledJobError(`no scheduled job named ${name} (npm run cli -- jobs:list)`);
+  return { job, now: now === undefined ? null : isoTime(now) };
+}
+
 async function main(argv: string[]) {
   const [command, ...rest] = argv;
   const { values, positionals } = parseArgs({
@@ -61,6 +70,9 @@ async function main(argv: string[]) {
     allowPositionals: command === "jobs:run",
   });
   const config = loadConfig();
+  if (command === "jobs:list") return (await discoverScheduledJobs()).map(({ name, cron, description }) => ({ name, cron, description }));
+  // Refused before the database opens: a misspelt name or time touches nothing.
+  const jobRun = command === "jobs:run" ? await jobToRun(positionals, values.now) : null;
   // With the embedded database, this command connects to the running server's socket if there is
   // one (and sees what it sees); alone, it opens the database itself for the command's duration.
   const database = await openConfiguredDatabase({ url: config.databaseUrl, dataDir: config.dataDir, mode: "share" });
@@ -71,18 +83,11 @@ async function main(argv: string[]) {
     switch (command) {
       case "migrate":
         return { applied };
-      case "jobs:list":
-        return (await discoverScheduledJobs()).map(({ name, cron, description }) => ({ name, cron, description }));
       case "jobs:run": {
-        // The same run the worker makes, at once and in this process (jobs are idempotent).
-        const [name, ...extra] = positionals;
-        if (!name || extra.length) throw new UsageError("jobs:run takes one job name");
-        const job = (await discoverScheduledJobs()).find((j) => j.name === name);
-        if (!job) throw new ScheduledJobError(`no scheduled job named ${name} (npm run cli -- jobs:list)`);
-        const at = values.now === undefined ? now : isoTime(values.now);
+        const at = jobRun!.now ?? now;
         const logger = pino(loggerOptions(config.logLevel), pino.destination(2));
-        const { changed } = await runLogged(job, { db, now: at, logger });
-        return { name, now: at.toISOString(), changed };
+        const { changed } = await runLogged(jobRun!.job, { db, now: at, logger });
+        return { name: jobRun!.job.name, now: at.toISOString(), changed };
       }
       case "creator:create": {
         const tier = required(values, "tier").toLowerCase();

@@ -94,15 +94,20 @@ async function main() {
   const platforms = await openPlatforms(config.platforms);
   const servers: Server[] = [];
   let worker: JobWorker | null = null;
+  let stopping = false;
   const shutdown = async (signal: string) => {
+    // A signal sent to the process group reaches this process twice under `npm start` (directly,
+    // and relayed by tsx): the repeat must not cut short the running job's graceful stop.
+    if (stopping) return;
+    stopping = true;
     services.logger.info({ signal }, "shutting down");
     await Promise.all([worker?.stop(), ...servers.map((s) => new Promise((r) => s.close(r)))]);
     await platforms.close();
     await services.close();
     process.exit(0);
   };
-  process.once("SIGINT", () => void shutdown("SIGINT"));
-  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
   const creators = await countCreators(services.db);
   const demo = !config.databaseUrl && creators === 0 ? await seedDemo(services.db, services.now()) : null;

@@ -16,13 +16,10 @@ export const expireInvitations: ScheduledJob = {
   cron: "*/15 * * * *",
   description: "Marks pending team invitations past their expiry date as expired (an activity entry each).",
   async run({ db, now }) {
-    const teams = (await unscoped(
-      db,
-      "the job looks across teams for those with invitations past their date",
-    )("team_invitations")
-      .where({ status: "pending" })
-      .where("expires_at", "<=", now)
-      .distinct("team_id")) as { team_id: string }[];
+    const acrossTeams = unscoped(db, "a job finds the teams that have invitations past their date");
+    const teams = (await acrossTeams("team_invitations").where({ status: "pending" }).where("expires_at", "<=", now).distinct("team_id")) as {
+      team_id: string;
+    }[];
     let changed = 0;
     for (const { team_id: teamId } of teams) {
       changed += await db.transaction(async (trx) => {

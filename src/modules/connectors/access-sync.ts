@@ -28,6 +28,7 @@ interface WorkItem {
   place: string | null;
   title: string;
   user: string | null;
+  member_status: string;
   installation: InstallationRow;
 }
 
@@ -41,7 +42,10 @@ export interface AccessSyncScope {
 export type AccessSyncEnvironment = Pick<ConnectorEnvironment, "platforms" | "appKey">;
 
 async function workItems(db: Db, scope: AccessSyncScope): Promise<WorkItem[]> {
-  const query = unscoped(db, "the connector sweep: grants whose platform side is out of date, across every team")("access_grants as g")
+  const query = unscoped(
+    db,
+    "the connector sweep: grants whose platform side is out of date, across every team",
+  )("access_grants as g")
     .join("resources as r", "r.id", "g.resource_id")
     .join("members as m", "m.id", "g.member_id")
     .join("connector_installations as i", (j) => j.on("i.project_id", "g.project_id").andOn("i.connector_key", "r.connector_key"))
@@ -61,6 +65,7 @@ async function workItems(db: Db, scope: AccessSyncScope): Promise<WorkItem[]> {
       "r.platform_ref as place",
       "r.title",
       "m.external_user_id as user",
+      "m.status as member_status",
       db.raw("row_to_json(i.*) as installation"),
     );
   if (scope.memberId) query.where("g.member_id", scope.memberId);
@@ -77,11 +82,18 @@ async function fulfil(session: PlatformSession, item: WorkItem): Promise<void> {
 async function remove(session: PlatformSession, item: WorkItem): Promise<void> {
   if (!item.place || !item.user || item.granted_at === null) return;
   if (item.grant_mode === "role") return session.removeRole(item.user, item.place);
-  await session.removeMember(item.place, item.user);
+  // A banned member stays banned from the place (a plain removal lets them join again later).
+  await session.removeMember(item.place, item.user, { ban: item.member_status === "banned" });
 }
 
 /** One sweep; answers how many grants it brought in line. */
-export async function syncPlatformAccess(db: Db, env: AccessSyncEnvironment, now: Date, scope: AccessSyncScope = {}, logger?: Logger): Promise<number> {
+export async function syncPlatformAccess(
+  db: Db,
+  env: AccessSyncEnvironment,
+  now: Date,
+  scope: AccessSyncScope = {},
+  logger?: Logger,
+): Promise<number> {
   let changed = 0;
   for (const item of await workItems(db, scope)) {
     try {

@@ -85,7 +85,8 @@ export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Mi
     );
     try {
       await installationSession(deps, installation).sendMessage(String(from.id), reply.text);
-      if (reply.outcome.kind === "redeemed") await syncPlatformAccess(deps.db, deps, now, { memberId: reply.outcome.redemption.member.id }, deps.logger);
+      if (reply.outcome.kind === "redeemed")
+        await syncPlatformAccess(deps.db, deps, now, { memberId: reply.outcome.redemption.member.id }, deps.logger);
     } catch (err) {
       // The change is committed; the answer or the access follows on the connector sweep.
       deps.logger.warn({ installation_id: id, err }, "bot reply or access sync failed after a start");

@@ -14,7 +14,10 @@ import { teamGrantsOf } from "../../roles/grants.ts";
 import { grantsTable, subscriptionsTable, type GrantRow, type SubscriptionRow } from "../../subscriptions/tables.ts";
 import type { StartInput } from "./start.ts";
 
-const COMMANDS: Record<string, { ability: string; run: (ctx: DomainContext, input: StartInput, member: MemberRow, args: string[]) => Promise<{ text: string; done: boolean }> }> = {
+const COMMANDS: Record<
+  string,
+  { ability: string; run: (ctx: DomainContext, input: StartInput, member: MemberRow, args: string[]) => Promise<{ text: string; done: boolean }> }
+> = {
   check: { ability: "project-user:view", run: check },
   ban: { ability: "project-user:update", run: ban },
 };
@@ -43,7 +46,12 @@ async function memberNamed(ctx: DomainContext, input: StartInput, userId: string
 }
 
 /** Runs the command when the account may; null when the link should open the home screen instead. */
-export async function runAdminCommand(ctx: DomainContext, input: StartInput, name: string, args: string[]): Promise<{ text: string; done: boolean } | null> {
+export async function runAdminCommand(
+  ctx: DomainContext,
+  input: StartInput,
+  name: string,
+  args: string[],
+): Promise<{ text: string; done: boolean } | null> {
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name]! : null;
   if (!command || args.length === 0) return null;
   const adminId = await adminOf(ctx, input, command.ability);
@@ -58,13 +66,39 @@ const name = (member: MemberRow) => member.display_name ?? member.external_user_
 const day = (at: Date | null) => (at ? new Date(at).toISOString().slice(0, 10) : "no end");
 
 async function check(ctx: DomainContext, _input: StartInput, member: MemberRow): Promise<{ text: string; done: boolean }> {
-  const subscriptions = (await subscriptionsTable.rows(ctx).where({ member_id: member.id }).orderBy("created_at", "desc").limit(5).select("*")) as SubscriptionRow[];
+  const subscriptions = (await subscriptionsTable
+    .rows(ctx)
+    .where({ member_id: member.id })
+    .orderBy("created_at", "desc")
+    .limit(5)
+    .select("*")) as SubscriptionRow[];
   const plans = new Map(
-    ((await plansTable.rows(ctx).whereIn("id", subscriptions.map((s) => s.plan_id)).select("id", "name")) as { id: string; name: string }[]).map((p) => [p.id, p.name]),
+    (
+      (await plansTable
+        .rows(ctx)
+        .whereIn(
+          "id",
+          subscriptions.map((s) => s.plan_id),
+        )
+        .select("id", "name")) as { id: string; name: string }[]
+    ).map((p) => [p.id, p.name]),
   );
-  const grants = (await grantsTable.rows(ctx).where({ member_id: member.id }).whereNot({ status: "revoked" }).orderBy("created_at").select("*")) as GrantRow[];
+  const grants = (await grantsTable
+    .rows(ctx)
+    .where({ member_id: member.id })
+    .whereNot({ status: "revoked" })
+    .orderBy("created_at")
+    .select("*")) as GrantRow[];
   const titles = new Map(
-    ((await resourcesTable.rows(ctx).whereIn("id", grants.map((g) => g.resource_id)).select("id", "title")) as { id: string; title: string }[]).map((r) => [r.id, r.title]),
+    (
+      (await resourcesTable
+        .rows(ctx)
+        .whereIn(
+          "id",
+          grants.map((g) => g.resource_id),
+        )
+        .select("id", "title")) as { id: string; title: string }[]
+    ).map((r) => [r.id, r.title]),
   );
   const lines = [
     `${name(member)}: ${member.status}`,

@@ -52,15 +52,24 @@ async function portalOf(ctx: DomainContext, input: StartInput): Promise<string> 
 
 function price(plan: PlanRow): string {
   const amount = Number(plan.amount_minor) / 100;
-  const every = plan.billing_cycle === "lifetime" ? "once" : `every ${plan.billing_cycle_count > 1 ? `${plan.billing_cycle_count} ` : ""}${plan.billing_cycle}${plan.billing_cycle_count > 1 ? "s" : ""}`;
+  const every =
+    plan.billing_cycle === "lifetime"
+      ? "once"
+      : `every ${plan.billing_cycle_count > 1 ? `${plan.billing_cycle_count} ` : ""}${plan.billing_cycle}${plan.billing_cycle_count > 1 ? "s" : ""}`;
   return `${amount.toFixed(2)} ${plan.currency} ${every}`;
 }
 
 async function redeemedText(ctx: DomainContext, redemption: Redemption): Promise<string> {
   const titles = new Map<string, string>(
-    ((await resourcesTable.rows(ctx).whereIn("id", redemption.grants.map((g) => g.resource_id)).select("id", "title")) as { id: string; title: string }[]).map(
-      (r) => [r.id, r.title],
-    ),
+    (
+      (await resourcesTable
+        .rows(ctx)
+        .whereIn(
+          "id",
+          redemption.grants.map((g) => g.resource_id),
+        )
+        .select("id", "title")) as { id: string; title: string }[]
+    ).map((r) => [r.id, r.title]),
   );
   const lines = redemption.grants.map((g) =>
     g.grant_mode === "creator_task"

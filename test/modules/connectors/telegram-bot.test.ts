@@ -17,7 +17,7 @@ import { codesFor, seedPlan, type SeededPlan } from "../subscriptions/commerce.t
 import { installTelegram } from "./support.ts";
 
 describe("the Telegram bot", function () {
-  this.timeout(30_000);
+  this.timeout(90_000);
   const suite = useApiWithCreator({ creator: { tier: "growth" } });
   let installation: { id: string; bot_url: string };
   let bot: { id: number };

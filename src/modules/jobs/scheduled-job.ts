@@ -2,12 +2,17 @@
 // jobs in src/modules/<area>/jobs.ts as `export const scheduledJobs: ScheduledJob[]`; the worker
 // finds them there, so adding a job edits no shared list.
 import type { Db } from "../../db/tenant.ts";
+import type { Logger } from "pino";
+import type { AccessSyncEnvironment } from "../connectors/access-sync.ts";
 
 export interface JobRun {
   /** The database (not a transaction): a job opens one transaction per team it changes. */
   db: Db;
   /** The job's clock: every "is it due" decision uses this, never Date.now() (tests inject it). */
   now: Date;
+  /** How the connector drivers reach their platforms (jobs that act on a platform need it). */
+  platformAccess?: AccessSyncEnvironment;
+  logger?: Logger;
 }
 
 export interface ScheduledJob {

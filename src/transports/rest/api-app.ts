@@ -9,6 +9,7 @@ import { requestContext } from "../http/request.ts";
 import type { ClientIpResolver } from "../http/client-ip.ts";
 import { routeFallback } from "../http/route-fallback.ts";
 import { publicDocuments } from "./public-documents.ts";
+import { TELEGRAM_UPDATES_PATH, telegramUpdates } from "./telegram-updates.ts";
 
 export interface ApiAppDeps extends OperationRouteDeps {
   logger: Logger;
@@ -23,6 +24,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   for (const op of operationList) router.register(op.routePath, [op.method], operationRoute(op, deps));
   const documents = publicDocuments(deps.baseUrl, deps.release);
   for (const doc of documents) router.register(doc.path, ["GET"], doc.middleware);
+  router.register(TELEGRAM_UPDATES_PATH, ["POST"], telegramUpdates(deps));
 
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "api", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
   app.use(router.routes());

@@ -1,0 +1,149 @@
+// Brings the platforms in line with the access ledger: the connector's half of a grant. Pending
+// grants of a platform mode are fulfilled (bearer_link: a single-use invite link sent to the member
+// in a private message; role: the role given), then marked granted (member.resource_added).
+// Revoked grants that were granted lose their access on the platform (removed from the place, the
+// role taken), and a banned member is banned from every place of the project. Platform calls run
+// outside any transaction; each item is then marked in its own short transaction, so a call that
+// fails (the platform down, a permission missing) is simply tried again on the next sweep.
+import type { Logger } from "pino";
+import { createDomainContext, systemActor, unscoped, type Db } from "../../db/tenant.ts";
+import { markGrantFulfilled } from "../subscriptions/grants.ts";
+import { grantsTable } from "../subscriptions/tables.ts";
+import { membersTable } from "../members/tables.ts";
+import { PlatformError, type PlatformSession } from "./drivers/driver.ts";
+import type { ConnectorEnvironment } from "./installations.ts";
+import type { InstallationRow } from "./tables.ts";
+import { installationSession } from "./bot/session.ts";
+
+/** Modes whose grants the connector fulfils on the platform (creator_task: the creator does). */
+const FULFILLED = ["bearer_link", "role"] as const;
+
+interface WorkItem {
+  grant_id: string;
+  team_id: string;
+  project_id: string;
+  grant_mode: string;
+  status: "pending" | "revoked";
+  granted_at: Date | null;
+  place: string | null;
+  title: string;
+  user: string | null;
+  member_status: string;
+  installation: InstallationRow;
+}
+
+export interface AccessSyncScope {
+  /** Only this member's grants (the bot syncs right after a redemption); every member when absent. */
+  memberId?: string;
+  /** At most this many grants per sweep. */
+  limit?: number;
+}
+
+export type AccessSyncEnvironment = Pick<ConnectorEnvironment, "platforms" | "appKey">;
+
+async function workItems(db: Db, scope: AccessSyncScope): Promise<WorkItem[]> {
+  const query = unscoped(
+    db,
+    "the connector sweep: grants whose platform side is out of date, across every team",
+  )("access_grants as g")
+    .join("resources as r", "r.id", "g.resource_id")
+    .join("members as m", "m.id", "g.member_id")
+    .join("connector_installations as i", (j) => j.on("i.project_id", "g.project_id").andOn("i.connector_key", "r.connector_key"))
+    .whereNull("g.platform_synced_at")
+    .whereIn("g.grant_mode", [...FULFILLED])
+    .whereIn("g.status", ["pending", "revoked"])
+    .whereRaw("m.connector_key = r.connector_key")
+    .orderBy("g.created_at")
+    .limit(scope.limit ?? 100)
+    .select(
+      "g.id as grant_id",
+      "g.team_id",
+      "g.project_id",
+      "g.grant_mode",
+      "g.status",
+      "g.granted_at",
+      "r.platform_ref as place",
+      "r.title",
+      "m.external_user_id as user",
+      "m.status as member_status",
+      db.raw("row_to_json(i.*) as installation"),
+    );
+  if (scope.memberId) query.where("g.member_id", scope.memberId);
+  return (await query) as WorkItem[];
+}
+
+async function fulfil(session: PlatformSession, item: WorkItem): Promise<void> {
+  if (!item.place || !item.user) throw new PlatformError("refused", "The resource has no place on the platform, or the member no account.");
+  if (item.grant_mode === "role") return session.addRole(item.user, item.place);
+  const link = await session.createInviteLink(item.place);
+  await session.sendMessage(item.user, `Your access to ${item.title}: ${link.url}\nThe link works once, for you.`);
+}
+
+async function remove(session: PlatformSession, item: WorkItem): Promise<void> {
+  if (!item.place || !item.user || item.granted_at === null) return;
+  if (item.grant_mode === "role") return session.removeRole(item.user, item.place);
+  // A banned member stays banned from the place (a plain removal lets them join again later).
+  await session.removeMember(item.place, item.user, { ban: item.member_status === "banned" });
+}
+
+/** One sweep; answers how many grants it brought in line. */
+export async function syncPlatformAccess(
+  db: Db,
+  env: AccessSyncEnvironment,
+  now: Date,
+  scope: AccessSyncScope = {},
+  logger?: Logger,
+): Promise<number> {
+  let changed = 0;
+  for (const item of await workItems(db, scope)) {
+    try {
+      const session = installationSession(env, item.installation);
+      await (item.status === "pending" ? fulfil(session, item) : remove(session, item));
+    } catch (err) {
+      if (!(err instanceof PlatformError)) throw err;
+      logger?.warn({ grant_id: item.grant_id, kind: err.kind, err: err.message }, "platform access not synced; retried on the next sweep");
+      continue;
+    }
+    await db.transaction(async (trx) => {
+      const ctx = createDomainContext(trx, systemActor(item.team_id), now);
+      if (item.status === "pending") await markGrantFulfilled(ctx, item.grant_id);
+      else await grantsTable.rows(ctx).where({ id: item.grant_id }).update({ platform_synced_at: now });
+    });
+    changed++;
+  }
+  return changed + (await syncBans(db, env, now, scope, logger));
+}
+
+/** Banned members (platform side pending): banned from every place of the project on their platform. */
+async function syncBans(db: Db, env: AccessSyncEnvironment, now: Date, scope: AccessSyncScope, logger?: Logger): Promise<number> {
+  const base = unscoped(db, "the connector sweep: members whose ban is not yet applied on the platform, across every team");
+  const query = base("members as m")
+    .join("connector_installations as i", (j) => j.on("i.project_id", "m.project_id").andOn("i.connector_key", "m.connector_key"))
+    .whereNull("m.platform_synced_at")
+    .where("m.status", "banned")
+    .limit(scope.limit ?? 100)
+    .select("m.id", "m.team_id", "m.project_id", "m.external_user_id as user", base.raw("row_to_json(i.*) as installation"));
+  if (scope.memberId) query.where("m.id", scope.memberId);
+  let changed = 0;
+  for (const member of (await query) as { id: string; team_id: string; project_id: string; user: string | null; installation: InstallationRow }[]) {
+    const places = (await base("resources")
+      .where({ project_id: member.project_id, connector_key: member.installation.connector_key })
+      .whereNotNull("platform_ref")
+      .whereIn("grant_mode", ["bearer_link", "membership"])
+      .pluck("platform_ref")) as string[];
+    try {
+      const session = installationSession(env, member.installation);
+      if (member.user) for (const place of places) await session.removeMember(place, member.user, { ban: true });
+    } catch (err) {
+      if (!(err instanceof PlatformError)) throw err;
+      logger?.warn({ member_id: member.id, kind: err.kind, err: err.message }, "ban not applied on the platform; retried on the next sweep");
+      continue;
+    }
+    await db.transaction(async (trx) => {
+      const ctx = createDomainContext(trx, systemActor(member.team_id), now);
+      await membersTable.rows(ctx).where({ id: member.id }).update({ platform_synced_at: now });
+    });
+    changed++;
+  }
+  return changed;
+}

@@ -1,0 +1,118 @@
+// What a connector bot does when a member opens it with a start payload (description: "Start
+// payload handling by the connector bot"). The payload is read by the SDK's readStartPayload, the
+// one reader connector authors use too: `auth_<token>` (a portal sign-in handoff), `-<command>`
+// (an admin command, effective only for a project admin), a bare UUID (a plan of the project, then
+// an access code), anything else the home screen. There is no key=value syntax.
+import { readStartPayload } from "../../../../sdk/src/connector/index.ts";
+import { ApiError } from "../../../errors.ts";
+import { inTransaction, type DomainContext } from "../../../db/tenant.ts";
+import { redeemAccessCode, type Redemption } from "../../access-codes/redeem.ts";
+import type { PlatformAccount } from "../../members/members.ts";
+import { projectsTable } from "../../projects/projects.ts";
+import { plansTable, type PlanRow } from "../../plans/tables.ts";
+import { resourcesTable } from "../../resources/tables.ts";
+import type { InstallationRow } from "../tables.ts";
+import { runAdminCommand } from "./admin.ts";
+
+export type StartOutcome =
+  | { kind: "home" }
+  | { kind: "plan"; planId: string }
+  | { kind: "redeemed"; redemption: Redemption }
+  | { kind: "refused"; code: string }
+  | { kind: "command"; name: string; done: boolean };
+
+export interface StartReply {
+  outcome: StartOutcome;
+  /** The message the bot sends back. */
+  text: string;
+}
+
+export interface StartInput {
+  installation: InstallationRow;
+  account: PlatformAccount;
+  /** The text after "/start ", or null for a bare /start. */
+  payload: string | null;
+  /** The subscriber portal's base address (the project's portal is <portal>/<handle>). */
+  portalUrl: string;
+}
+
+/** A refusal a member can meet on redemption, in the words the bot uses; null for anything else. */
+function refusalText(err: ApiError): string | null {
+  if (err.code === "ACCESS_CODE_EXPIRED") return "This access code has expired.";
+  if (err.code === "ACCESS_CODE_ALREADY_REDEEMED") return "This access code has already been used.";
+  if (err.code === "SUBSCRIPTION_ALREADY_ACTIVE") return "You already have an active membership here.";
+  if (err.code === "VALIDATION_FAILED" && err.context?.reason === "member_banned") return "You cannot join this community.";
+  return null;
+}
+
+async function portalOf(ctx: DomainContext, input: StartInput): Promise<string> {
+  const project = (await projectsTable.rows(ctx).where({ id: input.installation.project_id }).first("handle", "name")) as { handle: string };
+  return `${input.portalUrl.replace(/\/+$/, "")}/${project.handle}`;
+}
+
+function price(plan: PlanRow): string {
+  const amount = Number(plan.amount_minor) / 100;
+  const every =
+    plan.billing_cycle === "lifetime"
+      ? "once"
+      : `every ${plan.billing_cycle_count > 1 ? `${plan.billing_cycle_count} ` : ""}${plan.billing_cycle}${plan.billing_cycle_count > 1 ? "s" : ""}`;
+  return `${amount.toFixed(2)} ${plan.currency} ${every}`;
+}
+
+async function redeemedText(ctx: DomainContext, redemption: Redemption): Promise<string> {
+  const titles = new Map<string, string>(
+    (
+      (await resourcesTable
+        .rows(ctx)
+        .whereIn(
+          "id",
+          redemption.grants.map((g) => g.resource_id),
+        )
+        .select("id", "title")) as { id: string; title: string }[]
+    ).map((r) => [r.id, r.title]),
+  );
+  const lines = redemption.grants.map((g) =>
+    g.grant_mode === "creator_task"
+      ? `• ${titles.get(g.resource_id)}: the creator will hand this over to you personally.`
+      : `• ${titles.get(g.resource_id)}: your invite follows in a moment.`,
+  );
+  return ["Your access code worked: welcome!", ...lines].join("\n");
+}
+
+/** Opens the bot for `input.account` with `input.payload`; changes (a redemption) join `ctx`'s transaction. */
+export async function openStart(ctx: DomainContext, input: StartInput): Promise<StartReply> {
+  const read = readStartPayload(input.payload);
+  const projectId = input.installation.project_id;
+  if (read.kind === "command") {
+    const result = await runAdminCommand(ctx, input, read.name, read.args);
+    if (result) return { outcome: { kind: "command", name: read.name, done: result.done }, text: result.text };
+  }
+  if (read.kind === "uuid") {
+    const plan = (await plansTable.rows(ctx).where({ id: read.value, project_id: projectId, status: "published" }).first()) as PlanRow | undefined;
+    if (plan) {
+      const text = `${plan.name}: ${price(plan)}.\nCheck out on ${await portalOf(ctx, input)}?plan=${plan.id}`;
+      return { outcome: { kind: "plan", planId: plan.id }, text };
+    }
+    try {
+      // A savepoint: a refusal rolls back the redemption's partial writes, not the caller's transaction.
+      const redemption = await inTransaction(ctx, (trx) => redeemAccessCode(trx, { projectId, code: read.value, member: input.account }));
+      return { outcome: { kind: "redeemed", redemption }, text: await redeemedText(ctx, redemption) };
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      // Neither a plan nor a code of this project: the home screen, as for any other payload.
+      if (err.code === "ACCESS_CODE_INVALID") return home(ctx, input, "This link is not valid any more.");
+      const text = refusalText(err);
+      if (!text) throw err;
+      return { outcome: { kind: "refused", code: err.code }, text };
+    }
+  }
+  // auth_<token> (the portal's sign-in handoff) is answered by the portal surface; the bot shows home.
+  return home(ctx, input);
+}
+
+async function home(ctx: DomainContext, input: StartInput, notice?: string): Promise<StartReply> {
+  const settings = (input.installation.settings ?? {}) as Record<string, unknown>;
+  const welcome = typeof settings.welcome_message === "string" && settings.welcome_message ? settings.welcome_message : "Welcome!";
+  const text = `${notice ? `${notice}\n` : ""}${welcome}\nPlans and your memberships: ${await portalOf(ctx, input)}`;
+  return { outcome: { kind: "home" }, text };
+}

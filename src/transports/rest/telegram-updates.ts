@@ -1,0 +1,95 @@
+// Telegram's updates for an installation's bot: POST {base_url}/connectors/telegram/{installation}/updates,
+// the address the bot's webhook is set to (setWebhook with secret_token). Telegram proves itself with
+// the X-Telegram-Bot-Api-Secret-Token header: an HMAC of the installation id under APP_KEY, so no
+// secret is stored and one installation's secret opens nothing else. A /start message runs the
+// bot's start handling (openStart) as a webhook-triggered action, the bot answers in the chat, and
+// the member's platform access is synced at once (the connector sweep retries whatever fails).
+// Telegram retries an update until it gets a 2xx, so every update that was read answers 200, also
+// one the bot ignores.
+import { createHmac } from "node:crypto";
+import type Koa from "koa";
+import type { Logger } from "pino";
+import { createDomainContext, unscoped, type Actor } from "../../db/tenant.ts";
+import { ApiError } from "../../errors.ts";
+import { safeEqual } from "../../security/crypto.ts";
+import { openStart } from "../../modules/connectors/bot/start.ts";
+import { installationSession } from "../../modules/connectors/bot/session.ts";
+import { syncPlatformAccess } from "../../modules/connectors/access-sync.ts";
+import type { InstallationRow } from "../../modules/connectors/tables.ts";
+import type { PipelineDeps } from "../../pipeline/run.ts";
+import { readBodyText } from "../http/body.ts";
+import type { RequestState } from "../http/request.ts";
+
+export const TELEGRAM_UPDATES_PATH = "/connectors/telegram/:installation/updates";
+
+/** The secret_token Telegram sends with every update of this installation (1-256 of A-Za-z0-9_-). */
+export function telegramUpdatesSecret(appKey: Buffer, installationId: string): string {
+  return createHmac("sha256", appKey).update(`telegram-updates:${installationId}`).digest("base64url");
+}
+
+interface TelegramMessage {
+  text?: unknown;
+  chat?: { id?: unknown; type?: unknown };
+  from?: { id?: unknown; first_name?: unknown; last_name?: unknown; username?: unknown; is_bot?: unknown };
+}
+
+/** The start payload of a /start message ("" for a bare /start), or null for any other message. */
+export function startPayloadOf(text: string): string | null {
+  const match = /^\/start(?:@\w+)?(?:\s+(\S+))?\s*$/.exec(text);
+  return match ? (match[1] ?? "") : null;
+}
+
+function displayName(from: NonNullable<TelegramMessage["from"]>): string | null {
+  const full = [from.first_name, from.last_name].filter((p): p is string => typeof p === "string" && p.length > 0).join(" ");
+  return full || (typeof from.username === "string" ? from.username : null);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Middleware {
+  return async (ctx) => {
+    const id = String(ctx.params?.installation ?? "");
+    const notFound = () => new ApiError("RESOURCE_NOT_FOUND", "No installation is reachable at this address.");
+    if (!UUID.test(id)) throw notFound();
+    const offered = ctx.get("x-telegram-bot-api-secret-token");
+    if (!offered || !safeEqual(offered, telegramUpdatesSecret(deps.appKey, id))) throw notFound();
+    const db = unscoped(deps.db, "Telegram's updates: the installation is found by its id, proven by its secret token");
+    const installation = (await db("connector_installations").where({ id, connector_key: "telegram" }).first()) as InstallationRow | undefined;
+    if (!installation) throw notFound();
+    const { text } = await readBodyText(ctx);
+    let update: { message?: TelegramMessage } | null = null;
+    try {
+      update = JSON.parse(text) as { message?: TelegramMessage };
+    } catch {
+      update = null;
+    }
+    ctx.status = 200;
+    ctx.body = {};
+    const message = update?.message;
+    const from = message?.from;
+    if (typeof message?.text !== "string" || message.chat?.type !== "private" || typeof from?.id !== "number" || from.is_bot === true) return;
+    const payload = startPayloadOf(message.text);
+    if (payload === null) return;
+    const now = deps.now();
+    const account = { connectorKey: "telegram", externalUserId: String(from.id), displayName: displayName(from) };
+    const actor: Actor = {
+      userId: null,
+      teamId: installation.team_id,
+      projectIds: null,
+      kind: "webhook",
+      credentialKind: null,
+      requestId: (ctx.state as RequestState).requestId,
+    };
+    const reply = await deps.db.transaction((trx) =>
+      openStart(createDomainContext(trx, actor, now), { installation, account, payload: payload || null, portalUrl: deps.portalUrl }),
+    );
+    try {
+      await installationSession(deps, installation).sendMessage(String(from.id), reply.text);
+      if (reply.outcome.kind === "redeemed")
+        await syncPlatformAccess(deps.db, deps, now, { memberId: reply.outcome.redemption.member.id }, deps.logger);
+    } catch (err) {
+      // The change is committed; the answer or the access follows on the connector sweep.
+      deps.logger.warn({ installation_id: id, err }, "bot reply or access sync failed after a start");
+    }
+  };
+}

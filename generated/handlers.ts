@@ -5,10 +5,12 @@ import { handlers as accessCodes } from "../src/modules/access-codes/handlers.ts
 import { handlers as account } from "../src/modules/account/handlers.ts";
 import { handlers as activity } from "../src/modules/activity/handlers.ts";
 import { handlers as connectors } from "../src/modules/connectors/handlers.ts";
+import { handlers as coupons } from "../src/modules/coupons/handlers.ts";
 import { handlers as creatorTasks } from "../src/modules/creator-tasks/handlers.ts";
 import { handlers as distribution } from "../src/modules/distribution/handlers.ts";
 import { handlers as groups } from "../src/modules/groups/handlers.ts";
 import { handlers as members } from "../src/modules/members/handlers.ts";
+import { handlers as passWindows } from "../src/modules/pass-windows/handlers.ts";
 import { handlers as paymentMethods } from "../src/modules/payment-methods/handlers.ts";
 import { handlers as plans } from "../src/modules/plans/handlers.ts";
 import { handlers as projects } from "../src/modules/projects/handlers.ts";
@@ -25,10 +27,12 @@ export const handlers: Handlers<OperationContext> = {
   ...account,
   ...activity,
   ...connectors,
+  ...coupons,
   ...creatorTasks,
   ...distribution,
   ...groups,
   ...members,
+  ...passWindows,
   ...paymentMethods,
   ...plans,
   ...projects,

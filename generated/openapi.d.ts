@@ -280,6 +280,58 @@ export interface paths {
         patch: operations["update_project_connector"];
         trace?: never;
     };
+    "/v1/projects/{project}/coupons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's coupons
+         * @description The project's coupons, newest first, 25 a page.
+         */
+        get: operations["list_coupons"];
+        put?: never;
+        /**
+         * Create a coupon
+         * @description Creates a coupon with one discount (percent_off or amount_off) for the named plans (or every plan). Emits coupon.created.
+         */
+        post: operations["create_coupon"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/coupons/{coupon}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a coupon
+         * @description One coupon of the project.
+         */
+        get: operations["get_coupon"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a coupon
+         * @description Deletes a coupon; members can no longer enter its code. Emits coupon.deleted.
+         */
+        delete: operations["delete_coupon"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a coupon
+         * @description Renames, suspends or resumes a coupon, or changes its plans, limit or expiry (its code and discount never change). Emits coupon.updated.
+         */
+        patch: operations["update_coupon"];
+        trace?: never;
+    };
     "/v1/projects/{project}/creator-tasks": {
         parameters: {
             query?: never;
@@ -602,6 +654,58 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans/{plan}/pass-windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a plan's pass windows
+         * @description The plan's pass windows, newest first, 25 a page. A token holding project-subscription-plan:view-any may list them too.
+         */
+        get: operations["list_pass_windows"];
+        put?: never;
+        /**
+         * Add a pass window to a plan
+         * @description Adds a dated window the plan sells passes for. Emits pass_window.created.
+         */
+        post: operations["create_pass_window"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/plans/{plan}/pass-windows/{pass_window}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a pass window
+         * @description One pass window of the plan.
+         */
+        get: operations["get_pass_window"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a pass window
+         * @description Deletes a window. Emits pass_window.deleted.
+         */
+        delete: operations["delete_pass_window"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a pass window
+         * @description Renames, moves or resizes a window; ends_at stays after starts_at. Emits pass_window.updated.
+         */
+        patch: operations["update_pass_window"];
         trace?: never;
     };
     "/v1/projects/{project}/plans/{plan}/publish": {
@@ -1154,6 +1258,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "coupon.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A coupon was created
+         * @description A coupon was added to a project.
+         */
+        post: operations["coupon_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "coupon.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A coupon was deleted
+         * @description A coupon was deleted; data carries it as it was.
+         */
+        post: operations["coupon_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "coupon.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A coupon was changed
+         * @description A coupon was renamed, suspended, resumed, or its plans, limit or expiry changed.
+         */
+        post: operations["coupon_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "creator_task.completed": {
         parameters: {
             query?: never;
@@ -1348,6 +1512,66 @@ export interface webhooks {
          * @description The member may subscribe again; old subscriptions are not restored.
          */
         post: operations["member_unbanned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pass_window.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pass window was added
+         * @description A plan got a new pass window.
+         */
+        post: operations["pass_window_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pass_window.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pass window was deleted
+         * @description A window was deleted; data carries it as it was.
+         */
+        post: operations["pass_window_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pass_window.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A pass window was changed
+         * @description A window was renamed, moved or resized; data carries it after the change.
+         */
+        post: operations["pass_window_updated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2350,6 +2574,60 @@ export interface components {
                 changed: ("settings" | "credentials")[];
             };
         };
+        Coupon: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            /** @description What members enter; case-sensitive. */
+            code: string;
+            name: string | null;
+            percent_off: number | null;
+            amount_off: components["schemas"]["Money"] | null;
+            plan_ids: components["schemas"]["CouponPlanIds"];
+            max_redemptions: number | null;
+            redemptions_count: number;
+            /** Format: date-time */
+            expires_at: string | null;
+            active: boolean;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        /** @description Exactly one of percent_off and amount_off. */
+        CouponCreate: {
+            code: string;
+            name?: string | null;
+            percent_off?: number;
+            amount_off?: components["schemas"]["Money"];
+            plan_ids?: components["schemas"]["CouponPlanIds"];
+            max_redemptions?: number | null;
+            /** Format: date-time */
+            expires_at?: string | null;
+            /** @default true */
+            active: boolean;
+        };
+        CouponEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                coupon: components["schemas"]["Coupon"];
+            };
+        };
+        CouponPage: {
+            data: components["schemas"]["Coupon"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @description The project's plans the coupon applies to; empty for every plan. */
+        CouponPlanIds: components["schemas"]["Uuid"][];
+        CouponResponse: {
+            data: components["schemas"]["Coupon"];
+        };
+        CouponUpdate: {
+            name?: string | null;
+            plan_ids?: components["schemas"]["CouponPlanIds"];
+            max_redemptions?: number | null;
+            /** Format: date-time */
+            expires_at?: string | null;
+            active?: boolean;
+        };
         CreatorTask: {
             id: components["schemas"]["Uuid"];
             project_id: components["schemas"]["Uuid"];
@@ -2661,6 +2939,51 @@ export interface components {
         };
         /** @description 1-based page number. */
         PageNumber: number;
+        PassWindow: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            plan_id: components["schemas"]["Uuid"];
+            name: string;
+            starts_at: components["schemas"]["Timestamp"];
+            ends_at: components["schemas"]["Timestamp"];
+            /** @description How many passes the window sells; null for no limit. */
+            capacity: number | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        PassWindowCreate: {
+            name: string;
+            /** Format: date-time */
+            starts_at: string;
+            /**
+             * Format: date-time
+             * @description After starts_at.
+             */
+            ends_at: string;
+            capacity?: number | null;
+        };
+        PassWindowEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                pass_window: components["schemas"]["PassWindow"];
+            };
+        };
+        PassWindowPage: {
+            data: components["schemas"]["PassWindow"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        PassWindowResponse: {
+            data: components["schemas"]["PassWindow"];
+        };
+        PassWindowUpdate: {
+            name?: string;
+            /** Format: date-time */
+            starts_at?: string;
+            /** Format: date-time */
+            ends_at?: string;
+            capacity?: number | null;
+        };
         PaymentMethod: {
             id: components["schemas"]["Uuid"];
             project_id: components["schemas"]["Uuid"];
@@ -4455,6 +4778,235 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    list_coupons: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, code. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of coupons. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CouponPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_coupon: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "WINTER-25",
+                 *       "name": "Winter sale",
+                 *       "percent_off": 25,
+                 *       "max_redemptions": 100,
+                 *       "expires_at": "2027-01-31T23:59:59.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CouponCreate"];
+            };
+        };
+        responses: {
+            /** @description The coupon. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CouponResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_coupon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The coupon's id. */
+                coupon: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The coupon. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CouponResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_coupon: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The coupon's id. */
+                coupon: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_coupon: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The coupon's id. */
+                coupon: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "active": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["CouponUpdate"];
+            };
+        };
+        responses: {
+            /** @description The coupon after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CouponResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     list_creator_tasks: {
         parameters: {
             query?: {
@@ -5612,6 +6164,244 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlanResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_pass_windows: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, starts_at, name. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of pass windows. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassWindowPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_pass_window: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "December workshop",
+                 *       "starts_at": "2026-12-01T09:00:00.000Z",
+                 *       "ends_at": "2026-12-03T17:00:00.000Z",
+                 *       "capacity": 40
+                 *     }
+                 */
+                "application/json": components["schemas"]["PassWindowCreate"];
+            };
+        };
+        responses: {
+            /** @description The pass window. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassWindowResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_pass_window: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+                /** @description The pass window's id. */
+                pass_window: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pass window. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassWindowResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_pass_window: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+                /** @description The pass window's id. */
+                pass_window: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_pass_window: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The plan's id. */
+                plan: components["schemas"]["Uuid"];
+                /** @description The pass window's id. */
+                pass_window: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "capacity": 60
+                 *     }
+                 */
+                "application/json": components["schemas"]["PassWindowUpdate"];
+            };
+        };
+        responses: {
+            /** @description The pass window after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PassWindowResponse"];
                 };
             };
             400: components["responses"]["IdempotencyKeyMissing"];
@@ -7335,6 +8125,150 @@ export interface operations {
             };
         };
     };
+    coupon_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "coupon.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "coupon": {
+                 *           "id": "7d3e2c1b-0a9f-4e8d-b7c6-a5b4c3d2e1f0",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "code": "WINTER-25",
+                 *           "name": "Winter sale",
+                 *           "percent_off": 25,
+                 *           "amount_off": null,
+                 *           "plan_ids": [],
+                 *           "max_redemptions": 100,
+                 *           "redemptions_count": 0,
+                 *           "expires_at": "2027-01-31T23:59:59.000Z",
+                 *           "active": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CouponEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    coupon_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "coupon.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "coupon": {
+                 *           "id": "7d3e2c1b-0a9f-4e8d-b7c6-a5b4c3d2e1f0",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "code": "WINTER-25",
+                 *           "name": "Winter sale",
+                 *           "percent_off": 25,
+                 *           "amount_off": null,
+                 *           "plan_ids": [],
+                 *           "max_redemptions": 100,
+                 *           "redemptions_count": 0,
+                 *           "expires_at": "2027-01-31T23:59:59.000Z",
+                 *           "active": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CouponEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    coupon_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "coupon.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "coupon": {
+                 *           "id": "7d3e2c1b-0a9f-4e8d-b7c6-a5b4c3d2e1f0",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "code": "WINTER-25",
+                 *           "name": "Winter sale",
+                 *           "percent_off": 25,
+                 *           "amount_off": null,
+                 *           "plan_ids": [],
+                 *           "max_redemptions": 100,
+                 *           "redemptions_count": 0,
+                 *           "expires_at": "2027-01-31T23:59:59.000Z",
+                 *           "active": true,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CouponEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     creator_task_completed: {
         parameters: {
             query?: never;
@@ -7810,6 +8744,138 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["MemberEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pass_window_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "pass_window.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "pass_window": {
+                 *           "id": "5c9a1f3e-2b4d-4c6e-8f0a-1b2c3d4e5f60",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "plan_id": "9b2e5f1a-7c3d-4e8f-a1b2-c3d4e5f6a7b8",
+                 *           "name": "December workshop",
+                 *           "starts_at": "2026-12-01T09:00:00.000Z",
+                 *           "ends_at": "2026-12-03T17:00:00.000Z",
+                 *           "capacity": 40,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PassWindowEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pass_window_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "pass_window.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "pass_window": {
+                 *           "id": "5c9a1f3e-2b4d-4c6e-8f0a-1b2c3d4e5f60",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "plan_id": "9b2e5f1a-7c3d-4e8f-a1b2-c3d4e5f6a7b8",
+                 *           "name": "December workshop",
+                 *           "starts_at": "2026-12-01T09:00:00.000Z",
+                 *           "ends_at": "2026-12-03T17:00:00.000Z",
+                 *           "capacity": 40,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PassWindowEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pass_window_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "pass_window.created",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "pass_window": {
+                 *           "id": "5c9a1f3e-2b4d-4c6e-8f0a-1b2c3d4e5f60",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "plan_id": "9b2e5f1a-7c3d-4e8f-a1b2-c3d4e5f6a7b8",
+                 *           "name": "December workshop",
+                 *           "starts_at": "2026-12-01T09:00:00.000Z",
+                 *           "ends_at": "2026-12-03T17:00:00.000Z",
+                 *           "capacity": 40,
+                 *           "created_at": "2026-11-20T10:00:00.000Z",
+                 *           "updated_at": "2026-11-20T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PassWindowEvent"];
             };
         };
         responses: {

@@ -2,7 +2,7 @@
 import type { operations } from "./openapi.d.ts";
 import type { AbilityValue, Enforcement } from "./catalog.ts";
 
-export type OperationId = "archive_plan" | "ban_member" | "bulk_generate_access_codes" | "cancel_subscription" | "complete_creator_task" | "create_group" | "create_plan" | "create_project" | "create_resource" | "create_role" | "create_team" | "create_token" | "delete_access_code" | "delete_group" | "delete_payment_method" | "delete_plan" | "delete_project" | "delete_resource" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_current_team" | "get_deep_link" | "get_group" | "get_member" | "get_payment_method" | "get_plan" | "get_portal_url" | "get_project" | "get_project_connector" | "get_resource" | "get_role" | "get_subscription" | "get_team" | "get_team_member" | "install_connector" | "invite_team_member" | "list_access_codes" | "list_alert_destinations" | "list_connectors" | "list_creator_tasks" | "list_groups" | "list_identities" | "list_payment_methods" | "list_plans" | "list_project_connectors" | "list_projects" | "list_resources" | "list_roles" | "list_subscribers" | "list_subscriptions" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "publish_plan" | "remove_team_member" | "replace_alert_destinations" | "unban_member" | "uninstall_connector" | "unlink_identity" | "update_group" | "update_payment_method" | "update_plan" | "update_project" | "update_project_connector" | "update_resource" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
+export type OperationId = "archive_plan" | "ban_member" | "bulk_generate_access_codes" | "cancel_subscription" | "complete_creator_task" | "create_coupon" | "create_group" | "create_pass_window" | "create_plan" | "create_project" | "create_resource" | "create_role" | "create_team" | "create_token" | "delete_access_code" | "delete_coupon" | "delete_group" | "delete_pass_window" | "delete_payment_method" | "delete_plan" | "delete_project" | "delete_resource" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_coupon" | "get_current_team" | "get_deep_link" | "get_group" | "get_member" | "get_pass_window" | "get_payment_method" | "get_plan" | "get_portal_url" | "get_project" | "get_project_connector" | "get_resource" | "get_role" | "get_subscription" | "get_team" | "get_team_member" | "install_connector" | "invite_team_member" | "list_access_codes" | "list_alert_destinations" | "list_connectors" | "list_coupons" | "list_creator_tasks" | "list_groups" | "list_identities" | "list_pass_windows" | "list_payment_methods" | "list_plans" | "list_project_connectors" | "list_projects" | "list_resources" | "list_roles" | "list_subscribers" | "list_subscriptions" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "publish_plan" | "remove_team_member" | "replace_alert_destinations" | "unban_member" | "uninstall_connector" | "unlink_identity" | "update_coupon" | "update_group" | "update_pass_window" | "update_payment_method" | "update_plan" | "update_project" | "update_project_connector" | "update_resource" | "update_role" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
 
 /** The operations of each area (spec/openapi/areas/<area>.yaml; handlers in src/modules/<area>/handlers.ts). */
@@ -11,10 +11,12 @@ export interface AreaOperations {
   "account": "list_alert_destinations" | "list_identities" | "replace_alert_destinations" | "unlink_identity";
   "activity": "get_activity_log";
   "connectors": "get_project_connector" | "install_connector" | "list_connectors" | "list_project_connectors" | "uninstall_connector" | "update_project_connector";
+  "coupons": "create_coupon" | "delete_coupon" | "get_coupon" | "list_coupons" | "update_coupon";
   "creator-tasks": "complete_creator_task" | "list_creator_tasks";
   "distribution": "get_deep_link" | "get_portal_url";
   "groups": "create_group" | "delete_group" | "get_group" | "list_groups" | "update_group";
   "members": "ban_member" | "get_member" | "list_subscribers" | "unban_member";
+  "pass-windows": "create_pass_window" | "delete_pass_window" | "get_pass_window" | "list_pass_windows" | "update_pass_window";
   "payment-methods": "delete_payment_method" | "get_payment_method" | "list_payment_methods" | "update_payment_method";
   "plans": "archive_plan" | "create_plan" | "delete_plan" | "get_plan" | "list_plans" | "publish_plan" | "update_plan";
   "projects": "create_project" | "delete_project" | "get_project" | "list_projects" | "update_project";
@@ -59,7 +61,9 @@ export const operationTable = {
   bulk_generate_access_codes: {"id":"bulk_generate_access_codes","method":"POST","path":"/v1/projects/{project}/plans/{plan}/access-codes","routePath":"/v1/projects/:project/plans/:plan/access-codes","summary":"Generate access codes","tags":["Access codes"],"area":"access-codes","ability":"project-access-code:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":"required","pagination":null},
   cancel_subscription: {"id":"cancel_subscription","method":"POST","path":"/v1/subscriptions/{subscription}/cancel","routePath":"/v1/subscriptions/:subscription/cancel","summary":"Cancel a subscription","tags":["Subscriptions"],"area":"subscriptions","ability":"project-subscription:update","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["subscription"],"queryParams":[],"body":null,"pagination":null},
   complete_creator_task: {"id":"complete_creator_task","method":"POST","path":"/v1/projects/{project}/creator-tasks/{task}/complete","routePath":"/v1/projects/:project/creator-tasks/:task/complete","summary":"Complete a creator task","tags":["Creator tasks"],"area":"creator-tasks","ability":"project-subscription:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","task"],"queryParams":[],"body":null,"pagination":null},
+  create_coupon: {"id":"create_coupon","method":"POST","path":"/v1/projects/{project}/coupons","routePath":"/v1/projects/:project/coupons","summary":"Create a coupon","tags":["Coupons"],"area":"coupons","ability":"project-coupon:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project"],"queryParams":[],"body":"required","pagination":null},
   create_group: {"id":"create_group","method":"POST","path":"/v1/groups","routePath":"/v1/groups","summary":"Create a group","tags":["Groups"],"area":"groups","ability":"group:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  create_pass_window: {"id":"create_pass_window","method":"POST","path":"/v1/projects/{project}/plans/{plan}/pass-windows","routePath":"/v1/projects/:project/plans/:plan/pass-windows","summary":"Add a pass window to a plan","tags":["Pass windows"],"area":"pass-windows","ability":"pass-window:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":"required","pagination":null},
   create_plan: {"id":"create_plan","method":"POST","path":"/v1/projects/{project}/plans","routePath":"/v1/projects/:project/plans","summary":"Create a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project"],"queryParams":[],"body":"required","pagination":null},
   create_project: {"id":"create_project","method":"POST","path":"/v1/projects","routePath":"/v1/projects","summary":"Create a project","tags":["Projects"],"area":"projects","ability":"project:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_resource: {"id":"create_resource","method":"POST","path":"/v1/projects/{project}/resources","routePath":"/v1/projects/:project/resources","summary":"Add a resource to a project","tags":["Resources"],"area":"resources","ability":"project-resource:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project"],"queryParams":[],"body":"required","pagination":null},
@@ -67,7 +71,9 @@ export const operationTable = {
   create_team: {"id":"create_team","method":"POST","path":"/v1/teams","routePath":"/v1/teams","summary":"Create a team","tags":["Teams"],"area":"teams","ability":"team:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_token: {"id":"create_token","method":"POST","path":"/v1/tokens","routePath":"/v1/tokens","summary":"Mint a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:create","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   delete_access_code: {"id":"delete_access_code","method":"DELETE","path":"/v1/projects/{project}/plans/{plan}/access-codes/{access_code}","routePath":"/v1/projects/:project/plans/:plan/access-codes/:access_code","summary":"Delete an access code","tags":["Access codes"],"area":"access-codes","ability":"project-access-code:delete","enforcement":"R","public":false,"write":true,"destructive":true,"mcp":false,"successStatus":204,"successBody":false,"pathParams":["project","plan","access_code"],"queryParams":[],"body":null,"pagination":null},
+  delete_coupon: {"id":"delete_coupon","method":"DELETE","path":"/v1/projects/{project}/coupons/{coupon}","routePath":"/v1/projects/:project/coupons/:coupon","summary":"Delete a coupon","tags":["Coupons"],"area":"coupons","ability":"project-coupon:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","coupon"],"queryParams":[],"body":null,"pagination":null},
   delete_group: {"id":"delete_group","method":"DELETE","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Delete a group","tags":["Groups"],"area":"groups","ability":"group:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["group"],"queryParams":[],"body":null,"pagination":null},
+  delete_pass_window: {"id":"delete_pass_window","method":"DELETE","path":"/v1/projects/{project}/plans/{plan}/pass-windows/{pass_window}","routePath":"/v1/projects/:project/plans/:plan/pass-windows/:pass_window","summary":"Delete a pass window","tags":["Pass windows"],"area":"pass-windows","ability":"pass-window:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","plan","pass_window"],"queryParams":[],"body":null,"pagination":null},
   delete_payment_method: {"id":"delete_payment_method","method":"DELETE","path":"/v1/projects/{project}/payment-methods/{payment_method}","routePath":"/v1/projects/:project/payment-methods/:payment_method","summary":"Delete a payment method","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","payment_method"],"queryParams":[],"body":null,"pagination":null},
   delete_plan: {"id":"delete_plan","method":"DELETE","path":"/v1/projects/{project}/plans/{plan}","routePath":"/v1/projects/:project/plans/:plan","summary":"Delete a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
   delete_project: {"id":"delete_project","method":"DELETE","path":"/v1/projects/{project}","routePath":"/v1/projects/:project","summary":"Delete a project","tags":["Projects"],"area":"projects","ability":"project:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project"],"queryParams":[],"body":null,"pagination":null},
@@ -76,10 +82,12 @@ export const operationTable = {
   delete_team: {"id":"delete_team","method":"DELETE","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Delete a team","tags":["Teams"],"area":"teams","ability":"team:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   delete_token: {"id":"delete_token","method":"DELETE","path":"/v1/tokens/{id}","routePath":"/v1/tokens/:id","summary":"Delete a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
   get_activity_log: {"id":"get_activity_log","method":"GET","path":"/v1/activity","routePath":"/v1/activity","summary":"Read the activity log of one subject","tags":["Activity"],"area":"activity","ability":"activity:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["subject_type","subject_id","limit"],"body":null,"pagination":null},
+  get_coupon: {"id":"get_coupon","method":"GET","path":"/v1/projects/{project}/coupons/{coupon}","routePath":"/v1/projects/:project/coupons/:coupon","summary":"Get a coupon","tags":["Coupons"],"area":"coupons","ability":"project-coupon:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","coupon"],"queryParams":[],"body":null,"pagination":null},
   get_current_team: {"id":"get_current_team","method":"GET","path":"/v1/teams/current","routePath":"/v1/teams/current","summary":"Get the token's team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   get_deep_link: {"id":"get_deep_link","method":"GET","path":"/v1/projects/{project}/distribution/deep-link","routePath":"/v1/projects/:project/distribution/deep-link","summary":"Get the project's connector deep link","tags":["Distribution"],"area":"distribution","ability":"distribution:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["plan_id","access_code","custom"],"body":null,"pagination":null},
   get_group: {"id":"get_group","method":"GET","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Get a group","tags":["Groups"],"area":"groups","ability":"group:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":null,"pagination":null},
   get_member: {"id":"get_member","method":"GET","path":"/v1/projects/{project}/members/{member}","routePath":"/v1/projects/:project/members/:member","summary":"Get a member","tags":["Members"],"area":"members","ability":"project-user:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","member"],"queryParams":[],"body":null,"pagination":null},
+  get_pass_window: {"id":"get_pass_window","method":"GET","path":"/v1/projects/{project}/plans/{plan}/pass-windows/{pass_window}","routePath":"/v1/projects/:project/plans/:plan/pass-windows/:pass_window","summary":"Get a pass window","tags":["Pass windows"],"area":"pass-windows","ability":"pass-window:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan","pass_window"],"queryParams":[],"body":null,"pagination":null},
   get_payment_method: {"id":"get_payment_method","method":"GET","path":"/v1/projects/{project}/payment-methods/{payment_method}","routePath":"/v1/projects/:project/payment-methods/:payment_method","summary":"Get a payment method","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","payment_method"],"queryParams":[],"body":null,"pagination":null},
   get_plan: {"id":"get_plan","method":"GET","path":"/v1/projects/{project}/plans/{plan}","routePath":"/v1/projects/:project/plans/:plan","summary":"Get a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
   get_portal_url: {"id":"get_portal_url","method":"GET","path":"/v1/projects/{project}/distribution/portal-url","routePath":"/v1/projects/:project/distribution/portal-url","summary":"Get the project's portal URL","tags":["Distribution"],"area":"distribution","ability":"distribution:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":[],"body":null,"pagination":null},
@@ -95,9 +103,11 @@ export const operationTable = {
   list_access_codes: {"id":"list_access_codes","method":"GET","path":"/v1/projects/{project}/plans/{plan}/access-codes","routePath":"/v1/projects/:project/plans/:plan/access-codes","summary":"List a plan's access codes","tags":["Access codes"],"area":"access-codes","ability":"project-access-code:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":50,"maxPerPage":100,"sortBy":["created_at","expires_at","redeemed_at"],"defaultSortDirection":"desc"}},
   list_alert_destinations: {"id":"list_alert_destinations","method":"GET","path":"/v1/me/alert-destinations","routePath":"/v1/me/alert-destinations","summary":"List where alerts go","tags":["Account"],"area":"account","ability":"account:read","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   list_connectors: {"id":"list_connectors","method":"GET","path":"/v1/connectors","routePath":"/v1/connectors","summary":"List the connector catalog","tags":["Connectors"],"area":"connectors","ability":"project-connector:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","added_at","name","key"],"defaultSortDirection":"desc"}},
+  list_coupons: {"id":"list_coupons","method":"GET","path":"/v1/projects/{project}/coupons","routePath":"/v1/projects/:project/coupons","summary":"List a project's coupons","tags":["Coupons"],"area":"coupons","ability":"project-coupon:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code"],"defaultSortDirection":"desc"}},
   list_creator_tasks: {"id":"list_creator_tasks","method":"GET","path":"/v1/projects/{project}/creator-tasks","routePath":"/v1/projects/:project/creator-tasks","summary":"List a project's creator tasks","tags":["Creator tasks"],"area":"creator-tasks","ability":"project-subscription:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","due_at"],"defaultSortDirection":"asc"}},
   list_groups: {"id":"list_groups","method":"GET","path":"/v1/groups","routePath":"/v1/groups","summary":"List the team's groups","tags":["Groups"],"area":"groups","ability":"group:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","code","name"],"defaultSortDirection":"desc"}},
   list_identities: {"id":"list_identities","method":"GET","path":"/v1/me/identities","routePath":"/v1/me/identities","summary":"List the creator's linked identities","tags":["Account"],"area":"account","ability":"account:read","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
+  list_pass_windows: {"id":"list_pass_windows","method":"GET","path":"/v1/projects/{project}/plans/{plan}/pass-windows","routePath":"/v1/projects/:project/plans/:plan/pass-windows","summary":"List a plan's pass windows","tags":["Pass windows"],"area":"pass-windows","ability":"pass-window:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","starts_at","name"],"defaultSortDirection":"desc"}},
   list_payment_methods: {"id":"list_payment_methods","method":"GET","path":"/v1/projects/{project}/payment-methods","routePath":"/v1/projects/:project/payment-methods","summary":"List a project's payment methods","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","provider"],"defaultSortDirection":"desc"}},
   list_plans: {"id":"list_plans","method":"GET","path":"/v1/projects/{project}/plans","routePath":"/v1/projects/:project/plans","summary":"List a project's plans","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","price"],"defaultSortDirection":"desc"}},
   list_project_connectors: {"id":"list_project_connectors","method":"GET","path":"/v1/projects/{project}/connectors","routePath":"/v1/projects/:project/connectors","summary":"List the project's connector installations","tags":["Connectors"],"area":"connectors","ability":"project-connector:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","connector"],"defaultSortDirection":"desc"}},
@@ -117,7 +127,9 @@ export const operationTable = {
   unban_member: {"id":"unban_member","method":"POST","path":"/v1/projects/{project}/members/{member}/unban","routePath":"/v1/projects/:project/members/:member/unban","summary":"Lift a member's ban","tags":["Members"],"area":"members","ability":"project-user:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","member"],"queryParams":[],"body":null,"pagination":null},
   uninstall_connector: {"id":"uninstall_connector","method":"DELETE","path":"/v1/projects/{project}/connectors/{key}","routePath":"/v1/projects/:project/connectors/:key","summary":"Uninstall a connector from the project","tags":["Connectors"],"area":"connectors","ability":"project-connector:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","key"],"queryParams":[],"body":null,"pagination":null},
   unlink_identity: {"id":"unlink_identity","method":"DELETE","path":"/v1/me/identities/{identity}","routePath":"/v1/me/identities/:identity","summary":"Unlink an identity","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":true,"mcp":false,"successStatus":204,"successBody":false,"pathParams":["identity"],"queryParams":[],"body":null,"pagination":null},
+  update_coupon: {"id":"update_coupon","method":"PATCH","path":"/v1/projects/{project}/coupons/{coupon}","routePath":"/v1/projects/:project/coupons/:coupon","summary":"Change a coupon","tags":["Coupons"],"area":"coupons","ability":"project-coupon:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","coupon"],"queryParams":[],"body":"required","pagination":null},
   update_group: {"id":"update_group","method":"PATCH","path":"/v1/groups/{group}","routePath":"/v1/groups/:group","summary":"Change a group","tags":["Groups"],"area":"groups","ability":"group:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["group"],"queryParams":[],"body":"required","pagination":null},
+  update_pass_window: {"id":"update_pass_window","method":"PATCH","path":"/v1/projects/{project}/plans/{plan}/pass-windows/{pass_window}","routePath":"/v1/projects/:project/plans/:plan/pass-windows/:pass_window","summary":"Change a pass window","tags":["Pass windows"],"area":"pass-windows","ability":"pass-window:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan","pass_window"],"queryParams":[],"body":"required","pagination":null},
   update_payment_method: {"id":"update_payment_method","method":"PATCH","path":"/v1/projects/{project}/payment-methods/{payment_method}","routePath":"/v1/projects/:project/payment-methods/:payment_method","summary":"Change a payment method","tags":["Payment methods"],"area":"payment-methods","ability":"project-payment-method:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","payment_method"],"queryParams":[],"body":"required","pagination":null},
   update_plan: {"id":"update_plan","method":"PATCH","path":"/v1/projects/{project}/plans/{plan}","routePath":"/v1/projects/:project/plans/:plan","summary":"Change a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":"required","pagination":null},
   update_project: {"id":"update_project","method":"PATCH","path":"/v1/projects/{project}","routePath":"/v1/projects/:project","summary":"Change a project","tags":["Projects"],"area":"projects","ability":"project:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":[],"body":"required","pagination":null},
@@ -165,11 +177,23 @@ export interface OperationIO {
     body: undefined;
     output: operations["complete_creator_task"]["responses"][200]["content"]["application/json"];
   };
+  create_coupon: {
+    path: operations["create_coupon"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: WithDefaults<NonNullable<operations["create_coupon"]["requestBody"]>["content"]["application/json"], "active">;
+    output: operations["create_coupon"]["responses"][201]["content"]["application/json"];
+  };
   create_group: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: NonNullable<operations["create_group"]["requestBody"]>["content"]["application/json"];
     output: operations["create_group"]["responses"][201]["content"]["application/json"];
+  };
+  create_pass_window: {
+    path: operations["create_pass_window"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["create_pass_window"]["requestBody"]>["content"]["application/json"];
+    output: operations["create_pass_window"]["responses"][201]["content"]["application/json"];
   };
   create_plan: {
     path: operations["create_plan"]["parameters"]["path"];
@@ -213,8 +237,20 @@ export interface OperationIO {
     body: undefined;
     output: void;
   };
+  delete_coupon: {
+    path: operations["delete_coupon"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
   delete_group: {
     path: operations["delete_group"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
+  delete_pass_window: {
+    path: operations["delete_pass_window"]["parameters"]["path"];
     query: Record<string, never>;
     body: undefined;
     output: void;
@@ -267,6 +303,12 @@ export interface OperationIO {
     body: undefined;
     output: operations["get_activity_log"]["responses"][200]["content"]["application/json"];
   };
+  get_coupon: {
+    path: operations["get_coupon"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_coupon"]["responses"][200]["content"]["application/json"];
+  };
   get_current_team: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -290,6 +332,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     output: operations["get_member"]["responses"][200]["content"]["application/json"];
+  };
+  get_pass_window: {
+    path: operations["get_pass_window"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_pass_window"]["responses"][200]["content"]["application/json"];
   };
   get_payment_method: {
     path: operations["get_payment_method"]["parameters"]["path"];
@@ -381,6 +429,12 @@ export interface OperationIO {
     body: undefined;
     output: operations["list_connectors"]["responses"][200]["content"]["application/json"];
   };
+  list_coupons: {
+    path: operations["list_coupons"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_coupons"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_coupons"]["responses"][200]["content"]["application/json"];
+  };
   list_creator_tasks: {
     path: operations["list_creator_tasks"]["parameters"]["path"];
     query: WithDefaults<NonNullable<operations["list_creator_tasks"]["parameters"]["query"]>, "status" | "page" | "per_page" | "sort_by" | "sort_direction">;
@@ -398,6 +452,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     output: operations["list_identities"]["responses"][200]["content"]["application/json"];
+  };
+  list_pass_windows: {
+    path: operations["list_pass_windows"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_pass_windows"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_pass_windows"]["responses"][200]["content"]["application/json"];
   };
   list_payment_methods: {
     path: operations["list_payment_methods"]["parameters"]["path"];
@@ -513,11 +573,23 @@ export interface OperationIO {
     body: undefined;
     output: void;
   };
+  update_coupon: {
+    path: operations["update_coupon"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_coupon"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_coupon"]["responses"][200]["content"]["application/json"];
+  };
   update_group: {
     path: operations["update_group"]["parameters"]["path"];
     query: Record<string, never>;
     body: NonNullable<operations["update_group"]["requestBody"]>["content"]["application/json"];
     output: operations["update_group"]["responses"][200]["content"]["application/json"];
+  };
+  update_pass_window: {
+    path: operations["update_pass_window"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_pass_window"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_pass_window"]["responses"][200]["content"]["application/json"];
   };
   update_payment_method: {
     path: operations["update_payment_method"]["parameters"]["path"];

@@ -228,97 +228,19 @@ return errors === 0;
 }
 validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_group__body = validate58;
-const schema23 = {"$id":"create_group__body","$ref":"urn:subbridge:schema:GroupCreate"};
-const schema24 = {"type":"object","required":["code","name","abilities","project_ids","member_ids"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:GroupCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupCreate"};
-const schema25 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A group's code, unique within its team.","examples":["launch-crew"],"$id":"urn:subbridge:schema:GroupCode"};
-const pattern3 = new RegExp("^[a-z][a-z0-9_-]{0,63}$", "u");
+export const create_coupon__body = validate58;
+const schema23 = {"$id":"create_coupon__body","$ref":"urn:subbridge:schema:CouponCreate"};
+const schema24 = {"type":"object","required":["code"],"additionalProperties":false,"description":"Exactly one of percent_off and amount_off.","properties":{"code":{"type":"string","pattern":"^[A-Za-z0-9_-]{3,64}$"},"name":{"type":["string","null"],"maxLength":255},"percent_off":{"type":"integer","minimum":1,"maximum":100},"amount_off":{"$ref":"urn:subbridge:schema:Money"},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:CouponCreate"};
+const pattern3 = new RegExp("^[A-Za-z0-9_-]{3,64}$", "u");
+const schema25 = {"type":"object","description":"An amount of money: `amount` in the currency's minor units (cents for EUR, whole yen for JPY), an integer, never a float or a decimal string; `currency` its ISO 4217 code. Every price and fixed discount of the API has this shape.","required":["amount","currency"],"additionalProperties":false,"properties":{"amount":{"type":"integer","minimum":0,"maximum":100000000000,"description":"Minor units of the currency."},"currency":{"$ref":"urn:subbridge:schema:CurrencyCode"}},"examples":[{"amount":999,"currency":"EUR"}],"$id":"urn:subbridge:schema:Money"};
+const schema26 = {"type":"string","pattern":"^[A-Z]{3}$","description":"An ISO 4217 currency code, upper case (EUR, USD, JPY).","examples":["EUR"],"$id":"urn:subbridge:schema:CurrencyCode"};
+const pattern4 = new RegExp("^[A-Z]{3}$", "u");
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:GroupCode" */;
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:CurrencyCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data === "string"){
-if(!pattern3.test(data)){
-const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-validate60.errors = vErrors;
-return errors === 0;
-}
-validate60.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema26 = {"type":"string","description":"An ability value, <entity>:<action>. The catalog with each ability's enforcement is served at /abilities.json.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:create","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:manage","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:Ability"};
-
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:Ability" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate62.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(!(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "account:read") || (data === "account:write")) || (data === "activity:read")) || (data === "billing:manage")) || (data === "billing:read")) || (data === "broadcast:send")) || (data === "dashboard:read")) || (data === "distribution:read")) || (data === "group:create")) || (data === "group:delete")) || (data === "group:update")) || (data === "group:view")) || (data === "group:view-any")) || (data === "pass-window:create")) || (data === "pass-window:delete")) || (data === "pass-window:update")) || (data === "pass-window:view")) || (data === "pass-window:view-any")) || (data === "payment:refund")) || (data === "payment:view")) || (data === "payment:view-any")) || (data === "project-access-code:create")) || (data === "project-access-code:delete")) || (data === "project-access-code:update")) || (data === "project-access-code:view")) || (data === "project-access-code:view-any")) || (data === "project-connector:create")) || (data === "project-connector:delete")) || (data === "project-connector:update")) || (data === "project-connector:view")) || (data === "project-connector:view-any")) || (data === "project-coupon:create")) || (data === "project-coupon:delete")) || (data === "project-coupon:update")) || (data === "project-coupon:view")) || (data === "project-coupon:view-any")) || (data === "project-payment-method:create")) || (data === "project-payment-method:delete")) || (data === "project-payment-method:update")) || (data === "project-payment-method:view")) || (data === "project-payment-method:view-any")) || (data === "project-recovery:create")) || (data === "project-recovery:delete")) || (data === "project-recovery:update")) || (data === "project-recovery:view")) || (data === "project-recovery:view-any")) || (data === "project-resource:create")) || (data === "project-resource:delete")) || (data === "project-resource:update")) || (data === "project-resource:view")) || (data === "project-resource:view-any")) || (data === "project-subscription-plan:create")) || (data === "project-subscription-plan:delete")) || (data === "project-subscription-plan:update")) || (data === "project-subscription-plan:view")) || (data === "project-subscription-plan:view-any")) || (data === "project-subscription:create")) || (data === "project-subscription:delete")) || (data === "project-subscription:update")) || (data === "project-subscription:view")) || (data === "project-subscription:view-any")) || (data === "project-user:create")) || (data === "project-user:delete")) || (data === "project-user:update")) || (data === "project-user:view")) || (data === "project-user:view-any")) || (data === "project:create")) || (data === "project:delete")) || (data === "project:update")) || (data === "project:view")) || (data === "project:view-any")) || (data === "role:create")) || (data === "role:delete")) || (data === "role:update")) || (data === "role:view")) || (data === "role:view-any")) || (data === "support-canned-reply:create")) || (data === "support-canned-reply:delete")) || (data === "support-canned-reply:update")) || (data === "support-canned-reply:view-any")) || (data === "support-conversation:create")) || (data === "support-conversation:delete")) || (data === "support-conversation:update")) || (data === "support-conversation:view")) || (data === "support-conversation:view-any")) || (data === "team-member:invite")) || (data === "team-member:remove")) || (data === "team-member:update-role")) || (data === "team-member:view")) || (data === "team-member:view-any")) || (data === "team:create")) || (data === "team:delete")) || (data === "team:update")) || (data === "team:view")) || (data === "team:view-any")) || (data === "token:create")) || (data === "token:delete")) || (data === "token:view")) || (data === "token:view-any")) || (data === "webhook-delivery:retry")) || (data === "webhook-delivery:view-any")) || (data === "webhook-endpoint:create")) || (data === "webhook-endpoint:delete")) || (data === "webhook-endpoint:manage")) || (data === "webhook-endpoint:update")) || (data === "webhook-endpoint:view")) || (data === "webhook-endpoint:view-any"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema26.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-validate62.errors = vErrors;
-return errors === 0;
-}
-validate62.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema27 = {"type":"string","format":"uuid","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$","description":"Resource id. Lowercase, hyphenated, no type prefix; treat as opaque.","examples":["0f8fad5b-d9cb-469f-a165-70867728950e"],"$id":"urn:subbridge:schema:Uuid"};
-const formats2 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
-const pattern4 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
-
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:Uuid" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -327,415 +249,6 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(!pattern4.test(data)){
-const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(!(formats2.test(data))){
-const err1 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate64.errors = vErrors;
-return errors === 0;
-}
-validate64.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:GroupCreate" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate59.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.code === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.name === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.abilities === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "abilities"},message:"must have required property '"+"abilities"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.project_ids === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project_ids"},message:"must have required property '"+"project_ids"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.member_ids === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "member_ids"},message:"must have required property '"+"member_ids"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((((key0 === "code") || (key0 === "name")) || (key0 === "abilities")) || (key0 === "project_ids")) || (key0 === "member_ids"))){
-const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.code !== undefined){
-if(!(validate60(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
-errors = vErrors.length;
-}
-}
-if(data.name !== undefined){
-let data1 = data.name;
-if(typeof data1 === "string"){
-if(func1(data1) > 255){
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(func1(data1) < 1){
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.abilities !== undefined){
-let data2 = data.abilities;
-if(Array.isArray(data2)){
-if(data2.length > 200){
-const err9 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(typeof data3 !== "string"){
-const err10 = {instancePath:instancePath+"/abilities/" + i0,schemaPath:"#/properties/abilities/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(!(validate62(data3, {instancePath:instancePath+"/abilities/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
-errors = vErrors.length;
-}
-}
-let i1 = data2.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data2[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err11 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-break;
-}
-indices0[item0] = i1;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.project_ids !== undefined){
-let data4 = data.project_ids;
-if(Array.isArray(data4)){
-if(data4.length > 100){
-const err13 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-const len1 = data4.length;
-for(let i2=0; i2<len1; i2++){
-let data5 = data4[i2];
-if(typeof data5 !== "string"){
-const err14 = {instancePath:instancePath+"/project_ids/" + i2,schemaPath:"#/properties/project_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(!(validate64(data5, {instancePath:instancePath+"/project_ids/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
-errors = vErrors.length;
-}
-}
-let i3 = data4.length;
-let j1;
-if(i3 > 1){
-const indices1 = {};
-for(;i3--;){
-let item1 = data4[i3];
-if(typeof item1 !== "string"){
-continue;
-}
-if(typeof indices1[item1] == "number"){
-j1 = indices1[item1];
-const err15 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-break;
-}
-indices1[item1] = i3;
-}
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.member_ids !== undefined){
-let data6 = data.member_ids;
-if(Array.isArray(data6)){
-if(data6.length > 500){
-const err17 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-const len2 = data6.length;
-for(let i4=0; i4<len2; i4++){
-let data7 = data6[i4];
-if(typeof data7 !== "string"){
-const err18 = {instancePath:instancePath+"/member_ids/" + i4,schemaPath:"#/properties/member_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-if(!(validate64(data7, {instancePath:instancePath+"/member_ids/" + i4,parentData:data6,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
-errors = vErrors.length;
-}
-}
-let i5 = data6.length;
-let j2;
-if(i5 > 1){
-const indices2 = {};
-for(;i5--;){
-let item2 = data6[i5];
-if(typeof item2 !== "string"){
-continue;
-}
-if(typeof indices2[item2] == "number"){
-j2 = indices2[item2];
-const err19 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-break;
-}
-indices2[item2] = i5;
-}
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-validate59.errors = vErrors;
-return errors === 0;
-}
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="create_group__body" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate58.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
-errors = vErrors.length;
-}
-validate58.errors = vErrors;
-return errors === 0;
-}
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const create_plan__body = validate68;
-const schema28 = {"$id":"create_plan__body","$ref":"urn:subbridge:schema:PlanCreate"};
-const schema29 = {"type":"object","required":["name","price","billing_cycle","resources"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99,"default":1},"trial_days":{"type":"integer","minimum":0,"maximum":365,"default":0},"access_codes_only":{"type":"boolean","default":false},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanCreate"};
-const schema30 = {"type":"object","description":"An amount of money: `amount` in the currency's minor units (cents for EUR, whole yen for JPY), an integer, never a float or a decimal string; `currency` its ISO 4217 code. Every price and fixed discount of the API has this shape.","required":["amount","currency"],"additionalProperties":false,"properties":{"amount":{"type":"integer","minimum":0,"maximum":100000000000,"description":"Minor units of the currency."},"currency":{"$ref":"urn:subbridge:schema:CurrencyCode"}},"examples":[{"amount":999,"currency":"EUR"}],"$id":"urn:subbridge:schema:Money"};
-const schema31 = {"type":"string","pattern":"^[A-Z]{3}$","description":"An ISO 4217 currency code, upper case (EUR, USD, JPY).","examples":["EUR"],"$id":"urn:subbridge:schema:CurrencyCode"};
-const pattern5 = new RegExp("^[A-Z]{3}$", "u");
-
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:CurrencyCode" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate71.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data === "string"){
-if(!pattern5.test(data)){
 const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -756,17 +269,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:Money" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -842,8 +355,8 @@ errors++;
 }
 }
 if(data.currency !== undefined){
-if(!(validate71(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate61(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
 errors = vErrors.length;
 }
 }
@@ -858,18 +371,1078 @@ vErrors.push(err6);
 }
 errors++;
 }
+validate60.errors = vErrors;
+return errors === 0;
+}
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema27 = {"type":"array","maxItems":50,"uniqueItems":true,"description":"The project's plans the coupon applies to; empty for every plan.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"},"$id":"urn:subbridge:schema:CouponPlanIds"};
+const schema28 = {"type":"string","format":"uuid","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$","description":"Resource id. Lowercase, hyphenated, no type prefix; treat as opaque.","examples":["0f8fad5b-d9cb-469f-a165-70867728950e"],"$id":"urn:subbridge:schema:Uuid"};
+const formats2 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
+const pattern5 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
+
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:Uuid" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate65.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(!pattern5.test(data)){
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!(formats2.test(data))){
+const err1 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate65.errors = vErrors;
+return errors === 0;
+}
+validate65.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:CouponPlanIds" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate64.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(Array.isArray(data)){
+if(data.length > 50){
+const err0 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(typeof data0 !== "string"){
+const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!(validate65(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+}
+let i1 = data.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err2 = {instancePath,schemaPath:"#/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate64.errors = vErrors;
+return errors === 0;
+}
+validate64.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:CouponCreate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate59.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.active === undefined){
+data.active = true;
+}
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((((key0 === "code") || (key0 === "name")) || (key0 === "percent_off")) || (key0 === "amount_off")) || (key0 === "plan_ids")) || (key0 === "max_redemptions")) || (key0 === "expires_at")) || (key0 === "active"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.code !== undefined){
+let data0 = data.code;
+if(typeof data0 === "string"){
+if(!pattern3.test(data0)){
+const err2 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{3,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{3,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data1 = data.name;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema24.properties.name.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(typeof data1 === "string"){
+if(func1(data1) > 255){
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+if(data.percent_off !== undefined){
+let data2 = data.percent_off;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err6 = {instancePath:instancePath+"/percent_off",schemaPath:"#/properties/percent_off/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 100 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/percent_off",schemaPath:"#/properties/percent_off/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data2 < 1 || isNaN(data2)){
+const err8 = {instancePath:instancePath+"/percent_off",schemaPath:"#/properties/percent_off/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+if(data.amount_off !== undefined){
+if(!(validate60(data.amount_off, {instancePath:instancePath+"/amount_off",parentData:data,parentDataProperty:"amount_off",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+errors = vErrors.length;
+}
+}
+if(data.plan_ids !== undefined){
+if(!(validate64(data.plan_ids, {instancePath:instancePath+"/plan_ids",parentData:data,parentDataProperty:"plan_ids",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+errors = vErrors.length;
+}
+}
+if(data.max_redemptions !== undefined){
+let data5 = data.max_redemptions;
+if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
+const err9 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema24.properties.max_redemptions.type},message:"must be integer,null"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 1000000000 || isNaN(data5)){
+const err10 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data5 < 1 || isNaN(data5)){
+const err11 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+if(data.expires_at !== undefined){
+let data6 = data.expires_at;
+if((typeof data6 !== "string") && (data6 !== null)){
+const err12 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema24.properties.expires_at.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(typeof data6 === "string"){
+if(func1(data6) > 64){
+const err13 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!(formats0.validate(data6))){
+const err14 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+if(typeof data.active !== "boolean"){
+const err15 = {instancePath:instancePath+"/active",schemaPath:"#/properties/active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate59.errors = vErrors;
+return errors === 0;
+}
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="create_coupon__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate58.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+errors = vErrors.length;
+}
+validate58.errors = vErrors;
+return errors === 0;
+}
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const create_group__body = validate69;
+const schema29 = {"$id":"create_group__body","$ref":"urn:subbridge:schema:GroupCreate"};
+const schema30 = {"type":"object","required":["code","name","abilities","project_ids","member_ids"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:GroupCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupCreate"};
+const schema31 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A group's code, unique within its team.","examples":["launch-crew"],"$id":"urn:subbridge:schema:GroupCode"};
+const pattern6 = new RegExp("^[a-z][a-z0-9_-]{0,63}$", "u");
+
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:GroupCode" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate71.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(!pattern6.test(data)){
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate71.errors = vErrors;
+return errors === 0;
+}
+validate71.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema32 = {"type":"string","description":"An ability value, <entity>:<action>. The catalog with each ability's enforcement is served at /abilities.json.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:create","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:manage","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:Ability"};
+
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:Ability" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate73.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "account:read") || (data === "account:write")) || (data === "activity:read")) || (data === "billing:manage")) || (data === "billing:read")) || (data === "broadcast:send")) || (data === "dashboard:read")) || (data === "distribution:read")) || (data === "group:create")) || (data === "group:delete")) || (data === "group:update")) || (data === "group:view")) || (data === "group:view-any")) || (data === "pass-window:create")) || (data === "pass-window:delete")) || (data === "pass-window:update")) || (data === "pass-window:view")) || (data === "pass-window:view-any")) || (data === "payment:refund")) || (data === "payment:view")) || (data === "payment:view-any")) || (data === "project-access-code:create")) || (data === "project-access-code:delete")) || (data === "project-access-code:update")) || (data === "project-access-code:view")) || (data === "project-access-code:view-any")) || (data === "project-connector:create")) || (data === "project-connector:delete")) || (data === "project-connector:update")) || (data === "project-connector:view")) || (data === "project-connector:view-any")) || (data === "project-coupon:create")) || (data === "project-coupon:delete")) || (data === "project-coupon:update")) || (data === "project-coupon:view")) || (data === "project-coupon:view-any")) || (data === "project-payment-method:create")) || (data === "project-payment-method:delete")) || (data === "project-payment-method:update")) || (data === "project-payment-method:view")) || (data === "project-payment-method:view-any")) || (data === "project-recovery:create")) || (data === "project-recovery:delete")) || (data === "project-recovery:update")) || (data === "project-recovery:view")) || (data === "project-recovery:view-any")) || (data === "project-resource:create")) || (data === "project-resource:delete")) || (data === "project-resource:update")) || (data === "project-resource:view")) || (data === "project-resource:view-any")) || (data === "project-subscription-plan:create")) || (data === "project-subscription-plan:delete")) || (data === "project-subscription-plan:update")) || (data === "project-subscription-plan:view")) || (data === "project-subscription-plan:view-any")) || (data === "project-subscription:create")) || (data === "project-subscription:delete")) || (data === "project-subscription:update")) || (data === "project-subscription:view")) || (data === "project-subscription:view-any")) || (data === "project-user:create")) || (data === "project-user:delete")) || (data === "project-user:update")) || (data === "project-user:view")) || (data === "project-user:view-any")) || (data === "project:create")) || (data === "project:delete")) || (data === "project:update")) || (data === "project:view")) || (data === "project:view-any")) || (data === "role:create")) || (data === "role:delete")) || (data === "role:update")) || (data === "role:view")) || (data === "role:view-any")) || (data === "support-canned-reply:create")) || (data === "support-canned-reply:delete")) || (data === "support-canned-reply:update")) || (data === "support-canned-reply:view-any")) || (data === "support-conversation:create")) || (data === "support-conversation:delete")) || (data === "support-conversation:update")) || (data === "support-conversation:view")) || (data === "support-conversation:view-any")) || (data === "team-member:invite")) || (data === "team-member:remove")) || (data === "team-member:update-role")) || (data === "team-member:view")) || (data === "team-member:view-any")) || (data === "team:create")) || (data === "team:delete")) || (data === "team:update")) || (data === "team:view")) || (data === "team:view-any")) || (data === "token:create")) || (data === "token:delete")) || (data === "token:view")) || (data === "token:view-any")) || (data === "webhook-delivery:retry")) || (data === "webhook-delivery:view-any")) || (data === "webhook-endpoint:create")) || (data === "webhook-endpoint:delete")) || (data === "webhook-endpoint:manage")) || (data === "webhook-endpoint:update")) || (data === "webhook-endpoint:view")) || (data === "webhook-endpoint:view-any"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate73.errors = vErrors;
+return errors === 0;
+}
+validate73.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:GroupCreate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate70.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.code === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.name === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.abilities === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "abilities"},message:"must have required property '"+"abilities"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.project_ids === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project_ids"},message:"must have required property '"+"project_ids"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.member_ids === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "member_ids"},message:"must have required property '"+"member_ids"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "code") || (key0 === "name")) || (key0 === "abilities")) || (key0 === "project_ids")) || (key0 === "member_ids"))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.code !== undefined){
+if(!(validate71(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+if(data.name !== undefined){
+let data1 = data.name;
+if(typeof data1 === "string"){
+if(func1(data1) > 255){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.abilities !== undefined){
+let data2 = data.abilities;
+if(Array.isArray(data2)){
+if(data2.length > 200){
+const err9 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(typeof data3 !== "string"){
+const err10 = {instancePath:instancePath+"/abilities/" + i0,schemaPath:"#/properties/abilities/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!(validate73(data3, {instancePath:instancePath+"/abilities/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+errors = vErrors.length;
+}
+}
+let i1 = data2.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data2[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err11 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.project_ids !== undefined){
+let data4 = data.project_ids;
+if(Array.isArray(data4)){
+if(data4.length > 100){
+const err13 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+const len1 = data4.length;
+for(let i2=0; i2<len1; i2++){
+let data5 = data4[i2];
+if(typeof data5 !== "string"){
+const err14 = {instancePath:instancePath+"/project_ids/" + i2,schemaPath:"#/properties/project_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(!(validate65(data5, {instancePath:instancePath+"/project_ids/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+}
+let i3 = data4.length;
+let j1;
+if(i3 > 1){
+const indices1 = {};
+for(;i3--;){
+let item1 = data4[i3];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j1 = indices1[item1];
+const err15 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+break;
+}
+indices1[item1] = i3;
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.member_ids !== undefined){
+let data6 = data.member_ids;
+if(Array.isArray(data6)){
+if(data6.length > 500){
+const err17 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+const len2 = data6.length;
+for(let i4=0; i4<len2; i4++){
+let data7 = data6[i4];
+if(typeof data7 !== "string"){
+const err18 = {instancePath:instancePath+"/member_ids/" + i4,schemaPath:"#/properties/member_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(!(validate65(data7, {instancePath:instancePath+"/member_ids/" + i4,parentData:data6,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+}
+let i5 = data6.length;
+let j2;
+if(i5 > 1){
+const indices2 = {};
+for(;i5--;){
+let item2 = data6[i5];
+if(typeof item2 !== "string"){
+continue;
+}
+if(typeof indices2[item2] == "number"){
+j2 = indices2[item2];
+const err19 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+break;
+}
+indices2[item2] = i5;
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
 validate70.errors = vErrors;
 return errors === 0;
 }
 validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema32 = {"type":"string","enum":["day","week","month","year","lifetime"],"description":"The unit of a plan's billing period; lifetime is paid once and never ends.","$id":"urn:subbridge:schema:BillingCycle"};
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="create_group__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate69.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate70(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+errors = vErrors.length;
+}
+validate69.errors = vErrors;
+return errors === 0;
+}
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const create_pass_window__body = validate78;
+const schema33 = {"$id":"create_pass_window__body","$ref":"urn:subbridge:schema:PassWindowCreate"};
+const schema34 = {"type":"object","required":["name","starts_at","ends_at"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64,"description":"After starts_at."},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowCreate"};
+
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:PassWindowCreate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate79.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.starts_at === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "starts_at"},message:"must have required property '"+"starts_at"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.ends_at === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ends_at"},message:"must have required property '"+"ends_at"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "name") || (key0 === "starts_at")) || (key0 === "ends_at")) || (key0 === "capacity"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(func1(data0) > 255){
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.starts_at !== undefined){
+let data1 = data.starts_at;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err7 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!(formats0.validate(data1))){
+const err8 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.ends_at !== undefined){
+let data2 = data.ends_at;
+if(typeof data2 === "string"){
+if(func1(data2) > 64){
+const err10 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!(formats0.validate(data2))){
+const err11 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.capacity !== undefined){
+let data3 = data.capacity;
+if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
+const err13 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema34.properties.capacity.type},message:"must be integer,null"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 1000000 || isNaN(data3)){
+const err14 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data3 < 1 || isNaN(data3)){
+const err15 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate79.errors = vErrors;
+return errors === 0;
+}
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="create_pass_window__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate78.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate79(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+errors = vErrors.length;
+}
+validate78.errors = vErrors;
+return errors === 0;
+}
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const create_plan__body = validate81;
+const schema35 = {"$id":"create_plan__body","$ref":"urn:subbridge:schema:PlanCreate"};
+const schema36 = {"type":"object","required":["name","price","billing_cycle","resources"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99,"default":1},"trial_days":{"type":"integer","minimum":0,"maximum":365,"default":0},"access_codes_only":{"type":"boolean","default":false},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanCreate"};
+const schema37 = {"type":"string","enum":["day","week","month","year","lifetime"],"description":"The unit of a plan's billing period; lifetime is paid once and never ends.","$id":"urn:subbridge:schema:BillingCycle"};
+
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:BillingCycle" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -887,7 +1460,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((data === "day") || (data === "week")) || (data === "month")) || (data === "year")) || (data === "lifetime"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema37.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -896,18 +1469,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema33 = {"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"description":"Ids of this project's resources, in the order members see them.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"},"$id":"urn:subbridge:schema:PlanResourceIds"};
+const schema38 = {"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"description":"Ids of this project's resources, in the order members see them.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"},"$id":"urn:subbridge:schema:PlanResourceIds"};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PlanResourceIds" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -948,8 +1521,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!(validate64(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate65(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 }
@@ -988,17 +1561,17 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PlanCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1105,7 +1678,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema29.properties.description.type},message:"must be string,null"};
+const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema36.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1128,14 +1701,14 @@ errors++;
 }
 }
 if(data.price !== undefined){
-if(!(validate70(data.price, {instancePath:instancePath+"/price",parentData:data,parentDataProperty:"price",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate60(data.price, {instancePath:instancePath+"/price",parentData:data,parentDataProperty:"price",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
 }
 if(data.billing_cycle !== undefined){
-if(!(validate74(data.billing_cycle, {instancePath:instancePath+"/billing_cycle",parentData:data,parentDataProperty:"billing_cycle",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate84(data.billing_cycle, {instancePath:instancePath+"/billing_cycle",parentData:data,parentDataProperty:"billing_cycle",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 }
@@ -1216,8 +1789,8 @@ vErrors.push(err16);
 errors++;
 }
 if(data.resources !== undefined){
-if(!(validate76(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate86(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
 }
@@ -1232,43 +1805,43 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_plan__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate82(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
-validate68.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_project__body = validate80;
-const schema34 = {"$id":"create_project__body","$ref":"urn:subbridge:schema:ProjectCreate"};
-const schema35 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A custom handle (Growth tier); without it the server makes one from the name."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"}},"$id":"urn:subbridge:schema:ProjectCreate"};
-const schema36 = {"type":"string","minLength":5,"maxLength":64,"pattern":"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$","description":"The project's portal address: 5 to 64 lower-case letters, digits and hyphens, starting and ending with a letter or digit; unique across the service.","examples":["night-owls"],"$id":"urn:subbridge:schema:ProjectHandle"};
-const pattern6 = new RegExp("^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$", "u");
+export const create_project__body = validate90;
+const schema39 = {"$id":"create_project__body","$ref":"urn:subbridge:schema:ProjectCreate"};
+const schema40 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A custom handle (Growth tier); without it the server makes one from the name."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"}},"$id":"urn:subbridge:schema:ProjectCreate"};
+const schema41 = {"type":"string","minLength":5,"maxLength":64,"pattern":"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$","description":"The project's portal address: 5 to 64 lower-case letters, digits and hyphens, starting and ending with a letter or digit; unique across the service.","examples":["night-owls"],"$id":"urn:subbridge:schema:ProjectHandle"};
+const pattern7 = new RegExp("^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$", "u");
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectHandle" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1296,7 +1869,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!pattern6.test(data)){
+if(!pattern7.test(data)){
 const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -1317,20 +1890,20 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema37 = {"type":["string","null"],"format":"uri","maxLength":255,"pattern":"^https://\\S+$","description":"An https URL the project's bot and portal show; null when none.","$id":"urn:subbridge:schema:ProjectLink"};
-const formats4 = __runtime1.fullFormats.uri;
-const pattern7 = new RegExp("^https://\\S+$", "u");
+const schema42 = {"type":["string","null"],"format":"uri","maxLength":255,"pattern":"^https://\\S+$","description":"An https URL the project's bot and portal show; null when none.","$id":"urn:subbridge:schema:ProjectLink"};
+const formats10 = __runtime1.fullFormats.uri;
+const pattern8 = new RegExp("^https://\\S+$", "u");
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectLink" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1338,7 +1911,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if((typeof data !== "string") && (data !== null)){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema37.type},message:"must be string,null"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema42.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1358,7 +1931,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!pattern7.test(data)){
+if(!pattern8.test(data)){
 const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https://\\S+$"},message:"must match pattern \""+"^https://\\S+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -1368,7 +1941,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!(formats4(data))){
+if(!(formats10(data))){
 const err3 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1379,17 +1952,17 @@ vErrors.push(err3);
 errors++;
 }
 }
-validate84.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1457,7 +2030,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema35.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema40.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1480,20 +2053,20 @@ errors++;
 }
 }
 if(data.handle !== undefined){
-if(!(validate82(data.handle, {instancePath:instancePath+"/handle",parentData:data,parentDataProperty:"handle",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate92(data.handle, {instancePath:instancePath+"/handle",parentData:data,parentDataProperty:"handle",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
 }
 if(data.terms_url !== undefined){
-if(!(validate84(data.terms_url, {instancePath:instancePath+"/terms_url",parentData:data,parentDataProperty:"terms_url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate94(data.terms_url, {instancePath:instancePath+"/terms_url",parentData:data,parentDataProperty:"terms_url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 }
 if(data.privacy_url !== undefined){
-if(!(validate84(data.privacy_url, {instancePath:instancePath+"/privacy_url",parentData:data,parentDataProperty:"privacy_url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate94(data.privacy_url, {instancePath:instancePath+"/privacy_url",parentData:data,parentDataProperty:"privacy_url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 }
@@ -1508,43 +2081,43 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_project__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate91(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
-validate80.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_resource__body = validate88;
-const schema38 = {"$id":"create_resource__body","$ref":"urn:subbridge:schema:ResourceCreate"};
-const schema39 = {"type":"object","required":["kind","title"],"additionalProperties":false,"properties":{"connector":{"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"An installed connector's key; optional when exactly one installed connector offers the kind."},"kind":{"$ref":"urn:subbridge:schema:ResourceKindName"},"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean","default":false},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:ResourceCreate"};
-const pattern8 = new RegExp("^[a-z][a-z0-9_-]*$", "u");
-const schema40 = {"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"A kind of the connector's manifest (resource_kinds[].kind).","$id":"urn:subbridge:schema:ResourceKindName"};
+export const create_resource__body = validate98;
+const schema43 = {"$id":"create_resource__body","$ref":"urn:subbridge:schema:ResourceCreate"};
+const schema44 = {"type":"object","required":["kind","title"],"additionalProperties":false,"properties":{"connector":{"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"An installed connector's key; optional when exactly one installed connector offers the kind."},"kind":{"$ref":"urn:subbridge:schema:ResourceKindName"},"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean","default":false},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:ResourceCreate"};
+const pattern9 = new RegExp("^[a-z][a-z0-9_-]*$", "u");
+const schema45 = {"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"A kind of the connector's manifest (resource_kinds[].kind).","$id":"urn:subbridge:schema:ResourceKindName"};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ResourceKindName" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1562,7 +2135,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(!pattern8.test(data)){
+if(!pattern9.test(data)){
 const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -1583,17 +2156,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ResourceCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1652,7 +2225,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern8.test(data0)){
+if(!pattern9.test(data0)){
 const err4 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -1675,8 +2248,8 @@ errors++;
 }
 }
 if(data.kind !== undefined){
-if(!(validate90(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate100(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
 errors = vErrors.length;
 }
 }
@@ -1718,7 +2291,7 @@ errors++;
 if(data.description !== undefined){
 let data3 = data.description;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema39.properties.description.type},message:"must be string,null"};
+const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema44.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1743,7 +2316,7 @@ errors++;
 if(data.platform_ref !== undefined){
 let data4 = data.platform_ref;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err11 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema39.properties.platform_ref.type},message:"must be string,null"};
+const err11 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema44.properties.platform_ref.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1806,42 +2379,42 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate89.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_resource__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate89(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
+if(!(validate99(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
 errors = vErrors.length;
 }
-validate88.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_role__body = validate93;
-const schema41 = {"$id":"create_role__body","$ref":"urn:subbridge:schema:RoleCreate"};
-const schema42 = {"type":"object","required":["code","name","abilities"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:RoleCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleCreate"};
-const schema43 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A role's code, unique within its team (admin and member are built in).","examples":["admin"],"$id":"urn:subbridge:schema:RoleCode"};
+export const create_role__body = validate103;
+const schema46 = {"$id":"create_role__body","$ref":"urn:subbridge:schema:RoleCreate"};
+const schema47 = {"type":"object","required":["code","name","abilities"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:RoleCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleCreate"};
+const schema48 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A role's code, unique within its team (admin and member are built in).","examples":["admin"],"$id":"urn:subbridge:schema:RoleCode"};
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1849,7 +2422,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data === "string"){
-if(!pattern3.test(data)){
+if(!pattern6.test(data)){
 const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -1870,17 +2443,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate95.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1931,8 +2504,8 @@ errors++;
 }
 }
 if(data.code !== undefined){
-if(!(validate95(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+if(!(validate105(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
 errors = vErrors.length;
 }
 }
@@ -1997,8 +2570,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(validate62(data3, {instancePath:instancePath+"/abilities/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+if(!(validate73(data3, {instancePath:instancePath+"/abilities/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 }
@@ -2049,41 +2622,41 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate94.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate94(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
 errors = vErrors.length;
 }
-validate93.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_team__body = validate99;
-const schema44 = {"$id":"create_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
-const schema45 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"The team's name, shown to its members."}},"$id":"urn:subbridge:schema:TeamWrite"};
+export const create_team__body = validate109;
+const schema49 = {"$id":"create_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
+const schema50 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"The team's name, shown to its members."}},"$id":"urn:subbridge:schema:TeamWrite"};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamWrite" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2159,42 +2732,42 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate100.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_team__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate100(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
 errors = vErrors.length;
 }
-validate99.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_token__body = validate102;
-const schema46 = {"$id":"create_token__body","$ref":"urn:subbridge:schema:TokenCreate"};
-const schema47 = {"type":"object","required":["name","abilities"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"What the token is for, shown on the tokens page."},"abilities":{"type":"array","minItems":1,"uniqueItems":true,"maxItems":200,"description":"Abilities to grant; each must be held by the calling token. Only mintable abilities are accepted: token:create and the retired webhook-endpoint:manage are refused.","items":{"$ref":"urn:subbridge:schema:MintableAbility","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"minItems":1,"maxItems":100,"description":"Restricts the token to these projects of the team (its scope:project entries). Omit it for a token that sees every project of the team (or, from a restricted token, to pass the calling token's own allow-list on); an empty list is refused, since a token restricted to no project could not be told apart from an unrestricted one.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"expires_at":{"type":"string","format":"date-time","description":"Optional expiry in the future; omitted = the token does not expire."}},"$id":"urn:subbridge:schema:TokenCreate"};
-const schema48 = {"type":"string","description":"An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:MintableAbility"};
+export const create_token__body = validate112;
+const schema51 = {"$id":"create_token__body","$ref":"urn:subbridge:schema:TokenCreate"};
+const schema52 = {"type":"object","required":["name","abilities"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"What the token is for, shown on the tokens page."},"abilities":{"type":"array","minItems":1,"uniqueItems":true,"maxItems":200,"description":"Abilities to grant; each must be held by the calling token. Only mintable abilities are accepted: token:create and the retired webhook-endpoint:manage are refused.","items":{"$ref":"urn:subbridge:schema:MintableAbility","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"minItems":1,"maxItems":100,"description":"Restricts the token to these projects of the team (its scope:project entries). Omit it for a token that sees every project of the team (or, from a restricted token, to pass the calling token's own allow-list on); an empty list is refused, since a token restricted to no project could not be told apart from an unrestricted one.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"expires_at":{"type":"string","format":"date-time","description":"Optional expiry in the future; omitted = the token does not expire."}},"$id":"urn:subbridge:schema:TokenCreate"};
+const schema53 = {"type":"string","description":"An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:MintableAbility"};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:MintableAbility" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2212,7 +2785,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "account:read") || (data === "account:write")) || (data === "activity:read")) || (data === "billing:manage")) || (data === "billing:read")) || (data === "broadcast:send")) || (data === "dashboard:read")) || (data === "distribution:read")) || (data === "group:create")) || (data === "group:delete")) || (data === "group:update")) || (data === "group:view")) || (data === "group:view-any")) || (data === "pass-window:create")) || (data === "pass-window:delete")) || (data === "pass-window:update")) || (data === "pass-window:view")) || (data === "pass-window:view-any")) || (data === "payment:refund")) || (data === "payment:view")) || (data === "payment:view-any")) || (data === "project-access-code:create")) || (data === "project-access-code:delete")) || (data === "project-access-code:update")) || (data === "project-access-code:view")) || (data === "project-access-code:view-any")) || (data === "project-connector:create")) || (data === "project-connector:delete")) || (data === "project-connector:update")) || (data === "project-connector:view")) || (data === "project-connector:view-any")) || (data === "project-coupon:create")) || (data === "project-coupon:delete")) || (data === "project-coupon:update")) || (data === "project-coupon:view")) || (data === "project-coupon:view-any")) || (data === "project-payment-method:create")) || (data === "project-payment-method:delete")) || (data === "project-payment-method:update")) || (data === "project-payment-method:view")) || (data === "project-payment-method:view-any")) || (data === "project-recovery:create")) || (data === "project-recovery:delete")) || (data === "project-recovery:update")) || (data === "project-recovery:view")) || (data === "project-recovery:view-any")) || (data === "project-resource:create")) || (data === "project-resource:delete")) || (data === "project-resource:update")) || (data === "project-resource:view")) || (data === "project-resource:view-any")) || (data === "project-subscription-plan:create")) || (data === "project-subscription-plan:delete")) || (data === "project-subscription-plan:update")) || (data === "project-subscription-plan:view")) || (data === "project-subscription-plan:view-any")) || (data === "project-subscription:create")) || (data === "project-subscription:delete")) || (data === "project-subscription:update")) || (data === "project-subscription:view")) || (data === "project-subscription:view-any")) || (data === "project-user:create")) || (data === "project-user:delete")) || (data === "project-user:update")) || (data === "project-user:view")) || (data === "project-user:view-any")) || (data === "project:create")) || (data === "project:delete")) || (data === "project:update")) || (data === "project:view")) || (data === "project:view-any")) || (data === "role:create")) || (data === "role:delete")) || (data === "role:update")) || (data === "role:view")) || (data === "role:view-any")) || (data === "support-canned-reply:create")) || (data === "support-canned-reply:delete")) || (data === "support-canned-reply:update")) || (data === "support-canned-reply:view-any")) || (data === "support-conversation:create")) || (data === "support-conversation:delete")) || (data === "support-conversation:update")) || (data === "support-conversation:view")) || (data === "support-conversation:view-any")) || (data === "team-member:invite")) || (data === "team-member:remove")) || (data === "team-member:update-role")) || (data === "team-member:view")) || (data === "team-member:view-any")) || (data === "team:create")) || (data === "team:delete")) || (data === "team:update")) || (data === "team:view")) || (data === "team:view-any")) || (data === "token:delete")) || (data === "token:view")) || (data === "token:view-any")) || (data === "webhook-delivery:retry")) || (data === "webhook-delivery:view-any")) || (data === "webhook-endpoint:create")) || (data === "webhook-endpoint:delete")) || (data === "webhook-endpoint:update")) || (data === "webhook-endpoint:view")) || (data === "webhook-endpoint:view-any"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema48.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2221,17 +2794,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate104.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TokenCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2342,8 +2915,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(validate104(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate114(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 }
@@ -2419,8 +2992,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(validate64(data4, {instancePath:instancePath+"/project_ids/" + i2,parentData:data3,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate65(data4, {instancePath:instancePath+"/project_ids/" + i2,parentData:data3,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 }
@@ -2496,42 +3069,42 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate103.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_token__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate103(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
-validate102.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const install_connector__body = validate108;
-const schema49 = {"$id":"install_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallRequest"};
-const schema50 = {"type":"object","description":"The install fields, the OAuth result (oauth connectors) and the settings.","additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"oauth":{"$ref":"urn:subbridge:schema:ConnectorOAuthResult"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallRequest"};
-const schema51 = {"type":"object","description":"Values of the manifest's install fields that take a value (text, secret, select, toggle, link), by field name. Secret values are sealed and never returned.","maxProperties":20,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"}]},"$id":"urn:subbridge:schema:ConnectorFieldValues"};
+export const install_connector__body = validate118;
+const schema54 = {"$id":"install_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallRequest"};
+const schema55 = {"type":"object","description":"The install fields, the OAuth result (oauth connectors) and the settings.","additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"oauth":{"$ref":"urn:subbridge:schema:ConnectorOAuthResult"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallRequest"};
+const schema56 = {"type":"object","description":"Values of the manifest's install fields that take a value (text, secret, select, toggle, link), by field name. Secret values are sealed and never returned.","maxProperties":20,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"}]},"$id":"urn:subbridge:schema:ConnectorFieldValues"};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorFieldValues" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2663,18 +3236,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate110.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema52 = {"type":"object","description":"What the platform's OAuth consent screen returned to the dashboard (connectors whose install mode is oauth).","required":["code","redirect_uri"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":512,"description":"The authorization code."},"redirect_uri":{"type":"string","format":"uri","maxLength":2048,"description":"The redirect URI the consent screen was opened with."}},"$id":"urn:subbridge:schema:ConnectorOAuthResult"};
+const schema57 = {"type":"object","description":"What the platform's OAuth consent screen returned to the dashboard (connectors whose install mode is oauth).","required":["code","redirect_uri"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":512,"description":"The authorization code."},"redirect_uri":{"type":"string","format":"uri","maxLength":2048,"description":"The redirect URI the consent screen was opened with."}},"$id":"urn:subbridge:schema:ConnectorOAuthResult"};
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorOAuthResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate112.evaluated;
+const evaluated0 = validate122.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2762,7 +3335,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!(formats4(data1))){
+if(!(formats10(data1))){
 const err7 = {instancePath:instancePath+"/redirect_uri",schemaPath:"#/properties/redirect_uri/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -2795,18 +3368,18 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate112.errors = vErrors;
+validate122.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate122.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema53 = {"type":"object","description":"Values of the manifest's settings_fields, by field name, each checked by the field's rules; null clears a nullable setting.","maxProperties":50,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"},{"type":"null"}]},"$id":"urn:subbridge:schema:ConnectorSettingsValues"};
+const schema58 = {"type":"object","description":"Values of the manifest's settings_fields, by field name, each checked by the field's rules; null clears a nullable setting.","maxProperties":50,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"},{"type":"null"}]},"$id":"urn:subbridge:schema:ConnectorSettingsValues"};
 
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorSettingsValues" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate114.evaluated;
+const evaluated0 = validate124.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2960,17 +3533,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate114.errors = vErrors;
+validate124.errors = vErrors;
 return errors === 0;
 }
-validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorInstallRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate119.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2991,20 +3564,20 @@ errors++;
 }
 }
 if(data.fields !== undefined){
-if(!(validate110(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate120(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
 errors = vErrors.length;
 }
 }
 if(data.oauth !== undefined){
-if(!(validate112(data.oauth, {instancePath:instancePath+"/oauth",parentData:data,parentDataProperty:"oauth",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+if(!(validate122(data.oauth, {instancePath:instancePath+"/oauth",parentData:data,parentDataProperty:"oauth",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
 errors = vErrors.length;
 }
 }
 if(data.settings !== undefined){
-if(!(validate114(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+if(!(validate124(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
 errors = vErrors.length;
 }
 }
@@ -3019,42 +3592,42 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate109.errors = vErrors;
+validate119.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="install_connector__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate108.evaluated;
+const evaluated0 = validate118.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate109(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate119(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
 }
-validate108.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const invite_team_member__body = validate117;
-const schema54 = {"$id":"invite_team_member__body","$ref":"urn:subbridge:schema:TeamInvite"};
-const schema55 = {"type":"object","required":["email","role"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":255,"description":"The address the invitation is sent to; the invitee accepts signed in with it."},"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamInvite"};
-const formats10 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+export const invite_team_member__body = validate127;
+const schema59 = {"$id":"invite_team_member__body","$ref":"urn:subbridge:schema:TeamInvite"};
+const schema60 = {"type":"object","required":["email","role"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":255,"description":"The address the invitation is sent to; the invitee accepts signed in with it."},"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamInvite"};
+const formats16 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamInvite" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate118.evaluated;
+const evaluated0 = validate128.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3107,7 +3680,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!(formats10.test(data0))){
+if(!(formats16.test(data0))){
 const err4 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -3130,8 +3703,8 @@ errors++;
 }
 }
 if(data.role !== undefined){
-if(!(validate95(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+if(!(validate105(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
 errors = vErrors.length;
 }
 }
@@ -3146,42 +3719,42 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate118.errors = vErrors;
+validate128.errors = vErrors;
 return errors === 0;
 }
-validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="invite_team_member__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate127.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate118(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+if(!(validate128(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
 errors = vErrors.length;
 }
-validate117.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
-validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const replace_alert_destinations__body = validate121;
-const schema56 = {"$id":"replace_alert_destinations__body","$ref":"urn:subbridge:schema:AlertDestinationsReplace"};
-const schema57 = {"type":"object","required":["destinations"],"additionalProperties":false,"properties":{"destinations":{"type":"array","maxItems":20,"items":{"type":"object","required":["kind","target"],"additionalProperties":false,"properties":{"kind":{"type":"string","enum":["connector_identity","email"],"description":"connector_identity or email; push_device is reserved for creator apps and refused."},"target":{"type":"string","minLength":1,"maxLength":320},"classes":{"type":["array","null"],"uniqueItems":true,"maxItems":7,"items":{"$ref":"urn:subbridge:schema:AlertClass","type":"string"}},"is_primary":{"type":"boolean","description":"Ignored (derived from the linked identities)."}}}}},"$id":"urn:subbridge:schema:AlertDestinationsReplace"};
-const schema58 = {"type":"string","enum":["sales","support","recovery","billing","security","passes","onboarding"],"description":"recovery, billing and security are critical; they always also reach the creator's email.","$id":"urn:subbridge:schema:AlertClass"};
+export const replace_alert_destinations__body = validate131;
+const schema61 = {"$id":"replace_alert_destinations__body","$ref":"urn:subbridge:schema:AlertDestinationsReplace"};
+const schema62 = {"type":"object","required":["destinations"],"additionalProperties":false,"properties":{"destinations":{"type":"array","maxItems":20,"items":{"type":"object","required":["kind","target"],"additionalProperties":false,"properties":{"kind":{"type":"string","enum":["connector_identity","email"],"description":"connector_identity or email; push_device is reserved for creator apps and refused."},"target":{"type":"string","minLength":1,"maxLength":320},"classes":{"type":["array","null"],"uniqueItems":true,"maxItems":7,"items":{"$ref":"urn:subbridge:schema:AlertClass","type":"string"}},"is_primary":{"type":"boolean","description":"Ignored (derived from the linked identities)."}}}}},"$id":"urn:subbridge:schema:AlertDestinationsReplace"};
+const schema63 = {"type":"string","enum":["sales","support","recovery","billing","security","passes","onboarding"],"description":"recovery, billing and security are critical; they always also reach the creator's email.","$id":"urn:subbridge:schema:AlertClass"};
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AlertClass" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate133.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3199,7 +3772,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((data === "sales") || (data === "support")) || (data === "recovery")) || (data === "billing")) || (data === "security")) || (data === "passes")) || (data === "onboarding"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3208,17 +3781,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AlertDestinationsReplace" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate122.evaluated;
+const evaluated0 = validate132.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3310,7 +3883,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((data2 === "connector_identity") || (data2 === "email"))){
-const err7 = {instancePath:instancePath+"/destinations/" + i0+"/kind",schemaPath:"#/properties/destinations/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema57.properties.destinations.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/destinations/" + i0+"/kind",schemaPath:"#/properties/destinations/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema62.properties.destinations.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3358,7 +3931,7 @@ errors++;
 if(data1.classes !== undefined){
 let data4 = data1.classes;
 if((!(Array.isArray(data4))) && (data4 !== null)){
-const err11 = {instancePath:instancePath+"/destinations/" + i0+"/classes",schemaPath:"#/properties/destinations/items/properties/classes/type",keyword:"type",params:{type: schema57.properties.destinations.items.properties.classes.type},message:"must be array,null"};
+const err11 = {instancePath:instancePath+"/destinations/" + i0+"/classes",schemaPath:"#/properties/destinations/items/properties/classes/type",keyword:"type",params:{type: schema62.properties.destinations.items.properties.classes.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3391,8 +3964,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(validate123(data5, {instancePath:instancePath+"/destinations/" + i0+"/classes/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+if(!(validate133(data5, {instancePath:instancePath+"/destinations/" + i0+"/classes/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
 errors = vErrors.length;
 }
 }
@@ -3469,41 +4042,229 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate122.errors = vErrors;
+validate132.errors = vErrors;
 return errors === 0;
 }
-validate122.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="replace_alert_destinations__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate131.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate122(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
+if(!(validate132(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
 errors = vErrors.length;
 }
-validate121.errors = vErrors;
+validate131.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_group__body = validate126;
-const schema59 = {"$id":"update_group__body","$ref":"urn:subbridge:schema:GroupUpdate"};
-const schema60 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
+export const update_coupon__body = validate136;
+const schema64 = {"$id":"update_coupon__body","$ref":"urn:subbridge:schema:CouponUpdate"};
+const schema65 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":["string","null"],"maxLength":255},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:CouponUpdate"};
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:CouponUpdate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate137.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "name") || (key0 === "plan_ids")) || (key0 === "max_redemptions")) || (key0 === "expires_at")) || (key0 === "active"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if((typeof data0 !== "string") && (data0 !== null)){
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema65.properties.name.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 255){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+if(data.plan_ids !== undefined){
+if(!(validate64(data.plan_ids, {instancePath:instancePath+"/plan_ids",parentData:data,parentDataProperty:"plan_ids",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+errors = vErrors.length;
+}
+}
+if(data.max_redemptions !== undefined){
+let data2 = data.max_redemptions;
+if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
+const err4 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema65.properties.max_redemptions.type},message:"must be integer,null"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 1000000000 || isNaN(data2)){
+const err5 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data2 < 1 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+if(data.expires_at !== undefined){
+let data3 = data.expires_at;
+if((typeof data3 !== "string") && (data3 !== null)){
+const err7 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema65.properties.expires_at.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(typeof data3 === "string"){
+if(func1(data3) > 64){
+const err8 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!(formats0.validate(data3))){
+const err9 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+if(data.active !== undefined){
+if(typeof data.active !== "boolean"){
+const err10 = {instancePath:instancePath+"/active",schemaPath:"#/properties/active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate137.errors = vErrors;
+return errors === 0;
+}
+validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="update_coupon__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate136.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+errors = vErrors.length;
+}
+validate136.errors = vErrors;
+return errors === 0;
+}
+validate136.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const update_group__body = validate140;
+const schema66 = {"$id":"update_group__body","$ref":"urn:subbridge:schema:GroupUpdate"};
+const schema67 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
+
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:GroupUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate127.evaluated;
+const evaluated0 = validate141.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3594,8 +4355,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!(validate62(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+if(!(validate73(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 }
@@ -3661,8 +4422,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!(validate64(data4, {instancePath:instancePath+"/project_ids/" + i2,parentData:data3,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate65(data4, {instancePath:instancePath+"/project_ids/" + i2,parentData:data3,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 }
@@ -3728,8 +4489,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(validate64(data6, {instancePath:instancePath+"/member_ids/" + i4,parentData:data5,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate65(data6, {instancePath:instancePath+"/member_ids/" + i4,parentData:data5,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 }
@@ -3780,42 +4541,257 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate127.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_group__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate126.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate127(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
+if(!(validate141(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
 errors = vErrors.length;
 }
-validate126.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
-validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_payment_method__body = validate132;
-const schema61 = {"$id":"update_payment_method__body","$ref":"urn:subbridge:schema:PaymentMethodUpdate"};
-const schema62 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"mode":{"type":"string","enum":["live","test"]},"enabled":{"type":"boolean"},"currencies":{"$ref":"urn:subbridge:schema:PaymentMethodCurrencies"},"billing_cycles":{"$ref":"urn:subbridge:schema:PaymentMethodCycles"}},"$id":"urn:subbridge:schema:PaymentMethodUpdate"};
-const schema63 = {"type":"array","maxItems":50,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:CurrencyCode","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCurrencies"};
+export const update_pass_window__body = validate146;
+const schema68 = {"$id":"update_pass_window__body","$ref":"urn:subbridge:schema:PassWindowUpdate"};
+const schema69 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowUpdate"};
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:PassWindowUpdate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate147.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "name") || (key0 === "starts_at")) || (key0 === "ends_at")) || (key0 === "capacity"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(func1(data0) > 255){
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.starts_at !== undefined){
+let data1 = data.starts_at;
+if(typeof data1 === "string"){
+if(func1(data1) > 64){
+const err5 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(!(formats0.validate(data1))){
+const err6 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.ends_at !== undefined){
+let data2 = data.ends_at;
+if(typeof data2 === "string"){
+if(func1(data2) > 64){
+const err8 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!(formats0.validate(data2))){
+const err9 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.capacity !== undefined){
+let data3 = data.capacity;
+if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
+const err11 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema69.properties.capacity.type},message:"must be integer,null"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 1000000 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data3 < 1 || isNaN(data3)){
+const err13 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate147.errors = vErrors;
+return errors === 0;
+}
+validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="update_pass_window__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate146.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate147(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate147.errors : vErrors.concat(validate147.errors);
+errors = vErrors.length;
+}
+validate146.errors = vErrors;
+return errors === 0;
+}
+validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const update_payment_method__body = validate149;
+const schema70 = {"$id":"update_payment_method__body","$ref":"urn:subbridge:schema:PaymentMethodUpdate"};
+const schema71 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"mode":{"type":"string","enum":["live","test"]},"enabled":{"type":"boolean"},"currencies":{"$ref":"urn:subbridge:schema:PaymentMethodCurrencies"},"billing_cycles":{"$ref":"urn:subbridge:schema:PaymentMethodCycles"}},"$id":"urn:subbridge:schema:PaymentMethodUpdate"};
+const schema72 = {"type":"array","maxItems":50,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:CurrencyCode","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCurrencies"};
+
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PaymentMethodCurrencies" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate134.evaluated;
+const evaluated0 = validate151.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3846,8 +4822,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!(validate71(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate61(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
 errors = vErrors.length;
 }
 }
@@ -3886,18 +4862,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate134.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
-validate134.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate151.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema64 = {"type":"array","maxItems":5,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:BillingCycle","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCycles"};
+const schema73 = {"type":"array","maxItems":5,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:BillingCycle","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCycles"};
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PaymentMethodCycles" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate137.evaluated;
+const evaluated0 = validate154.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3928,8 +4904,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!(validate74(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate84(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 }
@@ -3968,17 +4944,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate137.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate137.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate154.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PaymentMethodUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate133.evaluated;
+const evaluated0 = validate150.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4056,7 +5032,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data1 === "live") || (data1 === "test"))){
-const err6 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema62.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema71.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4079,14 +5055,14 @@ errors++;
 }
 }
 if(data.currencies !== undefined){
-if(!(validate134(data.currencies, {instancePath:instancePath+"/currencies",parentData:data,parentDataProperty:"currencies",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
+if(!(validate151(data.currencies, {instancePath:instancePath+"/currencies",parentData:data,parentDataProperty:"currencies",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate151.errors : vErrors.concat(validate151.errors);
 errors = vErrors.length;
 }
 }
 if(data.billing_cycles !== undefined){
-if(!(validate137(data.billing_cycles, {instancePath:instancePath+"/billing_cycles",parentData:data,parentDataProperty:"billing_cycles",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+if(!(validate154(data.billing_cycles, {instancePath:instancePath+"/billing_cycles",parentData:data,parentDataProperty:"billing_cycles",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
 errors = vErrors.length;
 }
 }
@@ -4101,41 +5077,41 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate133.errors = vErrors;
+validate150.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate150.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_payment_method__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate132.evaluated;
+const evaluated0 = validate149.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate133(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+if(!(validate150(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
 errors = vErrors.length;
 }
-validate132.errors = vErrors;
+validate149.errors = vErrors;
 return errors === 0;
 }
-validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_plan__body = validate141;
-const schema65 = {"$id":"update_plan__body","$ref":"urn:subbridge:schema:PlanUpdate"};
-const schema66 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99},"trial_days":{"type":"integer","minimum":0,"maximum":365},"access_codes_only":{"type":"boolean"},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanUpdate"};
+export const update_plan__body = validate158;
+const schema74 = {"$id":"update_plan__body","$ref":"urn:subbridge:schema:PlanUpdate"};
+const schema75 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99},"trial_days":{"type":"integer","minimum":0,"maximum":365},"access_codes_only":{"type":"boolean"},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanUpdate"};
 
-function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PlanUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate142.evaluated;
+const evaluated0 = validate159.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4203,7 +5179,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema66.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema75.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4226,14 +5202,14 @@ errors++;
 }
 }
 if(data.price !== undefined){
-if(!(validate70(data.price, {instancePath:instancePath+"/price",parentData:data,parentDataProperty:"price",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate60(data.price, {instancePath:instancePath+"/price",parentData:data,parentDataProperty:"price",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
 }
 if(data.billing_cycle !== undefined){
-if(!(validate74(data.billing_cycle, {instancePath:instancePath+"/billing_cycle",parentData:data,parentDataProperty:"billing_cycle",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate84(data.billing_cycle, {instancePath:instancePath+"/billing_cycle",parentData:data,parentDataProperty:"billing_cycle",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 }
@@ -4320,8 +5296,8 @@ errors++;
 }
 }
 if(data.resources !== undefined){
-if(!(validate76(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate86(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
 }
@@ -4336,42 +5312,42 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate142.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
-validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_plan__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate141.evaluated;
+const evaluated0 = validate158.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate142(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
+if(!(validate159(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
 errors = vErrors.length;
 }
-validate141.errors = vErrors;
+validate158.errors = vErrors;
 return errors === 0;
 }
-validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project__body = validate147;
-const schema67 = {"$id":"update_project__body","$ref":"urn:subbridge:schema:ProjectUpdate"};
-const schema68 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A different handle (Growth tier); the current one stays reserved for this project."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"status":{"$ref":"urn:subbridge:schema:ProjectStatus"}},"$id":"urn:subbridge:schema:ProjectUpdate"};
-const schema69 = {"type":"string","enum":["active","archived"],"description":"active, or archived (kept with its data and handle, closed to new purchases).","$id":"urn:subbridge:schema:ProjectStatus"};
+export const update_project__body = validate164;
+const schema76 = {"$id":"update_project__body","$ref":"urn:subbridge:schema:ProjectUpdate"};
+const schema77 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A different handle (Growth tier); the current one stays reserved for this project."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"status":{"$ref":"urn:subbridge:schema:ProjectStatus"}},"$id":"urn:subbridge:schema:ProjectUpdate"};
+const schema78 = {"type":"string","enum":["active","archived"],"description":"active, or archived (kept with its data and handle, closed to new purchases).","$id":"urn:subbridge:schema:ProjectStatus"};
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate152.evaluated;
+const evaluated0 = validate169.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4389,7 +5365,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((data === "active") || (data === "archived"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema69.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema78.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4398,17 +5374,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate152.errors = vErrors;
+validate169.errors = vErrors;
 return errors === 0;
 }
-validate152.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate169.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate148.evaluated;
+const evaluated0 = validate165.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4476,7 +5452,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema68.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema77.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4499,26 +5475,26 @@ errors++;
 }
 }
 if(data.handle !== undefined){
-if(!(validate82(data.handle, {instancePath:instancePath+"/handle",parentData:data,parentDataProperty:"handle",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate92(data.handle, {instancePath:instancePath+"/handle",parentData:data,parentDataProperty:"handle",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
 }
 if(data.terms_url !== undefined){
-if(!(validate84(data.terms_url, {instancePath:instancePath+"/terms_url",parentData:data,parentDataProperty:"terms_url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate94(data.terms_url, {instancePath:instancePath+"/terms_url",parentData:data,parentDataProperty:"terms_url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 }
 if(data.privacy_url !== undefined){
-if(!(validate84(data.privacy_url, {instancePath:instancePath+"/privacy_url",parentData:data,parentDataProperty:"privacy_url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate94(data.privacy_url, {instancePath:instancePath+"/privacy_url",parentData:data,parentDataProperty:"privacy_url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-if(!(validate152(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
+if(!(validate169(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate169.errors : vErrors.concat(validate169.errors);
 errors = vErrors.length;
 }
 }
@@ -4533,41 +5509,41 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate148.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
-validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate165.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate147.evaluated;
+const evaluated0 = validate164.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate148(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate148.errors : vErrors.concat(validate148.errors);
+if(!(validate165(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
-validate147.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
-validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project_connector__body = validate155;
-const schema70 = {"$id":"update_project_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallationUpdate"};
-const schema71 = {"type":"object","description":"Settings to merge, and optionally new install fields (verified with the platform).","minProperties":1,"additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallationUpdate"};
+export const update_project_connector__body = validate172;
+const schema79 = {"$id":"update_project_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallationUpdate"};
+const schema80 = {"type":"object","description":"Settings to merge, and optionally new install fields (verified with the platform).","minProperties":1,"additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallationUpdate"};
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorInstallationUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate156.evaluated;
+const evaluated0 = validate173.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4598,14 +5574,14 @@ errors++;
 }
 }
 if(data.fields !== undefined){
-if(!(validate110(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate120(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
 errors = vErrors.length;
 }
 }
 if(data.settings !== undefined){
-if(!(validate114(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+if(!(validate124(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
 errors = vErrors.length;
 }
 }
@@ -4620,41 +5596,41 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate156.errors = vErrors;
+validate173.errors = vErrors;
 return errors === 0;
 }
-validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate173.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project_connector__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate155.evaluated;
+const evaluated0 = validate172.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate156(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+if(!(validate173(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate173.errors : vErrors.concat(validate173.errors);
 errors = vErrors.length;
 }
-validate155.errors = vErrors;
+validate172.errors = vErrors;
 return errors === 0;
 }
-validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate172.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_resource__body = validate160;
-const schema72 = {"$id":"update_resource__body","$ref":"urn:subbridge:schema:ResourceUpdate"};
-const schema73 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean"},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:ResourceUpdate"};
+export const update_resource__body = validate177;
+const schema81 = {"$id":"update_resource__body","$ref":"urn:subbridge:schema:ResourceUpdate"};
+const schema82 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean"},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:ResourceUpdate"};
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ResourceUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate161.evaluated;
+const evaluated0 = validate178.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4722,7 +5698,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema73.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema82.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4747,7 +5723,7 @@ errors++;
 if(data.platform_ref !== undefined){
 let data2 = data.platform_ref;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err7 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema73.properties.platform_ref.type},message:"must be string,null"};
+const err7 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema82.properties.platform_ref.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4814,41 +5790,41 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate161.errors = vErrors;
+validate178.errors = vErrors;
 return errors === 0;
 }
-validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate178.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_resource__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate160.evaluated;
+const evaluated0 = validate177.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate161(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate178(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
 errors = vErrors.length;
 }
-validate160.errors = vErrors;
+validate177.errors = vErrors;
 return errors === 0;
 }
-validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate177.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_role__body = validate163;
-const schema74 = {"$id":"update_role__body","$ref":"urn:subbridge:schema:RoleUpdate"};
-const schema75 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
+export const update_role__body = validate180;
+const schema83 = {"$id":"update_role__body","$ref":"urn:subbridge:schema:RoleUpdate"};
+const schema84 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate181.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4939,8 +5915,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!(validate62(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+if(!(validate73(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 }
@@ -4991,64 +5967,64 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate164.errors = vErrors;
+validate181.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate181.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate163.evaluated;
+const evaluated0 = validate180.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate164(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate164.errors : vErrors.concat(validate164.errors);
+if(!(validate181(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate181.errors : vErrors.concat(validate181.errors);
 errors = vErrors.length;
 }
-validate163.errors = vErrors;
+validate180.errors = vErrors;
 return errors === 0;
 }
-validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate180.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team__body = validate167;
-const schema76 = {"$id":"update_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
+export const update_team__body = validate184;
+const schema85 = {"$id":"update_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
 
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate167.evaluated;
+const evaluated0 = validate184.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate100(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
 errors = vErrors.length;
 }
-validate167.errors = vErrors;
+validate184.errors = vErrors;
 return errors === 0;
 }
-validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate184.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team_member_role__body = validate169;
-const schema77 = {"$id":"update_team_member_role__body","$ref":"urn:subbridge:schema:TeamRoleChange"};
-const schema78 = {"type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamRoleChange"};
+export const update_team_member_role__body = validate186;
+const schema86 = {"$id":"update_team_member_role__body","$ref":"urn:subbridge:schema:TeamRoleChange"};
+const schema87 = {"type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamRoleChange"};
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamRoleChange" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate170.evaluated;
+const evaluated0 = validate187.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5079,8 +6055,8 @@ errors++;
 }
 }
 if(data.role !== undefined){
-if(!(validate95(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+if(!(validate105(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
 errors = vErrors.length;
 }
 }
@@ -5095,28 +6071,28 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate170.errors = vErrors;
+validate187.errors = vErrors;
 return errors === 0;
 }
-validate170.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate187.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team_member_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate169.evaluated;
+const evaluated0 = validate186.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate170(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+if(!(validate187(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate187.errors : vErrors.concat(validate187.errors);
 errors = vErrors.length;
 }
-validate169.errors = vErrors;
+validate186.errors = vErrors;
 return errors === 0;
 }
-validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate186.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -19,6 +19,8 @@ import { findCreatorByEmail } from "./modules/account/creators.ts";
 import { loggerOptions } from "./services.ts";
 import { discoverScheduledJobs, ScheduledJobError } from "./transports/jobs/discovery.ts";
 import { runLogged } from "./transports/jobs/worker.ts";
+import { openPlatforms } from "./modules/connectors/platforms.ts";
+import { loadAppKey } from "./security/app-key.ts";
 
 const USAGE = `usage: npm run cli -- <command> [options]
   creator:create --email E --password P --tier ${TIERS.join("|")}
@@ -86,8 +88,15 @@ async function main(argv: string[]) {
       case "jobs:run": {
         const at = jobRun!.now ?? now;
         const logger = pino(loggerOptions(config.logLevel), pino.destination(2));
-        const { changed } = await runLogged(jobRun!.job, { db, now: at, logger });
-        return { name: jobRun!.job.name, now: at.toISOString(), changed };
+        // Jobs that act on a platform reach it as the server does (simulated when the server would be).
+        const platforms = await openPlatforms(config.platforms);
+        try {
+          const platformAccess = { platforms: platforms.endpoints, appKey: loadAppKey(config.appKey, config.dataDir).key };
+          const { changed } = await runLogged(jobRun!.job, { db, now: at, logger, platformAccess });
+          return { name: jobRun!.job.name, now: at.toISOString(), changed };
+        } finally {
+          await platforms.close();
+        }
       }
       case "creator:create": {
         const tier = required(values, "tier").toLowerCase();

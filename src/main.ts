@@ -115,7 +115,14 @@ async function main() {
   for (const name of config.surfaces)
     servers.push(await listen(buildSurface(name, services, connectors, platforms.endpoints), config[name].port, config.host, services));
   const jobs = config.worker ? await discoverScheduledJobs() : [];
-  if (config.worker) worker = await startJobWorker({ db: services.db, logger: services.logger, jobs, clock: services.now });
+  if (config.worker)
+    worker = await startJobWorker({
+      db: services.db,
+      logger: services.logger,
+      jobs,
+      clock: services.now,
+      platformAccess: { platforms: platforms.endpoints, appKey: services.appKey },
+    });
 
   const lines = [
     "",

@@ -87,16 +87,28 @@ async function installationOf(ctx: DomainContext, env: ConnectorEnvironment, pro
  */
 async function refuseBotInUse(ctx: DomainContext, key: string, account: VerifiedAccount, except: string | null) {
   if (!account.botUrl) return;
-  const other = await unscoped(ctx, "a bot serves one installation, whichever team installed it first")("connector_installations")
+  const other = await unscoped(
+    ctx,
+    "a bot serves one installation, whichever team installed it first",
+  )("connector_installations")
     .where({ connector_key: key, platform_account_id: account.accountId })
     .whereNotNull("bot_url")
     .modify((q) => (except ? q.whereNot({ id: except }) : q))
     .first("id");
-  if (other) throw validationFailed({ "fields.bot_token": [`the bot ${account.accountName} is already connected to another project; create a bot for this one`] });
+  if (other)
+    throw validationFailed({
+      "fields.bot_token": [`the bot ${account.accountName} is already connected to another project; create a bot for this one`],
+    });
 }
 
 /** The driver's verdict on the credentials, as the API answers a refusal. */
-async function verify(ctx: DomainContext, driver: ConnectorDriver, key: string, input: InstallInput, except: string | null): Promise<VerifiedAccount> {
+async function verify(
+  ctx: DomainContext,
+  driver: ConnectorDriver,
+  key: string,
+  input: InstallInput,
+  except: string | null,
+): Promise<VerifiedAccount> {
   let account: VerifiedAccount;
   try {
     account = await driver.verify(input);

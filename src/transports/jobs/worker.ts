@@ -9,7 +9,7 @@ import PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import { isEmbedded, type Database } from "../../db/database.ts";
 import { isSharedEmbedded } from "../../db/embedded.ts";
-import type { ScheduledJob } from "../../modules/jobs/scheduled-job.ts";
+import type { JobRun, ScheduledJob } from "../../modules/jobs/scheduled-job.ts";
 
 /** pg-boss's tables live in their own schema, beside (never among) the service's. */
 export const QUEUE_SCHEMA = "pgboss";
@@ -44,6 +44,8 @@ export interface JobWorkerOptions {
   /** The `now` each run is given (default: the wall clock). */
   clock?: () => Date;
   timing?: Partial<QueueTiming>;
+  /** How jobs that act on a platform reach it (the connector drivers' settings and APP_KEY). */
+  platformAccess?: JobRun["platformAccess"];
 }
 
 export interface JobWorker {
@@ -69,11 +71,20 @@ function queueDatabase(db: Database): PgBoss.Db {
  * Runs one job at `now` and logs the run (name, changed, time taken, and `queued`: which queue
  * entry and attempt); a throw is logged and rethrown.
  */
-export async function runLogged(job: ScheduledJob, run: { db: Database; now: Date; logger: Logger }, queued: Record<string, unknown> = {}) {
+export async function runLogged(
+  job: ScheduledJob,
+  run: { db: Database; now: Date; logger: Logger; platformAccess?: JobRun["platformAccess"] | undefined },
+  queued: Record<string, unknown> = {},
+) {
   const started = Date.now();
   const fields = { job: job.name, now: run.now.toISOString(), ...queued };
   try {
-    const { changed } = await job.run({ db: run.db, now: run.now });
+    const { changed } = await job.run({
+      db: run.db,
+      now: run.now,
+      logger: run.logger,
+      ...(run.platformAccess ? { platformAccess: run.platformAccess } : {}),
+    });
     run.logger.info({ ...fields, changed, ms: Date.now() - started }, "scheduled job ran");
     return { changed };
   } catch (err) {
@@ -107,7 +118,11 @@ export async function startJobWorker(options: JobWorkerOptions): Promise<JobWork
         expireInSeconds: timing.expireInSeconds,
       });
       await boss.work(job.name, { pollingIntervalSeconds: timing.pollingIntervalSeconds, batchSize: 1, includeMetadata: true }, async ([queued]) => {
-        await runLogged(job, { db, now: clock(), logger }, { job_id: queued!.id, attempt: queued!.retryCount + 1 });
+        await runLogged(
+          job,
+          { db, now: clock(), logger, platformAccess: options.platformAccess },
+          { job_id: queued!.id, attempt: queued!.retryCount + 1 },
+        );
       });
       await boss.schedule(job.name, job.cron, {}, { tz: "UTC" });
     }

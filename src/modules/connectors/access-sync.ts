@@ -42,10 +42,8 @@ export interface AccessSyncScope {
 export type AccessSyncEnvironment = Pick<ConnectorEnvironment, "platforms" | "appKey">;
 
 async function workItems(db: Db, scope: AccessSyncScope): Promise<WorkItem[]> {
-  const query = unscoped(
-    db,
-    "the connector sweep: grants whose platform side is out of date, across every team",
-  )("access_grants as g")
+  const across = unscoped(db, "the connector sweep: stale grants of every team");
+  const query = across("access_grants as g")
     .join("resources as r", "r.id", "g.resource_id")
     .join("members as m", "m.id", "g.member_id")
     .join("connector_installations as i", (j) => j.on("i.project_id", "g.project_id").andOn("i.connector_key", "r.connector_key"))
@@ -116,7 +114,7 @@ export async function syncPlatformAccess(
 
 /** Banned members (platform side pending): banned from every place of the project on their platform. */
 async function syncBans(db: Db, env: AccessSyncEnvironment, now: Date, scope: AccessSyncScope, logger?: Logger): Promise<number> {
-  const base = unscoped(db, "the connector sweep: members whose ban is not yet applied on the platform, across every team");
+  const base = unscoped(db, "the connector sweep: bans of every team");
   const query = base("members as m")
     .join("connector_installations as i", (j) => j.on("i.project_id", "m.project_id").andOn("i.connector_key", "m.connector_key"))
     .whereNull("m.platform_synced_at")

@@ -2,6 +2,7 @@
 // reading, changing (handle, links, archive and restore), deleting, and the visibility checks
 // every project-scoped operation relies on. Decisions: spec/openapi/areas/projects.yaml.
 import { randomUUID } from "node:crypto";
+import { createPaymentMethod } from "../payment-methods/payment-methods.ts";
 import { ApiError, notFound, validationFailed } from "../../errors.ts";
 import { inAllowList, type DomainContext, type TenantTable } from "../../db/tenant.ts";
 import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
@@ -134,6 +135,10 @@ export async function createProject(ctx: DomainContext, input: ProjectInput): Pr
   await projectsTable.insert(ctx, { ...row });
   const project = presentProject(row);
   await recordProjectChange(ctx, "created", project);
+  // Every project can sell through access codes: the platform's own provider (no credentials),
+  // disabled until the creator enables it with the currencies and cycles it sells in
+  // (PATCH .../payment-methods/{id}); other providers come from the dashboard's provider setup.
+  await createPaymentMethod(ctx, id, { provider: "access_codes", name: "Access codes", enabled: false, currencies: [], billing_cycles: [] });
   return project;
 }
 

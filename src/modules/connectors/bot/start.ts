@@ -51,12 +51,11 @@ async function portalOf(ctx: DomainContext, input: StartInput): Promise<string> 
 }
 
 function price(plan: PlanRow): string {
-  const amount = Number(plan.amount_minor) / 100;
-  const every =
-    plan.billing_cycle === "lifetime"
-      ? "once"
-      : `every ${plan.billing_cycle_count > 1 ? `${plan.billing_cycle_count} ` : ""}${plan.billing_cycle}${plan.billing_cycle_count > 1 ? "s" : ""}`;
-  return `${amount.toFixed(2)} ${plan.currency} ${every}`;
+  const format = new Intl.NumberFormat("en", { style: "currency", currency: plan.currency });
+  const amount = format.format(Number(plan.amount_minor) / 10 ** format.resolvedOptions().maximumFractionDigits!);
+  const count = plan.billing_cycle_count;
+  if (plan.billing_cycle === "lifetime") return `${amount} once`;
+  return `${amount} every ${count > 1 ? `${count} ${plan.billing_cycle}s` : plan.billing_cycle}`;
 }
 
 async function redeemedText(ctx: DomainContext, redemption: Redemption): Promise<string> {

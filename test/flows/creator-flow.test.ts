@@ -12,9 +12,9 @@ import { testDatabase } from "../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../helpers/events.ts";
 import { newTelegramBot } from "../helpers/platforms.ts";
 import { TEST_APP_KEY } from "../helpers/server.ts";
-import { startMcp, type RunningMcp } from "../helpers/mcp.ts";
 import { useApiWithCreator } from "../helpers/suite.ts";
-import { CallerFactory, expectReached } from "../tenancy/callers.ts";
+import { expectReached, RestCaller } from "../tenancy/callers.ts";
+import { useMcpBeside } from "../modules/connectors/support.ts";
 import type { CallInput, CallResult, Caller } from "../tenancy/types.ts";
 
 /** The SDK as a caller: the generated client's raw methods, by the operation's method and path. */
@@ -27,9 +27,9 @@ class SdkCaller implements Caller {
   }
   async call<Id extends OperationId>(id: Id, input: CallInput<Id> = {}): Promise<CallResult> {
     const op = operationTable[id];
-    const send = (this.client.raw as unknown as Record<string, (path: string, init: object) => Promise<{ data?: unknown; error?: any; response: Response }>>)[
-      op.method
-    ]!;
+    const send = (
+      this.client.raw as unknown as Record<string, (path: string, init: object) => Promise<{ data?: unknown; error?: any; response: Response }>>
+    )[op.method]!;
     const init = { params: { path: input.path ?? {}, query: input.query ?? {} }, ...(input.body !== undefined ? { body: input.body } : {}) };
     const { data, error, response } = await send(op.path, init);
     const request = `${op.method} ${op.path} (the SDK)`;
@@ -41,20 +41,11 @@ class SdkCaller implements Caller {
 describe("a creator runs a paid community end to end", function () {
   this.timeout(120_000);
   const suite = useApiWithCreator({ creator: { tier: "growth", projects: 0 } });
-  let mcp: RunningMcp;
-  let callers: CallerFactory;
-  before(async () => {
-    mcp = await startMcp({ baseUrl: suite.api.url });
-    callers = new CallerFactory(suite.api.url, mcp);
-  });
-  after(async () => {
-    await callers?.close();
-    await mcp?.close();
-  });
+  const mcp = useMcpBeside(suite);
 
   const ways: [string, () => Promise<Caller>][] = [
-    ["over REST", () => callers.caller("rest", suite.creator.token, "REST")],
-    ["over MCP tools", () => callers.caller("mcp", suite.creator.token, "MCP")],
+    ["over REST", async () => new RestCaller(suite.api.url, suite.creator.token, "REST")],
+    ["over MCP tools", () => mcp.creator()],
     ["through the SDK", async () => new SdkCaller(suite.api.url, suite.creator.token)],
   ];
 
@@ -69,7 +60,10 @@ describe("a creator runs a paid community end to end", function () {
 
       const project = await call("create_project", { body: { name: `Flow ${way}` } });
       const bot = await newTelegramBot("flow");
-      const installation = await call("install_connector", { path: { project: project.id, key: "telegram" }, body: { fields: { bot_token: bot.token } } });
+      const installation = await call("install_connector", {
+        path: { project: project.id, key: "telegram" },
+        body: { fields: { bot_token: bot.token } },
+      });
       const perk = await call("create_resource", { path: { project: project.id }, body: { kind: "perk", title: "Signed print" } });
       assert.equal(perk.grant_mode, "creator_task");
 
@@ -95,7 +89,13 @@ describe("a creator runs a paid community end to end", function () {
         headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": telegramUpdatesSecret(TEST_APP_KEY, installation.id) },
         body: JSON.stringify({
           update_id: 1,
-          message: { message_id: 1, date: 0, chat: { id: member, type: "private" }, from: { id: member, is_bot: false, first_name: "Flo" }, text: `/start ${codes[0]!.code}` },
+          message: {
+            message_id: 1,
+            date: 0,
+            chat: { id: member, type: "private" },
+            from: { id: member, is_bot: false, first_name: "Flo" },
+            text: `/start ${codes[0]!.code}`,
+          },
         }),
       });
       assert.equal(res.status, 200);

@@ -5,7 +5,7 @@
 // <user_id> is the member's account on the platform (what the admin sees in the chat) or the
 // member's id.
 import { commandStartPayload } from "../../../../sdk/src/connector/index.ts";
-import { unscoped, type DomainContext } from "../../../db/tenant.ts";
+import { unscoped, type DomainContext, type TenantTable } from "../../../db/tenant.ts";
 import { banMember } from "../../members/ban.ts";
 import { membersTable, type MemberRow } from "../../members/tables.ts";
 import { plansTable } from "../../plans/tables.ts";
@@ -62,6 +62,15 @@ export async function runAdminCommand(
   return command.run({ ...ctx, actor: { ...ctx.actor, userId: adminId } }, input, member, args.slice(1));
 }
 
+/** One column of the rows with these ids, by id (plan names, resource titles). */
+export async function labelsById(ctx: DomainContext, table: TenantTable, column: string, ids: readonly string[]): Promise<Map<string, string>> {
+  const rows = (await table
+    .rows(ctx)
+    .whereIn("id", [...ids])
+    .select("id", column)) as Record<string, string>[];
+  return new Map(rows.map((r) => [r.id!, r[column]!]));
+}
+
 const name = (member: MemberRow) => member.display_name ?? member.external_user_id ?? member.id;
 const day = (at: Date | null) => (at ? new Date(at).toISOString().slice(0, 10) : "no end");
 
@@ -72,16 +81,11 @@ async function check(ctx: DomainContext, _input: StartInput, member: MemberRow):
     .orderBy("created_at", "desc")
     .limit(5)
     .select("*")) as SubscriptionRow[];
-  const plans = new Map(
-    (
-      (await plansTable
-        .rows(ctx)
-        .whereIn(
-          "id",
-          subscriptions.map((s) => s.plan_id),
-        )
-        .select("id", "name")) as { id: string; name: string }[]
-    ).map((p) => [p.id, p.name]),
+  const plans = await labelsById(
+    ctx,
+    plansTable,
+    "name",
+    subscriptions.map((s) => s.plan_id),
   );
   const grants = (await grantsTable
     .rows(ctx)
@@ -89,17 +93,13 @@ async function check(ctx: DomainContext, _input: StartInput, member: MemberRow):
     .whereNot({ status: "revoked" })
     .orderBy("created_at")
     .select("*")) as GrantRow[];
-  const titles = new Map(
-    (
-      (await resourcesTable
-        .rows(ctx)
-        .whereIn(
-          "id",
-          grants.map((g) => g.resource_id),
-        )
-        .select("id", "title")) as { id: string; title: string }[]
-    ).map((r) => [r.id, r.title]),
+  const titles = await labelsById(
+    ctx,
+    resourcesTable,
+    "title",
+    grants.map((g) => g.resource_id),
   );
+
   const lines = [
     `${name(member)}: ${member.status}`,
     ...(subscriptions.length ? subscriptions.map((s) => `• ${plans.get(s.plan_id)}: ${s.status}, until ${day(s.ends_at)}`) : ["• no subscriptions"]),

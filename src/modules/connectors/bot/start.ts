@@ -12,7 +12,7 @@ import { projectsTable } from "../../projects/projects.ts";
 import { plansTable, type PlanRow } from "../../plans/tables.ts";
 import { resourcesTable } from "../../resources/tables.ts";
 import type { InstallationRow } from "../tables.ts";
-import { runAdminCommand } from "./admin.ts";
+import { labelsById, runAdminCommand } from "./admin.ts";
 
 export type StartOutcome =
   | { kind: "home" }
@@ -59,16 +59,11 @@ function price(plan: PlanRow): string {
 }
 
 async function redeemedText(ctx: DomainContext, redemption: Redemption): Promise<string> {
-  const titles = new Map<string, string>(
-    (
-      (await resourcesTable
-        .rows(ctx)
-        .whereIn(
-          "id",
-          redemption.grants.map((g) => g.resource_id),
-        )
-        .select("id", "title")) as { id: string; title: string }[]
-    ).map((r) => [r.id, r.title]),
+  const titles = await labelsById(
+    ctx,
+    resourcesTable,
+    "title",
+    redemption.grants.map((g) => g.resource_id),
   );
   const lines = redemption.grants.map((g) =>
     g.grant_mode === "creator_task"

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { ProtocolError, type Client } from "@modelcontextprotocol/client";
 import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
 import { connectMcp, FRESH, rawRpc, startMcp, type RunningMcp } from "../helpers/mcp.ts";
+import { toolsetName } from "../../src/transports/mcp/tool-catalog.ts";
 
 type Json = Record<string, any>;
 const openapi: Json = JSON.parse(readFileSync(new URL("../../generated/openapi.json", import.meta.url), "utf8"));
@@ -22,8 +23,7 @@ const rmOperations: { id: string; ability: string; method: string; tags: string[
   return ops.sort((a, b) => (a.id < b.id ? -1 : 1));
 })();
 
-const toolsetOf = (tag: string) => tag.toLowerCase().replace(/[^a-z0-9]+/g, "-");
-const idsIn = (...sets: string[]) => rmOperations.filter((o) => o.tags.some((t) => sets.includes(toolsetOf(t)))).map((o) => o.id);
+const idsIn = (...sets: string[]) => rmOperations.filter((o) => o.tags.some((t) => sets.includes(toolsetName(t)))).map((o) => o.id);
 
 function walk(node: unknown, visit: (key: string, value: unknown) => void) {
   if (Array.isArray(node)) node.forEach((n) => walk(n, visit));
@@ -65,7 +65,7 @@ describe("mcp tools/list", () => {
     for (const tool of tools) {
       const op = rmOperations.find((o) => o.id === tool.name)!;
       assert.equal(tool._meta?.["subbridge/ability"], op.ability, tool.name);
-      assert.equal(tool._meta?.["subbridge/toolset"], toolsetOf(op.tags[0]!), tool.name);
+      assert.equal(tool._meta?.["subbridge/toolset"], toolsetName(op.tags[0]!), tool.name);
       assert.equal(tool.annotations?.readOnlyHint, op.method === "get", tool.name);
       assert.ok(tool.title && tool.description && tool.description.length > 40, `${tool.name} has a title and a description`);
       assert.match(tool.description!, new RegExp(`Requires the ability ${op.ability}`));

@@ -54,6 +54,7 @@ describe("subscriptions: the scheduled jobs", () => {
       (await activityOf(creator.teamId, sub.subscription.id)).map((e) => [e.event, e.actor_kind]),
       [
         ["created", "system"],
+        ["grant_fulfilled", "system"],
         ["expired", "system"],
       ],
     );

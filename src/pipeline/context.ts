@@ -45,6 +45,8 @@ export interface OperationContext {
   appKey: Buffer;
   /** Public address of the subscriber portal (PORTAL_URL); a project's portal is <portalUrl>/<handle>. */
   portalUrl: string;
+  /** Public base URL of the REST API (where platforms deliver a bot's updates). */
+  baseUrl: string;
 }
 
 /** The domain view of an authenticated operation. */

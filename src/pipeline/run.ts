@@ -21,6 +21,8 @@ import { validateInput } from "./validate.ts";
 import { applyCredentialEffects } from "./credential-cache.ts";
 
 export interface PipelineDeps {
+  /** Public base URL of the REST API (absolute links; the address platforms deliver updates to). */
+  baseUrl: string;
   db: Knex;
   kv: Kv;
   handlers: AppHandlers;
@@ -114,6 +116,7 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
     platforms: deps.platforms,
     appKey: deps.appKey,
     portalUrl: deps.portalUrl,
+    baseUrl: deps.baseUrl,
   };
   return {
     input,

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import { operationTable, type OperationId } from "../../generated/operations.ts";
 import { createClient } from "../../sdk/src/index.ts";
-import { telegramUpdatesSecret } from "../../src/transports/rest/telegram-updates.ts";
+import { updatesSecret } from "../../src/modules/connectors/bot/session.ts";
 import { testDatabase } from "../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../helpers/events.ts";
 import { newTelegramBot } from "../helpers/platforms.ts";
@@ -86,7 +86,7 @@ describe("a creator runs a paid community end to end", function () {
       const member = randomInt(1_000_000, 9_999_999);
       const res = await fetch(`${suite.api.url}/connectors/telegram/${installation.id}/updates`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": telegramUpdatesSecret(TEST_APP_KEY, installation.id) },
+        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": updatesSecret(TEST_APP_KEY, installation.id) },
         body: JSON.stringify({
           update_id: 1,
           message: {

@@ -1,7 +1,7 @@
 // A local fake of the platforms' HTTP APIs, for tests and for an embedded start (which never
 // contacts an outside host). It listens on 127.0.0.1 on a free port and speaks the real shapes of
 // the calls the drivers make, recording each call for assertions:
-//   Telegram Bot API  /bot<token>/<method>: getMe, createChatInviteLink, revokeChatInviteLink,
+//   Telegram Bot API  /bot<token>/<method>: getMe, setWebhook, deleteWebhook, createChatInviteLink, revokeChatInviteLink,
 //                     banChatMember, unbanChatMember, sendMessage -> {ok: true, result} or
 //                     {ok: false, error_code, description}
 //   Discord API       POST /oauth2/token, GET /users/@me, PUT|DELETE /guilds/{g}/members/{u}/roles/{r},
@@ -114,6 +114,13 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
       case "banChatMember":
       case "unbanChatMember":
         return chatOk ? ok(true) : badChat();
+      case "setWebhook":
+        // Telegram wants an https address; the fake takes the http of a local start or a test too.
+        if (typeof params.url !== "string" || !/^https?:\/\//.test(params.url))
+          return send(res, 400, { ok: false, error_code: 400, description: "Bad Request: bad webhook: An HTTPS URL must be provided for webhook" });
+        return ok(true);
+      case "deleteWebhook":
+        return ok(true);
       case "sendMessage":
         if (!chatOk) return badChat();
         return ok({ message_id: calls.length, date: Math.floor(Date.now() / 1000), chat: { id: chat }, text: params.text });

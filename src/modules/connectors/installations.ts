@@ -17,10 +17,13 @@ import type { PlatformEndpoints } from "./platforms.ts";
 import { installationsTable, type InstallationRow } from "./tables.ts";
 import { checkFieldValues, defaultValues, type FieldValue } from "./field-rules.ts";
 import { driverFor } from "./drivers/index.ts";
+import { installationSession, updatesSecret, updatesUrl } from "./bot/session.ts";
 import { PlatformError, type ConnectorDriver, type InstallInput, type VerifiedAccount } from "./drivers/driver.ts";
 
 export interface ConnectorEnvironment {
   connectors: ConnectorRegistry;
+  /** The REST API's public address: platforms deliver a bot's updates under it. */
+  baseUrl: string;
   platforms: PlatformEndpoints;
   appKey: Buffer;
 }
@@ -101,17 +104,10 @@ async function refuseBotInUse(ctx: DomainContext, key: string, account: Verified
     });
 }
 
-/** The driver's verdict on the credentials, as the API answers a refusal. */
-async function verify(
-  ctx: DomainContext,
-  driver: ConnectorDriver,
-  key: string,
-  input: InstallInput,
-  except: string | null,
-): Promise<VerifiedAccount> {
-  let account: VerifiedAccount;
+/** A platform step of a change; a refusal or silence of the platform answered as the API answers it. */
+async function onPlatform<T>(key: string, step: () => Promise<T>): Promise<T> {
   try {
-    account = await driver.verify(input);
+    return await step();
   } catch (err) {
     if (!(err instanceof PlatformError)) throw err;
     if (err.kind === "unauthorized" && err.field) throw validationFailed({ [err.field]: [err.message] }, "The platform refused the credentials.");
@@ -120,6 +116,28 @@ async function verify(
     ];
     throw domainRefusal(err.message, { connector: key, reason: reason ?? "platform_refused" });
   }
+}
+
+/**
+ * Points the platform's pushed updates (Telegram's webhook) at this installation's address, or
+ * stops them (`on` false). A platform without pushed updates needs nothing.
+ */
+async function deliverUpdates(env: ConnectorEnvironment, installation: InstallationRow, on: boolean): Promise<void> {
+  const session = installationSession(env, installation);
+  if (!session.deliverUpdates) return;
+  const target = on ? { url: updatesUrl(env.baseUrl, installation), secret: updatesSecret(env.appKey, installation.id) } : null;
+  await onPlatform(installation.connector_key, () => session.deliverUpdates!(target));
+}
+
+/** The driver's verdict on the credentials, as the API answers a refusal. */
+async function verify(
+  ctx: DomainContext,
+  driver: ConnectorDriver,
+  key: string,
+  input: InstallInput,
+  except: string | null,
+): Promise<VerifiedAccount> {
+  const account = await onPlatform(key, () => driver.verify(input));
   await refuseBotInUse(ctx, key, account, except);
   return account;
 }
@@ -224,6 +242,7 @@ export async function installConnector(
     updated_at: ctx.now,
   };
   await installationsTable.insert(ctx, { ...row, settings: JSON.stringify(row.settings) });
+  await deliverUpdates(env, row, true);
   const installation = presentInstallation(row);
   await recordActivity(ctx, {
     event: "connector_installed",
@@ -280,6 +299,8 @@ export async function updateInstallation(
     changed.push("credentials");
   }
   const updated: InstallationRow = { ...row, ...changes, updated_at: ctx.now };
+  // A new bot token may name another bot: its updates come here too.
+  if (fields) await deliverUpdates(env, updated, true);
   await installationsTable
     .rows(ctx)
     .where({ id: row.id })
@@ -300,6 +321,8 @@ export async function updateInstallation(
 export async function uninstallConnector(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, key: string) {
   const row = await installationOf(ctx, env, projectId, key);
   await installationsTable.rows(ctx).where({ id: row.id }).delete();
+  // Best effort: a revoked token or a platform down must not keep an installation the creator removes.
+  await deliverUpdates(env, row, false).catch(() => undefined);
   const installation = presentInstallation(row);
   await recordActivity(ctx, {
     event: "connector_uninstalled",

@@ -14,8 +14,6 @@ import type { RequestState } from "../http/request.ts";
 import { idempotencyKeyOf, runIdempotently } from "./idempotency.ts";
 
 export interface OperationRouteDeps extends PipelineDeps {
-  /** Public base URL of the API (absolute links in list envelopes). */
-  baseUrl: string;
   budget: readonly Window[];
 }
 

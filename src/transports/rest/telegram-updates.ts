@@ -1,31 +1,25 @@
 // Telegram's updates for an installation's bot: POST {base_url}/connectors/telegram/{installation}/updates,
-// the address the bot's webhook is set to (setWebhook with secret_token). Telegram proves itself with
-// the X-Telegram-Bot-Api-Secret-Token header: an HMAC of the installation id under APP_KEY, so no
-// secret is stored and one installation's secret opens nothing else. A /start message runs the
+// the address the bot's webhook is set to at install (setWebhook with secret_token). Telegram proves
+// itself with the X-Telegram-Bot-Api-Secret-Token header (updatesSecret: an HMAC of the
+// installation id under APP_KEY). A /start message runs the
 // bot's start handling (openStart) as a webhook-triggered action, the bot answers in the chat, and
 // the member's platform access is synced at once (the connector sweep retries whatever fails).
 // Telegram retries an update until it gets a 2xx, so every update that was read answers 200, also
 // one the bot ignores.
-import { createHmac } from "node:crypto";
 import type Koa from "koa";
 import type { Logger } from "pino";
 import { createDomainContext, unscoped, type Actor } from "../../db/tenant.ts";
 import { ApiError } from "../../errors.ts";
 import { safeEqual } from "../../security/crypto.ts";
 import { openStart } from "../../modules/connectors/bot/start.ts";
-import { installationSession } from "../../modules/connectors/bot/session.ts";
+import { installationSession, updatesPath, updatesSecret } from "../../modules/connectors/bot/session.ts";
 import { syncPlatformAccess } from "../../modules/connectors/access-sync.ts";
 import type { InstallationRow } from "../../modules/connectors/tables.ts";
 import type { PipelineDeps } from "../../pipeline/run.ts";
 import { readBodyText } from "../http/body.ts";
 import type { RequestState } from "../http/request.ts";
 
-export const TELEGRAM_UPDATES_PATH = "/connectors/telegram/:installation/updates";
-
-/** The secret_token Telegram sends with every update of this installation (1-256 of A-Za-z0-9_-). */
-export function telegramUpdatesSecret(appKey: Buffer, installationId: string): string {
-  return createHmac("sha256", appKey).update(`telegram-updates:${installationId}`).digest("base64url");
-}
+export const TELEGRAM_UPDATES_PATH = updatesPath("telegram", ":installation");
 
 interface TelegramMessage {
   text?: unknown;
@@ -52,7 +46,7 @@ export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Mi
     const notFound = () => new ApiError("RESOURCE_NOT_FOUND", "No installation is reachable at this address.");
     if (!UUID.test(id)) throw notFound();
     const offered = ctx.get("x-telegram-bot-api-secret-token");
-    if (!offered || !safeEqual(offered, telegramUpdatesSecret(deps.appKey, id))) throw notFound();
+    if (!offered || !safeEqual(offered, updatesSecret(deps.appKey, id))) throw notFound();
     const db = unscoped(deps.db, "Telegram's updates: the installation is found by its id, proven by its secret token");
     const installation = (await db("connector_installations").where({ id, connector_key: "telegram" }).first()) as InstallationRow | undefined;
     if (!installation) throw notFound();

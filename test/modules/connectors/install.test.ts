@@ -49,7 +49,10 @@ describe("installing a connector", () => {
     assert.ok(!JSON.stringify(res.body).includes(bot.token), "the token is never returned");
     assert.deepEqual(
       fake.calls.slice(before).map((c) => [c.platform, c.name, c.bot]),
-      [["telegram", "getMe", String(bot.id)]],
+      [
+        ["telegram", "getMe", String(bot.id)],
+        ["telegram", "setWebhook", String(bot.id)],
+      ],
     );
 
     const row = await installationRow(project);

@@ -4,7 +4,7 @@
 // member's platform access follows the access ledger (invite links sent, bans applied).
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
-import { telegramUpdatesSecret } from "../../../src/transports/rest/telegram-updates.ts";
+import { updatesSecret } from "../../../src/modules/connectors/bot/session.ts";
 import { linkIdentity } from "../../../src/modules/account/identities.ts";
 import { syncPlatformAccess } from "../../../src/modules/connectors/access-sync.ts";
 import { createDomainContext } from "../../../src/db/tenant.ts";
@@ -38,7 +38,7 @@ describe("the Telegram bot", function () {
   });
 
   /** Posts a Telegram update with a private /start message from `userId`. */
-  async function start(userId: number, payload: string | null, secret = telegramUpdatesSecret(TEST_APP_KEY, installation.id)) {
+  async function start(userId: number, payload: string | null, secret = updatesSecret(TEST_APP_KEY, installation.id)) {
     const update = {
       update_id: randomInt(1, 1e9),
       message: {
@@ -61,6 +61,12 @@ describe("the Telegram bot", function () {
     const calls = (await testPlatform()).calls.slice(from).filter((c) => c.bot === String(bot.id));
     return name ? calls.filter((c) => c.name === name) : calls;
   }
+
+  it("points the bot's webhook at the installation's updates address at install", async () => {
+    const [hook] = await callsSince(0, "setWebhook");
+    assert.equal(hook?.params.url, `${suite.api.url}/connectors/telegram/${installation.id}/updates`);
+    assert.equal(hook?.params.secret_token, updatesSecret(TEST_APP_KEY, installation.id));
+  });
 
   it("refuses an update without the installation's secret token (404, nothing read)", async () => {
     const res = await start(555, null, "not-the-secret");

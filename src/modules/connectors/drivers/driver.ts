@@ -38,6 +38,11 @@ export interface PlatformSession {
   removeRole(userId: string, roleId: string): Promise<void>;
   /** A message to a chat or channel. */
   sendMessage(chat: string, text: string): Promise<void>;
+  /**
+   * Platforms that push a bot's updates (Telegram's webhook): deliver them to `url`, proven by
+   * `secret`; `null` stops the delivery. Absent where the platform has no such push.
+   */
+  deliverUpdates?(target: { url: string; secret: string } | null): Promise<void>;
 }
 
 export interface ConnectorDriver {

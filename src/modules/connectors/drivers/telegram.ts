@@ -66,6 +66,10 @@ export function telegramDriver(options: TelegramOptions): ConnectorDriver {
         },
         addRole: noRoles,
         removeRole: noRoles,
+        async deliverUpdates(target) {
+          if (target) await call("setWebhook", { url: target.url, secret_token: target.secret, allowed_updates: ["message"] });
+          else await call("deleteWebhook", {});
+        },
         async sendMessage(chat, text) {
           await call("sendMessage", { chat_id: chat, text });
         },

@@ -1,6 +1,7 @@
 // Brings the platforms in line with the access ledger: the connector's half of a grant. Pending
 // grants of a platform mode are fulfilled (bearer_link: a single-use invite link sent to the member
-// in a private message; role: the role given), then marked granted (member.resource_added).
+// in a private message; membership: the member let into the private place; role: the role given),
+// then marked granted (member.resource_added).
 // Revoked grants that were granted lose their access on the platform (removed from the place, the
 // role taken), and a banned member is banned from every place of the project. Platform calls run
 // outside any transaction; each item is then marked in its own short transaction, so a call that
@@ -16,7 +17,7 @@ import type { InstallationRow } from "./tables.ts";
 import { installationSession } from "./bot/session.ts";
 
 /** Modes whose grants the connector fulfils on the platform (creator_task: the creator does). */
-const FULFILLED = ["bearer_link", "role"] as const;
+const FULFILLED = ["bearer_link", "membership", "role"] as const;
 
 interface WorkItem {
   grant_id: string;
@@ -73,6 +74,7 @@ async function workItems(db: Db, scope: AccessSyncScope): Promise<WorkItem[]> {
 async function fulfil(session: PlatformSession, item: WorkItem): Promise<void> {
   if (!item.place || !item.user) throw new PlatformError("refused", "The resource has no place on the platform, or the member no account.");
   if (item.grant_mode === "role") return session.addRole(item.user, item.place);
+  if (item.grant_mode === "membership") return session.admit(item.place, item.user);
   const link = await session.createInviteLink(item.place);
   await session.sendMessage(item.user, `Your access to ${item.title}: ${link.url}\nThe link works once, for you.`);
 }
@@ -80,6 +82,7 @@ async function fulfil(session: PlatformSession, item: WorkItem): Promise<void> {
 async function remove(session: PlatformSession, item: WorkItem): Promise<void> {
   if (!item.place || !item.user || item.granted_at === null) return;
   if (item.grant_mode === "role") return session.removeRole(item.user, item.place);
+  if (item.grant_mode === "membership") return session.unadmit(item.place, item.user);
   // A banned member stays banned from the place (a plain removal lets them join again later).
   await session.removeMember(item.place, item.user, { ban: item.member_status === "banned" });
 }

@@ -6,6 +6,7 @@
 //                     {ok: false, error_code, description}
 //   Discord API       POST /oauth2/token, GET /users/@me, PUT|DELETE /guilds/{g}/members/{u}/roles/{r},
 //                     PUT /guilds/{g}/bans/{u}, DELETE /guilds/{g}/members/{u},
+//                     PUT|DELETE /channels/{c}/permissions/{u},
 //                     POST /channels/{c}/invites, DELETE /invites/{code}, POST /channels/{c}/messages
 // Bots and authorization codes are registered by the test; with `acceptAny` (the embedded default)
 // any well-formed bot token names a bot and any code adds the bot to a guild named after it.
@@ -163,6 +164,8 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
       case "DELETE /guilds/{id}/members/{id}/roles/{id}":
       case "PUT /guilds/{id}/bans/{id}":
       case "DELETE /guilds/{id}/members/{id}":
+      case "PUT /channels/{id}/permissions/{id}":
+      case "DELETE /channels/{id}/permissions/{id}":
         return send(res, 204);
       case "POST /channels/{id}/invites":
         return send(res, 200, { code: randomBytes(5).toString("base64url"), max_uses: params.max_uses ?? 0, max_age: params.max_age ?? 86400 });

@@ -78,6 +78,17 @@ export function discordDriver(options: DiscordOptions): ConnectorDriver {
           if (ban) await asBot("PUT", `/guilds/${encodeURIComponent(guild)}/bans/${encodeURIComponent(userId)}`, {});
           else await asBot("DELETE", member(userId));
         },
+        async admit(place, userId) {
+          // type 1: a member overwrite; 1024: VIEW_CHANNEL.
+          await asBot("PUT", `/channels/${encodeURIComponent(place)}/permissions/${encodeURIComponent(userId)}`, {
+            type: 1,
+            allow: "1024",
+            deny: "0",
+          });
+        },
+        async unadmit(place, userId) {
+          await asBot("DELETE", `/channels/${encodeURIComponent(place)}/permissions/${encodeURIComponent(userId)}`);
+        },
         async addRole(userId, roleId) {
           await asBot("PUT", `${member(userId)}/roles/${encodeURIComponent(roleId)}`);
         },

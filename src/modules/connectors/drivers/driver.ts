@@ -33,6 +33,12 @@ export interface PlatformSession {
   revokeInviteLink(place: string, link: string): Promise<void>;
   /** Removes a member from `place` (Telegram: a chat; Discord: the installation's guild); `ban` keeps them out. */
   removeMember(place: string, userId: string, options?: { ban?: boolean }): Promise<void>;
+  /**
+   * Lets a member into a private place they can already reach (a Discord channel of the
+   * installation's server: their own permission overwrite), or takes that away.
+   */
+  admit(place: string, userId: string): Promise<void>;
+  unadmit(place: string, userId: string): Promise<void>;
   /** Gives or takes a role (platforms with roles: Discord, in the installation's guild). */
   addRole(userId: string, roleId: string): Promise<void>;
   removeRole(userId: string, roleId: string): Promise<void>;

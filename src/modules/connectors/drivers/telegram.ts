@@ -51,6 +51,9 @@ export function telegramDriver(options: TelegramOptions): ConnectorDriver {
       const noRoles = async () => {
         throw new PlatformError("unsupported", "Telegram has no roles; its places are gated by invite links and bans.");
       };
+      const noAdmission = async () => {
+        throw new PlatformError("unsupported", "Telegram lets members in by invite links (bearer_link), not by permissions.");
+      };
       return {
         async createInviteLink(place) {
           const link = await call<{ invite_link: string }>("createChatInviteLink", { chat_id: place, member_limit: 1 });
@@ -64,6 +67,8 @@ export function telegramDriver(options: TelegramOptions): ConnectorDriver {
           // A removal that is not a ban lifts the ban at once: the member may join again later.
           if (!ban) await call("unbanChatMember", { chat_id: place, user_id: Number(userId), only_if_banned: true });
         },
+        admit: noAdmission,
+        unadmit: noAdmission,
         addRole: noRoles,
         removeRole: noRoles,
         async deliverUpdates(target) {

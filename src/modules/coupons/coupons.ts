@@ -8,6 +8,7 @@ import { currencyErrors } from "../payment-methods/payment-methods.ts";
 import { plansTable } from "../plans/tables.ts";
 import { iso, recordCatalogChange, requireProject } from "../resources/catalog-change.ts";
 import { couponsTable, type CouponRow } from "./tables.ts";
+import { uniquely } from "../../db/unique.ts";
 
 export function presentCoupon(row: CouponRow) {
   return {
@@ -119,7 +120,9 @@ export async function createCoupon(ctx: DomainContext, projectId: string, input:
     addFieldError(fields, "code", "the project already has a coupon with this code");
   await checkPlans(ctx, projectId, row.plan_ids, row.currency, fields);
   refuseOn(fields);
-  await couponsTable.insert(ctx, { ...row, plan_ids: JSON.stringify(row.plan_ids) });
+  await uniquely(couponsTable.insert(ctx, { ...row, plan_ids: JSON.stringify(row.plan_ids) }), () =>
+    validationFailed({ code: ["the project already has a coupon with this code"] }),
+  );
   const coupon = presentCoupon({ ...row, team_id: ctx.actor.teamId });
   await recordCouponChange(ctx, coupon, "created");
   return coupon;

@@ -10,6 +10,7 @@ import { iso, recordCatalogChange, requireProject } from "../resources/catalog-c
 import { resourcesTable, type ResourceRow } from "../resources/tables.ts";
 import { subscriptionsTable } from "../subscriptions/tables.ts";
 import { planResourcesTable, plansTable, type BillingCycle, type PlanRow, type PlanStatus } from "./tables.ts";
+import { uniquely } from "../../db/unique.ts";
 
 export function presentPlan(row: PlanRow, resourceIds: readonly string[]) {
   return {
@@ -105,6 +106,11 @@ export interface PlanInput {
 }
 
 /** Field rules beyond the schema: an ISO 4217 currency, count 1 for lifetime, a name unique in the project. */
+const TAKEN_NAME = "the project already has a plan of that name";
+/** The unique index behind TAKEN_NAME (plans' migration): a race the check cannot see. */
+const PLAN_NAME_INDEX = "plans_project_name_unique";
+const takenName = () => validationFailed({ name: [TAKEN_NAME] });
+
 async function checkPlan(
   ctx: DomainContext,
   projectId: string,
@@ -116,7 +122,7 @@ async function checkPlan(
     addFieldError(fields, "billing_cycle_count", "must be 1 for a lifetime plan");
   const same = plansTable.rows(ctx).where({ project_id: projectId, name: next.name });
   if (id) same.whereNot({ id });
-  if (await same.first("id")) addFieldError(fields, "name", "the project already has a plan of that name");
+  if (await same.first("id")) addFieldError(fields, "name", TAKEN_NAME);
   if (Object.keys(fields).length) throw validationFailed(fields);
 }
 
@@ -174,7 +180,7 @@ export async function createPlan(ctx: DomainContext, projectId: string, input: P
     updated_at: ctx.now,
   };
   await checkPlan(ctx, projectId, row);
-  await plansTable.insert(ctx, row);
+  await uniquely(plansTable.insert(ctx, row), takenName, PLAN_NAME_INDEX);
   await setResources(ctx, projectId, row.id, input.resources);
   const plan = presentPlan({ ...row, team_id: ctx.actor.teamId }, input.resources);
   await recordPlanChange(ctx, plan, "created");
@@ -192,7 +198,7 @@ export async function updatePlan(ctx: DomainContext, projectId: string, id: stri
   const sellingChanged = next.currency !== row.currency || next.billing_cycle !== row.billing_cycle;
   if (row.status === "published" && sellingChanged) await requireSellable(ctx, projectId, next.currency, next.billing_cycle);
   const { team_id: _team, id: _id, project_id: _project, ...changes } = next;
-  await plansTable.rows(ctx).where({ id }).update(changes);
+  await uniquely(plansTable.rows(ctx).where({ id }).update(changes), takenName, PLAN_NAME_INDEX);
   if (input.resources) await setResources(ctx, projectId, id, input.resources);
   const plan = await presented(ctx, next);
   await recordPlanChange(ctx, plan, "updated");

@@ -15,6 +15,7 @@ import type { MemberRow } from "../members/tables.ts";
 import { revokeGrants } from "./grants.ts";
 import { subscriptionsTable, type SubscriptionRow, type SubscriptionStatus } from "./tables.ts";
 import { iso } from "./timestamps.ts";
+import { uniquely } from "../../db/unique.ts";
 
 export function presentSubscription(row: SubscriptionRow) {
   return {
@@ -94,13 +95,8 @@ export async function createSubscription(ctx: DomainContext, input: { member: Me
     created_at: ctx.now,
     updated_at: ctx.now,
   };
-  try {
-    await subscriptionsTable.insert(ctx, { ...row });
-  } catch (err) {
-    // subscriptions_one_live: a concurrent transaction created the member's live subscription.
-    if ((err as { code?: string }).code === "23505") throw alreadyActive(member.id);
-    throw err;
-  }
+  // subscriptions_one_live: a concurrent transaction created the member's live subscription.
+  await uniquely(subscriptionsTable.insert(ctx, { ...row }), () => alreadyActive(member.id), "subscriptions_one_live");
   await recordSubscriptionChange(ctx, row, {
     event: "created",
     description: `Subscription to ${plan.name} created`,

@@ -23,6 +23,8 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp("created_at", { useTz: true }).notNullable();
     t.timestamp("updated_at", { useTz: true }).notNullable();
     t.index(["team_id", "project_id", "created_at"]);
+    // Plan names are unique within a project (checked first; this catches two creations at once).
+    t.unique(["project_id", "name"], { indexName: "plans_project_name_unique" });
   });
   await knex.schema.createTable("plan_resources", (t) => {
     t.uuid("plan_id").notNullable().references("plans.id").onDelete("CASCADE");

@@ -28,3 +28,12 @@ export async function fetchPage<Row>(
 export function orderClause(expression: string, direction: "asc" | "desc"): string {
   return `${expression} ${direction === "asc" ? "asc nulls first" : "desc nulls last"}`;
 }
+
+/**
+ * One page ordered by the column `sorts` maps `window.sortBy` to (an unoffered one falls back to
+ * created_at, as the pagination rules say), ties broken by id in the same direction.
+ */
+export function sortedPage<Row>(query: Knex.QueryBuilder, window: PageWindow, sorts: Readonly<Record<string, string>>) {
+  const sort = sorts[window.sortBy] ?? sorts.created_at ?? "created_at";
+  return fetchPage<Row>(query, window, `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`);
+}

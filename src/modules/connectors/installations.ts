@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, domainRefusal, mergeFieldErrors, emptyFieldErrors, addFieldError, validationFailed } from "../../errors.ts";
 import { unscoped, type DomainContext } from "../../db/tenant.ts";
-import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
+import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { encrypt } from "../../security/crypto.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { emitEvent } from "../events/outbox.ts";
@@ -146,12 +146,7 @@ const SORT: Record<string, string> = { created_at: "created_at", connector: "con
 
 export async function listInstallations(ctx: DomainContext, projectId: string, window: PageWindow) {
   await assertProjectsVisible(ctx, [projectId]);
-  const sort = SORT[window.sortBy] ?? SORT.created_at!;
-  const { rows, total } = await fetchPage<InstallationRow>(
-    installationsTable.rows(ctx).where({ project_id: projectId }).select("*"),
-    window,
-    `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
-  );
+  const { rows, total } = await sortedPage<InstallationRow>(installationsTable.rows(ctx).where({ project_id: projectId }).select("*"), window, SORT);
   return { rows: rows.map(presentInstallation), total };
 }
 

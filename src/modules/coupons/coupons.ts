@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, addFieldError, emptyFieldErrors, notFound, validationFailed, type FieldErrors } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
-import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
+import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { currencyErrors } from "../payment-methods/payment-methods.ts";
 import { plansTable } from "../plans/tables.ts";
 import { iso, recordCatalogChange, requireProject } from "../resources/catalog-change.ts";
@@ -40,12 +40,7 @@ const SORT: Record<string, string> = { created_at: "created_at", code: "code" };
 
 export async function listCoupons(ctx: DomainContext, projectId: string, window: PageWindow) {
   await requireProject(ctx, projectId);
-  const sort = SORT[window.sortBy] ?? SORT.created_at!;
-  const { rows, total } = await fetchPage<CouponRow>(
-    couponsTable.rows(ctx).where({ project_id: projectId }).select("*"),
-    window,
-    `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
-  );
+  const { rows, total } = await sortedPage<CouponRow>(couponsTable.rows(ctx).where({ project_id: projectId }).select("*"), window, SORT);
   return { rows: rows.map(presentCoupon), total };
 }
 
@@ -159,14 +154,6 @@ export async function deleteCoupon(ctx: DomainContext, projectId: string, id: st
   await recordCouponChange(ctx, presentCoupon(row), "deleted");
 }
 
-async function recordCouponChange(ctx: DomainContext, coupon: Coupon, action: "created" | "updated" | "deleted") {
-  await recordCatalogChange(ctx, {
-    projectId: coupon.project_id,
-    subjectType: "coupon",
-    subjectId: coupon.id,
-    activity: `coupon_${action}`,
-    description: `Coupon ${coupon.code} ${action}`,
-    event: `coupon.${action}`,
-    data: { coupon },
-  });
+function recordCouponChange(ctx: DomainContext, coupon: Coupon, action: "created" | "updated" | "deleted") {
+  return recordCatalogChange(ctx, { entity: "coupon", action, label: coupon.code, shown: coupon, subject: ["coupon", coupon.id] });
 }

@@ -5,7 +5,7 @@ import type { AbilityValue } from "../../../generated/catalog.ts";
 import { notFound, validationFailed } from "../../errors.ts";
 import { afterCommit, tenantTable, type DomainContext } from "../../db/tenant.ts";
 import type { PageWindow } from "../../db/pages.ts";
-import { fetchPage, orderClause } from "../../db/pages.ts";
+import { sortedPage } from "../../db/pages.ts";
 import { assertProjectsVisible } from "../projects/projects.ts";
 import { tokensTable } from "../tokens/tokens.ts";
 import { grantableByRole } from "../teams/built-in-roles.ts";
@@ -59,12 +59,7 @@ async function groupById(ctx: DomainContext, id: string): Promise<GroupRow> {
 const GROUP_SORT: Record<string, string> = { created_at: "created_at", code: "code", name: "lower(name)" };
 
 export async function listGroups(ctx: DomainContext, window: PageWindow) {
-  const sort = GROUP_SORT[window.sortBy] ?? GROUP_SORT.created_at!;
-  const { rows, total } = await fetchPage<GroupRow>(
-    visibleGroups(ctx).select("*"),
-    window,
-    `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
-  );
+  const { rows, total } = await sortedPage<GroupRow>(visibleGroups(ctx).select("*"), window, GROUP_SORT);
   return { rows: rows.map(presentGroup), total };
 }
 

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { notFound, validationFailed } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
-import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
+import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { planById } from "../plans/plans.ts";
 import { passWindowsTable, type PassWindowRow } from "../plans/tables.ts";
 import { iso, recordCatalogChange, requireProject } from "../resources/catalog-change.ts";
@@ -40,12 +40,7 @@ const SORT: Record<string, string> = { created_at: "created_at", starts_at: "sta
 
 export async function listPassWindows(ctx: DomainContext, projectId: string, planId: string, window: PageWindow) {
   await requirePlan(ctx, projectId, planId);
-  const sort = SORT[window.sortBy] ?? SORT.created_at!;
-  const { rows, total } = await fetchPage<PassWindowRow>(
-    passWindowsTable.rows(ctx).where({ plan_id: planId }).select("*"),
-    window,
-    `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
-  );
+  const { rows, total } = await sortedPage<PassWindowRow>(passWindowsTable.rows(ctx).where({ plan_id: planId }).select("*"), window, SORT);
   return { rows: rows.map(presentPassWindow), total };
 }
 
@@ -108,14 +103,6 @@ export async function deletePassWindow(ctx: DomainContext, projectId: string, pl
   await recordWindowChange(ctx, presentPassWindow(row), "deleted");
 }
 
-async function recordWindowChange(ctx: DomainContext, window: PassWindow, action: "created" | "updated" | "deleted") {
-  await recordCatalogChange(ctx, {
-    projectId: window.project_id,
-    subjectType: "plan",
-    subjectId: window.plan_id,
-    activity: `pass_window_${action}`,
-    description: `Pass window ${window.name} ${action}`,
-    event: `pass_window.${action}`,
-    data: { pass_window: window },
-  });
+function recordWindowChange(ctx: DomainContext, window: PassWindow, action: "created" | "updated" | "deleted") {
+  return recordCatalogChange(ctx, { entity: "pass_window", action, label: window.name, shown: window, subject: ["plan", window.plan_id] });
 }

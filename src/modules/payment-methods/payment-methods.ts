@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { notFound, validationFailed, emptyFieldErrors, addFieldError, type FieldErrors } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
-import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
+import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { iso, recordCatalogChange, requireProject } from "../resources/catalog-change.ts";
 import { paymentMethodsTable, type PaymentMethodRow } from "./tables.ts";
 
@@ -54,11 +54,10 @@ const SORT: Record<string, string> = { created_at: "created_at", name: "lower(na
 
 export async function listPaymentMethods(ctx: DomainContext, projectId: string, window: PageWindow) {
   await requireProject(ctx, projectId);
-  const sort = SORT[window.sortBy] ?? SORT.created_at!;
-  const { rows, total } = await fetchPage<PaymentMethodRow>(
+  const { rows, total } = await sortedPage<PaymentMethodRow>(
     paymentMethodsTable.rows(ctx).where({ project_id: projectId }).select("*"),
     window,
-    `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
+    SORT,
   );
   return { rows: rows.map(presentPaymentMethod), total };
 }
@@ -144,14 +143,6 @@ export async function deletePaymentMethod(ctx: DomainContext, projectId: string,
 }
 
 /** Payment methods have no activity subject of their own: their entries are the project's. */
-async function recordMethodChange(ctx: DomainContext, method: PaymentMethod, action: "created" | "updated" | "deleted") {
-  await recordCatalogChange(ctx, {
-    projectId: method.project_id,
-    subjectType: "project",
-    subjectId: method.project_id,
-    activity: `payment_method_${action}`,
-    description: `Payment method ${method.name} ${action}`,
-    event: `payment_method.${action}`,
-    data: { payment_method: method },
-  });
+function recordMethodChange(ctx: DomainContext, method: PaymentMethod, action: "created" | "updated" | "deleted") {
+  return recordCatalogChange(ctx, { entity: "payment_method", action, label: method.name, shown: method, subject: ["project", method.project_id] });
 }

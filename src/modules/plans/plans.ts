@@ -235,14 +235,6 @@ export async function deletePlan(ctx: DomainContext, projectId: string, id: stri
   await recordPlanChange(ctx, plan, "deleted");
 }
 
-async function recordPlanChange(ctx: DomainContext, plan: Plan, action: "created" | "updated" | "published" | "archived" | "deleted") {
-  await recordCatalogChange(ctx, {
-    projectId: plan.project_id,
-    subjectType: "plan",
-    subjectId: plan.id,
-    activity: `plan_${action}`,
-    description: `Plan ${plan.name} ${action}`,
-    event: `plan.${action}`,
-    data: { plan },
-  });
+function recordPlanChange(ctx: DomainContext, plan: Plan, action: "created" | "updated" | "published" | "archived" | "deleted") {
+  return recordCatalogChange(ctx, { entity: "plan", action, label: plan.name, shown: plan, subject: ["plan", plan.id] });
 }

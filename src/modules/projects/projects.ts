@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { createPaymentMethod } from "../payment-methods/payment-methods.ts";
 import { ApiError, notFound, validationFailed } from "../../errors.ts";
 import { inAllowList, type DomainContext, type TenantTable } from "../../db/tenant.ts";
-import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
+import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { requireGrowth } from "../teams/tier.ts";
 import { installationsTable } from "../connectors/tables.ts";
 import { membersTable } from "../members/tables.ts";
@@ -48,12 +48,7 @@ const PROJECT_SORT: Record<string, string> = { created_at: "created_at", name: "
 
 /** A page of the projects the actor sees (its team's, inside its project allow-list). */
 export async function listProjects(ctx: DomainContext, window: PageWindow) {
-  const sort = PROJECT_SORT[window.sortBy] ?? PROJECT_SORT.created_at!;
-  const { rows, total } = await fetchPage<ProjectRow>(
-    projectsTable.rows(ctx).select("*"),
-    window,
-    `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
-  );
+  const { rows, total } = await sortedPage<ProjectRow>(projectsTable.rows(ctx).select("*"), window, PROJECT_SORT);
   return { rows: rows.map(presentProject), total };
 }
 

@@ -6,28 +6,30 @@ import { emitEvent } from "../events/outbox.ts";
 import { assertProjectsVisible } from "../projects/projects.ts";
 
 export interface CatalogChange {
-  projectId: string;
-  /** The activity log's subject: its alias (plan, coupon, project-resource, project) and id. */
-  subjectType: string;
-  subjectId: string;
-  /** Activity entry name (plan_published) and its sentence. */
-  activity: string;
-  description: string;
-  /** Event type (plan.published) and what its data carries, as the API shows it. */
-  event: string;
-  data: Record<string, unknown>;
+  /** The entity as events name it (plan, pass_window): event <entity>.<action>, entry <entity>_<action>. */
+  entity: string;
+  action: string;
+  /** What the entry's sentence calls it (its name, title or code). */
+  label: string;
+  /** The entity as the API shows it: the event's data is {<entity>: shown}, also the entry's properties. */
+  shown: { project_id: string };
+  /** The activity log's subject (alias and id): the entity's own, or the one its entries belong to. */
+  subject: [alias: string, id: string];
 }
 
 export async function recordCatalogChange(ctx: DomainContext, change: CatalogChange): Promise<void> {
+  const data = { [change.entity]: change.shown };
+  const projectId = change.shown.project_id;
+  const noun = change.entity.replace(/_/g, " ");
   await recordActivity(ctx, {
-    event: change.activity,
-    description: change.description,
-    subjectType: change.subjectType,
-    subjectId: change.subjectId,
-    projectId: change.projectId,
-    properties: change.data,
+    event: `${change.entity}_${change.action}`,
+    description: `${noun[0]!.toUpperCase()}${noun.slice(1)} ${change.label} ${change.action}`,
+    subjectType: change.subject[0],
+    subjectId: change.subject[1],
+    projectId,
+    properties: data,
   });
-  await emitEvent(ctx, { type: change.event, projectId: change.projectId, data: change.data });
+  await emitEvent(ctx, { type: `${change.entity}.${change.action}`, projectId, data });
 }
 
 /** The path's project must be one of the actor's team (404 otherwise; the allow-list is checked before). */

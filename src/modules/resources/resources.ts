@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { ResourceKind } from "../../../generated/connector-manifest.d.ts";
 import { addFieldError, domainRefusal, emptyFieldErrors, notFound, validationFailed, type FieldErrors } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
-import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
+import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import type { ConnectorRegistry } from "../connectors/registry.ts";
 import { installationsTable } from "../connectors/tables.ts";
 import { planResourcesTable } from "../plans/tables.ts";
@@ -45,12 +45,7 @@ const SORT: Record<string, string> = { created_at: "created_at", title: "lower(t
 
 export async function listResources(ctx: DomainContext, projectId: string, window: PageWindow) {
   await requireProject(ctx, projectId);
-  const sort = SORT[window.sortBy] ?? SORT.created_at!;
-  const { rows, total } = await fetchPage<ResourceRow>(
-    resourcesTable.rows(ctx).where({ project_id: projectId }).select("*"),
-    window,
-    `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
-  );
+  const { rows, total } = await sortedPage<ResourceRow>(resourcesTable.rows(ctx).where({ project_id: projectId }).select("*"), window, SORT);
   return { rows: rows.map(presentResource), total };
 }
 
@@ -174,14 +169,6 @@ export async function deleteResource(ctx: DomainContext, projectId: string, id: 
   await recordResourceChange(ctx, presentResource(row), "deleted");
 }
 
-async function recordResourceChange(ctx: DomainContext, resource: Resource, action: "created" | "updated" | "deleted") {
-  await recordCatalogChange(ctx, {
-    projectId: resource.project_id,
-    subjectType: "project-resource",
-    subjectId: resource.id,
-    activity: `resource_${action}`,
-    description: `Resource ${resource.title} ${action}`,
-    event: `resource.${action}`,
-    data: { resource },
-  });
+function recordResourceChange(ctx: DomainContext, resource: Resource, action: "created" | "updated" | "deleted") {
+  return recordCatalogChange(ctx, { entity: "resource", action, label: resource.title, shown: resource, subject: ["project-resource", resource.id] });
 }

@@ -5,7 +5,7 @@ import type { AbilityValue } from "../../../generated/catalog.ts";
 import { ApiError, domainRefusal, notFound, validationFailed } from "../../errors.ts";
 import { afterCommit, tenantTable, type DomainContext } from "../../db/tenant.ts";
 import type { PageWindow } from "../../db/pages.ts";
-import { fetchPage, orderClause } from "../../db/pages.ts";
+import { sortedPage } from "../../db/pages.ts";
 import { tokensTable } from "../tokens/tokens.ts";
 import { builtInRole, DEFAULT_ROLE_CODE, grantableByRole } from "../teams/built-in-roles.ts";
 import { invitationsTable, teamMembersTable } from "../teams/tables.ts";
@@ -51,12 +51,7 @@ async function roleById(ctx: DomainContext, id: string): Promise<RoleRow> {
 const ROLE_SORT: Record<string, string> = { created_at: "created_at", code: "code", name: "lower(name)" };
 
 export async function listRoles(ctx: DomainContext, window: PageWindow) {
-  const sort = ROLE_SORT[window.sortBy] ?? ROLE_SORT.created_at!;
-  const { rows, total } = await fetchPage<RoleRow>(
-    rolesTable.rows(ctx).select("*"),
-    window,
-    `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
-  );
+  const { rows, total } = await sortedPage<RoleRow>(rolesTable.rows(ctx).select("*"), window, ROLE_SORT);
   return { rows: rows.map(presentRole), total };
 }
 

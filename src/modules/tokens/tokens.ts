@@ -9,7 +9,7 @@ import { assertProjectsVisible } from "../projects/projects.ts";
 import { afterCommit, tenantTable, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 import { narrowAbilities, teamGrantsOf, type TeamGrants } from "../roles/grants.ts";
 import type { PageWindow } from "../../db/pages.ts";
-import { fetchPage, orderClause } from "../../db/pages.ts";
+import { sortedPage } from "../../db/pages.ts";
 
 export const TOKEN_PREFIX = "sbt_live_";
 const TOKEN_SHAPE = /^sbt_live_([1-9][0-9]{0,17})_([A-Za-z0-9]{20,128})$/;
@@ -149,12 +149,7 @@ const TOKEN_SORT: Record<string, string> = {
 };
 
 export async function listTokens(ctx: DomainContext, window: PageWindow) {
-  const sort = TOKEN_SORT[window.sortBy] ?? TOKEN_SORT.created_at!;
-  const { rows, total } = await fetchPage<TokenRow>(
-    visibleTokens(ctx).select("*"),
-    window,
-    `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`,
-  );
+  const { rows, total } = await sortedPage<TokenRow>(visibleTokens(ctx).select("*"), window, TOKEN_SORT);
   return { rows: rows.map(presentToken), total };
 }
 

@@ -124,11 +124,11 @@ describe("projects: changing and deleting", () => {
       const [event] = await projectEvents(owner.teamId, "project.deleted", project.id);
       assert.deepEqual(event!.data, { project });
       assert.equal((await projectActivity(owner.teamId, project.id, "deleted")).length, 1);
-      // The activity of a deleted project stays readable.
+      // The activity of a deleted project stays readable (its access-codes payment method came with it).
       const log = await client.get(`/v1/activity?subject_type=project&subject_id=${project.id}`);
       assert.deepEqual(
         log.body.data.map((e: { event: string }) => e.event),
-        ["deleted", "created"],
+        ["deleted", "payment_method_created", "created"],
       );
       const again = await client.post("/v1/projects", { name: "Impostor", handle: wanted });
       assert.deepEqual(Object.keys(expectError(again, 422, "VALIDATION_FAILED").fields), ["handle"]);

@@ -10,6 +10,7 @@ import { eventsOf } from "../../helpers/events.ts";
 import type { ApiClient, TestResponse } from "../../helpers/http.ts";
 import { tokenFor, type TestCreator } from "../../helpers/fixtures.ts";
 import { grantableAbilities, holdsAbility } from "../../../src/modules/tokens/abilities.ts";
+import { expectError } from "../../helpers/http.ts";
 
 export function patch(client: ApiClient, path: string, body: unknown): Promise<TestResponse> {
   return client.request("PATCH", path, { body });
@@ -128,4 +129,15 @@ export async function expectGuarded(
   assert.equal(refused.body.error.code, "TOKEN_MISSING_ABILITY");
   assert.equal(refused.body.error.context.required_ability, route.ability);
   assert.deepEqual(await teamSnapshot(creator.teamId, []), before, "a refused call writes nothing");
+}
+
+/** A write refused with 422 naming `field` (or a field under it), and nothing changed. */
+export async function expectFieldRefusal(send: () => Promise<TestResponse>, field: string, snapshot: () => Promise<unknown>): Promise<void> {
+  const before = await snapshot();
+  const error = expectError(await send(), 422, "VALIDATION_FAILED");
+  assert.ok(
+    Object.keys(error.fields ?? {}).some((k) => k.startsWith(field)),
+    `${field}: ${JSON.stringify(error.fields)}`,
+  );
+  assert.deepEqual(await snapshot(), before);
 }

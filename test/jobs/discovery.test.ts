@@ -58,10 +58,11 @@ describe("scheduled job discovery", () => {
   });
 
   it("refuses names that are not <area>.<what>", () => {
-    for (const name of ["expire", "Teams.expire", "teams..expire", "teams.expire!", "teams.expire job"]) {
+    for (const name of ["expire", "Teams.expire", "teams..expire", "teams.expire!", "teams.expire job", "-teams.expire"]) {
       assert.throws(() => checkScheduledJobs([job(name)]), ScheduledJobError, name);
     }
-    assert.doesNotThrow(() => checkScheduledJobs([job("subscriptions.expire"), job("access_codes.expire")]));
+    // Areas are folder names (kebab-case), so are the jobs' names after them.
+    assert.doesNotThrow(() => checkScheduledJobs([job("subscriptions.expire"), job("access-codes.expire"), job("connectors.sync-access")]));
   });
 
   it("accepts five-field cron expressions only (UTC; no seconds, no names)", () => {

@@ -7,7 +7,7 @@ import type { ScheduledJob } from "../../modules/jobs/scheduled-job.ts";
 
 const MODULES = fileURLToPath(new URL("../../modules/", import.meta.url));
 /** "<area>.<what>", lower case: also the job's queue name. */
-const NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+const NAME = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/;
 const FIELD = /^[0-9*,\-/]+$/;
 
 export class ScheduledJobError extends Error {}

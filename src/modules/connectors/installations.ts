@@ -19,6 +19,7 @@ import { checkFieldValues, defaultValues, type FieldValue } from "./field-rules.
 import { driverFor } from "./drivers/index.ts";
 import { installationSession, updatesSecret, updatesUrl } from "./bot/session.ts";
 import { PlatformError, type ConnectorDriver, type InstallInput, type VerifiedAccount } from "./drivers/driver.ts";
+import { uniquely } from "../../db/unique.ts";
 
 export interface ConnectorEnvironment {
   connectors: ConnectorRegistry;
@@ -98,11 +99,15 @@ async function refuseBotInUse(ctx: DomainContext, key: string, account: Verified
     .whereNotNull("bot_url")
     .modify((q) => (except ? q.whereNot({ id: except }) : q))
     .first("id");
-  if (other)
-    throw validationFailed({
-      "fields.bot_token": [`the bot ${account.accountName} is already connected to another project; create a bot for this one`],
-    });
+  if (other) throw botInUse(account);
 }
+
+/** The index behind refuseBotInUse (its migration): two installs of one bot at once. */
+const ONE_BOT_INDEX = "connector_installations_one_bot";
+const botInUse = (account: Pick<VerifiedAccount, "accountName">) =>
+  validationFailed({
+    "fields.bot_token": [`the bot ${account.accountName} is already connected to another project; create a bot for this one`],
+  });
 
 /** A platform step of a change; a refusal or silence of the platform answered as the API answers it. */
 async function onPlatform<T>(key: string, step: () => Promise<T>): Promise<T> {
@@ -236,7 +241,7 @@ export async function installConnector(
     created_at: ctx.now,
     updated_at: ctx.now,
   };
-  await installationsTable.insert(ctx, { ...row, settings: JSON.stringify(row.settings) });
+  await uniquely(installationsTable.insert(ctx, { ...row, settings: JSON.stringify(row.settings) }), () => botInUse(account), ONE_BOT_INDEX);
   await deliverUpdates(env, row, true);
   const installation = presentInstallation(row);
   await recordActivity(ctx, {
@@ -296,10 +301,11 @@ export async function updateInstallation(
   const updated: InstallationRow = { ...row, ...changes, updated_at: ctx.now };
   // A new bot token may name another bot: its updates come here too.
   if (fields) await deliverUpdates(env, updated, true);
-  await installationsTable
+  const write = installationsTable
     .rows(ctx)
     .where({ id: row.id })
     .update({ ...changes, ...(changes.settings ? { settings: JSON.stringify(changes.settings) } : {}), updated_at: ctx.now });
+  await uniquely(write, () => botInUse({ accountName: updated.platform_account_name ?? "" }), ONE_BOT_INDEX);
   const installation = presentInstallation(updated);
   await recordActivity(ctx, {
     event: "connector_updated",

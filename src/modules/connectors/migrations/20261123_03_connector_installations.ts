@@ -23,6 +23,10 @@ export async function up(knex: Knex): Promise<void> {
     t.unique(["project_id", "connector_key"]);
     t.index(["team_id", "project_id", "created_at"]);
   });
+  // A bot answers one installation (its platform sends updates to one address), whatever team.
+  await knex.raw(
+    "create unique index connector_installations_one_bot on connector_installations (connector_key, platform_account_id) where bot_url is not null",
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -86,13 +86,23 @@ async function latestWhenFree(db: Database): Promise<string[]> {
  */
 export async function migrate(db: Database): Promise<string[]> {
   if (isEmbedded(db)) return latestWhenFree(db);
+  return exclusively(db, MIGRATION_LOCK, () => latest(db));
+}
+
+/**
+ * Runs `work` while this process holds the PostgreSQL session advisory lock `key` (bigint text),
+ * so processes starting together on one database take turns; the server releases the lock if the
+ * process dies. Embedded databases are owned by one process: `work` just runs.
+ */
+export async function exclusively<T>(db: Database, key: string, work: () => Promise<T>): Promise<T> {
+  if (isEmbedded(db)) return work();
   const connection = await db.client.acquireConnection();
   try {
-    await db.raw("select pg_advisory_lock(?::bigint)", [MIGRATION_LOCK]).connection(connection);
+    await db.raw("select pg_advisory_lock(?::bigint)", [key]).connection(connection);
     try {
-      return await latest(db);
+      return await work();
     } finally {
-      await db.raw("select pg_advisory_unlock(?::bigint)", [MIGRATION_LOCK]).connection(connection);
+      await db.raw("select pg_advisory_unlock(?::bigint)", [key]).connection(connection);
     }
   } finally {
     await db.client.releaseConnection(connection);

@@ -7,12 +7,15 @@
 // system actor at the worker's clock (injected: tests move it by hand). See README "Scheduled jobs".
 import PgBoss from "pg-boss";
 import type { Logger } from "pino";
-import { isEmbedded, type Database } from "../../db/database.ts";
+import { exclusively, isEmbedded, type Database } from "../../db/database.ts";
 import { isSharedEmbedded } from "../../db/embedded.ts";
 import type { JobRun, ScheduledJob } from "../../modules/jobs/scheduled-job.ts";
 
 /** pg-boss's tables live in their own schema, beside (never among) the service's. */
 export const QUEUE_SCHEMA = "pgboss";
+
+/** The advisory lock workers take turns on while they set up (any fixed bigint, not the migrations'). */
+const WORKER_START_LOCK = "5313092467716392";
 
 export interface QueueTiming {
   /** How often an idle worker looks for a job of each queue (pg-boss polls: see README). */
@@ -107,8 +110,16 @@ export async function startJobWorker(options: JobWorkerOptions): Promise<JobWork
     cronWorkerIntervalSeconds: Math.min(timing.cronIntervalSeconds, 5),
   });
   boss.on("error", (err) => logger.error({ err }, "job queue error"));
-  await boss.start();
   try {
+    // Processes starting together on one database take turns: pg-boss creating its schema and the
+    // queues at once in several sessions deadlocks in PostgreSQL.
+    await exclusively(db, WORKER_START_LOCK, () => setUp(boss));
+  } catch (err) {
+    await boss.stop({ graceful: false, close: false }).catch(() => undefined);
+    throw err;
+  }
+  async function setUp(boss: PgBoss) {
+    await boss.start();
     for (const job of jobs) {
       await boss.createQueue(job.name, {
         name: job.name,
@@ -129,9 +140,6 @@ export async function startJobWorker(options: JobWorkerOptions): Promise<JobWork
     // A job removed from the code keeps no schedule (its queue would fill with ticks nobody runs).
     const names = new Set(jobs.map((j) => j.name));
     for (const schedule of await boss.getSchedules()) if (!names.has(schedule.name)) await boss.unschedule(schedule.name);
-  } catch (err) {
-    await boss.stop({ graceful: false, close: false });
-    throw err;
   }
   logger.info({ jobs: jobs.map((j) => `${j.name} (${j.cron})`) }, "job worker started");
   return {

@@ -2,7 +2,7 @@
 // catalogue inserted directly (plans, resources and installations have their own areas, built in
 // parallel), access codes generated and redeemed through the domain functions, and the job runner.
 import assert from "node:assert/strict";
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import { createDomainContext, systemActor, type DomainContext } from "../../../src/db/tenant.ts";
 import { generateAccessCodes } from "../../../src/modules/access-codes/codes.ts";
 import { redeemAccessCode, type Redemption } from "../../../src/modules/access-codes/redeem.ts";
@@ -37,11 +37,16 @@ async function installation(teamId: string, projectId: string): Promise<string> 
   if (found) return found.id;
   const id = randomUUID();
   const now = new Date();
+  // A bot as an install would record it (deep links need its URL), without credentials.
+  const bot = String(randomInt(100_000_000, 999_999_999));
   await db("connector_installations").insert({
     id,
     team_id: teamId,
     project_id: projectId,
     connector_key: "telegram",
+    platform_account_id: bot,
+    platform_account_name: `seeded_${bot}_bot`,
+    bot_url: `https://t.me/seeded_${bot}_bot`,
     created_at: now,
     updated_at: now,
   });

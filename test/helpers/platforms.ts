@@ -1,7 +1,8 @@
 // The local fake platform every test process shares (Telegram's Bot API and Discord's API on
 // loopback): apps started by the helpers point their connector drivers at it, so no test contacts
 // an outside host. Tests register the bots and OAuth codes they use.
-import { randomBytes, randomInt } from "node:crypto";
+import { randomBytes, randomInt, randomUUID } from "node:crypto";
+import { testDatabase } from "./backends.ts";
 import { startFakePlatform, type FakePlatform } from "../../src/modules/connectors/fake-platform.ts";
 import { fakePlatformEndpoints, type PlatformEndpoints } from "../../src/modules/connectors/platforms.ts";
 
@@ -33,4 +34,33 @@ export async function newDiscordAuthorization(): Promise<{ code: string; guild: 
   const guild = { id: String(100_000_000_000_000_000n + BigInt(randomInt(1, 2 ** 47))), name: `Guild ${code.slice(0, 5)}` };
   (await testPlatform()).addDiscordAuthorization(code, guild);
   return { code, guild };
+}
+
+/**
+ * The project's installation of `connector` as an install records it (a Telegram bot with its URL,
+ * a Discord server), without credentials: for tests of areas that only need one to exist. Reuses
+ * the project's installation when it has one.
+ */
+export async function seedInstallation(teamId: string, projectId: string, connector = "telegram"): Promise<string> {
+  const { db } = await testDatabase();
+  const found = await db("connector_installations").where({ project_id: projectId, connector_key: connector }).first("id");
+  if (found) return found.id as string;
+  const id = randomUUID();
+  const now = new Date();
+  const account = String(randomInt(100_000_000, 999_999_999));
+  const telegram = connector === "telegram";
+  await db("connector_installations").insert({
+    id,
+    team_id: teamId,
+    project_id: projectId,
+    connector_key: connector,
+    status: "active",
+    platform_account_id: account,
+    platform_account_name: telegram ? `seeded_${account}_bot` : `Seeded server ${account}`,
+    bot_url: telegram ? `https://t.me/seeded_${account}_bot` : null,
+    settings: JSON.stringify({}),
+    created_at: now,
+    updated_at: now,
+  });
+  return id;
 }

@@ -5,6 +5,7 @@ import { ApiClient, type TestResponse } from "../../helpers/http.ts";
 import type { TestCreator } from "../../helpers/fixtures.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf, type OutboxEvent } from "../../helpers/events.ts";
+import { seedInstallation } from "../../helpers/platforms.ts";
 
 export const handle = (prefix = "proj") => `${prefix}-${randomBytes(5).toString("hex")}`;
 
@@ -54,7 +55,7 @@ export async function fillProject(creator: TestCreator, projectId: string, count
   const { db } = await testDatabase();
   const now = new Date();
   const owned = { team_id: creator.teamId, project_id: projectId, created_at: now, updated_at: now };
-  await db("connector_installations").insert({ id: randomUUID(), ...owned, connector_key: "telegram" });
+  await seedInstallation(creator.teamId, projectId);
   for (let i = 0; i < counts.plans; i++)
     await db("plans").insert({ id: randomUUID(), ...owned, name: `Plan ${i}`, amount_minor: 500, currency: "EUR", billing_cycle: "month" });
   for (let i = 0; i < counts.resources; i++)

@@ -11,28 +11,15 @@ import type { ApiClient, TestResponse } from "../../helpers/http.ts";
 import { tokenFor, type TestCreator } from "../../helpers/fixtures.ts";
 import { grantableAbilities, holdsAbility } from "../../../src/modules/tokens/abilities.ts";
 import { expectError } from "../../helpers/http.ts";
+import { seedInstallation } from "../../helpers/platforms.ts";
 
 export function patch(client: ApiClient, path: string, body: unknown): Promise<TestResponse> {
   return client.request("PATCH", path, { body });
 }
 
-/** Writes the installation row of `connector` on the project (as installing it would). */
-export async function installConnector(creator: TestCreator, projectId: string, connector = "telegram"): Promise<string> {
-  const { db } = await testDatabase();
-  const existing = await db("connector_installations").where({ project_id: projectId, connector_key: connector }).first("id");
-  if (existing) return existing.id as string;
-  const id = randomUUID();
-  await db("connector_installations").insert({
-    id,
-    team_id: creator.teamId,
-    project_id: projectId,
-    connector_key: connector,
-    status: "active",
-    settings: JSON.stringify({}),
-    created_at: new Date(),
-    updated_at: new Date(),
-  });
-  return id;
+/** The project's installation of `connector` (as installing it would record it). */
+export function installConnector(creator: TestCreator, projectId: string, connector = "telegram"): Promise<string> {
+  return seedInstallation(creator.teamId, projectId, connector);
 }
 
 /** A payment method set up the way the dashboard's provider setup does it. */

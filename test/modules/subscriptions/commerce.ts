@@ -2,7 +2,7 @@
 // catalogue inserted directly (plans, resources and installations have their own areas, built in
 // parallel), access codes generated and redeemed through the domain functions, and the job runner.
 import assert from "node:assert/strict";
-import { randomBytes, randomInt, randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { createDomainContext, systemActor, type DomainContext } from "../../../src/db/tenant.ts";
 import { generateAccessCodes } from "../../../src/modules/access-codes/codes.ts";
 import { redeemAccessCode, type Redemption } from "../../../src/modules/access-codes/redeem.ts";
@@ -13,6 +13,7 @@ import { testDatabase } from "../../helpers/backends.ts";
 import { tokenFor, type TestCreator } from "../../helpers/fixtures.ts";
 import { expectError, type ApiClient } from "../../helpers/http.ts";
 import { grantableAbilities } from "../../../src/modules/tokens/abilities.ts";
+import { seedInstallation } from "../../helpers/platforms.ts";
 
 export interface SeededPlan {
   planId: string;
@@ -31,34 +32,12 @@ export interface PlanOptions {
   projectIndex?: number;
 }
 
-async function installation(teamId: string, projectId: string): Promise<string> {
-  const { db } = await testDatabase();
-  const found = await db("connector_installations").where({ project_id: projectId, connector_key: "telegram" }).first("id");
-  if (found) return found.id;
-  const id = randomUUID();
-  const now = new Date();
-  // A bot as an install would record it (deep links need its URL), without credentials.
-  const bot = String(randomInt(100_000_000, 999_999_999));
-  await db("connector_installations").insert({
-    id,
-    team_id: teamId,
-    project_id: projectId,
-    connector_key: "telegram",
-    platform_account_id: bot,
-    platform_account_name: `seeded_${bot}_bot`,
-    bot_url: `https://t.me/seeded_${bot}_bot`,
-    created_at: now,
-    updated_at: now,
-  });
-  return id;
-}
-
 /** A plan of the creator's project (published unless said) granting resources of the given modes. */
 export async function seedPlan(creator: TestCreator, options: PlanOptions = {}): Promise<SeededPlan> {
   const { db } = await testDatabase();
   const projectId = creator.projectIds[options.projectIndex ?? 0]!;
   const teamId = creator.teamId;
-  const installationId = await installation(teamId, projectId);
+  const installationId = await seedInstallation(teamId, projectId);
   const now = new Date();
   const planId = randomUUID();
   await db("plans").insert({

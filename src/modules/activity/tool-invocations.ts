@@ -3,8 +3,7 @@
 import { recordActivity, type ActivityInput } from "./activity-log.ts";
 import type { DomainContext } from "../../db/tenant.ts";
 import { projectsTable } from "../projects/projects.ts";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+import { UUID } from "../../uuid.ts";
 
 export interface ToolInvocation {
   tool: string;

@@ -18,6 +18,7 @@ import type { InstallationRow } from "../../modules/connectors/tables.ts";
 import type { PipelineDeps } from "../../pipeline/run.ts";
 import { readBodyText } from "../http/body.ts";
 import type { RequestState } from "../http/request.ts";
+import { UUID } from "../../uuid.ts";
 
 export const TELEGRAM_UPDATES_PATH = updatesPath("telegram", ":installation");
 
@@ -37,8 +38,6 @@ function displayName(from: NonNullable<TelegramMessage["from"]>): string | null 
   const full = [from.first_name, from.last_name].filter((p): p is string => typeof p === "string" && p.length > 0).join(" ");
   return full || (typeof from.username === "string" ? from.username : null);
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Middleware {
   return async (ctx) => {

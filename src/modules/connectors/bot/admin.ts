@@ -13,6 +13,7 @@ import { resourcesTable } from "../../resources/tables.ts";
 import { teamGrantsOf } from "../../roles/grants.ts";
 import { grantsTable, subscriptionsTable, type GrantRow, type SubscriptionRow } from "../../subscriptions/tables.ts";
 import type { StartInput } from "./start.ts";
+import { UUID } from "../../../uuid.ts";
 
 const COMMANDS: Record<
   string,
@@ -21,8 +22,6 @@ const COMMANDS: Record<
   check: { ability: "project-user:view", run: check },
   ban: { ability: "project-user:update", run: ban },
 };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The creator behind the platform account, when they may use `ability` on the project. */
 async function adminOf(ctx: DomainContext, input: StartInput, ability: string): Promise<string | null> {

@@ -185,9 +185,28 @@ function check(doc: Json, abilities: AbilityCatalog) {
       for (const name of templated) if (!pathParams.includes(name)) problems.push(`${where}: path parameter {${name}} is not declared`);
       for (const name of pathParams) if (!templated.includes(name)) problems.push(`${where}: parameter ${name} is not in the path`);
       if (op["x-pagination"] && method !== "get") problems.push(`${where}: x-pagination belongs on list reads`);
+      const forModel = op["x-mcp-description"];
+      if (forModel !== undefined) {
+        if (typeof forModel !== "string" || !forModel.trim()) problems.push(`${where}: x-mcp-description must be text`);
+        else if (byValue.get(ability)?.enforcement !== "RM") problems.push(`${where}: x-mcp-description belongs on MCP tools (RM abilities)`);
+        else for (const slip of restWording(forModel)) problems.push(`${where}: x-mcp-description mentions ${slip}; write for a model, not for REST`);
+      }
     }
   }
   if (problems.length) throw new Error(`spec: ${problems.length} problem(s):\n  - ${problems.join("\n  - ")}`);
+}
+
+/**
+ * REST wording a tool description must not carry: a model calls tools by name with arguments,
+ * so paths, HTTP methods and status numbers only mislead it.
+ */
+export function restWording(text: string): string[] {
+  const slips: string[] = [];
+  for (const m of text.matchAll(
+    /\/v1\/\S*|\b(?:GET|POST|PUT|PATCH|DELETE)\s+\/|\b[1-5]\d\d\b(?=\s*(?:[A-Z][A-Za-z ]+|status|response|error|\)|,|\.|$))/g,
+  ))
+    slips.push(`"${m[0].trim()}"`);
+  return slips;
 }
 
 /** Run on the finished document, so the inputs the conventions add are checked too. */

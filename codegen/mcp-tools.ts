@@ -77,7 +77,7 @@ function compact(schema: Json, forOutput: boolean): Json {
 }
 
 function toolDescription(op: OperationModel): string {
-  const parts = [op.description.trim()];
+  const parts = [(op.mcpDescription ?? op.description).trim()];
   if (op.pagination) {
     parts.push(
       `Paginated: page (from 1) and per_page (1-${op.pagination.maxPerPage}, default ${op.pagination.defaultPerPage}); the result carries data, links and meta.total.`,

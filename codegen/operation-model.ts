@@ -20,6 +20,8 @@ export interface OperationModel {
   path: string;
   summary: string;
   description: string;
+  /** The MCP tool's description, written for a model (x-mcp-description); null = not yet written. */
+  mcpDescription: string | null;
   tags: string[];
   /** The area the operation belongs to (its first tag): its module is src/modules/<area>. */
   area: string;
@@ -64,6 +66,7 @@ export function operationModels(doc: Json, catalog: AbilityCatalog): OperationMo
         path,
         summary: op.summary,
         description: op.description,
+        mcpDescription: op["x-mcp-description"] ?? null,
         tags: op.tags,
         area: areaOfTag(op.tags[0]),
         ability,

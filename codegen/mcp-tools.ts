@@ -5,6 +5,7 @@ import type { OperationModel } from "./operation-model.ts";
 import { inlineRefs, deref } from "./refs.ts";
 import { jsonFile, type GeneratedFile } from "./output.ts";
 import { stripExtensions, type Json } from "./ajv-standalone.ts";
+import { areaOfTag, restWording } from "./bundle.ts";
 
 /** Keys of the merged input object, by where each belongs in the REST request. */
 export interface ToolArgumentMap {
@@ -32,7 +33,7 @@ function inputSchema(doc: Json, op: OperationModel): { schema: Json; args: ToolA
   for (const p of op.pathParams) add(p.name, describeParameter(p), true);
   // Only lists have the alias; elsewhere (the activity log) `limit` is a parameter of its own.
   const query = op.queryParams.filter((p) => !(op.pagination && PAGINATION_ALIASES.has(p.name)));
-  for (const p of query) add(p.name, describeParameter(p), p.required);
+  for (const p of query) add(p.name, (op.pagination && pagingArgument(op.pagination, p.name)) || describeParameter(p), p.required);
   let body: ToolArgumentMap["body"] = null;
   if (op.body) {
     const schema = deref(doc, op.body.schema);
@@ -46,10 +47,35 @@ function inputSchema(doc: Json, op: OperationModel): { schema: Json; args: ToolA
   }
   const schema: Json = { type: "object", properties, additionalProperties: false };
   if (required.length) schema.required = required;
+  const compacted = compact(stripExtensions(inlineRefs(doc, schema)), false);
+  JSON.stringify(compacted, (key, value) => {
+    const slips = key === "description" && typeof value === "string" ? restWording(value) : [];
+    if (slips.length) throw new Error(`spec: ${op.id}: an argument's description mentions ${slips.join(", ")}; the MCP tool shows it to a model`);
+    return value;
+  });
   return {
-    schema: compact(stripExtensions(inlineRefs(doc, schema)), false),
+    schema: compacted,
     args: { path: op.pathParams.map((p) => p.name), query: query.map((p) => p.name), body },
   };
+}
+
+/**
+ * The paging arguments of a list tool, short and closed: REST lets an unoffered sort_by fall back
+ * to created_at (the description's list rule), a tool offers exactly the columns as an enum.
+ */
+function pagingArgument(p: NonNullable<OperationModel["pagination"]>, name: string): Json | null {
+  switch (name) {
+    case "page":
+      return { type: "integer", minimum: 1, default: 1, description: "Page number, from 1." };
+    case "per_page":
+      return { type: "integer", minimum: 1, maximum: p.maxPerPage, default: p.defaultPerPage, description: "Rows per page." };
+    case "sort_by":
+      return { type: "string", enum: p.sortBy, default: p.sortBy.includes("created_at") ? "created_at" : p.sortBy[0] };
+    case "sort_direction":
+      return { type: "string", enum: ["asc", "desc"], default: p.defaultSortDirection };
+    default:
+      return null;
+  }
 }
 
 /**
@@ -60,31 +86,90 @@ function inputSchema(doc: Json, op: OperationModel): { schema: Json; args: ToolA
  */
 const LONG_ENUM = 20;
 
+/**
+ * What an output schema keeps: the shape (which fields, of which types, closed sets of values).
+ * Bounds, formats, patterns, `required` and `additionalProperties: false` only matter to a
+ * sender; a model reads the shape, and a client validating structuredContent still can.
+ */
+const OUTPUT_KEYWORDS = new Set(["type", "properties", "items", "enum", "const", "oneOf", "anyOf"]);
+
 function compact(schema: Json, forOutput: boolean): Json {
-  const dropInOutput = (k: string, v: unknown) =>
-    ((k === "description" || k === "title" || k === "pattern") && typeof v === "string") ||
-    (k === "enum" && Array.isArray(v) && v.length > LONG_ENUM);
+  const keep = (node: Json, k: string, v: unknown) => {
+    if (k === "examples" || k === "example") return false;
+    if (forOutput) return OUTPUT_KEYWORDS.has(k) && !(k === "enum" && Array.isArray(v) && v.length > LONG_ENUM);
+    // A uuid or date-time says it all; its regex only costs the model's context.
+    return !(k === "pattern" && typeof node.format === "string");
+  };
   const walk = (node: any): any => {
     if (Array.isArray(node)) return node.map(walk);
     if (!node || typeof node !== "object") return node;
-    return Object.fromEntries(
+    const out = Object.fromEntries(
       Object.entries(node)
-        .filter(([k, v]) => k !== "examples" && k !== "example" && !(forOutput && dropInOutput(k, v)))
+        .filter(([k, v]) => keep(node, k, v))
         .map(([k, v]) => [k, k === "properties" ? Object.fromEntries(Object.entries(v as Json).map(([name, s]) => [name, walk(s)])) : walk(v)]),
     );
+    // An array's description says what its items are; the items' own (a generic id) repeats it.
+    if (!forOutput && out.type === "array" && out.description && out.items?.description) {
+      const { description: _d, ...items } = out.items;
+      out.items = items;
+    }
+    return forOutput ? nullableVariant(out) : out;
   };
   return walk(schema);
 }
 
+/** `oneOf: [X, {type: null}]` (a nullable object) as X with type [.., "null"]: the same shape, shorter. */
+function nullableVariant(node: Json): Json {
+  const variants = node.oneOf ?? node.anyOf;
+  if (!Array.isArray(variants) || variants.length !== 2) return node;
+  const nullIndex = variants.findIndex((v: Json) => v.type === "null" && Object.keys(v).length === 1);
+  const other = variants[1 - nullIndex];
+  if (nullIndex < 0 || typeof other?.type !== "string") return node;
+  const { oneOf: _o, anyOf: _a, ...rest } = node;
+  return { ...rest, ...other, type: [other.type, "null"] };
+}
+
+/** A list's `links` are REST page URLs a tool caller cannot follow; page and per_page do that. */
+function withoutPageLinks(schema: Json, op: OperationModel): Json {
+  if (!op.pagination || !schema.properties?.links) return schema;
+  const { links: _links, ...properties } = schema.properties;
+  return { ...schema, properties };
+}
+
+/** The ability travels in _meta["subbridge/ability"]; tools/list only shows tools the token can call. */
 function toolDescription(op: OperationModel): string {
   const parts = [(op.mcpDescription ?? op.description).trim()];
-  if (op.pagination) {
-    parts.push(
-      `Paginated: page (from 1) and per_page (1-${op.pagination.maxPerPage}, default ${op.pagination.defaultPerPage}); the result carries data, links and meta.total.`,
-    );
-  }
-  parts.push(`Requires the ability ${op.ability}.`);
-  return parts.join("\n\n");
+  if (op.pagination) parts.push(`Paginated: the result has data and meta (current_page, last_page, total).`);
+  return parts.join(" ");
+}
+
+/**
+ * Hints as MCP reads them, omitting those equal to the protocol's defaults (readOnlyHint false,
+ * idempotentHint false); destructiveHint and openWorldHint default to true, so they are always
+ * sent. A read-only tool's other hints are meaningless and left out.
+ */
+function annotations(op: OperationModel) {
+  if (op.method === "GET") return { readOnlyHint: true, openWorldHint: false };
+  const idempotent = op.method === "PUT" || op.method === "DELETE";
+  return { destructiveHint: op.destructive, ...(idempotent ? { idempotentHint: true } : {}), openWorldHint: false };
+}
+
+/** The toolsets: one per tag, with the ones a connection gets by default named in the root document. */
+function toolsets(doc: Json, tools: { name: string; toolset: string }[]) {
+  const defaults: string[] = doc["x-mcp-toolsets"]?.default ?? [];
+  const sets = (doc.tags ?? [])
+    .map((tag: Json) => ({
+      name: areaOfTag(tag.name),
+      title: tag.name as string,
+      description: tag.description as string,
+      default: defaults.includes(areaOfTag(tag.name)),
+      tools: tools.filter((t) => t.toolset === areaOfTag(tag.name)).map((t) => t.name),
+    }))
+    .filter((set: { tools: string[] }) => set.tools.length > 0)
+    .sort((a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name));
+  const unknown = defaults.filter((name) => !sets.some((set: { name: string }) => set.name === name));
+  if (unknown.length) throw new Error(`spec: x-mcp-toolsets.default names ${unknown.join(", ")}, which no tool belongs to`);
+  return sets;
 }
 
 export function emitMcpTools(doc: Json, ops: OperationModel[], release: string): GeneratedFile {
@@ -92,30 +177,27 @@ export function emitMcpTools(doc: Json, ops: OperationModel[], release: string):
     .filter((op) => op.mcp)
     .map((op) => {
       const { schema, args } = inputSchema(doc, op);
-      const output = op.responseSchema ? compact(stripExtensions(inlineRefs(doc, op.responseSchema)), true) : null;
-      const readOnly = op.method === "GET";
+      const output = op.responseSchema ? withoutPageLinks(compact(stripExtensions(inlineRefs(doc, op.responseSchema)), true), op) : null;
       return {
         name: op.id,
         title: op.summary,
         description: toolDescription(op),
         ability: op.ability,
         tags: op.tags,
+        toolset: op.area,
         operation: { method: op.method, path: op.path, success_status: op.successStatus },
         arguments: args,
         inputSchema: schema,
         ...(output && output.type === "object" ? { outputSchema: output } : {}),
-        annotations: {
-          title: op.summary,
-          readOnlyHint: readOnly,
-          destructiveHint: op.destructive,
-          idempotentHint: readOnly || op.method === "PUT" || op.method === "DELETE",
-          openWorldHint: false,
-        },
+        annotations: annotations(op),
       };
     });
+  const sets = toolsets(doc, tools);
   return jsonFile("mcp-tools.json", "mcp-tools.ts", "generated/openapi.json (operations whose x-ability is RM)", {
     release,
     count: tools.length,
+    default_count: sets.filter((set: { default: boolean }) => set.default).reduce((n: number, set: { tools: string[] }) => n + set.tools.length, 0),
+    toolsets: sets,
     tools,
   });
 }

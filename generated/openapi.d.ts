@@ -3829,7 +3829,7 @@ export interface components {
         IdempotencyKey: string;
         /** @description The member's user id (the user_id of their roster row). */
         MemberPath: components["schemas"]["Uuid"];
-        /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+        /** @description The team's id; only the calling token's own team is found (the current team's id). */
         TeamPath: components["schemas"]["Uuid"];
     };
     requestBodies: never;
@@ -4606,7 +4606,7 @@ export interface operations {
             path: {
                 /** @description The project's id. */
                 project: components["schemas"]["Uuid"];
-                /** @description The connector's key (as in the catalog); a key that names no connector answers 404 RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                /** @description The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector. */
                 key: string;
             };
             cookie?: never;
@@ -4645,7 +4645,7 @@ export interface operations {
             path: {
                 /** @description The project's id. */
                 project: components["schemas"]["Uuid"];
-                /** @description The connector's key (as in the catalog); a key that names no connector answers 404 RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                /** @description The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector. */
                 key: string;
             };
             cookie?: never;
@@ -4693,7 +4693,7 @@ export interface operations {
             path: {
                 /** @description The project's id. */
                 project: components["schemas"]["Uuid"];
-                /** @description The connector's key (as in the catalog); a key that names no connector answers 404 RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                /** @description The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector. */
                 key: string;
             };
             cookie?: never;
@@ -4735,7 +4735,7 @@ export interface operations {
             path: {
                 /** @description The project's id. */
                 project: components["schemas"]["Uuid"];
-                /** @description The connector's key (as in the catalog); a key that names no connector answers 404 RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                /** @description The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector. */
                 key: string;
             };
             cookie?: never;
@@ -7226,7 +7226,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                /** @description The team's id; only the calling token's own team is found (the current team's id). */
                 team: components["parameters"]["TeamPath"];
             };
             cookie?: never;
@@ -7263,7 +7263,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                /** @description The team's id; only the calling token's own team is found (the current team's id). */
                 team: components["parameters"]["TeamPath"];
             };
             cookie?: never;
@@ -7303,7 +7303,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                /** @description The team's id; only the calling token's own team is found (the current team's id). */
                 team: components["parameters"]["TeamPath"];
             };
             cookie?: never;
@@ -7362,7 +7362,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                /** @description The team's id; only the calling token's own team is found (the current team's id). */
                 team: components["parameters"]["TeamPath"];
             };
             cookie?: never;
@@ -7400,7 +7400,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                /** @description The team's id; only the calling token's own team is found (the current team's id). */
                 team: components["parameters"]["TeamPath"];
                 /** @description The invitation's id. */
                 invitation: components["schemas"]["Uuid"];
@@ -7436,7 +7436,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                /** @description The team's id; only the calling token's own team is found (the current team's id). */
                 team: components["parameters"]["TeamPath"];
             };
             cookie?: never;
@@ -7475,7 +7475,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                /** @description The team's id; only the calling token's own team is found (the current team's id). */
                 team: components["parameters"]["TeamPath"];
             };
             cookie?: never;
@@ -7521,7 +7521,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                /** @description The team's id; only the calling token's own team is found (the current team's id). */
                 team: components["parameters"]["TeamPath"];
                 /** @description The member's user id (the user_id of their roster row). */
                 member: components["parameters"]["MemberPath"];
@@ -7560,7 +7560,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                /** @description The team's id; only the calling token's own team is found (the current team's id). */
                 team: components["parameters"]["TeamPath"];
                 /** @description The member's user id (the user_id of their roster row). */
                 member: components["parameters"]["MemberPath"];
@@ -7602,7 +7602,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description The team's id; only the calling token's own team is found (GET /v1/teams/current). */
+                /** @description The team's id; only the calling token's own team is found (the current team's id). */
                 team: components["parameters"]["TeamPath"];
                 /** @description The member's user id (the user_id of their roster row). */
                 member: components["parameters"]["MemberPath"];

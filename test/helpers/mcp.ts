@@ -74,11 +74,23 @@ export interface ConnectOptions {
   headers?: Record<string, string>;
   /** Query string appended to the endpoint URL, e.g. "?toolsets=tokens". */
   query?: string;
+  /**
+   * X-MCP-Toolsets when neither `headers` nor `query` names toolsets. Tests reach every tool
+   * ("all") unless they say otherwise; null sends none, so the server's default selection applies.
+   */
+  toolsets?: string | null;
+}
+
+/** The X-MCP-Toolsets header tests send: every tool, unless the test selects its own or asks for none. */
+function toolsetsHeader(options: ConnectOptions, headers: Record<string, string>): void {
+  const named = Object.keys(headers).some((h) => h.toLowerCase() === "x-mcp-toolsets") || /[?&]toolsets=/.test(options.query ?? "");
+  if (!named && options.toolsets !== null) headers["X-MCP-Toolsets"] = options.toolsets ?? "all";
 }
 
 /** A client pinned to 2026-07-28 (the SDK's default would send a 2025 initialize). */
 export async function connectMcp(mcp: RunningMcp, token: string | null, options: ConnectOptions = {}): Promise<Client> {
   const headers: Record<string, string> = { ...options.headers };
+  toolsetsHeader(options, headers);
   if (token !== null) headers.Authorization = `Bearer ${token}`;
   const transport = new StreamableHTTPClientTransport(new URL(`${mcp.url}/${options.query ?? ""}`), { requestInit: { headers } });
   const client = new Client({ name: "subbridge-tests", version: "1.0.0" }, { versionNegotiation: { mode: { pin: MCP_PROTOCOL } } });
@@ -106,10 +118,25 @@ export interface RawResponse {
 export interface RawRpcOptions {
   token?: string | null;
   headers?: Record<string, string>;
+  /** As ConnectOptions.toolsets: "all" unless headers or path name toolsets; null sends none. */
+  toolsets?: string | null;
   params?: Record<string, unknown>;
   id?: number;
   /** Path and query after the MCP URL, default "/". */
   path?: string;
+}
+
+/** The headers of a hand-built tools/call: the routing headers a conforming client sends, every tool selected. */
+export function rawToolHeaders(name: string, token: string): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": MCP_PROTOCOL,
+    "mcp-method": "tools/call",
+    "mcp-name": name,
+    "x-mcp-toolsets": "all",
+    authorization: `Bearer ${token}`,
+  };
 }
 
 /** A hand-built 2026-07-28 JSON-RPC POST, with the routing headers a conforming client sends. */
@@ -125,6 +152,7 @@ export async function rawRpc(mcp: RunningMcp, method: string, options: RawRpcOpt
   if (name !== undefined) headers["mcp-name"] = name;
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   Object.assign(headers, options.headers);
+  toolsetsHeader({ query: options.path ?? "", ...(options.toolsets !== undefined ? { toolsets: options.toolsets } : {}) }, headers);
   return rawRequest(mcp, "POST", options.path ?? "/", { headers, body: JSON.stringify({ jsonrpc: "2.0", id: options.id ?? 1, method, params }) });
 }
 

@@ -2,7 +2,7 @@
 // valid-looking arguments with exactly one hostile place (any argument, recursively into its
 // schema, an unknown key at any object level, or the arguments object itself).
 import fc from "fast-check";
-import { ENVELOPE_META, MCP_PROTOCOL } from "../helpers/mcp.ts";
+import { ENVELOPE_META, rawToolHeaders } from "../helpers/mcp.ts";
 import { acceptsObject, fieldName, type ToolModel } from "./spec-model.ts";
 import { encodeJson, withValueAt, holdsRaw, printableBytes } from "./json-text.ts";
 import { hostileJson, hostileMember, type Family, type Hostile } from "./hostile-values.ts";
@@ -30,16 +30,7 @@ export function rawToolCall(name: string, args: unknown, id: number): Buffer {
   ]);
 }
 
-export function rawToolHeaders(name: string, token: string): Record<string, string> {
-  return {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": MCP_PROTOCOL,
-    "mcp-method": "tools/call",
-    "mcp-name": name,
-    authorization: `Bearer ${token}`,
-  };
-}
+export { rawToolHeaders };
 
 export function describeToolCase(c: ToolCase): string {
   const how = sendableBySdk(c.args) ? "MCP SDK client" : "hand-built JSON-RPC body";

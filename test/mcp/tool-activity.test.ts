@@ -6,7 +6,7 @@ import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtur
 import { testDatabase } from "../helpers/backends.ts";
 import { ApiClient } from "../helpers/http.ts";
 import { startApi, type RunningApi } from "../helpers/server.ts";
-import { connectMcp, ENVELOPE_META, MCP_PROTOCOL, rawRequest, startMcp, type RunningMcp } from "../helpers/mcp.ts";
+import { connectMcp, ENVELOPE_META, rawRequest, rawToolHeaders, startMcp, type RunningMcp } from "../helpers/mcp.ts";
 import { recordToolInvocation } from "../../src/modules/activity/tool-invocations.ts";
 import { createDomainContext } from "../../src/db/tenant.ts";
 
@@ -174,14 +174,6 @@ describe("mcp tool activity", () => {
   async function rawRpcText(params: string) {
     const name = /"name":"([a-z_]+)"/.exec(params)![1]!;
     const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${params.slice(0, -1)},"_meta":${JSON.stringify(ENVELOPE_META)}}}`;
-    const headers = {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": MCP_PROTOCOL,
-      "mcp-method": "tools/call",
-      "mcp-name": name,
-      authorization: `Bearer ${creator.token}`,
-    };
-    return rawRequest(mcp, "POST", "/", { headers, body });
+    return rawRequest(mcp, "POST", "/", { headers: rawToolHeaders(name, creator.token), body });
   }
 });

@@ -2,7 +2,7 @@
 // stateless (no session, no handshake), and the routing headers checked against the body.
 import assert from "node:assert/strict";
 import { ProtocolError } from "@modelcontextprotocol/client";
-import { connectMcp, ENVELOPE_META, MCP_PROTOCOL, rawRequest, rawRpc, useMcpWithCreator } from "../helpers/mcp.ts";
+import { connectMcp, ENVELOPE_META, MCP_PROTOCOL, rawRequest, rawRpc, rawToolHeaders, useMcpWithCreator } from "../helpers/mcp.ts";
 
 describe("mcp transport", () => {
   const suite = useMcpWithCreator();
@@ -124,14 +124,7 @@ describe("mcp transport", () => {
   });
 
   it("refuses a body that is not UTF-8 or is over 1 MiB, as REST does, before any JSON-RPC runs", async () => {
-    const headers = {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": MCP_PROTOCOL,
-      "mcp-method": "tools/call",
-      "mcp-name": "get_current_team",
-      authorization: `Bearer ${suite.creator.token}`,
-    };
+    const headers = rawToolHeaders("get_current_team", suite.creator.token);
     const call = (name: Buffer) =>
       Buffer.concat([
         Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_current_team","arguments":{"x":"'),

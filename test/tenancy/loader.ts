@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { operationList, type OperationId, type OperationSpec } from "../../generated/operations.ts";
-import { toolsetName } from "../../src/transports/mcp/tool-catalog.ts";
+import { areaOfTag as toolsetName } from "../../codegen/bundle.ts";
 import { authenticatedOperations } from "../helpers/operations.ts";
 import type { AnyFixture, PathFixture, ProbeFixture } from "./types.ts";
 

@@ -8,6 +8,7 @@ import type { Principal } from "../../pipeline/context.ts";
 import { toolNamed, wireToolNamed } from "./tool-catalog.ts";
 import { invokeTool, type ToolCallDeps } from "./tool-call.ts";
 import { isSelected, listedTools, type ToolSelection } from "./tool-selection.ts";
+import { callDynamicTool, DYNAMIC_TOOLS, isDynamicTool } from "./dynamic-tools.ts";
 import type { McpResource } from "./resources/catalog.ts";
 import { GETTING_STARTED_URI } from "./resources/catalog.ts";
 
@@ -59,19 +60,22 @@ export function buildMcpServer(deps: McpServerDeps, state: McpRequestState, rele
 
   // The list depends on the token's abilities and the connection's selection: private.
   server.setRequestHandler("tools/list", () => ({
-    tools: listedTools(selection, principal.abilities).map((t) => wireToolNamed(t.name)),
+    tools: [...(selection.dynamic ? DYNAMIC_TOOLS : []), ...listedTools(selection, principal.abilities).map((t) => wireToolNamed(t.name))],
     ttlMs: 60_000,
     cacheScope: "private" as const,
   }));
 
   server.setRequestHandler("tools/call", async (request): Promise<CallToolResult> => {
     const { name } = request.params;
+    if (selection.dynamic && isDynamicTool(name)) {
+      return callDynamicTool(name, request.params.arguments ?? {}, { deps, caller: { principal, requestId }, selection, docsUrl: deps.docsUrl });
+    }
     const tool = toolNamed(name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`, { name });
     if (!isSelected(tool, selection)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`, {
         name,
-        reason: "outside this connection's toolset selection (X-MCP-Toolsets / X-MCP-Readonly)",
+        reason: `outside this connection's toolsets (${tool.toolset}); name it in X-MCP-Toolsets (e.g. default,${tool.toolset}) or use the dynamic mode's call_tool`,
       });
     }
     const result = await invokeTool(deps, { principal, requestId }, tool, request.params.arguments ?? {});

@@ -1,6 +1,8 @@
 // The MCP server card ({mcp_url}/.well-known/mcp/server-card.json): identity, transport,
 // authentication and true counts (the tool catalog and the resource list, not estimates).
-import { toolDefinitions } from "./tool-catalog.ts";
+import { defaultToolsets, toolDefinitions, toolsets } from "./tool-catalog.ts";
+import { DYNAMIC_TOOLS } from "./dynamic-tools.ts";
+import { DYNAMIC_MODE, TOOLSETS_HEADER } from "./tool-selection.ts";
 import { MCP_PROTOCOL_VERSION, SERVER_CAPABILITIES, SERVER_NAME, SERVER_TITLE } from "./mcp-server.ts";
 import { MCP_SCOPE } from "./auth-challenge.ts";
 import { PROTECTED_RESOURCE_PATH } from "./protected-resource-metadata.ts";
@@ -39,6 +41,20 @@ export function serverCard(input: ServerCardInput) {
       tools: { count: toolDefinitions.length, listChanged: SERVER_CAPABILITIES.tools.listChanged },
       resources: { count: input.resourceCount, listChanged: SERVER_CAPABILITIES.resources.listChanged },
       prompts: { count: 0, listChanged: SERVER_CAPABILITIES.prompts.listChanged },
+    },
+    // How the tools are grouped: a connection lists the default toolsets unless X-MCP-Toolsets
+    // names others; the dynamic mode lists the catalog tools that reach every tool by name.
+    toolsets: {
+      header: TOOLSETS_HEADER,
+      default: [...defaultToolsets],
+      defaultToolCount: toolDefinitions.filter((t) => defaultToolsets.has(t.toolset)).length,
+      available: [...toolsets.values()].map((set) => ({
+        name: set.name,
+        description: set.description,
+        tools: set.tools.length,
+        default: set.default,
+      })),
+      dynamic: { select: DYNAMIC_MODE, tools: DYNAMIC_TOOLS.map((t) => t.name) },
     },
     documentationUrl: input.docsUrl,
     toolCatalogUrl: `${input.baseUrl}/mcp-tools.json`,

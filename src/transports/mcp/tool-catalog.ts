@@ -14,6 +14,14 @@ export interface ToolArgumentMap {
 
 type JsonObject = Record<string, unknown>;
 
+/** MCP tool hints; an absent one has the protocol's default (readOnlyHint and idempotentHint false). */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint: boolean;
+}
+
 /** One entry of generated/mcp-tools.json. */
 export interface ToolDefinition {
   name: OperationId;
@@ -21,29 +29,38 @@ export interface ToolDefinition {
   description: string;
   ability: string;
   tags: string[];
+  /** The toolset (the area) a connection selects the tool by. */
+  toolset: string;
   operation: { method: string; path: string; success_status: number };
   arguments: ToolArgumentMap;
   inputSchema: JsonObject & { type: "object" };
   outputSchema?: JsonObject & { type: "object" };
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  annotations: ToolAnnotations;
+}
+
+/** A tool group: the tools of one area, selected together with X-MCP-Toolsets. */
+export interface Toolset {
+  name: string;
+  title: string;
+  description: string;
+  /** Listed on a connection that names no toolset. */
+  default: boolean;
+  tools: OperationId[];
 }
 
 interface ToolFile {
   release: string;
   count: number;
+  default_count: number;
+  toolsets: Toolset[];
   tools: ToolDefinition[];
 }
 
+export const isReadOnly = (tool: ToolDefinition): boolean => tool.annotations.readOnlyHint === true;
+export const isDestructive = (tool: ToolDefinition): boolean => tool.annotations.destructiveHint === true;
+
 /** Several clients refuse longer names (the spec allows 128; 60 leaves room for client prefixes). */
 export const MAX_TOOL_NAME_LENGTH = 60;
-
-/** A tool group as a connection selects it: the tag, lower-cased, words joined by hyphens. */
-export function toolsetName(tag: string): string {
-  return tag
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-}
 
 function containsRef(node: unknown): boolean {
   if (Array.isArray(node)) return node.some(containsRef);
@@ -58,7 +75,9 @@ function checkDefinition(tool: ToolDefinition): void {
   if (tool.inputSchema.type !== "object") throw new Error(`mcp-tools.json: ${tool.name} inputSchema root is not type object`);
   if (containsRef(tool.inputSchema) || containsRef(tool.outputSchema ?? null)) throw new Error(`mcp-tools.json: ${tool.name} has a $ref or $defs`);
   if (!(tool.name in operationTable)) throw new Error(`mcp-tools.json: ${tool.name} names no operation`);
-  if (tool.tags.length === 0) throw new Error(`mcp-tools.json: ${tool.name} has no tag (toolsets come from tags)`);
+  if (!file.toolsets.some((set) => set.name === tool.toolset && set.tools.includes(tool.name))) {
+    throw new Error(`mcp-tools.json: ${tool.name} is in no toolset`);
+  }
 }
 
 const file = readGeneratedJson<ToolFile>("mcp-tools.json");
@@ -77,15 +96,11 @@ export function operationOfTool(tool: ToolDefinition): OperationSpec {
   return operationTable[tool.name];
 }
 
-/** The toolsets a tool belongs to (one per tag). */
-export function toolsetsOf(tool: ToolDefinition): string[] {
-  return tool.tags.map(toolsetName);
-}
+/** Every toolset by name, sorted, each listing its tools in catalog order. */
+export const toolsets: ReadonlyMap<string, Toolset> = new Map(file.toolsets.map((set) => [set.name, set]));
 
-/** Every toolset, sorted, with its tools in catalog order. */
-export const toolsets: ReadonlyMap<string, readonly ToolDefinition[]> = new Map(
-  [...new Set(file.tools.flatMap(toolsetsOf))].sort().map((set) => [set, file.tools.filter((t) => toolsetsOf(t).includes(set))]),
-);
+/** The toolsets a connection gets when it names none. */
+export const defaultToolsets: ReadonlySet<string> = new Set(file.toolsets.filter((set) => set.default).map((set) => set.name));
 
 /**
  * The tools/list entry: the MCP fields only. Our private fields (ability, tags, operation,
@@ -99,7 +114,7 @@ export function wireTool(tool: ToolDefinition): Tool {
     inputSchema: tool.inputSchema,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     annotations: tool.annotations,
-    _meta: { "subbridge/ability": tool.ability, "subbridge/toolset": toolsetsOf(tool)[0]! },
+    _meta: { "subbridge/ability": tool.ability, "subbridge/toolset": tool.toolset },
   };
 }
 

@@ -1,28 +1,38 @@
-// Which tools a connection sees. The surface grows past what clients accept (VS Code refuses more
-// than 128 tools, Cursor warns past 80), so, as the GitHub MCP server does with X-MCP-Toolsets:
+// Which tools a connection sees. The surface is larger than clients accept (VS Code refuses more
+// than 128 tools, Cursor warns past 80) and than a model should read before its first call, so, as
+// the GitHub MCP server does with X-MCP-Toolsets:
 //   - tools/list shows only the tools the token's abilities can call;
-//   - `X-MCP-Toolsets: tokens,activity` (or `?toolsets=` on the endpoint URL) narrows the
-//     connection to those groups (lower-cased tags; `all` = every group, the default);
+//   - a connection naming no toolset gets the default toolsets (x-mcp-toolsets in the spec root);
+//   - `X-MCP-Toolsets: support,webhooks` (or `?toolsets=` on the endpoint URL) names the groups
+//     instead; `default` stands for the default ones (`default,support`), `all` for every group;
+//   - `dynamic` adds the few catalog tools (dynamic-tools.ts) with which a model searches every
+//     tool and calls any of them by name; alone, it lists only those;
 //   - `X-MCP-Readonly: true` (or `?read_only=true`) keeps only tools with readOnlyHint.
-// A call to a tool outside the selection is refused as an unknown tool; a call to a selected
-// tool the token cannot use reaches the ability check and names the missing ability.
+// A direct call to a tool outside the selection is refused as an unknown tool; a call to a
+// selected tool the token cannot use reaches the ability check and names the missing ability.
 import { validationFailed } from "../../errors.ts";
 import { holdsAbility } from "../../modules/tokens/abilities.ts";
-import { toolDefinitions, toolsets, toolsetsOf, type ToolDefinition } from "./tool-catalog.ts";
+import { defaultToolsets, isReadOnly, toolDefinitions, toolsets, type ToolDefinition } from "./tool-catalog.ts";
 
 export const TOOLSETS_HEADER = "X-MCP-Toolsets";
 export const READ_ONLY_HEADER = "X-MCP-Readonly";
 export const TOOLSETS_QUERY = "toolsets";
 export const READ_ONLY_QUERY = "read_only";
 export const ALL_TOOLSETS = "all";
+export const DEFAULT_TOOLSETS = "default";
+export const DYNAMIC_MODE = "dynamic";
+
+const KEYWORDS = [ALL_TOOLSETS, DEFAULT_TOOLSETS, DYNAMIC_MODE];
 
 export interface ToolSelection {
-  /** Selected toolsets; null = every toolset. */
+  /** Toolsets listed; null = every toolset. */
   toolsets: ReadonlySet<string> | null;
+  /** The catalog tools (search, describe, call by name) are listed too. */
+  dynamic: boolean;
   readOnly: boolean;
 }
 
-export const EVERY_TOOL: ToolSelection = { toolsets: null, readOnly: false };
+export const EVERY_TOOL: ToolSelection = { toolsets: null, dynamic: false, readOnly: false };
 
 function parseFlag(value: string, name: string): boolean {
   const normalized = value.trim().toLowerCase();
@@ -37,31 +47,37 @@ function parseFlag(value: string, name: string): boolean {
  */
 export function parseToolSelection(header: (name: string) => string, query: URLSearchParams): ToolSelection {
   const named = header(TOOLSETS_HEADER) || query.get(TOOLSETS_QUERY) || "";
-  const readOnlyValue = header(READ_ONLY_HEADER) || query.get(READ_ONLY_QUERY) || "";
+  const readOnly = parseFlag(header(READ_ONLY_HEADER) || query.get(READ_ONLY_QUERY) || "", "X-MCP-Readonly");
   const names = named
     .split(",")
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
-  const unknown = names.filter((n) => n !== ALL_TOOLSETS && !toolsets.has(n));
+  const unknown = names.filter((n) => !KEYWORDS.includes(n) && !toolsets.has(n));
   if (unknown.length) {
-    const known = [ALL_TOOLSETS, ...toolsets.keys()].join(", ");
+    const known = [...KEYWORDS, ...toolsets.keys()].join(", ");
     throw validationFailed(
       { toolsets: unknown.map((n) => `${n} is not a toolset; known toolsets: ${known}`) },
       `Unknown toolset ${unknown[0]}; select from: ${known}.`,
     );
   }
-  return {
-    toolsets: names.length === 0 || names.includes(ALL_TOOLSETS) ? null : new Set(names),
-    readOnly: parseFlag(readOnlyValue, "X-MCP-Readonly"),
-  };
+  if (names.length === 0) return { toolsets: defaultToolsets, dynamic: false, readOnly };
+  if (names.includes(ALL_TOOLSETS)) return { toolsets: null, dynamic: names.includes(DYNAMIC_MODE), readOnly };
+  const selected = new Set(names.filter((n) => !KEYWORDS.includes(n)));
+  if (names.includes(DEFAULT_TOOLSETS)) for (const name of defaultToolsets) selected.add(name);
+  return { toolsets: selected, dynamic: names.includes(DYNAMIC_MODE), readOnly };
 }
 
+/** Whether the connection may run the tool at all (directly or, in dynamic mode, by name). */
+export function allowsTool(tool: ToolDefinition, selection: ToolSelection): boolean {
+  return !selection.readOnly || isReadOnly(tool);
+}
+
+/** Whether tools/list shows the tool and a direct tools/call reaches it. */
 export function isSelected(tool: ToolDefinition, selection: ToolSelection): boolean {
-  if (selection.readOnly && !tool.annotations.readOnlyHint) return false;
-  return selection.toolsets === null || toolsetsOf(tool).some((s) => selection.toolsets!.has(s));
+  return allowsTool(tool, selection) && (selection.toolsets === null || selection.toolsets.has(tool.toolset));
 }
 
-/** The tools a connection lists: selected, and callable with the token's abilities. */
+/** The operation tools a connection lists: selected, and callable with the token's abilities. */
 export function listedTools(selection: ToolSelection, abilities: ReadonlySet<string>): ToolDefinition[] {
   return toolDefinitions.filter((tool) => isSelected(tool, selection) && holdsAbility(abilities, tool.ability));
 }

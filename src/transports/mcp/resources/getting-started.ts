@@ -1,7 +1,7 @@
 // subbridge://guides/getting-started: what an agent needs before its first tool call, in
 // Markdown. The addresses and names are this deployment's, filled in when the surface starts.
 import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../../pipeline/rate-limit.ts";
-import { toolDefinitions, toolsets } from "../tool-catalog.ts";
+import { defaultToolsets, toolDefinitions, toolsets } from "../tool-catalog.ts";
 import { READ_ONLY_HEADER, TOOLSETS_HEADER } from "../tool-selection.ts";
 
 export interface GuideAddresses {
@@ -13,6 +13,7 @@ export interface GuideAddresses {
 
 export function gettingStartedGuide(urls: GuideAddresses, resourceUris: readonly string[]): string {
   const sets = [...toolsets.keys()].map((s) => `\`${s}\``).join(", ");
+  const defaults = [...defaultToolsets].map((s) => `\`${s}\``).join(", ");
   return `# SubBridge MCP server: getting started
 
 SubBridge runs paid memberships for creators' communities. This server exposes the REST API's
@@ -35,10 +36,15 @@ answers RESOURCE_NOT_FOUND or TENANT_MISMATCH, never a hint that it exists. Read
 subbridge://team to see your team, projects and abilities.
 
 ## Choosing tools
-tools/list shows only the tools your token's abilities can call. To narrow a connection, send
-\`${TOOLSETS_HEADER}: <toolset>,<toolset>\` (or add \`?toolsets=...\` to the endpoint URL); toolsets
-are ${sets}, and \`all\` selects every one. \`${READ_ONLY_HEADER}: true\` (or \`?read_only=true\`) keeps
-only read-only tools. A tool outside the selection is refused like an unknown tool.
+tools/list shows only the tools your token's abilities can call, from the default toolsets
+(${defaults}): the daily work of a membership business. Every other tool is one header away: send
+\`${TOOLSETS_HEADER}: <toolset>,<toolset>\` (or add \`?toolsets=...\` to the endpoint URL), where
+\`default\` stands for the default toolsets (\`default,support\`) and \`all\` selects every one. The
+toolsets are ${sets}. \`${TOOLSETS_HEADER}: dynamic\` lists five catalog tools instead
+(list_toolsets, search_tools, describe_tool, call_tool, call_destructive_tool) that reach every
+tool by name; combine it with toolsets to list those too (\`dynamic,default\`).
+\`${READ_ONLY_HEADER}: true\` (or \`?read_only=true\`) keeps only read-only tools. A direct call to a
+tool outside the selection is refused like an unknown tool.
 
 ## Calling tools
 Arguments are one flat object: the REST path parameters, query parameters and body fields side

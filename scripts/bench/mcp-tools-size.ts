@@ -70,8 +70,12 @@ try {
     client_limits: { vscode_max_tools: 128, cursor_warns_past: 80 },
   };
   writeFileSync(resultsFile, JSON.stringify(result, null, 2) + "\n");
-  const line = (name: string, m: { tools: number; response_bytes: number }) => `${name}: ${m.tools} tools, ${(m.response_bytes / 1024).toFixed(1)} kB`;
-  console.log([line("default", result.default), line("dynamic", result.dynamic), line("all", result.full_token)].join("; "), `-> ${resultsFile.pathname}`);
+  const line = (name: string, m: { tools: number; response_bytes: number }) =>
+    `${name}: ${m.tools} tools, ${(m.response_bytes / 1024).toFixed(1)} kB`;
+  console.log(
+    [line("default", result.default), line("dynamic", result.dynamic), line("all", result.full_token)].join("; "),
+    `-> ${resultsFile.pathname}`,
+  );
 } finally {
   await mcp.close();
 }

@@ -54,8 +54,11 @@ describe("codegen", () => {
       assert.ok(tool.name.length <= 60);
       const op = operationList.find((o) => o.id === tool.name)!;
       assert.equal(tool.ability, op.ability);
-      assert.equal(tool.annotations.readOnlyHint, op.method === "GET");
-      assert.equal(tool.annotations.destructiveHint, op.destructive);
+      // Hints equal to the protocol's defaults are left out: readOnlyHint false, and every hint
+      // but openWorldHint on a read. destructiveHint (default true) is always sent on a write.
+      assert.equal(tool.annotations.readOnlyHint === true, op.method === "GET");
+      assert.equal(tool.annotations.destructiveHint, op.method === "GET" ? undefined : op.destructive);
+      assert.equal(tool.annotations.openWorldHint, false);
     }
     assert.ok(!tools.tools.some((t: Json) => t.name === "create_token"), "token:create is REST only");
   });

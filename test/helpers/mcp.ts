@@ -189,12 +189,32 @@ export function rawRequest(
 }
 
 /** The common setup of MCP test files: an MCP server and a creator with a full token (mocha hooks). */
-export function useMcpWithCreator(options?: Parameters<typeof startMcp>[0]): { mcp: RunningMcp; creator: TestCreator } {
-  const suite = {} as { mcp: RunningMcp; creator: TestCreator };
+export interface McpSuite {
+  mcp: RunningMcp;
+  creator: TestCreator;
+  /** A client the suite closes after its tests. */
+  connect(token: string, options?: ConnectOptions): Promise<Client>;
+  /** The names tools/list answers now (no client cache), sorted. */
+  toolNames(client: Client): Promise<string[]>;
+}
+
+export function useMcpWithCreator(options?: Parameters<typeof startMcp>[0]): McpSuite {
+  const clients: Client[] = [];
+  const suite = {
+    async connect(token: string, connectOptions?: ConnectOptions) {
+      const client = await connectMcp(suite.mcp, token, connectOptions);
+      clients.push(client);
+      return client;
+    },
+    toolNames: async (client: Client) => (await client.listTools(undefined, FRESH)).tools.map((t) => t.name).sort(),
+  } as McpSuite;
   before(async () => {
     suite.mcp = await startMcp(options);
     suite.creator = await createTestCreator();
   });
-  after(() => suite.mcp?.close());
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await suite.mcp?.close();
+  });
   return suite;
 }

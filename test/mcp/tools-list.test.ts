@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { ProtocolError, type Client } from "@modelcontextprotocol/client";
-import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
-import { connectMcp, FRESH, rawRpc, startMcp, type RunningMcp } from "../helpers/mcp.ts";
+import { tokenFor } from "../helpers/fixtures.ts";
+import { FRESH, rawRpc, useMcpWithCreator } from "../helpers/mcp.ts";
 import { areaOfTag as toolsetName } from "../../codegen/bundle.ts";
 
 type Json = Record<string, any>;
@@ -36,28 +36,13 @@ function walk(node: unknown, visit: (key: string, value: unknown) => void) {
 }
 
 describe("mcp tools/list", () => {
-  let mcp: RunningMcp;
-  let creator: TestCreator;
-  const clients: Client[] = [];
-  const connect = async (token: string, options?: Parameters<typeof connectMcp>[2]) => {
-    const client = await connectMcp(mcp, token, options);
-    clients.push(client);
-    return client;
-  };
-  const names = async (client: Client) => (await client.listTools(undefined, FRESH)).tools.map((t) => t.name).sort();
-
-  before(async () => {
-    mcp = await startMcp();
-    creator = await createTestCreator();
-  });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    await mcp.close();
-  });
+  const suite = useMcpWithCreator();
+  const connect = (token: string, options?: Parameters<typeof suite.connect>[1]) => suite.connect(token, options);
+  const names = (client: Client) => suite.toolNames(client);
 
   it("lists one tool per RM operation for a token holding every ability", async () => {
     assert.ok(rmOperations.length > 0);
-    const { tools } = await (await connect(creator.token)).listTools(undefined, FRESH);
+    const { tools } = await (await connect(suite.creator.token)).listTools(undefined, FRESH);
     assert.deepEqual(
       tools.map((t) => t.name),
       rmOperations.map((o) => o.id),
@@ -72,7 +57,7 @@ describe("mcp tools/list", () => {
   });
 
   it("carries no private fields and only schemas clients accept", async () => {
-    const { tools } = await (await connect(creator.token)).listTools(undefined, FRESH);
+    const { tools } = await (await connect(suite.creator.token)).listTools(undefined, FRESH);
     const allowed = new Set(["name", "title", "description", "inputSchema", "outputSchema", "annotations", "_meta", "icons", "execution"]);
     for (const tool of tools) {
       for (const key of Object.keys(tool)) assert.ok(allowed.has(key), `${tool.name} has a non-MCP field ${key}`);
@@ -94,27 +79,27 @@ describe("mcp tools/list", () => {
   });
 
   it("lists only the tools a narrow token can call", async () => {
-    const narrow = await tokenFor(creator, ["team:view", "activity:read"]);
+    const narrow = await tokenFor(suite.creator, ["team:view", "activity:read"]);
     const expected = rmOperations.filter((o) => o.ability === "team:view" || o.ability === "activity:read").map((o) => o.id);
     assert.ok(expected.includes("get_current_team") && expected.includes("get_activity_log"));
     assert.deepEqual(await names(await connect(narrow.token)), expected);
     // payment:view is Coming: no operation can require it, so it lists no tool.
-    const none = await tokenFor(creator, ["payment:view"]);
+    const none = await tokenFor(suite.creator, ["payment:view"]);
     assert.deepEqual(await names(await connect(none.token)), []);
   });
 
   it("narrows to the toolsets named by X-MCP-Toolsets or ?toolsets=", async () => {
     const tokens = idsIn("tokens");
     assert.ok(tokens.includes("delete_token") && tokens.includes("list_tokens") && tokens.length < rmOperations.length);
-    assert.deepEqual(await names(await connect(creator.token, { headers: { "X-MCP-Toolsets": "tokens" } })), tokens);
-    assert.deepEqual(await names(await connect(creator.token, { query: "?toolsets=activity,teams" })), idsIn("activity", "teams"));
+    assert.deepEqual(await names(await connect(suite.creator.token, { headers: { "X-MCP-Toolsets": "tokens" } })), tokens);
+    assert.deepEqual(await names(await connect(suite.creator.token, { query: "?toolsets=activity,teams" })), idsIn("activity", "teams"));
     assert.deepEqual(
-      await names(await connect(creator.token, { headers: { "X-MCP-Toolsets": "all" } })),
+      await names(await connect(suite.creator.token, { headers: { "X-MCP-Toolsets": "all" } })),
       rmOperations.map((o) => o.id),
     );
     // The header wins over the query.
     assert.deepEqual(
-      await names(await connect(creator.token, { headers: { "X-MCP-Toolsets": "teams" }, query: "?toolsets=tokens" })),
+      await names(await connect(suite.creator.token, { headers: { "X-MCP-Toolsets": "teams" }, query: "?toolsets=tokens" })),
       idsIn("teams"),
     );
   });
@@ -122,28 +107,28 @@ describe("mcp tools/list", () => {
   it("keeps only read-only tools with X-MCP-Readonly or ?read_only=true", async () => {
     const reads = rmOperations.filter((o) => o.method === "get").map((o) => o.id);
     assert.ok(reads.length < rmOperations.length);
-    assert.deepEqual(await names(await connect(creator.token, { headers: { "X-MCP-Readonly": "true" } })), reads);
+    assert.deepEqual(await names(await connect(suite.creator.token, { headers: { "X-MCP-Readonly": "true" } })), reads);
     const readTokens = rmOperations.filter((o) => o.method === "get" && idsIn("tokens").includes(o.id)).map((o) => o.id);
     assert.ok(readTokens.includes("list_tokens") && !readTokens.includes("delete_token"));
-    assert.deepEqual(await names(await connect(creator.token, { query: "?read_only=true&toolsets=tokens" })), readTokens);
+    assert.deepEqual(await names(await connect(suite.creator.token, { query: "?read_only=true&toolsets=tokens" })), readTokens);
   });
 
   it("refuses a call to a tool outside the selection as an unknown tool", async () => {
-    const client = await connect(creator.token, { headers: { "X-MCP-Toolsets": "teams" } });
+    const client = await connect(suite.creator.token, { headers: { "X-MCP-Toolsets": "teams" } });
     assert.equal((await client.callTool({ name: "get_current_team", arguments: {} })).isError, undefined);
     await assert.rejects(
       client.callTool({ name: "list_tokens", arguments: {} }),
       (err: unknown) => err instanceof ProtocolError && err.code === -32602,
     );
-    const readOnly = await connect(creator.token, { headers: { "X-MCP-Readonly": "true" } });
+    const readOnly = await connect(suite.creator.token, { headers: { "X-MCP-Readonly": "true" } });
     await assert.rejects(
-      readOnly.callTool({ name: "delete_token", arguments: { id: creator.tokenId } }),
+      readOnly.callTool({ name: "delete_token", arguments: { id: suite.creator.tokenId } }),
       (err: unknown) => err instanceof ProtocolError && err.code === -32602,
     );
   });
 
   it("refuses an unknown toolset, naming the known ones", async () => {
-    const res = await rawRpc(mcp, "tools/list", { token: creator.token, headers: { "x-mcp-toolsets": "tokens,nonsense" } });
+    const res = await rawRpc(suite.mcp, "tools/list", { token: suite.creator.token, headers: { "x-mcp-toolsets": "tokens,nonsense" } });
     assert.equal(res.status, 422);
     assert.equal(res.body.error.code, "VALIDATION_FAILED");
     assert.match(res.body.error.fields.toolsets[0], /^nonsense is not a toolset; known toolsets: all, .*\btokens\b/);
@@ -151,7 +136,7 @@ describe("mcp tools/list", () => {
   });
 
   it("marks the list private and cacheable for a minute", async () => {
-    const res = await rawRpc(mcp, "tools/list", { token: creator.token });
+    const res = await rawRpc(suite.mcp, "tools/list", { token: suite.creator.token });
     assert.equal(res.status, 200);
     assert.equal(res.body.result.cacheScope, "private");
     assert.equal(res.body.result.ttlMs, 60_000);

@@ -4,9 +4,9 @@
 // as a direct call. Sizes are measured on the wire, as a client receives them.
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
-import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
+import { tokenFor } from "../helpers/fixtures.ts";
 import { testDatabase } from "../helpers/backends.ts";
-import { connectMcp, FRESH, rawRequest, rawRpc, startMcp, type RunningMcp } from "../helpers/mcp.ts";
+import { FRESH, rawRequest, rawRpc, useMcpWithCreator } from "../helpers/mcp.ts";
 import { readGeneratedJson } from "../../src/repository-files.ts";
 
 interface ToolFile {
@@ -24,35 +24,20 @@ const MAX_DEFAULT_BYTES = 60 * 1024;
 const MAX_DYNAMIC_BYTES = 10 * 1024;
 
 describe("mcp toolsets at full size", () => {
-  let mcp: RunningMcp;
-  let creator: TestCreator;
-  const clients: Client[] = [];
-  const connect = async (token: string, options?: Parameters<typeof connectMcp>[2]) => {
-    const client = await connectMcp(mcp, token, options);
-    clients.push(client);
-    return client;
-  };
-  const names = async (client: Client) => (await client.listTools(undefined, FRESH)).tools.map((t) => t.name).sort();
+  const suite = useMcpWithCreator();
+  const connect = (token: string, options?: Parameters<typeof suite.connect>[1]) => suite.connect(token, options);
+  const names = (client: Client) => suite.toolNames(client);
   const listBytes = async (toolsets: string | null) => {
-    const res = await rawRpc(mcp, "tools/list", { token: creator.token, toolsets });
+    const res = await rawRpc(suite.mcp, "tools/list", { token: suite.creator.token, toolsets });
     assert.equal(res.status, 200, res.text.slice(0, 300));
     return { bytes: Buffer.byteLength(res.text), tools: res.body.result.tools.length as number };
   };
   const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as any;
 
-  before(async () => {
-    mcp = await startMcp();
-    creator = await createTestCreator();
-  });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    await mcp.close();
-  });
-
   it("lists the default toolsets, within 128 tools and 60 kB, to a full token that names none", async () => {
     assert.ok(defaultSets.length > 0 && defaultNames.length < catalog.count, "the default is a deliberate subset");
     assert.equal(catalog.default_count, defaultNames.length);
-    assert.deepEqual(await names(await connect(creator.token, { toolsets: null })), defaultNames);
+    assert.deepEqual(await names(await connect(suite.creator.token, { toolsets: null })), defaultNames);
     const { bytes, tools } = await listBytes(null);
     assert.ok(tools <= MAX_TOOLS, `${tools} tools by default`);
     assert.ok(bytes <= MAX_DEFAULT_BYTES, `default tools/list is ${bytes} bytes`);
@@ -62,28 +47,31 @@ describe("mcp toolsets at full size", () => {
 
   it("adds toolsets by name, with `default` standing for the default ones", async () => {
     const other = catalog.toolsets.find((s) => !s.default)!;
-    const listed = await names(await connect(creator.token, { headers: { "X-MCP-Toolsets": `default,${other.name}` } }));
+    const listed = await names(await connect(suite.creator.token, { headers: { "X-MCP-Toolsets": `default,${other.name}` } }));
     assert.deepEqual(listed, [...defaultNames, ...other.tools].sort());
-    assert.deepEqual(await names(await connect(creator.token, { query: `?toolsets=${other.name}` })), [...other.tools].sort());
+    assert.deepEqual(await names(await connect(suite.creator.token, { query: `?toolsets=${other.name}` })), [...other.tools].sort());
   });
 
   it("refuses a direct call outside the selection, naming how to reach the tool", async () => {
     assert.ok(!defaultNames.includes("list_tokens"));
-    const res = await rawRpc(mcp, "tools/call", { token: creator.token, toolsets: null, params: { name: "list_tokens", arguments: {} } });
+    const res = await rawRpc(suite.mcp, "tools/call", { token: suite.creator.token, toolsets: null, params: { name: "list_tokens", arguments: {} } });
     assert.equal(res.body.error.code, -32602);
     assert.match(res.body.error.data.reason, /X-MCP-Toolsets.*tokens.*call_tool/);
   });
 
   describe("dynamic mode", () => {
     it("lists five catalog tools, under 10 kB, and with toolsets lists those too", async () => {
-      assert.deepEqual(await names(await connect(creator.token, { toolsets: "dynamic" })), DYNAMIC);
+      assert.deepEqual(await names(await connect(suite.creator.token, { toolsets: "dynamic" })), DYNAMIC);
       const { bytes } = await listBytes("dynamic");
       assert.ok(bytes < MAX_DYNAMIC_BYTES, `dynamic tools/list is ${bytes} bytes`);
-      assert.deepEqual(await names(await connect(creator.token, { toolsets: "dynamic,tokens" })), [...DYNAMIC, "delete_token", "list_tokens"].sort());
+      assert.deepEqual(
+        await names(await connect(suite.creator.token, { toolsets: "dynamic,tokens" })),
+        [...DYNAMIC, "delete_token", "list_tokens"].sort(),
+      );
     });
 
     it("finds, describes and calls any tool the token can call", async () => {
-      const client = await connect(creator.token, { toolsets: "dynamic" });
+      const client = await connect(suite.creator.token, { toolsets: "dynamic" });
       const sets = (await call(client, "list_toolsets", {})).structuredContent.toolsets;
       assert.deepEqual(sets.map((s: { name: string }) => s.name).sort(), catalog.toolsets.map((s) => s.name).sort());
       assert.ok(
@@ -118,24 +106,24 @@ describe("mcp toolsets at full size", () => {
     });
 
     it("keeps destructive tools behind call_destructive_tool, whose destructiveHint is true", async () => {
-      const client = await connect(creator.token, { toolsets: "dynamic" });
+      const client = await connect(suite.creator.token, { toolsets: "dynamic" });
       const { tools } = await client.listTools(undefined, FRESH);
       assert.equal(tools.find((t) => t.name === "call_tool")!.annotations!.destructiveHint, false);
       assert.equal(tools.find((t) => t.name === "call_destructive_tool")!.annotations!.destructiveHint, true);
-      const victim = await tokenFor(creator, ["team:view"]);
+      const victim = await tokenFor(suite.creator, ["team:view"]);
       const refused = await call(client, "call_tool", { name: "delete_token", arguments: { id: victim.id } });
       assert.equal(refused.structuredContent.error.code, "VALIDATION_FAILED");
       assert.match(refused.structuredContent.error.fields.name[0], /call_destructive_tool/);
       const deleted = await call(client, "call_destructive_tool", { name: "delete_token", arguments: { id: victim.id } });
       assert.equal(deleted.isError, undefined, JSON.stringify(deleted));
       const { db } = await testDatabase();
-      const entry = await db("activity_log").where({ team_id: creator.teamId, event: "tool_invoked" }).orderBy("seq", "desc").first();
+      const entry = await db("activity_log").where({ team_id: suite.creator.teamId, event: "tool_invoked" }).orderBy("seq", "desc").first();
       const properties = typeof entry.properties === "string" ? JSON.parse(entry.properties) : entry.properties;
       assert.equal(properties.tool, "delete_token", "the activity log names the tool that ran");
     });
 
     it("reaches only what the token and the connection allow", async () => {
-      const narrow = await tokenFor(creator, ["team:view", "activity:read"]);
+      const narrow = await tokenFor(suite.creator, ["team:view", "activity:read"]);
       const client = await connect(narrow.token, { toolsets: "dynamic" });
       const found = (await call(client, "search_tools", { limit: 50 })).structuredContent;
       const callable = catalog.tools.filter((t) => t.ability === "team:view" || t.ability === "activity:read").map((t) => t.name);
@@ -144,7 +132,7 @@ describe("mcp toolsets at full size", () => {
       assert.equal(refused.structuredContent.error.code, "VALIDATION_FAILED");
       assert.ok(refused.structuredContent.error.fields.name);
 
-      const readOnly = await connect(creator.token, { toolsets: "dynamic", headers: { "X-MCP-Readonly": "true" } });
+      const readOnly = await connect(suite.creator.token, { toolsets: "dynamic", headers: { "X-MCP-Readonly": "true" } });
       const write = await call(readOnly, "call_tool", { name: "create_project", arguments: { name: "Nope" } });
       assert.match(write.structuredContent.error.fields.name[0], /read-only/);
       const unknownArgument = await call(readOnly, "search_tools", { query: "plans", colour: "blue" });
@@ -153,7 +141,7 @@ describe("mcp toolsets at full size", () => {
   });
 
   it("reports the true counts and toolsets on the server card", async () => {
-    const card = (await rawRequest(mcp, "GET", "/.well-known/mcp/server-card.json")).body;
+    const card = (await rawRequest(suite.mcp, "GET", "/.well-known/mcp/server-card.json")).body;
     assert.equal(card.capabilities.tools.count, catalog.count);
     assert.equal(card.toolsets.defaultToolCount, defaultNames.length);
     assert.deepEqual(

@@ -40,7 +40,7 @@ export const SERVER_CAPABILITIES = {
   prompts: { listChanged: false },
 };
 
-const INSTRUCTIONS = `SubBridge runs paid memberships for creators' communities. Each tool is one REST operation of the SubBridge API and needs exactly one ability (named in its description and in _meta["subbridge/ability"]); tools/list shows only tools this token can call. A failed call returns isError: true with structuredContent {error: {code, message, remediation, request_id, fields?, context?}} - act on error.code. Read ${GETTING_STARTED_URI} first and subbridge://team for your team, projects and abilities.`;
+const INSTRUCTIONS = `SubBridge runs paid memberships for creators' communities. Each tool is one operation of the SubBridge API and needs exactly one ability (in _meta["subbridge/ability"]); tools/list shows only tools this token can call, from the default toolsets unless the connection names others with the X-MCP-Toolsets header ("all", or "dynamic" for search_tools and call_tool, which reach every tool by name; see subbridge://toolsets). A failed call returns isError: true with structuredContent {error: {code, message, remediation, request_id, fields?, context?}} - act on error.code. Read ${GETTING_STARTED_URI} first and subbridge://team for your team, projects and abilities.`;
 
 function apiProtocolError(err: ApiError, requestId: string, docsUrl: string): ProtocolError {
   return new ProtocolError(API_ERROR_CODE, err.message, errorEnvelope(err, requestId, docsUrl).error);

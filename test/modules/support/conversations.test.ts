@@ -7,6 +7,7 @@ import { createTestCreator, joinTeamWithToken } from "../../helpers/fixtures.ts"
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { activityOf, expectFieldRefusal, expectGuarded, patch, teamSnapshot } from "../resources/support.ts";
+import { seedInstallation } from "../../helpers/platforms.ts";
 import { memberWrites, newAccount, openConversation } from "./inbox.ts";
 
 const TABLES = ["support_conversations", "support_messages"];
@@ -42,6 +43,17 @@ describe("support conversations", function () {
     const third = await memberWrites(suite.creator, project(), { account, text: "One more thing" });
     assert.equal(third.kind, "opened");
     if (third.kind === "opened") assert.notEqual(third.conversation.id, read.id);
+  });
+
+  it("two simultaneous messages of a new member: one conversation opened, the other joins it", async () => {
+    const account = newAccount();
+    await seedInstallation(suite.creator.teamId, project());
+    const receipts = await Promise.all(["one", "two"].map((text) => memberWrites(suite.creator, project(), { account, text })));
+    assert.deepEqual(receipts.map((r) => r.kind).sort(), ["appended", "opened"]);
+    const ids = new Set(receipts.map((r) => (r.kind === "dropped" ? null : r.conversation.id)));
+    assert.equal(ids.size, 1);
+    const read = (await suite.client.get(`${base()}/${[...ids][0]}`)).body.data;
+    assert.equal(read.message_count, 2);
   });
 
   it("cuts long subjects and previews, and bodies at 4096 characters", async () => {

@@ -195,3 +195,25 @@ export async function updateConversation(ctx: DomainContext, projectId: string, 
   }
   return conversation;
 }
+
+/**
+ * A person leaving the team hands back the conversations assigned to them: each is unassigned
+ * (support.conversation.unassigned). They leave every project, so this looks past the acting
+ * token's project allow-list.
+ */
+export async function unassignConversationsOf(ctx: DomainContext, userId: string): Promise<void> {
+  const team = { ...ctx, actor: { ...ctx.actor, projectIds: null } };
+  const rows = (await conversationsTable.rows(team).where({ assignee_id: userId }).forUpdate().select("*")) as ConversationRow[];
+  if (rows.length === 0) return;
+  await conversationsTable.rows(team).where({ assignee_id: userId }).update({ assignee_id: null, updated_at: ctx.now });
+  for (const conversation of await presentAll(
+    team,
+    rows.map((r) => ({ ...r, assignee_id: null, updated_at: ctx.now })),
+  )) {
+    await recordSupportChange(team, conversation, {
+      type: "support.conversation.unassigned",
+      description: `Conversation ${conversation.subject} unassigned: its assignee left the team`,
+      data: { previous_assignee_id: userId },
+    });
+  }
+}

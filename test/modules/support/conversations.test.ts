@@ -155,6 +155,22 @@ describe("support conversations", function () {
     expectError(await update(randomUUID(), { status: "closed" }), 404, "RESOURCE_NOT_FOUND");
   });
 
+  it("hands back a removed team member's conversations: unassigned, with their events", async () => {
+    const conversation = await openConversation(suite.creator, suite.creator.projectIds[1]!);
+    const colleague = await createTestCreator({ label: "support-leaver" });
+    await joinTeamWithToken(suite.creator, colleague, ["support-conversation:view-any"]);
+    const path = `/v1/projects/${suite.creator.projectIds[1]}/support/conversations/${conversation.id}`;
+    assert.equal((await patch(suite.client, path, { assignee_id: colleague.userId })).status, 200);
+    const removed = await suite.client.delete(`/v1/teams/${suite.creator.teamId}/members/${colleague.userId}`);
+    assert.equal(removed.status, 204, JSON.stringify(removed.body));
+    assert.equal((await suite.client.get(path)).body.data.assignee_id, null);
+    const [event] = (await eventsOf(suite.creator.teamId, "support.conversation.unassigned")).filter(
+      (e) => e.data.conversation.id === conversation.id,
+    );
+    assertValidEvent(event!);
+    assert.equal(event!.data.previous_assignee_id, colleague.userId);
+  });
+
   it("closes and reopens; the state it already has changes nothing; reopening beside an open conversation is refused", async () => {
     const account = newAccount();
     const first = await memberWrites(suite.creator, project(), { account });

@@ -17,6 +17,7 @@ import { handlers as projects } from "../src/modules/projects/handlers.ts";
 import { handlers as resources } from "../src/modules/resources/handlers.ts";
 import { handlers as roles } from "../src/modules/roles/handlers.ts";
 import { handlers as subscriptions } from "../src/modules/subscriptions/handlers.ts";
+import { handlers as support } from "../src/modules/support/handlers.ts";
 import { handlers as system } from "../src/modules/system/handlers.ts";
 import { handlers as teams } from "../src/modules/teams/handlers.ts";
 import { handlers as tokens } from "../src/modules/tokens/handlers.ts";
@@ -39,6 +40,7 @@ export const handlers: Handlers<OperationContext> = {
   ...resources,
   ...roles,
   ...subscriptions,
+  ...support,
   ...system,
   ...teams,
   ...tokens,

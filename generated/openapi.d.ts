@@ -780,6 +780,118 @@ export interface paths {
         patch: operations["update_resource"];
         trace?: never;
     };
+    "/v1/projects/{project}/support/canned-replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's canned replies
+         * @description The project's canned replies (title and body), newest first, 25 a page.
+         */
+        get: operations["list_canned_replies"];
+        put?: never;
+        /**
+         * Create a canned reply
+         * @description Saves a reply the team can reuse; its title is unique within the project regardless of case.
+         */
+        post: operations["create_canned_reply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/support/canned-replies/{reply}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a canned reply
+         * @description Deletes a canned reply; messages already sent with it are not affected.
+         */
+        delete: operations["delete_canned_reply"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a canned reply
+         * @description Changes a canned reply's title or body (the title stays unique within the project).
+         */
+        patch: operations["update_canned_reply"];
+        trace?: never;
+    };
+    "/v1/projects/{project}/support/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's support conversations
+         * @description The project's support conversations, newest first, 25 a page; filter by status, member, assignee, or unassigned ones.
+         */
+        get: operations["list_support_conversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/support/conversations/{conversation}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a support conversation
+         * @description One conversation of the project with its 20 newest messages, oldest first.
+         */
+        get: operations["get_support_conversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Assign, close or reopen a support conversation
+         * @description Assigns the conversation to a person on the team's roster (assignee_id; null unassigns), closes it (status closed) or reopens it (status open). Asking for the state it already has changes nothing. Emits support.conversation.assigned, .unassigned, .closed or .reopened.
+         */
+        patch: operations["update_support_conversation"];
+        trace?: never;
+    };
+    "/v1/projects/{project}/support/conversations/{conversation}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a support conversation's messages
+         * @description Every message of the conversation, newest first, 25 a page (sort_direction asc for reading order).
+         */
+        get: operations["list_support_messages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/roles": {
         parameters: {
             query?: never;
@@ -2038,6 +2150,126 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "support.conversation.assigned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A support conversation was assigned
+         * @description The conversation was assigned to a person of the team (or moved from another one, previous_assignee_id).
+         */
+        post: operations["support_conversation_assigned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "support.conversation.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A support conversation was closed
+         * @description The conversation was closed; the member's next message opens a new one.
+         */
+        post: operations["support_conversation_closed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "support.conversation.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A support conversation was opened
+         * @description A member wrote to the project and had no open conversation; data carries the first message.
+         */
+        post: operations["support_conversation_opened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "support.conversation.reopened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A support conversation was reopened
+         * @description A closed conversation was opened again.
+         */
+        post: operations["support_conversation_reopened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "support.conversation.unassigned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A support conversation was unassigned
+         * @description Nobody is assigned to the conversation any more; previous_assignee_id names who was.
+         */
+        post: operations["support_conversation_unassigned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "support.message.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A member wrote in an open support conversation
+         * @description A member's message joined their open conversation; data carries the conversation after it and the message.
+         */
+        post: operations["support_message_received"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "team.created": {
         parameters: {
             query?: never;
@@ -2306,10 +2538,10 @@ export interface components {
             };
         };
         /**
-         * @description The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project.
+         * @description The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project, and `support-conversation` and `support-canned-reply` (additive) for the Support area.
          * @enum {string}
          */
-        ActivitySubjectTypeQuery: "project" | "subscription" | "project-subscription" | "member" | "project-user" | "plan" | "project-subscription-plan" | "access-code" | "coupon" | "project-resource" | "team";
+        ActivitySubjectTypeQuery: "project" | "subscription" | "project-subscription" | "member" | "project-user" | "plan" | "project-subscription-plan" | "access-code" | "coupon" | "project-resource" | "team" | "support-conversation" | "support-canned-reply";
         /**
          * @description The surface that performed the change - human (dashboard), api_token (REST), mcp, webhook (a webhook-triggered action), system (a scheduled job or the operator CLI), automation (a step from a third-party automation platform).
          * @enum {string}
@@ -2354,6 +2586,32 @@ export interface components {
          * @enum {string}
          */
         BillingCycle: "day" | "week" | "month" | "year" | "lifetime";
+        CannedReply: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            title: string;
+            body: string;
+            /** Format: uuid */
+            created_by_user_id: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        CannedReplyCreate: {
+            title: string;
+            body: string;
+        };
+        CannedReplyPage: {
+            data: components["schemas"]["CannedReply"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        CannedReplyResponse: {
+            data: components["schemas"]["CannedReply"];
+        };
+        CannedReplyUpdate: {
+            title?: string;
+            body?: string;
+        };
         /**
          * @description One thing the connector can do, as its manifest declares it.
          * @enum {string}
@@ -3377,6 +3635,108 @@ export interface components {
          * @enum {string}
          */
         SubscriptionStatus: "trialing" | "active" | "canceled" | "expired";
+        SupportAssignmentEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                conversation: components["schemas"]["SupportConversation"];
+                /** Format: uuid */
+                previous_assignee_id: string | null;
+            };
+        };
+        SupportConversation: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            member_id: components["schemas"]["Uuid"];
+            /** @description The member's name on the platform. */
+            member_display_name: string | null;
+            /** @description The connector the member writes through. */
+            connector_key: string;
+            /**
+             * Format: uuid
+             * @description The installation that relays the conversation; null once it was removed.
+             */
+            installation_id: string | null;
+            /** @description The first line of the first message (at most 80 characters). */
+            subject: string;
+            status: components["schemas"]["SupportConversationStatus"];
+            /**
+             * Format: uuid
+             * @description The user id of the person of the team handling it; null when nobody is.
+             */
+            assignee_id: string | null;
+            message_count: number;
+            /** @description The start of the newest message (at most 140 characters). */
+            last_message_preview: string;
+            last_message_direction: components["schemas"]["SupportMessageDirection"];
+            last_message_at: components["schemas"]["Timestamp"];
+            /** Format: date-time */
+            closed_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        SupportConversationDetail: components["schemas"]["SupportConversation"] & {
+            /** @description The 20 newest messages, oldest first. */
+            recent_messages: components["schemas"]["SupportMessage"][];
+        };
+        SupportConversationDetailResponse: {
+            data: components["schemas"]["SupportConversationDetail"];
+        };
+        SupportConversationEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                conversation: components["schemas"]["SupportConversation"];
+            };
+        };
+        SupportConversationPage: {
+            data: components["schemas"]["SupportConversation"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        SupportConversationResponse: {
+            data: components["schemas"]["SupportConversation"];
+        };
+        /**
+         * @description open: waiting for the team or the member; closed: done (the member's next message opens a new conversation).
+         * @enum {string}
+         */
+        SupportConversationStatus: "open" | "closed";
+        SupportConversationUpdate: {
+            /**
+             * Format: uuid
+             * @description A user id of the team's roster (owner or member); null unassigns.
+             */
+            assignee_id?: string | null;
+            status?: components["schemas"]["SupportConversationStatus"];
+        };
+        SupportMessage: {
+            id: components["schemas"]["Uuid"];
+            conversation_id: components["schemas"]["Uuid"];
+            direction: components["schemas"]["SupportMessageDirection"];
+            body: string;
+            /**
+             * Format: uuid
+             * @description The person of the team who answered (out); null for the member's messages.
+             */
+            author_user_id: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description in: from the member; out: from the team.
+         * @enum {string}
+         */
+        SupportMessageDirection: "in" | "out";
+        SupportMessageEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                conversation: components["schemas"]["SupportConversation"];
+                message: components["schemas"]["SupportMessage"];
+            };
+        };
+        SupportMessagePage: {
+            data: components["schemas"]["SupportMessage"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
         Team: {
             id: components["schemas"]["Uuid"];
             /** @example Ada's team */
@@ -6683,6 +7043,387 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyReused"];
             422: components["responses"]["ValidationFailed"];
             425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_canned_replies: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, title. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of canned replies. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedReplyPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_canned_reply: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "New invite link",
+                 *       "body": "Here is a fresh invite link; it works once and for 24 hours."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CannedReplyCreate"];
+            };
+        };
+        responses: {
+            /** @description The canned reply. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedReplyResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_canned_reply: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The canned reply's id. */
+                reply: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_canned_reply: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The canned reply's id. */
+                reply: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "Here is a fresh invite link."
+                 *     }
+                 */
+                "application/json": components["schemas"]["CannedReplyUpdate"];
+            };
+        };
+        responses: {
+            /** @description The canned reply after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CannedReplyResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_support_conversations: {
+        parameters: {
+            query?: {
+                /** @description Only conversations in this state. */
+                status?: components["schemas"]["SupportConversationStatus"];
+                /** @description Only this member's conversations. */
+                member_id?: components["schemas"]["Uuid"];
+                /** @description Only conversations assigned to this person of the team. */
+                assignee_id?: components["schemas"]["Uuid"];
+                /** @description true for conversations nobody is assigned to, false for assigned ones. */
+                unassigned?: boolean;
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, last_message_at, message_count. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of conversations. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportConversationPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_support_conversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The conversation's id. */
+                conversation: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversation. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportConversationDetailResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_support_conversation: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The conversation's id. */
+                conversation: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "assignee_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportConversationUpdate"];
+            };
+        };
+        responses: {
+            /** @description The conversation after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportConversationResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_support_messages: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The conversation's id. */
+                conversation: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportMessagePage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
         };
@@ -10032,6 +10773,330 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    support_conversation_assigned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "support.conversation.assigned",
+                 *       "created_at": "2026-11-23T09:10:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "conversation": {
+                 *           "id": "3c9e1d2a-7b4f-4e8a-9c1d-2e3f4a5b6c7d",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "member_display_name": "Lin",
+                 *           "connector_key": "telegram",
+                 *           "installation_id": "2b7c1f0e-5d4a-4c3b-8a9e-1f2d3c4b5a69",
+                 *           "subject": "My invite link expired",
+                 *           "status": "open",
+                 *           "assignee_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "message_count": 1,
+                 *           "last_message_preview": "My invite link expired",
+                 *           "last_message_direction": "in",
+                 *           "last_message_at": "2026-11-23T09:00:00.000Z",
+                 *           "closed_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:10:00.000Z"
+                 *         },
+                 *         "previous_assignee_id": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportAssignmentEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    support_conversation_closed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "support.conversation.closed",
+                 *       "created_at": "2026-11-23T09:20:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "conversation": {
+                 *           "id": "3c9e1d2a-7b4f-4e8a-9c1d-2e3f4a5b6c7d",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "member_display_name": "Lin",
+                 *           "connector_key": "telegram",
+                 *           "installation_id": "2b7c1f0e-5d4a-4c3b-8a9e-1f2d3c4b5a69",
+                 *           "subject": "My invite link expired",
+                 *           "status": "closed",
+                 *           "assignee_id": null,
+                 *           "message_count": 1,
+                 *           "last_message_preview": "My invite link expired",
+                 *           "last_message_direction": "in",
+                 *           "last_message_at": "2026-11-23T09:00:00.000Z",
+                 *           "closed_at": "2026-11-23T09:20:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:20:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportConversationEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    support_conversation_opened: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "support.conversation.opened",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "conversation": {
+                 *           "id": "3c9e1d2a-7b4f-4e8a-9c1d-2e3f4a5b6c7d",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "member_display_name": "Lin",
+                 *           "connector_key": "telegram",
+                 *           "installation_id": "2b7c1f0e-5d4a-4c3b-8a9e-1f2d3c4b5a69",
+                 *           "subject": "My invite link expired",
+                 *           "status": "open",
+                 *           "assignee_id": null,
+                 *           "message_count": 1,
+                 *           "last_message_preview": "My invite link expired",
+                 *           "last_message_direction": "in",
+                 *           "last_message_at": "2026-11-23T09:00:00.000Z",
+                 *           "closed_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "message": {
+                 *           "id": "5f0a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c",
+                 *           "conversation_id": "3c9e1d2a-7b4f-4e8a-9c1d-2e3f4a5b6c7d",
+                 *           "direction": "in",
+                 *           "body": "My invite link expired",
+                 *           "author_user_id": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportMessageEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    support_conversation_reopened: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "support.conversation.closed",
+                 *       "created_at": "2026-11-23T09:20:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "conversation": {
+                 *           "id": "3c9e1d2a-7b4f-4e8a-9c1d-2e3f4a5b6c7d",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "member_display_name": "Lin",
+                 *           "connector_key": "telegram",
+                 *           "installation_id": "2b7c1f0e-5d4a-4c3b-8a9e-1f2d3c4b5a69",
+                 *           "subject": "My invite link expired",
+                 *           "status": "closed",
+                 *           "assignee_id": null,
+                 *           "message_count": 1,
+                 *           "last_message_preview": "My invite link expired",
+                 *           "last_message_direction": "in",
+                 *           "last_message_at": "2026-11-23T09:00:00.000Z",
+                 *           "closed_at": "2026-11-23T09:20:00.000Z",
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:20:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportConversationEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    support_conversation_unassigned: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "support.conversation.assigned",
+                 *       "created_at": "2026-11-23T09:10:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "conversation": {
+                 *           "id": "3c9e1d2a-7b4f-4e8a-9c1d-2e3f4a5b6c7d",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "member_display_name": "Lin",
+                 *           "connector_key": "telegram",
+                 *           "installation_id": "2b7c1f0e-5d4a-4c3b-8a9e-1f2d3c4b5a69",
+                 *           "subject": "My invite link expired",
+                 *           "status": "open",
+                 *           "assignee_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "message_count": 1,
+                 *           "last_message_preview": "My invite link expired",
+                 *           "last_message_direction": "in",
+                 *           "last_message_at": "2026-11-23T09:00:00.000Z",
+                 *           "closed_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:10:00.000Z"
+                 *         },
+                 *         "previous_assignee_id": null
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportAssignmentEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    support_message_received: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "support.conversation.opened",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "conversation": {
+                 *           "id": "3c9e1d2a-7b4f-4e8a-9c1d-2e3f4a5b6c7d",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "member_display_name": "Lin",
+                 *           "connector_key": "telegram",
+                 *           "installation_id": "2b7c1f0e-5d4a-4c3b-8a9e-1f2d3c4b5a69",
+                 *           "subject": "My invite link expired",
+                 *           "status": "open",
+                 *           "assignee_id": null,
+                 *           "message_count": 1,
+                 *           "last_message_preview": "My invite link expired",
+                 *           "last_message_direction": "in",
+                 *           "last_message_at": "2026-11-23T09:00:00.000Z",
+                 *           "closed_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "message": {
+                 *           "id": "5f0a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c",
+                 *           "conversation_id": "3c9e1d2a-7b4f-4e8a-9c1d-2e3f4a5b6c7d",
+                 *           "direction": "in",
+                 *           "body": "My invite link expired",
+                 *           "author_user_id": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportMessageEvent"];
             };
         };
         responses: {

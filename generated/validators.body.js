@@ -228,19 +228,195 @@ return errors === 0;
 }
 validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_coupon__body = validate58;
-const schema23 = {"$id":"create_coupon__body","$ref":"urn:subbridge:schema:CouponCreate"};
-const schema24 = {"type":"object","required":["code"],"additionalProperties":false,"description":"Exactly one of percent_off and amount_off.","properties":{"code":{"type":"string","pattern":"^[A-Za-z0-9_-]{3,64}$"},"name":{"type":["string","null"],"maxLength":255},"percent_off":{"type":"integer","minimum":1,"maximum":100},"amount_off":{"$ref":"urn:subbridge:schema:Money"},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:CouponCreate"};
-const pattern3 = new RegExp("^[A-Za-z0-9_-]{3,64}$", "u");
-const schema25 = {"type":"object","description":"An amount of money: `amount` in the currency's minor units (cents for EUR, whole yen for JPY), an integer, never a float or a decimal string; `currency` its ISO 4217 code. Every price and fixed discount of the API has this shape.","required":["amount","currency"],"additionalProperties":false,"properties":{"amount":{"type":"integer","minimum":0,"maximum":100000000000,"description":"Minor units of the currency."},"currency":{"$ref":"urn:subbridge:schema:CurrencyCode"}},"examples":[{"amount":999,"currency":"EUR"}],"$id":"urn:subbridge:schema:Money"};
-const schema26 = {"type":"string","pattern":"^[A-Z]{3}$","description":"An ISO 4217 currency code, upper case (EUR, USD, JPY).","examples":["EUR"],"$id":"urn:subbridge:schema:CurrencyCode"};
-const pattern4 = new RegExp("^[A-Z]{3}$", "u");
+export const create_canned_reply__body = validate58;
+const schema23 = {"$id":"create_canned_reply__body","$ref":"urn:subbridge:schema:CannedReplyCreate"};
+const schema24 = {"type":"object","required":["title","body"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"body":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S"}},"$id":"urn:subbridge:schema:CannedReplyCreate"};
+const pattern3 = new RegExp("\\S", "u");
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:CannedReplyCreate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate59.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.title === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "title"},message:"must have required property '"+"title"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.body === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "body"},message:"must have required property '"+"body"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "title") || (key0 === "body"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.title !== undefined){
+let data0 = data.title;
+if(typeof data0 === "string"){
+if(func1(data0) > 100){
+const err3 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err4 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern3.test(data0)){
+const err5 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.body !== undefined){
+let data1 = data.body;
+if(typeof data1 === "string"){
+if(func1(data1) > 4096){
+const err7 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(func1(data1) < 1){
+const err8 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!pattern3.test(data1)){
+const err9 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate59.errors = vErrors;
+return errors === 0;
+}
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="create_canned_reply__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate58.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+errors = vErrors.length;
+}
+validate58.errors = vErrors;
+return errors === 0;
+}
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const create_coupon__body = validate61;
+const schema25 = {"$id":"create_coupon__body","$ref":"urn:subbridge:schema:CouponCreate"};
+const schema26 = {"type":"object","required":["code"],"additionalProperties":false,"description":"Exactly one of percent_off and amount_off.","properties":{"code":{"type":"string","pattern":"^[A-Za-z0-9_-]{3,64}$"},"name":{"type":["string","null"],"maxLength":255},"percent_off":{"type":"integer","minimum":1,"maximum":100},"amount_off":{"$ref":"urn:subbridge:schema:Money"},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:CouponCreate"};
+const pattern5 = new RegExp("^[A-Za-z0-9_-]{3,64}$", "u");
+const schema27 = {"type":"object","description":"An amount of money: `amount` in the currency's minor units (cents for EUR, whole yen for JPY), an integer, never a float or a decimal string; `currency` its ISO 4217 code. Every price and fixed discount of the API has this shape.","required":["amount","currency"],"additionalProperties":false,"properties":{"amount":{"type":"integer","minimum":0,"maximum":100000000000,"description":"Minor units of the currency."},"currency":{"$ref":"urn:subbridge:schema:CurrencyCode"}},"examples":[{"amount":999,"currency":"EUR"}],"$id":"urn:subbridge:schema:Money"};
+const schema28 = {"type":"string","pattern":"^[A-Z]{3}$","description":"An ISO 4217 currency code, upper case (EUR, USD, JPY).","examples":["EUR"],"$id":"urn:subbridge:schema:CurrencyCode"};
+const pattern6 = new RegExp("^[A-Z]{3}$", "u");
+
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CurrencyCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -248,7 +424,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data === "string"){
-if(!pattern4.test(data)){
+if(!pattern6.test(data)){
 const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -269,17 +445,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:Money" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -355,8 +531,8 @@ errors++;
 }
 }
 if(data.currency !== undefined){
-if(!(validate61(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate64(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 }
@@ -371,21 +547,21 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema27 = {"type":"array","maxItems":50,"uniqueItems":true,"description":"The project's plans the coupon applies to; empty for every plan.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"},"$id":"urn:subbridge:schema:CouponPlanIds"};
-const schema28 = {"type":"string","format":"uuid","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$","description":"Resource id. Lowercase, hyphenated, no type prefix; treat as opaque.","examples":["0f8fad5b-d9cb-469f-a165-70867728950e"],"$id":"urn:subbridge:schema:Uuid"};
+const schema29 = {"type":"array","maxItems":50,"uniqueItems":true,"description":"The project's plans the coupon applies to; empty for every plan.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"},"$id":"urn:subbridge:schema:CouponPlanIds"};
+const schema30 = {"type":"string","format":"uuid","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$","description":"Resource id. Lowercase, hyphenated, no type prefix; treat as opaque.","examples":["0f8fad5b-d9cb-469f-a165-70867728950e"],"$id":"urn:subbridge:schema:Uuid"};
 const formats2 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
-const pattern5 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
+const pattern7 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:Uuid" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -393,7 +569,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data === "string"){
-if(!pattern5.test(data)){
+if(!pattern7.test(data)){
 const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -424,17 +600,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CouponPlanIds" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -465,8 +641,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!(validate65(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate68(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -505,17 +681,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CouponCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -551,7 +727,7 @@ errors++;
 if(data.code !== undefined){
 let data0 = data.code;
 if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
+if(!pattern5.test(data0)){
 const err2 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{3,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{3,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -576,7 +752,7 @@ errors++;
 if(data.name !== undefined){
 let data1 = data.name;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema24.properties.name.type},message:"must be string,null"};
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema26.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -634,21 +810,21 @@ errors++;
 }
 }
 if(data.amount_off !== undefined){
-if(!(validate60(data.amount_off, {instancePath:instancePath+"/amount_off",parentData:data,parentDataProperty:"amount_off",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+if(!(validate63(data.amount_off, {instancePath:instancePath+"/amount_off",parentData:data,parentDataProperty:"amount_off",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
 errors = vErrors.length;
 }
 }
 if(data.plan_ids !== undefined){
-if(!(validate64(data.plan_ids, {instancePath:instancePath+"/plan_ids",parentData:data,parentDataProperty:"plan_ids",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate67(data.plan_ids, {instancePath:instancePath+"/plan_ids",parentData:data,parentDataProperty:"plan_ids",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
 }
 if(data.max_redemptions !== undefined){
 let data5 = data.max_redemptions;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-const err9 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema24.properties.max_redemptions.type},message:"must be integer,null"};
+const err9 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema26.properties.max_redemptions.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -683,7 +859,7 @@ errors++;
 if(data.expires_at !== undefined){
 let data6 = data.expires_at;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err12 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema24.properties.expires_at.type},message:"must be string,null"};
+const err12 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema26.properties.expires_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -736,43 +912,43 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_coupon__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+if(!(validate62(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
-validate58.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_group__body = validate69;
-const schema29 = {"$id":"create_group__body","$ref":"urn:subbridge:schema:GroupCreate"};
-const schema30 = {"type":"object","required":["code","name","abilities","project_ids","member_ids"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:GroupCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupCreate"};
-const schema31 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A group's code, unique within its team.","examples":["launch-crew"],"$id":"urn:subbridge:schema:GroupCode"};
-const pattern6 = new RegExp("^[a-z][a-z0-9_-]{0,63}$", "u");
+export const create_group__body = validate72;
+const schema31 = {"$id":"create_group__body","$ref":"urn:subbridge:schema:GroupCreate"};
+const schema32 = {"type":"object","required":["code","name","abilities","project_ids","member_ids"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:GroupCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupCreate"};
+const schema33 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A group's code, unique within its team.","examples":["launch-crew"],"$id":"urn:subbridge:schema:GroupCode"};
+const pattern8 = new RegExp("^[a-z][a-z0-9_-]{0,63}$", "u");
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:GroupCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -780,7 +956,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data === "string"){
-if(!pattern6.test(data)){
+if(!pattern8.test(data)){
 const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -801,18 +977,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema32 = {"type":"string","description":"An ability value, <entity>:<action>. The catalog with each ability's enforcement is served at /abilities.json.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:create","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:manage","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:Ability"};
+const schema34 = {"type":"string","description":"An ability value, <entity>:<action>. The catalog with each ability's enforcement is served at /abilities.json.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:create","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:manage","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:Ability"};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:Ability" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -830,7 +1006,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "account:read") || (data === "account:write")) || (data === "activity:read")) || (data === "billing:manage")) || (data === "billing:read")) || (data === "broadcast:send")) || (data === "dashboard:read")) || (data === "distribution:read")) || (data === "group:create")) || (data === "group:delete")) || (data === "group:update")) || (data === "group:view")) || (data === "group:view-any")) || (data === "pass-window:create")) || (data === "pass-window:delete")) || (data === "pass-window:update")) || (data === "pass-window:view")) || (data === "pass-window:view-any")) || (data === "payment:refund")) || (data === "payment:view")) || (data === "payment:view-any")) || (data === "project-access-code:create")) || (data === "project-access-code:delete")) || (data === "project-access-code:update")) || (data === "project-access-code:view")) || (data === "project-access-code:view-any")) || (data === "project-connector:create")) || (data === "project-connector:delete")) || (data === "project-connector:update")) || (data === "project-connector:view")) || (data === "project-connector:view-any")) || (data === "project-coupon:create")) || (data === "project-coupon:delete")) || (data === "project-coupon:update")) || (data === "project-coupon:view")) || (data === "project-coupon:view-any")) || (data === "project-payment-method:create")) || (data === "project-payment-method:delete")) || (data === "project-payment-method:update")) || (data === "project-payment-method:view")) || (data === "project-payment-method:view-any")) || (data === "project-recovery:create")) || (data === "project-recovery:delete")) || (data === "project-recovery:update")) || (data === "project-recovery:view")) || (data === "project-recovery:view-any")) || (data === "project-resource:create")) || (data === "project-resource:delete")) || (data === "project-resource:update")) || (data === "project-resource:view")) || (data === "project-resource:view-any")) || (data === "project-subscription-plan:create")) || (data === "project-subscription-plan:delete")) || (data === "project-subscription-plan:update")) || (data === "project-subscription-plan:view")) || (data === "project-subscription-plan:view-any")) || (data === "project-subscription:create")) || (data === "project-subscription:delete")) || (data === "project-subscription:update")) || (data === "project-subscription:view")) || (data === "project-subscription:view-any")) || (data === "project-user:create")) || (data === "project-user:delete")) || (data === "project-user:update")) || (data === "project-user:view")) || (data === "project-user:view-any")) || (data === "project:create")) || (data === "project:delete")) || (data === "project:update")) || (data === "project:view")) || (data === "project:view-any")) || (data === "role:create")) || (data === "role:delete")) || (data === "role:update")) || (data === "role:view")) || (data === "role:view-any")) || (data === "support-canned-reply:create")) || (data === "support-canned-reply:delete")) || (data === "support-canned-reply:update")) || (data === "support-canned-reply:view-any")) || (data === "support-conversation:create")) || (data === "support-conversation:delete")) || (data === "support-conversation:update")) || (data === "support-conversation:view")) || (data === "support-conversation:view-any")) || (data === "team-member:invite")) || (data === "team-member:remove")) || (data === "team-member:update-role")) || (data === "team-member:view")) || (data === "team-member:view-any")) || (data === "team:create")) || (data === "team:delete")) || (data === "team:update")) || (data === "team:view")) || (data === "team:view-any")) || (data === "token:create")) || (data === "token:delete")) || (data === "token:view")) || (data === "token:view-any")) || (data === "webhook-delivery:retry")) || (data === "webhook-delivery:view-any")) || (data === "webhook-endpoint:create")) || (data === "webhook-endpoint:delete")) || (data === "webhook-endpoint:manage")) || (data === "webhook-endpoint:update")) || (data === "webhook-endpoint:view")) || (data === "webhook-endpoint:view-any"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema32.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema34.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -839,17 +1015,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:GroupCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -920,8 +1096,8 @@ errors++;
 }
 }
 if(data.code !== undefined){
-if(!(validate71(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate74(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 }
@@ -986,8 +1162,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!(validate73(data3, {instancePath:instancePath+"/abilities/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate76(data3, {instancePath:instancePath+"/abilities/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 }
@@ -1053,8 +1229,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(validate65(data5, {instancePath:instancePath+"/project_ids/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate68(data5, {instancePath:instancePath+"/project_ids/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -1120,8 +1296,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(validate65(data7, {instancePath:instancePath+"/member_ids/" + i4,parentData:data6,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate68(data7, {instancePath:instancePath+"/member_ids/" + i4,parentData:data6,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -1172,41 +1348,41 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_group__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate70(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
-validate69.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_pass_window__body = validate78;
-const schema33 = {"$id":"create_pass_window__body","$ref":"urn:subbridge:schema:PassWindowCreate"};
-const schema34 = {"type":"object","required":["name","starts_at","ends_at"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64,"description":"After starts_at."},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowCreate"};
+export const create_pass_window__body = validate81;
+const schema35 = {"$id":"create_pass_window__body","$ref":"urn:subbridge:schema:PassWindowCreate"};
+const schema36 = {"type":"object","required":["name","starts_at","ends_at"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64,"description":"After starts_at."},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowCreate"};
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PassWindowCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1364,7 +1540,7 @@ errors++;
 if(data.capacity !== undefined){
 let data3 = data.capacity;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-const err13 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema34.properties.capacity.type},message:"must be integer,null"};
+const err13 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema36.properties.capacity.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1407,42 +1583,42 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_pass_window__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate79(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
+if(!(validate82(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
-validate78.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_plan__body = validate81;
-const schema35 = {"$id":"create_plan__body","$ref":"urn:subbridge:schema:PlanCreate"};
-const schema36 = {"type":"object","required":["name","price","billing_cycle","resources"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99,"default":1},"trial_days":{"type":"integer","minimum":0,"maximum":365,"default":0},"access_codes_only":{"type":"boolean","default":false},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanCreate"};
-const schema37 = {"type":"string","enum":["day","week","month","year","lifetime"],"description":"The unit of a plan's billing period; lifetime is paid once and never ends.","$id":"urn:subbridge:schema:BillingCycle"};
+export const create_plan__body = validate84;
+const schema37 = {"$id":"create_plan__body","$ref":"urn:subbridge:schema:PlanCreate"};
+const schema38 = {"type":"object","required":["name","price","billing_cycle","resources"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99,"default":1},"trial_days":{"type":"integer","minimum":0,"maximum":365,"default":0},"access_codes_only":{"type":"boolean","default":false},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanCreate"};
+const schema39 = {"type":"string","enum":["day","week","month","year","lifetime"],"description":"The unit of a plan's billing period; lifetime is paid once and never ends.","$id":"urn:subbridge:schema:BillingCycle"};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:BillingCycle" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1460,7 +1636,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((data === "day") || (data === "week")) || (data === "month")) || (data === "year")) || (data === "lifetime"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema37.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1469,18 +1645,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema38 = {"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"description":"Ids of this project's resources, in the order members see them.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"},"$id":"urn:subbridge:schema:PlanResourceIds"};
+const schema40 = {"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"description":"Ids of this project's resources, in the order members see them.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"},"$id":"urn:subbridge:schema:PlanResourceIds"};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PlanResourceIds" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1521,8 +1697,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!(validate65(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate68(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -1561,17 +1737,17 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate86.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PlanCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1678,7 +1854,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema36.properties.description.type},message:"must be string,null"};
+const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema38.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1701,14 +1877,14 @@ errors++;
 }
 }
 if(data.price !== undefined){
-if(!(validate60(data.price, {instancePath:instancePath+"/price",parentData:data,parentDataProperty:"price",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+if(!(validate63(data.price, {instancePath:instancePath+"/price",parentData:data,parentDataProperty:"price",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
 errors = vErrors.length;
 }
 }
 if(data.billing_cycle !== undefined){
-if(!(validate84(data.billing_cycle, {instancePath:instancePath+"/billing_cycle",parentData:data,parentDataProperty:"billing_cycle",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate87(data.billing_cycle, {instancePath:instancePath+"/billing_cycle",parentData:data,parentDataProperty:"billing_cycle",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 }
@@ -1789,8 +1965,8 @@ vErrors.push(err16);
 errors++;
 }
 if(data.resources !== undefined){
-if(!(validate86(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+if(!(validate89(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 }
@@ -1805,43 +1981,43 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_plan__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate82(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate85(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
 errors = vErrors.length;
 }
-validate81.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_project__body = validate90;
-const schema39 = {"$id":"create_project__body","$ref":"urn:subbridge:schema:ProjectCreate"};
-const schema40 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A custom handle (Growth tier); without it the server makes one from the name."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"}},"$id":"urn:subbridge:schema:ProjectCreate"};
-const schema41 = {"type":"string","minLength":5,"maxLength":64,"pattern":"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$","description":"The project's portal address: 5 to 64 lower-case letters, digits and hyphens, starting and ending with a letter or digit; unique across the service.","examples":["night-owls"],"$id":"urn:subbridge:schema:ProjectHandle"};
-const pattern7 = new RegExp("^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$", "u");
+export const create_project__body = validate93;
+const schema41 = {"$id":"create_project__body","$ref":"urn:subbridge:schema:ProjectCreate"};
+const schema42 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A custom handle (Growth tier); without it the server makes one from the name."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"}},"$id":"urn:subbridge:schema:ProjectCreate"};
+const schema43 = {"type":"string","minLength":5,"maxLength":64,"pattern":"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$","description":"The project's portal address: 5 to 64 lower-case letters, digits and hyphens, starting and ending with a letter or digit; unique across the service.","examples":["night-owls"],"$id":"urn:subbridge:schema:ProjectHandle"};
+const pattern9 = new RegExp("^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$", "u");
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectHandle" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1869,7 +2045,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!pattern7.test(data)){
+if(!pattern9.test(data)){
 const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"},message:"must match pattern \""+"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -1890,20 +2066,20 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate92.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema42 = {"type":["string","null"],"format":"uri","maxLength":255,"pattern":"^https://\\S+$","description":"An https URL the project's bot and portal show; null when none.","$id":"urn:subbridge:schema:ProjectLink"};
+const schema44 = {"type":["string","null"],"format":"uri","maxLength":255,"pattern":"^https://\\S+$","description":"An https URL the project's bot and portal show; null when none.","$id":"urn:subbridge:schema:ProjectLink"};
 const formats10 = __runtime1.fullFormats.uri;
-const pattern8 = new RegExp("^https://\\S+$", "u");
+const pattern10 = new RegExp("^https://\\S+$", "u");
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectLink" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1911,7 +2087,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if((typeof data !== "string") && (data !== null)){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema42.type},message:"must be string,null"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema44.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1931,7 +2107,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!pattern8.test(data)){
+if(!pattern10.test(data)){
 const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^https://\\S+$"},message:"must match pattern \""+"^https://\\S+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -1952,17 +2128,17 @@ vErrors.push(err3);
 errors++;
 }
 }
-validate94.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2030,7 +2206,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema40.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema42.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2053,20 +2229,20 @@ errors++;
 }
 }
 if(data.handle !== undefined){
-if(!(validate92(data.handle, {instancePath:instancePath+"/handle",parentData:data,parentDataProperty:"handle",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate95(data.handle, {instancePath:instancePath+"/handle",parentData:data,parentDataProperty:"handle",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 }
 if(data.terms_url !== undefined){
-if(!(validate94(data.terms_url, {instancePath:instancePath+"/terms_url",parentData:data,parentDataProperty:"terms_url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate97(data.terms_url, {instancePath:instancePath+"/terms_url",parentData:data,parentDataProperty:"terms_url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
 errors = vErrors.length;
 }
 }
 if(data.privacy_url !== undefined){
-if(!(validate94(data.privacy_url, {instancePath:instancePath+"/privacy_url",parentData:data,parentDataProperty:"privacy_url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate97(data.privacy_url, {instancePath:instancePath+"/privacy_url",parentData:data,parentDataProperty:"privacy_url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
 errors = vErrors.length;
 }
 }
@@ -2081,43 +2257,43 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_project__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate91(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+if(!(validate94(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
-validate90.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_resource__body = validate98;
-const schema43 = {"$id":"create_resource__body","$ref":"urn:subbridge:schema:ResourceCreate"};
-const schema44 = {"type":"object","required":["kind","title"],"additionalProperties":false,"properties":{"connector":{"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"An installed connector's key; optional when exactly one installed connector offers the kind."},"kind":{"$ref":"urn:subbridge:schema:ResourceKindName"},"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean","default":false},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:ResourceCreate"};
-const pattern9 = new RegExp("^[a-z][a-z0-9_-]*$", "u");
-const schema45 = {"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"A kind of the connector's manifest (resource_kinds[].kind).","$id":"urn:subbridge:schema:ResourceKindName"};
+export const create_resource__body = validate101;
+const schema45 = {"$id":"create_resource__body","$ref":"urn:subbridge:schema:ResourceCreate"};
+const schema46 = {"type":"object","required":["kind","title"],"additionalProperties":false,"properties":{"connector":{"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"An installed connector's key; optional when exactly one installed connector offers the kind."},"kind":{"$ref":"urn:subbridge:schema:ResourceKindName"},"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean","default":false},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:ResourceCreate"};
+const pattern11 = new RegExp("^[a-z][a-z0-9_-]*$", "u");
+const schema47 = {"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"A kind of the connector's manifest (resource_kinds[].kind).","$id":"urn:subbridge:schema:ResourceKindName"};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ResourceKindName" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2135,7 +2311,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(!pattern9.test(data)){
+if(!pattern11.test(data)){
 const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -2156,17 +2332,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate100.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ResourceCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2225,7 +2401,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern9.test(data0)){
+if(!pattern11.test(data0)){
 const err4 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -2248,8 +2424,8 @@ errors++;
 }
 }
 if(data.kind !== undefined){
-if(!(validate100(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+if(!(validate103(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
 errors = vErrors.length;
 }
 }
@@ -2291,7 +2467,7 @@ errors++;
 if(data.description !== undefined){
 let data3 = data.description;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema44.properties.description.type},message:"must be string,null"};
+const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema46.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2316,7 +2492,7 @@ errors++;
 if(data.platform_ref !== undefined){
 let data4 = data.platform_ref;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err11 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema44.properties.platform_ref.type},message:"must be string,null"};
+const err11 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema46.properties.platform_ref.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2379,42 +2555,42 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate99.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_resource__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate99(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+if(!(validate102(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
-validate98.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_role__body = validate103;
-const schema46 = {"$id":"create_role__body","$ref":"urn:subbridge:schema:RoleCreate"};
-const schema47 = {"type":"object","required":["code","name","abilities"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:RoleCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleCreate"};
-const schema48 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A role's code, unique within its team (admin and member are built in).","examples":["admin"],"$id":"urn:subbridge:schema:RoleCode"};
+export const create_role__body = validate106;
+const schema48 = {"$id":"create_role__body","$ref":"urn:subbridge:schema:RoleCreate"};
+const schema49 = {"type":"object","required":["code","name","abilities"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:RoleCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleCreate"};
+const schema50 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A role's code, unique within its team (admin and member are built in).","examples":["admin"],"$id":"urn:subbridge:schema:RoleCode"};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2422,7 +2598,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data === "string"){
-if(!pattern6.test(data)){
+if(!pattern8.test(data)){
 const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]{0,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -2443,17 +2619,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate105.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2504,8 +2680,8 @@ errors++;
 }
 }
 if(data.code !== undefined){
-if(!(validate105(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+if(!(validate108(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
 errors = vErrors.length;
 }
 }
@@ -2570,8 +2746,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(validate73(data3, {instancePath:instancePath+"/abilities/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate76(data3, {instancePath:instancePath+"/abilities/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 }
@@ -2622,41 +2798,41 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate104.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate104(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate107(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
 errors = vErrors.length;
 }
-validate103.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_team__body = validate109;
-const schema49 = {"$id":"create_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
-const schema50 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"The team's name, shown to its members."}},"$id":"urn:subbridge:schema:TeamWrite"};
+export const create_team__body = validate112;
+const schema51 = {"$id":"create_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
+const schema52 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"The team's name, shown to its members."}},"$id":"urn:subbridge:schema:TeamWrite"};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamWrite" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2732,42 +2908,42 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate110.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_team__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
-validate109.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_token__body = validate112;
-const schema51 = {"$id":"create_token__body","$ref":"urn:subbridge:schema:TokenCreate"};
-const schema52 = {"type":"object","required":["name","abilities"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"What the token is for, shown on the tokens page."},"abilities":{"type":"array","minItems":1,"uniqueItems":true,"maxItems":200,"description":"Abilities to grant; each must be held by the calling token. Only mintable abilities are accepted: token:create and the retired webhook-endpoint:manage are refused.","items":{"$ref":"urn:subbridge:schema:MintableAbility","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"minItems":1,"maxItems":100,"description":"Restricts the token to these projects of the team (its scope:project entries). Omit it for a token that sees every project of the team (or, from a restricted token, to pass the calling token's own allow-list on); an empty list is refused, since a token restricted to no project could not be told apart from an unrestricted one.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"expires_at":{"type":"string","format":"date-time","description":"Optional expiry in the future; omitted = the token does not expire."}},"$id":"urn:subbridge:schema:TokenCreate"};
-const schema53 = {"type":"string","description":"An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:MintableAbility"};
+export const create_token__body = validate115;
+const schema53 = {"$id":"create_token__body","$ref":"urn:subbridge:schema:TokenCreate"};
+const schema54 = {"type":"object","required":["name","abilities"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"What the token is for, shown on the tokens page."},"abilities":{"type":"array","minItems":1,"uniqueItems":true,"maxItems":200,"description":"Abilities to grant; each must be held by the calling token. Only mintable abilities are accepted: token:create and the retired webhook-endpoint:manage are refused.","items":{"$ref":"urn:subbridge:schema:MintableAbility","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"minItems":1,"maxItems":100,"description":"Restricts the token to these projects of the team (its scope:project entries). Omit it for a token that sees every project of the team (or, from a restricted token, to pass the calling token's own allow-list on); an empty list is refused, since a token restricted to no project could not be told apart from an unrestricted one.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"expires_at":{"type":"string","format":"date-time","description":"Optional expiry in the future; omitted = the token does not expire."}},"$id":"urn:subbridge:schema:TokenCreate"};
+const schema55 = {"type":"string","description":"An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:MintableAbility"};
 
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:MintableAbility" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate114.evaluated;
+const evaluated0 = validate117.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2785,7 +2961,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "account:read") || (data === "account:write")) || (data === "activity:read")) || (data === "billing:manage")) || (data === "billing:read")) || (data === "broadcast:send")) || (data === "dashboard:read")) || (data === "distribution:read")) || (data === "group:create")) || (data === "group:delete")) || (data === "group:update")) || (data === "group:view")) || (data === "group:view-any")) || (data === "pass-window:create")) || (data === "pass-window:delete")) || (data === "pass-window:update")) || (data === "pass-window:view")) || (data === "pass-window:view-any")) || (data === "payment:refund")) || (data === "payment:view")) || (data === "payment:view-any")) || (data === "project-access-code:create")) || (data === "project-access-code:delete")) || (data === "project-access-code:update")) || (data === "project-access-code:view")) || (data === "project-access-code:view-any")) || (data === "project-connector:create")) || (data === "project-connector:delete")) || (data === "project-connector:update")) || (data === "project-connector:view")) || (data === "project-connector:view-any")) || (data === "project-coupon:create")) || (data === "project-coupon:delete")) || (data === "project-coupon:update")) || (data === "project-coupon:view")) || (data === "project-coupon:view-any")) || (data === "project-payment-method:create")) || (data === "project-payment-method:delete")) || (data === "project-payment-method:update")) || (data === "project-payment-method:view")) || (data === "project-payment-method:view-any")) || (data === "project-recovery:create")) || (data === "project-recovery:delete")) || (data === "project-recovery:update")) || (data === "project-recovery:view")) || (data === "project-recovery:view-any")) || (data === "project-resource:create")) || (data === "project-resource:delete")) || (data === "project-resource:update")) || (data === "project-resource:view")) || (data === "project-resource:view-any")) || (data === "project-subscription-plan:create")) || (data === "project-subscription-plan:delete")) || (data === "project-subscription-plan:update")) || (data === "project-subscription-plan:view")) || (data === "project-subscription-plan:view-any")) || (data === "project-subscription:create")) || (data === "project-subscription:delete")) || (data === "project-subscription:update")) || (data === "project-subscription:view")) || (data === "project-subscription:view-any")) || (data === "project-user:create")) || (data === "project-user:delete")) || (data === "project-user:update")) || (data === "project-user:view")) || (data === "project-user:view-any")) || (data === "project:create")) || (data === "project:delete")) || (data === "project:update")) || (data === "project:view")) || (data === "project:view-any")) || (data === "role:create")) || (data === "role:delete")) || (data === "role:update")) || (data === "role:view")) || (data === "role:view-any")) || (data === "support-canned-reply:create")) || (data === "support-canned-reply:delete")) || (data === "support-canned-reply:update")) || (data === "support-canned-reply:view-any")) || (data === "support-conversation:create")) || (data === "support-conversation:delete")) || (data === "support-conversation:update")) || (data === "support-conversation:view")) || (data === "support-conversation:view-any")) || (data === "team-member:invite")) || (data === "team-member:remove")) || (data === "team-member:update-role")) || (data === "team-member:view")) || (data === "team-member:view-any")) || (data === "team:create")) || (data === "team:delete")) || (data === "team:update")) || (data === "team:view")) || (data === "team:view-any")) || (data === "token:delete")) || (data === "token:view")) || (data === "token:view-any")) || (data === "webhook-delivery:retry")) || (data === "webhook-delivery:view-any")) || (data === "webhook-endpoint:create")) || (data === "webhook-endpoint:delete")) || (data === "webhook-endpoint:update")) || (data === "webhook-endpoint:view")) || (data === "webhook-endpoint:view-any"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema53.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema55.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2794,17 +2970,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate114.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
-validate114.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate117.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TokenCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate116.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2915,8 +3091,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(validate114(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+if(!(validate117(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
 errors = vErrors.length;
 }
 }
@@ -2992,8 +3168,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(validate65(data4, {instancePath:instancePath+"/project_ids/" + i2,parentData:data3,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate68(data4, {instancePath:instancePath+"/project_ids/" + i2,parentData:data3,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -3069,42 +3245,42 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate113.errors = vErrors;
+validate116.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_token__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate112.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate116(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
 errors = vErrors.length;
 }
-validate112.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const install_connector__body = validate118;
-const schema54 = {"$id":"install_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallRequest"};
-const schema55 = {"type":"object","description":"The install fields, the OAuth result (oauth connectors) and the settings.","additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"oauth":{"$ref":"urn:subbridge:schema:ConnectorOAuthResult"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallRequest"};
-const schema56 = {"type":"object","description":"Values of the manifest's install fields that take a value (text, secret, select, toggle, link), by field name. Secret values are sealed and never returned.","maxProperties":20,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"}]},"$id":"urn:subbridge:schema:ConnectorFieldValues"};
+export const install_connector__body = validate121;
+const schema56 = {"$id":"install_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallRequest"};
+const schema57 = {"type":"object","description":"The install fields, the OAuth result (oauth connectors) and the settings.","additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"oauth":{"$ref":"urn:subbridge:schema:ConnectorOAuthResult"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallRequest"};
+const schema58 = {"type":"object","description":"Values of the manifest's install fields that take a value (text, secret, select, toggle, link), by field name. Secret values are sealed and never returned.","maxProperties":20,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"}]},"$id":"urn:subbridge:schema:ConnectorFieldValues"};
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorFieldValues" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate120.evaluated;
+const evaluated0 = validate123.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3236,18 +3412,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate120.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
-validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema57 = {"type":"object","description":"What the platform's OAuth consent screen returned to the dashboard (connectors whose install mode is oauth).","required":["code","redirect_uri"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":512,"description":"The authorization code."},"redirect_uri":{"type":"string","format":"uri","maxLength":2048,"description":"The redirect URI the consent screen was opened with."}},"$id":"urn:subbridge:schema:ConnectorOAuthResult"};
+const schema59 = {"type":"object","description":"What the platform's OAuth consent screen returned to the dashboard (connectors whose install mode is oauth).","required":["code","redirect_uri"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":512,"description":"The authorization code."},"redirect_uri":{"type":"string","format":"uri","maxLength":2048,"description":"The redirect URI the consent screen was opened with."}},"$id":"urn:subbridge:schema:ConnectorOAuthResult"};
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorOAuthResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate122.evaluated;
+const evaluated0 = validate125.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3368,18 +3544,18 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate122.errors = vErrors;
+validate125.errors = vErrors;
 return errors === 0;
 }
-validate122.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema58 = {"type":"object","description":"Values of the manifest's settings_fields, by field name, each checked by the field's rules; null clears a nullable setting.","maxProperties":50,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"},{"type":"null"}]},"$id":"urn:subbridge:schema:ConnectorSettingsValues"};
+const schema60 = {"type":"object","description":"Values of the manifest's settings_fields, by field name, each checked by the field's rules; null clears a nullable setting.","maxProperties":50,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"},{"type":"null"}]},"$id":"urn:subbridge:schema:ConnectorSettingsValues"};
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorSettingsValues" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate124.evaluated;
+const evaluated0 = validate127.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3533,17 +3709,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate124.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
-validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorInstallRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate122.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3564,20 +3740,20 @@ errors++;
 }
 }
 if(data.fields !== undefined){
-if(!(validate120(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+if(!(validate123(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
 errors = vErrors.length;
 }
 }
 if(data.oauth !== undefined){
-if(!(validate122(data.oauth, {instancePath:instancePath+"/oauth",parentData:data,parentDataProperty:"oauth",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
+if(!(validate125(data.oauth, {instancePath:instancePath+"/oauth",parentData:data,parentDataProperty:"oauth",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
 errors = vErrors.length;
 }
 }
 if(data.settings !== undefined){
-if(!(validate124(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+if(!(validate127(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 }
@@ -3592,42 +3768,42 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate119.errors = vErrors;
+validate122.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate122.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="install_connector__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate118.evaluated;
+const evaluated0 = validate121.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate119(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate122(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
 errors = vErrors.length;
 }
-validate118.errors = vErrors;
+validate121.errors = vErrors;
 return errors === 0;
 }
-validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const invite_team_member__body = validate127;
-const schema59 = {"$id":"invite_team_member__body","$ref":"urn:subbridge:schema:TeamInvite"};
-const schema60 = {"type":"object","required":["email","role"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":255,"description":"The address the invitation is sent to; the invitee accepts signed in with it."},"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamInvite"};
+export const invite_team_member__body = validate130;
+const schema61 = {"$id":"invite_team_member__body","$ref":"urn:subbridge:schema:TeamInvite"};
+const schema62 = {"type":"object","required":["email","role"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":255,"description":"The address the invitation is sent to; the invitee accepts signed in with it."},"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamInvite"};
 const formats16 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamInvite" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate128.evaluated;
+const evaluated0 = validate131.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3703,8 +3879,8 @@ errors++;
 }
 }
 if(data.role !== undefined){
-if(!(validate105(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+if(!(validate108(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
 errors = vErrors.length;
 }
 }
@@ -3719,42 +3895,42 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate128.errors = vErrors;
+validate131.errors = vErrors;
 return errors === 0;
 }
-validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="invite_team_member__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate127.evaluated;
+const evaluated0 = validate130.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate128(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate131(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
-validate127.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate130.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const replace_alert_destinations__body = validate131;
-const schema61 = {"$id":"replace_alert_destinations__body","$ref":"urn:subbridge:schema:AlertDestinationsReplace"};
-const schema62 = {"type":"object","required":["destinations"],"additionalProperties":false,"properties":{"destinations":{"type":"array","maxItems":20,"items":{"type":"object","required":["kind","target"],"additionalProperties":false,"properties":{"kind":{"type":"string","enum":["connector_identity","email"],"description":"connector_identity or email; push_device is reserved for creator apps and refused."},"target":{"type":"string","minLength":1,"maxLength":320},"classes":{"type":["array","null"],"uniqueItems":true,"maxItems":7,"items":{"$ref":"urn:subbridge:schema:AlertClass","type":"string"}},"is_primary":{"type":"boolean","description":"Ignored (derived from the linked identities)."}}}}},"$id":"urn:subbridge:schema:AlertDestinationsReplace"};
-const schema63 = {"type":"string","enum":["sales","support","recovery","billing","security","passes","onboarding"],"description":"recovery, billing and security are critical; they always also reach the creator's email.","$id":"urn:subbridge:schema:AlertClass"};
+export const replace_alert_destinations__body = validate134;
+const schema63 = {"$id":"replace_alert_destinations__body","$ref":"urn:subbridge:schema:AlertDestinationsReplace"};
+const schema64 = {"type":"object","required":["destinations"],"additionalProperties":false,"properties":{"destinations":{"type":"array","maxItems":20,"items":{"type":"object","required":["kind","target"],"additionalProperties":false,"properties":{"kind":{"type":"string","enum":["connector_identity","email"],"description":"connector_identity or email; push_device is reserved for creator apps and refused."},"target":{"type":"string","minLength":1,"maxLength":320},"classes":{"type":["array","null"],"uniqueItems":true,"maxItems":7,"items":{"$ref":"urn:subbridge:schema:AlertClass","type":"string"}},"is_primary":{"type":"boolean","description":"Ignored (derived from the linked identities)."}}}}},"$id":"urn:subbridge:schema:AlertDestinationsReplace"};
+const schema65 = {"type":"string","enum":["sales","support","recovery","billing","security","passes","onboarding"],"description":"recovery, billing and security are critical; they always also reach the creator's email.","$id":"urn:subbridge:schema:AlertClass"};
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AlertClass" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate133.evaluated;
+const evaluated0 = validate136.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3772,7 +3948,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((data === "sales") || (data === "support")) || (data === "recovery")) || (data === "billing")) || (data === "security")) || (data === "passes")) || (data === "onboarding"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema65.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3781,17 +3957,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate133.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate136.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AlertDestinationsReplace" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate132.evaluated;
+const evaluated0 = validate135.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3883,7 +4059,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((data2 === "connector_identity") || (data2 === "email"))){
-const err7 = {instancePath:instancePath+"/destinations/" + i0+"/kind",schemaPath:"#/properties/destinations/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema62.properties.destinations.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/destinations/" + i0+"/kind",schemaPath:"#/properties/destinations/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema64.properties.destinations.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3931,7 +4107,7 @@ errors++;
 if(data1.classes !== undefined){
 let data4 = data1.classes;
 if((!(Array.isArray(data4))) && (data4 !== null)){
-const err11 = {instancePath:instancePath+"/destinations/" + i0+"/classes",schemaPath:"#/properties/destinations/items/properties/classes/type",keyword:"type",params:{type: schema62.properties.destinations.items.properties.classes.type},message:"must be array,null"};
+const err11 = {instancePath:instancePath+"/destinations/" + i0+"/classes",schemaPath:"#/properties/destinations/items/properties/classes/type",keyword:"type",params:{type: schema64.properties.destinations.items.properties.classes.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3964,8 +4140,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(validate133(data5, {instancePath:instancePath+"/destinations/" + i0+"/classes/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+if(!(validate136(data5, {instancePath:instancePath+"/destinations/" + i0+"/classes/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
 errors = vErrors.length;
 }
 }
@@ -4042,41 +4218,206 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate132.errors = vErrors;
+validate135.errors = vErrors;
 return errors === 0;
 }
-validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="replace_alert_destinations__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate131.evaluated;
+const evaluated0 = validate134.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate132(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
+if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
 errors = vErrors.length;
 }
-validate131.errors = vErrors;
+validate134.errors = vErrors;
 return errors === 0;
 }
-validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_coupon__body = validate136;
-const schema64 = {"$id":"update_coupon__body","$ref":"urn:subbridge:schema:CouponUpdate"};
-const schema65 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":["string","null"],"maxLength":255},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:CouponUpdate"};
+export const update_canned_reply__body = validate139;
+const schema66 = {"$id":"update_canned_reply__body","$ref":"urn:subbridge:schema:CannedReplyUpdate"};
+const schema67 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"body":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S"}},"$id":"urn:subbridge:schema:CannedReplyUpdate"};
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:CannedReplyUpdate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate140.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "title") || (key0 === "body"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.title !== undefined){
+let data0 = data.title;
+if(typeof data0 === "string"){
+if(func1(data0) > 100){
+const err2 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern3.test(data0)){
+const err4 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.body !== undefined){
+let data1 = data.body;
+if(typeof data1 === "string"){
+if(func1(data1) > 4096){
+const err6 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern3.test(data1)){
+const err8 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate140.errors = vErrors;
+return errors === 0;
+}
+validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="update_canned_reply__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate139.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate140(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate140.errors : vErrors.concat(validate140.errors);
+errors = vErrors.length;
+}
+validate139.errors = vErrors;
+return errors === 0;
+}
+validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const update_coupon__body = validate142;
+const schema68 = {"$id":"update_coupon__body","$ref":"urn:subbridge:schema:CouponUpdate"};
+const schema69 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":["string","null"],"maxLength":255},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:CouponUpdate"};
+
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CouponUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate137.evaluated;
+const evaluated0 = validate143.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4109,7 +4450,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if((typeof data0 !== "string") && (data0 !== null)){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema65.properties.name.type},message:"must be string,null"};
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema69.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4132,15 +4473,15 @@ errors++;
 }
 }
 if(data.plan_ids !== undefined){
-if(!(validate64(data.plan_ids, {instancePath:instancePath+"/plan_ids",parentData:data,parentDataProperty:"plan_ids",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate67(data.plan_ids, {instancePath:instancePath+"/plan_ids",parentData:data,parentDataProperty:"plan_ids",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
 }
 if(data.max_redemptions !== undefined){
 let data2 = data.max_redemptions;
 if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
-const err4 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema65.properties.max_redemptions.type},message:"must be integer,null"};
+const err4 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema69.properties.max_redemptions.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4175,7 +4516,7 @@ errors++;
 if(data.expires_at !== undefined){
 let data3 = data.expires_at;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err7 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema65.properties.expires_at.type},message:"must be string,null"};
+const err7 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema69.properties.expires_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4230,41 +4571,41 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate137.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
-validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_coupon__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate136.evaluated;
+const evaluated0 = validate142.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate137(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate137.errors : vErrors.concat(validate137.errors);
+if(!(validate143(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
 errors = vErrors.length;
 }
-validate136.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
-validate136.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_group__body = validate140;
-const schema66 = {"$id":"update_group__body","$ref":"urn:subbridge:schema:GroupUpdate"};
-const schema67 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
+export const update_group__body = validate146;
+const schema70 = {"$id":"update_group__body","$ref":"urn:subbridge:schema:GroupUpdate"};
+const schema71 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:GroupUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate141.evaluated;
+const evaluated0 = validate147.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4355,8 +4696,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!(validate73(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate76(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 }
@@ -4422,8 +4763,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!(validate65(data4, {instancePath:instancePath+"/project_ids/" + i2,parentData:data3,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate68(data4, {instancePath:instancePath+"/project_ids/" + i2,parentData:data3,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -4489,8 +4830,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(validate65(data6, {instancePath:instancePath+"/member_ids/" + i4,parentData:data5,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate68(data6, {instancePath:instancePath+"/member_ids/" + i4,parentData:data5,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -4541,41 +4882,41 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate141.errors = vErrors;
+validate147.errors = vErrors;
 return errors === 0;
 }
-validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_group__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate140.evaluated;
+const evaluated0 = validate146.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate141(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+if(!(validate147(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate147.errors : vErrors.concat(validate147.errors);
 errors = vErrors.length;
 }
-validate140.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_pass_window__body = validate146;
-const schema68 = {"$id":"update_pass_window__body","$ref":"urn:subbridge:schema:PassWindowUpdate"};
-const schema69 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowUpdate"};
+export const update_pass_window__body = validate152;
+const schema72 = {"$id":"update_pass_window__body","$ref":"urn:subbridge:schema:PassWindowUpdate"};
+const schema73 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowUpdate"};
 
-function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PassWindowUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate147.evaluated;
+const evaluated0 = validate153.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4713,7 +5054,7 @@ errors++;
 if(data.capacity !== undefined){
 let data3 = data.capacity;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-const err11 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema69.properties.capacity.type},message:"must be integer,null"};
+const err11 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema73.properties.capacity.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4756,42 +5097,42 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate147.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
-validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_pass_window__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate146.evaluated;
+const evaluated0 = validate152.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate147(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate147.errors : vErrors.concat(validate147.errors);
+if(!(validate153(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate153.errors : vErrors.concat(validate153.errors);
 errors = vErrors.length;
 }
-validate146.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_payment_method__body = validate149;
-const schema70 = {"$id":"update_payment_method__body","$ref":"urn:subbridge:schema:PaymentMethodUpdate"};
-const schema71 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"mode":{"type":"string","enum":["live","test"]},"enabled":{"type":"boolean"},"currencies":{"$ref":"urn:subbridge:schema:PaymentMethodCurrencies"},"billing_cycles":{"$ref":"urn:subbridge:schema:PaymentMethodCycles"}},"$id":"urn:subbridge:schema:PaymentMethodUpdate"};
-const schema72 = {"type":"array","maxItems":50,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:CurrencyCode","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCurrencies"};
+export const update_payment_method__body = validate155;
+const schema74 = {"$id":"update_payment_method__body","$ref":"urn:subbridge:schema:PaymentMethodUpdate"};
+const schema75 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"mode":{"type":"string","enum":["live","test"]},"enabled":{"type":"boolean"},"currencies":{"$ref":"urn:subbridge:schema:PaymentMethodCurrencies"},"billing_cycles":{"$ref":"urn:subbridge:schema:PaymentMethodCycles"}},"$id":"urn:subbridge:schema:PaymentMethodUpdate"};
+const schema76 = {"type":"array","maxItems":50,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:CurrencyCode","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCurrencies"};
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PaymentMethodCurrencies" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate151.evaluated;
+const evaluated0 = validate157.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4822,8 +5163,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!(validate61(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate64(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
 errors = vErrors.length;
 }
 }
@@ -4862,18 +5203,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate151.errors = vErrors;
+validate157.errors = vErrors;
 return errors === 0;
 }
-validate151.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate157.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema73 = {"type":"array","maxItems":5,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:BillingCycle","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCycles"};
+const schema77 = {"type":"array","maxItems":5,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:BillingCycle","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCycles"};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PaymentMethodCycles" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate154.evaluated;
+const evaluated0 = validate160.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4904,8 +5245,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!(validate84(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate87(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 }
@@ -4944,17 +5285,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate154.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
-validate154.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate160.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PaymentMethodUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate150.evaluated;
+const evaluated0 = validate156.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5032,7 +5373,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data1 === "live") || (data1 === "test"))){
-const err6 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema71.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema75.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5055,14 +5396,14 @@ errors++;
 }
 }
 if(data.currencies !== undefined){
-if(!(validate151(data.currencies, {instancePath:instancePath+"/currencies",parentData:data,parentDataProperty:"currencies",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate151.errors : vErrors.concat(validate151.errors);
+if(!(validate157(data.currencies, {instancePath:instancePath+"/currencies",parentData:data,parentDataProperty:"currencies",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
 errors = vErrors.length;
 }
 }
 if(data.billing_cycles !== undefined){
-if(!(validate154(data.billing_cycles, {instancePath:instancePath+"/billing_cycles",parentData:data,parentDataProperty:"billing_cycles",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
+if(!(validate160(data.billing_cycles, {instancePath:instancePath+"/billing_cycles",parentData:data,parentDataProperty:"billing_cycles",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate160.errors : vErrors.concat(validate160.errors);
 errors = vErrors.length;
 }
 }
@@ -5077,41 +5418,41 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate150.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
-validate150.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_payment_method__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate149.evaluated;
+const evaluated0 = validate155.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate150(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
+if(!(validate156(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
 errors = vErrors.length;
 }
-validate149.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
-validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_plan__body = validate158;
-const schema74 = {"$id":"update_plan__body","$ref":"urn:subbridge:schema:PlanUpdate"};
-const schema75 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99},"trial_days":{"type":"integer","minimum":0,"maximum":365},"access_codes_only":{"type":"boolean"},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanUpdate"};
+export const update_plan__body = validate164;
+const schema78 = {"$id":"update_plan__body","$ref":"urn:subbridge:schema:PlanUpdate"};
+const schema79 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99},"trial_days":{"type":"integer","minimum":0,"maximum":365},"access_codes_only":{"type":"boolean"},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanUpdate"};
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PlanUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate159.evaluated;
+const evaluated0 = validate165.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5179,7 +5520,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema75.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema79.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5202,14 +5543,14 @@ errors++;
 }
 }
 if(data.price !== undefined){
-if(!(validate60(data.price, {instancePath:instancePath+"/price",parentData:data,parentDataProperty:"price",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
+if(!(validate63(data.price, {instancePath:instancePath+"/price",parentData:data,parentDataProperty:"price",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
 errors = vErrors.length;
 }
 }
 if(data.billing_cycle !== undefined){
-if(!(validate84(data.billing_cycle, {instancePath:instancePath+"/billing_cycle",parentData:data,parentDataProperty:"billing_cycle",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate87(data.billing_cycle, {instancePath:instancePath+"/billing_cycle",parentData:data,parentDataProperty:"billing_cycle",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 }
@@ -5296,8 +5637,8 @@ errors++;
 }
 }
 if(data.resources !== undefined){
-if(!(validate86(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+if(!(validate89(data.resources, {instancePath:instancePath+"/resources",parentData:data,parentDataProperty:"resources",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 }
@@ -5312,42 +5653,42 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate159.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
-validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate165.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_plan__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate158.evaluated;
+const evaluated0 = validate164.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate159(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
+if(!(validate165(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
-validate158.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
-validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project__body = validate164;
-const schema76 = {"$id":"update_project__body","$ref":"urn:subbridge:schema:ProjectUpdate"};
-const schema77 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A different handle (Growth tier); the current one stays reserved for this project."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"status":{"$ref":"urn:subbridge:schema:ProjectStatus"}},"$id":"urn:subbridge:schema:ProjectUpdate"};
-const schema78 = {"type":"string","enum":["active","archived"],"description":"active, or archived (kept with its data and handle, closed to new purchases).","$id":"urn:subbridge:schema:ProjectStatus"};
+export const update_project__body = validate170;
+const schema80 = {"$id":"update_project__body","$ref":"urn:subbridge:schema:ProjectUpdate"};
+const schema81 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A different handle (Growth tier); the current one stays reserved for this project."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"status":{"$ref":"urn:subbridge:schema:ProjectStatus"}},"$id":"urn:subbridge:schema:ProjectUpdate"};
+const schema82 = {"type":"string","enum":["active","archived"],"description":"active, or archived (kept with its data and handle, closed to new purchases).","$id":"urn:subbridge:schema:ProjectStatus"};
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate169.evaluated;
+const evaluated0 = validate175.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5365,7 +5706,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((data === "active") || (data === "archived"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema78.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema82.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5374,17 +5715,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate169.errors = vErrors;
+validate175.errors = vErrors;
 return errors === 0;
 }
-validate169.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate175.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate171.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5452,7 +5793,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema77.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema81.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5475,26 +5816,26 @@ errors++;
 }
 }
 if(data.handle !== undefined){
-if(!(validate92(data.handle, {instancePath:instancePath+"/handle",parentData:data,parentDataProperty:"handle",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate95(data.handle, {instancePath:instancePath+"/handle",parentData:data,parentDataProperty:"handle",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 }
 if(data.terms_url !== undefined){
-if(!(validate94(data.terms_url, {instancePath:instancePath+"/terms_url",parentData:data,parentDataProperty:"terms_url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate97(data.terms_url, {instancePath:instancePath+"/terms_url",parentData:data,parentDataProperty:"terms_url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
 errors = vErrors.length;
 }
 }
 if(data.privacy_url !== undefined){
-if(!(validate94(data.privacy_url, {instancePath:instancePath+"/privacy_url",parentData:data,parentDataProperty:"privacy_url",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate97(data.privacy_url, {instancePath:instancePath+"/privacy_url",parentData:data,parentDataProperty:"privacy_url",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
 errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-if(!(validate169(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate169.errors : vErrors.concat(validate169.errors);
+if(!(validate175(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate175.errors : vErrors.concat(validate175.errors);
 errors = vErrors.length;
 }
 }
@@ -5509,41 +5850,41 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate165.errors = vErrors;
+validate171.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate171.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate170.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate165(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+if(!(validate171(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
 errors = vErrors.length;
 }
-validate164.errors = vErrors;
+validate170.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate170.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project_connector__body = validate172;
-const schema79 = {"$id":"update_project_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallationUpdate"};
-const schema80 = {"type":"object","description":"Settings to merge, and optionally new install fields (verified with the platform).","minProperties":1,"additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallationUpdate"};
+export const update_project_connector__body = validate178;
+const schema83 = {"$id":"update_project_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallationUpdate"};
+const schema84 = {"type":"object","description":"Settings to merge, and optionally new install fields (verified with the platform).","minProperties":1,"additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallationUpdate"};
 
-function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorInstallationUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate173.evaluated;
+const evaluated0 = validate179.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5574,14 +5915,14 @@ errors++;
 }
 }
 if(data.fields !== undefined){
-if(!(validate120(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
+if(!(validate123(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
 errors = vErrors.length;
 }
 }
 if(data.settings !== undefined){
-if(!(validate124(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate124.errors : vErrors.concat(validate124.errors);
+if(!(validate127(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 }
@@ -5596,41 +5937,41 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate173.errors = vErrors;
+validate179.errors = vErrors;
 return errors === 0;
 }
-validate173.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate179.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project_connector__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate172.evaluated;
+const evaluated0 = validate178.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate173(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate173.errors : vErrors.concat(validate173.errors);
+if(!(validate179(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
 errors = vErrors.length;
 }
-validate172.errors = vErrors;
+validate178.errors = vErrors;
 return errors === 0;
 }
-validate172.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate178.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_resource__body = validate177;
-const schema81 = {"$id":"update_resource__body","$ref":"urn:subbridge:schema:ResourceUpdate"};
-const schema82 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean"},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:ResourceUpdate"};
+export const update_resource__body = validate183;
+const schema85 = {"$id":"update_resource__body","$ref":"urn:subbridge:schema:ResourceUpdate"};
+const schema86 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean"},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:ResourceUpdate"};
 
-function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ResourceUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate178.evaluated;
+const evaluated0 = validate184.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5698,7 +6039,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema82.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema86.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5723,7 +6064,7 @@ errors++;
 if(data.platform_ref !== undefined){
 let data2 = data.platform_ref;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err7 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema82.properties.platform_ref.type},message:"must be string,null"};
+const err7 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema86.properties.platform_ref.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5790,41 +6131,41 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate178.errors = vErrors;
+validate184.errors = vErrors;
 return errors === 0;
 }
-validate178.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate184.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate177(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_resource__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate177.evaluated;
+const evaluated0 = validate183.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate178(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate184(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate184.errors : vErrors.concat(validate184.errors);
 errors = vErrors.length;
 }
-validate177.errors = vErrors;
+validate183.errors = vErrors;
 return errors === 0;
 }
-validate177.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate183.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_role__body = validate180;
-const schema83 = {"$id":"update_role__body","$ref":"urn:subbridge:schema:RoleUpdate"};
-const schema84 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
+export const update_role__body = validate186;
+const schema87 = {"$id":"update_role__body","$ref":"urn:subbridge:schema:RoleUpdate"};
+const schema88 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
 
-function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate181.evaluated;
+const evaluated0 = validate187.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5915,8 +6256,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!(validate73(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate76(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 }
@@ -5967,64 +6308,218 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate181.errors = vErrors;
+validate187.errors = vErrors;
 return errors === 0;
 }
-validate181.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate187.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate180.evaluated;
+const evaluated0 = validate186.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate181(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate181.errors : vErrors.concat(validate181.errors);
+if(!(validate187(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate187.errors : vErrors.concat(validate187.errors);
 errors = vErrors.length;
 }
-validate180.errors = vErrors;
+validate186.errors = vErrors;
 return errors === 0;
 }
-validate180.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate186.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team__body = validate184;
-const schema85 = {"$id":"update_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
+export const update_support_conversation__body = validate190;
+const schema89 = {"$id":"update_support_conversation__body","$ref":"urn:subbridge:schema:SupportConversationUpdate"};
+const schema90 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"assignee_id":{"type":["string","null"],"format":"uuid","maxLength":36,"description":"A user id of the team's roster (owner or member); null unassigns."},"status":{"$ref":"urn:subbridge:schema:SupportConversationStatus"}},"$id":"urn:subbridge:schema:SupportConversationUpdate"};
+const schema91 = {"type":"string","enum":["open","closed"],"description":"open: waiting for the team or the member; closed: done (the member's next message opens a new conversation).","$id":"urn:subbridge:schema:SupportConversationStatus"};
 
-function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate192(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:SupportConversationStatus" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate192.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!((data === "open") || (data === "closed"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema91.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate192.errors = vErrors;
+return errors === 0;
+}
+validate192.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:SupportConversationUpdate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate191.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "assignee_id") || (key0 === "status"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.assignee_id !== undefined){
+let data0 = data.assignee_id;
+if((typeof data0 !== "string") && (data0 !== null)){
+const err2 = {instancePath:instancePath+"/assignee_id",schemaPath:"#/properties/assignee_id/type",keyword:"type",params:{type: schema90.properties.assignee_id.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 36){
+const err3 = {instancePath:instancePath+"/assignee_id",schemaPath:"#/properties/assignee_id/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!(formats2.test(data0))){
+const err4 = {instancePath:instancePath+"/assignee_id",schemaPath:"#/properties/assignee_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+if(data.status !== undefined){
+if(!(validate192(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate191.errors = vErrors;
+return errors === 0;
+}
+validate191.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="update_support_conversation__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate190.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate191(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+errors = vErrors.length;
+}
+validate190.errors = vErrors;
+return errors === 0;
+}
+validate190.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const update_team__body = validate195;
+const schema92 = {"$id":"update_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
+
+function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate184.evaluated;
+const evaluated0 = validate195.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
-validate184.errors = vErrors;
+validate195.errors = vErrors;
 return errors === 0;
 }
-validate184.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate195.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team_member_role__body = validate186;
-const schema86 = {"$id":"update_team_member_role__body","$ref":"urn:subbridge:schema:TeamRoleChange"};
-const schema87 = {"type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamRoleChange"};
+export const update_team_member_role__body = validate197;
+const schema93 = {"$id":"update_team_member_role__body","$ref":"urn:subbridge:schema:TeamRoleChange"};
+const schema94 = {"type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamRoleChange"};
 
-function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamRoleChange" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate187.evaluated;
+const evaluated0 = validate198.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6055,8 +6550,8 @@ errors++;
 }
 }
 if(data.role !== undefined){
-if(!(validate105(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+if(!(validate108(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
 errors = vErrors.length;
 }
 }
@@ -6071,28 +6566,28 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate187.errors = vErrors;
+validate198.errors = vErrors;
 return errors === 0;
 }
-validate187.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate198.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team_member_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate186.evaluated;
+const evaluated0 = validate197.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate187(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate187.errors : vErrors.concat(validate187.errors);
+if(!(validate198(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate198.errors : vErrors.concat(validate198.errors);
 errors = vErrors.length;
 }
-validate186.errors = vErrors;
+validate197.errors = vErrors;
 return errors === 0;
 }
-validate186.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate197.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -97,6 +97,8 @@ export const SUBJECT_ALIASES: Record<string, string> = {
   coupon: "coupon",
   "project-resource": "project-resource",
   team: "team",
+  "support-conversation": "support-conversation",
+  "support-canned-reply": "support-canned-reply",
 };
 
 type ActivityEntry = components["schemas"]["ActivityEntry"];

@@ -6,6 +6,7 @@ import { afterCommit, unscoped, type DomainContext } from "../../db/tenant.ts";
 import { tokensTable } from "../tokens/tokens.ts";
 import { roleByCode } from "../roles/roles.ts";
 import { leaveGroups } from "../groups/groups.ts";
+import { unassignConversationsOf } from "../support/conversations.ts";
 import { teamMembersTable, teamsTable, type TeamRow } from "./tables.ts";
 import { requireGrowth } from "./tier.ts";
 import { recordTeamChange } from "./team-change.ts";
@@ -90,6 +91,7 @@ export async function removeMember(ctx: DomainContext, userId: string): Promise<
   const owned = await team(ctx);
   await teamMembersTable.rows(ctx).where({ user_id: userId }).delete();
   await leaveGroups(ctx, userId);
+  await unassignConversationsOf(ctx, userId);
   await memberTokensChanged(ctx, userId);
   const ref = { user_id: member.user_id, email: member.email, role: member.role };
   await recordTeamChange(ctx, owned, {

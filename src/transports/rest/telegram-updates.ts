@@ -3,7 +3,8 @@
 // itself with the X-Telegram-Bot-Api-Secret-Token header (updatesSecret: an HMAC of the
 // installation id under APP_KEY). A /start message runs the
 // bot's start handling (openStart) as a webhook-triggered action, the bot answers in the chat, and
-// the member's platform access is synced at once (the connector sweep retries whatever fails).
+// the member's platform access is synced at once (the connector sweep retries whatever fails). A
+// private message that is no command is a support message (relay.ts of the Support area).
 // Telegram retries an update until it gets a 2xx, so every update that was read answers 200, also
 // one the bot ignores.
 import type Koa from "koa";
@@ -19,6 +20,8 @@ import type { PipelineDeps } from "../../pipeline/run.ts";
 import { readBodyText } from "../http/body.ts";
 import type { RequestState } from "../http/request.ts";
 import { UUID } from "../../uuid.ts";
+import { receiveSupportMessage } from "../../modules/support/relay.ts";
+import type { PlatformAccount } from "../../modules/members/members.ts";
 
 export const TELEGRAM_UPDATES_PATH = updatesPath("telegram", ":installation");
 
@@ -62,7 +65,6 @@ export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Mi
     const from = message?.from;
     if (typeof message?.text !== "string" || message.chat?.type !== "private" || typeof from?.id !== "number" || from.is_bot === true) return;
     const payload = startPayloadOf(message.text);
-    if (payload === null) return;
     const now = deps.now();
     const account = { connectorKey: "telegram", externalUserId: String(from.id), displayName: displayName(from) };
     const actor: Actor = {
@@ -73,6 +75,11 @@ export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Mi
       credentialKind: null,
       requestId: (ctx.state as RequestState).requestId,
     };
+    if (payload === null) {
+      // Another command is not the bot's to answer; any other text is a support message.
+      if (!message.text.startsWith("/")) await relaySupportMessage(deps, installation, { account, text: message.text, actor, now });
+      return;
+    }
     const reply = await deps.db.transaction((trx) =>
       openStart(createDomainContext(trx, actor, now), { installation, account, payload: payload || null, portalUrl: deps.portalUrl }),
     );
@@ -85,4 +92,29 @@ export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Mi
       deps.logger.warn({ installation_id: id, err }, "bot reply or access sync failed after a start");
     }
   };
+}
+
+/** The text the bot answers the first message of a new support conversation with. */
+export const SUPPORT_ACKNOWLEDGEMENT = "Thanks, your message reached the team. They will answer you here.";
+
+/** A member's private message to the bot: the project's support relay, acknowledged when it opens a conversation. */
+async function relaySupportMessage(
+  deps: PipelineDeps & { logger: Logger },
+  installation: InstallationRow,
+  input: { account: PlatformAccount; text: string; actor: Actor; now: Date },
+): Promise<void> {
+  const receipt = await deps.db.transaction((trx) =>
+    receiveSupportMessage(createDomainContext(trx, input.actor, input.now), deps.connectors, {
+      installation,
+      account: input.account,
+      text: input.text,
+    }),
+  );
+  if (receipt.kind !== "opened") return;
+  try {
+    await installationSession(deps, installation).sendMessage(input.account.externalUserId, SUPPORT_ACKNOWLEDGEMENT);
+  } catch (err) {
+    // The conversation is recorded; only the acknowledgement is lost.
+    deps.logger.warn({ installation_id: installation.id, err }, "support acknowledgement failed");
+  }
 }

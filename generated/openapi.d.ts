@@ -1103,7 +1103,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a personal access token
+         * @description One of the calling creator's tokens on this team, as the list shows it (never its secret). A token the list would not show (another creator's, another team's, revoked, or outside a restricted caller's allow-list) answers 404 RESOURCE_NOT_FOUND.
+         */
+        get: operations["get_token"];
         put?: never;
         post?: never;
         /**
@@ -7743,6 +7747,39 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyReused"];
             422: components["responses"]["ValidationFailed"];
             425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token id (a positive integer serialised as a string). */
+                id: components["schemas"]["TokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Token"];
+                    };
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
         };

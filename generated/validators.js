@@ -45,6 +45,7 @@ export const validators = {
   get_subscription: { path: params.get_subscription__path, query: null, body: null },
   get_team: { path: params.get_team__path, query: null, body: null },
   get_team_member: { path: params.get_team_member__path, query: null, body: null },
+  get_token: { path: params.get_token__path, query: null, body: null },
   install_connector: { path: params.install_connector__path, query: null, body: bodies.install_connector__body },
   invite_team_member: { path: params.invite_team_member__path, query: null, body: bodies.invite_team_member__body },
   list_access_codes: { path: params.list_access_codes__path, query: params.list_access_codes__query, body: null },

@@ -2968,14 +2968,73 @@ return errors === 0;
 }
 validate148.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const install_connector__path = validate151;
-const schema59 = {"$id":"install_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+export const get_token__path = validate151;
+const schema59 = {"$id":"get_token__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:TokenId"}},"required":["id"],"additionalProperties":false};
 
 function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="install_connector__path" */;
+/*# sourceURL="get_token__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate151.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+if(!(validate105(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate151.errors = vErrors;
+return errors === 0;
+}
+validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const install_connector__path = validate153;
+const schema60 = {"$id":"install_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="install_connector__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate153.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3092,19 +3151,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate151.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
-validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const invite_team_member__path = validate153;
-const schema60 = {"$id":"invite_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
+export const invite_team_member__path = validate155;
+const schema61 = {"$id":"invite_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="invite_team_member__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate153.evaluated;
+const evaluated0 = validate155.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3151,19 +3210,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate153.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
-validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_access_codes__path = validate155;
-const schema61 = {"$id":"list_access_codes__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const list_access_codes__path = validate157;
+const schema62 = {"$id":"list_access_codes__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_access_codes__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate155.evaluated;
+const evaluated0 = validate157.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3226,20 +3285,20 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate155.errors = vErrors;
+validate157.errors = vErrors;
 return errors === 0;
 }
-validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate157.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_access_codes__query = validate158;
-const schema62 = {"$id":"list_access_codes__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:AccessCodeStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":50},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema63 = {"type":"string","enum":["unredeemed","redeemed","expired"],"$id":"urn:subbridge:schema:AccessCodeStatus"};
+export const list_access_codes__query = validate160;
+const schema63 = {"$id":"list_access_codes__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:AccessCodeStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":50},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema64 = {"type":"string","enum":["unredeemed","redeemed","expired"],"$id":"urn:subbridge:schema:AccessCodeStatus"};
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AccessCodeStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate159.evaluated;
+const evaluated0 = validate161.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3282,7 +3341,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "unredeemed") || (data === "redeemed")) || (data === "expired"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema64.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3290,79 +3349,16 @@ else {
 vErrors.push(err1);
 }
 errors++;
-}
-validate159.errors = vErrors;
-return errors === 0;
-}
-validate159.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema64 = {"type":"integer","minimum":1,"description":"1-based page number.","$id":"urn:subbridge:schema:PageNumber"};
-
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:PageNumber" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate161.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-let dataType0 = typeof data;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
-data = data[0];
-dataType0 = typeof data;
-if(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))){
-coerced0 = data;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data === null
-              || (dataType0 === "string" && data && data == +data && !(data % 1))){
-coerced0 = +data;
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data = coerced0;
-if(parentData !== undefined){
-parentData[parentDataProperty] = coerced0;
-}
-}
-}
-if((typeof data == "number") && (isFinite(data))){
-if(data < 1 || isNaN(data)){
-const err1 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
 }
 validate161.errors = vErrors;
 return errors === 0;
 }
 validate161.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema65 = {"type":"integer","minimum":1,"description":"Rows per page; values above the list's maximum are clamped to it.","$id":"urn:subbridge:schema:PerPage"};
+const schema65 = {"type":"integer","minimum":1,"description":"1-based page number.","$id":"urn:subbridge:schema:PageNumber"};
 
 function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:PerPage" */;
+/*# sourceURL="urn:subbridge:schema:PageNumber" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate163.evaluated;
@@ -3422,38 +3418,36 @@ return errors === 0;
 }
 validate163.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema66 = {"type":"string","description":"A column the list offers; any other value falls back to created_at.","$id":"urn:subbridge:schema:SortColumn"};
+const schema66 = {"type":"integer","minimum":1,"description":"Rows per page; values above the list's maximum are clamped to it.","$id":"urn:subbridge:schema:PerPage"};
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:SortColumn" */;
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:PerPage" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate166.evaluated;
+const evaluated0 = validate165.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(typeof data !== "string"){
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
 let dataType0 = typeof data;
 let coerced0 = undefined;
 if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
 data = data[0];
 dataType0 = typeof data;
-if(typeof data === "string"){
+if(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))){
 coerced0 = data;
 }
 }
 if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data;
-}
-else if(data === null){
-coerced0 = "";
+if(dataType0 === "boolean" || data === null
+              || (dataType0 === "string" && data && data == +data && !(data % 1))){
+coerced0 = +data;
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3470,15 +3464,27 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 }
-validate166.errors = vErrors;
+if((typeof data == "number") && (isFinite(data))){
+if(data < 1 || isNaN(data)){
+const err1 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+validate165.errors = vErrors;
 return errors === 0;
 }
-validate166.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate165.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema67 = {"type":"string","enum":["asc","desc"],"$id":"urn:subbridge:schema:SortDirection"};
+const schema67 = {"type":"string","description":"A column the list offers; any other value falls back to created_at.","$id":"urn:subbridge:schema:SortColumn"};
 
 function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:SortDirection" */;
+/*# sourceURL="urn:subbridge:schema:SortColumn" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate168.evaluated;
@@ -3523,8 +3529,61 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 }
+validate168.errors = vErrors;
+return errors === 0;
+}
+validate168.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema68 = {"type":"string","enum":["asc","desc"],"$id":"urn:subbridge:schema:SortDirection"};
+
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:SortDirection" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate170.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(typeof data === "string"){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
 if(!((data === "asc") || (data === "desc"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema67.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema68.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3533,17 +3592,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate168.errors = vErrors;
+validate170.errors = vErrors;
 return errors === 0;
 }
-validate168.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate170.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_access_codes__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate158.evaluated;
+const evaluated0 = validate160.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3564,31 +3623,31 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate159(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+if(!(validate161(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
 errors = vErrors.length;
 }
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+}
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+errors = vErrors.length;
+}
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -3602,19 +3661,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate158.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
-validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_connectors__query = validate170;
-const schema68 = {"$id":"list_connectors__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_connectors__query = validate172;
+const schema69 = {"$id":"list_connectors__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_connectors__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate170.evaluated;
+const evaluated0 = validate172.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3634,26 +3693,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
 errors = vErrors.length;
 }
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -3667,75 +3726,16 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate170.errors = vErrors;
+validate172.errors = vErrors;
 return errors === 0;
 }
-validate170.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate172.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_coupons__path = validate176;
-const schema69 = {"$id":"list_coupons__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
-
-function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_coupons__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate176.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.project === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "project")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.project !== undefined){
-if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate176.errors = vErrors;
-return errors === 0;
-}
-validate176.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_coupons__query = validate178;
-const schema70 = {"$id":"list_coupons__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_coupons__path = validate178;
+const schema70 = {"$id":"list_coupons__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_coupons__query" */;
+/*# sourceURL="list_coupons__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate178.evaluated;
@@ -3746,6 +3746,65 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate178.errors = vErrors;
+return errors === 0;
+}
+validate178.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_coupons__query = validate180;
+const schema71 = {"$id":"list_coupons__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_coupons__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate180.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.page === undefined){
 data.page = 1;
 }
@@ -3758,26 +3817,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
 errors = vErrors.length;
 }
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -3791,19 +3850,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate178.errors = vErrors;
+validate180.errors = vErrors;
 return errors === 0;
 }
-validate178.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate180.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_creator_tasks__path = validate184;
-const schema71 = {"$id":"list_creator_tasks__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_creator_tasks__path = validate186;
+const schema72 = {"$id":"list_creator_tasks__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_creator_tasks__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate184.evaluated;
+const evaluated0 = validate186.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3850,19 +3909,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate184.errors = vErrors;
+validate186.errors = vErrors;
 return errors === 0;
 }
-validate184.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate186.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_creator_tasks__query = validate186;
-const schema72 = {"$id":"list_creator_tasks__query","type":"object","properties":{"status":{"type":"string","enum":["open","completed","all"],"default":"open"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"asc"}},"required":[],"additionalProperties":true};
+export const list_creator_tasks__query = validate188;
+const schema73 = {"$id":"list_creator_tasks__query","type":"object","properties":{"status":{"type":"string","enum":["open","completed","all"],"default":"open"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"asc"}},"required":[],"additionalProperties":true};
 
-function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_creator_tasks__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate186.evaluated;
+const evaluated0 = validate188.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3922,7 +3981,7 @@ data["status"] = coerced0;
 }
 }
 if(!(((data0 === "open") || (data0 === "completed")) || (data0 === "all"))){
-const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema72.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema73.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3931,26 +3990,26 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
 errors = vErrors.length;
 }
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -3964,19 +4023,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate186.errors = vErrors;
+validate188.errors = vErrors;
 return errors === 0;
 }
-validate186.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate188.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_groups__query = validate192;
-const schema73 = {"$id":"list_groups__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_groups__query = validate194;
+const schema74 = {"$id":"list_groups__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate192(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate194(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_groups__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate192.evaluated;
+const evaluated0 = validate194.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3996,26 +4055,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
 errors = vErrors.length;
 }
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -4029,19 +4088,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate192.errors = vErrors;
+validate194.errors = vErrors;
 return errors === 0;
 }
-validate192.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate194.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_pass_windows__path = validate198;
-const schema74 = {"$id":"list_pass_windows__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const list_pass_windows__path = validate200;
+const schema75 = {"$id":"list_pass_windows__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
 
-function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate200(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_pass_windows__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate198.evaluated;
+const evaluated0 = validate200.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4104,19 +4163,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate198.errors = vErrors;
+validate200.errors = vErrors;
 return errors === 0;
 }
-validate198.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate200.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_pass_windows__query = validate201;
-const schema75 = {"$id":"list_pass_windows__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_pass_windows__query = validate203;
+const schema76 = {"$id":"list_pass_windows__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate201(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_pass_windows__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate201.evaluated;
+const evaluated0 = validate203.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4136,26 +4195,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
 errors = vErrors.length;
 }
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -4169,75 +4228,16 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate201.errors = vErrors;
+validate203.errors = vErrors;
 return errors === 0;
 }
-validate201.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate203.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_payment_methods__path = validate207;
-const schema76 = {"$id":"list_payment_methods__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
-
-function validate207(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_payment_methods__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate207.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.project === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "project")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.project !== undefined){
-if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate207.errors = vErrors;
-return errors === 0;
-}
-validate207.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_payment_methods__query = validate209;
-const schema77 = {"$id":"list_payment_methods__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_payment_methods__path = validate209;
+const schema77 = {"$id":"list_payment_methods__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_payment_methods__query" */;
+/*# sourceURL="list_payment_methods__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate209.evaluated;
@@ -4248,6 +4248,65 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate209.errors = vErrors;
+return errors === 0;
+}
+validate209.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_payment_methods__query = validate211;
+const schema78 = {"$id":"list_payment_methods__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_payment_methods__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate211.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.page === undefined){
 data.page = 1;
 }
@@ -4260,26 +4319,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
 errors = vErrors.length;
 }
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -4293,19 +4352,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate209.errors = vErrors;
+validate211.errors = vErrors;
 return errors === 0;
 }
-validate209.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate211.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_plans__path = validate215;
-const schema78 = {"$id":"list_plans__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_plans__path = validate217;
+const schema79 = {"$id":"list_plans__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate215(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_plans__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate215.evaluated;
+const evaluated0 = validate217.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4352,20 +4411,20 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate215.errors = vErrors;
+validate217.errors = vErrors;
 return errors === 0;
 }
-validate215.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate217.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_plans__query = validate217;
-const schema79 = {"$id":"list_plans__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:PlanStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema80 = {"type":"string","enum":["draft","published","archived"],"description":"draft (being prepared), published (on sale), archived (off sale; subscriptions go on).","$id":"urn:subbridge:schema:PlanStatus"};
+export const list_plans__query = validate219;
+const schema80 = {"$id":"list_plans__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:PlanStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema81 = {"type":"string","enum":["draft","published","archived"],"description":"draft (being prepared), published (on sale), archived (off sale; subscriptions go on).","$id":"urn:subbridge:schema:PlanStatus"};
 
-function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate220(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PlanStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate218.evaluated;
+const evaluated0 = validate220.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4408,7 +4467,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "draft") || (data === "published")) || (data === "archived"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema80.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema81.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4417,17 +4476,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate218.errors = vErrors;
+validate220.errors = vErrors;
 return errors === 0;
 }
-validate218.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate220.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_plans__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate217.evaluated;
+const evaluated0 = validate219.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4448,31 +4507,31 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate218(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate218.errors : vErrors.concat(validate218.errors);
+if(!(validate220(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate220.errors : vErrors.concat(validate220.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
-errors = vErrors.length;
-}
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+errors = vErrors.length;
+}
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -4486,75 +4545,16 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate217.errors = vErrors;
+validate219.errors = vErrors;
 return errors === 0;
 }
-validate217.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate219.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_project_connectors__path = validate225;
-const schema81 = {"$id":"list_project_connectors__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
-
-function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_project_connectors__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate225.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.project === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "project")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.project !== undefined){
-if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate225.errors = vErrors;
-return errors === 0;
-}
-validate225.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_project_connectors__query = validate227;
-const schema82 = {"$id":"list_project_connectors__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_project_connectors__path = validate227;
+const schema82 = {"$id":"list_project_connectors__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate227(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_project_connectors__query" */;
+/*# sourceURL="list_project_connectors__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate227.evaluated;
@@ -4565,136 +4565,6 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page === undefined){
-data.page = 1;
-}
-if(data.per_page === undefined){
-data.per_page = 25;
-}
-if(data.sort_by === undefined){
-data.sort_by = "created_at";
-}
-if(data.sort_direction === undefined){
-data.sort_direction = "desc";
-}
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
-errors = vErrors.length;
-}
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
-errors = vErrors.length;
-}
-if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
-errors = vErrors.length;
-}
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate227.errors = vErrors;
-return errors === 0;
-}
-validate227.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_projects__query = validate233;
-const schema83 = {"$id":"list_projects__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-
-function validate233(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_projects__query" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate233.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page === undefined){
-data.page = 1;
-}
-if(data.per_page === undefined){
-data.per_page = 25;
-}
-if(data.sort_by === undefined){
-data.sort_by = "created_at";
-}
-if(data.sort_direction === undefined){
-data.sort_direction = "desc";
-}
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
-errors = vErrors.length;
-}
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
-errors = vErrors.length;
-}
-if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
-errors = vErrors.length;
-}
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate233.errors = vErrors;
-return errors === 0;
-}
-validate233.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_resources__path = validate239;
-const schema84 = {"$id":"list_resources__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
-
-function validate239(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_resources__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate239.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.project === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
 if(vErrors === null){
@@ -4734,16 +4604,146 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate239.errors = vErrors;
+validate227.errors = vErrors;
 return errors === 0;
 }
-validate239.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate227.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_resources__query = validate241;
-const schema85 = {"$id":"list_resources__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_project_connectors__query = validate229;
+const schema83 = {"$id":"list_project_connectors__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate229(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_project_connectors__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate229.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+errors = vErrors.length;
+}
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate229.errors = vErrors;
+return errors === 0;
+}
+validate229.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_projects__query = validate235;
+const schema84 = {"$id":"list_projects__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate235(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_projects__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate235.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+errors = vErrors.length;
+}
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate235.errors = vErrors;
+return errors === 0;
+}
+validate235.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_resources__path = validate241;
+const schema85 = {"$id":"list_resources__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate241(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_resources__query" */;
+/*# sourceURL="list_resources__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate241.evaluated;
@@ -4754,43 +4754,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page === undefined){
-data.page = 1;
-}
-if(data.per_page === undefined){
-data.per_page = 25;
-}
-if(data.sort_by === undefined){
-data.sort_by = "created_at";
-}
-if(data.sort_direction === undefined){
-data.sort_direction = "desc";
-}
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
-errors = vErrors.length;
-}
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
-errors = vErrors.length;
-}
-if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
-errors = vErrors.length;
-}
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4799,19 +4764,48 @@ vErrors.push(err0);
 }
 errors++;
 }
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 validate241.errors = vErrors;
 return errors === 0;
 }
 validate241.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_roles__query = validate247;
-const schema86 = {"$id":"list_roles__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_resources__query = validate243;
+const schema86 = {"$id":"list_resources__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate247(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_roles__query" */;
+function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_resources__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate247.evaluated;
+const evaluated0 = validate243.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4831,26 +4825,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
 errors = vErrors.length;
 }
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -4864,19 +4858,84 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate247.errors = vErrors;
+validate243.errors = vErrors;
 return errors === 0;
 }
-validate247.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate243.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_subscribers__path = validate253;
-const schema87 = {"$id":"list_subscribers__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_roles__query = validate249;
+const schema87 = {"$id":"list_roles__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate253(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate249(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_roles__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate249.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+errors = vErrors.length;
+}
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate249.errors = vErrors;
+return errors === 0;
+}
+validate249.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_subscribers__path = validate255;
+const schema88 = {"$id":"list_subscribers__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+
+function validate255(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_subscribers__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate253.evaluated;
+const evaluated0 = validate255.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4923,20 +4982,20 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate253.errors = vErrors;
+validate255.errors = vErrors;
 return errors === 0;
 }
-validate253.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate255.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_subscribers__query = validate255;
-const schema88 = {"$id":"list_subscribers__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:MemberStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema89 = {"type":"string","enum":["lead","trialing","customer","churned","banned"],"description":"lead: never subscribed; trialing: only a trial lives; customer: a paid subscription lives; churned: joined once, nothing lives now; banned: blocked from the project.","$id":"urn:subbridge:schema:MemberStatus"};
+export const list_subscribers__query = validate257;
+const schema89 = {"$id":"list_subscribers__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:MemberStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema90 = {"type":"string","enum":["lead","trialing","customer","churned","banned"],"description":"lead: never subscribed; trialing: only a trial lives; customer: a paid subscription lives; churned: joined once, nothing lives now; banned: blocked from the project.","$id":"urn:subbridge:schema:MemberStatus"};
 
-function validate256(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate258(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:MemberStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate256.evaluated;
+const evaluated0 = validate258.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4979,7 +5038,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((((data === "lead") || (data === "trialing")) || (data === "customer")) || (data === "churned")) || (data === "banned"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema90.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4988,17 +5047,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate256.errors = vErrors;
+validate258.errors = vErrors;
 return errors === 0;
 }
-validate256.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate258.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate255(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate257(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_subscribers__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate255.evaluated;
+const evaluated0 = validate257.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5019,31 +5078,31 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate256(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate256.errors : vErrors.concat(validate256.errors);
+if(!(validate258(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate258.errors : vErrors.concat(validate258.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
-errors = vErrors.length;
-}
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+errors = vErrors.length;
+}
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -5057,20 +5116,20 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate255.errors = vErrors;
+validate257.errors = vErrors;
 return errors === 0;
 }
-validate255.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate257.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_subscriptions__query = validate263;
-const schema90 = {"$id":"list_subscriptions__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:SubscriptionStatus"},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema91 = {"type":"string","enum":["trialing","active","canceled","expired"],"description":"trialing: inside the plan's trial; active: paid period running; canceled: cancelled, access until ends_at; expired: access ended (final).","$id":"urn:subbridge:schema:SubscriptionStatus"};
+export const list_subscriptions__query = validate265;
+const schema91 = {"$id":"list_subscriptions__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:SubscriptionStatus"},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema92 = {"type":"string","enum":["trialing","active","canceled","expired"],"description":"trialing: inside the plan's trial; active: paid period running; canceled: cancelled, access until ends_at; expired: access ended (final).","$id":"urn:subbridge:schema:SubscriptionStatus"};
 
-function validate264(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate266(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:SubscriptionStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate264.evaluated;
+const evaluated0 = validate266.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5113,7 +5172,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!((((data === "trialing") || (data === "active")) || (data === "canceled")) || (data === "expired"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema91.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema92.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5122,17 +5181,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate264.errors = vErrors;
+validate266.errors = vErrors;
 return errors === 0;
 }
-validate264.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate266.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate263(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate265(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_subscriptions__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate263.evaluated;
+const evaluated0 = validate265.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5153,8 +5212,8 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate264(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate264.errors : vErrors.concat(validate264.errors);
+if(!(validate266(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate266.errors : vErrors.concat(validate266.errors);
 errors = vErrors.length;
 }
 }
@@ -5164,26 +5223,26 @@ vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.error
 errors = vErrors.length;
 }
 }
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
 errors = vErrors.length;
 }
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -5197,75 +5256,16 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate263.errors = vErrors;
+validate265.errors = vErrors;
 return errors === 0;
 }
-validate263.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate265.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_team_invitations__path = validate272;
-const schema92 = {"$id":"list_team_invitations__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
-
-function validate272(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_team_invitations__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate272.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.team === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "team"},message:"must have required property '"+"team"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "team")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.team !== undefined){
-if(!(validate53(data.team, {instancePath:instancePath+"/team",parentData:data,parentDataProperty:"team",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate272.errors = vErrors;
-return errors === 0;
-}
-validate272.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_team_invitations__query = validate274;
-const schema93 = {"$id":"list_team_invitations__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_team_invitations__path = validate274;
+const schema93 = {"$id":"list_team_invitations__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
 function validate274(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_team_invitations__query" */;
+/*# sourceURL="list_team_invitations__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate274.evaluated;
@@ -5276,6 +5276,65 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.team === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "team"},message:"must have required property '"+"team"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "team")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.team !== undefined){
+if(!(validate53(data.team, {instancePath:instancePath+"/team",parentData:data,parentDataProperty:"team",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate274.errors = vErrors;
+return errors === 0;
+}
+validate274.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_team_invitations__query = validate276;
+const schema94 = {"$id":"list_team_invitations__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate276(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_team_invitations__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate276.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.page === undefined){
 data.page = 1;
 }
@@ -5288,26 +5347,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
 errors = vErrors.length;
 }
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -5321,19 +5380,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate274.errors = vErrors;
+validate276.errors = vErrors;
 return errors === 0;
 }
-validate274.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate276.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_team_members__path = validate280;
-const schema94 = {"$id":"list_team_members__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
+export const list_team_members__path = validate282;
+const schema95 = {"$id":"list_team_members__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
-function validate280(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate282(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_team_members__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate280.evaluated;
+const evaluated0 = validate282.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5380,84 +5439,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate280.errors = vErrors;
-return errors === 0;
-}
-validate280.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_teams__query = validate282;
-const schema95 = {"$id":"list_teams__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-
-function validate282(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_teams__query" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate282.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page === undefined){
-data.page = 1;
-}
-if(data.per_page === undefined){
-data.per_page = 25;
-}
-if(data.sort_by === undefined){
-data.sort_by = "created_at";
-}
-if(data.sort_direction === undefined){
-data.sort_direction = "desc";
-}
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
-errors = vErrors.length;
-}
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
-errors = vErrors.length;
-}
-if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
-errors = vErrors.length;
-}
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
 validate282.errors = vErrors;
 return errors === 0;
 }
 validate282.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_tokens__query = validate288;
-const schema96 = {"$id":"list_tokens__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_teams__query = validate284;
+const schema96 = {"$id":"list_teams__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate288(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_tokens__query" */;
+function validate284(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_teams__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate288.evaluated;
+const evaluated0 = validate284.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5477,26 +5471,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate161(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
 errors = vErrors.length;
 }
-if(!(validate163(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate163(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate166(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
-errors = vErrors.length;
-}
-if(!(validate168(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
 errors = vErrors.length;
 }
 }
@@ -5510,19 +5504,84 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate288.errors = vErrors;
+validate284.errors = vErrors;
 return errors === 0;
 }
-validate288.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate284.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const publish_plan__path = validate294;
-const schema97 = {"$id":"publish_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const list_tokens__query = validate290;
+const schema97 = {"$id":"list_tokens__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate294(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate290(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_tokens__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate290.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate163(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate163.errors : vErrors.concat(validate163.errors);
+errors = vErrors.length;
+}
+if(!(validate165(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate165(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate168(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate168.errors : vErrors.concat(validate168.errors);
+errors = vErrors.length;
+}
+if(!(validate170(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate170.errors : vErrors.concat(validate170.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate290.errors = vErrors;
+return errors === 0;
+}
+validate290.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const publish_plan__path = validate296;
+const schema98 = {"$id":"publish_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+
+function validate296(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="publish_plan__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate294.evaluated;
+const evaluated0 = validate296.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5585,19 +5644,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate294.errors = vErrors;
+validate296.errors = vErrors;
 return errors === 0;
 }
-validate294.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate296.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const remove_team_member__path = validate297;
-const schema98 = {"$id":"remove_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
+export const remove_team_member__path = validate299;
+const schema99 = {"$id":"remove_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
 
-function validate297(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate299(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="remove_team_member__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate297.evaluated;
+const evaluated0 = validate299.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5660,19 +5719,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate297.errors = vErrors;
+validate299.errors = vErrors;
 return errors === 0;
 }
-validate297.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate299.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const unban_member__path = validate300;
-const schema99 = {"$id":"unban_member__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","member"],"additionalProperties":false};
+export const unban_member__path = validate302;
+const schema100 = {"$id":"unban_member__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","member"],"additionalProperties":false};
 
-function validate300(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate302(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="unban_member__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate300.evaluated;
+const evaluated0 = validate302.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5735,19 +5794,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate300.errors = vErrors;
+validate302.errors = vErrors;
 return errors === 0;
 }
-validate300.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate302.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const uninstall_connector__path = validate303;
-const schema100 = {"$id":"uninstall_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+export const uninstall_connector__path = validate305;
+const schema101 = {"$id":"uninstall_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
 
-function validate303(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="uninstall_connector__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate303.evaluated;
+const evaluated0 = validate305.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5864,19 +5923,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate303.errors = vErrors;
+validate305.errors = vErrors;
 return errors === 0;
 }
-validate303.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate305.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const unlink_identity__path = validate305;
-const schema101 = {"$id":"unlink_identity__path","type":"object","properties":{"identity":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["identity"],"additionalProperties":false};
+export const unlink_identity__path = validate307;
+const schema102 = {"$id":"unlink_identity__path","type":"object","properties":{"identity":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["identity"],"additionalProperties":false};
 
-function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="unlink_identity__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate305.evaluated;
+const evaluated0 = validate307.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5923,19 +5982,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate305.errors = vErrors;
+validate307.errors = vErrors;
 return errors === 0;
 }
-validate305.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate307.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_coupon__path = validate307;
-const schema102 = {"$id":"update_coupon__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"coupon":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","coupon"],"additionalProperties":false};
+export const update_coupon__path = validate309;
+const schema103 = {"$id":"update_coupon__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"coupon":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","coupon"],"additionalProperties":false};
 
-function validate307(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_coupon__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate307.evaluated;
+const evaluated0 = validate309.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5998,19 +6057,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate307.errors = vErrors;
+validate309.errors = vErrors;
 return errors === 0;
 }
-validate307.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate309.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_group__path = validate310;
-const schema103 = {"$id":"update_group__path","type":"object","properties":{"group":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["group"],"additionalProperties":false};
+export const update_group__path = validate312;
+const schema104 = {"$id":"update_group__path","type":"object","properties":{"group":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["group"],"additionalProperties":false};
 
-function validate310(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate312(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_group__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate310.evaluated;
+const evaluated0 = validate312.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6057,19 +6116,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate310.errors = vErrors;
+validate312.errors = vErrors;
 return errors === 0;
 }
-validate310.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate312.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_pass_window__path = validate312;
-const schema104 = {"$id":"update_pass_window__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"pass_window":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","pass_window"],"additionalProperties":false};
+export const update_pass_window__path = validate314;
+const schema105 = {"$id":"update_pass_window__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"pass_window":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","pass_window"],"additionalProperties":false};
 
-function validate312(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate314(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_pass_window__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate312.evaluated;
+const evaluated0 = validate314.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6148,19 +6207,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate312.errors = vErrors;
+validate314.errors = vErrors;
 return errors === 0;
 }
-validate312.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate314.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_payment_method__path = validate316;
-const schema105 = {"$id":"update_payment_method__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"payment_method":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","payment_method"],"additionalProperties":false};
+export const update_payment_method__path = validate318;
+const schema106 = {"$id":"update_payment_method__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"payment_method":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","payment_method"],"additionalProperties":false};
 
-function validate316(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate318(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_payment_method__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate316.evaluated;
+const evaluated0 = validate318.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6223,19 +6282,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate316.errors = vErrors;
+validate318.errors = vErrors;
 return errors === 0;
 }
-validate316.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate318.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_plan__path = validate319;
-const schema106 = {"$id":"update_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const update_plan__path = validate321;
+const schema107 = {"$id":"update_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
 
-function validate319(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate321(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_plan__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate319.evaluated;
+const evaluated0 = validate321.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6298,19 +6357,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate319.errors = vErrors;
+validate321.errors = vErrors;
 return errors === 0;
 }
-validate319.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate321.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project__path = validate322;
-const schema107 = {"$id":"update_project__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const update_project__path = validate324;
+const schema108 = {"$id":"update_project__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate322(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate324(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate322.evaluated;
+const evaluated0 = validate324.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6357,19 +6416,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate322.errors = vErrors;
+validate324.errors = vErrors;
 return errors === 0;
 }
-validate322.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate324.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project_connector__path = validate324;
-const schema108 = {"$id":"update_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+export const update_project_connector__path = validate326;
+const schema109 = {"$id":"update_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
 
-function validate324(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate326(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project_connector__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate324.evaluated;
+const evaluated0 = validate326.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6486,19 +6545,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate324.errors = vErrors;
+validate326.errors = vErrors;
 return errors === 0;
 }
-validate324.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate326.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_resource__path = validate326;
-const schema109 = {"$id":"update_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"resource":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","resource"],"additionalProperties":false};
+export const update_resource__path = validate328;
+const schema110 = {"$id":"update_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"resource":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","resource"],"additionalProperties":false};
 
-function validate326(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate328(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_resource__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate326.evaluated;
+const evaluated0 = validate328.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6561,19 +6620,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate326.errors = vErrors;
+validate328.errors = vErrors;
 return errors === 0;
 }
-validate326.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate328.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_role__path = validate329;
-const schema110 = {"$id":"update_role__path","type":"object","properties":{"role":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["role"],"additionalProperties":false};
+export const update_role__path = validate331;
+const schema111 = {"$id":"update_role__path","type":"object","properties":{"role":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["role"],"additionalProperties":false};
 
-function validate329(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate331(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_role__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate329.evaluated;
+const evaluated0 = validate331.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6620,19 +6679,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate329.errors = vErrors;
+validate331.errors = vErrors;
 return errors === 0;
 }
-validate329.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate331.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team__path = validate331;
-const schema111 = {"$id":"update_team__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
+export const update_team__path = validate333;
+const schema112 = {"$id":"update_team__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
-function validate331(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate333(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate331.evaluated;
+const evaluated0 = validate333.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6679,19 +6738,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate331.errors = vErrors;
+validate333.errors = vErrors;
 return errors === 0;
 }
-validate331.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate333.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team_member_role__path = validate333;
-const schema112 = {"$id":"update_team_member_role__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
+export const update_team_member_role__path = validate335;
+const schema113 = {"$id":"update_team_member_role__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
 
-function validate333(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate335(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team_member_role__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate333.evaluated;
+const evaluated0 = validate335.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6754,19 +6813,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate333.errors = vErrors;
+validate335.errors = vErrors;
 return errors === 0;
 }
-validate333.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate335.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const withdraw_team_invitation__path = validate336;
-const schema113 = {"$id":"withdraw_team_invitation__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"invitation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","invitation"],"additionalProperties":false};
+export const withdraw_team_invitation__path = validate338;
+const schema114 = {"$id":"withdraw_team_invitation__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"invitation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","invitation"],"additionalProperties":false};
 
-function validate336(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate338(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="withdraw_team_invitation__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate336.evaluated;
+const evaluated0 = validate338.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6829,7 +6888,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate336.errors = vErrors;
+validate338.errors = vErrors;
 return errors === 0;
 }
-validate336.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate338.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

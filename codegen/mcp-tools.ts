@@ -12,10 +12,41 @@ export interface ToolArgumentMap {
   query: string[];
   /** Body fields spread into the arguments, or "body" when the body is not an object. */
   body: string[] | "body" | null;
+  /** Arguments only the tool takes, outside the REST request (a keyset list's cursor); absent when none. */
+  tool?: string[];
 }
 
 /** Pagination's deprecated `limit` alias is a REST nicety; tools offer per_page only. */
 const PAGINATION_ALIASES = new Set(["limit"]);
+/** A keyset tool (x-mcp-keyset) reads newest first and pages by cursor, not by number or column. */
+const KEYSET_DROPS = new Set(["limit", "page", "sort_by", "sort_direction"]);
+
+/** The cursor a keyset tool takes: opaque, from the previous result's meta.next_cursor. */
+export const KEYSET_CURSOR: Json = {
+  type: "string",
+  minLength: 1,
+  maxLength: 200,
+  pattern: "^[A-Za-z0-9_-]+$",
+  description: "Where to continue: meta.next_cursor of the previous result. Omit for the newest rows.",
+};
+
+/** A keyset tool's result: the REST page's rows, and where the next page starts (null: none). */
+function keysetOutput(rest: Json): Json {
+  return {
+    type: "object",
+    required: ["data", "meta"],
+    additionalProperties: false,
+    properties: {
+      data: rest.properties.data,
+      meta: {
+        type: "object",
+        required: ["per_page", "next_cursor"],
+        additionalProperties: false,
+        properties: { per_page: { type: "integer" }, next_cursor: { type: ["string", "null"] } },
+      },
+    },
+  };
+}
 
 function describeParameter(p: { description?: string; schema: Json }): Json {
   return p.description && !p.schema.description ? { ...p.schema, description: p.description } : p.schema;
@@ -31,7 +62,8 @@ function inputSchema(doc: Json, op: OperationModel): { schema: Json; args: ToolA
   };
   for (const p of op.pathParams) add(p.name, describeParameter(p), true);
   // Only lists have the alias; elsewhere (the activity log) `limit` is a parameter of its own.
-  const query = op.queryParams.filter((p) => !(op.pagination && PAGINATION_ALIASES.has(p.name)));
+  const dropped = op.keyset ? KEYSET_DROPS : PAGINATION_ALIASES;
+  const query = op.queryParams.filter((p) => !(op.pagination && dropped.has(p.name)));
   for (const p of query) add(p.name, describeParameter(p), p.required);
   let body: ToolArgumentMap["body"] = null;
   if (op.body) {
@@ -44,11 +76,12 @@ function inputSchema(doc: Json, op: OperationModel): { schema: Json; args: ToolA
       add("body", op.body.schema, op.body.required);
     }
   }
+  if (op.keyset) add("cursor", KEYSET_CURSOR, false);
   const schema: Json = { type: "object", properties, additionalProperties: false };
   if (required.length) schema.required = required;
   return {
     schema: compact(stripExtensions(inlineRefs(doc, schema)), false),
-    args: { path: op.pathParams.map((p) => p.name), query: query.map((p) => p.name), body },
+    args: { path: op.pathParams.map((p) => p.name), query: query.map((p) => p.name), body, ...(op.keyset ? { tool: ["cursor"] } : {}) },
   };
 }
 
@@ -78,7 +111,11 @@ function compact(schema: Json, forOutput: boolean): Json {
 
 function toolDescription(op: OperationModel): string {
   const parts = [(op.mcpDescription ?? op.description).trim()];
-  if (op.pagination) {
+  if (op.pagination && op.keyset) {
+    parts.push(
+      `Paged by cursor, newest first: per_page (1-${op.pagination.maxPerPage}, default ${op.pagination.defaultPerPage}); the result carries data and meta.next_cursor (pass it as cursor; null: no more).`,
+    );
+  } else if (op.pagination) {
     parts.push(
       `Paginated: page (from 1) and per_page (1-${op.pagination.maxPerPage}, default ${op.pagination.defaultPerPage}); the result carries data, links and meta.total.`,
     );
@@ -92,7 +129,8 @@ export function emitMcpTools(doc: Json, ops: OperationModel[], release: string):
     .filter((op) => op.mcp)
     .map((op) => {
       const { schema, args } = inputSchema(doc, op);
-      const output = op.responseSchema ? compact(stripExtensions(inlineRefs(doc, op.responseSchema)), true) : null;
+      const rest = op.responseSchema ? inlineRefs(doc, op.responseSchema) : null;
+      const output = rest ? compact(stripExtensions(op.keyset ? keysetOutput(rest) : rest), true) : null;
       const readOnly = op.method === "GET";
       return {
         name: op.id,

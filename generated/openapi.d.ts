@@ -780,6 +780,26 @@ export interface paths {
         patch: operations["update_resource"];
         trace?: never;
     };
+    "/v1/projects/{project}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's transactions
+         * @description The project's transactions (payments, refunds, access-code redemptions), newest first, 25 a page, optionally by status, kind, plan, currency and a created_at window.
+         */
+        get: operations["list_transactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/roles": {
         parameters: {
             query?: never;
@@ -3568,6 +3588,42 @@ export interface components {
          * @example 42
          */
         TokenId: string;
+        Transaction: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            member_id: components["schemas"]["Uuid"];
+            subscription_id: components["schemas"]["Uuid"] | null;
+            plan_id: components["schemas"]["Uuid"] | null;
+            kind: components["schemas"]["TransactionKind"];
+            status: components["schemas"]["TransactionStatus"];
+            /** @description What the member paid (for a refund, what was paid back); 0 for a redemption. */
+            amount: components["schemas"]["Money"];
+            /** @description The plan's price when it happened (what a redemption gave away); null when no plan. */
+            list_price: components["schemas"]["Money"] | null;
+            /** @description What the provider and the platform kept, in the same currency. */
+            fee: components["schemas"]["Money"];
+            /** @description How it was paid: access_code, or the payment method's provider. */
+            provider: string;
+            payment_method_id: components["schemas"]["Uuid"] | null;
+            /** @description The provider's charge id; a redemption's access code id. */
+            provider_reference: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description What moved value; an access-code redemption moves none (amount 0).
+         * @enum {string}
+         */
+        TransactionKind: "access_code_redemption" | "payment" | "refund";
+        TransactionPage: {
+            data: components["schemas"]["Transaction"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /**
+         * @description pending until the provider confirms; refunded when a succeeded payment was paid back.
+         * @enum {string}
+         */
+        TransactionStatus: "pending" | "succeeded" | "failed" | "refunded";
         /**
          * Format: uuid
          * @description Resource id. Lowercase, hyphenated, no type prefix; treat as opaque.
@@ -6687,6 +6743,109 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyReused"];
             422: components["responses"]["ValidationFailed"];
             425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_transactions: {
+        parameters: {
+            query?: {
+                /** @description Only transactions with this status. */
+                status?: components["schemas"]["TransactionStatus"];
+                /** @description Only transactions of this kind. */
+                kind?: components["schemas"]["TransactionKind"];
+                /** @description Only transactions for this plan. */
+                plan_id?: components["schemas"]["Uuid"];
+                /** @description Only transactions in this currency. */
+                currency?: components["schemas"]["CurrencyCode"];
+                /** @description Only transactions created at or after this time. */
+                from?: string;
+                /** @description Only transactions created before this time. */
+                to?: string;
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, amount. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+                     *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *           "kind": "access_code_redemption",
+                     *           "status": "succeeded",
+                     *           "amount": {
+                     *             "amount": 0,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "list_price": {
+                     *             "amount": 500,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "fee": {
+                     *             "amount": 0,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "provider": "access_code",
+                     *           "payment_method_id": null,
+                     *           "provider_reference": "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f",
+                     *           "created_at": "2026-11-23T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links": {
+                     *         "first": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/transactions?per_page=25&page=1",
+                     *         "last": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/transactions?per_page=25&page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "from": 1,
+                     *         "last_page": 1,
+                     *         "per_page": 25,
+                     *         "to": 1,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransactionPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
         };

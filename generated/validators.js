@@ -68,6 +68,7 @@ export const validators = {
   list_team_members: { path: params.list_team_members__path, query: null, body: null },
   list_teams: { path: null, query: params.list_teams__query, body: null },
   list_tokens: { path: null, query: params.list_tokens__query, body: null },
+  list_transactions: { path: params.list_transactions__path, query: params.list_transactions__query, body: null },
   ping: { path: null, query: null, body: null },
   publish_plan: { path: params.publish_plan__path, query: null, body: null },
   remove_team_member: { path: params.remove_team_member__path, query: null, body: null },

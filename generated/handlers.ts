@@ -4,6 +4,7 @@ import type { OperationContext } from "../src/pipeline/context.ts";
 import { handlers as accessCodes } from "../src/modules/access-codes/handlers.ts";
 import { handlers as account } from "../src/modules/account/handlers.ts";
 import { handlers as activity } from "../src/modules/activity/handlers.ts";
+import { handlers as analytics } from "../src/modules/analytics/handlers.ts";
 import { handlers as connectors } from "../src/modules/connectors/handlers.ts";
 import { handlers as coupons } from "../src/modules/coupons/handlers.ts";
 import { handlers as creatorTasks } from "../src/modules/creator-tasks/handlers.ts";
@@ -27,6 +28,7 @@ export const handlers: Handlers<OperationContext> = {
   ...accessCodes,
   ...account,
   ...activity,
+  ...analytics,
   ...connectors,
   ...coupons,
   ...creatorTasks,

@@ -20,6 +20,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Team dashboard numbers
+         * @description Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, over a period, for every project of the team the token may see.
+         */
+        get: operations["get_team_analytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/connectors": {
         parameters: {
             query?: never;
@@ -226,6 +246,26 @@ export interface paths {
          * @description Changes what the body sends: name, description, terms and privacy links (null clears a link or the description), the handle, and the status (archived archives the project, active restores it). A different handle needs the Growth tier (403 TEAM_TIER_REQUIRED, nothing changes); the old handle stays reserved (the portal answers 404 for it) and only this project may take it back later; a handle anyone else ever held answers 422. Emits project.updated (naming the changed fields and their previous values), project.archived or project.restored; a body that changes nothing writes nothing.
          */
         patch: operations["update_project"];
+        trace?: never;
+    };
+    "/v1/projects/{project}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Project dashboard numbers
+         * @description Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, over a period, for one project.
+         */
+        get: operations["get_project_analytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/projects/{project}/connectors": {
@@ -2373,6 +2413,34 @@ export interface components {
                 is_primary?: boolean;
             }[];
         };
+        Analytics: {
+            /** @description The project; null for the team's projects the token may see. */
+            project_id: components["schemas"]["Uuid"] | null;
+            period: {
+                /** @description The period used, or null when from set the window. */
+                preset: components["schemas"]["AnalyticsPeriodName"] | null;
+                from: components["schemas"]["Timestamp"];
+                to: components["schemas"]["Timestamp"];
+            };
+            members: {
+                /** @description Distinct members with an active subscription at the window's end. */
+                active: number;
+            };
+            subscriptions: components["schemas"]["SubscriptionCounts"];
+            revenue: components["schemas"]["RevenueByCurrency"];
+            plans: {
+                plan_id: components["schemas"]["Uuid"];
+                project_id: components["schemas"]["Uuid"];
+                name: string;
+                subscriptions: components["schemas"]["SubscriptionCounts"];
+                revenue: components["schemas"]["RevenueByCurrency"];
+            }[];
+        };
+        /** @enum {string} */
+        AnalyticsPeriodName: "7d" | "14d" | "30d" | "60d" | "90d";
+        AnalyticsResponse: {
+            data: components["schemas"]["Analytics"];
+        };
         /**
          * @description The unit of a plan's billing period; lifetime is paid once and never ends.
          * @enum {string}
@@ -3313,6 +3381,21 @@ export interface components {
             early_admission_hold?: boolean;
             active?: boolean;
         };
+        /** @description One entry per currency with a transaction in the window, by currency code. */
+        RevenueByCurrency: {
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description Payments, in minor units. */
+            gross: number;
+            /** @description Refunds, in minor units. */
+            refunded: number;
+            /** @description Fees of the payments, in minor units. */
+            fees: number;
+            /** @description gross - refunded - fees, in minor units. */
+            net: number;
+            transactions: number;
+            /** @description Access codes redeemed (no money moved). */
+            redemptions: number;
+        }[];
         Role: {
             id: components["schemas"]["Uuid"];
             code: components["schemas"]["RoleCode"];
@@ -3379,6 +3462,16 @@ export interface components {
             expired_at: string | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+        };
+        SubscriptionCounts: {
+            /** @description Granting access at the window's end. */
+            active: number;
+            /** @description Created in the window. */
+            new: number;
+            /** @description Cancelled in the window. */
+            canceled: number;
+            /** @description Ended in the window. */
+            expired: number;
         };
         SubscriptionEvent: components["schemas"]["EventEnvelope"] & {
             project_id?: components["schemas"]["Uuid"];
@@ -3935,6 +4028,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ActivityLog"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_team_analytics: {
+        parameters: {
+            query?: {
+                /** @description The window ending now (or at `to`); from, when given, wins. */
+                period?: components["schemas"]["AnalyticsPeriodName"];
+                /** @description Start of the window (inclusive); default `to` minus the period. */
+                from?: string;
+                /** @description End of the window (exclusive); default now. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The numbers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "project_id": null,
+                     *         "period": {
+                     *           "preset": "30d",
+                     *           "from": "2026-10-24T09:00:00.000Z",
+                     *           "to": "2026-11-23T09:00:00.000Z"
+                     *         },
+                     *         "members": {
+                     *           "active": 12
+                     *         },
+                     *         "subscriptions": {
+                     *           "active": 14,
+                     *           "new": 5,
+                     *           "canceled": 1,
+                     *           "expired": 2
+                     *         },
+                     *         "revenue": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "gross": 4500,
+                     *             "refunded": 500,
+                     *             "fees": 180,
+                     *             "net": 3820,
+                     *             "transactions": 9,
+                     *             "redemptions": 2
+                     *           }
+                     *         ],
+                     *         "plans": [
+                     *           {
+                     *             "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *             "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *             "name": "Monthly",
+                     *             "subscriptions": {
+                     *               "active": 14,
+                     *               "new": 5,
+                     *               "canceled": 1,
+                     *               "expired": 2
+                     *             },
+                     *             "revenue": [
+                     *               {
+                     *                 "currency": "EUR",
+                     *                 "gross": 4500,
+                     *                 "refunded": 500,
+                     *                 "fees": 180,
+                     *                 "net": 3820,
+                     *                 "transactions": 9,
+                     *                 "redemptions": 2
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnalyticsResponse"];
                 };
             };
             401: components["responses"]["AuthenticationRequired"];
@@ -4605,6 +4790,101 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyReused"];
             422: components["responses"]["ValidationFailed"];
             425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_project_analytics: {
+        parameters: {
+            query?: {
+                /** @description The window ending now (or at `to`); from, when given, wins. */
+                period?: components["schemas"]["AnalyticsPeriodName"];
+                /** @description Start of the window (inclusive); default `to` minus the period. */
+                from?: string;
+                /** @description End of the window (exclusive); default now. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The numbers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "period": {
+                     *           "preset": null,
+                     *           "from": "2026-11-01T00:00:00.000Z",
+                     *           "to": "2026-11-23T00:00:00.000Z"
+                     *         },
+                     *         "members": {
+                     *           "active": 3
+                     *         },
+                     *         "subscriptions": {
+                     *           "active": 3,
+                     *           "new": 1,
+                     *           "canceled": 0,
+                     *           "expired": 0
+                     *         },
+                     *         "revenue": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "gross": 0,
+                     *             "refunded": 0,
+                     *             "fees": 0,
+                     *             "net": 0,
+                     *             "transactions": 1,
+                     *             "redemptions": 1
+                     *           }
+                     *         ],
+                     *         "plans": [
+                     *           {
+                     *             "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *             "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *             "name": "Monthly",
+                     *             "subscriptions": {
+                     *               "active": 3,
+                     *               "new": 1,
+                     *               "canceled": 0,
+                     *               "expired": 0
+                     *             },
+                     *             "revenue": [
+                     *               {
+                     *                 "currency": "EUR",
+                     *                 "gross": 0,
+                     *                 "refunded": 0,
+                     *                 "fees": 0,
+                     *                 "net": 0,
+                     *                 "transactions": 1,
+                     *                 "redemptions": 1
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnalyticsResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
         };

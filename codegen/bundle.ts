@@ -185,6 +185,8 @@ function check(doc: Json, abilities: AbilityCatalog) {
       for (const name of templated) if (!pathParams.includes(name)) problems.push(`${where}: path parameter {${name}} is not declared`);
       for (const name of pathParams) if (!templated.includes(name)) problems.push(`${where}: parameter ${name} is not in the path`);
       if (op["x-pagination"] && method !== "get") problems.push(`${where}: x-pagination belongs on list reads`);
+      if (op["x-mcp-keyset"] !== undefined && (op["x-mcp-keyset"] !== true || !op["x-pagination"] || byValue.get(ability)?.enforcement !== "RM"))
+        problems.push(`${where}: x-mcp-keyset: true belongs only on lists that are MCP tools`);
       const forModel = op["x-mcp-description"];
       if (forModel !== undefined) {
         if (typeof forModel !== "string" || !forModel.trim()) problems.push(`${where}: x-mcp-description must be text`);

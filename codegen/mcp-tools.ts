@@ -13,10 +13,41 @@ export interface ToolArgumentMap {
   query: string[];
   /** Body fields spread into the arguments, or "body" when the body is not an object. */
   body: string[] | "body" | null;
+  /** Arguments only the tool takes, outside the REST request (a keyset list's cursor); absent when none. */
+  tool?: string[];
 }
 
 /** Pagination's deprecated `limit` alias is a REST nicety; tools offer per_page only. */
 const PAGINATION_ALIASES = new Set(["limit"]);
+/** A keyset tool (x-mcp-keyset) reads newest first and pages by cursor, not by number or column. */
+const KEYSET_DROPS = new Set(["limit", "page", "sort_by", "sort_direction"]);
+
+/** The cursor a keyset tool takes: opaque, from the previous result's meta.next_cursor. */
+export const KEYSET_CURSOR: Json = {
+  type: "string",
+  minLength: 1,
+  maxLength: 200,
+  pattern: "^[A-Za-z0-9_-]+$",
+  description: "Where to continue: meta.next_cursor of the previous result. Omit for the newest rows.",
+};
+
+/** A keyset tool's result: the REST page's rows, and where the next page starts (null: none). */
+function keysetOutput(rest: Json): Json {
+  return {
+    type: "object",
+    required: ["data", "meta"],
+    additionalProperties: false,
+    properties: {
+      data: rest.properties.data,
+      meta: {
+        type: "object",
+        required: ["per_page", "next_cursor"],
+        additionalProperties: false,
+        properties: { per_page: { type: "integer" }, next_cursor: { type: ["string", "null"] } },
+      },
+    },
+  };
+}
 
 function describeParameter(p: { description?: string; schema: Json }): Json {
   return p.description && !p.schema.description ? { ...p.schema, description: p.description } : p.schema;
@@ -32,7 +63,8 @@ function inputSchema(doc: Json, op: OperationModel): { schema: Json; args: ToolA
   };
   for (const p of op.pathParams) add(p.name, describeParameter(p), true);
   // Only lists have the alias; elsewhere (the activity log) `limit` is a parameter of its own.
-  const query = op.queryParams.filter((p) => !(op.pagination && PAGINATION_ALIASES.has(p.name)));
+  const dropped = op.keyset ? KEYSET_DROPS : PAGINATION_ALIASES;
+  const query = op.queryParams.filter((p) => !(op.pagination && dropped.has(p.name)));
   for (const p of query) add(p.name, (op.pagination && pagingArgument(op.pagination, p.name)) || describeParameter(p), p.required);
   let body: ToolArgumentMap["body"] = null;
   if (op.body) {
@@ -45,6 +77,7 @@ function inputSchema(doc: Json, op: OperationModel): { schema: Json; args: ToolA
       add("body", op.body.schema, op.body.required);
     }
   }
+  if (op.keyset) add("cursor", KEYSET_CURSOR, false);
   const schema: Json = { type: "object", properties, additionalProperties: false };
   if (required.length) schema.required = required;
   const compacted = compact(stripExtensions(inlineRefs(doc, schema)), false);
@@ -55,7 +88,7 @@ function inputSchema(doc: Json, op: OperationModel): { schema: Json; args: ToolA
   });
   return {
     schema: compacted,
-    args: { path: op.pathParams.map((p) => p.name), query: query.map((p) => p.name), body },
+    args: { path: op.pathParams.map((p) => p.name), query: query.map((p) => p.name), body, ...(op.keyset ? { tool: ["cursor"] } : {}) },
   };
 }
 
@@ -139,7 +172,9 @@ function withoutPageLinks(schema: Json, op: OperationModel): Json {
 /** The ability travels in _meta["subbridge/ability"]; tools/list only shows tools the token can call. */
 function toolDescription(op: OperationModel): string {
   const parts = [(op.mcpDescription ?? op.description).trim()];
-  if (op.pagination) parts.push(`Paginated: the result has data and meta (current_page, last_page, total).`);
+  if (op.pagination && op.keyset)
+    parts.push("Paged by cursor, newest first: pass meta.next_cursor of a result as cursor for the next rows (null: no more).");
+  else if (op.pagination) parts.push("Paginated: the result has data and meta (current_page, last_page, total).");
   return parts.join(" ");
 }
 
@@ -177,7 +212,8 @@ export function emitMcpTools(doc: Json, ops: OperationModel[], release: string):
     .filter((op) => op.mcp)
     .map((op) => {
       const { schema, args } = inputSchema(doc, op);
-      const output = op.responseSchema ? withoutPageLinks(compact(stripExtensions(inlineRefs(doc, op.responseSchema)), true), op) : null;
+      const rest = op.responseSchema ? inlineRefs(doc, op.responseSchema) : null;
+      const output = rest ? withoutPageLinks(compact(stripExtensions(op.keyset ? keysetOutput(rest) : rest), true), op) : null;
       return {
         name: op.id,
         title: op.summary,

@@ -39,6 +39,8 @@ export interface OperationModel {
   queryParams: ParameterModel[];
   body: { required: boolean; schema: Json } | null;
   pagination: { defaultPerPage: number; maxPerPage: number; sortBy: string[]; defaultSortDirection: "asc" | "desc" } | null;
+  /** x-mcp-keyset: the list's tool pages by cursor (newest first) instead of by page number. */
+  keyset: boolean;
 }
 
 export function operationModels(doc: Json, catalog: AbilityCatalog): OperationModel[] {
@@ -88,6 +90,7 @@ export function operationModels(doc: Json, catalog: AbilityCatalog): OperationMo
               defaultSortDirection: pagination.default_sort_direction ?? "desc",
             }
           : null,
+        keyset: op["x-mcp-keyset"] === true,
       });
     }
   }

@@ -4,6 +4,7 @@ import type { OperationContext } from "../src/pipeline/context.ts";
 import { handlers as accessCodes } from "../src/modules/access-codes/handlers.ts";
 import { handlers as account } from "../src/modules/account/handlers.ts";
 import { handlers as activity } from "../src/modules/activity/handlers.ts";
+import { handlers as analytics } from "../src/modules/analytics/handlers.ts";
 import { handlers as connectors } from "../src/modules/connectors/handlers.ts";
 import { handlers as coupons } from "../src/modules/coupons/handlers.ts";
 import { handlers as creatorTasks } from "../src/modules/creator-tasks/handlers.ts";
@@ -21,12 +22,14 @@ import { handlers as support } from "../src/modules/support/handlers.ts";
 import { handlers as system } from "../src/modules/system/handlers.ts";
 import { handlers as teams } from "../src/modules/teams/handlers.ts";
 import { handlers as tokens } from "../src/modules/tokens/handlers.ts";
+import { handlers as transactions } from "../src/modules/transactions/handlers.ts";
 
 /** One handler per operation of the table. */
 export const handlers: Handlers<OperationContext> = {
   ...accessCodes,
   ...account,
   ...activity,
+  ...analytics,
   ...connectors,
   ...coupons,
   ...creatorTasks,
@@ -44,4 +47,5 @@ export const handlers: Handlers<OperationContext> = {
   ...system,
   ...teams,
   ...tokens,
+  ...transactions,
 };

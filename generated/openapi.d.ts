@@ -20,6 +20,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Team dashboard numbers
+         * @description Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, over a period, for every project of the team the token may see.
+         */
+        get: operations["get_team_analytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/connectors": {
         parameters: {
             query?: never;
@@ -226,6 +246,26 @@ export interface paths {
          * @description Changes what the body sends: name, description, terms and privacy links (null clears a link or the description), the handle, and the status (archived archives the project, active restores it). A different handle needs the Growth tier (403 TEAM_TIER_REQUIRED, nothing changes); the old handle stays reserved (the portal answers 404 for it) and only this project may take it back later; a handle anyone else ever held answers 422. Emits project.updated (naming the changed fields and their previous values), project.archived or project.restored; a body that changes nothing writes nothing.
          */
         patch: operations["update_project"];
+        trace?: never;
+    };
+    "/v1/projects/{project}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Project dashboard numbers
+         * @description Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, over a period, for one project.
+         */
+        get: operations["get_project_analytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/projects/{project}/connectors": {
@@ -892,6 +932,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's transactions
+         * @description The project's transactions (payments, refunds, access-code redemptions), newest first, 25 a page, optionally by status, kind, plan, currency and a created_at window.
+         */
+        get: operations["list_transactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/roles": {
         parameters: {
             query?: never;
@@ -1215,7 +1275,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a personal access token
+         * @description One of the calling creator's tokens on this team, as the list shows it (never its secret). A token the list would not show (another creator's, another team's, revoked, or outside a restricted caller's allow-list) answers 404 RESOURCE_NOT_FOUND.
+         */
+        get: operations["get_token"];
         put?: never;
         post?: never;
         /**
@@ -2581,6 +2645,34 @@ export interface components {
                 is_primary?: boolean;
             }[];
         };
+        Analytics: {
+            /** @description The project; null for the team's projects the token may see. */
+            project_id: components["schemas"]["Uuid"] | null;
+            period: {
+                /** @description The period used, or null when from set the window. */
+                preset: components["schemas"]["AnalyticsPeriodName"] | null;
+                from: components["schemas"]["Timestamp"];
+                to: components["schemas"]["Timestamp"];
+            };
+            members: {
+                /** @description Distinct members with an active subscription at the window's end. */
+                active: number;
+            };
+            subscriptions: components["schemas"]["SubscriptionCounts"];
+            revenue: components["schemas"]["RevenueByCurrency"];
+            plans: {
+                plan_id: components["schemas"]["Uuid"];
+                project_id: components["schemas"]["Uuid"];
+                name: string;
+                subscriptions: components["schemas"]["SubscriptionCounts"];
+                revenue: components["schemas"]["RevenueByCurrency"];
+            }[];
+        };
+        /** @enum {string} */
+        AnalyticsPeriodName: "7d" | "14d" | "30d" | "60d" | "90d";
+        AnalyticsResponse: {
+            data: components["schemas"]["Analytics"];
+        };
         /**
          * @description The unit of a plan's billing period; lifetime is paid once and never ends.
          * @enum {string}
@@ -3547,6 +3639,21 @@ export interface components {
             early_admission_hold?: boolean;
             active?: boolean;
         };
+        /** @description One entry per currency with a transaction in the window, by currency code. */
+        RevenueByCurrency: {
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description Payments, in minor units. */
+            gross: number;
+            /** @description Refunds, in minor units. */
+            refunded: number;
+            /** @description Fees of the payments, in minor units. */
+            fees: number;
+            /** @description gross - refunded - fees, in minor units. */
+            net: number;
+            transactions: number;
+            /** @description Access codes redeemed (no money moved). */
+            redemptions: number;
+        }[];
         Role: {
             id: components["schemas"]["Uuid"];
             code: components["schemas"]["RoleCode"];
@@ -3613,6 +3720,16 @@ export interface components {
             expired_at: string | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+        };
+        SubscriptionCounts: {
+            /** @description Granting access at the window's end. */
+            active: number;
+            /** @description Created in the window. */
+            new: number;
+            /** @description Cancelled in the window. */
+            canceled: number;
+            /** @description Ended in the window. */
+            expired: number;
         };
         SubscriptionEvent: components["schemas"]["EventEnvelope"] & {
             project_id?: components["schemas"]["Uuid"];
@@ -3924,6 +4041,42 @@ export interface components {
          * @example 42
          */
         TokenId: string;
+        Transaction: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            member_id: components["schemas"]["Uuid"];
+            subscription_id: components["schemas"]["Uuid"] | null;
+            plan_id: components["schemas"]["Uuid"] | null;
+            kind: components["schemas"]["TransactionKind"];
+            status: components["schemas"]["TransactionStatus"];
+            /** @description What the member paid (for a refund, what was paid back); 0 for a redemption. */
+            amount: components["schemas"]["Money"];
+            /** @description The plan's price when it happened (what a redemption gave away); null when no plan. */
+            list_price: components["schemas"]["Money"] | null;
+            /** @description What the provider and the platform kept, in the same currency. */
+            fee: components["schemas"]["Money"];
+            /** @description How it was paid: access_code, or the payment method's provider. */
+            provider: string;
+            payment_method_id: components["schemas"]["Uuid"] | null;
+            /** @description The provider's charge id; a redemption's access code id. */
+            provider_reference: string | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description What moved value; an access-code redemption moves none (amount 0).
+         * @enum {string}
+         */
+        TransactionKind: "access_code_redemption" | "payment" | "refund";
+        TransactionPage: {
+            data: components["schemas"]["Transaction"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /**
+         * @description pending until the provider confirms; refunded when a succeeded payment was paid back.
+         * @enum {string}
+         */
+        TransactionStatus: "pending" | "succeeded" | "failed" | "refunded";
         /**
          * Format: uuid
          * @description Resource id. Lowercase, hyphenated, no type prefix; treat as opaque.
@@ -4235,6 +4388,98 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ActivityLog"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_team_analytics: {
+        parameters: {
+            query?: {
+                /** @description The window ending now (or at `to`); from, when given, wins. */
+                period?: components["schemas"]["AnalyticsPeriodName"];
+                /** @description Start of the window (inclusive); default `to` minus the period. */
+                from?: string;
+                /** @description End of the window (exclusive); default now. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The numbers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "project_id": null,
+                     *         "period": {
+                     *           "preset": "30d",
+                     *           "from": "2026-10-24T09:00:00.000Z",
+                     *           "to": "2026-11-23T09:00:00.000Z"
+                     *         },
+                     *         "members": {
+                     *           "active": 12
+                     *         },
+                     *         "subscriptions": {
+                     *           "active": 14,
+                     *           "new": 5,
+                     *           "canceled": 1,
+                     *           "expired": 2
+                     *         },
+                     *         "revenue": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "gross": 4500,
+                     *             "refunded": 500,
+                     *             "fees": 180,
+                     *             "net": 3820,
+                     *             "transactions": 9,
+                     *             "redemptions": 2
+                     *           }
+                     *         ],
+                     *         "plans": [
+                     *           {
+                     *             "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *             "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *             "name": "Monthly",
+                     *             "subscriptions": {
+                     *               "active": 14,
+                     *               "new": 5,
+                     *               "canceled": 1,
+                     *               "expired": 2
+                     *             },
+                     *             "revenue": [
+                     *               {
+                     *                 "currency": "EUR",
+                     *                 "gross": 4500,
+                     *                 "refunded": 500,
+                     *                 "fees": 180,
+                     *                 "net": 3820,
+                     *                 "transactions": 9,
+                     *                 "redemptions": 2
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnalyticsResponse"];
                 };
             };
             401: components["responses"]["AuthenticationRequired"];
@@ -4905,6 +5150,101 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyReused"];
             422: components["responses"]["ValidationFailed"];
             425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_project_analytics: {
+        parameters: {
+            query?: {
+                /** @description The window ending now (or at `to`); from, when given, wins. */
+                period?: components["schemas"]["AnalyticsPeriodName"];
+                /** @description Start of the window (inclusive); default `to` minus the period. */
+                from?: string;
+                /** @description End of the window (exclusive); default now. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The numbers. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "period": {
+                     *           "preset": null,
+                     *           "from": "2026-11-01T00:00:00.000Z",
+                     *           "to": "2026-11-23T00:00:00.000Z"
+                     *         },
+                     *         "members": {
+                     *           "active": 3
+                     *         },
+                     *         "subscriptions": {
+                     *           "active": 3,
+                     *           "new": 1,
+                     *           "canceled": 0,
+                     *           "expired": 0
+                     *         },
+                     *         "revenue": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "gross": 0,
+                     *             "refunded": 0,
+                     *             "fees": 0,
+                     *             "net": 0,
+                     *             "transactions": 1,
+                     *             "redemptions": 1
+                     *           }
+                     *         ],
+                     *         "plans": [
+                     *           {
+                     *             "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *             "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *             "name": "Monthly",
+                     *             "subscriptions": {
+                     *               "active": 3,
+                     *               "new": 1,
+                     *               "canceled": 0,
+                     *               "expired": 0
+                     *             },
+                     *             "revenue": [
+                     *               {
+                     *                 "currency": "EUR",
+                     *                 "gross": 0,
+                     *                 "refunded": 0,
+                     *                 "fees": 0,
+                     *                 "net": 0,
+                     *                 "transactions": 1,
+                     *                 "redemptions": 1
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnalyticsResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
         };
@@ -7428,6 +7768,109 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    list_transactions: {
+        parameters: {
+            query?: {
+                /** @description Only transactions with this status. */
+                status?: components["schemas"]["TransactionStatus"];
+                /** @description Only transactions of this kind. */
+                kind?: components["schemas"]["TransactionKind"];
+                /** @description Only transactions for this plan. */
+                plan_id?: components["schemas"]["Uuid"];
+                /** @description Only transactions in this currency. */
+                currency?: components["schemas"]["CurrencyCode"];
+                /** @description Only transactions created at or after this time. */
+                from?: string;
+                /** @description Only transactions created before this time. */
+                to?: string;
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, amount. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of transactions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e",
+                     *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *           "kind": "access_code_redemption",
+                     *           "status": "succeeded",
+                     *           "amount": {
+                     *             "amount": 0,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "list_price": {
+                     *             "amount": 500,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "fee": {
+                     *             "amount": 0,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "provider": "access_code",
+                     *           "payment_method_id": null,
+                     *           "provider_reference": "2c3d4e5f-6a7b-4c8d-9e0f-1a2b3c4d5e6f",
+                     *           "created_at": "2026-11-23T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links": {
+                     *         "first": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/transactions?per_page=25&page=1",
+                     *         "last": "http://localhost:4000/v1/projects/5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e/transactions?per_page=25&page=1",
+                     *         "prev": null,
+                     *         "next": null
+                     *       },
+                     *       "meta": {
+                     *         "current_page": 1,
+                     *         "from": 1,
+                     *         "last_page": 1,
+                     *         "per_page": 25,
+                     *         "to": 1,
+                     *         "total": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransactionPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     list_roles: {
         parameters: {
             query?: {
@@ -8484,6 +8927,39 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyReused"];
             422: components["responses"]["ValidationFailed"];
             425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token id (a positive integer serialised as a string). */
+                id: components["schemas"]["TokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Token"];
+                    };
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
         };

@@ -2,7 +2,7 @@
 import type { operations } from "./openapi.d.ts";
 import type { AbilityValue, Enforcement } from "./catalog.ts";
 
-export type OperationId = "archive_plan" | "ban_member" | "bulk_generate_access_codes" | "cancel_subscription" | "complete_creator_task" | "create_canned_reply" | "create_coupon" | "create_group" | "create_pass_window" | "create_plan" | "create_project" | "create_resource" | "create_role" | "create_team" | "create_token" | "delete_access_code" | "delete_canned_reply" | "delete_coupon" | "delete_group" | "delete_pass_window" | "delete_payment_method" | "delete_plan" | "delete_project" | "delete_resource" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_coupon" | "get_current_team" | "get_deep_link" | "get_group" | "get_member" | "get_pass_window" | "get_payment_method" | "get_plan" | "get_portal_url" | "get_project" | "get_project_connector" | "get_resource" | "get_role" | "get_subscription" | "get_support_conversation" | "get_team" | "get_team_member" | "install_connector" | "invite_team_member" | "list_access_codes" | "list_alert_destinations" | "list_canned_replies" | "list_connectors" | "list_coupons" | "list_creator_tasks" | "list_groups" | "list_identities" | "list_pass_windows" | "list_payment_methods" | "list_plans" | "list_project_connectors" | "list_projects" | "list_resources" | "list_roles" | "list_subscribers" | "list_subscriptions" | "list_support_conversations" | "list_support_messages" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "ping" | "publish_plan" | "remove_team_member" | "replace_alert_destinations" | "unban_member" | "uninstall_connector" | "unlink_identity" | "update_canned_reply" | "update_coupon" | "update_group" | "update_pass_window" | "update_payment_method" | "update_plan" | "update_project" | "update_project_connector" | "update_resource" | "update_role" | "update_support_conversation" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
+export type OperationId = "archive_plan" | "ban_member" | "bulk_generate_access_codes" | "cancel_subscription" | "complete_creator_task" | "create_canned_reply" | "create_coupon" | "create_group" | "create_pass_window" | "create_plan" | "create_project" | "create_resource" | "create_role" | "create_team" | "create_token" | "delete_access_code" | "delete_canned_reply" | "delete_coupon" | "delete_group" | "delete_pass_window" | "delete_payment_method" | "delete_plan" | "delete_project" | "delete_resource" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_coupon" | "get_current_team" | "get_deep_link" | "get_group" | "get_member" | "get_pass_window" | "get_payment_method" | "get_plan" | "get_portal_url" | "get_project" | "get_project_analytics" | "get_project_connector" | "get_resource" | "get_role" | "get_subscription" | "get_support_conversation" | "get_team" | "get_team_analytics" | "get_team_member" | "get_token" | "install_connector" | "invite_team_member" | "list_access_codes" | "list_alert_destinations" | "list_canned_replies" | "list_connectors" | "list_coupons" | "list_creator_tasks" | "list_groups" | "list_identities" | "list_pass_windows" | "list_payment_methods" | "list_plans" | "list_project_connectors" | "list_projects" | "list_resources" | "list_roles" | "list_subscribers" | "list_subscriptions" | "list_support_conversations" | "list_support_messages" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "list_transactions" | "ping" | "publish_plan" | "remove_team_member" | "replace_alert_destinations" | "unban_member" | "uninstall_connector" | "unlink_identity" | "update_canned_reply" | "update_coupon" | "update_group" | "update_pass_window" | "update_payment_method" | "update_plan" | "update_project" | "update_project_connector" | "update_resource" | "update_role" | "update_support_conversation" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
 
 /** The operations of each area (spec/openapi/areas/<area>.yaml; handlers in src/modules/<area>/handlers.ts). */
@@ -10,6 +10,7 @@ export interface AreaOperations {
   "access-codes": "bulk_generate_access_codes" | "delete_access_code" | "list_access_codes";
   "account": "list_alert_destinations" | "list_identities" | "replace_alert_destinations" | "unlink_identity";
   "activity": "get_activity_log";
+  "analytics": "get_project_analytics" | "get_team_analytics";
   "connectors": "get_project_connector" | "install_connector" | "list_connectors" | "list_project_connectors" | "uninstall_connector" | "update_project_connector";
   "coupons": "create_coupon" | "delete_coupon" | "get_coupon" | "list_coupons" | "update_coupon";
   "creator-tasks": "complete_creator_task" | "list_creator_tasks";
@@ -26,7 +27,8 @@ export interface AreaOperations {
   "support": "create_canned_reply" | "delete_canned_reply" | "get_support_conversation" | "list_canned_replies" | "list_support_conversations" | "list_support_messages" | "update_canned_reply" | "update_support_conversation";
   "system": "ping";
   "teams": "create_team" | "delete_team" | "get_current_team" | "get_team" | "get_team_member" | "invite_team_member" | "list_team_invitations" | "list_team_members" | "list_teams" | "remove_team_member" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
-  "tokens": "create_token" | "delete_token" | "list_tokens";
+  "tokens": "create_token" | "delete_token" | "get_token" | "list_tokens";
+  "transactions": "list_transactions";
 }
 export type AreaName = keyof AreaOperations;
 
@@ -95,13 +97,16 @@ export const operationTable = {
   get_plan: {"id":"get_plan","method":"GET","path":"/v1/projects/{project}/plans/{plan}","routePath":"/v1/projects/:project/plans/:plan","summary":"Get a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
   get_portal_url: {"id":"get_portal_url","method":"GET","path":"/v1/projects/{project}/distribution/portal-url","routePath":"/v1/projects/:project/distribution/portal-url","summary":"Get the project's portal URL","tags":["Distribution"],"area":"distribution","ability":"distribution:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":[],"body":null,"pagination":null},
   get_project: {"id":"get_project","method":"GET","path":"/v1/projects/{project}","routePath":"/v1/projects/:project","summary":"Get a project","tags":["Projects"],"area":"projects","ability":"project:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":[],"body":null,"pagination":null},
+  get_project_analytics: {"id":"get_project_analytics","method":"GET","path":"/v1/projects/{project}/analytics","routePath":"/v1/projects/:project/analytics","summary":"Project dashboard numbers","tags":["Analytics"],"area":"analytics","ability":"dashboard:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["period","from","to"],"body":null,"pagination":null},
   get_project_connector: {"id":"get_project_connector","method":"GET","path":"/v1/projects/{project}/connectors/{key}","routePath":"/v1/projects/:project/connectors/:key","summary":"Get the project's installation of a connector","tags":["Connectors"],"area":"connectors","ability":"project-connector:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","key"],"queryParams":[],"body":null,"pagination":null},
   get_resource: {"id":"get_resource","method":"GET","path":"/v1/projects/{project}/resources/{resource}","routePath":"/v1/projects/:project/resources/:resource","summary":"Get a resource","tags":["Resources"],"area":"resources","ability":"project-resource:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","resource"],"queryParams":[],"body":null,"pagination":null},
   get_role: {"id":"get_role","method":"GET","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Get a role","tags":["Roles"],"area":"roles","ability":"role:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["role"],"queryParams":[],"body":null,"pagination":null},
   get_subscription: {"id":"get_subscription","method":"GET","path":"/v1/subscriptions/{subscription}","routePath":"/v1/subscriptions/:subscription","summary":"Get a subscription","tags":["Subscriptions"],"area":"subscriptions","ability":"project-subscription:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["subscription"],"queryParams":[],"body":null,"pagination":null},
   get_support_conversation: {"id":"get_support_conversation","method":"GET","path":"/v1/projects/{project}/support/conversations/{conversation}","routePath":"/v1/projects/:project/support/conversations/:conversation","summary":"Get a support conversation","tags":["Support"],"area":"support","ability":"support-conversation:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","conversation"],"queryParams":[],"body":null,"pagination":null},
   get_team: {"id":"get_team","method":"GET","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Get a team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
+  get_team_analytics: {"id":"get_team_analytics","method":"GET","path":"/v1/analytics","routePath":"/v1/analytics","summary":"Team dashboard numbers","tags":["Analytics"],"area":"analytics","ability":"dashboard:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["period","from","to"],"body":null,"pagination":null},
   get_team_member: {"id":"get_team_member","method":"GET","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Get a membership","tags":["Teams"],"area":"teams","ability":"team-member:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
+  get_token: {"id":"get_token","method":"GET","path":"/v1/tokens/{id}","routePath":"/v1/tokens/:id","summary":"Get a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
   install_connector: {"id":"install_connector","method":"POST","path":"/v1/projects/{project}/connectors/{key}","routePath":"/v1/projects/:project/connectors/:key","summary":"Install a connector on the project","tags":["Connectors"],"area":"connectors","ability":"project-connector:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project","key"],"queryParams":[],"body":"required","pagination":null},
   invite_team_member: {"id":"invite_team_member","method":"POST","path":"/v1/teams/{team}/members","routePath":"/v1/teams/:team/members","summary":"Invite someone to the team","tags":["Teams"],"area":"teams","ability":"team-member:invite","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["team"],"queryParams":[],"body":"required","pagination":null},
   list_access_codes: {"id":"list_access_codes","method":"GET","path":"/v1/projects/{project}/plans/{plan}/access-codes","routePath":"/v1/projects/:project/plans/:plan/access-codes","summary":"List a plan's access codes","tags":["Access codes"],"area":"access-codes","ability":"project-access-code:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":50,"maxPerPage":100,"sortBy":["created_at","expires_at","redeemed_at"],"defaultSortDirection":"desc"}},
@@ -127,6 +132,7 @@ export const operationTable = {
   list_team_members: {"id":"list_team_members","method":"GET","path":"/v1/teams/{team}/members","routePath":"/v1/teams/:team/members","summary":"List the team's roster","tags":["Teams"],"area":"teams","ability":"team-member:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   list_teams: {"id":"list_teams","method":"GET","path":"/v1/teams","routePath":"/v1/teams","summary":"List the creator's teams","tags":["Teams"],"area":"teams","ability":"team:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name"],"defaultSortDirection":"desc"}},
   list_tokens: {"id":"list_tokens","method":"GET","path":"/v1/tokens","routePath":"/v1/tokens","summary":"List personal access tokens","tags":["Tokens"],"area":"tokens","ability":"token:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","last_used_at","expires_at"],"defaultSortDirection":"desc"}},
+  list_transactions: {"id":"list_transactions","method":"GET","path":"/v1/projects/{project}/transactions","routePath":"/v1/projects/:project/transactions","summary":"List a project's transactions","tags":["Transactions"],"area":"transactions","ability":"project-subscription:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["status","kind","plan_id","currency","from","to","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","amount"],"defaultSortDirection":"desc"}},
   ping: {"id":"ping","method":"GET","path":"/v1/ping","routePath":"/v1/ping","summary":"Check that the API answers","tags":["System"],"area":"system","ability":null,"enforcement":null,"public":true,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   publish_plan: {"id":"publish_plan","method":"POST","path":"/v1/projects/{project}/plans/{plan}/publish","routePath":"/v1/projects/:project/plans/:plan/publish","summary":"Publish a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
   remove_team_member: {"id":"remove_team_member","method":"DELETE","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Remove a member","tags":["Teams"],"area":"teams","ability":"team-member:remove","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
@@ -384,6 +390,12 @@ export interface OperationIO {
     body: undefined;
     output: operations["get_project"]["responses"][200]["content"]["application/json"];
   };
+  get_project_analytics: {
+    path: operations["get_project_analytics"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["get_project_analytics"]["parameters"]["query"]>, "period">;
+    body: undefined;
+    output: operations["get_project_analytics"]["responses"][200]["content"]["application/json"];
+  };
   get_project_connector: {
     path: operations["get_project_connector"]["parameters"]["path"];
     query: Record<string, never>;
@@ -420,11 +432,23 @@ export interface OperationIO {
     body: undefined;
     output: operations["get_team"]["responses"][200]["content"]["application/json"];
   };
+  get_team_analytics: {
+    path: Record<string, never>;
+    query: WithDefaults<NonNullable<operations["get_team_analytics"]["parameters"]["query"]>, "period">;
+    body: undefined;
+    output: operations["get_team_analytics"]["responses"][200]["content"]["application/json"];
+  };
   get_team_member: {
     path: operations["get_team_member"]["parameters"]["path"];
     query: Record<string, never>;
     body: undefined;
     output: operations["get_team_member"]["responses"][200]["content"]["application/json"];
+  };
+  get_token: {
+    path: operations["get_token"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_token"]["responses"][200]["content"]["application/json"];
   };
   install_connector: {
     path: operations["install_connector"]["parameters"]["path"];
@@ -575,6 +599,12 @@ export interface OperationIO {
     query: WithDefaults<NonNullable<operations["list_tokens"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
     body: undefined;
     output: operations["list_tokens"]["responses"][200]["content"]["application/json"];
+  };
+  list_transactions: {
+    path: operations["list_transactions"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_transactions"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_transactions"]["responses"][200]["content"]["application/json"];
   };
   ping: {
     path: Record<string, never>;

@@ -47,6 +47,11 @@ export interface OperationContext {
   portalUrl: string;
   /** Public base URL of the REST API (where platforms deliver a bot's updates). */
   baseUrl: string;
+  /**
+   * Arguments only an MCP tool takes, outside the REST request (x-mcp-keyset: the cursor); null
+   * over REST. A keyset list answers the tool its own shape when this is not null.
+   */
+  toolArguments: Readonly<Record<string, string>> | null;
 }
 
 /** The domain view of an authenticated operation. */

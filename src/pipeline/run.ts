@@ -66,6 +66,8 @@ export interface OperationCall {
   body: () => unknown;
   /** What the transport found wrong before validation (reported with the validators' findings). */
   problems?: FieldErrors;
+  /** Arguments only an MCP tool takes (a keyset list's cursor); absent over REST. */
+  toolArguments?: Readonly<Record<string, string>>;
   actorKind: ActorKind;
   requestId: string;
   /**
@@ -117,6 +119,7 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
     appKey: deps.appKey,
     portalUrl: deps.portalUrl,
     baseUrl: deps.baseUrl,
+    toolArguments: call.toolArguments ?? null,
   };
   return {
     input,

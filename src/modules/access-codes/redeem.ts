@@ -1,8 +1,9 @@
 // Redeeming an access code: the connector bot's path (a bare UUID start payload) and the portal's.
 // The code is claimed with a conditional update, so of two redemptions at once exactly one wins
 // (the other waits for the row and finds it redeemed). Then the member is found or created, the
-// subscription created and one grant per plan resource opened; events subscription.created,
-// member.joined (the member's first subscription), access_code.redeemed, in that order. Everything
+// subscription created (with its transaction: nothing paid) and one grant per plan resource
+// opened; events subscription.created, member.joined (the member's first subscription),
+// access_code.redeemed, in that order. Everything
 // happens in the caller's transaction: a refusal after the claim (a banned member, a live
 // subscription) rolls the claim back and the code stays unredeemed.
 import { ApiError } from "../../errors.ts";
@@ -15,6 +16,7 @@ import { grantPlanResources, type Grant } from "../subscriptions/grants.ts";
 import { createSubscription, presentSubscription, type Subscription } from "../subscriptions/subscriptions.ts";
 import type { CreatorTask } from "../creator-tasks/tasks.ts";
 import { presentMember } from "../members/members.ts";
+import { recordRedemption } from "../transactions/transactions.ts";
 import { hashCode, recordCodeChange } from "./codes.ts";
 import { accessCodesTable, type AccessCodeRow } from "./tables.ts";
 
@@ -86,6 +88,7 @@ export async function redeemAccessCode(ctx: DomainContext, input: RedeemInput): 
   const redeemed = { ...code, redeemed_by_member_id: member.id, subscription_id: subscription.id };
   await accessCodesTable.rows(ctx).where({ id: code.id }).update({ redeemed_by_member_id: member.id, subscription_id: subscription.id });
   await recordCodeChange(ctx, redeemed, "redeemed", { member: memberSummary(member) });
+  await recordRedemption(ctx, { plan, memberId: member.id, subscriptionId: subscription.id, accessCodeId: code.id });
   const { grants, tasks } = await grantPlanResources(ctx, { subscription, member, plan });
   return { member: presentMember(member), subscription: presentSubscription(subscription), grants, tasks };
 }

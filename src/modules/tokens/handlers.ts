@@ -1,7 +1,7 @@
 import type { AreaHandlers } from "../../../generated/operations.ts";
 import { creatorContext, domainContext, type OperationContext } from "../../pipeline/context.ts";
 import { listEnvelope, pageWindow } from "../../pipeline/pagination.ts";
-import { deleteToken, listTokens, mintToken } from "./tokens.ts";
+import { deleteToken, getToken, listTokens, mintToken } from "./tokens.ts";
 
 export const handlers = {
   async list_tokens({ query }, ctx) {
@@ -24,5 +24,9 @@ export const handlers = {
 
   async delete_token({ path }, ctx) {
     await deleteToken(domainContext(ctx), path.id);
+  },
+
+  async get_token({ path }, ctx) {
+    return { data: await getToken(domainContext(ctx), path.id) };
   },
 } satisfies AreaHandlers<OperationContext, "tokens">;

@@ -153,6 +153,13 @@ export async function listTokens(ctx: DomainContext, window: PageWindow) {
   return { rows: rows.map(presentToken), total };
 }
 
+/** One token the list would show; any other id (another creator's or team's, revoked, outside the allow-list) is not found. */
+export async function getToken(ctx: DomainContext, id: string) {
+  const row = (await visibleTokens(ctx).where({ id }).first()) as TokenRow | undefined;
+  if (!row) throw notFound("token");
+  return presentToken(row);
+}
+
 export async function deleteToken(ctx: DomainContext, id: string): Promise<void> {
   const row = await visibleTokens(ctx).clone().where({ id }).forUpdate().first();
   if (!row) throw notFound("token");

@@ -12,12 +12,15 @@ export interface SplitArguments {
    * parameters that are missing or not strings (a URL segment is always a string).
    */
   problems: FieldErrors;
+  /** Arguments only the tool takes (they are strings; the handler reads them). */
+  toolOnly: Record<string, string>;
 }
 
 export function splitToolArguments(tool: ToolDefinition, args: Record<string, unknown>): SplitArguments {
   const map = tool.arguments;
   const raw: RawInput = { path: {}, query: {}, body: undefined };
   const problems = emptyFieldErrors();
+  const toolOnly = Object.create(null) as Record<string, string>;
   // Keys are the client's: `__proto__` must stay a key, never become a prototype.
   const bodyFields = Object.create(null) as Record<string, unknown>;
   let bodyGiven = false;
@@ -27,6 +30,9 @@ export function splitToolArguments(tool: ToolDefinition, args: Record<string, un
       else addFieldError(problems, key, "must be of type string");
     } else if (map.query.includes(key)) {
       raw.query[key] = value;
+    } else if (map.tool?.includes(key)) {
+      if (typeof value === "string") toolOnly[key] = value;
+      else addFieldError(problems, key, "must be of type string");
     } else if (map.body === "body" && key === "body") {
       raw.body = value;
     } else if (Array.isArray(map.body) && map.body.includes(key)) {
@@ -39,7 +45,7 @@ export function splitToolArguments(tool: ToolDefinition, args: Record<string, un
   for (const key of map.path) if (!Object.hasOwn(args, key)) addFieldError(problems, key, "is required");
   // A required object body is sent even when empty, so its required fields are named one by one.
   if (Array.isArray(map.body) && (bodyGiven || operationOfTool(tool).body === "required")) raw.body = bodyFields;
-  return { raw, problems };
+  return { raw, problems, toolOnly };
 }
 
 /** The REST address the call stands for (list envelopes link to REST pages). */

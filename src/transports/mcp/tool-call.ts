@@ -39,7 +39,7 @@ export async function invokeTool(
   const { principal, requestId } = caller;
   const op = operationOfTool(tool);
   const now = deps.now();
-  const { raw, problems } = splitToolArguments(tool, args);
+  const { raw, problems, toolOnly } = splitToolArguments(tool, args);
   const invocation = (outcome: string): ToolInvocation => ({ tool: tool.name, outcome, arguments: args, projectId: raw.path[PROJECT_PARAM] ?? null });
   try {
     const prepared = await prepareOperation(deps, {
@@ -49,6 +49,7 @@ export async function invokeTool(
       query: raw.query,
       body: () => raw.body,
       problems,
+      toolArguments: toolOnly,
       actorKind: "mcp",
       requestId,
       resourceUrl: () => restUrlOfCall(deps.baseUrl, op.path, raw),

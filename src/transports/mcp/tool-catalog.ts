@@ -10,6 +10,8 @@ export interface ToolArgumentMap {
   query: string[];
   /** Body fields spread into the arguments, "body" when the body is not an object, or null. */
   body: string[] | "body" | null;
+  /** Arguments only the tool takes, outside the REST request (a keyset list's cursor). */
+  tool?: string[];
 }
 
 type JsonObject = Record<string, unknown>;

@@ -5,29 +5,32 @@ import assert from "node:assert/strict";
 import { testDatabase } from "../../helpers/backends.ts";
 import { tokenFor } from "../../helpers/fixtures.ts";
 import { expectReached, expectRefused } from "../../tenancy/callers.ts";
-import type { AreaFixtures } from "../../tenancy/types.ts";
+import type { AreaFixtures, PathFixture } from "../../tenancy/types.ts";
 
 type TokenRow = { id: string; scopes: string[] };
 
-export const tenancyFixtures: AreaFixtures = {
-  delete_token: {
-    async create({ owner }, within) {
-      return { id: (await tokenFor(owner, ["team:view"], within ? [...within] : undefined)).id };
-    },
-    // Outside an allow-list: a token restricted to another project, a team-wide token, and one
-    // restricted to the allow-list plus another project.
-    async outside({ owner }, allowList) {
-      const other = owner.projectIds.filter((id) => !allowList.includes(id));
-      assert.ok(other.length > 0, "the owner has a project outside the allow-list");
-      const shapes = [other, undefined, [...allowList, ...other]];
-      return Promise.all(shapes.map(async (projects) => ({ id: (await tokenFor(owner, ["team:view"], projects)).id })));
-    },
-    async exists({ owner }, { id }) {
-      const { db } = await testDatabase();
-      const row = await db("personal_access_tokens").where({ id, user_id: owner.userId, team_id: owner.teamId }).whereNull("revoked_at").first("id");
-      return row !== undefined;
-    },
+const tokenFixture: PathFixture<"id"> = {
+  async create({ owner }, within) {
+    return { id: (await tokenFor(owner, ["team:view"], within ? [...within] : undefined)).id };
   },
+  // Outside an allow-list: a token restricted to another project, a team-wide token, and one
+  // restricted to the allow-list plus another project.
+  async outside({ owner }, allowList) {
+    const other = owner.projectIds.filter((id) => !allowList.includes(id));
+    assert.ok(other.length > 0, "the owner has a project outside the allow-list");
+    const shapes = [other, undefined, [...allowList, ...other]];
+    return Promise.all(shapes.map(async (projects) => ({ id: (await tokenFor(owner, ["team:view"], projects)).id })));
+  },
+  async exists({ owner }, { id }) {
+    const { db } = await testDatabase();
+    const row = await db("personal_access_tokens").where({ id, user_id: owner.userId, team_id: owner.teamId }).whereNull("revoked_at").first("id");
+    return row !== undefined;
+  },
+};
+
+export const tenancyFixtures: AreaFixtures = {
+  delete_token: tokenFixture,
+  get_token: tokenFixture,
 
   list_tokens: {
     async probe({ teamA, teamB, a, b, restricted }) {

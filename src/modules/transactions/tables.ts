@@ -1,0 +1,27 @@
+// The transactions area's tenant table.
+import { tenantTable } from "../../db/tenant.ts";
+
+export const transactionsTable = tenantTable("transactions", { team: "team_id", project: "project_id" });
+
+export type TransactionKind = "access_code_redemption" | "payment" | "refund";
+export type TransactionStatus = "pending" | "succeeded" | "failed" | "refunded";
+
+export interface TransactionRow {
+  id: string;
+  team_id: string;
+  project_id: string;
+  member_id: string;
+  subscription_id: string | null;
+  plan_id: string | null;
+  kind: TransactionKind;
+  status: TransactionStatus;
+  /** bigint columns: pg returns them as strings. */
+  amount_minor: string | number;
+  currency: string;
+  list_price_minor: string | number | null;
+  fee_minor: string | number;
+  provider: string;
+  payment_method_id: string | null;
+  provider_reference: string | null;
+  created_at: Date;
+}

@@ -1,0 +1,131 @@
+// A project's transactions: written by the server (an access-code redemption records one in the
+// transaction that starts its subscription), read through the list. REST pages by number; the
+// MCP tool pages by keyset (see transactions.yaml): the same query, another window.
+import { randomUUID } from "node:crypto";
+import type { Knex } from "knex";
+import { validationFailed } from "../../errors.ts";
+import type { DomainContext } from "../../db/tenant.ts";
+import { sortedPage, type PageWindow } from "../../db/pages.ts";
+import type { PlanRow } from "../plans/tables.ts";
+import { iso, requireProject } from "../resources/catalog-change.ts";
+import { transactionsTable, type TransactionKind, type TransactionRow, type TransactionStatus } from "./tables.ts";
+
+const money = (amount: string | number, currency: string) => ({ amount: Number(amount), currency });
+
+export function presentTransaction(row: TransactionRow) {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    member_id: row.member_id,
+    subscription_id: row.subscription_id,
+    plan_id: row.plan_id,
+    kind: row.kind,
+    status: row.status,
+    amount: money(row.amount_minor, row.currency),
+    list_price: row.list_price_minor === null ? null : money(row.list_price_minor, row.currency),
+    fee: money(row.fee_minor, row.currency),
+    provider: row.provider,
+    payment_method_id: row.payment_method_id,
+    provider_reference: row.provider_reference,
+    created_at: iso(row.created_at)!,
+  };
+}
+
+export type Transaction = ReturnType<typeof presentTransaction>;
+
+/** The transaction of an access-code redemption: nothing paid, the plan's price given away. */
+export async function recordRedemption(
+  ctx: DomainContext,
+  input: { plan: PlanRow; memberId: string; subscriptionId: string; accessCodeId: string },
+): Promise<void> {
+  await transactionsTable.insert(ctx, {
+    id: randomUUID(),
+    project_id: input.plan.project_id,
+    member_id: input.memberId,
+    subscription_id: input.subscriptionId,
+    plan_id: input.plan.id,
+    kind: "access_code_redemption",
+    status: "succeeded",
+    amount_minor: 0,
+    currency: input.plan.currency,
+    list_price_minor: input.plan.amount_minor,
+    fee_minor: 0,
+    provider: "access_code",
+    payment_method_id: null,
+    provider_reference: input.accessCodeId,
+    created_at: ctx.now,
+  });
+}
+
+export interface TransactionFilters {
+  status?: TransactionStatus;
+  kind?: TransactionKind;
+  plan_id?: string;
+  currency?: string;
+  from?: string;
+  to?: string;
+}
+
+/** The project's transactions matching the filters (from inclusive, to exclusive). */
+function matching(ctx: DomainContext, projectId: string, filters: TransactionFilters): Knex.QueryBuilder {
+  const q = transactionsTable.rows(ctx).where({ project_id: projectId });
+  for (const key of ["status", "kind", "plan_id", "currency"] as const) if (filters[key] !== undefined) q.where(key, filters[key]);
+  if (filters.from !== undefined) q.where("created_at", ">=", new Date(filters.from));
+  if (filters.to !== undefined) q.where("created_at", "<", new Date(filters.to));
+  return q;
+}
+
+const SORT: Record<string, string> = { created_at: "created_at", amount: "amount_minor" };
+
+export async function listTransactions(ctx: DomainContext, projectId: string, filters: TransactionFilters, window: PageWindow) {
+  await requireProject(ctx, projectId);
+  const { rows, total } = await sortedPage<TransactionRow>(matching(ctx, projectId, filters).select("*"), window, SORT);
+  return { rows: rows.map(presentTransaction), total };
+}
+
+/** A keyset position: the last row's created_at and id, base64url JSON (opaque to the caller). */
+function encodeCursor(row: TransactionRow): string {
+  return Buffer.from(JSON.stringify([iso(row.created_at), row.id])).toString("base64url");
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function decodeCursor(cursor: string): [Date, string] {
+  const refused = () => validationFailed({ cursor: ["is not a cursor this list gave; pass meta.next_cursor of the previous result"] });
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) throw refused();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    throw refused();
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== "string" || typeof parsed[1] !== "string") throw refused();
+  const at = new Date(parsed[0]);
+  if (Number.isNaN(at.getTime()) || at.toISOString() !== parsed[0] || !UUID.test(parsed[1])) throw refused();
+  return [at, parsed[1]];
+}
+
+/** One keyset page, newest first (created_at desc, id desc), starting after `cursor`. */
+export async function listTransactionsAfter(
+  ctx: DomainContext,
+  projectId: string,
+  filters: TransactionFilters,
+  page: { perPage: number; cursor: string | undefined },
+) {
+  await requireProject(ctx, projectId);
+  const after = page.cursor === undefined ? null : decodeCursor(page.cursor);
+  const q = matching(ctx, projectId, filters).select("*");
+  if (after) q.whereRaw("(created_at, id) < (?, ?)", after);
+  const rows = (await q
+    .orderBy([
+      { column: "created_at", order: "desc" },
+      { column: "id", order: "desc" },
+    ])
+    .limit(page.perPage + 1)) as TransactionRow[];
+  const more = rows.length > page.perPage;
+  const shown = rows.slice(0, page.perPage);
+  return {
+    data: shown.map(presentTransaction),
+    meta: { per_page: page.perPage, next_cursor: more ? encodeCursor(shown[shown.length - 1]!) : null },
+  };
+}

@@ -97,6 +97,14 @@ describe("recovery settings", () => {
     assert.deepEqual(await snapshot(), before);
   });
 
+  it("two creates for one installation at once: one 201, the other 422 naming connector", async () => {
+    const answers = await Promise.all([0, 1].map(() => suite.client.post(base(), { connector: "telegram" })));
+    assert.deepEqual(answers.map((a) => a.status).sort(), [201, 422], JSON.stringify(answers.map((a) => a.body)));
+    assert.deepEqual(Object.keys(answers.find((a) => a.status === 422)!.body.error.fields), ["connector"]);
+    const { db } = await testDatabase();
+    assert.equal((await db("recovery_settings").where({ installation_id: places.telegram })).length, 1);
+  });
+
   it("changes a setting (200): probes, mirror and identity_relink merge, resource_standby replaces the list, null removes the standby", async () => {
     const setting = await createSetting(suite.client, p1(), everything());
     const one = `${base()}/${setting.id}`;

@@ -15,6 +15,7 @@ import { handlers as passWindows } from "../src/modules/pass-windows/handlers.ts
 import { handlers as paymentMethods } from "../src/modules/payment-methods/handlers.ts";
 import { handlers as plans } from "../src/modules/plans/handlers.ts";
 import { handlers as projects } from "../src/modules/projects/handlers.ts";
+import { handlers as recovery } from "../src/modules/recovery/handlers.ts";
 import { handlers as resources } from "../src/modules/resources/handlers.ts";
 import { handlers as roles } from "../src/modules/roles/handlers.ts";
 import { handlers as subscriptions } from "../src/modules/subscriptions/handlers.ts";
@@ -40,6 +41,7 @@ export const handlers: Handlers<OperationContext> = {
   ...paymentMethods,
   ...plans,
   ...projects,
+  ...recovery,
   ...resources,
   ...roles,
   ...subscriptions,

@@ -768,6 +768,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/recovery-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's recovery settings
+         * @description The project's recovery settings (at most one per installed connector), newest first, 25 a page.
+         */
+        get: operations["list_recovery_settings"];
+        put?: never;
+        /**
+         * Create a recovery setting
+         * @description Creates the recovery setting of one connector installed on the project (one per installation). Only features the connector's manifest declares can be turned on; resources named are the project's on that installation. Emits recovery_setting.created.
+         */
+        post: operations["create_recovery_setting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/recovery-settings/{recovery_setting}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a recovery setting
+         * @description One recovery setting of the project.
+         */
+        get: operations["get_recovery_setting"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a recovery setting
+         * @description Deletes a recovery setting: the installation is no longer probed, mirrored or backed by standbys. Emits recovery_setting.deleted.
+         */
+        delete: operations["delete_recovery_setting"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a recovery setting
+         * @description Changes a recovery setting: probes, mirror and identity_relink merge key by key, resource_standby replaces the whole list, a null standby_installation_id removes the standby. What the change turns on is checked against the connector's manifest. Emits recovery_setting.updated.
+         */
+        patch: operations["update_recovery_setting"];
+        trace?: never;
+    };
     "/v1/projects/{project}/resources": {
         parameters: {
             query?: never;
@@ -2008,6 +2060,66 @@ export interface webhooks {
          * @description The project's name, description, links or handle changed; `data.changed_fields` names them and `data.previous` holds their former values (a changed handle: the one now retired).
          */
         post: operations["project_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recovery_setting.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A recovery setting was created
+         * @description A recovery setting was created for one of a project's installations.
+         */
+        post: operations["recovery_setting_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recovery_setting.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A recovery setting was deleted
+         * @description A recovery setting was deleted; data carries it as it was.
+         */
+        post: operations["recovery_setting_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recovery_setting.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A recovery setting was changed
+         * @description A recovery setting's features, standby installation, standby places or mirror changed; data carries it after the change.
+         */
+        post: operations["recovery_setting_updated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3580,6 +3692,95 @@ export interface components {
                 };
             };
         };
+        /** @description Members whose platform account was lost can link a new one to their membership. */
+        RecoveryIdentityRelink: {
+            enabled: boolean;
+        };
+        /** @description A live copy of every post of the source place in the target place (of a mirrorable kind). */
+        RecoveryMirror: {
+            enabled: boolean;
+            source_resource_id: components["schemas"]["RecoveryNullableId"];
+            target_resource_id: components["schemas"]["RecoveryNullableId"];
+        };
+        /** @description Enabling the mirror needs both resource ids (given now or kept from before). */
+        RecoveryMirrorInput: {
+            enabled?: boolean;
+            source_resource_id?: components["schemas"]["RecoveryNullableId"];
+            target_resource_id?: components["schemas"]["RecoveryNullableId"];
+        };
+        /**
+         * Format: uuid
+         * @description A resource or installation id, or null for none.
+         */
+        RecoveryNullableId: string | null;
+        /** @description Checks that the installation and its places still work, every interval_minutes. */
+        RecoveryProbes: {
+            enabled: boolean;
+            interval_minutes: number;
+        };
+        /** @description Turning probes on needs the connector to declare probes. interval_minutes defaults to 15. */
+        RecoveryProbesInput: {
+            enabled?: boolean;
+            interval_minutes?: number;
+        };
+        /** @description Standby places, in the order given; each resource is protected at most once. */
+        RecoveryResourceStandby: components["schemas"]["RecoveryStandbyPair"][];
+        RecoverySetting: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            installation_id: components["schemas"]["Uuid"];
+            connector: components["schemas"]["ConnectorKey"];
+            probes: components["schemas"]["RecoveryProbes"];
+            standby_installation_id: components["schemas"]["RecoveryNullableId"];
+            resource_standby: components["schemas"]["RecoveryResourceStandby"];
+            mirror: components["schemas"]["RecoveryMirror"];
+            identity_relink: components["schemas"]["RecoveryIdentityRelink"];
+            status: components["schemas"]["RecoveryStatus"];
+            /** Format: date-time */
+            last_probe_at: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        RecoverySettingCreate: {
+            /** @description The key of a connector the project runs. */
+            connector: string;
+            probes?: components["schemas"]["RecoveryProbesInput"];
+            standby_installation_id?: components["schemas"]["RecoveryNullableId"];
+            resource_standby?: components["schemas"]["RecoveryResourceStandby"];
+            mirror?: components["schemas"]["RecoveryMirrorInput"];
+            identity_relink?: components["schemas"]["RecoveryIdentityRelink"];
+        };
+        RecoverySettingEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                recovery_setting: components["schemas"]["RecoverySetting"];
+            };
+        };
+        RecoverySettingPage: {
+            data: components["schemas"]["RecoverySetting"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        RecoverySettingResponse: {
+            data: components["schemas"]["RecoverySetting"];
+        };
+        RecoverySettingUpdate: {
+            probes?: components["schemas"]["RecoveryProbesInput"];
+            standby_installation_id?: components["schemas"]["RecoveryNullableId"];
+            resource_standby?: components["schemas"]["RecoveryResourceStandby"];
+            mirror?: components["schemas"]["RecoveryMirrorInput"];
+            identity_relink?: components["schemas"]["RecoveryIdentityRelink"];
+        };
+        /** @description A place of the installation and the place of the same kind that stands in for it. */
+        RecoveryStandbyPair: {
+            resource_id: components["schemas"]["Uuid"];
+            standby_resource_id: components["schemas"]["Uuid"];
+        };
+        /**
+         * @description The last probe's verdict: healthy (the installation and its places work), degraded (some places fail), lost (the installation no longer works); null until a probe has run.
+         * @enum {string|null}
+         */
+        RecoveryStatus: "healthy" | "degraded" | "lost" | null;
         Resource: {
             id: components["schemas"]["Uuid"];
             project_id: components["schemas"]["Uuid"];
@@ -7149,6 +7350,255 @@ export interface operations {
                 };
             };
             400: components["responses"]["PlanNotSellable"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_recovery_settings: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, updated_at, connector. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recovery settings. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverySettingPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_recovery_setting: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "connector": "telegram",
+                 *       "probes": {
+                 *         "enabled": true,
+                 *         "interval_minutes": 15
+                 *       },
+                 *       "standby_installation_id": "4e6a8c0b-2d4f-4b6d-8f0a-3c5e7a9b1d4e",
+                 *       "resource_standby": [
+                 *         {
+                 *           "resource_id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                 *           "standby_resource_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c"
+                 *         }
+                 *       ],
+                 *       "mirror": {
+                 *         "enabled": true,
+                 *         "source_resource_id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                 *         "target_resource_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c"
+                 *       },
+                 *       "identity_relink": {
+                 *         "enabled": true
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverySettingCreate"];
+            };
+        };
+        responses: {
+            /** @description The recovery setting. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverySettingResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_recovery_setting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The recovery setting's id. */
+                recovery_setting: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovery setting. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverySettingResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_recovery_setting: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The recovery setting's id. */
+                recovery_setting: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_recovery_setting: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The recovery setting's id. */
+                recovery_setting: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "probes": {
+                 *         "interval_minutes": 30
+                 *       },
+                 *       "mirror": {
+                 *         "enabled": false
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverySettingUpdate"];
+            };
+        };
+        responses: {
+            /** @description The recovery setting after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverySettingResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
             401: components["responses"]["AuthenticationRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -10756,6 +11206,177 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["ProjectUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    recovery_setting_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0F",
+                 *       "type": "recovery_setting.created",
+                 *       "created_at": "2026-11-24T10:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "recovery_setting": {
+                 *           "id": "2f9c1e7a-5b3d-4c8e-9a1f-6d2b4e8c0a13",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "installation_id": "9b1d3f5a-7c2e-4a6b-8d0f-1e3a5c7b9d2f",
+                 *           "connector": "telegram",
+                 *           "probes": {
+                 *             "enabled": true,
+                 *             "interval_minutes": 15
+                 *           },
+                 *           "standby_installation_id": null,
+                 *           "resource_standby": [],
+                 *           "mirror": {
+                 *             "enabled": false,
+                 *             "source_resource_id": null,
+                 *             "target_resource_id": null
+                 *           },
+                 *           "identity_relink": {
+                 *             "enabled": true
+                 *           },
+                 *           "status": null,
+                 *           "last_probe_at": null,
+                 *           "created_at": "2026-11-24T10:00:00.000Z",
+                 *           "updated_at": "2026-11-24T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverySettingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    recovery_setting_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0F",
+                 *       "type": "recovery_setting.created",
+                 *       "created_at": "2026-11-24T10:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "recovery_setting": {
+                 *           "id": "2f9c1e7a-5b3d-4c8e-9a1f-6d2b4e8c0a13",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "installation_id": "9b1d3f5a-7c2e-4a6b-8d0f-1e3a5c7b9d2f",
+                 *           "connector": "telegram",
+                 *           "probes": {
+                 *             "enabled": true,
+                 *             "interval_minutes": 15
+                 *           },
+                 *           "standby_installation_id": null,
+                 *           "resource_standby": [],
+                 *           "mirror": {
+                 *             "enabled": false,
+                 *             "source_resource_id": null,
+                 *             "target_resource_id": null
+                 *           },
+                 *           "identity_relink": {
+                 *             "enabled": true
+                 *           },
+                 *           "status": null,
+                 *           "last_probe_at": null,
+                 *           "created_at": "2026-11-24T10:00:00.000Z",
+                 *           "updated_at": "2026-11-24T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverySettingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    recovery_setting_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0F",
+                 *       "type": "recovery_setting.created",
+                 *       "created_at": "2026-11-24T10:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "recovery_setting": {
+                 *           "id": "2f9c1e7a-5b3d-4c8e-9a1f-6d2b4e8c0a13",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "installation_id": "9b1d3f5a-7c2e-4a6b-8d0f-1e3a5c7b9d2f",
+                 *           "connector": "telegram",
+                 *           "probes": {
+                 *             "enabled": true,
+                 *             "interval_minutes": 15
+                 *           },
+                 *           "standby_installation_id": null,
+                 *           "resource_standby": [],
+                 *           "mirror": {
+                 *             "enabled": false,
+                 *             "source_resource_id": null,
+                 *             "target_resource_id": null
+                 *           },
+                 *           "identity_relink": {
+                 *             "enabled": true
+                 *           },
+                 *           "status": null,
+                 *           "last_probe_at": null,
+                 *           "created_at": "2026-11-24T10:00:00.000Z",
+                 *           "updated_at": "2026-11-24T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverySettingEvent"];
             };
         };
         responses: {

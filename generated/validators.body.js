@@ -2283,17 +2283,567 @@ return errors === 0;
 }
 validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_resource__body = validate101;
-const schema45 = {"$id":"create_resource__body","$ref":"urn:subbridge:schema:ResourceCreate"};
-const schema46 = {"type":"object","required":["kind","title"],"additionalProperties":false,"properties":{"connector":{"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"An installed connector's key; optional when exactly one installed connector offers the kind."},"kind":{"$ref":"urn:subbridge:schema:ResourceKindName"},"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean","default":false},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:ResourceCreate"};
+export const create_recovery_setting__body = validate101;
+const schema45 = {"$id":"create_recovery_setting__body","$ref":"urn:subbridge:schema:RecoverySettingCreate"};
+const schema46 = {"type":"object","required":["connector"],"additionalProperties":false,"properties":{"connector":{"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"The key of a connector the project runs."},"probes":{"$ref":"urn:subbridge:schema:RecoveryProbesInput"},"standby_installation_id":{"$ref":"urn:subbridge:schema:RecoveryNullableId"},"resource_standby":{"$ref":"urn:subbridge:schema:RecoveryResourceStandby"},"mirror":{"$ref":"urn:subbridge:schema:RecoveryMirrorInput"},"identity_relink":{"$ref":"urn:subbridge:schema:RecoveryIdentityRelink"}},"$id":"urn:subbridge:schema:RecoverySettingCreate"};
 const pattern11 = new RegExp("^[a-z][a-z0-9_-]*$", "u");
-const schema47 = {"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"A kind of the connector's manifest (resource_kinds[].kind).","$id":"urn:subbridge:schema:ResourceKindName"};
+const schema47 = {"type":"object","minProperties":1,"additionalProperties":false,"description":"Turning probes on needs the connector to declare probes. interval_minutes defaults to 15.","properties":{"enabled":{"type":"boolean"},"interval_minutes":{"type":"integer","minimum":5,"maximum":1440}},"$id":"urn:subbridge:schema:RecoveryProbesInput"};
 
 function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:ResourceKindName" */;
+/*# sourceURL="urn:subbridge:schema:RecoveryProbesInput" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate103.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "enabled") || (key0 === "interval_minutes"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err2 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.interval_minutes !== undefined){
+let data1 = data.interval_minutes;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err3 = {instancePath:instancePath+"/interval_minutes",schemaPath:"#/properties/interval_minutes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 1440 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/interval_minutes",schemaPath:"#/properties/interval_minutes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1440},message:"must be <= 1440"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data1 < 5 || isNaN(data1)){
+const err5 = {instancePath:instancePath+"/interval_minutes",schemaPath:"#/properties/interval_minutes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 5},message:"must be >= 5"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate103.errors = vErrors;
+return errors === 0;
+}
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema48 = {"type":["string","null"],"format":"uuid","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$","description":"A resource or installation id, or null for none.","$id":"urn:subbridge:schema:RecoveryNullableId"};
+
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:RecoveryNullableId" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate105.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if((typeof data !== "string") && (data !== null)){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema48.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(typeof data === "string"){
+if(!pattern7.test(data)){
+const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!(formats2.test(data))){
+const err2 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+validate105.errors = vErrors;
+return errors === 0;
+}
+validate105.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema49 = {"type":"array","maxItems":50,"description":"Standby places, in the order given; each resource is protected at most once.","items":{"$ref":"urn:subbridge:schema:RecoveryStandbyPair"},"$id":"urn:subbridge:schema:RecoveryResourceStandby"};
+const schema50 = {"type":"object","required":["resource_id","standby_resource_id"],"additionalProperties":false,"description":"A place of the installation and the place of the same kind that stands in for it.","properties":{"resource_id":{"$ref":"urn:subbridge:schema:Uuid"},"standby_resource_id":{"$ref":"urn:subbridge:schema:Uuid"}},"$id":"urn:subbridge:schema:RecoveryStandbyPair"};
+
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:RecoveryStandbyPair" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate108.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.resource_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "resource_id"},message:"must have required property '"+"resource_id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.standby_resource_id === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "standby_resource_id"},message:"must have required property '"+"standby_resource_id"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "resource_id") || (key0 === "standby_resource_id"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.resource_id !== undefined){
+if(!(validate68(data.resource_id, {instancePath:instancePath+"/resource_id",parentData:data,parentDataProperty:"resource_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+}
+if(data.standby_resource_id !== undefined){
+if(!(validate68(data.standby_resource_id, {instancePath:instancePath+"/standby_resource_id",parentData:data,parentDataProperty:"standby_resource_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate108.errors = vErrors;
+return errors === 0;
+}
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:RecoveryResourceStandby" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate107.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(Array.isArray(data)){
+if(data.length > 50){
+const err0 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate108(data[i0], {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate107.errors = vErrors;
+return errors === 0;
+}
+validate107.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema51 = {"type":"object","minProperties":1,"additionalProperties":false,"description":"Enabling the mirror needs both resource ids (given now or kept from before).","properties":{"enabled":{"type":"boolean"},"source_resource_id":{"$ref":"urn:subbridge:schema:RecoveryNullableId"},"target_resource_id":{"$ref":"urn:subbridge:schema:RecoveryNullableId"}},"$id":"urn:subbridge:schema:RecoveryMirrorInput"};
+
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:RecoveryMirrorInput" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate113.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "enabled") || (key0 === "source_resource_id")) || (key0 === "target_resource_id"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err2 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.source_resource_id !== undefined){
+if(!(validate105(data.source_resource_id, {instancePath:instancePath+"/source_resource_id",parentData:data,parentDataProperty:"source_resource_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data.target_resource_id !== undefined){
+if(!(validate105(data.target_resource_id, {instancePath:instancePath+"/target_resource_id",parentData:data,parentDataProperty:"target_resource_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate113.errors = vErrors;
+return errors === 0;
+}
+validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema52 = {"type":"object","required":["enabled"],"additionalProperties":false,"description":"Members whose platform account was lost can link a new one to their membership.","properties":{"enabled":{"type":"boolean"}},"$id":"urn:subbridge:schema:RecoveryIdentityRelink"};
+
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:RecoveryIdentityRelink" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate117.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.enabled === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "enabled"},message:"must have required property '"+"enabled"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "enabled")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err2 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate117.errors = vErrors;
+return errors === 0;
+}
+validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:RecoverySettingCreate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate102.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.connector === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "connector"},message:"must have required property '"+"connector"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "connector") || (key0 === "probes")) || (key0 === "standby_installation_id")) || (key0 === "resource_standby")) || (key0 === "mirror")) || (key0 === "identity_relink"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.connector !== undefined){
+let data0 = data.connector;
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern11.test(data0)){
+const err3 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.probes !== undefined){
+if(!(validate103(data.probes, {instancePath:instancePath+"/probes",parentData:data,parentDataProperty:"probes",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
+}
+}
+if(data.standby_installation_id !== undefined){
+if(!(validate105(data.standby_installation_id, {instancePath:instancePath+"/standby_installation_id",parentData:data,parentDataProperty:"standby_installation_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data.resource_standby !== undefined){
+if(!(validate107(data.resource_standby, {instancePath:instancePath+"/resource_standby",parentData:data,parentDataProperty:"resource_standby",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+errors = vErrors.length;
+}
+}
+if(data.mirror !== undefined){
+if(!(validate113(data.mirror, {instancePath:instancePath+"/mirror",parentData:data,parentDataProperty:"mirror",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+errors = vErrors.length;
+}
+}
+if(data.identity_relink !== undefined){
+if(!(validate117(data.identity_relink, {instancePath:instancePath+"/identity_relink",parentData:data,parentDataProperty:"identity_relink",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate102.errors = vErrors;
+return errors === 0;
+}
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="create_recovery_setting__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate101.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate102(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+errors = vErrors.length;
+}
+validate101.errors = vErrors;
+return errors === 0;
+}
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const create_resource__body = validate120;
+const schema53 = {"$id":"create_resource__body","$ref":"urn:subbridge:schema:ResourceCreate"};
+const schema54 = {"type":"object","required":["kind","title"],"additionalProperties":false,"properties":{"connector":{"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"An installed connector's key; optional when exactly one installed connector offers the kind."},"kind":{"$ref":"urn:subbridge:schema:ResourceKindName"},"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean","default":false},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:ResourceCreate"};
+const schema55 = {"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"A kind of the connector's manifest (resource_kinds[].kind).","$id":"urn:subbridge:schema:ResourceKindName"};
+
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:ResourceKindName" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate122.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2332,17 +2882,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate103.errors = vErrors;
+validate122.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate122.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ResourceCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate121.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2424,8 +2974,8 @@ errors++;
 }
 }
 if(data.kind !== undefined){
-if(!(validate103(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+if(!(validate122(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
 errors = vErrors.length;
 }
 }
@@ -2467,7 +3017,7 @@ errors++;
 if(data.description !== undefined){
 let data3 = data.description;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema46.properties.description.type},message:"must be string,null"};
+const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema54.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2492,7 +3042,7 @@ errors++;
 if(data.platform_ref !== undefined){
 let data4 = data.platform_ref;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err11 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema46.properties.platform_ref.type},message:"must be string,null"};
+const err11 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema54.properties.platform_ref.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2555,42 +3105,42 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate102.errors = vErrors;
+validate121.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_resource__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate102(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+if(!(validate121(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
 errors = vErrors.length;
 }
-validate101.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_role__body = validate106;
-const schema48 = {"$id":"create_role__body","$ref":"urn:subbridge:schema:RoleCreate"};
-const schema49 = {"type":"object","required":["code","name","abilities"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:RoleCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleCreate"};
-const schema50 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A role's code, unique within its team (admin and member are built in).","examples":["admin"],"$id":"urn:subbridge:schema:RoleCode"};
+export const create_role__body = validate125;
+const schema56 = {"$id":"create_role__body","$ref":"urn:subbridge:schema:RoleCreate"};
+const schema57 = {"type":"object","required":["code","name","abilities"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:RoleCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleCreate"};
+const schema58 = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A role's code, unique within its team (admin and member are built in).","examples":["admin"],"$id":"urn:subbridge:schema:RoleCode"};
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate108.evaluated;
+const evaluated0 = validate127.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2619,17 +3169,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate108.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate127.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate126.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2680,8 +3230,8 @@ errors++;
 }
 }
 if(data.code !== undefined){
-if(!(validate108(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+if(!(validate127(data.code, {instancePath:instancePath+"/code",parentData:data,parentDataProperty:"code",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 }
@@ -2798,41 +3348,41 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate107.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate125.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate107(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+if(!(validate126(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
 errors = vErrors.length;
 }
-validate106.errors = vErrors;
+validate125.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_team__body = validate112;
-const schema51 = {"$id":"create_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
-const schema52 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"The team's name, shown to its members."}},"$id":"urn:subbridge:schema:TeamWrite"};
+export const create_team__body = validate131;
+const schema59 = {"$id":"create_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
+const schema60 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"The team's name, shown to its members."}},"$id":"urn:subbridge:schema:TeamWrite"};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamWrite" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate132.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2908,42 +3458,42 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate113.errors = vErrors;
+validate132.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_team__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate112.evaluated;
+const evaluated0 = validate131.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate132(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
 errors = vErrors.length;
 }
-validate112.errors = vErrors;
+validate131.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_token__body = validate115;
-const schema53 = {"$id":"create_token__body","$ref":"urn:subbridge:schema:TokenCreate"};
-const schema54 = {"type":"object","required":["name","abilities"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"What the token is for, shown on the tokens page."},"abilities":{"type":"array","minItems":1,"uniqueItems":true,"maxItems":200,"description":"Abilities to grant; each must be held by the calling token. Only mintable abilities are accepted: token:create and the retired webhook-endpoint:manage are refused.","items":{"$ref":"urn:subbridge:schema:MintableAbility","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"minItems":1,"maxItems":100,"description":"Restricts the token to these projects of the team (its scope:project entries). Omit it for a token that sees every project of the team (or, from a restricted token, to pass the calling token's own allow-list on); an empty list is refused, since a token restricted to no project could not be told apart from an unrestricted one.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"expires_at":{"type":"string","format":"date-time","description":"Optional expiry in the future; omitted = the token does not expire."}},"$id":"urn:subbridge:schema:TokenCreate"};
-const schema55 = {"type":"string","description":"An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:MintableAbility"};
+export const create_token__body = validate134;
+const schema61 = {"$id":"create_token__body","$ref":"urn:subbridge:schema:TokenCreate"};
+const schema62 = {"type":"object","required":["name","abilities"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"What the token is for, shown on the tokens page."},"abilities":{"type":"array","minItems":1,"uniqueItems":true,"maxItems":200,"description":"Abilities to grant; each must be held by the calling token. Only mintable abilities are accepted: token:create and the retired webhook-endpoint:manage are refused.","items":{"$ref":"urn:subbridge:schema:MintableAbility","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"minItems":1,"maxItems":100,"description":"Restricts the token to these projects of the team (its scope:project entries). Omit it for a token that sees every project of the team (or, from a restricted token, to pass the calling token's own allow-list on); an empty list is refused, since a token restricted to no project could not be told apart from an unrestricted one.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"expires_at":{"type":"string","format":"date-time","description":"Optional expiry in the future; omitted = the token does not expire."}},"$id":"urn:subbridge:schema:TokenCreate"};
+const schema63 = {"type":"string","description":"An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:MintableAbility"};
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:MintableAbility" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate136.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2961,7 +3511,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "account:read") || (data === "account:write")) || (data === "activity:read")) || (data === "billing:manage")) || (data === "billing:read")) || (data === "broadcast:send")) || (data === "dashboard:read")) || (data === "distribution:read")) || (data === "group:create")) || (data === "group:delete")) || (data === "group:update")) || (data === "group:view")) || (data === "group:view-any")) || (data === "pass-window:create")) || (data === "pass-window:delete")) || (data === "pass-window:update")) || (data === "pass-window:view")) || (data === "pass-window:view-any")) || (data === "payment:refund")) || (data === "payment:view")) || (data === "payment:view-any")) || (data === "project-access-code:create")) || (data === "project-access-code:delete")) || (data === "project-access-code:update")) || (data === "project-access-code:view")) || (data === "project-access-code:view-any")) || (data === "project-connector:create")) || (data === "project-connector:delete")) || (data === "project-connector:update")) || (data === "project-connector:view")) || (data === "project-connector:view-any")) || (data === "project-coupon:create")) || (data === "project-coupon:delete")) || (data === "project-coupon:update")) || (data === "project-coupon:view")) || (data === "project-coupon:view-any")) || (data === "project-payment-method:create")) || (data === "project-payment-method:delete")) || (data === "project-payment-method:update")) || (data === "project-payment-method:view")) || (data === "project-payment-method:view-any")) || (data === "project-recovery:create")) || (data === "project-recovery:delete")) || (data === "project-recovery:update")) || (data === "project-recovery:view")) || (data === "project-recovery:view-any")) || (data === "project-resource:create")) || (data === "project-resource:delete")) || (data === "project-resource:update")) || (data === "project-resource:view")) || (data === "project-resource:view-any")) || (data === "project-subscription-plan:create")) || (data === "project-subscription-plan:delete")) || (data === "project-subscription-plan:update")) || (data === "project-subscription-plan:view")) || (data === "project-subscription-plan:view-any")) || (data === "project-subscription:create")) || (data === "project-subscription:delete")) || (data === "project-subscription:update")) || (data === "project-subscription:view")) || (data === "project-subscription:view-any")) || (data === "project-user:create")) || (data === "project-user:delete")) || (data === "project-user:update")) || (data === "project-user:view")) || (data === "project-user:view-any")) || (data === "project:create")) || (data === "project:delete")) || (data === "project:update")) || (data === "project:view")) || (data === "project:view-any")) || (data === "role:create")) || (data === "role:delete")) || (data === "role:update")) || (data === "role:view")) || (data === "role:view-any")) || (data === "support-canned-reply:create")) || (data === "support-canned-reply:delete")) || (data === "support-canned-reply:update")) || (data === "support-canned-reply:view-any")) || (data === "support-conversation:create")) || (data === "support-conversation:delete")) || (data === "support-conversation:update")) || (data === "support-conversation:view")) || (data === "support-conversation:view-any")) || (data === "team-member:invite")) || (data === "team-member:remove")) || (data === "team-member:update-role")) || (data === "team-member:view")) || (data === "team-member:view-any")) || (data === "team:create")) || (data === "team:delete")) || (data === "team:update")) || (data === "team:view")) || (data === "team:view-any")) || (data === "token:delete")) || (data === "token:view")) || (data === "token:view-any")) || (data === "webhook-delivery:retry")) || (data === "webhook-delivery:view-any")) || (data === "webhook-endpoint:create")) || (data === "webhook-endpoint:delete")) || (data === "webhook-endpoint:update")) || (data === "webhook-endpoint:view")) || (data === "webhook-endpoint:view-any"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema55.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema63.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2970,17 +3520,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate117.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
-validate117.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate136.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TokenCreate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate116.evaluated;
+const evaluated0 = validate135.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3091,8 +3641,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(validate117(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+if(!(validate136(data2, {instancePath:instancePath+"/abilities/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
 errors = vErrors.length;
 }
 }
@@ -3245,42 +3795,42 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate116.errors = vErrors;
+validate135.errors = vErrors;
 return errors === 0;
 }
-validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="create_token__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate115.evaluated;
+const evaluated0 = validate134.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate116(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate116.errors : vErrors.concat(validate116.errors);
+if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
 errors = vErrors.length;
 }
-validate115.errors = vErrors;
+validate134.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const install_connector__body = validate121;
-const schema56 = {"$id":"install_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallRequest"};
-const schema57 = {"type":"object","description":"The install fields, the OAuth result (oauth connectors) and the settings.","additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"oauth":{"$ref":"urn:subbridge:schema:ConnectorOAuthResult"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallRequest"};
-const schema58 = {"type":"object","description":"Values of the manifest's install fields that take a value (text, secret, select, toggle, link), by field name. Secret values are sealed and never returned.","maxProperties":20,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"}]},"$id":"urn:subbridge:schema:ConnectorFieldValues"};
+export const install_connector__body = validate140;
+const schema64 = {"$id":"install_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallRequest"};
+const schema65 = {"type":"object","description":"The install fields, the OAuth result (oauth connectors) and the settings.","additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"oauth":{"$ref":"urn:subbridge:schema:ConnectorOAuthResult"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallRequest"};
+const schema66 = {"type":"object","description":"Values of the manifest's install fields that take a value (text, secret, select, toggle, link), by field name. Secret values are sealed and never returned.","maxProperties":20,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"}]},"$id":"urn:subbridge:schema:ConnectorFieldValues"};
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorFieldValues" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate142.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3412,18 +3962,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema59 = {"type":"object","description":"What the platform's OAuth consent screen returned to the dashboard (connectors whose install mode is oauth).","required":["code","redirect_uri"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":512,"description":"The authorization code."},"redirect_uri":{"type":"string","format":"uri","maxLength":2048,"description":"The redirect URI the consent screen was opened with."}},"$id":"urn:subbridge:schema:ConnectorOAuthResult"};
+const schema67 = {"type":"object","description":"What the platform's OAuth consent screen returned to the dashboard (connectors whose install mode is oauth).","required":["code","redirect_uri"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":512,"description":"The authorization code."},"redirect_uri":{"type":"string","format":"uri","maxLength":2048,"description":"The redirect URI the consent screen was opened with."}},"$id":"urn:subbridge:schema:ConnectorOAuthResult"};
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorOAuthResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate125.evaluated;
+const evaluated0 = validate144.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3544,18 +4094,18 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate125.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
-validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema60 = {"type":"object","description":"Values of the manifest's settings_fields, by field name, each checked by the field's rules; null clears a nullable setting.","maxProperties":50,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"},{"type":"null"}]},"$id":"urn:subbridge:schema:ConnectorSettingsValues"};
+const schema68 = {"type":"object","description":"Values of the manifest's settings_fields, by field name, each checked by the field's rules; null clears a nullable setting.","maxProperties":50,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"},{"type":"null"}]},"$id":"urn:subbridge:schema:ConnectorSettingsValues"};
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorSettingsValues" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate127.evaluated;
+const evaluated0 = validate146.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3709,17 +4259,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate127.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorInstallRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate122.evaluated;
+const evaluated0 = validate141.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3740,20 +4290,20 @@ errors++;
 }
 }
 if(data.fields !== undefined){
-if(!(validate123(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+if(!(validate142(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
 errors = vErrors.length;
 }
 }
 if(data.oauth !== undefined){
-if(!(validate125(data.oauth, {instancePath:instancePath+"/oauth",parentData:data,parentDataProperty:"oauth",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate125.errors : vErrors.concat(validate125.errors);
+if(!(validate144(data.oauth, {instancePath:instancePath+"/oauth",parentData:data,parentDataProperty:"oauth",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
 errors = vErrors.length;
 }
 }
 if(data.settings !== undefined){
-if(!(validate127(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
+if(!(validate146(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
 errors = vErrors.length;
 }
 }
@@ -3768,42 +4318,42 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate122.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
-validate122.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="install_connector__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate122(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate122.errors : vErrors.concat(validate122.errors);
+if(!(validate141(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
 errors = vErrors.length;
 }
-validate121.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const invite_team_member__body = validate130;
-const schema61 = {"$id":"invite_team_member__body","$ref":"urn:subbridge:schema:TeamInvite"};
-const schema62 = {"type":"object","required":["email","role"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":255,"description":"The address the invitation is sent to; the invitee accepts signed in with it."},"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamInvite"};
-const formats16 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+export const invite_team_member__body = validate149;
+const schema69 = {"$id":"invite_team_member__body","$ref":"urn:subbridge:schema:TeamInvite"};
+const schema70 = {"type":"object","required":["email","role"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":255,"description":"The address the invitation is sent to; the invitee accepts signed in with it."},"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamInvite"};
+const formats18 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamInvite" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate131.evaluated;
+const evaluated0 = validate150.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3856,7 +4406,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!(formats16.test(data0))){
+if(!(formats18.test(data0))){
 const err4 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -3879,8 +4429,8 @@ errors++;
 }
 }
 if(data.role !== undefined){
-if(!(validate108(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+if(!(validate127(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 }
@@ -3895,42 +4445,42 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate131.errors = vErrors;
+validate150.errors = vErrors;
 return errors === 0;
 }
-validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate150.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="invite_team_member__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate130.evaluated;
+const evaluated0 = validate149.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate131(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+if(!(validate150(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
 errors = vErrors.length;
 }
-validate130.errors = vErrors;
+validate149.errors = vErrors;
 return errors === 0;
 }
-validate130.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const replace_alert_destinations__body = validate134;
-const schema63 = {"$id":"replace_alert_destinations__body","$ref":"urn:subbridge:schema:AlertDestinationsReplace"};
-const schema64 = {"type":"object","required":["destinations"],"additionalProperties":false,"properties":{"destinations":{"type":"array","maxItems":20,"items":{"type":"object","required":["kind","target"],"additionalProperties":false,"properties":{"kind":{"type":"string","enum":["connector_identity","email"],"description":"connector_identity or email; push_device is reserved for creator apps and refused."},"target":{"type":"string","minLength":1,"maxLength":320},"classes":{"type":["array","null"],"uniqueItems":true,"maxItems":7,"items":{"$ref":"urn:subbridge:schema:AlertClass","type":"string"}},"is_primary":{"type":"boolean","description":"Ignored (derived from the linked identities)."}}}}},"$id":"urn:subbridge:schema:AlertDestinationsReplace"};
-const schema65 = {"type":"string","enum":["sales","support","recovery","billing","security","passes","onboarding"],"description":"recovery, billing and security are critical; they always also reach the creator's email.","$id":"urn:subbridge:schema:AlertClass"};
+export const replace_alert_destinations__body = validate153;
+const schema71 = {"$id":"replace_alert_destinations__body","$ref":"urn:subbridge:schema:AlertDestinationsReplace"};
+const schema72 = {"type":"object","required":["destinations"],"additionalProperties":false,"properties":{"destinations":{"type":"array","maxItems":20,"items":{"type":"object","required":["kind","target"],"additionalProperties":false,"properties":{"kind":{"type":"string","enum":["connector_identity","email"],"description":"connector_identity or email; push_device is reserved for creator apps and refused."},"target":{"type":"string","minLength":1,"maxLength":320},"classes":{"type":["array","null"],"uniqueItems":true,"maxItems":7,"items":{"$ref":"urn:subbridge:schema:AlertClass","type":"string"}},"is_primary":{"type":"boolean","description":"Ignored (derived from the linked identities)."}}}}},"$id":"urn:subbridge:schema:AlertDestinationsReplace"};
+const schema73 = {"type":"string","enum":["sales","support","recovery","billing","security","passes","onboarding"],"description":"recovery, billing and security are critical; they always also reach the creator's email.","$id":"urn:subbridge:schema:AlertClass"};
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AlertClass" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate136.evaluated;
+const evaluated0 = validate155.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3948,7 +4498,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((data === "sales") || (data === "support")) || (data === "recovery")) || (data === "billing")) || (data === "security")) || (data === "passes")) || (data === "onboarding"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema65.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3957,17 +4507,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate136.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
-validate136.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate155.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AlertDestinationsReplace" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate135.evaluated;
+const evaluated0 = validate154.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4059,7 +4609,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((data2 === "connector_identity") || (data2 === "email"))){
-const err7 = {instancePath:instancePath+"/destinations/" + i0+"/kind",schemaPath:"#/properties/destinations/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema64.properties.destinations.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/destinations/" + i0+"/kind",schemaPath:"#/properties/destinations/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema72.properties.destinations.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4107,7 +4657,7 @@ errors++;
 if(data1.classes !== undefined){
 let data4 = data1.classes;
 if((!(Array.isArray(data4))) && (data4 !== null)){
-const err11 = {instancePath:instancePath+"/destinations/" + i0+"/classes",schemaPath:"#/properties/destinations/items/properties/classes/type",keyword:"type",params:{type: schema64.properties.destinations.items.properties.classes.type},message:"must be array,null"};
+const err11 = {instancePath:instancePath+"/destinations/" + i0+"/classes",schemaPath:"#/properties/destinations/items/properties/classes/type",keyword:"type",params:{type: schema72.properties.destinations.items.properties.classes.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4140,8 +4690,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(validate136(data5, {instancePath:instancePath+"/destinations/" + i0+"/classes/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
+if(!(validate155(data5, {instancePath:instancePath+"/destinations/" + i0+"/classes/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
 errors = vErrors.length;
 }
 }
@@ -4218,41 +4768,41 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate135.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="replace_alert_destinations__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate134.evaluated;
+const evaluated0 = validate153.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate135(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate135.errors : vErrors.concat(validate135.errors);
+if(!(validate154(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
 errors = vErrors.length;
 }
-validate134.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
-validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_canned_reply__body = validate139;
-const schema66 = {"$id":"update_canned_reply__body","$ref":"urn:subbridge:schema:CannedReplyUpdate"};
-const schema67 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"body":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S"}},"$id":"urn:subbridge:schema:CannedReplyUpdate"};
+export const update_canned_reply__body = validate158;
+const schema74 = {"$id":"update_canned_reply__body","$ref":"urn:subbridge:schema:CannedReplyUpdate"};
+const schema75 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"body":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S"}},"$id":"urn:subbridge:schema:CannedReplyUpdate"};
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CannedReplyUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate140.evaluated;
+const evaluated0 = validate159.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4383,41 +4933,41 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate140.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
-validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_canned_reply__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate139.evaluated;
+const evaluated0 = validate158.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate140(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate140.errors : vErrors.concat(validate140.errors);
+if(!(validate159(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
 errors = vErrors.length;
 }
-validate139.errors = vErrors;
+validate158.errors = vErrors;
 return errors === 0;
 }
-validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_coupon__body = validate142;
-const schema68 = {"$id":"update_coupon__body","$ref":"urn:subbridge:schema:CouponUpdate"};
-const schema69 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":["string","null"],"maxLength":255},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:CouponUpdate"};
+export const update_coupon__body = validate161;
+const schema76 = {"$id":"update_coupon__body","$ref":"urn:subbridge:schema:CouponUpdate"};
+const schema77 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":["string","null"],"maxLength":255},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:CouponUpdate"};
 
-function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CouponUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate143.evaluated;
+const evaluated0 = validate162.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4450,7 +5000,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if((typeof data0 !== "string") && (data0 !== null)){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema69.properties.name.type},message:"must be string,null"};
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema77.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4481,7 +5031,7 @@ errors = vErrors.length;
 if(data.max_redemptions !== undefined){
 let data2 = data.max_redemptions;
 if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
-const err4 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema69.properties.max_redemptions.type},message:"must be integer,null"};
+const err4 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema77.properties.max_redemptions.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4516,7 +5066,7 @@ errors++;
 if(data.expires_at !== undefined){
 let data3 = data.expires_at;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err7 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema69.properties.expires_at.type},message:"must be string,null"};
+const err7 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema77.properties.expires_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4571,41 +5121,41 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate143.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
-validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_coupon__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate142.evaluated;
+const evaluated0 = validate161.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate143(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
+if(!(validate162(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
 errors = vErrors.length;
 }
-validate142.errors = vErrors;
+validate161.errors = vErrors;
 return errors === 0;
 }
-validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_group__body = validate146;
-const schema70 = {"$id":"update_group__body","$ref":"urn:subbridge:schema:GroupUpdate"};
-const schema71 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
+export const update_group__body = validate165;
+const schema78 = {"$id":"update_group__body","$ref":"urn:subbridge:schema:GroupUpdate"};
+const schema79 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
 
-function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:GroupUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate147.evaluated;
+const evaluated0 = validate166.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4882,41 +5432,41 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate147.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
-validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_group__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate146.evaluated;
+const evaluated0 = validate165.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate147(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate147.errors : vErrors.concat(validate147.errors);
+if(!(validate166(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
 errors = vErrors.length;
 }
-validate146.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
-validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate165.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_pass_window__body = validate152;
-const schema72 = {"$id":"update_pass_window__body","$ref":"urn:subbridge:schema:PassWindowUpdate"};
-const schema73 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowUpdate"};
+export const update_pass_window__body = validate171;
+const schema80 = {"$id":"update_pass_window__body","$ref":"urn:subbridge:schema:PassWindowUpdate"};
+const schema81 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowUpdate"};
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PassWindowUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate153.evaluated;
+const evaluated0 = validate172.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5054,7 +5604,7 @@ errors++;
 if(data.capacity !== undefined){
 let data3 = data.capacity;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-const err11 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema73.properties.capacity.type},message:"must be integer,null"};
+const err11 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema81.properties.capacity.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5097,42 +5647,42 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate153.errors = vErrors;
+validate172.errors = vErrors;
 return errors === 0;
 }
-validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate172.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_pass_window__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate152.evaluated;
+const evaluated0 = validate171.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate153(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate153.errors : vErrors.concat(validate153.errors);
+if(!(validate172(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate172.errors : vErrors.concat(validate172.errors);
 errors = vErrors.length;
 }
-validate152.errors = vErrors;
+validate171.errors = vErrors;
 return errors === 0;
 }
-validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate171.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_payment_method__body = validate155;
-const schema74 = {"$id":"update_payment_method__body","$ref":"urn:subbridge:schema:PaymentMethodUpdate"};
-const schema75 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"mode":{"type":"string","enum":["live","test"]},"enabled":{"type":"boolean"},"currencies":{"$ref":"urn:subbridge:schema:PaymentMethodCurrencies"},"billing_cycles":{"$ref":"urn:subbridge:schema:PaymentMethodCycles"}},"$id":"urn:subbridge:schema:PaymentMethodUpdate"};
-const schema76 = {"type":"array","maxItems":50,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:CurrencyCode","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCurrencies"};
+export const update_payment_method__body = validate174;
+const schema82 = {"$id":"update_payment_method__body","$ref":"urn:subbridge:schema:PaymentMethodUpdate"};
+const schema83 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"mode":{"type":"string","enum":["live","test"]},"enabled":{"type":"boolean"},"currencies":{"$ref":"urn:subbridge:schema:PaymentMethodCurrencies"},"billing_cycles":{"$ref":"urn:subbridge:schema:PaymentMethodCycles"}},"$id":"urn:subbridge:schema:PaymentMethodUpdate"};
+const schema84 = {"type":"array","maxItems":50,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:CurrencyCode","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCurrencies"};
 
-function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PaymentMethodCurrencies" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate157.evaluated;
+const evaluated0 = validate176.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5203,18 +5753,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate157.errors = vErrors;
+validate176.errors = vErrors;
 return errors === 0;
 }
-validate157.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate176.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema77 = {"type":"array","maxItems":5,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:BillingCycle","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCycles"};
+const schema85 = {"type":"array","maxItems":5,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:BillingCycle","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCycles"};
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PaymentMethodCycles" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate160.evaluated;
+const evaluated0 = validate179.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5285,17 +5835,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate160.errors = vErrors;
+validate179.errors = vErrors;
 return errors === 0;
 }
-validate160.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate179.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PaymentMethodUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate156.evaluated;
+const evaluated0 = validate175.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5373,7 +5923,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data1 === "live") || (data1 === "test"))){
-const err6 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema75.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema83.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5396,14 +5946,14 @@ errors++;
 }
 }
 if(data.currencies !== undefined){
-if(!(validate157(data.currencies, {instancePath:instancePath+"/currencies",parentData:data,parentDataProperty:"currencies",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate157.errors : vErrors.concat(validate157.errors);
+if(!(validate176(data.currencies, {instancePath:instancePath+"/currencies",parentData:data,parentDataProperty:"currencies",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate176.errors : vErrors.concat(validate176.errors);
 errors = vErrors.length;
 }
 }
 if(data.billing_cycles !== undefined){
-if(!(validate160(data.billing_cycles, {instancePath:instancePath+"/billing_cycles",parentData:data,parentDataProperty:"billing_cycles",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate160.errors : vErrors.concat(validate160.errors);
+if(!(validate179(data.billing_cycles, {instancePath:instancePath+"/billing_cycles",parentData:data,parentDataProperty:"billing_cycles",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
 errors = vErrors.length;
 }
 }
@@ -5418,41 +5968,41 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate156.errors = vErrors;
+validate175.errors = vErrors;
 return errors === 0;
 }
-validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate175.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_payment_method__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate155.evaluated;
+const evaluated0 = validate174.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate156(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
+if(!(validate175(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate175.errors : vErrors.concat(validate175.errors);
 errors = vErrors.length;
 }
-validate155.errors = vErrors;
+validate174.errors = vErrors;
 return errors === 0;
 }
-validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate174.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_plan__body = validate164;
-const schema78 = {"$id":"update_plan__body","$ref":"urn:subbridge:schema:PlanUpdate"};
-const schema79 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99},"trial_days":{"type":"integer","minimum":0,"maximum":365},"access_codes_only":{"type":"boolean"},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanUpdate"};
+export const update_plan__body = validate183;
+const schema86 = {"$id":"update_plan__body","$ref":"urn:subbridge:schema:PlanUpdate"};
+const schema87 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99},"trial_days":{"type":"integer","minimum":0,"maximum":365},"access_codes_only":{"type":"boolean"},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanUpdate"};
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PlanUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate184.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5520,7 +6070,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema79.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema87.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5653,42 +6203,42 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate165.errors = vErrors;
+validate184.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate184.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_plan__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate183.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate165(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+if(!(validate184(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate184.errors : vErrors.concat(validate184.errors);
 errors = vErrors.length;
 }
-validate164.errors = vErrors;
+validate183.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate183.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project__body = validate170;
-const schema80 = {"$id":"update_project__body","$ref":"urn:subbridge:schema:ProjectUpdate"};
-const schema81 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A different handle (Growth tier); the current one stays reserved for this project."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"status":{"$ref":"urn:subbridge:schema:ProjectStatus"}},"$id":"urn:subbridge:schema:ProjectUpdate"};
-const schema82 = {"type":"string","enum":["active","archived"],"description":"active, or archived (kept with its data and handle, closed to new purchases).","$id":"urn:subbridge:schema:ProjectStatus"};
+export const update_project__body = validate189;
+const schema88 = {"$id":"update_project__body","$ref":"urn:subbridge:schema:ProjectUpdate"};
+const schema89 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A different handle (Growth tier); the current one stays reserved for this project."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"status":{"$ref":"urn:subbridge:schema:ProjectStatus"}},"$id":"urn:subbridge:schema:ProjectUpdate"};
+const schema90 = {"type":"string","enum":["active","archived"],"description":"active, or archived (kept with its data and handle, closed to new purchases).","$id":"urn:subbridge:schema:ProjectStatus"};
 
-function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate194(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate175.evaluated;
+const evaluated0 = validate194.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5706,7 +6256,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((data === "active") || (data === "archived"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema82.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema90.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5715,17 +6265,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate175.errors = vErrors;
+validate194.errors = vErrors;
 return errors === 0;
 }
-validate175.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate194.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate171.evaluated;
+const evaluated0 = validate190.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5793,7 +6343,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema81.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema89.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5834,8 +6384,8 @@ errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-if(!(validate175(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate175.errors : vErrors.concat(validate175.errors);
+if(!(validate194(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate194.errors : vErrors.concat(validate194.errors);
 errors = vErrors.length;
 }
 }
@@ -5850,41 +6400,41 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate171.errors = vErrors;
+validate190.errors = vErrors;
 return errors === 0;
 }
-validate171.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate190.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate170.evaluated;
+const evaluated0 = validate189.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate171(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate171.errors : vErrors.concat(validate171.errors);
+if(!(validate190(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-validate170.errors = vErrors;
+validate189.errors = vErrors;
 return errors === 0;
 }
-validate170.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate189.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project_connector__body = validate178;
-const schema83 = {"$id":"update_project_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallationUpdate"};
-const schema84 = {"type":"object","description":"Settings to merge, and optionally new install fields (verified with the platform).","minProperties":1,"additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallationUpdate"};
+export const update_project_connector__body = validate197;
+const schema91 = {"$id":"update_project_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallationUpdate"};
+const schema92 = {"type":"object","description":"Settings to merge, and optionally new install fields (verified with the platform).","minProperties":1,"additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallationUpdate"};
 
-function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorInstallationUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate179.evaluated;
+const evaluated0 = validate198.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5915,14 +6465,14 @@ errors++;
 }
 }
 if(data.fields !== undefined){
-if(!(validate123(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate123.errors : vErrors.concat(validate123.errors);
+if(!(validate142(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
 errors = vErrors.length;
 }
 }
 if(data.settings !== undefined){
-if(!(validate127(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
+if(!(validate146(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
 errors = vErrors.length;
 }
 }
@@ -5937,41 +6487,146 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate179.errors = vErrors;
+validate198.errors = vErrors;
 return errors === 0;
 }
-validate179.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate198.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project_connector__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate178.evaluated;
+const evaluated0 = validate197.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate179(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
+if(!(validate198(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate198.errors : vErrors.concat(validate198.errors);
 errors = vErrors.length;
 }
-validate178.errors = vErrors;
+validate197.errors = vErrors;
 return errors === 0;
 }
-validate178.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate197.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_resource__body = validate183;
-const schema85 = {"$id":"update_resource__body","$ref":"urn:subbridge:schema:ResourceUpdate"};
-const schema86 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean"},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:ResourceUpdate"};
+export const update_recovery_setting__body = validate202;
+const schema93 = {"$id":"update_recovery_setting__body","$ref":"urn:subbridge:schema:RecoverySettingUpdate"};
+const schema94 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"probes":{"$ref":"urn:subbridge:schema:RecoveryProbesInput"},"standby_installation_id":{"$ref":"urn:subbridge:schema:RecoveryNullableId"},"resource_standby":{"$ref":"urn:subbridge:schema:RecoveryResourceStandby"},"mirror":{"$ref":"urn:subbridge:schema:RecoveryMirrorInput"},"identity_relink":{"$ref":"urn:subbridge:schema:RecoveryIdentityRelink"}},"$id":"urn:subbridge:schema:RecoverySettingUpdate"};
 
-function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:RecoverySettingUpdate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate203.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "probes") || (key0 === "standby_installation_id")) || (key0 === "resource_standby")) || (key0 === "mirror")) || (key0 === "identity_relink"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.probes !== undefined){
+if(!(validate103(data.probes, {instancePath:instancePath+"/probes",parentData:data,parentDataProperty:"probes",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
+}
+}
+if(data.standby_installation_id !== undefined){
+if(!(validate105(data.standby_installation_id, {instancePath:instancePath+"/standby_installation_id",parentData:data,parentDataProperty:"standby_installation_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate105.errors : vErrors.concat(validate105.errors);
+errors = vErrors.length;
+}
+}
+if(data.resource_standby !== undefined){
+if(!(validate107(data.resource_standby, {instancePath:instancePath+"/resource_standby",parentData:data,parentDataProperty:"resource_standby",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate107.errors : vErrors.concat(validate107.errors);
+errors = vErrors.length;
+}
+}
+if(data.mirror !== undefined){
+if(!(validate113(data.mirror, {instancePath:instancePath+"/mirror",parentData:data,parentDataProperty:"mirror",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+errors = vErrors.length;
+}
+}
+if(data.identity_relink !== undefined){
+if(!(validate117(data.identity_relink, {instancePath:instancePath+"/identity_relink",parentData:data,parentDataProperty:"identity_relink",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate203.errors = vErrors;
+return errors === 0;
+}
+validate203.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate202(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="update_recovery_setting__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate202.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate203(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate203.errors : vErrors.concat(validate203.errors);
+errors = vErrors.length;
+}
+validate202.errors = vErrors;
+return errors === 0;
+}
+validate202.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const update_resource__body = validate210;
+const schema95 = {"$id":"update_resource__body","$ref":"urn:subbridge:schema:ResourceUpdate"};
+const schema96 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean"},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:ResourceUpdate"};
+
+function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ResourceUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate184.evaluated;
+const evaluated0 = validate211.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6039,7 +6694,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema86.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema96.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6064,7 +6719,7 @@ errors++;
 if(data.platform_ref !== undefined){
 let data2 = data.platform_ref;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err7 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema86.properties.platform_ref.type},message:"must be string,null"};
+const err7 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema96.properties.platform_ref.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -6131,41 +6786,41 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate184.errors = vErrors;
+validate211.errors = vErrors;
 return errors === 0;
 }
-validate184.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate211.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate210(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_resource__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate183.evaluated;
+const evaluated0 = validate210.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate184(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate184.errors : vErrors.concat(validate184.errors);
+if(!(validate211(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);
 errors = vErrors.length;
 }
-validate183.errors = vErrors;
+validate210.errors = vErrors;
 return errors === 0;
 }
-validate183.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate210.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_role__body = validate186;
-const schema87 = {"$id":"update_role__body","$ref":"urn:subbridge:schema:RoleUpdate"};
-const schema88 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
+export const update_role__body = validate213;
+const schema97 = {"$id":"update_role__body","$ref":"urn:subbridge:schema:RoleUpdate"};
+const schema98 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
 
-function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate214(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate187.evaluated;
+const evaluated0 = validate214.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6308,42 +6963,42 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate187.errors = vErrors;
+validate214.errors = vErrors;
 return errors === 0;
 }
-validate187.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate214.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate213(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate186.evaluated;
+const evaluated0 = validate213.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate187(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate187.errors : vErrors.concat(validate187.errors);
+if(!(validate214(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate214.errors : vErrors.concat(validate214.errors);
 errors = vErrors.length;
 }
-validate186.errors = vErrors;
+validate213.errors = vErrors;
 return errors === 0;
 }
-validate186.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate213.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_support_conversation__body = validate190;
-const schema89 = {"$id":"update_support_conversation__body","$ref":"urn:subbridge:schema:SupportConversationUpdate"};
-const schema90 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"assignee_id":{"type":["string","null"],"format":"uuid","maxLength":36,"description":"A user id of the team's roster (owner or member); null unassigns."},"status":{"$ref":"urn:subbridge:schema:SupportConversationStatus"}},"$id":"urn:subbridge:schema:SupportConversationUpdate"};
-const schema91 = {"type":"string","enum":["open","closed"],"description":"open: waiting for the team or the member; closed: done (the member's next message opens a new conversation).","$id":"urn:subbridge:schema:SupportConversationStatus"};
+export const update_support_conversation__body = validate217;
+const schema99 = {"$id":"update_support_conversation__body","$ref":"urn:subbridge:schema:SupportConversationUpdate"};
+const schema100 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"assignee_id":{"type":["string","null"],"format":"uuid","maxLength":36,"description":"A user id of the team's roster (owner or member); null unassigns."},"status":{"$ref":"urn:subbridge:schema:SupportConversationStatus"}},"$id":"urn:subbridge:schema:SupportConversationUpdate"};
+const schema101 = {"type":"string","enum":["open","closed"],"description":"open: waiting for the team or the member; closed: done (the member's next message opens a new conversation).","$id":"urn:subbridge:schema:SupportConversationStatus"};
 
-function validate192(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:SupportConversationStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate192.evaluated;
+const evaluated0 = validate219.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6361,7 +7016,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((data === "open") || (data === "closed"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema91.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema101.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6370,17 +7025,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate192.errors = vErrors;
+validate219.errors = vErrors;
 return errors === 0;
 }
-validate192.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate219.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:SupportConversationUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate191.evaluated;
+const evaluated0 = validate218.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6413,7 +7068,7 @@ errors++;
 if(data.assignee_id !== undefined){
 let data0 = data.assignee_id;
 if((typeof data0 !== "string") && (data0 !== null)){
-const err2 = {instancePath:instancePath+"/assignee_id",schemaPath:"#/properties/assignee_id/type",keyword:"type",params:{type: schema90.properties.assignee_id.type},message:"must be string,null"};
+const err2 = {instancePath:instancePath+"/assignee_id",schemaPath:"#/properties/assignee_id/type",keyword:"type",params:{type: schema100.properties.assignee_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6446,8 +7101,8 @@ errors++;
 }
 }
 if(data.status !== undefined){
-if(!(validate192(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
+if(!(validate219(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate219.errors : vErrors.concat(validate219.errors);
 errors = vErrors.length;
 }
 }
@@ -6462,64 +7117,64 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate191.errors = vErrors;
+validate218.errors = vErrors;
 return errors === 0;
 }
-validate191.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate218.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_support_conversation__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate190.evaluated;
+const evaluated0 = validate217.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate191(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate218(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate218.errors : vErrors.concat(validate218.errors);
 errors = vErrors.length;
 }
-validate190.errors = vErrors;
+validate217.errors = vErrors;
 return errors === 0;
 }
-validate190.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate217.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team__body = validate195;
-const schema92 = {"$id":"update_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
+export const update_team__body = validate222;
+const schema102 = {"$id":"update_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
 
-function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate222(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate195.evaluated;
+const evaluated0 = validate222.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate113(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate132(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
 errors = vErrors.length;
 }
-validate195.errors = vErrors;
+validate222.errors = vErrors;
 return errors === 0;
 }
-validate195.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate222.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team_member_role__body = validate197;
-const schema93 = {"$id":"update_team_member_role__body","$ref":"urn:subbridge:schema:TeamRoleChange"};
-const schema94 = {"type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamRoleChange"};
+export const update_team_member_role__body = validate224;
+const schema103 = {"$id":"update_team_member_role__body","$ref":"urn:subbridge:schema:TeamRoleChange"};
+const schema104 = {"type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamRoleChange"};
 
-function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamRoleChange" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate198.evaluated;
+const evaluated0 = validate225.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6550,8 +7205,8 @@ errors++;
 }
 }
 if(data.role !== undefined){
-if(!(validate108(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+if(!(validate127(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
 errors = vErrors.length;
 }
 }
@@ -6566,28 +7221,28 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate198.errors = vErrors;
+validate225.errors = vErrors;
 return errors === 0;
 }
-validate198.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate225.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate224(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team_member_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate197.evaluated;
+const evaluated0 = validate224.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate198(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate198.errors : vErrors.concat(validate198.errors);
+if(!(validate225(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate225.errors : vErrors.concat(validate225.errors);
 errors = vErrors.length;
 }
-validate197.errors = vErrors;
+validate224.errors = vErrors;
 return errors === 0;
 }
-validate197.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate224.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

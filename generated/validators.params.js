@@ -689,11 +689,11 @@ return errors === 0;
 }
 validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const create_resource__path = validate76;
-const schema29 = {"$id":"create_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const create_recovery_setting__path = validate76;
+const schema29 = {"$id":"create_recovery_setting__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="create_resource__path" */;
+/*# sourceURL="create_recovery_setting__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate76.evaluated;
@@ -748,14 +748,73 @@ return errors === 0;
 }
 validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const delete_access_code__path = validate78;
-const schema30 = {"$id":"delete_access_code__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"access_code":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","access_code"],"additionalProperties":false};
+export const create_resource__path = validate78;
+const schema30 = {"$id":"create_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="delete_access_code__path" */;
+/*# sourceURL="create_resource__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate78.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate78.errors = vErrors;
+return errors === 0;
+}
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const delete_access_code__path = validate80;
+const schema31 = {"$id":"delete_access_code__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"access_code":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","access_code"],"additionalProperties":false};
+
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="delete_access_code__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -834,19 +893,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const delete_canned_reply__path = validate82;
-const schema31 = {"$id":"delete_canned_reply__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"reply":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","reply"],"additionalProperties":false};
+export const delete_canned_reply__path = validate84;
+const schema32 = {"$id":"delete_canned_reply__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"reply":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","reply"],"additionalProperties":false};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="delete_canned_reply__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -909,19 +968,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const delete_coupon__path = validate85;
-const schema32 = {"$id":"delete_coupon__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"coupon":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","coupon"],"additionalProperties":false};
+export const delete_coupon__path = validate87;
+const schema33 = {"$id":"delete_coupon__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"coupon":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","coupon"],"additionalProperties":false};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="delete_coupon__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -984,19 +1043,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const delete_group__path = validate88;
-const schema33 = {"$id":"delete_group__path","type":"object","properties":{"group":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["group"],"additionalProperties":false};
+export const delete_group__path = validate90;
+const schema34 = {"$id":"delete_group__path","type":"object","properties":{"group":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["group"],"additionalProperties":false};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="delete_group__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1043,19 +1102,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate88.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const delete_pass_window__path = validate90;
-const schema34 = {"$id":"delete_pass_window__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"pass_window":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","pass_window"],"additionalProperties":false};
+export const delete_pass_window__path = validate92;
+const schema35 = {"$id":"delete_pass_window__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"pass_window":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","pass_window"],"additionalProperties":false};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="delete_pass_window__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1134,19 +1193,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const delete_payment_method__path = validate94;
-const schema35 = {"$id":"delete_payment_method__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"payment_method":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","payment_method"],"additionalProperties":false};
+export const delete_payment_method__path = validate96;
+const schema36 = {"$id":"delete_payment_method__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"payment_method":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","payment_method"],"additionalProperties":false};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="delete_payment_method__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1209,19 +1268,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate94.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const delete_plan__path = validate97;
-const schema36 = {"$id":"delete_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const delete_plan__path = validate99;
+const schema37 = {"$id":"delete_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="delete_plan__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1284,19 +1343,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate97.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const delete_project__path = validate100;
-const schema37 = {"$id":"delete_project__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const delete_project__path = validate102;
+const schema38 = {"$id":"delete_project__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="delete_project__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1343,19 +1402,94 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate100.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const delete_resource__path = validate102;
-const schema38 = {"$id":"delete_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"resource":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","resource"],"additionalProperties":false};
+export const delete_recovery_setting__path = validate104;
+const schema39 = {"$id":"delete_recovery_setting__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"recovery_setting":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","recovery_setting"],"additionalProperties":false};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="delete_recovery_setting__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate104.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.recovery_setting === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "recovery_setting"},message:"must have required property '"+"recovery_setting"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "project") || (key0 === "recovery_setting"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+if(data.recovery_setting !== undefined){
+if(!(validate53(data.recovery_setting, {instancePath:instancePath+"/recovery_setting",parentData:data,parentDataProperty:"recovery_setting",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate104.errors = vErrors;
+return errors === 0;
+}
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const delete_resource__path = validate107;
+const schema40 = {"$id":"delete_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"resource":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","resource"],"additionalProperties":false};
+
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="delete_resource__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1418,19 +1552,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate102.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const delete_role__path = validate105;
-const schema39 = {"$id":"delete_role__path","type":"object","properties":{"role":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["role"],"additionalProperties":false};
+export const delete_role__path = validate110;
+const schema41 = {"$id":"delete_role__path","type":"object","properties":{"role":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["role"],"additionalProperties":false};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="delete_role__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1477,19 +1611,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate105.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const delete_team__path = validate107;
-const schema40 = {"$id":"delete_team__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
+export const delete_team__path = validate112;
+const schema42 = {"$id":"delete_team__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="delete_team__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1536,21 +1670,21 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate107.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const delete_token__path = validate109;
-const schema41 = {"$id":"delete_token__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:TokenId"}},"required":["id"],"additionalProperties":false};
-const schema42 = {"type":"string","pattern":"^[1-9][0-9]{0,17}$","description":"Personal access token id, a positive integer serialised as a string.","examples":["42"],"$id":"urn:subbridge:schema:TokenId"};
+export const delete_token__path = validate114;
+const schema43 = {"$id":"delete_token__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:TokenId"}},"required":["id"],"additionalProperties":false};
+const schema44 = {"type":"string","pattern":"^[1-9][0-9]{0,17}$","description":"Personal access token id, a positive integer serialised as a string.","examples":["42"],"$id":"urn:subbridge:schema:TokenId"};
 const pattern4 = new RegExp("^[1-9][0-9]{0,17}$", "u");
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TokenId" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1604,17 +1738,17 @@ vErrors.push(err1);
 errors++;
 }
 }
-validate110.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="delete_token__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1645,8 +1779,8 @@ errors++;
 }
 }
 if(data.id !== undefined){
-if(!(validate110(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate115(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 }
@@ -1661,20 +1795,20 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate109.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_activity_log__query = validate112;
-const schema43 = {"$id":"get_activity_log__query","type":"object","properties":{"subject_type":{"$ref":"urn:subbridge:schema:ActivitySubjectTypeQuery"},"subject_id":{"$ref":"urn:subbridge:schema:Uuid"},"limit":{"type":"integer","minimum":1,"maximum":200,"default":50}},"required":["subject_type","subject_id"],"additionalProperties":true};
-const schema44 = {"type":"string","description":"The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project, and `support-conversation` and `support-canned-reply` (additive) for the Support area.","enum":["project","subscription","project-subscription","member","project-user","plan","project-subscription-plan","access-code","coupon","project-resource","team","support-conversation","support-canned-reply"],"$id":"urn:subbridge:schema:ActivitySubjectTypeQuery"};
+export const get_activity_log__query = validate117;
+const schema45 = {"$id":"get_activity_log__query","type":"object","properties":{"subject_type":{"$ref":"urn:subbridge:schema:ActivitySubjectTypeQuery"},"subject_id":{"$ref":"urn:subbridge:schema:Uuid"},"limit":{"type":"integer","minimum":1,"maximum":200,"default":50}},"required":["subject_type","subject_id"],"additionalProperties":true};
+const schema46 = {"type":"string","description":"The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project, and `support-conversation` and `support-canned-reply` (additive) for the Support area.","enum":["project","subscription","project-subscription","member","project-user","plan","project-subscription-plan","access-code","coupon","project-resource","team","support-conversation","support-canned-reply"],"$id":"urn:subbridge:schema:ActivitySubjectTypeQuery"};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ActivitySubjectTypeQuery" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate118.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1717,7 +1851,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((((((((((((data === "project") || (data === "subscription")) || (data === "project-subscription")) || (data === "member")) || (data === "project-user")) || (data === "plan")) || (data === "project-subscription-plan")) || (data === "access-code")) || (data === "coupon")) || (data === "project-resource")) || (data === "team")) || (data === "support-conversation")) || (data === "support-canned-reply"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema44.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1726,17 +1860,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate113.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate118.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_activity_log__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate112.evaluated;
+const evaluated0 = validate117.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1768,8 +1902,8 @@ vErrors.push(err1);
 errors++;
 }
 if(data.subject_type !== undefined){
-if(!(validate113(data.subject_type, {instancePath:instancePath+"/subject_type",parentData:data,parentDataProperty:"subject_type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate118(data.subject_type, {instancePath:instancePath+"/subject_type",parentData:data,parentDataProperty:"subject_type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
 errors = vErrors.length;
 }
 }
@@ -1846,19 +1980,19 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate112.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_coupon__path = validate116;
-const schema45 = {"$id":"get_coupon__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"coupon":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","coupon"],"additionalProperties":false};
+export const get_coupon__path = validate121;
+const schema47 = {"$id":"get_coupon__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"coupon":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","coupon"],"additionalProperties":false};
 
-function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_coupon__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate116.evaluated;
+const evaluated0 = validate121.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1921,19 +2055,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate116.errors = vErrors;
+validate121.errors = vErrors;
 return errors === 0;
 }
-validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_deep_link__path = validate119;
-const schema46 = {"$id":"get_deep_link__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const get_deep_link__path = validate124;
+const schema48 = {"$id":"get_deep_link__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_deep_link__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate124.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1980,21 +2114,21 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate119.errors = vErrors;
+validate124.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_deep_link__query = validate121;
-const schema47 = {"$id":"get_deep_link__query","type":"object","properties":{"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"access_code":{"type":"string","minLength":1,"maxLength":64},"custom":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$","minLength":1,"maxLength":64}},"required":[],"additionalProperties":true};
+export const get_deep_link__query = validate126;
+const schema49 = {"$id":"get_deep_link__query","type":"object","properties":{"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"access_code":{"type":"string","minLength":1,"maxLength":64},"custom":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$","minLength":1,"maxLength":64}},"required":[],"additionalProperties":true};
 const func1 = __runtime0.default;
 const pattern5 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_deep_link__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate126.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2149,19 +2283,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate121.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_group__path = validate123;
-const schema48 = {"$id":"get_group__path","type":"object","properties":{"group":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["group"],"additionalProperties":false};
+export const get_group__path = validate128;
+const schema50 = {"$id":"get_group__path","type":"object","properties":{"group":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["group"],"additionalProperties":false};
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_group__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate128.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2208,19 +2342,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate128.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_member__path = validate125;
-const schema49 = {"$id":"get_member__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","member"],"additionalProperties":false};
+export const get_member__path = validate130;
+const schema51 = {"$id":"get_member__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","member"],"additionalProperties":false};
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_member__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate125.evaluated;
+const evaluated0 = validate130.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2283,19 +2417,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate125.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
-validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate130.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_pass_window__path = validate128;
-const schema50 = {"$id":"get_pass_window__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"pass_window":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","pass_window"],"additionalProperties":false};
+export const get_pass_window__path = validate133;
+const schema52 = {"$id":"get_pass_window__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"pass_window":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","pass_window"],"additionalProperties":false};
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_pass_window__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate128.evaluated;
+const evaluated0 = validate133.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2374,19 +2508,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate128.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
-validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_payment_method__path = validate132;
-const schema51 = {"$id":"get_payment_method__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"payment_method":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","payment_method"],"additionalProperties":false};
+export const get_payment_method__path = validate137;
+const schema53 = {"$id":"get_payment_method__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"payment_method":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","payment_method"],"additionalProperties":false};
 
-function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_payment_method__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate132.evaluated;
+const evaluated0 = validate137.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2449,19 +2583,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate132.errors = vErrors;
+validate137.errors = vErrors;
 return errors === 0;
 }
-validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_plan__path = validate135;
-const schema52 = {"$id":"get_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const get_plan__path = validate140;
+const schema54 = {"$id":"get_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_plan__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate135.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2524,137 +2658,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate135.errors = vErrors;
-return errors === 0;
-}
-validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const get_portal_url__path = validate138;
-const schema53 = {"$id":"get_portal_url__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
-
-function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="get_portal_url__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate138.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.project === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "project")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.project !== undefined){
-if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate138.errors = vErrors;
-return errors === 0;
-}
-validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const get_project__path = validate140;
-const schema54 = {"$id":"get_project__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
-
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="get_project__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate140.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.project === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "project")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.project !== undefined){
-if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
 validate140.errors = vErrors;
 return errors === 0;
 }
 validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_project_analytics__path = validate142;
-const schema55 = {"$id":"get_project_analytics__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const get_portal_url__path = validate143;
+const schema55 = {"$id":"get_portal_url__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="get_project_analytics__path" */;
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="get_portal_url__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate142.evaluated;
+const evaluated0 = validate143.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2701,20 +2717,138 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate142.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
-validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_project_analytics__query = validate144;
-const schema56 = {"$id":"get_project_analytics__query","type":"object","properties":{"period":{"$ref":"urn:subbridge:schema:AnalyticsPeriodName","default":"30d"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64}},"required":[],"additionalProperties":true};
-const schema57 = {"type":"string","enum":["7d","14d","30d","60d","90d"],"$id":"urn:subbridge:schema:AnalyticsPeriodName"};
+export const get_project__path = validate145;
+const schema56 = {"$id":"get_project__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:AnalyticsPeriodName" */;
+/*# sourceURL="get_project__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate145.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate145.errors = vErrors;
+return errors === 0;
+}
+validate145.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const get_project_analytics__path = validate147;
+const schema57 = {"$id":"get_project_analytics__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="get_project_analytics__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate147.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate147.errors = vErrors;
+return errors === 0;
+}
+validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const get_project_analytics__query = validate149;
+const schema58 = {"$id":"get_project_analytics__query","type":"object","properties":{"period":{"$ref":"urn:subbridge:schema:AnalyticsPeriodName","default":"30d"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64}},"required":[],"additionalProperties":true};
+const schema59 = {"type":"string","enum":["7d","14d","30d","60d","90d"],"$id":"urn:subbridge:schema:AnalyticsPeriodName"};
+
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:AnalyticsPeriodName" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate150.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2757,7 +2891,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((((data === "7d") || (data === "14d")) || (data === "30d")) || (data === "60d")) || (data === "90d"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema57.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2766,18 +2900,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate145.errors = vErrors;
+validate150.errors = vErrors;
 return errors === 0;
 }
-validate145.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate150.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 const formats2 = __runtime1.fullFormats["date-time"];
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_project_analytics__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate144.evaluated;
+const evaluated0 = validate149.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2788,8 +2922,8 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.period === undefined){
 data.period = "30d";
 }
-if(!(validate145(data.period, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
+if(!(validate150(data.period, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
 errors = vErrors.length;
 }
 if(data.from !== undefined){
@@ -2923,19 +3057,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate144.errors = vErrors;
+validate149.errors = vErrors;
 return errors === 0;
 }
-validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_project_connector__path = validate147;
-const schema58 = {"$id":"get_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+export const get_project_connector__path = validate152;
+const schema60 = {"$id":"get_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
 
-function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_project_connector__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate147.evaluated;
+const evaluated0 = validate152.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3052,19 +3186,94 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate147.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_resource__path = validate149;
-const schema59 = {"$id":"get_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"resource":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","resource"],"additionalProperties":false};
+export const get_recovery_setting__path = validate154;
+const schema61 = {"$id":"get_recovery_setting__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"recovery_setting":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","recovery_setting"],"additionalProperties":false};
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="get_recovery_setting__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate154.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.recovery_setting === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "recovery_setting"},message:"must have required property '"+"recovery_setting"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "project") || (key0 === "recovery_setting"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+if(data.recovery_setting !== undefined){
+if(!(validate53(data.recovery_setting, {instancePath:instancePath+"/recovery_setting",parentData:data,parentDataProperty:"recovery_setting",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate154.errors = vErrors;
+return errors === 0;
+}
+validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const get_resource__path = validate157;
+const schema62 = {"$id":"get_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"resource":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","resource"],"additionalProperties":false};
+
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_resource__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate149.evaluated;
+const evaluated0 = validate157.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3127,19 +3336,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate149.errors = vErrors;
+validate157.errors = vErrors;
 return errors === 0;
 }
-validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate157.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_role__path = validate152;
-const schema60 = {"$id":"get_role__path","type":"object","properties":{"role":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["role"],"additionalProperties":false};
+export const get_role__path = validate160;
+const schema63 = {"$id":"get_role__path","type":"object","properties":{"role":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["role"],"additionalProperties":false};
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_role__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate152.evaluated;
+const evaluated0 = validate160.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3186,19 +3395,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate152.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
-validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_subscription__path = validate154;
-const schema61 = {"$id":"get_subscription__path","type":"object","properties":{"subscription":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["subscription"],"additionalProperties":false};
+export const get_subscription__path = validate162;
+const schema64 = {"$id":"get_subscription__path","type":"object","properties":{"subscription":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["subscription"],"additionalProperties":false};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_subscription__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate154.evaluated;
+const evaluated0 = validate162.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3245,19 +3454,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate154.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
-validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_support_conversation__path = validate156;
-const schema62 = {"$id":"get_support_conversation__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
+export const get_support_conversation__path = validate164;
+const schema65 = {"$id":"get_support_conversation__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_support_conversation__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate156.evaluated;
+const evaluated0 = validate164.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3320,19 +3529,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate156.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
-validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_team__path = validate159;
-const schema63 = {"$id":"get_team__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
+export const get_team__path = validate167;
+const schema66 = {"$id":"get_team__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_team__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate159.evaluated;
+const evaluated0 = validate167.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3379,19 +3588,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate159.errors = vErrors;
+validate167.errors = vErrors;
 return errors === 0;
 }
-validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_team_analytics__query = validate161;
-const schema64 = {"$id":"get_team_analytics__query","type":"object","properties":{"period":{"$ref":"urn:subbridge:schema:AnalyticsPeriodName","default":"30d"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64}},"required":[],"additionalProperties":true};
+export const get_team_analytics__query = validate169;
+const schema67 = {"$id":"get_team_analytics__query","type":"object","properties":{"period":{"$ref":"urn:subbridge:schema:AnalyticsPeriodName","default":"30d"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64}},"required":[],"additionalProperties":true};
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_team_analytics__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate161.evaluated;
+const evaluated0 = validate169.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3402,8 +3611,8 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.period === undefined){
 data.period = "30d";
 }
-if(!(validate145(data.period, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate145.errors : vErrors.concat(validate145.errors);
+if(!(validate150(data.period, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
 errors = vErrors.length;
 }
 if(data.from !== undefined){
@@ -3537,19 +3746,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate161.errors = vErrors;
+validate169.errors = vErrors;
 return errors === 0;
 }
-validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_team_member__path = validate163;
-const schema65 = {"$id":"get_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
+export const get_team_member__path = validate171;
+const schema68 = {"$id":"get_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_team_member__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate163.evaluated;
+const evaluated0 = validate171.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3612,19 +3821,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate163.errors = vErrors;
+validate171.errors = vErrors;
 return errors === 0;
 }
-validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate171.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_token__path = validate166;
-const schema66 = {"$id":"get_token__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:TokenId"}},"required":["id"],"additionalProperties":false};
+export const get_token__path = validate174;
+const schema69 = {"$id":"get_token__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:TokenId"}},"required":["id"],"additionalProperties":false};
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_token__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate166.evaluated;
+const evaluated0 = validate174.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3655,8 +3864,8 @@ errors++;
 }
 }
 if(data.id !== undefined){
-if(!(validate110(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate115(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 }
@@ -3671,19 +3880,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate166.errors = vErrors;
+validate174.errors = vErrors;
 return errors === 0;
 }
-validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate174.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const install_connector__path = validate168;
-const schema67 = {"$id":"install_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+export const install_connector__path = validate176;
+const schema70 = {"$id":"install_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
 
-function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="install_connector__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate168.evaluated;
+const evaluated0 = validate176.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3800,19 +4009,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate168.errors = vErrors;
+validate176.errors = vErrors;
 return errors === 0;
 }
-validate168.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate176.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const invite_team_member__path = validate170;
-const schema68 = {"$id":"invite_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
+export const invite_team_member__path = validate178;
+const schema71 = {"$id":"invite_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="invite_team_member__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate170.evaluated;
+const evaluated0 = validate178.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3859,19 +4068,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate170.errors = vErrors;
+validate178.errors = vErrors;
 return errors === 0;
 }
-validate170.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate178.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_access_codes__path = validate172;
-const schema69 = {"$id":"list_access_codes__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const list_access_codes__path = validate180;
+const schema72 = {"$id":"list_access_codes__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
 
-function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_access_codes__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate172.evaluated;
+const evaluated0 = validate180.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3934,20 +4143,20 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate172.errors = vErrors;
+validate180.errors = vErrors;
 return errors === 0;
 }
-validate172.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate180.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_access_codes__query = validate175;
-const schema70 = {"$id":"list_access_codes__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:AccessCodeStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":50},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema71 = {"type":"string","enum":["unredeemed","redeemed","expired"],"$id":"urn:subbridge:schema:AccessCodeStatus"};
+export const list_access_codes__query = validate183;
+const schema73 = {"$id":"list_access_codes__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:AccessCodeStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":50},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema74 = {"type":"string","enum":["unredeemed","redeemed","expired"],"$id":"urn:subbridge:schema:AccessCodeStatus"};
 
-function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AccessCodeStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate176.evaluated;
+const evaluated0 = validate184.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3990,7 +4199,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "unredeemed") || (data === "redeemed")) || (data === "expired"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema71.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema74.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3999,18 +4208,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate176.errors = vErrors;
+validate184.errors = vErrors;
 return errors === 0;
 }
-validate176.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate184.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema72 = {"type":"integer","minimum":1,"description":"1-based page number.","$id":"urn:subbridge:schema:PageNumber"};
+const schema75 = {"type":"integer","minimum":1,"description":"1-based page number.","$id":"urn:subbridge:schema:PageNumber"};
 
-function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PageNumber" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate178.evaluated;
+const evaluated0 = validate186.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4062,18 +4271,18 @@ vErrors.push(err1);
 errors++;
 }
 }
-validate178.errors = vErrors;
+validate186.errors = vErrors;
 return errors === 0;
 }
-validate178.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate186.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema73 = {"type":"integer","minimum":1,"description":"Rows per page; values above the list's maximum are clamped to it.","$id":"urn:subbridge:schema:PerPage"};
+const schema76 = {"type":"integer","minimum":1,"description":"Rows per page; values above the list's maximum are clamped to it.","$id":"urn:subbridge:schema:PerPage"};
 
-function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PerPage" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate180.evaluated;
+const evaluated0 = validate188.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4125,18 +4334,18 @@ vErrors.push(err1);
 errors++;
 }
 }
-validate180.errors = vErrors;
+validate188.errors = vErrors;
 return errors === 0;
 }
-validate180.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate188.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema74 = {"type":"string","description":"A column the list offers; any other value falls back to created_at.","$id":"urn:subbridge:schema:SortColumn"};
+const schema77 = {"type":"string","description":"A column the list offers; any other value falls back to created_at.","$id":"urn:subbridge:schema:SortColumn"};
 
-function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:SortColumn" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate183.evaluated;
+const evaluated0 = validate191.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4178,18 +4387,18 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 }
-validate183.errors = vErrors;
+validate191.errors = vErrors;
 return errors === 0;
 }
-validate183.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate191.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema75 = {"type":"string","enum":["asc","desc"],"$id":"urn:subbridge:schema:SortDirection"};
+const schema78 = {"type":"string","enum":["asc","desc"],"$id":"urn:subbridge:schema:SortDirection"};
 
-function validate185(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate193(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:SortDirection" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate185.evaluated;
+const evaluated0 = validate193.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4232,7 +4441,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!((data === "asc") || (data === "desc"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema75.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema78.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4241,17 +4450,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate185.errors = vErrors;
+validate193.errors = vErrors;
 return errors === 0;
 }
-validate185.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate193.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_access_codes__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate175.evaluated;
+const evaluated0 = validate183.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4272,31 +4481,31 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate176(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate176.errors : vErrors.concat(validate176.errors);
+if(!(validate184(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate184.errors : vErrors.concat(validate184.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -4310,140 +4519,16 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate175.errors = vErrors;
+validate183.errors = vErrors;
 return errors === 0;
 }
-validate175.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate183.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_canned_replies__path = validate187;
-const schema76 = {"$id":"list_canned_replies__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
-
-function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_canned_replies__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate187.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.project === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "project")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.project !== undefined){
-if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate187.errors = vErrors;
-return errors === 0;
-}
-validate187.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_canned_replies__query = validate189;
-const schema77 = {"$id":"list_canned_replies__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-
-function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_canned_replies__query" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate189.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page === undefined){
-data.page = 1;
-}
-if(data.per_page === undefined){
-data.per_page = 25;
-}
-if(data.sort_by === undefined){
-data.sort_by = "created_at";
-}
-if(data.sort_direction === undefined){
-data.sort_direction = "desc";
-}
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
-errors = vErrors.length;
-}
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
-errors = vErrors.length;
-}
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
-errors = vErrors.length;
-}
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate189.errors = vErrors;
-return errors === 0;
-}
-validate189.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_connectors__query = validate195;
-const schema78 = {"$id":"list_connectors__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_canned_replies__path = validate195;
+const schema79 = {"$id":"list_canned_replies__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_connectors__query" */;
+/*# sourceURL="list_canned_replies__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate195.evaluated;
@@ -4454,71 +4539,6 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page === undefined){
-data.page = 1;
-}
-if(data.per_page === undefined){
-data.per_page = 25;
-}
-if(data.sort_by === undefined){
-data.sort_by = "created_at";
-}
-if(data.sort_direction === undefined){
-data.sort_direction = "desc";
-}
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
-errors = vErrors.length;
-}
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
-errors = vErrors.length;
-}
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
-errors = vErrors.length;
-}
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate195.errors = vErrors;
-return errors === 0;
-}
-validate195.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_coupons__path = validate201;
-const schema79 = {"$id":"list_coupons__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
-
-function validate201(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_coupons__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate201.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.project === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
 if(vErrors === null){
@@ -4558,16 +4578,81 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate201.errors = vErrors;
+validate195.errors = vErrors;
 return errors === 0;
 }
-validate201.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate195.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_coupons__query = validate203;
-const schema80 = {"$id":"list_coupons__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_canned_replies__query = validate197;
+const schema80 = {"$id":"list_canned_replies__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_canned_replies__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate197.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+errors = vErrors.length;
+}
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+errors = vErrors.length;
+}
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate197.errors = vErrors;
+return errors === 0;
+}
+validate197.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_connectors__query = validate203;
+const schema81 = {"$id":"list_connectors__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
 function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_coupons__query" */;
+/*# sourceURL="list_connectors__query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate203.evaluated;
@@ -4590,26 +4675,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -4628,11 +4713,11 @@ return errors === 0;
 }
 validate203.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_creator_tasks__path = validate209;
-const schema81 = {"$id":"list_creator_tasks__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_coupons__path = validate209;
+const schema82 = {"$id":"list_coupons__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_creator_tasks__path" */;
+/*# sourceURL="list_coupons__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate209.evaluated;
@@ -4687,14 +4772,138 @@ return errors === 0;
 }
 validate209.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_creator_tasks__query = validate211;
-const schema82 = {"$id":"list_creator_tasks__query","type":"object","properties":{"status":{"type":"string","enum":["open","completed","all"],"default":"open"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"asc"}},"required":[],"additionalProperties":true};
+export const list_coupons__query = validate211;
+const schema83 = {"$id":"list_coupons__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
 function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_creator_tasks__query" */;
+/*# sourceURL="list_coupons__query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate211.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+errors = vErrors.length;
+}
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+errors = vErrors.length;
+}
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate211.errors = vErrors;
+return errors === 0;
+}
+validate211.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_creator_tasks__path = validate217;
+const schema84 = {"$id":"list_creator_tasks__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+
+function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_creator_tasks__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate217.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate217.errors = vErrors;
+return errors === 0;
+}
+validate217.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_creator_tasks__query = validate219;
+const schema85 = {"$id":"list_creator_tasks__query","type":"object","properties":{"status":{"type":"string","enum":["open","completed","all"],"default":"open"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"asc"}},"required":[],"additionalProperties":true};
+
+function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_creator_tasks__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate219.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4754,7 +4963,7 @@ data["status"] = coerced0;
 }
 }
 if(!(((data0 === "open") || (data0 === "completed")) || (data0 === "all"))){
-const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema82.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema85.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4763,26 +4972,26 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -4796,19 +5005,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate211.errors = vErrors;
+validate219.errors = vErrors;
 return errors === 0;
 }
-validate211.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate219.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_groups__query = validate217;
-const schema83 = {"$id":"list_groups__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_groups__query = validate225;
+const schema86 = {"$id":"list_groups__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_groups__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate217.evaluated;
+const evaluated0 = validate225.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4828,26 +5037,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -4861,19 +5070,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate217.errors = vErrors;
+validate225.errors = vErrors;
 return errors === 0;
 }
-validate217.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate225.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_pass_windows__path = validate223;
-const schema84 = {"$id":"list_pass_windows__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const list_pass_windows__path = validate231;
+const schema87 = {"$id":"list_pass_windows__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
 
-function validate223(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate231(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_pass_windows__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate223.evaluated;
+const evaluated0 = validate231.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4936,140 +5145,16 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate223.errors = vErrors;
+validate231.errors = vErrors;
 return errors === 0;
 }
-validate223.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate231.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_pass_windows__query = validate226;
-const schema85 = {"$id":"list_pass_windows__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-
-function validate226(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_pass_windows__query" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate226.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page === undefined){
-data.page = 1;
-}
-if(data.per_page === undefined){
-data.per_page = 25;
-}
-if(data.sort_by === undefined){
-data.sort_by = "created_at";
-}
-if(data.sort_direction === undefined){
-data.sort_direction = "desc";
-}
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
-errors = vErrors.length;
-}
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
-errors = vErrors.length;
-}
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
-errors = vErrors.length;
-}
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate226.errors = vErrors;
-return errors === 0;
-}
-validate226.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_payment_methods__path = validate232;
-const schema86 = {"$id":"list_payment_methods__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
-
-function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_payment_methods__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate232.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.project === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "project")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.project !== undefined){
-if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate232.errors = vErrors;
-return errors === 0;
-}
-validate232.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_payment_methods__query = validate234;
-const schema87 = {"$id":"list_payment_methods__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_pass_windows__query = validate234;
+const schema88 = {"$id":"list_pass_windows__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
 function validate234(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_payment_methods__query" */;
+/*# sourceURL="list_pass_windows__query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate234.evaluated;
@@ -5092,26 +5177,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -5130,11 +5215,11 @@ return errors === 0;
 }
 validate234.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_plans__path = validate240;
-const schema88 = {"$id":"list_plans__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_payment_methods__path = validate240;
+const schema89 = {"$id":"list_payment_methods__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate240(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_plans__path" */;
+/*# sourceURL="list_payment_methods__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate240.evaluated;
@@ -5189,15 +5274,139 @@ return errors === 0;
 }
 validate240.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_plans__query = validate242;
-const schema89 = {"$id":"list_plans__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:PlanStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema90 = {"type":"string","enum":["draft","published","archived"],"description":"draft (being prepared), published (on sale), archived (off sale; subscriptions go on).","$id":"urn:subbridge:schema:PlanStatus"};
+export const list_payment_methods__query = validate242;
+const schema90 = {"$id":"list_payment_methods__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate242(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_payment_methods__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate242.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+errors = vErrors.length;
+}
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+errors = vErrors.length;
+}
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate242.errors = vErrors;
+return errors === 0;
+}
+validate242.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_plans__path = validate248;
+const schema91 = {"$id":"list_plans__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+
+function validate248(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_plans__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate248.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate248.errors = vErrors;
+return errors === 0;
+}
+validate248.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_plans__query = validate250;
+const schema92 = {"$id":"list_plans__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:PlanStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema93 = {"type":"string","enum":["draft","published","archived"],"description":"draft (being prepared), published (on sale), archived (off sale; subscriptions go on).","$id":"urn:subbridge:schema:PlanStatus"};
+
+function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PlanStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate243.evaluated;
+const evaluated0 = validate251.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5240,7 +5449,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "draft") || (data === "published")) || (data === "archived"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema90.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema93.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5249,17 +5458,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate243.errors = vErrors;
+validate251.errors = vErrors;
 return errors === 0;
 }
-validate243.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate251.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate242(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate250(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_plans__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate242.evaluated;
+const evaluated0 = validate250.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5280,31 +5489,31 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate243(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate243.errors : vErrors.concat(validate243.errors);
+if(!(validate251(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate251.errors : vErrors.concat(validate251.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -5315,65 +5524,6 @@ vErrors = [err0];
 }
 else {
 vErrors.push(err0);
-}
-errors++;
-}
-validate242.errors = vErrors;
-return errors === 0;
-}
-validate242.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_project_connectors__path = validate250;
-const schema91 = {"$id":"list_project_connectors__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
-
-function validate250(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_project_connectors__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate250.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.project === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "project")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.project !== undefined){
-if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
 }
 errors++;
 }
@@ -5382,76 +5532,11 @@ return errors === 0;
 }
 validate250.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_project_connectors__query = validate252;
-const schema92 = {"$id":"list_project_connectors__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-
-function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_project_connectors__query" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate252.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page === undefined){
-data.page = 1;
-}
-if(data.per_page === undefined){
-data.per_page = 25;
-}
-if(data.sort_by === undefined){
-data.sort_by = "created_at";
-}
-if(data.sort_direction === undefined){
-data.sort_direction = "desc";
-}
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
-errors = vErrors.length;
-}
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
-errors = vErrors.length;
-}
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
-errors = vErrors.length;
-}
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate252.errors = vErrors;
-return errors === 0;
-}
-validate252.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_projects__query = validate258;
-const schema93 = {"$id":"list_projects__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_project_connectors__path = validate258;
+const schema94 = {"$id":"list_project_connectors__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate258(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_projects__query" */;
+/*# sourceURL="list_project_connectors__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate258.evaluated;
@@ -5462,71 +5547,6 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page === undefined){
-data.page = 1;
-}
-if(data.per_page === undefined){
-data.per_page = 25;
-}
-if(data.sort_by === undefined){
-data.sort_by = "created_at";
-}
-if(data.sort_direction === undefined){
-data.sort_direction = "desc";
-}
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
-errors = vErrors.length;
-}
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
-errors = vErrors.length;
-}
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
-errors = vErrors.length;
-}
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate258.errors = vErrors;
-return errors === 0;
-}
-validate258.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_resources__path = validate264;
-const schema94 = {"$id":"list_resources__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
-
-function validate264(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_resources__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate264.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.project === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
 if(vErrors === null){
@@ -5566,16 +5586,81 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate264.errors = vErrors;
+validate258.errors = vErrors;
 return errors === 0;
 }
-validate264.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate258.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_resources__query = validate266;
-const schema95 = {"$id":"list_resources__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_project_connectors__query = validate260;
+const schema95 = {"$id":"list_project_connectors__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate260(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_project_connectors__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate260.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+errors = vErrors.length;
+}
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+errors = vErrors.length;
+}
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate260.errors = vErrors;
+return errors === 0;
+}
+validate260.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_projects__query = validate266;
+const schema96 = {"$id":"list_projects__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
 function validate266(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_resources__query" */;
+/*# sourceURL="list_projects__query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate266.evaluated;
@@ -5598,26 +5683,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -5636,79 +5721,14 @@ return errors === 0;
 }
 validate266.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_roles__query = validate272;
-const schema96 = {"$id":"list_roles__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_recovery_settings__path = validate272;
+const schema97 = {"$id":"list_recovery_settings__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate272(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_roles__query" */;
+/*# sourceURL="list_recovery_settings__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate272.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page === undefined){
-data.page = 1;
-}
-if(data.per_page === undefined){
-data.per_page = 25;
-}
-if(data.sort_by === undefined){
-data.sort_by = "created_at";
-}
-if(data.sort_direction === undefined){
-data.sort_direction = "desc";
-}
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
-errors = vErrors.length;
-}
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
-errors = vErrors.length;
-}
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
-errors = vErrors.length;
-}
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate272.errors = vErrors;
-return errors === 0;
-}
-validate272.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_subscribers__path = validate278;
-const schema97 = {"$id":"list_subscribers__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
-
-function validate278(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_subscribers__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate278.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5755,20 +5775,333 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate278.errors = vErrors;
+validate272.errors = vErrors;
 return errors === 0;
 }
-validate278.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate272.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_subscribers__query = validate280;
-const schema98 = {"$id":"list_subscribers__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:MemberStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema99 = {"type":"string","enum":["lead","trialing","customer","churned","banned"],"description":"lead: never subscribed; trialing: only a trial lives; customer: a paid subscription lives; churned: joined once, nothing lives now; banned: blocked from the project.","$id":"urn:subbridge:schema:MemberStatus"};
+export const list_recovery_settings__query = validate274;
+const schema98 = {"$id":"list_recovery_settings__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate281(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate274(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_recovery_settings__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate274.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+errors = vErrors.length;
+}
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+errors = vErrors.length;
+}
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate274.errors = vErrors;
+return errors === 0;
+}
+validate274.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_resources__path = validate280;
+const schema99 = {"$id":"list_resources__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+
+function validate280(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_resources__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate280.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate280.errors = vErrors;
+return errors === 0;
+}
+validate280.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_resources__query = validate282;
+const schema100 = {"$id":"list_resources__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate282(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_resources__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate282.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+errors = vErrors.length;
+}
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+errors = vErrors.length;
+}
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate282.errors = vErrors;
+return errors === 0;
+}
+validate282.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_roles__query = validate288;
+const schema101 = {"$id":"list_roles__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate288(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_roles__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate288.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+errors = vErrors.length;
+}
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+errors = vErrors.length;
+}
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate288.errors = vErrors;
+return errors === 0;
+}
+validate288.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_subscribers__path = validate294;
+const schema102 = {"$id":"list_subscribers__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+
+function validate294(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_subscribers__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate294.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate294.errors = vErrors;
+return errors === 0;
+}
+validate294.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_subscribers__query = validate296;
+const schema103 = {"$id":"list_subscribers__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:MemberStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema104 = {"type":"string","enum":["lead","trialing","customer","churned","banned"],"description":"lead: never subscribed; trialing: only a trial lives; customer: a paid subscription lives; churned: joined once, nothing lives now; banned: blocked from the project.","$id":"urn:subbridge:schema:MemberStatus"};
+
+function validate297(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:MemberStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate281.evaluated;
+const evaluated0 = validate297.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5811,7 +6144,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((((data === "lead") || (data === "trialing")) || (data === "customer")) || (data === "churned")) || (data === "banned"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema99.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5820,17 +6153,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate281.errors = vErrors;
+validate297.errors = vErrors;
 return errors === 0;
 }
-validate281.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate297.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate280(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate296(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_subscribers__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate280.evaluated;
+const evaluated0 = validate296.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5851,31 +6184,31 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate281(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate281.errors : vErrors.concat(validate281.errors);
+if(!(validate297(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate297.errors : vErrors.concat(validate297.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -5889,20 +6222,20 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate280.errors = vErrors;
+validate296.errors = vErrors;
 return errors === 0;
 }
-validate280.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate296.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_subscriptions__query = validate288;
-const schema100 = {"$id":"list_subscriptions__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:SubscriptionStatus"},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema101 = {"type":"string","enum":["trialing","active","canceled","expired"],"description":"trialing: inside the plan's trial; active: paid period running; canceled: cancelled, access until ends_at; expired: access ended (final).","$id":"urn:subbridge:schema:SubscriptionStatus"};
+export const list_subscriptions__query = validate304;
+const schema105 = {"$id":"list_subscriptions__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:SubscriptionStatus"},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema106 = {"type":"string","enum":["trialing","active","canceled","expired"],"description":"trialing: inside the plan's trial; active: paid period running; canceled: cancelled, access until ends_at; expired: access ended (final).","$id":"urn:subbridge:schema:SubscriptionStatus"};
 
-function validate289(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:SubscriptionStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate289.evaluated;
+const evaluated0 = validate305.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5945,7 +6278,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!((((data === "trialing") || (data === "active")) || (data === "canceled")) || (data === "expired"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema101.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5954,17 +6287,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate289.errors = vErrors;
+validate305.errors = vErrors;
 return errors === 0;
 }
-validate289.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate305.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate288(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate304(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_subscriptions__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate288.evaluated;
+const evaluated0 = validate304.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5985,8 +6318,8 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate289(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate289.errors : vErrors.concat(validate289.errors);
+if(!(validate305(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate305.errors : vErrors.concat(validate305.errors);
 errors = vErrors.length;
 }
 }
@@ -5996,26 +6329,26 @@ vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.error
 errors = vErrors.length;
 }
 }
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -6029,19 +6362,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate288.errors = vErrors;
+validate304.errors = vErrors;
 return errors === 0;
 }
-validate288.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate304.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_support_conversations__path = validate297;
-const schema102 = {"$id":"list_support_conversations__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_support_conversations__path = validate313;
+const schema107 = {"$id":"list_support_conversations__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate297(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate313(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_support_conversations__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate297.evaluated;
+const evaluated0 = validate313.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6088,20 +6421,20 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate297.errors = vErrors;
+validate313.errors = vErrors;
 return errors === 0;
 }
-validate297.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate313.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_support_conversations__query = validate299;
-const schema103 = {"$id":"list_support_conversations__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:SupportConversationStatus"},"member_id":{"$ref":"urn:subbridge:schema:Uuid"},"assignee_id":{"$ref":"urn:subbridge:schema:Uuid"},"unassigned":{"type":"boolean"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema104 = {"type":"string","enum":["open","closed"],"description":"open: waiting for the team or the member; closed: done (the member's next message opens a new conversation).","$id":"urn:subbridge:schema:SupportConversationStatus"};
+export const list_support_conversations__query = validate315;
+const schema108 = {"$id":"list_support_conversations__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:SupportConversationStatus"},"member_id":{"$ref":"urn:subbridge:schema:Uuid"},"assignee_id":{"$ref":"urn:subbridge:schema:Uuid"},"unassigned":{"type":"boolean"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema109 = {"type":"string","enum":["open","closed"],"description":"open: waiting for the team or the member; closed: done (the member's next message opens a new conversation).","$id":"urn:subbridge:schema:SupportConversationStatus"};
 
-function validate300(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate316(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:SupportConversationStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate300.evaluated;
+const evaluated0 = validate316.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6144,7 +6477,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!((data === "open") || (data === "closed"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema109.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6153,17 +6486,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate300.errors = vErrors;
+validate316.errors = vErrors;
 return errors === 0;
 }
-validate300.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate316.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate299(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate315(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_support_conversations__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate299.evaluated;
+const evaluated0 = validate315.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6184,8 +6517,8 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate300(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate300.errors : vErrors.concat(validate300.errors);
+if(!(validate316(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate316.errors : vErrors.concat(validate316.errors);
 errors = vErrors.length;
 }
 }
@@ -6239,26 +6572,26 @@ data["unassigned"] = coerced0;
 }
 }
 }
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -6272,19 +6605,19 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate299.errors = vErrors;
+validate315.errors = vErrors;
 return errors === 0;
 }
-validate299.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate315.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_support_messages__path = validate309;
-const schema105 = {"$id":"list_support_messages__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
+export const list_support_messages__path = validate325;
+const schema110 = {"$id":"list_support_messages__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
 
-function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate325(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_support_messages__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate309.evaluated;
+const evaluated0 = validate325.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6347,264 +6680,16 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate309.errors = vErrors;
+validate325.errors = vErrors;
 return errors === 0;
 }
-validate309.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate325.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_support_messages__query = validate312;
-const schema106 = {"$id":"list_support_messages__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-
-function validate312(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_support_messages__query" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate312.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page === undefined){
-data.page = 1;
-}
-if(data.per_page === undefined){
-data.per_page = 25;
-}
-if(data.sort_by === undefined){
-data.sort_by = "created_at";
-}
-if(data.sort_direction === undefined){
-data.sort_direction = "desc";
-}
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
-errors = vErrors.length;
-}
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
-errors = vErrors.length;
-}
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
-errors = vErrors.length;
-}
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate312.errors = vErrors;
-return errors === 0;
-}
-validate312.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_team_invitations__path = validate318;
-const schema107 = {"$id":"list_team_invitations__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
-
-function validate318(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_team_invitations__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate318.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.team === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "team"},message:"must have required property '"+"team"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "team")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.team !== undefined){
-if(!(validate53(data.team, {instancePath:instancePath+"/team",parentData:data,parentDataProperty:"team",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate318.errors = vErrors;
-return errors === 0;
-}
-validate318.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_team_invitations__query = validate320;
-const schema108 = {"$id":"list_team_invitations__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-
-function validate320(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_team_invitations__query" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate320.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page === undefined){
-data.page = 1;
-}
-if(data.per_page === undefined){
-data.per_page = 25;
-}
-if(data.sort_by === undefined){
-data.sort_by = "created_at";
-}
-if(data.sort_direction === undefined){
-data.sort_direction = "desc";
-}
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
-errors = vErrors.length;
-}
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
-errors = vErrors.length;
-}
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
-errors = vErrors.length;
-}
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate320.errors = vErrors;
-return errors === 0;
-}
-validate320.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_team_members__path = validate326;
-const schema109 = {"$id":"list_team_members__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
-
-function validate326(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_team_members__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate326.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.team === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "team"},message:"must have required property '"+"team"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "team")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.team !== undefined){
-if(!(validate53(data.team, {instancePath:instancePath+"/team",parentData:data,parentDataProperty:"team",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate326.errors = vErrors;
-return errors === 0;
-}
-validate326.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const list_teams__query = validate328;
-const schema110 = {"$id":"list_teams__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_support_messages__query = validate328;
+const schema111 = {"$id":"list_support_messages__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
 function validate328(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_teams__query" */;
+/*# sourceURL="list_support_messages__query" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate328.evaluated;
@@ -6627,26 +6712,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -6665,14 +6750,73 @@ return errors === 0;
 }
 validate328.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_tokens__query = validate334;
-const schema111 = {"$id":"list_tokens__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_team_invitations__path = validate334;
+const schema112 = {"$id":"list_team_invitations__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
 function validate334(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="list_tokens__query" */;
+/*# sourceURL="list_team_invitations__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate334.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.team === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "team"},message:"must have required property '"+"team"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "team")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.team !== undefined){
+if(!(validate53(data.team, {instancePath:instancePath+"/team",parentData:data,parentDataProperty:"team",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate334.errors = vErrors;
+return errors === 0;
+}
+validate334.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_team_invitations__query = validate336;
+const schema113 = {"$id":"list_team_invitations__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate336(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_team_invitations__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate336.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6692,26 +6836,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -6725,19 +6869,208 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate334.errors = vErrors;
+validate336.errors = vErrors;
 return errors === 0;
 }
-validate334.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate336.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_transactions__path = validate340;
-const schema112 = {"$id":"list_transactions__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_team_members__path = validate342;
+const schema114 = {"$id":"list_team_members__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
-function validate340(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate342(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_team_members__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate342.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.team === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "team"},message:"must have required property '"+"team"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "team")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.team !== undefined){
+if(!(validate53(data.team, {instancePath:instancePath+"/team",parentData:data,parentDataProperty:"team",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate342.errors = vErrors;
+return errors === 0;
+}
+validate342.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_teams__query = validate344;
+const schema115 = {"$id":"list_teams__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate344(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_teams__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate344.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+errors = vErrors.length;
+}
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+errors = vErrors.length;
+}
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate344.errors = vErrors;
+return errors === 0;
+}
+validate344.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_tokens__query = validate350;
+const schema116 = {"$id":"list_tokens__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate350(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_tokens__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate350.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+errors = vErrors.length;
+}
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+errors = vErrors.length;
+}
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate350.errors = vErrors;
+return errors === 0;
+}
+validate350.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_transactions__path = validate356;
+const schema117 = {"$id":"list_transactions__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+
+function validate356(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_transactions__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate340.evaluated;
+const evaluated0 = validate356.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6784,20 +7117,20 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate340.errors = vErrors;
+validate356.errors = vErrors;
 return errors === 0;
 }
-validate340.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate356.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_transactions__query = validate342;
-const schema113 = {"$id":"list_transactions__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:TransactionStatus"},"kind":{"$ref":"urn:subbridge:schema:TransactionKind"},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"currency":{"$ref":"urn:subbridge:schema:CurrencyCode"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema114 = {"type":"string","enum":["pending","succeeded","failed","refunded"],"description":"pending until the provider confirms; refunded when a succeeded payment was paid back.","$id":"urn:subbridge:schema:TransactionStatus"};
+export const list_transactions__query = validate358;
+const schema118 = {"$id":"list_transactions__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:TransactionStatus"},"kind":{"$ref":"urn:subbridge:schema:TransactionKind"},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"currency":{"$ref":"urn:subbridge:schema:CurrencyCode"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema119 = {"type":"string","enum":["pending","succeeded","failed","refunded"],"description":"pending until the provider confirms; refunded when a succeeded payment was paid back.","$id":"urn:subbridge:schema:TransactionStatus"};
 
-function validate343(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate359(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TransactionStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate343.evaluated;
+const evaluated0 = validate359.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6840,7 +7173,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!((((data === "pending") || (data === "succeeded")) || (data === "failed")) || (data === "refunded"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema114.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6849,18 +7182,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate343.errors = vErrors;
+validate359.errors = vErrors;
 return errors === 0;
 }
-validate343.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate359.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema115 = {"type":"string","enum":["access_code_redemption","payment","refund"],"description":"What moved value; an access-code redemption moves none (amount 0).","$id":"urn:subbridge:schema:TransactionKind"};
+const schema120 = {"type":"string","enum":["access_code_redemption","payment","refund"],"description":"What moved value; an access-code redemption moves none (amount 0).","$id":"urn:subbridge:schema:TransactionKind"};
 
-function validate345(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate361(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TransactionKind" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate345.evaluated;
+const evaluated0 = validate361.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6903,7 +7236,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "access_code_redemption") || (data === "payment")) || (data === "refund"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema115.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6912,19 +7245,19 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate345.errors = vErrors;
+validate361.errors = vErrors;
 return errors === 0;
 }
-validate345.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate361.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema116 = {"type":"string","pattern":"^[A-Z]{3}$","description":"An ISO 4217 currency code, upper case (EUR, USD, JPY).","examples":["EUR"],"$id":"urn:subbridge:schema:CurrencyCode"};
+const schema121 = {"type":"string","pattern":"^[A-Z]{3}$","description":"An ISO 4217 currency code, upper case (EUR, USD, JPY).","examples":["EUR"],"$id":"urn:subbridge:schema:CurrencyCode"};
 const pattern6 = new RegExp("^[A-Z]{3}$", "u");
 
-function validate348(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate364(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CurrencyCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate348.evaluated;
+const evaluated0 = validate364.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6978,17 +7311,17 @@ vErrors.push(err1);
 errors++;
 }
 }
-validate348.errors = vErrors;
+validate364.errors = vErrors;
 return errors === 0;
 }
-validate348.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate364.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate342(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate358(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_transactions__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate342.evaluated;
+const evaluated0 = validate358.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7009,14 +7342,14 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate343(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate343.errors : vErrors.concat(validate343.errors);
+if(!(validate359(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate359.errors : vErrors.concat(validate359.errors);
 errors = vErrors.length;
 }
 }
 if(data.kind !== undefined){
-if(!(validate345(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate345.errors : vErrors.concat(validate345.errors);
+if(!(validate361(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate361.errors : vErrors.concat(validate361.errors);
 errors = vErrors.length;
 }
 }
@@ -7027,8 +7360,8 @@ errors = vErrors.length;
 }
 }
 if(data.currency !== undefined){
-if(!(validate348(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate348.errors : vErrors.concat(validate348.errors);
+if(!(validate364(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate364.errors : vErrors.concat(validate364.errors);
 errors = vErrors.length;
 }
 }
@@ -7152,26 +7485,26 @@ errors++;
 }
 }
 }
-if(!(validate178(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate178.errors : vErrors.concat(validate178.errors);
+if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-if(!(validate180(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate180(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
+if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate183(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate183.errors : vErrors.concat(validate183.errors);
+if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
 errors = vErrors.length;
 }
-if(!(validate185(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate185.errors : vErrors.concat(validate185.errors);
+if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -7185,19 +7518,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate342.errors = vErrors;
+validate358.errors = vErrors;
 return errors === 0;
 }
-validate342.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate358.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const publish_plan__path = validate355;
-const schema117 = {"$id":"publish_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const publish_plan__path = validate371;
+const schema122 = {"$id":"publish_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
 
-function validate355(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate371(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="publish_plan__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate355.evaluated;
+const evaluated0 = validate371.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7260,19 +7593,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate355.errors = vErrors;
+validate371.errors = vErrors;
 return errors === 0;
 }
-validate355.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate371.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const remove_team_member__path = validate358;
-const schema118 = {"$id":"remove_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
+export const remove_team_member__path = validate374;
+const schema123 = {"$id":"remove_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
 
-function validate358(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate374(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="remove_team_member__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate358.evaluated;
+const evaluated0 = validate374.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7335,19 +7668,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate358.errors = vErrors;
+validate374.errors = vErrors;
 return errors === 0;
 }
-validate358.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate374.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const unban_member__path = validate361;
-const schema119 = {"$id":"unban_member__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","member"],"additionalProperties":false};
+export const unban_member__path = validate377;
+const schema124 = {"$id":"unban_member__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","member"],"additionalProperties":false};
 
-function validate361(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate377(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="unban_member__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate361.evaluated;
+const evaluated0 = validate377.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7410,19 +7743,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate361.errors = vErrors;
+validate377.errors = vErrors;
 return errors === 0;
 }
-validate361.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate377.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const uninstall_connector__path = validate364;
-const schema120 = {"$id":"uninstall_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+export const uninstall_connector__path = validate380;
+const schema125 = {"$id":"uninstall_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
 
-function validate364(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate380(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="uninstall_connector__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate364.evaluated;
+const evaluated0 = validate380.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7539,19 +7872,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate364.errors = vErrors;
+validate380.errors = vErrors;
 return errors === 0;
 }
-validate364.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate380.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const unlink_identity__path = validate366;
-const schema121 = {"$id":"unlink_identity__path","type":"object","properties":{"identity":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["identity"],"additionalProperties":false};
+export const unlink_identity__path = validate382;
+const schema126 = {"$id":"unlink_identity__path","type":"object","properties":{"identity":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["identity"],"additionalProperties":false};
 
-function validate366(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate382(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="unlink_identity__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate366.evaluated;
+const evaluated0 = validate382.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7598,19 +7931,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate366.errors = vErrors;
+validate382.errors = vErrors;
 return errors === 0;
 }
-validate366.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate382.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_canned_reply__path = validate368;
-const schema122 = {"$id":"update_canned_reply__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"reply":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","reply"],"additionalProperties":false};
+export const update_canned_reply__path = validate384;
+const schema127 = {"$id":"update_canned_reply__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"reply":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","reply"],"additionalProperties":false};
 
-function validate368(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate384(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_canned_reply__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate368.evaluated;
+const evaluated0 = validate384.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7673,19 +8006,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate368.errors = vErrors;
+validate384.errors = vErrors;
 return errors === 0;
 }
-validate368.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate384.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_coupon__path = validate371;
-const schema123 = {"$id":"update_coupon__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"coupon":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","coupon"],"additionalProperties":false};
+export const update_coupon__path = validate387;
+const schema128 = {"$id":"update_coupon__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"coupon":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","coupon"],"additionalProperties":false};
 
-function validate371(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate387(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_coupon__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate371.evaluated;
+const evaluated0 = validate387.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7748,19 +8081,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate371.errors = vErrors;
+validate387.errors = vErrors;
 return errors === 0;
 }
-validate371.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate387.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_group__path = validate374;
-const schema124 = {"$id":"update_group__path","type":"object","properties":{"group":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["group"],"additionalProperties":false};
+export const update_group__path = validate390;
+const schema129 = {"$id":"update_group__path","type":"object","properties":{"group":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["group"],"additionalProperties":false};
 
-function validate374(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate390(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_group__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate374.evaluated;
+const evaluated0 = validate390.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7807,19 +8140,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate374.errors = vErrors;
+validate390.errors = vErrors;
 return errors === 0;
 }
-validate374.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate390.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_pass_window__path = validate376;
-const schema125 = {"$id":"update_pass_window__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"pass_window":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","pass_window"],"additionalProperties":false};
+export const update_pass_window__path = validate392;
+const schema130 = {"$id":"update_pass_window__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"pass_window":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","pass_window"],"additionalProperties":false};
 
-function validate376(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate392(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_pass_window__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate376.evaluated;
+const evaluated0 = validate392.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7898,19 +8231,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate376.errors = vErrors;
+validate392.errors = vErrors;
 return errors === 0;
 }
-validate376.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate392.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_payment_method__path = validate380;
-const schema126 = {"$id":"update_payment_method__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"payment_method":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","payment_method"],"additionalProperties":false};
+export const update_payment_method__path = validate396;
+const schema131 = {"$id":"update_payment_method__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"payment_method":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","payment_method"],"additionalProperties":false};
 
-function validate380(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate396(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_payment_method__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate380.evaluated;
+const evaluated0 = validate396.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7973,19 +8306,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate380.errors = vErrors;
+validate396.errors = vErrors;
 return errors === 0;
 }
-validate380.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate396.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_plan__path = validate383;
-const schema127 = {"$id":"update_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const update_plan__path = validate399;
+const schema132 = {"$id":"update_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
 
-function validate383(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate399(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_plan__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate383.evaluated;
+const evaluated0 = validate399.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8048,19 +8381,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate383.errors = vErrors;
+validate399.errors = vErrors;
 return errors === 0;
 }
-validate383.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate399.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project__path = validate386;
-const schema128 = {"$id":"update_project__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const update_project__path = validate402;
+const schema133 = {"$id":"update_project__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate386(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate402(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate386.evaluated;
+const evaluated0 = validate402.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8107,19 +8440,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate386.errors = vErrors;
+validate402.errors = vErrors;
 return errors === 0;
 }
-validate386.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate402.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project_connector__path = validate388;
-const schema129 = {"$id":"update_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+export const update_project_connector__path = validate404;
+const schema134 = {"$id":"update_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
 
-function validate388(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate404(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project_connector__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate388.evaluated;
+const evaluated0 = validate404.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8236,19 +8569,94 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate388.errors = vErrors;
+validate404.errors = vErrors;
 return errors === 0;
 }
-validate388.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate404.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_resource__path = validate390;
-const schema130 = {"$id":"update_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"resource":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","resource"],"additionalProperties":false};
+export const update_recovery_setting__path = validate406;
+const schema135 = {"$id":"update_recovery_setting__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"recovery_setting":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","recovery_setting"],"additionalProperties":false};
 
-function validate390(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate406(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="update_recovery_setting__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate406.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.recovery_setting === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "recovery_setting"},message:"must have required property '"+"recovery_setting"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "project") || (key0 === "recovery_setting"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+if(data.recovery_setting !== undefined){
+if(!(validate53(data.recovery_setting, {instancePath:instancePath+"/recovery_setting",parentData:data,parentDataProperty:"recovery_setting",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate406.errors = vErrors;
+return errors === 0;
+}
+validate406.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const update_resource__path = validate409;
+const schema136 = {"$id":"update_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"resource":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","resource"],"additionalProperties":false};
+
+function validate409(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_resource__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate390.evaluated;
+const evaluated0 = validate409.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8311,19 +8719,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate390.errors = vErrors;
+validate409.errors = vErrors;
 return errors === 0;
 }
-validate390.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate409.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_role__path = validate393;
-const schema131 = {"$id":"update_role__path","type":"object","properties":{"role":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["role"],"additionalProperties":false};
+export const update_role__path = validate412;
+const schema137 = {"$id":"update_role__path","type":"object","properties":{"role":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["role"],"additionalProperties":false};
 
-function validate393(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate412(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_role__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate393.evaluated;
+const evaluated0 = validate412.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8370,19 +8778,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate393.errors = vErrors;
+validate412.errors = vErrors;
 return errors === 0;
 }
-validate393.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate412.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_support_conversation__path = validate395;
-const schema132 = {"$id":"update_support_conversation__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
+export const update_support_conversation__path = validate414;
+const schema138 = {"$id":"update_support_conversation__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
 
-function validate395(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate414(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_support_conversation__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate395.evaluated;
+const evaluated0 = validate414.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8445,19 +8853,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate395.errors = vErrors;
+validate414.errors = vErrors;
 return errors === 0;
 }
-validate395.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate414.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team__path = validate398;
-const schema133 = {"$id":"update_team__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
+export const update_team__path = validate417;
+const schema139 = {"$id":"update_team__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
-function validate398(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate417(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate398.evaluated;
+const evaluated0 = validate417.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8504,19 +8912,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate398.errors = vErrors;
+validate417.errors = vErrors;
 return errors === 0;
 }
-validate398.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate417.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team_member_role__path = validate400;
-const schema134 = {"$id":"update_team_member_role__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
+export const update_team_member_role__path = validate419;
+const schema140 = {"$id":"update_team_member_role__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
 
-function validate400(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team_member_role__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate400.evaluated;
+const evaluated0 = validate419.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8579,19 +8987,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate400.errors = vErrors;
+validate419.errors = vErrors;
 return errors === 0;
 }
-validate400.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate419.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const withdraw_team_invitation__path = validate403;
-const schema135 = {"$id":"withdraw_team_invitation__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"invitation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","invitation"],"additionalProperties":false};
+export const withdraw_team_invitation__path = validate422;
+const schema141 = {"$id":"withdraw_team_invitation__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"invitation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","invitation"],"additionalProperties":false};
 
-function validate403(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate422(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="withdraw_team_invitation__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate403.evaluated;
+const evaluated0 = validate422.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8654,7 +9062,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate403.errors = vErrors;
+validate422.errors = vErrors;
 return errors === 0;
 }
-validate403.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate422.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -72,7 +72,7 @@ function unavailable(key: string, why: string): ApiError {
 }
 
 /** The project's installation of `key`: 404 unknown_connector or CONNECTOR_NOT_INSTALLED otherwise. */
-async function installationOf(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, key: string): Promise<InstallationRow> {
+export async function installationOf(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, key: string): Promise<InstallationRow> {
   await assertProjectsVisible(ctx, [projectId]);
   cardOf(env, key);
   const row = (await installationsTable.rows(ctx).where({ project_id: projectId, connector_key: key }).first()) as InstallationRow | undefined;

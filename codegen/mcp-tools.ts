@@ -79,12 +79,11 @@ function compact(schema: Json, forOutput: boolean): Json {
 function toolDescription(op: OperationModel): string {
   const parts = [(op.mcpDescription ?? op.description).trim()];
   if (op.pagination) {
-    parts.push(
-      `Paginated: page (from 1) and per_page (1-${op.pagination.maxPerPage}, default ${op.pagination.defaultPerPage}); the result carries data, links and meta.total.`,
-    );
+    // page and per_page describe themselves (bounds, defaults) in the input schema.
+    parts.push(`Paginated (page, per_page <= ${op.pagination.maxPerPage}).`);
   }
   parts.push(`Requires the ability ${op.ability}.`);
-  return parts.join("\n\n");
+  return parts.join(" ");
 }
 
 export function emitMcpTools(doc: Json, ops: OperationModel[], release: string): GeneratedFile {

@@ -3897,7 +3897,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, added_at, name, key. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -3944,7 +3944,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, code, name. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -4351,7 +4351,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, name, handle. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -4561,7 +4561,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, connector. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -4790,7 +4790,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, code. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -5021,7 +5021,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, due_at. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default asc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -5256,7 +5256,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, joined_at, display_name. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -5520,7 +5520,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, name, provider. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -5701,7 +5701,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, name, price. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -5939,7 +5939,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, expires_at, redeemed_at. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -6189,7 +6189,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, starts_at, name. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -6471,7 +6471,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, title. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -6699,7 +6699,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, code, name. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -6925,7 +6925,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, started_at, ends_at. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -7114,7 +7114,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, name. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -7355,7 +7355,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, email, expires_at. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];
@@ -7656,7 +7656,7 @@ export interface operations {
                  * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
                  */
                 limit?: components["schemas"]["PerPage"];
-                /** @description Column to sort by; any other value falls back to created_at. */
+                /** @description Column to sort by: created_at, name, last_used_at, expires_at. Any other value falls back to created_at. */
                 sort_by?: components["schemas"]["SortColumn"];
                 /** @description Sort direction, default desc. */
                 sort_direction?: components["schemas"]["SortDirection"];

@@ -4,7 +4,7 @@ import type { Input, OperationId, OperationSpec } from "../../generated/operatio
 import { validators, type ValidateFunction, type ValidationError } from "../../generated/validators.js";
 import { addFieldError, ApiError, emptyFieldErrors, mergeFieldErrors, notFound, validationFailed, type FieldErrors } from "../errors.ts";
 import { whyNotMintable } from "../modules/tokens/abilities.ts";
-import { collectUnsafeValues, NESTING_MESSAGE, nestsDeeperThan, textProblem } from "./input-safety.ts";
+import { collectUnsafeValues, NESTING_MESSAGE, nestsDeeperThan } from "./input-safety.ts";
 
 export interface RawInput {
   path: Record<string, string>;
@@ -104,24 +104,19 @@ function run(validate: ValidateFunction | null, data: unknown): ValidationError[
   return validate.errors ?? [];
 }
 
-/**
- * Normalises pagination input before validation: `limit` is an alias of per_page, and a column
- * the list does not offer falls back to created_at (sort_by's schema is the offered columns'
- * enum). A value that is not text at all (a NUL, a lone surrogate) is left to be refused.
- */
+/** Normalises pagination input before validation: `limit` is an alias of per_page. */
 function normalizePagination(op: OperationSpec, query: Record<string, unknown>) {
   if (!op.pagination) return;
   if (query.per_page === undefined && query.limit !== undefined) query.per_page = query.limit;
   delete query.limit;
-  const sortBy = query.sort_by;
-  if (typeof sortBy === "string" && !op.pagination.sortBy.includes(sortBy) && textProblem(sortBy) === null) query.sort_by = "created_at";
 }
 
-/** Clamps per_page to the list's maximum. */
+/** Clamps per_page and falls back to created_at for a column the list does not offer. */
 function settlePagination(op: OperationSpec, query: Record<string, unknown>) {
   if (!op.pagination) return;
-  const { maxPerPage } = op.pagination;
+  const { maxPerPage, sortBy } = op.pagination;
   if (typeof query.per_page === "number" && query.per_page > maxPerPage) query.per_page = maxPerPage;
+  if (typeof query.sort_by !== "string" || !sortBy.includes(query.sort_by)) query.sort_by = "created_at";
 }
 
 /** Depth first: nothing after this walks client data that nests without bound. */

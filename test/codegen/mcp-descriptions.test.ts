@@ -1,6 +1,5 @@
 // MCP tool descriptions are written for a model: every operation whose ability is RM (an MCP tool)
-// carries an x-mcp-description, short, without REST wording, naming only tools that exist; and
-// the closed sets a tool takes (sort_by included) are enums, not values named in prose.
+// carries an x-mcp-description, short, without REST wording, naming only tools that exist.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { restWording } from "../../codegen/bundle.ts";
@@ -59,14 +58,6 @@ describe("mcp tool descriptions (x-mcp-description)", () => {
     for (const op of tools) {
       const named = [...(op["x-mcp-description"] ?? "").matchAll(toolLike)].map((m) => m[0]).filter((w) => !fieldNames.has(w));
       for (const name of named) assert.ok(toolIds.has(name), `${op.operationId} names ${name}, which is no MCP tool`);
-    }
-  });
-
-  it("offers every list's sort_by columns as an enum, created_at (the default) among them", () => {
-    for (const op of tools.filter((o) => o["x-pagination"])) {
-      const param = op.parameters.find((p: Json) => p.name === "sort_by");
-      assert.deepEqual(param?.schema?.enum, op["x-pagination"].sort_by, op.operationId);
-      assert.ok(param.schema.enum.includes("created_at"), op.operationId);
     }
   });
 });

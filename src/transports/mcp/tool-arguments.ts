@@ -30,6 +30,7 @@ export function splitToolArguments(tool: ToolDefinition, args: Record<string, un
       else addFieldError(problems, key, "must be of type string");
     } else if (map.query.includes(key)) {
       raw.query[key] = value;
+      if (key === "sort_by" && typeof value === "string") refuseUnofferedColumn(tool, value, problems);
     } else if (map.tool?.includes(key)) {
       if (typeof value === "string") toolOnly[key] = value;
       else addFieldError(problems, key, "must be of type string");
@@ -46,6 +47,16 @@ export function splitToolArguments(tool: ToolDefinition, args: Record<string, un
   // A required object body is sent even when empty, so its required fields are named one by one.
   if (Array.isArray(map.body) && (bodyGiven || operationOfTool(tool).body === "required")) raw.body = bodyFields;
   return { raw, problems, toolOnly };
+}
+
+/**
+ * REST lets an unoffered sort_by fall back to created_at (the description's list rule); a tool
+ * offers its columns as an enum, so a model that names another one is told, not silently served
+ * another order.
+ */
+function refuseUnofferedColumn(tool: ToolDefinition, column: string, problems: FieldErrors): void {
+  const offered = operationOfTool(tool).pagination?.sortBy;
+  if (offered && !offered.includes(column)) addFieldError(problems, "sort_by", `must be one of: ${offered.join(", ")}`);
 }
 
 /** The REST address the call stands for (list envelopes link to REST pages). */

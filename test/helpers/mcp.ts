@@ -35,6 +35,8 @@ export interface StartMcpOptions {
   connectors?: McpAppDeps["connectors"];
   clientIp?: McpAppDeps["clientIp"];
   platforms?: McpAppDeps["platforms"];
+  /** Every request through the SDK (the direct tools/call path off). */
+  sdkOnly?: boolean;
 }
 
 export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMcp> {
@@ -63,6 +65,7 @@ export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMc
       platforms,
       portalUrl: PORTAL_URL,
       ...(options.clientIp ? { clientIp: options.clientIp } : {}),
+      ...(options.sdkOnly ? { sdkOnly: true } : {}),
     };
     return createMcpApp(deps);
   });

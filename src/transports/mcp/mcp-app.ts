@@ -48,6 +48,8 @@ export interface McpAppDeps {
   portalUrl: string;
   /** How the per-IP limits find the client (TRUST_PROXY); the socket's address by default. */
   clientIp?: ClientIpResolver;
+  /** Serve every request through the SDK, the common tools/call included (tests compare the two paths). */
+  sdkOnly?: boolean;
 }
 
 /** Discovery documents: public, cacheable for an hour, readable from any origin. */

@@ -31,9 +31,10 @@ export function toolSuccess(toolName: string, output: unknown): CallToolResult {
 
 export function toolFailure(err: ApiError, requestId: string, docsUrl: string): CallToolResult {
   const envelope = errorEnvelope(err, requestId, docsUrl);
+  // In the order the SDK's result schema writes them (the direct tools/call path sends this object as is).
   return {
-    isError: true,
     content: [{ type: "text", text: JSON.stringify(envelope) }],
     structuredContent: envelope as unknown as Record<string, unknown>,
+    isError: true,
   };
 }

@@ -20,6 +20,7 @@ import { handlers as subscriptions } from "../src/modules/subscriptions/handlers
 import { handlers as system } from "../src/modules/system/handlers.ts";
 import { handlers as teams } from "../src/modules/teams/handlers.ts";
 import { handlers as tokens } from "../src/modules/tokens/handlers.ts";
+import { handlers as webhooks } from "../src/modules/webhooks/handlers.ts";
 
 /** One handler per operation of the table. */
 export const handlers: Handlers<OperationContext> = {
@@ -42,4 +43,5 @@ export const handlers: Handlers<OperationContext> = {
   ...system,
   ...teams,
   ...tokens,
+  ...webhooks,
 };

@@ -5,6 +5,7 @@ import type { Actor, CredentialKind, DomainContext } from "../db/tenant.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
 import type { PlatformEndpoints } from "../modules/connectors/platforms.ts";
 import { ApiError } from "../errors.ts";
+import type { WebhookNetwork } from "../modules/webhooks/address-guard.ts";
 
 /** The credential a request presented, resolved. */
 export interface Principal {
@@ -47,6 +48,8 @@ export interface OperationContext {
   portalUrl: string;
   /** Public base URL of the REST API (where platforms deliver a bot's updates). */
   baseUrl: string;
+  /** Where webhooks may be sent (WEBHOOK_ALLOWED_CIDRS, WEBHOOK_ALLOW_HTTP, WEBHOOK_TIMEOUT_MS). */
+  webhooks: WebhookNetwork;
 }
 
 /** The domain view of an authenticated operation. */

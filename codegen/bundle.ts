@@ -102,6 +102,21 @@ function injectCatalogs(doc: Json, abilities: AbilityCatalog, errors: ErrorDefin
       "An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.",
     enum: abilities.abilities.filter((a) => a.mintable).map((a) => a.value),
   };
+  doc.components.schemas.WebhookEventFilter = {
+    type: "string",
+    description:
+      "What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).",
+    enum: webhookEventFilters(Object.keys(doc.webhooks ?? {})),
+  };
+}
+
+/** Every event name, every dotted prefix of one followed by .*, and billing.* (named by the description). */
+export function webhookEventFilters(events: readonly string[]): string[] {
+  const groups = events.flatMap((name) => {
+    const parts = name.split(".");
+    return parts.slice(1).map((_, i) => `${parts.slice(0, i + 1).join(".")}.*`);
+  });
+  return [...new Set([...events, ...groups, "billing.*"])].sort();
 }
 
 /**

@@ -24,6 +24,7 @@ import { handlers as system } from "../src/modules/system/handlers.ts";
 import { handlers as teams } from "../src/modules/teams/handlers.ts";
 import { handlers as tokens } from "../src/modules/tokens/handlers.ts";
 import { handlers as transactions } from "../src/modules/transactions/handlers.ts";
+import { handlers as webhooks } from "../src/modules/webhooks/handlers.ts";
 
 /** One handler per operation of the table. */
 export const handlers: Handlers<OperationContext> = {
@@ -50,4 +51,5 @@ export const handlers: Handlers<OperationContext> = {
   ...teams,
   ...tokens,
   ...transactions,
+  ...webhooks,
 };

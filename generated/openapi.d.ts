@@ -1344,6 +1344,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-deliveries/retry-dead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-queue dead deliveries
+         * @description Re-queues the team's dead deliveries (or one endpoint's, with endpoint_id) for an attempt now, with a fresh attempt count, and answers how many were re-queued.
+         */
+        post: operations["retry_dead_webhook_deliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The team's webhook endpoints (without their secrets), newest first, 25 a page.
+         */
+        get: operations["list_webhook_endpoints"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Registers an https endpoint on a public host for the named events and answers it with its signing secret (whsec_...), returned this once beside data. A URL that is not https, carries credentials, does not resolve or reaches a non-public address is refused with 422 naming url.
+         */
+        post: operations["create_webhook_endpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description One endpoint of the team, without its secret.
+         */
+        get: operations["get_webhook_endpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes an endpoint and its deliveries; nothing is posted to it again. Only the registering member or the team owner may (403 FORBIDDEN otherwise).
+         */
+        delete: operations["delete_webhook_endpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Renames an endpoint, changes its events or allowed_ips, or suspends or re-enables it (is_active true restarts its consecutive-failure count). Only the registering member or the team owner may (403 FORBIDDEN otherwise).
+         */
+        patch: operations["update_webhook_endpoint"];
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description The endpoint's deliveries, newest first, 25 a page: status, attempts, the next attempt, and the last answer's status and excerpt (or why the delivery was refused unposted).
+         */
+        get: operations["list_webhook_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Replaces the endpoint's secret and answers the new one once; the old secret stops verifying at once (no grace period). Only the registering member or the team owner may (403 FORBIDDEN otherwise).
+         */
+        post: operations["rotate_webhook_endpoint_secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to an endpoint
+         * @description Posts one signed sample event (of the first event the endpoint subscribes to) to the endpoint now and reports its answer, whatever its status; no delivery is recorded. 502 WEBHOOK_ENDPOINT_UNREACHABLE when no answer came within 10 seconds. Only the registering member or the team owner may (403 FORBIDDEN otherwise).
+         */
+        post: operations["test_webhook_endpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sample event payloads
+         * @description One sample envelope per event type, as deliveries carry it, sorted by type; 3 a page by default, at most 10. Filter with type (an event name or a group such as plan.*).
+         */
+        get: operations["list_webhook_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "access_code.deleted": {
@@ -4284,6 +4436,126 @@ export interface components {
          * @example 0f8fad5b-d9cb-469f-a165-70867728950e
          */
         Uuid: string;
+        /** @description IPv4/IPv6 addresses and CIDR ranges every address the endpoint's host resolves to must fall in at delivery (a delivery to another address is dead-lettered unposted); null for no list. */
+        WebhookAllowedIps: string[] | null;
+        WebhookDelivery: {
+            id: components["schemas"]["Uuid"];
+            endpoint_id: components["schemas"]["Uuid"];
+            event_id: string;
+            event_type: string;
+            /** Format: uuid */
+            project_id: string | null;
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            attempts: number;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            /** Format: date-time */
+            delivered_at: string | null;
+            response_status: number | null;
+            /** @description The start of the last answer's body, or why the delivery was refused unposted. */
+            response_excerpt: string | null;
+            duration_ms: number | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        WebhookDeliveryPage: {
+            data: components["schemas"]["WebhookDelivery"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /**
+         * @description queued (waiting for its first or next attempt), delivered (a 2xx came), dead (eight failures, or refused unposted).
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "queued" | "delivered" | "dead";
+        WebhookEndpoint: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+            /** Format: uri */
+            url: string;
+            events: components["schemas"]["WebhookEventFilter"][];
+            allowed_ips: string[] | null;
+            /**
+             * Format: uuid
+             * @description The one project whose events the endpoint receives; null for the whole team.
+             */
+            project_id: string | null;
+            is_active: boolean;
+            /**
+             * Format: date-time
+             * @description When 20 consecutive failures disabled the endpoint; null once re-enabled.
+             */
+            disabled_at: string | null;
+            consecutive_failures: number;
+            /** @description The member who registered it (they and the team owner may change it). */
+            created_by_user_id: components["schemas"]["Uuid"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        WebhookEndpointCreate: {
+            name: string;
+            /** @description An https URL on a public host. */
+            url: string;
+            events: components["schemas"]["WebhookEventFilters"];
+            allowed_ips?: components["schemas"]["WebhookAllowedIps"];
+            /** @description Receive only this project's events (required for a token restricted to projects). */
+            project_id?: components["schemas"]["Uuid"];
+        };
+        WebhookEndpointPage: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        WebhookEndpointResponse: {
+            data: components["schemas"]["WebhookEndpoint"];
+        };
+        WebhookEndpointUpdate: {
+            name?: string;
+            events?: components["schemas"]["WebhookEventFilters"];
+            allowed_ips?: components["schemas"]["WebhookAllowedIps"];
+            /** @description false pauses the endpoint; true re-enables it and clears its failure count. */
+            is_active?: boolean;
+        };
+        WebhookEndpointWithSecret: {
+            data: components["schemas"]["WebhookEndpoint"];
+            /** @description The signing secret, shown this once (SB-Signature is keyed with it). */
+            secret: string;
+        };
+        /**
+         * @description What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).
+         * @enum {string}
+         */
+        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
+        /** @description Events the endpoint receives; names or groups (plan.*), billing.* with billing:read. */
+        WebhookEventFilters: components["schemas"]["WebhookEventFilter"][];
+        WebhookEventPage: {
+            data: components["schemas"]["EventEnvelope"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        WebhookRetryDead: {
+            /** @description Only this endpoint's dead deliveries. */
+            endpoint_id?: components["schemas"]["Uuid"];
+        };
+        WebhookRetryDeadResponse: {
+            data: {
+                requeued: number;
+            };
+        };
+        WebhookTestResponse: {
+            data: {
+                event_id: string;
+                event_type: string;
+                /** @description Whether the receiver answered 2xx. */
+                delivered: boolean;
+                response_status: number;
+                /** @description The start of the answer body (at most 1,024 characters). */
+                response_excerpt: string;
+                duration_ms: number;
+            };
+        };
     };
     responses: {
         /** @description IDEMPOTENCY_KEY_MISSING, or ACCESS_CODE_CAP_EXCEEDED: the batch does not fit this month's quota (context.remaining, context.limit). */
@@ -4527,6 +4799,29 @@ export interface components {
                  *           "name": [
                  *             "is required"
                  *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description WEBHOOK_ENDPOINT_UNREACHABLE: no answer came from the endpoint (context.reason: refused_address, unresolvable, connection_failed or timeout; context.address when an address was refused). */
+        WebhookEndpointUnreachable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "WEBHOOK_ENDPOINT_UNREACHABLE",
+                 *         "message": "The endpoint did not answer within 10 seconds.",
+                 *         "docs_url": "http://localhost:4004/errors#webhook_endpoint_unreachable",
+                 *         "remediation": "Check that the receiver is up and reachable from the internet, then test again.",
+                 *         "request_id": "6f1c2a7e-3d4b-4c59-9a1e-2b7f0c8d9e10",
+                 *         "context": {
+                 *           "reason": "timeout"
                  *         }
                  *       }
                  *     }
@@ -9450,6 +9745,450 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyReused"];
             422: components["responses"]["ValidationFailed"];
             425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    retry_dead_webhook_deliveries: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "endpoint_id": "2b4d6f80-1a3c-4e5f-8a7b-9c0d1e2f3a4b"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookRetryDead"];
+            };
+        };
+        responses: {
+            /** @description How many deliveries were re-queued. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRetryDeadResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_webhook_endpoints: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, name. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    create_webhook_endpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Zapier orders",
+                 *       "url": "https://hooks.example.com/subbridge",
+                 *       "events": [
+                 *         "subscription.created",
+                 *         "plan.*"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointCreate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint and its secret (shown this once). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    get_webhook_endpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    delete_webhook_endpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The endpoint's id. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    update_webhook_endpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The endpoint's id. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "is_active": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    list_webhook_deliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries in this state. */
+                status?: components["schemas"]["WebhookDeliveryStatus"];
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    rotate_webhook_endpoint_secret: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The endpoint's id. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its new secret (shown this once). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    test_webhook_endpoint: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The endpoint's id. */
+                id: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the receiver answered. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["WebhookEndpointUnreachable"];
+        };
+    };
+    list_webhook_events: {
+        parameters: {
+            query?: {
+                /** @description An event name or group (plan.*); only matching samples. */
+                type?: components["schemas"]["WebhookEventFilter"];
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 10, default 3; a higher value is clamped to 10. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: type. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default asc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sample events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEventPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
         };

@@ -2,7 +2,7 @@
 import type { operations } from "./openapi.d.ts";
 import type { AbilityValue, Enforcement } from "./catalog.ts";
 
-export type OperationId = "archive_plan" | "ban_member" | "bulk_generate_access_codes" | "cancel_subscription" | "complete_creator_task" | "create_canned_reply" | "create_coupon" | "create_group" | "create_pass_window" | "create_plan" | "create_project" | "create_recovery_setting" | "create_resource" | "create_role" | "create_team" | "create_token" | "delete_access_code" | "delete_canned_reply" | "delete_coupon" | "delete_group" | "delete_pass_window" | "delete_payment_method" | "delete_plan" | "delete_project" | "delete_recovery_setting" | "delete_resource" | "delete_role" | "delete_team" | "delete_token" | "get_activity_log" | "get_coupon" | "get_current_team" | "get_deep_link" | "get_group" | "get_member" | "get_pass_window" | "get_payment_method" | "get_plan" | "get_portal_url" | "get_project" | "get_project_analytics" | "get_project_connector" | "get_recovery_setting" | "get_resource" | "get_role" | "get_subscription" | "get_support_conversation" | "get_team" | "get_team_analytics" | "get_team_member" | "get_token" | "install_connector" | "invite_team_member" | "list_access_codes" | "list_alert_destinations" | "list_canned_replies" | "list_connectors" | "list_coupons" | "list_creator_tasks" | "list_groups" | "list_identities" | "list_pass_windows" | "list_payment_methods" | "list_plans" | "list_project_connectors" | "list_projects" | "list_recovery_settings" | "list_resources" | "list_roles" | "list_subscribers" | "list_subscriptions" | "list_support_conversations" | "list_support_messages" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "list_transactions" | "ping" | "publish_plan" | "remove_team_member" | "replace_alert_destinations" | "unban_member" | "uninstall_connector" | "unlink_identity" | "update_canned_reply" | "update_coupon" | "update_group" | "update_pass_window" | "update_payment_method" | "update_plan" | "update_project" | "update_project_connector" | "update_recovery_setting" | "update_resource" | "update_role" | "update_support_conversation" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
+export type OperationId = "archive_plan" | "ban_member" | "bulk_generate_access_codes" | "cancel_subscription" | "complete_creator_task" | "create_canned_reply" | "create_coupon" | "create_group" | "create_pass_window" | "create_plan" | "create_project" | "create_recovery_setting" | "create_resource" | "create_role" | "create_team" | "create_token" | "create_webhook_endpoint" | "delete_access_code" | "delete_canned_reply" | "delete_coupon" | "delete_group" | "delete_pass_window" | "delete_payment_method" | "delete_plan" | "delete_project" | "delete_recovery_setting" | "delete_resource" | "delete_role" | "delete_team" | "delete_token" | "delete_webhook_endpoint" | "get_activity_log" | "get_coupon" | "get_current_team" | "get_deep_link" | "get_group" | "get_member" | "get_pass_window" | "get_payment_method" | "get_plan" | "get_portal_url" | "get_project" | "get_project_analytics" | "get_project_connector" | "get_recovery_setting" | "get_resource" | "get_role" | "get_subscription" | "get_support_conversation" | "get_team" | "get_team_analytics" | "get_team_member" | "get_token" | "get_webhook_endpoint" | "install_connector" | "invite_team_member" | "list_access_codes" | "list_alert_destinations" | "list_canned_replies" | "list_connectors" | "list_coupons" | "list_creator_tasks" | "list_groups" | "list_identities" | "list_pass_windows" | "list_payment_methods" | "list_plans" | "list_project_connectors" | "list_projects" | "list_recovery_settings" | "list_resources" | "list_roles" | "list_subscribers" | "list_subscriptions" | "list_support_conversations" | "list_support_messages" | "list_team_invitations" | "list_team_members" | "list_teams" | "list_tokens" | "list_transactions" | "list_webhook_deliveries" | "list_webhook_endpoints" | "list_webhook_events" | "ping" | "publish_plan" | "remove_team_member" | "replace_alert_destinations" | "retry_dead_webhook_deliveries" | "rotate_webhook_endpoint_secret" | "test_webhook_endpoint" | "unban_member" | "uninstall_connector" | "unlink_identity" | "update_canned_reply" | "update_coupon" | "update_group" | "update_pass_window" | "update_payment_method" | "update_plan" | "update_project" | "update_project_connector" | "update_recovery_setting" | "update_resource" | "update_role" | "update_support_conversation" | "update_team" | "update_team_member_role" | "update_webhook_endpoint" | "withdraw_team_invitation";
 export type HttpMethod = "GET" | "PUT" | "POST" | "DELETE" | "PATCH";
 
 /** The operations of each area (spec/openapi/areas/<area>.yaml; handlers in src/modules/<area>/handlers.ts). */
@@ -30,6 +30,7 @@ export interface AreaOperations {
   "teams": "create_team" | "delete_team" | "get_current_team" | "get_team" | "get_team_member" | "invite_team_member" | "list_team_invitations" | "list_team_members" | "list_teams" | "remove_team_member" | "update_team" | "update_team_member_role" | "withdraw_team_invitation";
   "tokens": "create_token" | "delete_token" | "get_token" | "list_tokens";
   "transactions": "list_transactions";
+  "webhooks": "create_webhook_endpoint" | "delete_webhook_endpoint" | "get_webhook_endpoint" | "list_webhook_deliveries" | "list_webhook_endpoints" | "list_webhook_events" | "retry_dead_webhook_deliveries" | "rotate_webhook_endpoint_secret" | "test_webhook_endpoint" | "update_webhook_endpoint";
 }
 export type AreaName = keyof AreaOperations;
 
@@ -76,6 +77,7 @@ export const operationTable = {
   create_role: {"id":"create_role","method":"POST","path":"/v1/roles","routePath":"/v1/roles","summary":"Create a custom role","tags":["Roles"],"area":"roles","ability":"role:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_team: {"id":"create_team","method":"POST","path":"/v1/teams","routePath":"/v1/teams","summary":"Create a team","tags":["Teams"],"area":"teams","ability":"team:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   create_token: {"id":"create_token","method":"POST","path":"/v1/tokens","routePath":"/v1/tokens","summary":"Mint a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:create","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  create_webhook_endpoint: {"id":"create_webhook_endpoint","method":"POST","path":"/v1/webhook-endpoints","routePath":"/v1/webhook-endpoints","summary":"Register a webhook endpoint","tags":["Webhooks"],"area":"webhooks","ability":"webhook-endpoint:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
   delete_access_code: {"id":"delete_access_code","method":"DELETE","path":"/v1/projects/{project}/plans/{plan}/access-codes/{access_code}","routePath":"/v1/projects/:project/plans/:plan/access-codes/:access_code","summary":"Delete an access code","tags":["Access codes"],"area":"access-codes","ability":"project-access-code:delete","enforcement":"R","public":false,"write":true,"destructive":true,"mcp":false,"successStatus":204,"successBody":false,"pathParams":["project","plan","access_code"],"queryParams":[],"body":null,"pagination":null},
   delete_canned_reply: {"id":"delete_canned_reply","method":"DELETE","path":"/v1/projects/{project}/support/canned-replies/{reply}","routePath":"/v1/projects/:project/support/canned-replies/:reply","summary":"Delete a canned reply","tags":["Support"],"area":"support","ability":"support-canned-reply:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","reply"],"queryParams":[],"body":null,"pagination":null},
   delete_coupon: {"id":"delete_coupon","method":"DELETE","path":"/v1/projects/{project}/coupons/{coupon}","routePath":"/v1/projects/:project/coupons/:coupon","summary":"Delete a coupon","tags":["Coupons"],"area":"coupons","ability":"project-coupon:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","coupon"],"queryParams":[],"body":null,"pagination":null},
@@ -89,6 +91,7 @@ export const operationTable = {
   delete_role: {"id":"delete_role","method":"DELETE","path":"/v1/roles/{role}","routePath":"/v1/roles/:role","summary":"Delete a custom role","tags":["Roles"],"area":"roles","ability":"role:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["role"],"queryParams":[],"body":null,"pagination":null},
   delete_team: {"id":"delete_team","method":"DELETE","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Delete a team","tags":["Teams"],"area":"teams","ability":"team:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team"],"queryParams":[],"body":null,"pagination":null},
   delete_token: {"id":"delete_token","method":"DELETE","path":"/v1/tokens/{id}","routePath":"/v1/tokens/:id","summary":"Delete a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
+  delete_webhook_endpoint: {"id":"delete_webhook_endpoint","method":"DELETE","path":"/v1/webhook-endpoints/{id}","routePath":"/v1/webhook-endpoints/:id","summary":"Delete a webhook endpoint","tags":["Webhooks"],"area":"webhooks","ability":"webhook-endpoint:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
   get_activity_log: {"id":"get_activity_log","method":"GET","path":"/v1/activity","routePath":"/v1/activity","summary":"Read the activity log of one subject","tags":["Activity"],"area":"activity","ability":"activity:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["subject_type","subject_id","limit"],"body":null,"pagination":null},
   get_coupon: {"id":"get_coupon","method":"GET","path":"/v1/projects/{project}/coupons/{coupon}","routePath":"/v1/projects/:project/coupons/:coupon","summary":"Get a coupon","tags":["Coupons"],"area":"coupons","ability":"project-coupon:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","coupon"],"queryParams":[],"body":null,"pagination":null},
   get_current_team: {"id":"get_current_team","method":"GET","path":"/v1/teams/current","routePath":"/v1/teams/current","summary":"Get the token's team","tags":["Teams"],"area":"teams","ability":"team:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
@@ -111,6 +114,7 @@ export const operationTable = {
   get_team_analytics: {"id":"get_team_analytics","method":"GET","path":"/v1/analytics","routePath":"/v1/analytics","summary":"Team dashboard numbers","tags":["Analytics"],"area":"analytics","ability":"dashboard:read","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["period","from","to"],"body":null,"pagination":null},
   get_team_member: {"id":"get_team_member","method":"GET","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Get a membership","tags":["Teams"],"area":"teams","ability":"team-member:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
   get_token: {"id":"get_token","method":"GET","path":"/v1/tokens/{id}","routePath":"/v1/tokens/:id","summary":"Get a personal access token","tags":["Tokens"],"area":"tokens","ability":"token:view","enforcement":"R","public":false,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
+  get_webhook_endpoint: {"id":"get_webhook_endpoint","method":"GET","path":"/v1/webhook-endpoints/{id}","routePath":"/v1/webhook-endpoints/:id","summary":"Get a webhook endpoint","tags":["Webhooks"],"area":"webhooks","ability":"webhook-endpoint:view","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
   install_connector: {"id":"install_connector","method":"POST","path":"/v1/projects/{project}/connectors/{key}","routePath":"/v1/projects/:project/connectors/:key","summary":"Install a connector on the project","tags":["Connectors"],"area":"connectors","ability":"project-connector:create","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["project","key"],"queryParams":[],"body":"required","pagination":null},
   invite_team_member: {"id":"invite_team_member","method":"POST","path":"/v1/teams/{team}/members","routePath":"/v1/teams/:team/members","summary":"Invite someone to the team","tags":["Teams"],"area":"teams","ability":"team-member:invite","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":201,"successBody":true,"pathParams":["team"],"queryParams":[],"body":"required","pagination":null},
   list_access_codes: {"id":"list_access_codes","method":"GET","path":"/v1/projects/{project}/plans/{plan}/access-codes","routePath":"/v1/projects/:project/plans/:plan/access-codes","summary":"List a plan's access codes","tags":["Access codes"],"area":"access-codes","ability":"project-access-code:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":50,"maxPerPage":100,"sortBy":["created_at","expires_at","redeemed_at"],"defaultSortDirection":"desc"}},
@@ -138,10 +142,16 @@ export const operationTable = {
   list_teams: {"id":"list_teams","method":"GET","path":"/v1/teams","routePath":"/v1/teams","summary":"List the creator's teams","tags":["Teams"],"area":"teams","ability":"team:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name"],"defaultSortDirection":"desc"}},
   list_tokens: {"id":"list_tokens","method":"GET","path":"/v1/tokens","routePath":"/v1/tokens","summary":"List personal access tokens","tags":["Tokens"],"area":"tokens","ability":"token:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name","last_used_at","expires_at"],"defaultSortDirection":"desc"}},
   list_transactions: {"id":"list_transactions","method":"GET","path":"/v1/projects/{project}/transactions","routePath":"/v1/projects/:project/transactions","summary":"List a project's transactions","tags":["Transactions"],"area":"transactions","ability":"project-subscription:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project"],"queryParams":["status","kind","plan_id","currency","from","to","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","amount"],"defaultSortDirection":"desc"}},
+  list_webhook_deliveries: {"id":"list_webhook_deliveries","method":"GET","path":"/v1/webhook-endpoints/{id}/deliveries","routePath":"/v1/webhook-endpoints/:id/deliveries","summary":"List an endpoint's deliveries","tags":["Webhooks"],"area":"webhooks","ability":"webhook-delivery:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["id"],"queryParams":["status","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at"],"defaultSortDirection":"desc"}},
+  list_webhook_endpoints: {"id":"list_webhook_endpoints","method":"GET","path":"/v1/webhook-endpoints","routePath":"/v1/webhook-endpoints","summary":"List webhook endpoints","tags":["Webhooks"],"area":"webhooks","ability":"webhook-endpoint:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":25,"maxPerPage":100,"sortBy":["created_at","name"],"defaultSortDirection":"desc"}},
+  list_webhook_events: {"id":"list_webhook_events","method":"GET","path":"/v1/webhook-events","routePath":"/v1/webhook-events","summary":"Sample event payloads","tags":["Webhooks"],"area":"webhooks","ability":"webhook-endpoint:view-any","enforcement":"RM","public":false,"write":false,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":["type","page","per_page","limit","sort_by","sort_direction"],"body":null,"pagination":{"defaultPerPage":3,"maxPerPage":10,"sortBy":["type"],"defaultSortDirection":"asc"}},
   ping: {"id":"ping","method":"GET","path":"/v1/ping","routePath":"/v1/ping","summary":"Check that the API answers","tags":["System"],"area":"system","ability":null,"enforcement":null,"public":true,"write":false,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":null,"pagination":null},
   publish_plan: {"id":"publish_plan","method":"POST","path":"/v1/projects/{project}/plans/{plan}/publish","routePath":"/v1/projects/:project/plans/:plan/publish","summary":"Publish a plan","tags":["Plans"],"area":"plans","ability":"project-subscription-plan:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","plan"],"queryParams":[],"body":null,"pagination":null},
   remove_team_member: {"id":"remove_team_member","method":"DELETE","path":"/v1/teams/{team}/members/{member}","routePath":"/v1/teams/:team/members/:member","summary":"Remove a member","tags":["Teams"],"area":"teams","ability":"team-member:remove","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team","member"],"queryParams":[],"body":null,"pagination":null},
   replace_alert_destinations: {"id":"replace_alert_destinations","method":"PUT","path":"/v1/me/alert-destinations","routePath":"/v1/me/alert-destinations","summary":"Replace where alerts go","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":false,"mcp":false,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":"required","pagination":null},
+  retry_dead_webhook_deliveries: {"id":"retry_dead_webhook_deliveries","method":"POST","path":"/v1/webhook-deliveries/retry-dead","routePath":"/v1/webhook-deliveries/retry-dead","summary":"Re-queue dead deliveries","tags":["Webhooks"],"area":"webhooks","ability":"webhook-delivery:retry","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":[],"queryParams":[],"body":"optional","pagination":null},
+  rotate_webhook_endpoint_secret: {"id":"rotate_webhook_endpoint_secret","method":"POST","path":"/v1/webhook-endpoints/{id}/rotate-secret","routePath":"/v1/webhook-endpoints/:id/rotate-secret","summary":"Rotate an endpoint's signing secret","tags":["Webhooks"],"area":"webhooks","ability":"webhook-endpoint:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
+  test_webhook_endpoint: {"id":"test_webhook_endpoint","method":"POST","path":"/v1/webhook-endpoints/{id}/test","routePath":"/v1/webhook-endpoints/:id/test","summary":"Send a test event to an endpoint","tags":["Webhooks"],"area":"webhooks","ability":"webhook-endpoint:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["id"],"queryParams":[],"body":null,"pagination":null},
   unban_member: {"id":"unban_member","method":"POST","path":"/v1/projects/{project}/members/{member}/unban","routePath":"/v1/projects/:project/members/:member/unban","summary":"Lift a member's ban","tags":["Members"],"area":"members","ability":"project-user:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","member"],"queryParams":[],"body":null,"pagination":null},
   uninstall_connector: {"id":"uninstall_connector","method":"DELETE","path":"/v1/projects/{project}/connectors/{key}","routePath":"/v1/projects/:project/connectors/:key","summary":"Uninstall a connector from the project","tags":["Connectors"],"area":"connectors","ability":"project-connector:delete","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["project","key"],"queryParams":[],"body":null,"pagination":null},
   unlink_identity: {"id":"unlink_identity","method":"DELETE","path":"/v1/me/identities/{identity}","routePath":"/v1/me/identities/:identity","summary":"Unlink an identity","tags":["Account"],"area":"account","ability":"account:write","enforcement":"R","public":false,"write":true,"destructive":true,"mcp":false,"successStatus":204,"successBody":false,"pathParams":["identity"],"queryParams":[],"body":null,"pagination":null},
@@ -159,6 +169,7 @@ export const operationTable = {
   update_support_conversation: {"id":"update_support_conversation","method":"PATCH","path":"/v1/projects/{project}/support/conversations/{conversation}","routePath":"/v1/projects/:project/support/conversations/:conversation","summary":"Assign, close or reopen a support conversation","tags":["Support"],"area":"support","ability":"support-conversation:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["project","conversation"],"queryParams":[],"body":"required","pagination":null},
   update_team: {"id":"update_team","method":"PATCH","path":"/v1/teams/{team}","routePath":"/v1/teams/:team","summary":"Rename a team","tags":["Teams"],"area":"teams","ability":"team:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team"],"queryParams":[],"body":"required","pagination":null},
   update_team_member_role: {"id":"update_team_member_role","method":"PATCH","path":"/v1/teams/{team}/members/{member}/role","routePath":"/v1/teams/:team/members/:member/role","summary":"Change a member's role","tags":["Teams"],"area":"teams","ability":"team-member:update-role","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["team","member"],"queryParams":[],"body":"required","pagination":null},
+  update_webhook_endpoint: {"id":"update_webhook_endpoint","method":"PATCH","path":"/v1/webhook-endpoints/{id}","routePath":"/v1/webhook-endpoints/:id","summary":"Change a webhook endpoint","tags":["Webhooks"],"area":"webhooks","ability":"webhook-endpoint:update","enforcement":"RM","public":false,"write":true,"destructive":false,"mcp":true,"successStatus":200,"successBody":true,"pathParams":["id"],"queryParams":[],"body":"required","pagination":null},
   withdraw_team_invitation: {"id":"withdraw_team_invitation","method":"DELETE","path":"/v1/teams/{team}/invitations/{invitation}","routePath":"/v1/teams/:team/invitations/:invitation","summary":"Withdraw an invitation","tags":["Teams"],"area":"teams","ability":"team-member:remove","enforcement":"RM","public":false,"write":true,"destructive":true,"mcp":true,"successStatus":204,"successBody":false,"pathParams":["team","invitation"],"queryParams":[],"body":null,"pagination":null},
 } as const satisfies Record<OperationId, OperationSpec>;
 
@@ -264,6 +275,12 @@ export interface OperationIO {
     body: NonNullable<operations["create_token"]["requestBody"]>["content"]["application/json"];
     output: operations["create_token"]["responses"][201]["content"]["application/json"];
   };
+  create_webhook_endpoint: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: NonNullable<operations["create_webhook_endpoint"]["requestBody"]>["content"]["application/json"];
+    output: operations["create_webhook_endpoint"]["responses"][201]["content"]["application/json"];
+  };
   delete_access_code: {
     path: operations["delete_access_code"]["parameters"]["path"];
     query: Record<string, never>;
@@ -338,6 +355,12 @@ export interface OperationIO {
   };
   delete_token: {
     path: operations["delete_token"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: void;
+  };
+  delete_webhook_endpoint: {
+    path: operations["delete_webhook_endpoint"]["parameters"]["path"];
     query: Record<string, never>;
     body: undefined;
     output: void;
@@ -473,6 +496,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: undefined;
     output: operations["get_token"]["responses"][200]["content"]["application/json"];
+  };
+  get_webhook_endpoint: {
+    path: operations["get_webhook_endpoint"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["get_webhook_endpoint"]["responses"][200]["content"]["application/json"];
   };
   install_connector: {
     path: operations["install_connector"]["parameters"]["path"];
@@ -636,6 +665,24 @@ export interface OperationIO {
     body: undefined;
     output: operations["list_transactions"]["responses"][200]["content"]["application/json"];
   };
+  list_webhook_deliveries: {
+    path: operations["list_webhook_deliveries"]["parameters"]["path"];
+    query: WithDefaults<NonNullable<operations["list_webhook_deliveries"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_webhook_deliveries"]["responses"][200]["content"]["application/json"];
+  };
+  list_webhook_endpoints: {
+    path: Record<string, never>;
+    query: WithDefaults<NonNullable<operations["list_webhook_endpoints"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_webhook_endpoints"]["responses"][200]["content"]["application/json"];
+  };
+  list_webhook_events: {
+    path: Record<string, never>;
+    query: WithDefaults<NonNullable<operations["list_webhook_events"]["parameters"]["query"]>, "page" | "per_page" | "sort_by" | "sort_direction">;
+    body: undefined;
+    output: operations["list_webhook_events"]["responses"][200]["content"]["application/json"];
+  };
   ping: {
     path: Record<string, never>;
     query: Record<string, never>;
@@ -659,6 +706,24 @@ export interface OperationIO {
     query: Record<string, never>;
     body: NonNullable<operations["replace_alert_destinations"]["requestBody"]>["content"]["application/json"];
     output: operations["replace_alert_destinations"]["responses"][200]["content"]["application/json"];
+  };
+  retry_dead_webhook_deliveries: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: NonNullable<operations["retry_dead_webhook_deliveries"]["requestBody"]>["content"]["application/json"] | undefined;
+    output: operations["retry_dead_webhook_deliveries"]["responses"][200]["content"]["application/json"];
+  };
+  rotate_webhook_endpoint_secret: {
+    path: operations["rotate_webhook_endpoint_secret"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["rotate_webhook_endpoint_secret"]["responses"][200]["content"]["application/json"];
+  };
+  test_webhook_endpoint: {
+    path: operations["test_webhook_endpoint"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: undefined;
+    output: operations["test_webhook_endpoint"]["responses"][200]["content"]["application/json"];
   };
   unban_member: {
     path: operations["unban_member"]["parameters"]["path"];
@@ -761,6 +826,12 @@ export interface OperationIO {
     query: Record<string, never>;
     body: NonNullable<operations["update_team_member_role"]["requestBody"]>["content"]["application/json"];
     output: operations["update_team_member_role"]["responses"][200]["content"]["application/json"];
+  };
+  update_webhook_endpoint: {
+    path: operations["update_webhook_endpoint"]["parameters"]["path"];
+    query: Record<string, never>;
+    body: NonNullable<operations["update_webhook_endpoint"]["requestBody"]>["content"]["application/json"];
+    output: operations["update_webhook_endpoint"]["responses"][200]["content"]["application/json"];
   };
   withdraw_team_invitation: {
     path: operations["withdraw_team_invitation"]["parameters"]["path"];

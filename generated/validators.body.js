@@ -3821,16 +3821,440 @@ return errors === 0;
 }
 validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const install_connector__body = validate140;
-const schema64 = {"$id":"install_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallRequest"};
-const schema65 = {"type":"object","description":"The install fields, the OAuth result (oauth connectors) and the settings.","additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"oauth":{"$ref":"urn:subbridge:schema:ConnectorOAuthResult"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallRequest"};
-const schema66 = {"type":"object","description":"Values of the manifest's install fields that take a value (text, secret, select, toggle, link), by field name. Secret values are sealed and never returned.","maxProperties":20,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"}]},"$id":"urn:subbridge:schema:ConnectorFieldValues"};
+export const create_webhook_endpoint__body = validate140;
+const schema64 = {"$id":"create_webhook_endpoint__body","$ref":"urn:subbridge:schema:WebhookEndpointCreate"};
+const schema65 = {"type":"object","required":["name","url","events"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"url":{"type":"string","minLength":1,"maxLength":2048,"description":"An https URL on a public host."},"events":{"$ref":"urn:subbridge:schema:WebhookEventFilters"},"allowed_ips":{"$ref":"urn:subbridge:schema:WebhookAllowedIps"},"project_id":{"$ref":"urn:subbridge:schema:Uuid","description":"Receive only this project's events (required for a token restricted to projects)."}},"$id":"urn:subbridge:schema:WebhookEndpointCreate"};
+const schema66 = {"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"description":"Events the endpoint receives; names or groups (plan.*), billing.* with billing:read.","items":{"$ref":"urn:subbridge:schema:WebhookEventFilter","type":"string"},"$id":"urn:subbridge:schema:WebhookEventFilters"};
+const schema67 = {"type":"string","description":"What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).","enum":["access_code.*","access_code.deleted","access_code.expired","access_code.generated","access_code.redeemed","billing.*","connector.*","connector.installed","connector.uninstalled","connector.updated","coupon.*","coupon.created","coupon.deleted","coupon.updated","creator_task.*","creator_task.completed","group.*","group.created","group.deleted","group.updated","member.*","member.banned","member.churned","member.joined","member.resource_added","member.resource_removed","member.unbanned","pass_window.*","pass_window.created","pass_window.deleted","pass_window.updated","payment_method.*","payment_method.created","payment_method.deleted","payment_method.updated","plan.*","plan.archived","plan.created","plan.deleted","plan.published","plan.updated","project.*","project.archived","project.created","project.deleted","project.restored","project.updated","recovery_setting.*","recovery_setting.created","recovery_setting.deleted","recovery_setting.updated","resource.*","resource.created","resource.deleted","resource.updated","role.*","role.created","role.deleted","role.updated","subscription.*","subscription.activated","subscription.cancelled","subscription.created","subscription.expired","support.*","support.conversation.*","support.conversation.assigned","support.conversation.closed","support.conversation.opened","support.conversation.reopened","support.conversation.unassigned","support.message.*","support.message.received","team.*","team.created","team.deleted","team.member.*","team.member.invited","team.member.joined","team.member.removed","team.member.role_changed","team.updated"],"$id":"urn:subbridge:schema:WebhookEventFilter"};
+
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:WebhookEventFilter" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate143.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "access_code.*") || (data === "access_code.deleted")) || (data === "access_code.expired")) || (data === "access_code.generated")) || (data === "access_code.redeemed")) || (data === "billing.*")) || (data === "connector.*")) || (data === "connector.installed")) || (data === "connector.uninstalled")) || (data === "connector.updated")) || (data === "coupon.*")) || (data === "coupon.created")) || (data === "coupon.deleted")) || (data === "coupon.updated")) || (data === "creator_task.*")) || (data === "creator_task.completed")) || (data === "group.*")) || (data === "group.created")) || (data === "group.deleted")) || (data === "group.updated")) || (data === "member.*")) || (data === "member.banned")) || (data === "member.churned")) || (data === "member.joined")) || (data === "member.resource_added")) || (data === "member.resource_removed")) || (data === "member.unbanned")) || (data === "pass_window.*")) || (data === "pass_window.created")) || (data === "pass_window.deleted")) || (data === "pass_window.updated")) || (data === "payment_method.*")) || (data === "payment_method.created")) || (data === "payment_method.deleted")) || (data === "payment_method.updated")) || (data === "plan.*")) || (data === "plan.archived")) || (data === "plan.created")) || (data === "plan.deleted")) || (data === "plan.published")) || (data === "plan.updated")) || (data === "project.*")) || (data === "project.archived")) || (data === "project.created")) || (data === "project.deleted")) || (data === "project.restored")) || (data === "project.updated")) || (data === "recovery_setting.*")) || (data === "recovery_setting.created")) || (data === "recovery_setting.deleted")) || (data === "recovery_setting.updated")) || (data === "resource.*")) || (data === "resource.created")) || (data === "resource.deleted")) || (data === "resource.updated")) || (data === "role.*")) || (data === "role.created")) || (data === "role.deleted")) || (data === "role.updated")) || (data === "subscription.*")) || (data === "subscription.activated")) || (data === "subscription.cancelled")) || (data === "subscription.created")) || (data === "subscription.expired")) || (data === "support.*")) || (data === "support.conversation.*")) || (data === "support.conversation.assigned")) || (data === "support.conversation.closed")) || (data === "support.conversation.opened")) || (data === "support.conversation.reopened")) || (data === "support.conversation.unassigned")) || (data === "support.message.*")) || (data === "support.message.received")) || (data === "team.*")) || (data === "team.created")) || (data === "team.deleted")) || (data === "team.member.*")) || (data === "team.member.invited")) || (data === "team.member.joined")) || (data === "team.member.removed")) || (data === "team.member.role_changed")) || (data === "team.updated"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema67.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate143.errors = vErrors;
+return errors === 0;
+}
+validate143.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
 
 function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:ConnectorFieldValues" */;
+/*# sourceURL="urn:subbridge:schema:WebhookEventFilters" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate142.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(Array.isArray(data)){
+if(data.length > 100){
+const err0 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.length < 1){
+const err1 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(typeof data0 !== "string"){
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!(validate143(data0, {instancePath:instancePath+"/" + i0,parentData:data,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
+errors = vErrors.length;
+}
+}
+let i1 = data.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err3 = {instancePath,schemaPath:"#/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate142.errors = vErrors;
+return errors === 0;
+}
+validate142.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema68 = {"type":["array","null"],"maxItems":50,"uniqueItems":true,"description":"IPv4/IPv6 addresses and CIDR ranges every address the endpoint's host resolves to must fall in at delivery (a delivery to another address is dead-lettered unposted); null for no list.","items":{"type":"string","minLength":2,"maxLength":64,"pattern":"^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$"},"$id":"urn:subbridge:schema:WebhookAllowedIps"};
+const pattern16 = new RegExp("^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$", "u");
+
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:WebhookAllowedIps" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate146.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if((!(Array.isArray(data))) && (data !== null)){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: schema68.type},message:"must be array,null"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(Array.isArray(data)){
+if(data.length > 50){
+const err1 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(typeof data0 === "string"){
+if(func1(data0) > 64){
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(func1(data0) < 2){
+const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern16.test(data0)){
+const err4 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/pattern",keyword:"pattern",params:{pattern: "^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$"},message:"must match pattern \""+"^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+let i1 = data.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err6 = {instancePath,schemaPath:"#/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+validate146.errors = vErrors;
+return errors === 0;
+}
+validate146.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:WebhookEndpointCreate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate141.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.url === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.events === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "events"},message:"must have required property '"+"events"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "name") || (key0 === "url")) || (key0 === "events")) || (key0 === "allowed_ips")) || (key0 === "project_id"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(func1(data0) > 255){
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.url !== undefined){
+let data1 = data.url;
+if(typeof data1 === "string"){
+if(func1(data1) > 2048){
+const err7 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(func1(data1) < 1){
+const err8 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.events !== undefined){
+if(!(validate142(data.events, {instancePath:instancePath+"/events",parentData:data,parentDataProperty:"events",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
+errors = vErrors.length;
+}
+}
+if(data.allowed_ips !== undefined){
+if(!(validate146(data.allowed_ips, {instancePath:instancePath+"/allowed_ips",parentData:data,parentDataProperty:"allowed_ips",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+errors = vErrors.length;
+}
+}
+if(data.project_id !== undefined){
+if(!(validate68(data.project_id, {instancePath:instancePath+"/project_id",parentData:data,parentDataProperty:"project_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate141.errors = vErrors;
+return errors === 0;
+}
+validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="create_webhook_endpoint__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate140.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate141(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+errors = vErrors.length;
+}
+validate140.errors = vErrors;
+return errors === 0;
+}
+validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const install_connector__body = validate150;
+const schema69 = {"$id":"install_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallRequest"};
+const schema70 = {"type":"object","description":"The install fields, the OAuth result (oauth connectors) and the settings.","additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"oauth":{"$ref":"urn:subbridge:schema:ConnectorOAuthResult"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallRequest"};
+const schema71 = {"type":"object","description":"Values of the manifest's install fields that take a value (text, secret, select, toggle, link), by field name. Secret values are sealed and never returned.","maxProperties":20,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"}]},"$id":"urn:subbridge:schema:ConnectorFieldValues"};
+
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:ConnectorFieldValues" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate152.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3962,18 +4386,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate142.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema67 = {"type":"object","description":"What the platform's OAuth consent screen returned to the dashboard (connectors whose install mode is oauth).","required":["code","redirect_uri"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":512,"description":"The authorization code."},"redirect_uri":{"type":"string","format":"uri","maxLength":2048,"description":"The redirect URI the consent screen was opened with."}},"$id":"urn:subbridge:schema:ConnectorOAuthResult"};
+const schema72 = {"type":"object","description":"What the platform's OAuth consent screen returned to the dashboard (connectors whose install mode is oauth).","required":["code","redirect_uri"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":512,"description":"The authorization code."},"redirect_uri":{"type":"string","format":"uri","maxLength":2048,"description":"The redirect URI the consent screen was opened with."}},"$id":"urn:subbridge:schema:ConnectorOAuthResult"};
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorOAuthResult" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate144.evaluated;
+const evaluated0 = validate154.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4094,18 +4518,18 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate144.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate144.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema68 = {"type":"object","description":"Values of the manifest's settings_fields, by field name, each checked by the field's rules; null clears a nullable setting.","maxProperties":50,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"},{"type":"null"}]},"$id":"urn:subbridge:schema:ConnectorSettingsValues"};
+const schema73 = {"type":"object","description":"Values of the manifest's settings_fields, by field name, each checked by the field's rules; null clears a nullable setting.","maxProperties":50,"propertyNames":{"maxLength":64},"additionalProperties":{"oneOf":[{"type":"string","maxLength":4096},{"type":"boolean"},{"type":"null"}]},"$id":"urn:subbridge:schema:ConnectorSettingsValues"};
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorSettingsValues" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate146.evaluated;
+const evaluated0 = validate156.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4259,17 +4683,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate146.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
-validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorInstallRequest" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate141.evaluated;
+const evaluated0 = validate151.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4290,20 +4714,20 @@ errors++;
 }
 }
 if(data.fields !== undefined){
-if(!(validate142(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
+if(!(validate152(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
 errors = vErrors.length;
 }
 }
 if(data.oauth !== undefined){
-if(!(validate144(data.oauth, {instancePath:instancePath+"/oauth",parentData:data,parentDataProperty:"oauth",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate144.errors : vErrors.concat(validate144.errors);
+if(!(validate154(data.oauth, {instancePath:instancePath+"/oauth",parentData:data,parentDataProperty:"oauth",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
 errors = vErrors.length;
 }
 }
 if(data.settings !== undefined){
-if(!(validate146(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate156(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
 errors = vErrors.length;
 }
 }
@@ -4318,42 +4742,42 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate141.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
-validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="install_connector__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate140.evaluated;
+const evaluated0 = validate150.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate141(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+if(!(validate151(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate151.errors : vErrors.concat(validate151.errors);
 errors = vErrors.length;
 }
-validate140.errors = vErrors;
+validate150.errors = vErrors;
 return errors === 0;
 }
-validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate150.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const invite_team_member__body = validate149;
-const schema69 = {"$id":"invite_team_member__body","$ref":"urn:subbridge:schema:TeamInvite"};
-const schema70 = {"type":"object","required":["email","role"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":255,"description":"The address the invitation is sent to; the invitee accepts signed in with it."},"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamInvite"};
+export const invite_team_member__body = validate159;
+const schema74 = {"$id":"invite_team_member__body","$ref":"urn:subbridge:schema:TeamInvite"};
+const schema75 = {"type":"object","required":["email","role"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":255,"description":"The address the invitation is sent to; the invitee accepts signed in with it."},"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamInvite"};
 const formats18 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamInvite" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate150.evaluated;
+const evaluated0 = validate160.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4445,42 +4869,42 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate150.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
-validate150.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="invite_team_member__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate149.evaluated;
+const evaluated0 = validate159.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate150(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
+if(!(validate160(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate160.errors : vErrors.concat(validate160.errors);
 errors = vErrors.length;
 }
-validate149.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
-validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const replace_alert_destinations__body = validate153;
-const schema71 = {"$id":"replace_alert_destinations__body","$ref":"urn:subbridge:schema:AlertDestinationsReplace"};
-const schema72 = {"type":"object","required":["destinations"],"additionalProperties":false,"properties":{"destinations":{"type":"array","maxItems":20,"items":{"type":"object","required":["kind","target"],"additionalProperties":false,"properties":{"kind":{"type":"string","enum":["connector_identity","email"],"description":"connector_identity or email; push_device is reserved for creator apps and refused."},"target":{"type":"string","minLength":1,"maxLength":320},"classes":{"type":["array","null"],"uniqueItems":true,"maxItems":7,"items":{"$ref":"urn:subbridge:schema:AlertClass","type":"string"}},"is_primary":{"type":"boolean","description":"Ignored (derived from the linked identities)."}}}}},"$id":"urn:subbridge:schema:AlertDestinationsReplace"};
-const schema73 = {"type":"string","enum":["sales","support","recovery","billing","security","passes","onboarding"],"description":"recovery, billing and security are critical; they always also reach the creator's email.","$id":"urn:subbridge:schema:AlertClass"};
+export const replace_alert_destinations__body = validate163;
+const schema76 = {"$id":"replace_alert_destinations__body","$ref":"urn:subbridge:schema:AlertDestinationsReplace"};
+const schema77 = {"type":"object","required":["destinations"],"additionalProperties":false,"properties":{"destinations":{"type":"array","maxItems":20,"items":{"type":"object","required":["kind","target"],"additionalProperties":false,"properties":{"kind":{"type":"string","enum":["connector_identity","email"],"description":"connector_identity or email; push_device is reserved for creator apps and refused."},"target":{"type":"string","minLength":1,"maxLength":320},"classes":{"type":["array","null"],"uniqueItems":true,"maxItems":7,"items":{"$ref":"urn:subbridge:schema:AlertClass","type":"string"}},"is_primary":{"type":"boolean","description":"Ignored (derived from the linked identities)."}}}}},"$id":"urn:subbridge:schema:AlertDestinationsReplace"};
+const schema78 = {"type":"string","enum":["sales","support","recovery","billing","security","passes","onboarding"],"description":"recovery, billing and security are critical; they always also reach the creator's email.","$id":"urn:subbridge:schema:AlertClass"};
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AlertClass" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate155.evaluated;
+const evaluated0 = validate165.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4498,7 +4922,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((data === "sales") || (data === "support")) || (data === "recovery")) || (data === "billing")) || (data === "security")) || (data === "passes")) || (data === "onboarding"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema73.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema78.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4507,17 +4931,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate155.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
-validate155.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate165.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AlertDestinationsReplace" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate154.evaluated;
+const evaluated0 = validate164.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4609,7 +5033,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((data2 === "connector_identity") || (data2 === "email"))){
-const err7 = {instancePath:instancePath+"/destinations/" + i0+"/kind",schemaPath:"#/properties/destinations/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema72.properties.destinations.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/destinations/" + i0+"/kind",schemaPath:"#/properties/destinations/items/properties/kind/enum",keyword:"enum",params:{allowedValues: schema77.properties.destinations.items.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4657,7 +5081,7 @@ errors++;
 if(data1.classes !== undefined){
 let data4 = data1.classes;
 if((!(Array.isArray(data4))) && (data4 !== null)){
-const err11 = {instancePath:instancePath+"/destinations/" + i0+"/classes",schemaPath:"#/properties/destinations/items/properties/classes/type",keyword:"type",params:{type: schema72.properties.destinations.items.properties.classes.type},message:"must be array,null"};
+const err11 = {instancePath:instancePath+"/destinations/" + i0+"/classes",schemaPath:"#/properties/destinations/items/properties/classes/type",keyword:"type",params:{type: schema77.properties.destinations.items.properties.classes.type},message:"must be array,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4690,8 +5114,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(validate155(data5, {instancePath:instancePath+"/destinations/" + i0+"/classes/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate155.errors : vErrors.concat(validate155.errors);
+if(!(validate165(data5, {instancePath:instancePath+"/destinations/" + i0+"/classes/" + i1,parentData:data4,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
 errors = vErrors.length;
 }
 }
@@ -4768,41 +5192,112 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate154.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
-validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="replace_alert_destinations__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate153.evaluated;
+const evaluated0 = validate163.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate154(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate154.errors : vErrors.concat(validate154.errors);
+if(!(validate164(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate164.errors : vErrors.concat(validate164.errors);
 errors = vErrors.length;
 }
-validate153.errors = vErrors;
+validate163.errors = vErrors;
 return errors === 0;
 }
-validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate163.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_canned_reply__body = validate158;
-const schema74 = {"$id":"update_canned_reply__body","$ref":"urn:subbridge:schema:CannedReplyUpdate"};
-const schema75 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"body":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S"}},"$id":"urn:subbridge:schema:CannedReplyUpdate"};
+export const retry_dead_webhook_deliveries__body = validate168;
+const schema79 = {"$id":"retry_dead_webhook_deliveries__body","$ref":"urn:subbridge:schema:WebhookRetryDead"};
+const schema80 = {"type":"object","additionalProperties":false,"properties":{"endpoint_id":{"$ref":"urn:subbridge:schema:Uuid","description":"Only this endpoint's dead deliveries."}},"$id":"urn:subbridge:schema:WebhookRetryDead"};
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:WebhookRetryDead" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate169.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(key0 === "endpoint_id")){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.endpoint_id !== undefined){
+if(!(validate68(data.endpoint_id, {instancePath:instancePath+"/endpoint_id",parentData:data,parentDataProperty:"endpoint_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate169.errors = vErrors;
+return errors === 0;
+}
+validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="retry_dead_webhook_deliveries__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate168.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate169(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate169.errors : vErrors.concat(validate169.errors);
+errors = vErrors.length;
+}
+validate168.errors = vErrors;
+return errors === 0;
+}
+validate168.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const update_canned_reply__body = validate172;
+const schema81 = {"$id":"update_canned_reply__body","$ref":"urn:subbridge:schema:CannedReplyUpdate"};
+const schema82 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"body":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S"}},"$id":"urn:subbridge:schema:CannedReplyUpdate"};
+
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CannedReplyUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate159.evaluated;
+const evaluated0 = validate173.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4933,41 +5428,41 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate159.errors = vErrors;
+validate173.errors = vErrors;
 return errors === 0;
 }
-validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate173.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_canned_reply__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate158.evaluated;
+const evaluated0 = validate172.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate159(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate159.errors : vErrors.concat(validate159.errors);
+if(!(validate173(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate173.errors : vErrors.concat(validate173.errors);
 errors = vErrors.length;
 }
-validate158.errors = vErrors;
+validate172.errors = vErrors;
 return errors === 0;
 }
-validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate172.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_coupon__body = validate161;
-const schema76 = {"$id":"update_coupon__body","$ref":"urn:subbridge:schema:CouponUpdate"};
-const schema77 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":["string","null"],"maxLength":255},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:CouponUpdate"};
+export const update_coupon__body = validate175;
+const schema83 = {"$id":"update_coupon__body","$ref":"urn:subbridge:schema:CouponUpdate"};
+const schema84 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":["string","null"],"maxLength":255},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:CouponUpdate"};
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CouponUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate162.evaluated;
+const evaluated0 = validate176.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5000,7 +5495,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if((typeof data0 !== "string") && (data0 !== null)){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema77.properties.name.type},message:"must be string,null"};
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: schema84.properties.name.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5031,7 +5526,7 @@ errors = vErrors.length;
 if(data.max_redemptions !== undefined){
 let data2 = data.max_redemptions;
 if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
-const err4 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema77.properties.max_redemptions.type},message:"must be integer,null"};
+const err4 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema84.properties.max_redemptions.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5066,7 +5561,7 @@ errors++;
 if(data.expires_at !== undefined){
 let data3 = data.expires_at;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err7 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema77.properties.expires_at.type},message:"must be string,null"};
+const err7 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema84.properties.expires_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5121,41 +5616,41 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate162.errors = vErrors;
+validate176.errors = vErrors;
 return errors === 0;
 }
-validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate176.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_coupon__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate161.evaluated;
+const evaluated0 = validate175.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate162(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate162.errors : vErrors.concat(validate162.errors);
+if(!(validate176(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate176.errors : vErrors.concat(validate176.errors);
 errors = vErrors.length;
 }
-validate161.errors = vErrors;
+validate175.errors = vErrors;
 return errors === 0;
 }
-validate161.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate175.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_group__body = validate165;
-const schema78 = {"$id":"update_group__body","$ref":"urn:subbridge:schema:GroupUpdate"};
-const schema79 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
+export const update_group__body = validate179;
+const schema85 = {"$id":"update_group__body","$ref":"urn:subbridge:schema:GroupUpdate"};
+const schema86 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:GroupUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate166.evaluated;
+const evaluated0 = validate180.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5432,41 +5927,41 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate166.errors = vErrors;
+validate180.errors = vErrors;
 return errors === 0;
 }
-validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate180.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_group__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate179.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate166(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate166.errors : vErrors.concat(validate166.errors);
+if(!(validate180(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate180.errors : vErrors.concat(validate180.errors);
 errors = vErrors.length;
 }
-validate165.errors = vErrors;
+validate179.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate179.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_pass_window__body = validate171;
-const schema80 = {"$id":"update_pass_window__body","$ref":"urn:subbridge:schema:PassWindowUpdate"};
-const schema81 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowUpdate"};
+export const update_pass_window__body = validate185;
+const schema87 = {"$id":"update_pass_window__body","$ref":"urn:subbridge:schema:PassWindowUpdate"};
+const schema88 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowUpdate"};
 
-function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PassWindowUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate172.evaluated;
+const evaluated0 = validate186.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5604,7 +6099,7 @@ errors++;
 if(data.capacity !== undefined){
 let data3 = data.capacity;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-const err11 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema81.properties.capacity.type},message:"must be integer,null"};
+const err11 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema88.properties.capacity.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -5647,42 +6142,42 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate172.errors = vErrors;
+validate186.errors = vErrors;
 return errors === 0;
 }
-validate172.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate186.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate185(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_pass_window__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate171.evaluated;
+const evaluated0 = validate185.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate172(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate172.errors : vErrors.concat(validate172.errors);
+if(!(validate186(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
 errors = vErrors.length;
 }
-validate171.errors = vErrors;
+validate185.errors = vErrors;
 return errors === 0;
 }
-validate171.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate185.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_payment_method__body = validate174;
-const schema82 = {"$id":"update_payment_method__body","$ref":"urn:subbridge:schema:PaymentMethodUpdate"};
-const schema83 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"mode":{"type":"string","enum":["live","test"]},"enabled":{"type":"boolean"},"currencies":{"$ref":"urn:subbridge:schema:PaymentMethodCurrencies"},"billing_cycles":{"$ref":"urn:subbridge:schema:PaymentMethodCycles"}},"$id":"urn:subbridge:schema:PaymentMethodUpdate"};
-const schema84 = {"type":"array","maxItems":50,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:CurrencyCode","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCurrencies"};
+export const update_payment_method__body = validate188;
+const schema89 = {"$id":"update_payment_method__body","$ref":"urn:subbridge:schema:PaymentMethodUpdate"};
+const schema90 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"mode":{"type":"string","enum":["live","test"]},"enabled":{"type":"boolean"},"currencies":{"$ref":"urn:subbridge:schema:PaymentMethodCurrencies"},"billing_cycles":{"$ref":"urn:subbridge:schema:PaymentMethodCycles"}},"$id":"urn:subbridge:schema:PaymentMethodUpdate"};
+const schema91 = {"type":"array","maxItems":50,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:CurrencyCode","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCurrencies"};
 
-function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PaymentMethodCurrencies" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate176.evaluated;
+const evaluated0 = validate190.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5753,18 +6248,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate176.errors = vErrors;
+validate190.errors = vErrors;
 return errors === 0;
 }
-validate176.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate190.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema85 = {"type":"array","maxItems":5,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:BillingCycle","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCycles"};
+const schema92 = {"type":"array","maxItems":5,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:BillingCycle","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCycles"};
 
-function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate193(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PaymentMethodCycles" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate179.evaluated;
+const evaluated0 = validate193.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5835,17 +6330,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate179.errors = vErrors;
+validate193.errors = vErrors;
 return errors === 0;
 }
-validate179.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate193.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PaymentMethodUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate175.evaluated;
+const evaluated0 = validate189.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5923,7 +6418,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data1 === "live") || (data1 === "test"))){
-const err6 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema83.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema90.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5946,14 +6441,14 @@ errors++;
 }
 }
 if(data.currencies !== undefined){
-if(!(validate176(data.currencies, {instancePath:instancePath+"/currencies",parentData:data,parentDataProperty:"currencies",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate176.errors : vErrors.concat(validate176.errors);
+if(!(validate190(data.currencies, {instancePath:instancePath+"/currencies",parentData:data,parentDataProperty:"currencies",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
 }
 if(data.billing_cycles !== undefined){
-if(!(validate179(data.billing_cycles, {instancePath:instancePath+"/billing_cycles",parentData:data,parentDataProperty:"billing_cycles",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate179.errors : vErrors.concat(validate179.errors);
+if(!(validate193(data.billing_cycles, {instancePath:instancePath+"/billing_cycles",parentData:data,parentDataProperty:"billing_cycles",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
 errors = vErrors.length;
 }
 }
@@ -5968,41 +6463,41 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate175.errors = vErrors;
+validate189.errors = vErrors;
 return errors === 0;
 }
-validate175.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate189.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_payment_method__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate174.evaluated;
+const evaluated0 = validate188.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate175(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate175.errors : vErrors.concat(validate175.errors);
+if(!(validate189(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate189.errors : vErrors.concat(validate189.errors);
 errors = vErrors.length;
 }
-validate174.errors = vErrors;
+validate188.errors = vErrors;
 return errors === 0;
 }
-validate174.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate188.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_plan__body = validate183;
-const schema86 = {"$id":"update_plan__body","$ref":"urn:subbridge:schema:PlanUpdate"};
-const schema87 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99},"trial_days":{"type":"integer","minimum":0,"maximum":365},"access_codes_only":{"type":"boolean"},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanUpdate"};
+export const update_plan__body = validate197;
+const schema93 = {"$id":"update_plan__body","$ref":"urn:subbridge:schema:PlanUpdate"};
+const schema94 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99},"trial_days":{"type":"integer","minimum":0,"maximum":365},"access_codes_only":{"type":"boolean"},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanUpdate"};
 
-function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PlanUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate184.evaluated;
+const evaluated0 = validate198.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6070,7 +6565,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema87.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema94.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6203,42 +6698,42 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate184.errors = vErrors;
+validate198.errors = vErrors;
 return errors === 0;
 }
-validate184.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate198.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_plan__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate183.evaluated;
+const evaluated0 = validate197.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate184(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate184.errors : vErrors.concat(validate184.errors);
+if(!(validate198(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate198.errors : vErrors.concat(validate198.errors);
 errors = vErrors.length;
 }
-validate183.errors = vErrors;
+validate197.errors = vErrors;
 return errors === 0;
 }
-validate183.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate197.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project__body = validate189;
-const schema88 = {"$id":"update_project__body","$ref":"urn:subbridge:schema:ProjectUpdate"};
-const schema89 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A different handle (Growth tier); the current one stays reserved for this project."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"status":{"$ref":"urn:subbridge:schema:ProjectStatus"}},"$id":"urn:subbridge:schema:ProjectUpdate"};
-const schema90 = {"type":"string","enum":["active","archived"],"description":"active, or archived (kept with its data and handle, closed to new purchases).","$id":"urn:subbridge:schema:ProjectStatus"};
+export const update_project__body = validate203;
+const schema95 = {"$id":"update_project__body","$ref":"urn:subbridge:schema:ProjectUpdate"};
+const schema96 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A different handle (Growth tier); the current one stays reserved for this project."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"status":{"$ref":"urn:subbridge:schema:ProjectStatus"}},"$id":"urn:subbridge:schema:ProjectUpdate"};
+const schema97 = {"type":"string","enum":["active","archived"],"description":"active, or archived (kept with its data and handle, closed to new purchases).","$id":"urn:subbridge:schema:ProjectStatus"};
 
-function validate194(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate208(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate194.evaluated;
+const evaluated0 = validate208.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6256,7 +6751,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((data === "active") || (data === "archived"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema90.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema97.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6265,17 +6760,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate194.errors = vErrors;
+validate208.errors = vErrors;
 return errors === 0;
 }
-validate194.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate208.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate204(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ProjectUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate190.evaluated;
+const evaluated0 = validate204.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6343,7 +6838,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema89.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema96.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6384,8 +6879,8 @@ errors = vErrors.length;
 }
 }
 if(data.status !== undefined){
-if(!(validate194(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate194.errors : vErrors.concat(validate194.errors);
+if(!(validate208(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate208.errors : vErrors.concat(validate208.errors);
 errors = vErrors.length;
 }
 }
@@ -6400,41 +6895,41 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate190.errors = vErrors;
+validate204.errors = vErrors;
 return errors === 0;
 }
-validate190.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate204.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate189.evaluated;
+const evaluated0 = validate203.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate190(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
+if(!(validate204(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate204.errors : vErrors.concat(validate204.errors);
 errors = vErrors.length;
 }
-validate189.errors = vErrors;
+validate203.errors = vErrors;
 return errors === 0;
 }
-validate189.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate203.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project_connector__body = validate197;
-const schema91 = {"$id":"update_project_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallationUpdate"};
-const schema92 = {"type":"object","description":"Settings to merge, and optionally new install fields (verified with the platform).","minProperties":1,"additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallationUpdate"};
+export const update_project_connector__body = validate211;
+const schema98 = {"$id":"update_project_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallationUpdate"};
+const schema99 = {"type":"object","description":"Settings to merge, and optionally new install fields (verified with the platform).","minProperties":1,"additionalProperties":false,"properties":{"fields":{"$ref":"urn:subbridge:schema:ConnectorFieldValues"},"settings":{"$ref":"urn:subbridge:schema:ConnectorSettingsValues"}},"$id":"urn:subbridge:schema:ConnectorInstallationUpdate"};
 
-function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate212(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ConnectorInstallationUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate198.evaluated;
+const evaluated0 = validate212.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6465,14 +6960,14 @@ errors++;
 }
 }
 if(data.fields !== undefined){
-if(!(validate142(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
+if(!(validate152(data.fields, {instancePath:instancePath+"/fields",parentData:data,parentDataProperty:"fields",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
 errors = vErrors.length;
 }
 }
 if(data.settings !== undefined){
-if(!(validate146(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+if(!(validate156(data.settings, {instancePath:instancePath+"/settings",parentData:data,parentDataProperty:"settings",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate156.errors : vErrors.concat(validate156.errors);
 errors = vErrors.length;
 }
 }
@@ -6487,41 +6982,41 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate198.errors = vErrors;
+validate212.errors = vErrors;
 return errors === 0;
 }
-validate198.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate212.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project_connector__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate197.evaluated;
+const evaluated0 = validate211.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate198(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate198.errors : vErrors.concat(validate198.errors);
+if(!(validate212(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate212.errors : vErrors.concat(validate212.errors);
 errors = vErrors.length;
 }
-validate197.errors = vErrors;
+validate211.errors = vErrors;
 return errors === 0;
 }
-validate197.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate211.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_recovery_setting__body = validate202;
-const schema93 = {"$id":"update_recovery_setting__body","$ref":"urn:subbridge:schema:RecoverySettingUpdate"};
-const schema94 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"probes":{"$ref":"urn:subbridge:schema:RecoveryProbesInput"},"standby_installation_id":{"$ref":"urn:subbridge:schema:RecoveryNullableId"},"resource_standby":{"$ref":"urn:subbridge:schema:RecoveryResourceStandby"},"mirror":{"$ref":"urn:subbridge:schema:RecoveryMirrorInput"},"identity_relink":{"$ref":"urn:subbridge:schema:RecoveryIdentityRelink"}},"$id":"urn:subbridge:schema:RecoverySettingUpdate"};
+export const update_recovery_setting__body = validate216;
+const schema100 = {"$id":"update_recovery_setting__body","$ref":"urn:subbridge:schema:RecoverySettingUpdate"};
+const schema101 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"probes":{"$ref":"urn:subbridge:schema:RecoveryProbesInput"},"standby_installation_id":{"$ref":"urn:subbridge:schema:RecoveryNullableId"},"resource_standby":{"$ref":"urn:subbridge:schema:RecoveryResourceStandby"},"mirror":{"$ref":"urn:subbridge:schema:RecoveryMirrorInput"},"identity_relink":{"$ref":"urn:subbridge:schema:RecoveryIdentityRelink"}},"$id":"urn:subbridge:schema:RecoverySettingUpdate"};
 
-function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RecoverySettingUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate203.evaluated;
+const evaluated0 = validate217.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6592,41 +7087,41 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate203.errors = vErrors;
+validate217.errors = vErrors;
 return errors === 0;
 }
-validate203.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate217.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate202(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate216(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_recovery_setting__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate202.evaluated;
+const evaluated0 = validate216.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate203(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate203.errors : vErrors.concat(validate203.errors);
+if(!(validate217(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate217.errors : vErrors.concat(validate217.errors);
 errors = vErrors.length;
 }
-validate202.errors = vErrors;
+validate216.errors = vErrors;
 return errors === 0;
 }
-validate202.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate216.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_resource__body = validate210;
-const schema95 = {"$id":"update_resource__body","$ref":"urn:subbridge:schema:ResourceUpdate"};
-const schema96 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean"},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:ResourceUpdate"};
+export const update_resource__body = validate224;
+const schema102 = {"$id":"update_resource__body","$ref":"urn:subbridge:schema:ResourceUpdate"};
+const schema103 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean"},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:ResourceUpdate"};
 
-function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ResourceUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate211.evaluated;
+const evaluated0 = validate225.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6694,7 +7189,7 @@ errors++;
 if(data.description !== undefined){
 let data1 = data.description;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema96.properties.description.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema103.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6719,7 +7214,7 @@ errors++;
 if(data.platform_ref !== undefined){
 let data2 = data.platform_ref;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err7 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema96.properties.platform_ref.type},message:"must be string,null"};
+const err7 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema103.properties.platform_ref.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -6786,41 +7281,41 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate211.errors = vErrors;
+validate225.errors = vErrors;
 return errors === 0;
 }
-validate211.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate225.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate210(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate224(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_resource__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate210.evaluated;
+const evaluated0 = validate224.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate211(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate211.errors : vErrors.concat(validate211.errors);
+if(!(validate225(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate225.errors : vErrors.concat(validate225.errors);
 errors = vErrors.length;
 }
-validate210.errors = vErrors;
+validate224.errors = vErrors;
 return errors === 0;
 }
-validate210.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate224.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_role__body = validate213;
-const schema97 = {"$id":"update_role__body","$ref":"urn:subbridge:schema:RoleUpdate"};
-const schema98 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
+export const update_role__body = validate227;
+const schema104 = {"$id":"update_role__body","$ref":"urn:subbridge:schema:RoleUpdate"};
+const schema105 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
 
-function validate214(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate228(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate214.evaluated;
+const evaluated0 = validate228.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6963,42 +7458,42 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate214.errors = vErrors;
+validate228.errors = vErrors;
 return errors === 0;
 }
-validate214.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate228.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate213(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate227(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate213.evaluated;
+const evaluated0 = validate227.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate214(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate214.errors : vErrors.concat(validate214.errors);
+if(!(validate228(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate228.errors : vErrors.concat(validate228.errors);
 errors = vErrors.length;
 }
-validate213.errors = vErrors;
+validate227.errors = vErrors;
 return errors === 0;
 }
-validate213.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate227.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_support_conversation__body = validate217;
-const schema99 = {"$id":"update_support_conversation__body","$ref":"urn:subbridge:schema:SupportConversationUpdate"};
-const schema100 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"assignee_id":{"type":["string","null"],"format":"uuid","maxLength":36,"description":"A user id of the team's roster (owner or member); null unassigns."},"status":{"$ref":"urn:subbridge:schema:SupportConversationStatus"}},"$id":"urn:subbridge:schema:SupportConversationUpdate"};
-const schema101 = {"type":"string","enum":["open","closed"],"description":"open: waiting for the team or the member; closed: done (the member's next message opens a new conversation).","$id":"urn:subbridge:schema:SupportConversationStatus"};
+export const update_support_conversation__body = validate231;
+const schema106 = {"$id":"update_support_conversation__body","$ref":"urn:subbridge:schema:SupportConversationUpdate"};
+const schema107 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"assignee_id":{"type":["string","null"],"format":"uuid","maxLength":36,"description":"A user id of the team's roster (owner or member); null unassigns."},"status":{"$ref":"urn:subbridge:schema:SupportConversationStatus"}},"$id":"urn:subbridge:schema:SupportConversationUpdate"};
+const schema108 = {"type":"string","enum":["open","closed"],"description":"open: waiting for the team or the member; closed: done (the member's next message opens a new conversation).","$id":"urn:subbridge:schema:SupportConversationStatus"};
 
-function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate233(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:SupportConversationStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate219.evaluated;
+const evaluated0 = validate233.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7016,7 +7511,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((data === "open") || (data === "closed"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema101.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema108.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7025,17 +7520,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate219.errors = vErrors;
+validate233.errors = vErrors;
 return errors === 0;
 }
-validate219.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate233.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate232(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:SupportConversationUpdate" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate218.evaluated;
+const evaluated0 = validate232.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7068,7 +7563,7 @@ errors++;
 if(data.assignee_id !== undefined){
 let data0 = data.assignee_id;
 if((typeof data0 !== "string") && (data0 !== null)){
-const err2 = {instancePath:instancePath+"/assignee_id",schemaPath:"#/properties/assignee_id/type",keyword:"type",params:{type: schema100.properties.assignee_id.type},message:"must be string,null"};
+const err2 = {instancePath:instancePath+"/assignee_id",schemaPath:"#/properties/assignee_id/type",keyword:"type",params:{type: schema107.properties.assignee_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7101,8 +7596,8 @@ errors++;
 }
 }
 if(data.status !== undefined){
-if(!(validate219(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate219.errors : vErrors.concat(validate219.errors);
+if(!(validate233(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate233.errors : vErrors.concat(validate233.errors);
 errors = vErrors.length;
 }
 }
@@ -7117,40 +7612,40 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate218.errors = vErrors;
+validate232.errors = vErrors;
 return errors === 0;
 }
-validate218.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate232.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate231(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_support_conversation__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate217.evaluated;
+const evaluated0 = validate231.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate218(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate218.errors : vErrors.concat(validate218.errors);
+if(!(validate232(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate232.errors : vErrors.concat(validate232.errors);
 errors = vErrors.length;
 }
-validate217.errors = vErrors;
+validate231.errors = vErrors;
 return errors === 0;
 }
-validate217.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate231.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team__body = validate222;
-const schema102 = {"$id":"update_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
+export const update_team__body = validate236;
+const schema109 = {"$id":"update_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
 
-function validate222(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate236(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate222.evaluated;
+const evaluated0 = validate236.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7161,20 +7656,20 @@ if(!(validate132(data, {instancePath,parentData,parentDataProperty,rootData,dyna
 vErrors = vErrors === null ? validate132.errors : vErrors.concat(validate132.errors);
 errors = vErrors.length;
 }
-validate222.errors = vErrors;
+validate236.errors = vErrors;
 return errors === 0;
 }
-validate222.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate236.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team_member_role__body = validate224;
-const schema103 = {"$id":"update_team_member_role__body","$ref":"urn:subbridge:schema:TeamRoleChange"};
-const schema104 = {"type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamRoleChange"};
+export const update_team_member_role__body = validate238;
+const schema110 = {"$id":"update_team_member_role__body","$ref":"urn:subbridge:schema:TeamRoleChange"};
+const schema111 = {"type":"object","required":["role"],"additionalProperties":false,"properties":{"role":{"$ref":"urn:subbridge:schema:RoleCode"}},"$id":"urn:subbridge:schema:TeamRoleChange"};
 
-function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate239(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamRoleChange" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate225.evaluated;
+const evaluated0 = validate239.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7221,28 +7716,162 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate225.errors = vErrors;
+validate239.errors = vErrors;
 return errors === 0;
 }
-validate225.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate239.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate224(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate238(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team_member_role__body" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate224.evaluated;
+const evaluated0 = validate238.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate225(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate225.errors : vErrors.concat(validate225.errors);
+if(!(validate239(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate239.errors : vErrors.concat(validate239.errors);
 errors = vErrors.length;
 }
-validate224.errors = vErrors;
+validate238.errors = vErrors;
 return errors === 0;
 }
-validate224.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate238.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const update_webhook_endpoint__body = validate242;
+const schema112 = {"$id":"update_webhook_endpoint__body","$ref":"urn:subbridge:schema:WebhookEndpointUpdate"};
+const schema113 = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"events":{"$ref":"urn:subbridge:schema:WebhookEventFilters"},"allowed_ips":{"$ref":"urn:subbridge:schema:WebhookAllowedIps"},"is_active":{"type":"boolean","description":"false pauses the endpoint; true re-enables it and clears its failure count."}},"$id":"urn:subbridge:schema:WebhookEndpointUpdate"};
+
+function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:WebhookEndpointUpdate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate243.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(Object.keys(data).length < 1){
+const err0 = {instancePath,schemaPath:"#/minProperties",keyword:"minProperties",params:{limit: 1},message:"must NOT have fewer than 1 properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "name") || (key0 === "events")) || (key0 === "allowed_ips")) || (key0 === "is_active"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(func1(data0) > 255){
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.events !== undefined){
+if(!(validate142(data.events, {instancePath:instancePath+"/events",parentData:data,parentDataProperty:"events",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
+errors = vErrors.length;
+}
+}
+if(data.allowed_ips !== undefined){
+if(!(validate146(data.allowed_ips, {instancePath:instancePath+"/allowed_ips",parentData:data,parentDataProperty:"allowed_ips",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate146.errors : vErrors.concat(validate146.errors);
+errors = vErrors.length;
+}
+}
+if(data.is_active !== undefined){
+if(typeof data.is_active !== "boolean"){
+const err5 = {instancePath:instancePath+"/is_active",schemaPath:"#/properties/is_active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate243.errors = vErrors;
+return errors === 0;
+}
+validate243.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate242(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="update_webhook_endpoint__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate242.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate243(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate243.errors : vErrors.concat(validate243.errors);
+errors = vErrors.length;
+}
+validate242.errors = vErrors;
+return errors === 0;
+}
+validate242.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -1800,15 +1800,74 @@ return errors === 0;
 }
 validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_activity_log__query = validate117;
-const schema45 = {"$id":"get_activity_log__query","type":"object","properties":{"subject_type":{"$ref":"urn:subbridge:schema:ActivitySubjectTypeQuery"},"subject_id":{"$ref":"urn:subbridge:schema:Uuid"},"limit":{"type":"integer","minimum":1,"maximum":200,"default":50}},"required":["subject_type","subject_id"],"additionalProperties":true};
-const schema46 = {"type":"string","description":"The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project, and `support-conversation` and `support-canned-reply` (additive) for the Support area.","enum":["project","subscription","project-subscription","member","project-user","plan","project-subscription-plan","access-code","coupon","project-resource","team","support-conversation","support-canned-reply"],"$id":"urn:subbridge:schema:ActivitySubjectTypeQuery"};
+export const delete_webhook_endpoint__path = validate117;
+const schema45 = {"$id":"delete_webhook_endpoint__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["id"],"additionalProperties":false};
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="delete_webhook_endpoint__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate117.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+if(!(validate53(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate117.errors = vErrors;
+return errors === 0;
+}
+validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const get_activity_log__query = validate119;
+const schema46 = {"$id":"get_activity_log__query","type":"object","properties":{"subject_type":{"$ref":"urn:subbridge:schema:ActivitySubjectTypeQuery"},"subject_id":{"$ref":"urn:subbridge:schema:Uuid"},"limit":{"type":"integer","minimum":1,"maximum":200,"default":50}},"required":["subject_type","subject_id"],"additionalProperties":true};
+const schema47 = {"type":"string","description":"The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project, and `support-conversation` and `support-canned-reply` (additive) for the Support area.","enum":["project","subscription","project-subscription","member","project-user","plan","project-subscription-plan","access-code","coupon","project-resource","team","support-conversation","support-canned-reply"],"$id":"urn:subbridge:schema:ActivitySubjectTypeQuery"};
+
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ActivitySubjectTypeQuery" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate118.evaluated;
+const evaluated0 = validate120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1851,7 +1910,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((((((((((((data === "project") || (data === "subscription")) || (data === "project-subscription")) || (data === "member")) || (data === "project-user")) || (data === "plan")) || (data === "project-subscription-plan")) || (data === "access-code")) || (data === "coupon")) || (data === "project-resource")) || (data === "team")) || (data === "support-conversation")) || (data === "support-canned-reply"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema47.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1860,17 +1919,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate118.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate118.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate120.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_activity_log__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate119.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1902,8 +1961,8 @@ vErrors.push(err1);
 errors++;
 }
 if(data.subject_type !== undefined){
-if(!(validate118(data.subject_type, {instancePath:instancePath+"/subject_type",parentData:data,parentDataProperty:"subject_type",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+if(!(validate120(data.subject_type, {instancePath:instancePath+"/subject_type",parentData:data,parentDataProperty:"subject_type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
 errors = vErrors.length;
 }
 }
@@ -1980,19 +2039,19 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate117.errors = vErrors;
+validate119.errors = vErrors;
 return errors === 0;
 }
-validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_coupon__path = validate121;
-const schema47 = {"$id":"get_coupon__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"coupon":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","coupon"],"additionalProperties":false};
+export const get_coupon__path = validate123;
+const schema48 = {"$id":"get_coupon__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"coupon":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","coupon"],"additionalProperties":false};
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_coupon__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate123.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2055,19 +2114,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate121.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_deep_link__path = validate124;
-const schema48 = {"$id":"get_deep_link__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const get_deep_link__path = validate126;
+const schema49 = {"$id":"get_deep_link__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_deep_link__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate124.evaluated;
+const evaluated0 = validate126.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2114,21 +2173,21 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate124.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
-validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_deep_link__query = validate126;
-const schema49 = {"$id":"get_deep_link__query","type":"object","properties":{"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"access_code":{"type":"string","minLength":1,"maxLength":64},"custom":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$","minLength":1,"maxLength":64}},"required":[],"additionalProperties":true};
+export const get_deep_link__query = validate128;
+const schema50 = {"$id":"get_deep_link__query","type":"object","properties":{"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"access_code":{"type":"string","minLength":1,"maxLength":64},"custom":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$","minLength":1,"maxLength":64}},"required":[],"additionalProperties":true};
 const func1 = __runtime0.default;
 const pattern5 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_deep_link__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate126.evaluated;
+const evaluated0 = validate128.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2283,19 +2342,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate126.errors = vErrors;
+validate128.errors = vErrors;
 return errors === 0;
 }
-validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_group__path = validate128;
-const schema50 = {"$id":"get_group__path","type":"object","properties":{"group":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["group"],"additionalProperties":false};
+export const get_group__path = validate130;
+const schema51 = {"$id":"get_group__path","type":"object","properties":{"group":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["group"],"additionalProperties":false};
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_group__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate128.evaluated;
+const evaluated0 = validate130.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2342,19 +2401,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate128.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
-validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate130.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_member__path = validate130;
-const schema51 = {"$id":"get_member__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","member"],"additionalProperties":false};
+export const get_member__path = validate132;
+const schema52 = {"$id":"get_member__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","member"],"additionalProperties":false};
 
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_member__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate130.evaluated;
+const evaluated0 = validate132.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2417,19 +2476,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate130.errors = vErrors;
+validate132.errors = vErrors;
 return errors === 0;
 }
-validate130.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_pass_window__path = validate133;
-const schema52 = {"$id":"get_pass_window__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"pass_window":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","pass_window"],"additionalProperties":false};
+export const get_pass_window__path = validate135;
+const schema53 = {"$id":"get_pass_window__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"pass_window":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","pass_window"],"additionalProperties":false};
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_pass_window__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate133.evaluated;
+const evaluated0 = validate135.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2508,19 +2567,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate133.errors = vErrors;
+validate135.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_payment_method__path = validate137;
-const schema53 = {"$id":"get_payment_method__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"payment_method":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","payment_method"],"additionalProperties":false};
+export const get_payment_method__path = validate139;
+const schema54 = {"$id":"get_payment_method__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"payment_method":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","payment_method"],"additionalProperties":false};
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_payment_method__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate137.evaluated;
+const evaluated0 = validate139.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2583,19 +2642,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate137.errors = vErrors;
+validate139.errors = vErrors;
 return errors === 0;
 }
-validate137.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate139.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_plan__path = validate140;
-const schema54 = {"$id":"get_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const get_plan__path = validate142;
+const schema55 = {"$id":"get_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_plan__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate140.evaluated;
+const evaluated0 = validate142.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2658,75 +2717,16 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate140.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
-validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate142.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_portal_url__path = validate143;
-const schema55 = {"$id":"get_portal_url__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
-
-function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="get_portal_url__path" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate143.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.project === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "project")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.project !== undefined){
-if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate143.errors = vErrors;
-return errors === 0;
-}
-validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const get_project__path = validate145;
-const schema56 = {"$id":"get_project__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const get_portal_url__path = validate145;
+const schema56 = {"$id":"get_portal_url__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="get_project__path" */;
+/*# sourceURL="get_portal_url__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate145.evaluated;
@@ -2781,11 +2781,11 @@ return errors === 0;
 }
 validate145.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_project_analytics__path = validate147;
-const schema57 = {"$id":"get_project_analytics__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const get_project__path = validate147;
+const schema57 = {"$id":"get_project__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
 function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="get_project_analytics__path" */;
+/*# sourceURL="get_project__path" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate147.evaluated;
@@ -2840,15 +2840,74 @@ return errors === 0;
 }
 validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_project_analytics__query = validate149;
-const schema58 = {"$id":"get_project_analytics__query","type":"object","properties":{"period":{"$ref":"urn:subbridge:schema:AnalyticsPeriodName","default":"30d"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64}},"required":[],"additionalProperties":true};
-const schema59 = {"type":"string","enum":["7d","14d","30d","60d","90d"],"$id":"urn:subbridge:schema:AnalyticsPeriodName"};
+export const get_project_analytics__path = validate149;
+const schema58 = {"$id":"get_project_analytics__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="get_project_analytics__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate149.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate53(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate149.errors = vErrors;
+return errors === 0;
+}
+validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const get_project_analytics__query = validate151;
+const schema59 = {"$id":"get_project_analytics__query","type":"object","properties":{"period":{"$ref":"urn:subbridge:schema:AnalyticsPeriodName","default":"30d"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64}},"required":[],"additionalProperties":true};
+const schema60 = {"type":"string","enum":["7d","14d","30d","60d","90d"],"$id":"urn:subbridge:schema:AnalyticsPeriodName"};
+
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AnalyticsPeriodName" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate150.evaluated;
+const evaluated0 = validate152.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2891,7 +2950,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((((data === "7d") || (data === "14d")) || (data === "30d")) || (data === "60d")) || (data === "90d"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema60.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2900,18 +2959,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate150.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate150.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate152.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 const formats2 = __runtime1.fullFormats["date-time"];
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_project_analytics__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate149.evaluated;
+const evaluated0 = validate151.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2922,8 +2981,8 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.period === undefined){
 data.period = "30d";
 }
-if(!(validate150(data.period, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
+if(!(validate152(data.period, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
 errors = vErrors.length;
 }
 if(data.from !== undefined){
@@ -3057,19 +3116,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate149.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
-validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_project_connector__path = validate152;
-const schema60 = {"$id":"get_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+export const get_project_connector__path = validate154;
+const schema61 = {"$id":"get_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_project_connector__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate152.evaluated;
+const evaluated0 = validate154.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3186,19 +3245,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate152.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_recovery_setting__path = validate154;
-const schema61 = {"$id":"get_recovery_setting__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"recovery_setting":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","recovery_setting"],"additionalProperties":false};
+export const get_recovery_setting__path = validate156;
+const schema62 = {"$id":"get_recovery_setting__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"recovery_setting":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","recovery_setting"],"additionalProperties":false};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_recovery_setting__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate154.evaluated;
+const evaluated0 = validate156.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3261,19 +3320,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate154.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
-validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_resource__path = validate157;
-const schema62 = {"$id":"get_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"resource":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","resource"],"additionalProperties":false};
+export const get_resource__path = validate159;
+const schema63 = {"$id":"get_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"resource":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","resource"],"additionalProperties":false};
 
-function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_resource__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate157.evaluated;
+const evaluated0 = validate159.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3336,19 +3395,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate157.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
-validate157.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_role__path = validate160;
-const schema63 = {"$id":"get_role__path","type":"object","properties":{"role":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["role"],"additionalProperties":false};
+export const get_role__path = validate162;
+const schema64 = {"$id":"get_role__path","type":"object","properties":{"role":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["role"],"additionalProperties":false};
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_role__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate160.evaluated;
+const evaluated0 = validate162.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3395,19 +3454,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate160.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
-validate160.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_subscription__path = validate162;
-const schema64 = {"$id":"get_subscription__path","type":"object","properties":{"subscription":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["subscription"],"additionalProperties":false};
+export const get_subscription__path = validate164;
+const schema65 = {"$id":"get_subscription__path","type":"object","properties":{"subscription":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["subscription"],"additionalProperties":false};
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_subscription__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate162.evaluated;
+const evaluated0 = validate164.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3454,19 +3513,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate162.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
-validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_support_conversation__path = validate164;
-const schema65 = {"$id":"get_support_conversation__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
+export const get_support_conversation__path = validate166;
+const schema66 = {"$id":"get_support_conversation__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_support_conversation__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate166.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3529,19 +3588,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate164.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_team__path = validate167;
-const schema66 = {"$id":"get_team__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
+export const get_team__path = validate169;
+const schema67 = {"$id":"get_team__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_team__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate167.evaluated;
+const evaluated0 = validate169.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3588,19 +3647,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate167.errors = vErrors;
+validate169.errors = vErrors;
 return errors === 0;
 }
-validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_team_analytics__query = validate169;
-const schema67 = {"$id":"get_team_analytics__query","type":"object","properties":{"period":{"$ref":"urn:subbridge:schema:AnalyticsPeriodName","default":"30d"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64}},"required":[],"additionalProperties":true};
+export const get_team_analytics__query = validate171;
+const schema68 = {"$id":"get_team_analytics__query","type":"object","properties":{"period":{"$ref":"urn:subbridge:schema:AnalyticsPeriodName","default":"30d"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64}},"required":[],"additionalProperties":true};
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_team_analytics__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate169.evaluated;
+const evaluated0 = validate171.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3611,8 +3670,8 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.period === undefined){
 data.period = "30d";
 }
-if(!(validate150(data.period, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate150.errors : vErrors.concat(validate150.errors);
+if(!(validate152(data.period, {instancePath:instancePath+"/period",parentData:data,parentDataProperty:"period",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate152.errors : vErrors.concat(validate152.errors);
 errors = vErrors.length;
 }
 if(data.from !== undefined){
@@ -3746,19 +3805,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate169.errors = vErrors;
+validate171.errors = vErrors;
 return errors === 0;
 }
-validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate171.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_team_member__path = validate171;
-const schema68 = {"$id":"get_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
+export const get_team_member__path = validate173;
+const schema69 = {"$id":"get_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
 
-function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_team_member__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate171.evaluated;
+const evaluated0 = validate173.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3821,19 +3880,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate171.errors = vErrors;
+validate173.errors = vErrors;
 return errors === 0;
 }
-validate171.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate173.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const get_token__path = validate174;
-const schema69 = {"$id":"get_token__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:TokenId"}},"required":["id"],"additionalProperties":false};
+export const get_token__path = validate176;
+const schema70 = {"$id":"get_token__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:TokenId"}},"required":["id"],"additionalProperties":false};
 
-function validate174(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_token__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate174.evaluated;
+const evaluated0 = validate176.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3880,19 +3939,78 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate174.errors = vErrors;
+validate176.errors = vErrors;
 return errors === 0;
 }
-validate174.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate176.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const install_connector__path = validate176;
-const schema70 = {"$id":"install_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+export const get_webhook_endpoint__path = validate178;
+const schema71 = {"$id":"get_webhook_endpoint__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["id"],"additionalProperties":false};
 
-function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="get_webhook_endpoint__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate178.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+if(!(validate53(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate178.errors = vErrors;
+return errors === 0;
+}
+validate178.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const install_connector__path = validate180;
+const schema72 = {"$id":"install_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+
+function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="install_connector__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate176.evaluated;
+const evaluated0 = validate180.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4009,19 +4127,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate176.errors = vErrors;
+validate180.errors = vErrors;
 return errors === 0;
 }
-validate176.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate180.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const invite_team_member__path = validate178;
-const schema71 = {"$id":"invite_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
+export const invite_team_member__path = validate182;
+const schema73 = {"$id":"invite_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
-function validate178(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate182(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="invite_team_member__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate178.evaluated;
+const evaluated0 = validate182.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4068,19 +4186,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate178.errors = vErrors;
+validate182.errors = vErrors;
 return errors === 0;
 }
-validate178.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate182.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_access_codes__path = validate180;
-const schema72 = {"$id":"list_access_codes__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const list_access_codes__path = validate184;
+const schema74 = {"$id":"list_access_codes__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
 
-function validate180(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_access_codes__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate180.evaluated;
+const evaluated0 = validate184.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4143,20 +4261,20 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate180.errors = vErrors;
+validate184.errors = vErrors;
 return errors === 0;
 }
-validate180.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate184.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_access_codes__query = validate183;
-const schema73 = {"$id":"list_access_codes__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:AccessCodeStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":50},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema74 = {"type":"string","enum":["unredeemed","redeemed","expired"],"$id":"urn:subbridge:schema:AccessCodeStatus"};
+export const list_access_codes__query = validate187;
+const schema75 = {"$id":"list_access_codes__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:AccessCodeStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":50},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema76 = {"type":"string","enum":["unredeemed","redeemed","expired"],"$id":"urn:subbridge:schema:AccessCodeStatus"};
 
-function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:AccessCodeStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate184.evaluated;
+const evaluated0 = validate188.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4199,7 +4317,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "unredeemed") || (data === "redeemed")) || (data === "expired"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema74.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema76.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4207,145 +4325,145 @@ else {
 vErrors.push(err1);
 }
 errors++;
-}
-validate184.errors = vErrors;
-return errors === 0;
-}
-validate184.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema75 = {"type":"integer","minimum":1,"description":"1-based page number.","$id":"urn:subbridge:schema:PageNumber"};
-
-function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:PageNumber" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate186.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-let dataType0 = typeof data;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
-data = data[0];
-dataType0 = typeof data;
-if(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))){
-coerced0 = data;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data === null
-              || (dataType0 === "string" && data && data == +data && !(data % 1))){
-coerced0 = +data;
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data = coerced0;
-if(parentData !== undefined){
-parentData[parentDataProperty] = coerced0;
-}
-}
-}
-if((typeof data == "number") && (isFinite(data))){
-if(data < 1 || isNaN(data)){
-const err1 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-validate186.errors = vErrors;
-return errors === 0;
-}
-validate186.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema76 = {"type":"integer","minimum":1,"description":"Rows per page; values above the list's maximum are clamped to it.","$id":"urn:subbridge:schema:PerPage"};
-
-function validate188(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:PerPage" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate188.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-let dataType0 = typeof data;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
-data = data[0];
-dataType0 = typeof data;
-if(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))){
-coerced0 = data;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data === null
-              || (dataType0 === "string" && data && data == +data && !(data % 1))){
-coerced0 = +data;
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data = coerced0;
-if(parentData !== undefined){
-parentData[parentDataProperty] = coerced0;
-}
-}
-}
-if((typeof data == "number") && (isFinite(data))){
-if(data < 1 || isNaN(data)){
-const err1 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
 }
 validate188.errors = vErrors;
 return errors === 0;
 }
 validate188.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema77 = {"type":"string","description":"A column the list offers; any other value falls back to created_at.","$id":"urn:subbridge:schema:SortColumn"};
+const schema77 = {"type":"integer","minimum":1,"description":"1-based page number.","$id":"urn:subbridge:schema:PageNumber"};
 
-function validate191(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate190(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:PageNumber" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate190.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data === null
+              || (dataType0 === "string" && data && data == +data && !(data % 1))){
+coerced0 = +data;
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if((typeof data == "number") && (isFinite(data))){
+if(data < 1 || isNaN(data)){
+const err1 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+validate190.errors = vErrors;
+return errors === 0;
+}
+validate190.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema78 = {"type":"integer","minimum":1,"description":"Rows per page; values above the list's maximum are clamped to it.","$id":"urn:subbridge:schema:PerPage"};
+
+function validate192(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:PerPage" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate192.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data))){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data === null
+              || (dataType0 === "string" && data && data == +data && !(data % 1))){
+coerced0 = +data;
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if((typeof data == "number") && (isFinite(data))){
+if(data < 1 || isNaN(data)){
+const err1 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+validate192.errors = vErrors;
+return errors === 0;
+}
+validate192.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema79 = {"type":"string","description":"A column the list offers; any other value falls back to created_at.","$id":"urn:subbridge:schema:SortColumn"};
+
+function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:SortColumn" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate191.evaluated;
+const evaluated0 = validate195.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4387,18 +4505,18 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 }
-validate191.errors = vErrors;
+validate195.errors = vErrors;
 return errors === 0;
 }
-validate191.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate195.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema78 = {"type":"string","enum":["asc","desc"],"$id":"urn:subbridge:schema:SortDirection"};
+const schema80 = {"type":"string","enum":["asc","desc"],"$id":"urn:subbridge:schema:SortDirection"};
 
-function validate193(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:SortDirection" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate193.evaluated;
+const evaluated0 = validate197.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4441,7 +4559,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!((data === "asc") || (data === "desc"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema78.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema80.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4450,17 +4568,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate193.errors = vErrors;
+validate197.errors = vErrors;
 return errors === 0;
 }
-validate193.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate197.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate183(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate187(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_access_codes__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate183.evaluated;
+const evaluated0 = validate187.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4481,31 +4599,31 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate184(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate184.errors : vErrors.concat(validate184.errors);
-errors = vErrors.length;
-}
-}
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
-errors = vErrors.length;
-}
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+if(!(validate188(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
+errors = vErrors.length;
+}
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -4519,19 +4637,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate183.errors = vErrors;
+validate187.errors = vErrors;
 return errors === 0;
 }
-validate183.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate187.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_canned_replies__path = validate195;
-const schema79 = {"$id":"list_canned_replies__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_canned_replies__path = validate199;
+const schema81 = {"$id":"list_canned_replies__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate195(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate199(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_canned_replies__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate195.evaluated;
+const evaluated0 = validate199.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4578,19 +4696,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate195.errors = vErrors;
+validate199.errors = vErrors;
 return errors === 0;
 }
-validate195.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate199.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_canned_replies__query = validate197;
-const schema80 = {"$id":"list_canned_replies__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_canned_replies__query = validate201;
+const schema82 = {"$id":"list_canned_replies__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate197(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate201(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_canned_replies__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate197.evaluated;
+const evaluated0 = validate201.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4610,26 +4728,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -4643,19 +4761,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate197.errors = vErrors;
+validate201.errors = vErrors;
 return errors === 0;
 }
-validate197.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate201.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_connectors__query = validate203;
-const schema81 = {"$id":"list_connectors__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_connectors__query = validate207;
+const schema83 = {"$id":"list_connectors__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate203(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate207(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_connectors__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate203.evaluated;
+const evaluated0 = validate207.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4675,26 +4793,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -4708,19 +4826,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate203.errors = vErrors;
+validate207.errors = vErrors;
 return errors === 0;
 }
-validate203.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate207.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_coupons__path = validate209;
-const schema82 = {"$id":"list_coupons__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_coupons__path = validate213;
+const schema84 = {"$id":"list_coupons__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate209(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate213(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_coupons__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate209.evaluated;
+const evaluated0 = validate213.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4767,19 +4885,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate209.errors = vErrors;
+validate213.errors = vErrors;
 return errors === 0;
 }
-validate209.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate213.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_coupons__query = validate211;
-const schema83 = {"$id":"list_coupons__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_coupons__query = validate215;
+const schema85 = {"$id":"list_coupons__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate215(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_coupons__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate211.evaluated;
+const evaluated0 = validate215.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4799,26 +4917,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -4832,19 +4950,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate211.errors = vErrors;
+validate215.errors = vErrors;
 return errors === 0;
 }
-validate211.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate215.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_creator_tasks__path = validate217;
-const schema84 = {"$id":"list_creator_tasks__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_creator_tasks__path = validate221;
+const schema86 = {"$id":"list_creator_tasks__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate221(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_creator_tasks__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate217.evaluated;
+const evaluated0 = validate221.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4891,19 +5009,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate217.errors = vErrors;
+validate221.errors = vErrors;
 return errors === 0;
 }
-validate217.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate221.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_creator_tasks__query = validate219;
-const schema85 = {"$id":"list_creator_tasks__query","type":"object","properties":{"status":{"type":"string","enum":["open","completed","all"],"default":"open"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"asc"}},"required":[],"additionalProperties":true};
+export const list_creator_tasks__query = validate223;
+const schema87 = {"$id":"list_creator_tasks__query","type":"object","properties":{"status":{"type":"string","enum":["open","completed","all"],"default":"open"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"asc"}},"required":[],"additionalProperties":true};
 
-function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate223(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_creator_tasks__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate219.evaluated;
+const evaluated0 = validate223.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4963,7 +5081,7 @@ data["status"] = coerced0;
 }
 }
 if(!(((data0 === "open") || (data0 === "completed")) || (data0 === "all"))){
-const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema85.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema87.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4972,26 +5090,26 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -5005,19 +5123,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate219.errors = vErrors;
+validate223.errors = vErrors;
 return errors === 0;
 }
-validate219.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate223.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_groups__query = validate225;
-const schema86 = {"$id":"list_groups__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_groups__query = validate229;
+const schema88 = {"$id":"list_groups__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate229(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_groups__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate225.evaluated;
+const evaluated0 = validate229.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5037,26 +5155,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -5070,19 +5188,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate225.errors = vErrors;
+validate229.errors = vErrors;
 return errors === 0;
 }
-validate225.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate229.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_pass_windows__path = validate231;
-const schema87 = {"$id":"list_pass_windows__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const list_pass_windows__path = validate235;
+const schema89 = {"$id":"list_pass_windows__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
 
-function validate231(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate235(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_pass_windows__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate231.evaluated;
+const evaluated0 = validate235.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5145,19 +5263,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate231.errors = vErrors;
+validate235.errors = vErrors;
 return errors === 0;
 }
-validate231.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate235.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_pass_windows__query = validate234;
-const schema88 = {"$id":"list_pass_windows__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_pass_windows__query = validate238;
+const schema90 = {"$id":"list_pass_windows__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate234(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate238(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_pass_windows__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate234.evaluated;
+const evaluated0 = validate238.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5177,26 +5295,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -5210,19 +5328,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate234.errors = vErrors;
+validate238.errors = vErrors;
 return errors === 0;
 }
-validate234.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate238.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_payment_methods__path = validate240;
-const schema89 = {"$id":"list_payment_methods__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_payment_methods__path = validate244;
+const schema91 = {"$id":"list_payment_methods__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate240(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate244(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_payment_methods__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate240.evaluated;
+const evaluated0 = validate244.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5269,19 +5387,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate240.errors = vErrors;
+validate244.errors = vErrors;
 return errors === 0;
 }
-validate240.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate244.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_payment_methods__query = validate242;
-const schema90 = {"$id":"list_payment_methods__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_payment_methods__query = validate246;
+const schema92 = {"$id":"list_payment_methods__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate242(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate246(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_payment_methods__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate242.evaluated;
+const evaluated0 = validate246.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5301,26 +5419,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -5334,19 +5452,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate242.errors = vErrors;
+validate246.errors = vErrors;
 return errors === 0;
 }
-validate242.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate246.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_plans__path = validate248;
-const schema91 = {"$id":"list_plans__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_plans__path = validate252;
+const schema93 = {"$id":"list_plans__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate248(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate252(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_plans__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate248.evaluated;
+const evaluated0 = validate252.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5393,20 +5511,20 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate248.errors = vErrors;
+validate252.errors = vErrors;
 return errors === 0;
 }
-validate248.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate252.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_plans__query = validate250;
-const schema92 = {"$id":"list_plans__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:PlanStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema93 = {"type":"string","enum":["draft","published","archived"],"description":"draft (being prepared), published (on sale), archived (off sale; subscriptions go on).","$id":"urn:subbridge:schema:PlanStatus"};
+export const list_plans__query = validate254;
+const schema94 = {"$id":"list_plans__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:PlanStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema95 = {"type":"string","enum":["draft","published","archived"],"description":"draft (being prepared), published (on sale), archived (off sale; subscriptions go on).","$id":"urn:subbridge:schema:PlanStatus"};
 
-function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate255(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PlanStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate251.evaluated;
+const evaluated0 = validate255.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5449,7 +5567,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "draft") || (data === "published")) || (data === "archived"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema93.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema95.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5458,17 +5576,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate251.errors = vErrors;
+validate255.errors = vErrors;
 return errors === 0;
 }
-validate251.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate255.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate250(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate254(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_plans__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate250.evaluated;
+const evaluated0 = validate254.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5489,31 +5607,31 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate251(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate251.errors : vErrors.concat(validate251.errors);
+if(!(validate255(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate255.errors : vErrors.concat(validate255.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -5527,19 +5645,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate250.errors = vErrors;
+validate254.errors = vErrors;
 return errors === 0;
 }
-validate250.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate254.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_project_connectors__path = validate258;
-const schema94 = {"$id":"list_project_connectors__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_project_connectors__path = validate262;
+const schema96 = {"$id":"list_project_connectors__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate258(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate262(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_project_connectors__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate258.evaluated;
+const evaluated0 = validate262.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5586,19 +5704,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate258.errors = vErrors;
+validate262.errors = vErrors;
 return errors === 0;
 }
-validate258.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate262.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_project_connectors__query = validate260;
-const schema95 = {"$id":"list_project_connectors__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_project_connectors__query = validate264;
+const schema97 = {"$id":"list_project_connectors__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate260(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate264(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_project_connectors__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate260.evaluated;
+const evaluated0 = validate264.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5618,26 +5736,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -5651,19 +5769,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate260.errors = vErrors;
+validate264.errors = vErrors;
 return errors === 0;
 }
-validate260.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate264.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_projects__query = validate266;
-const schema96 = {"$id":"list_projects__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_projects__query = validate270;
+const schema98 = {"$id":"list_projects__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate266(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate270(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_projects__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate266.evaluated;
+const evaluated0 = validate270.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5683,26 +5801,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -5716,19 +5834,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate266.errors = vErrors;
+validate270.errors = vErrors;
 return errors === 0;
 }
-validate266.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate270.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_recovery_settings__path = validate272;
-const schema97 = {"$id":"list_recovery_settings__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_recovery_settings__path = validate276;
+const schema99 = {"$id":"list_recovery_settings__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate272(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate276(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_recovery_settings__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate272.evaluated;
+const evaluated0 = validate276.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5775,19 +5893,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate272.errors = vErrors;
+validate276.errors = vErrors;
 return errors === 0;
 }
-validate272.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate276.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_recovery_settings__query = validate274;
-const schema98 = {"$id":"list_recovery_settings__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_recovery_settings__query = validate278;
+const schema100 = {"$id":"list_recovery_settings__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate274(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate278(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_recovery_settings__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate274.evaluated;
+const evaluated0 = validate278.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5807,26 +5925,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -5840,19 +5958,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate274.errors = vErrors;
+validate278.errors = vErrors;
 return errors === 0;
 }
-validate274.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate278.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_resources__path = validate280;
-const schema99 = {"$id":"list_resources__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_resources__path = validate284;
+const schema101 = {"$id":"list_resources__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate280(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate284(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_resources__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate280.evaluated;
+const evaluated0 = validate284.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5899,19 +6017,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate280.errors = vErrors;
+validate284.errors = vErrors;
 return errors === 0;
 }
-validate280.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate284.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_resources__query = validate282;
-const schema100 = {"$id":"list_resources__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_resources__query = validate286;
+const schema102 = {"$id":"list_resources__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate282(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate286(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_resources__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate282.evaluated;
+const evaluated0 = validate286.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5931,26 +6049,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -5964,19 +6082,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate282.errors = vErrors;
+validate286.errors = vErrors;
 return errors === 0;
 }
-validate282.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate286.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_roles__query = validate288;
-const schema101 = {"$id":"list_roles__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_roles__query = validate292;
+const schema103 = {"$id":"list_roles__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate288(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate292(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_roles__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate288.evaluated;
+const evaluated0 = validate292.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5996,26 +6114,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -6029,19 +6147,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate288.errors = vErrors;
+validate292.errors = vErrors;
 return errors === 0;
 }
-validate288.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate292.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_subscribers__path = validate294;
-const schema102 = {"$id":"list_subscribers__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_subscribers__path = validate298;
+const schema104 = {"$id":"list_subscribers__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate294(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate298(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_subscribers__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate294.evaluated;
+const evaluated0 = validate298.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6088,20 +6206,20 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate294.errors = vErrors;
+validate298.errors = vErrors;
 return errors === 0;
 }
-validate294.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate298.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_subscribers__query = validate296;
-const schema103 = {"$id":"list_subscribers__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:MemberStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema104 = {"type":"string","enum":["lead","trialing","customer","churned","banned"],"description":"lead: never subscribed; trialing: only a trial lives; customer: a paid subscription lives; churned: joined once, nothing lives now; banned: blocked from the project.","$id":"urn:subbridge:schema:MemberStatus"};
+export const list_subscribers__query = validate300;
+const schema105 = {"$id":"list_subscribers__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:MemberStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema106 = {"type":"string","enum":["lead","trialing","customer","churned","banned"],"description":"lead: never subscribed; trialing: only a trial lives; customer: a paid subscription lives; churned: joined once, nothing lives now; banned: blocked from the project.","$id":"urn:subbridge:schema:MemberStatus"};
 
-function validate297(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate301(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:MemberStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate297.evaluated;
+const evaluated0 = validate301.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6144,7 +6262,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((((data === "lead") || (data === "trialing")) || (data === "customer")) || (data === "churned")) || (data === "banned"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema104.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6153,17 +6271,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate297.errors = vErrors;
+validate301.errors = vErrors;
 return errors === 0;
 }
-validate297.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate301.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate296(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate300(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_subscribers__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate296.evaluated;
+const evaluated0 = validate300.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6184,31 +6302,31 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate297(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate297.errors : vErrors.concat(validate297.errors);
+if(!(validate301(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate301.errors : vErrors.concat(validate301.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -6222,20 +6340,20 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate296.errors = vErrors;
+validate300.errors = vErrors;
 return errors === 0;
 }
-validate296.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate300.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_subscriptions__query = validate304;
-const schema105 = {"$id":"list_subscriptions__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:SubscriptionStatus"},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema106 = {"type":"string","enum":["trialing","active","canceled","expired"],"description":"trialing: inside the plan's trial; active: paid period running; canceled: cancelled, access until ends_at; expired: access ended (final).","$id":"urn:subbridge:schema:SubscriptionStatus"};
+export const list_subscriptions__query = validate308;
+const schema107 = {"$id":"list_subscriptions__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:SubscriptionStatus"},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema108 = {"type":"string","enum":["trialing","active","canceled","expired"],"description":"trialing: inside the plan's trial; active: paid period running; canceled: cancelled, access until ends_at; expired: access ended (final).","$id":"urn:subbridge:schema:SubscriptionStatus"};
 
-function validate305(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate309(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:SubscriptionStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate305.evaluated;
+const evaluated0 = validate309.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6278,7 +6396,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!((((data === "trialing") || (data === "active")) || (data === "canceled")) || (data === "expired"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema106.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema108.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6287,17 +6405,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate305.errors = vErrors;
+validate309.errors = vErrors;
 return errors === 0;
 }
-validate305.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate309.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate304(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate308(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_subscriptions__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate304.evaluated;
+const evaluated0 = validate308.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6318,8 +6436,8 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate305(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate305.errors : vErrors.concat(validate305.errors);
+if(!(validate309(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate309.errors : vErrors.concat(validate309.errors);
 errors = vErrors.length;
 }
 }
@@ -6329,26 +6447,26 @@ vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.error
 errors = vErrors.length;
 }
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -6362,19 +6480,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate304.errors = vErrors;
+validate308.errors = vErrors;
 return errors === 0;
 }
-validate304.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate308.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_support_conversations__path = validate313;
-const schema107 = {"$id":"list_support_conversations__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_support_conversations__path = validate317;
+const schema109 = {"$id":"list_support_conversations__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate313(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate317(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_support_conversations__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate313.evaluated;
+const evaluated0 = validate317.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6421,20 +6539,20 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate313.errors = vErrors;
+validate317.errors = vErrors;
 return errors === 0;
 }
-validate313.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate317.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_support_conversations__query = validate315;
-const schema108 = {"$id":"list_support_conversations__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:SupportConversationStatus"},"member_id":{"$ref":"urn:subbridge:schema:Uuid"},"assignee_id":{"$ref":"urn:subbridge:schema:Uuid"},"unassigned":{"type":"boolean"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema109 = {"type":"string","enum":["open","closed"],"description":"open: waiting for the team or the member; closed: done (the member's next message opens a new conversation).","$id":"urn:subbridge:schema:SupportConversationStatus"};
+export const list_support_conversations__query = validate319;
+const schema110 = {"$id":"list_support_conversations__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:SupportConversationStatus"},"member_id":{"$ref":"urn:subbridge:schema:Uuid"},"assignee_id":{"$ref":"urn:subbridge:schema:Uuid"},"unassigned":{"type":"boolean"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema111 = {"type":"string","enum":["open","closed"],"description":"open: waiting for the team or the member; closed: done (the member's next message opens a new conversation).","$id":"urn:subbridge:schema:SupportConversationStatus"};
 
-function validate316(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate320(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:SupportConversationStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate316.evaluated;
+const evaluated0 = validate320.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6477,7 +6595,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!((data === "open") || (data === "closed"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema109.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema111.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6486,17 +6604,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate316.errors = vErrors;
+validate320.errors = vErrors;
 return errors === 0;
 }
-validate316.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate320.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate315(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate319(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_support_conversations__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate315.evaluated;
+const evaluated0 = validate319.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6517,8 +6635,8 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate316(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate316.errors : vErrors.concat(validate316.errors);
+if(!(validate320(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate320.errors : vErrors.concat(validate320.errors);
 errors = vErrors.length;
 }
 }
@@ -6572,26 +6690,26 @@ data["unassigned"] = coerced0;
 }
 }
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -6605,19 +6723,19 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate315.errors = vErrors;
+validate319.errors = vErrors;
 return errors === 0;
 }
-validate315.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate319.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_support_messages__path = validate325;
-const schema110 = {"$id":"list_support_messages__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
+export const list_support_messages__path = validate329;
+const schema112 = {"$id":"list_support_messages__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
 
-function validate325(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate329(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_support_messages__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate325.evaluated;
+const evaluated0 = validate329.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6680,19 +6798,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate325.errors = vErrors;
+validate329.errors = vErrors;
 return errors === 0;
 }
-validate325.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate329.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_support_messages__query = validate328;
-const schema111 = {"$id":"list_support_messages__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_support_messages__query = validate332;
+const schema113 = {"$id":"list_support_messages__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate328(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate332(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_support_messages__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate328.evaluated;
+const evaluated0 = validate332.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6712,26 +6830,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -6745,19 +6863,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate328.errors = vErrors;
+validate332.errors = vErrors;
 return errors === 0;
 }
-validate328.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate332.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_team_invitations__path = validate334;
-const schema112 = {"$id":"list_team_invitations__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
+export const list_team_invitations__path = validate338;
+const schema114 = {"$id":"list_team_invitations__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
-function validate334(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate338(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_team_invitations__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate334.evaluated;
+const evaluated0 = validate338.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6804,19 +6922,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate334.errors = vErrors;
+validate338.errors = vErrors;
 return errors === 0;
 }
-validate334.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate338.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_team_invitations__query = validate336;
-const schema113 = {"$id":"list_team_invitations__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_team_invitations__query = validate340;
+const schema115 = {"$id":"list_team_invitations__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate336(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate340(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_team_invitations__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate336.evaluated;
+const evaluated0 = validate340.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6836,26 +6954,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -6869,19 +6987,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate336.errors = vErrors;
+validate340.errors = vErrors;
 return errors === 0;
 }
-validate336.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate340.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_team_members__path = validate342;
-const schema114 = {"$id":"list_team_members__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
+export const list_team_members__path = validate346;
+const schema116 = {"$id":"list_team_members__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
-function validate342(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate346(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_team_members__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate342.evaluated;
+const evaluated0 = validate346.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6928,19 +7046,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate342.errors = vErrors;
+validate346.errors = vErrors;
 return errors === 0;
 }
-validate342.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate346.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_teams__query = validate344;
-const schema115 = {"$id":"list_teams__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_teams__query = validate348;
+const schema117 = {"$id":"list_teams__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate344(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate348(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_teams__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate344.evaluated;
+const evaluated0 = validate348.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6960,26 +7078,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -6993,19 +7111,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate344.errors = vErrors;
+validate348.errors = vErrors;
 return errors === 0;
 }
-validate344.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate348.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_tokens__query = validate350;
-const schema116 = {"$id":"list_tokens__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+export const list_tokens__query = validate354;
+const schema118 = {"$id":"list_tokens__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 
-function validate350(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate354(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_tokens__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate350.evaluated;
+const evaluated0 = validate354.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7025,26 +7143,26 @@ data.sort_by = "created_at";
 if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -7058,19 +7176,19 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate350.errors = vErrors;
+validate354.errors = vErrors;
 return errors === 0;
 }
-validate350.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate354.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_transactions__path = validate356;
-const schema117 = {"$id":"list_transactions__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const list_transactions__path = validate360;
+const schema119 = {"$id":"list_transactions__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate356(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate360(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_transactions__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate356.evaluated;
+const evaluated0 = validate360.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7117,20 +7235,20 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate356.errors = vErrors;
+validate360.errors = vErrors;
 return errors === 0;
 }
-validate356.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate360.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const list_transactions__query = validate358;
-const schema118 = {"$id":"list_transactions__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:TransactionStatus"},"kind":{"$ref":"urn:subbridge:schema:TransactionKind"},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"currency":{"$ref":"urn:subbridge:schema:CurrencyCode"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema119 = {"type":"string","enum":["pending","succeeded","failed","refunded"],"description":"pending until the provider confirms; refunded when a succeeded payment was paid back.","$id":"urn:subbridge:schema:TransactionStatus"};
+export const list_transactions__query = validate362;
+const schema120 = {"$id":"list_transactions__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:TransactionStatus"},"kind":{"$ref":"urn:subbridge:schema:TransactionKind"},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"currency":{"$ref":"urn:subbridge:schema:CurrencyCode"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema121 = {"type":"string","enum":["pending","succeeded","failed","refunded"],"description":"pending until the provider confirms; refunded when a succeeded payment was paid back.","$id":"urn:subbridge:schema:TransactionStatus"};
 
-function validate359(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate363(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TransactionStatus" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate359.evaluated;
+const evaluated0 = validate363.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7173,7 +7291,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!((((data === "pending") || (data === "succeeded")) || (data === "failed")) || (data === "refunded"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema119.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema121.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7182,18 +7300,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate359.errors = vErrors;
+validate363.errors = vErrors;
 return errors === 0;
 }
-validate359.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate363.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema120 = {"type":"string","enum":["access_code_redemption","payment","refund"],"description":"What moved value; an access-code redemption moves none (amount 0).","$id":"urn:subbridge:schema:TransactionKind"};
+const schema122 = {"type":"string","enum":["access_code_redemption","payment","refund"],"description":"What moved value; an access-code redemption moves none (amount 0).","$id":"urn:subbridge:schema:TransactionKind"};
 
-function validate361(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate365(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TransactionKind" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate361.evaluated;
+const evaluated0 = validate365.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7236,7 +7354,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 if(!(((data === "access_code_redemption") || (data === "payment")) || (data === "refund"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema120.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema122.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7245,19 +7363,19 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate361.errors = vErrors;
+validate365.errors = vErrors;
 return errors === 0;
 }
-validate361.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate365.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema121 = {"type":"string","pattern":"^[A-Z]{3}$","description":"An ISO 4217 currency code, upper case (EUR, USD, JPY).","examples":["EUR"],"$id":"urn:subbridge:schema:CurrencyCode"};
+const schema123 = {"type":"string","pattern":"^[A-Z]{3}$","description":"An ISO 4217 currency code, upper case (EUR, USD, JPY).","examples":["EUR"],"$id":"urn:subbridge:schema:CurrencyCode"};
 const pattern6 = new RegExp("^[A-Z]{3}$", "u");
 
-function validate364(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate368(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CurrencyCode" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate364.evaluated;
+const evaluated0 = validate368.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7311,17 +7429,17 @@ vErrors.push(err1);
 errors++;
 }
 }
-validate364.errors = vErrors;
+validate368.errors = vErrors;
 return errors === 0;
 }
-validate364.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate368.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
-function validate358(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate362(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_transactions__query" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate358.evaluated;
+const evaluated0 = validate362.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7342,14 +7460,14 @@ if(data.sort_direction === undefined){
 data.sort_direction = "desc";
 }
 if(data.status !== undefined){
-if(!(validate359(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate359.errors : vErrors.concat(validate359.errors);
+if(!(validate363(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate363.errors : vErrors.concat(validate363.errors);
 errors = vErrors.length;
 }
 }
 if(data.kind !== undefined){
-if(!(validate361(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate361.errors : vErrors.concat(validate361.errors);
+if(!(validate365(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate365.errors : vErrors.concat(validate365.errors);
 errors = vErrors.length;
 }
 }
@@ -7360,8 +7478,8 @@ errors = vErrors.length;
 }
 }
 if(data.currency !== undefined){
-if(!(validate364(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate364.errors : vErrors.concat(validate364.errors);
+if(!(validate368(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate368.errors : vErrors.concat(validate368.errors);
 errors = vErrors.length;
 }
 }
@@ -7485,26 +7603,26 @@ errors++;
 }
 }
 }
-if(!(validate186(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate186.errors : vErrors.concat(validate186.errors);
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
 errors = vErrors.length;
 }
-if(!(validate188(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 if(data.limit !== undefined){
-if(!(validate188(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate188.errors : vErrors.concat(validate188.errors);
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
 errors = vErrors.length;
 }
 }
-if(!(validate191(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate191.errors : vErrors.concat(validate191.errors);
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
 errors = vErrors.length;
 }
-if(!(validate193(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate193.errors : vErrors.concat(validate193.errors);
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
 errors = vErrors.length;
 }
 }
@@ -7518,19 +7636,411 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate358.errors = vErrors;
+validate362.errors = vErrors;
 return errors === 0;
 }
-validate358.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate362.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const publish_plan__path = validate371;
-const schema122 = {"$id":"publish_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const list_webhook_deliveries__path = validate375;
+const schema124 = {"$id":"list_webhook_deliveries__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["id"],"additionalProperties":false};
 
-function validate371(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate375(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_webhook_deliveries__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate375.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+if(!(validate53(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate375.errors = vErrors;
+return errors === 0;
+}
+validate375.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_webhook_deliveries__query = validate377;
+const schema125 = {"$id":"list_webhook_deliveries__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:WebhookDeliveryStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema126 = {"type":"string","enum":["queued","delivered","dead"],"description":"queued (waiting for its first or next attempt), delivered (a 2xx came), dead (eight failures, or refused unposted).","$id":"urn:subbridge:schema:WebhookDeliveryStatus"};
+
+function validate378(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:WebhookDeliveryStatus" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate378.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(typeof data === "string"){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(!(((data === "queued") || (data === "delivered")) || (data === "dead"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema126.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate378.errors = vErrors;
+return errors === 0;
+}
+validate378.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate377(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_webhook_deliveries__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate377.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(data.status !== undefined){
+if(!(validate378(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate378.errors : vErrors.concat(validate378.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
+errors = vErrors.length;
+}
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
+errors = vErrors.length;
+}
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate377.errors = vErrors;
+return errors === 0;
+}
+validate377.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_webhook_endpoints__query = validate385;
+const schema127 = {"$id":"list_webhook_endpoints__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate385(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_webhook_endpoints__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate385.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
+errors = vErrors.length;
+}
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
+errors = vErrors.length;
+}
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate385.errors = vErrors;
+return errors === 0;
+}
+validate385.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_webhook_events__query = validate391;
+const schema128 = {"$id":"list_webhook_events__query","type":"object","properties":{"type":{"$ref":"urn:subbridge:schema:WebhookEventFilter"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":3},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"asc"}},"required":[],"additionalProperties":true};
+const schema129 = {"type":"string","description":"What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).","enum":["access_code.*","access_code.deleted","access_code.expired","access_code.generated","access_code.redeemed","billing.*","connector.*","connector.installed","connector.uninstalled","connector.updated","coupon.*","coupon.created","coupon.deleted","coupon.updated","creator_task.*","creator_task.completed","group.*","group.created","group.deleted","group.updated","member.*","member.banned","member.churned","member.joined","member.resource_added","member.resource_removed","member.unbanned","pass_window.*","pass_window.created","pass_window.deleted","pass_window.updated","payment_method.*","payment_method.created","payment_method.deleted","payment_method.updated","plan.*","plan.archived","plan.created","plan.deleted","plan.published","plan.updated","project.*","project.archived","project.created","project.deleted","project.restored","project.updated","recovery_setting.*","recovery_setting.created","recovery_setting.deleted","recovery_setting.updated","resource.*","resource.created","resource.deleted","resource.updated","role.*","role.created","role.deleted","role.updated","subscription.*","subscription.activated","subscription.cancelled","subscription.created","subscription.expired","support.*","support.conversation.*","support.conversation.assigned","support.conversation.closed","support.conversation.opened","support.conversation.reopened","support.conversation.unassigned","support.message.*","support.message.received","team.*","team.created","team.deleted","team.member.*","team.member.invited","team.member.joined","team.member.removed","team.member.role_changed","team.updated"],"$id":"urn:subbridge:schema:WebhookEventFilter"};
+
+function validate392(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:WebhookEventFilter" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate392.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(typeof data === "string"){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(!((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "access_code.*") || (data === "access_code.deleted")) || (data === "access_code.expired")) || (data === "access_code.generated")) || (data === "access_code.redeemed")) || (data === "billing.*")) || (data === "connector.*")) || (data === "connector.installed")) || (data === "connector.uninstalled")) || (data === "connector.updated")) || (data === "coupon.*")) || (data === "coupon.created")) || (data === "coupon.deleted")) || (data === "coupon.updated")) || (data === "creator_task.*")) || (data === "creator_task.completed")) || (data === "group.*")) || (data === "group.created")) || (data === "group.deleted")) || (data === "group.updated")) || (data === "member.*")) || (data === "member.banned")) || (data === "member.churned")) || (data === "member.joined")) || (data === "member.resource_added")) || (data === "member.resource_removed")) || (data === "member.unbanned")) || (data === "pass_window.*")) || (data === "pass_window.created")) || (data === "pass_window.deleted")) || (data === "pass_window.updated")) || (data === "payment_method.*")) || (data === "payment_method.created")) || (data === "payment_method.deleted")) || (data === "payment_method.updated")) || (data === "plan.*")) || (data === "plan.archived")) || (data === "plan.created")) || (data === "plan.deleted")) || (data === "plan.published")) || (data === "plan.updated")) || (data === "project.*")) || (data === "project.archived")) || (data === "project.created")) || (data === "project.deleted")) || (data === "project.restored")) || (data === "project.updated")) || (data === "recovery_setting.*")) || (data === "recovery_setting.created")) || (data === "recovery_setting.deleted")) || (data === "recovery_setting.updated")) || (data === "resource.*")) || (data === "resource.created")) || (data === "resource.deleted")) || (data === "resource.updated")) || (data === "role.*")) || (data === "role.created")) || (data === "role.deleted")) || (data === "role.updated")) || (data === "subscription.*")) || (data === "subscription.activated")) || (data === "subscription.cancelled")) || (data === "subscription.created")) || (data === "subscription.expired")) || (data === "support.*")) || (data === "support.conversation.*")) || (data === "support.conversation.assigned")) || (data === "support.conversation.closed")) || (data === "support.conversation.opened")) || (data === "support.conversation.reopened")) || (data === "support.conversation.unassigned")) || (data === "support.message.*")) || (data === "support.message.received")) || (data === "team.*")) || (data === "team.created")) || (data === "team.deleted")) || (data === "team.member.*")) || (data === "team.member.invited")) || (data === "team.member.joined")) || (data === "team.member.removed")) || (data === "team.member.role_changed")) || (data === "team.updated"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema129.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate392.errors = vErrors;
+return errors === 0;
+}
+validate392.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate391(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_webhook_events__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate391.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 3;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "asc";
+}
+if(data.type !== undefined){
+if(!(validate392(data.type, {instancePath:instancePath+"/type",parentData:data,parentDataProperty:"type",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate392.errors : vErrors.concat(validate392.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate190(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate190.errors : vErrors.concat(validate190.errors);
+errors = vErrors.length;
+}
+if(!(validate192(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate192(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate192.errors : vErrors.concat(validate192.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate195(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate195.errors : vErrors.concat(validate195.errors);
+errors = vErrors.length;
+}
+if(!(validate197(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate197.errors : vErrors.concat(validate197.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate391.errors = vErrors;
+return errors === 0;
+}
+validate391.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const publish_plan__path = validate399;
+const schema130 = {"$id":"publish_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+
+function validate399(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="publish_plan__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate371.evaluated;
+const evaluated0 = validate399.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7593,19 +8103,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate371.errors = vErrors;
+validate399.errors = vErrors;
 return errors === 0;
 }
-validate371.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate399.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const remove_team_member__path = validate374;
-const schema123 = {"$id":"remove_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
+export const remove_team_member__path = validate402;
+const schema131 = {"$id":"remove_team_member__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
 
-function validate374(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate402(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="remove_team_member__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate374.evaluated;
+const evaluated0 = validate402.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7668,19 +8178,137 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate374.errors = vErrors;
+validate402.errors = vErrors;
 return errors === 0;
 }
-validate374.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate402.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const unban_member__path = validate377;
-const schema124 = {"$id":"unban_member__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","member"],"additionalProperties":false};
+export const rotate_webhook_endpoint_secret__path = validate405;
+const schema132 = {"$id":"rotate_webhook_endpoint_secret__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["id"],"additionalProperties":false};
 
-function validate377(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate405(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="rotate_webhook_endpoint_secret__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate405.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+if(!(validate53(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate405.errors = vErrors;
+return errors === 0;
+}
+validate405.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const test_webhook_endpoint__path = validate407;
+const schema133 = {"$id":"test_webhook_endpoint__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["id"],"additionalProperties":false};
+
+function validate407(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="test_webhook_endpoint__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate407.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+if(!(validate53(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate407.errors = vErrors;
+return errors === 0;
+}
+validate407.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const unban_member__path = validate409;
+const schema134 = {"$id":"unban_member__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","member"],"additionalProperties":false};
+
+function validate409(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="unban_member__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate377.evaluated;
+const evaluated0 = validate409.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7743,19 +8371,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate377.errors = vErrors;
+validate409.errors = vErrors;
 return errors === 0;
 }
-validate377.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate409.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const uninstall_connector__path = validate380;
-const schema125 = {"$id":"uninstall_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+export const uninstall_connector__path = validate412;
+const schema135 = {"$id":"uninstall_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
 
-function validate380(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate412(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="uninstall_connector__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate380.evaluated;
+const evaluated0 = validate412.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7872,19 +8500,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate380.errors = vErrors;
+validate412.errors = vErrors;
 return errors === 0;
 }
-validate380.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate412.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const unlink_identity__path = validate382;
-const schema126 = {"$id":"unlink_identity__path","type":"object","properties":{"identity":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["identity"],"additionalProperties":false};
+export const unlink_identity__path = validate414;
+const schema136 = {"$id":"unlink_identity__path","type":"object","properties":{"identity":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["identity"],"additionalProperties":false};
 
-function validate382(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate414(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="unlink_identity__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate382.evaluated;
+const evaluated0 = validate414.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7931,19 +8559,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate382.errors = vErrors;
+validate414.errors = vErrors;
 return errors === 0;
 }
-validate382.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate414.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_canned_reply__path = validate384;
-const schema127 = {"$id":"update_canned_reply__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"reply":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","reply"],"additionalProperties":false};
+export const update_canned_reply__path = validate416;
+const schema137 = {"$id":"update_canned_reply__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"reply":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","reply"],"additionalProperties":false};
 
-function validate384(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate416(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_canned_reply__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate384.evaluated;
+const evaluated0 = validate416.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8006,19 +8634,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate384.errors = vErrors;
+validate416.errors = vErrors;
 return errors === 0;
 }
-validate384.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate416.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_coupon__path = validate387;
-const schema128 = {"$id":"update_coupon__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"coupon":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","coupon"],"additionalProperties":false};
+export const update_coupon__path = validate419;
+const schema138 = {"$id":"update_coupon__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"coupon":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","coupon"],"additionalProperties":false};
 
-function validate387(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_coupon__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate387.evaluated;
+const evaluated0 = validate419.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8081,19 +8709,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate387.errors = vErrors;
+validate419.errors = vErrors;
 return errors === 0;
 }
-validate387.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate419.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_group__path = validate390;
-const schema129 = {"$id":"update_group__path","type":"object","properties":{"group":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["group"],"additionalProperties":false};
+export const update_group__path = validate422;
+const schema139 = {"$id":"update_group__path","type":"object","properties":{"group":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["group"],"additionalProperties":false};
 
-function validate390(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate422(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_group__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate390.evaluated;
+const evaluated0 = validate422.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8140,19 +8768,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate390.errors = vErrors;
+validate422.errors = vErrors;
 return errors === 0;
 }
-validate390.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate422.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_pass_window__path = validate392;
-const schema130 = {"$id":"update_pass_window__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"pass_window":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","pass_window"],"additionalProperties":false};
+export const update_pass_window__path = validate424;
+const schema140 = {"$id":"update_pass_window__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"},"pass_window":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan","pass_window"],"additionalProperties":false};
 
-function validate392(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate424(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_pass_window__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate392.evaluated;
+const evaluated0 = validate424.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8231,19 +8859,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate392.errors = vErrors;
+validate424.errors = vErrors;
 return errors === 0;
 }
-validate392.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate424.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_payment_method__path = validate396;
-const schema131 = {"$id":"update_payment_method__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"payment_method":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","payment_method"],"additionalProperties":false};
+export const update_payment_method__path = validate428;
+const schema141 = {"$id":"update_payment_method__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"payment_method":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","payment_method"],"additionalProperties":false};
 
-function validate396(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate428(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_payment_method__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate396.evaluated;
+const evaluated0 = validate428.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8306,19 +8934,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate396.errors = vErrors;
+validate428.errors = vErrors;
 return errors === 0;
 }
-validate396.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate428.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_plan__path = validate399;
-const schema132 = {"$id":"update_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
+export const update_plan__path = validate431;
+const schema142 = {"$id":"update_plan__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"plan":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","plan"],"additionalProperties":false};
 
-function validate399(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate431(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_plan__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate399.evaluated;
+const evaluated0 = validate431.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8381,19 +9009,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate399.errors = vErrors;
+validate431.errors = vErrors;
 return errors === 0;
 }
-validate399.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate431.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project__path = validate402;
-const schema133 = {"$id":"update_project__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+export const update_project__path = validate434;
+const schema143 = {"$id":"update_project__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
-function validate402(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate434(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate402.evaluated;
+const evaluated0 = validate434.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8440,19 +9068,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate402.errors = vErrors;
+validate434.errors = vErrors;
 return errors === 0;
 }
-validate402.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate434.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_project_connector__path = validate404;
-const schema134 = {"$id":"update_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+export const update_project_connector__path = validate436;
+const schema144 = {"$id":"update_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
 
-function validate404(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate436(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project_connector__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate404.evaluated;
+const evaluated0 = validate436.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8569,19 +9197,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate404.errors = vErrors;
+validate436.errors = vErrors;
 return errors === 0;
 }
-validate404.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate436.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_recovery_setting__path = validate406;
-const schema135 = {"$id":"update_recovery_setting__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"recovery_setting":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","recovery_setting"],"additionalProperties":false};
+export const update_recovery_setting__path = validate438;
+const schema145 = {"$id":"update_recovery_setting__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"recovery_setting":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","recovery_setting"],"additionalProperties":false};
 
-function validate406(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate438(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_recovery_setting__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate406.evaluated;
+const evaluated0 = validate438.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8644,19 +9272,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate406.errors = vErrors;
+validate438.errors = vErrors;
 return errors === 0;
 }
-validate406.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate438.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_resource__path = validate409;
-const schema136 = {"$id":"update_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"resource":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","resource"],"additionalProperties":false};
+export const update_resource__path = validate441;
+const schema146 = {"$id":"update_resource__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"resource":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","resource"],"additionalProperties":false};
 
-function validate409(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate441(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_resource__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate409.evaluated;
+const evaluated0 = validate441.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8719,19 +9347,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate409.errors = vErrors;
+validate441.errors = vErrors;
 return errors === 0;
 }
-validate409.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate441.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_role__path = validate412;
-const schema137 = {"$id":"update_role__path","type":"object","properties":{"role":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["role"],"additionalProperties":false};
+export const update_role__path = validate444;
+const schema147 = {"$id":"update_role__path","type":"object","properties":{"role":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["role"],"additionalProperties":false};
 
-function validate412(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate444(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_role__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate412.evaluated;
+const evaluated0 = validate444.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8778,19 +9406,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate412.errors = vErrors;
+validate444.errors = vErrors;
 return errors === 0;
 }
-validate412.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate444.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_support_conversation__path = validate414;
-const schema138 = {"$id":"update_support_conversation__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
+export const update_support_conversation__path = validate446;
+const schema148 = {"$id":"update_support_conversation__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
 
-function validate414(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate446(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_support_conversation__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate414.evaluated;
+const evaluated0 = validate446.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8853,19 +9481,19 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate414.errors = vErrors;
+validate446.errors = vErrors;
 return errors === 0;
 }
-validate414.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate446.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team__path = validate417;
-const schema139 = {"$id":"update_team__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
+export const update_team__path = validate449;
+const schema149 = {"$id":"update_team__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team"],"additionalProperties":false};
 
-function validate417(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate449(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate417.evaluated;
+const evaluated0 = validate449.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8912,19 +9540,19 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate417.errors = vErrors;
+validate449.errors = vErrors;
 return errors === 0;
 }
-validate417.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate449.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const update_team_member_role__path = validate419;
-const schema140 = {"$id":"update_team_member_role__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
+export const update_team_member_role__path = validate451;
+const schema150 = {"$id":"update_team_member_role__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","member"],"additionalProperties":false};
 
-function validate419(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate451(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_team_member_role__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate419.evaluated;
+const evaluated0 = validate451.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8987,19 +9615,78 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate419.errors = vErrors;
+validate451.errors = vErrors;
 return errors === 0;
 }
-validate419.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate451.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const withdraw_team_invitation__path = validate422;
-const schema141 = {"$id":"withdraw_team_invitation__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"invitation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","invitation"],"additionalProperties":false};
+export const update_webhook_endpoint__path = validate454;
+const schema151 = {"$id":"update_webhook_endpoint__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["id"],"additionalProperties":false};
 
-function validate422(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate454(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="update_webhook_endpoint__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate454.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+if(!(validate53(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate454.errors = vErrors;
+return errors === 0;
+}
+validate454.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const withdraw_team_invitation__path = validate456;
+const schema152 = {"$id":"withdraw_team_invitation__path","type":"object","properties":{"team":{"$ref":"urn:subbridge:schema:Uuid"},"invitation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["team","invitation"],"additionalProperties":false};
+
+function validate456(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="withdraw_team_invitation__path" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate422.evaluated;
+const evaluated0 = validate456.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9062,7 +9749,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate422.errors = vErrors;
+validate456.errors = vErrors;
 return errors === 0;
 }
-validate422.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate456.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -4,6 +4,8 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseTrustProxy, type TrustProxy } from "./transports/http/client-ip.ts";
 import { repositoryFile } from "./repository-files.ts";
+import ipaddr from "ipaddr.js";
+import type { WebhookNetwork } from "./modules/webhooks/address-guard.ts";
 
 export interface SurfaceConfig {
   port: number;
@@ -50,6 +52,12 @@ export interface Config {
   connectorsDir: string;
   /** Where the connector drivers reach their platforms (see PlatformConfig). */
   platforms: PlatformConfig;
+  /**
+   * Where webhooks may be sent. WEBHOOK_ALLOWED_CIDRS (comma-separated ranges, default none) exempts
+   * ranges from the public-address rule and WEBHOOK_ALLOW_HTTP=on accepts http URLs: both for local
+   * development and tests only. WEBHOOK_TIMEOUT_MS (default 10000) bounds one request to an endpoint.
+   */
+  webhooks: WebhookNetwork;
 }
 
 /**
@@ -174,7 +182,25 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     mcpAllowedOrigins: hostnames(env, "MCP_ALLOWED_ORIGINS", { allowAny: true }),
     connectorsDir: resolve(env.CONNECTORS_DIR || DEFAULT_CONNECTORS_DIR),
     platforms: platformConfig(env),
+    webhooks: webhookNetwork(env),
   };
+}
+
+function webhookNetwork(env: Env): WebhookNetwork {
+  const allowedCidrs = (env.WEBHOOK_ALLOWED_CIDRS ?? "")
+    .split(",")
+    .map((c) => c.trim())
+    .filter(Boolean);
+  for (const cidr of allowedCidrs) {
+    if (!ipaddr.isValidCIDR(cidr)) throw new ConfigError(`WEBHOOK_ALLOWED_CIDRS must list CIDR ranges (127.0.0.0/8,::1/128), got "${cidr}"`);
+  }
+  const allowHttp = (env.WEBHOOK_ALLOW_HTTP ?? "off").trim().toLowerCase();
+  if (allowHttp !== "on" && allowHttp !== "off" && allowHttp !== "")
+    throw new ConfigError(`WEBHOOK_ALLOW_HTTP must be on or off, got "${env.WEBHOOK_ALLOW_HTTP}"`);
+  const timeoutMs = env.WEBHOOK_TIMEOUT_MS ? Number(env.WEBHOOK_TIMEOUT_MS) : 10_000;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 60_000)
+    throw new ConfigError(`WEBHOOK_TIMEOUT_MS must be an integer from 100 to 60000, got "${env.WEBHOOK_TIMEOUT_MS}"`);
+  return { allowedCidrs, allowHttp: allowHttp === "on", timeoutMs };
 }
 
 function platformConfig(env: Env): PlatformConfig {

@@ -45,6 +45,7 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
         connectors,
         platforms,
         portalUrl: config.portal.url,
+        webhooks: config.webhooks,
         clientIp,
       });
     case "mcp":
@@ -67,6 +68,7 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
         connectors,
         platforms,
         portalUrl: config.portal.url,
+        webhooks: config.webhooks,
         clientIp,
       });
     case "docs":

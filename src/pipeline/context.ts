@@ -5,6 +5,7 @@ import type { Actor, CredentialKind, DomainContext } from "../db/tenant.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
 import type { PlatformEndpoints } from "../modules/connectors/platforms.ts";
 import { ApiError } from "../errors.ts";
+import type { WebhookNetwork } from "../modules/webhooks/address-guard.ts";
 
 /** The credential a request presented, resolved. */
 export interface Principal {
@@ -52,6 +53,8 @@ export interface OperationContext {
    * over REST. A keyset list answers the tool its own shape when this is not null.
    */
   toolArguments: Readonly<Record<string, string>> | null;
+  /** Where webhooks may be sent (WEBHOOK_ALLOWED_CIDRS, WEBHOOK_ALLOW_HTTP, WEBHOOK_TIMEOUT_MS). */
+  webhooks: WebhookNetwork;
 }
 
 /** The domain view of an authenticated operation. */

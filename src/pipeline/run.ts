@@ -19,6 +19,7 @@ import { executeOperation, type AlsoRecord, type AppHandlers } from "./execute.t
 import type { Window } from "./rate-limit.ts";
 import { validateInput } from "./validate.ts";
 import { applyCredentialEffects } from "./credential-cache.ts";
+import { STRICT_WEBHOOK_NETWORK, type WebhookNetwork } from "../modules/webhooks/address-guard.ts";
 
 export interface PipelineDeps {
   /** Public base URL of the REST API (absolute links; the address platforms deliver updates to). */
@@ -38,6 +39,8 @@ export interface PipelineDeps {
   appKey: Buffer;
   /** Public address of the subscriber portal. */
   portalUrl: string;
+  /** Where webhooks may be sent; default: https to public addresses only (STRICT_WEBHOOK_NETWORK). */
+  webhooks?: WebhookNetwork;
 }
 
 export type { Admission } from "./authenticate.ts";
@@ -120,6 +123,7 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
     portalUrl: deps.portalUrl,
     baseUrl: deps.baseUrl,
     toolArguments: call.toolArguments ?? null,
+    webhooks: deps.webhooks ?? STRICT_WEBHOOK_NETWORK,
   };
   return {
     input,

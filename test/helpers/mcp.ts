@@ -9,7 +9,7 @@ import type { AppHandlers } from "../../src/pipeline/execute.ts";
 import { testDatabase, testKv } from "./backends.ts";
 import type { TestClock } from "./clock.ts";
 import { createTestCreator, type TestCreator } from "./fixtures.ts";
-import { DOCS_URL, repositoryConnectorRegistry, serveOnFreePort, TEST_APP_KEY, testLogger } from "./server.ts";
+import { DOCS_URL, repositoryConnectorRegistry, serveOnFreePort, TEST_APP_KEY, TEST_WEBHOOK_NETWORK, testLogger } from "./server.ts";
 import { PORTAL_URL, testPlatformEndpoints } from "./platforms.ts";
 
 export const MCP_PROTOCOL = "2026-07-28";
@@ -23,6 +23,8 @@ export interface RunningMcp {
 
 export interface StartMcpOptions {
   clock?: TestClock;
+  /** Where webhooks may be sent (default TEST_WEBHOOK_NETWORK). */
+  webhooks?: McpAppDeps["webhooks"];
   /** Instances with the same name share their KV store (rate limits). */
   sharedKv?: string;
   budget?: McpAppDeps["budget"];
@@ -64,6 +66,7 @@ export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMc
       connectors: options.connectors ?? repositoryConnectorRegistry(),
       platforms,
       portalUrl: PORTAL_URL,
+      webhooks: options.webhooks ?? TEST_WEBHOOK_NETWORK,
       ...(options.clientIp ? { clientIp: options.clientIp } : {}),
       ...(options.sdkOnly ? { sdkOnly: true } : {}),
     };

@@ -15,6 +15,7 @@ import { testDatabase, testKv } from "./backends.ts";
 import type { TestClock } from "./clock.ts";
 import { PORTAL_URL, testPlatformEndpoints } from "./platforms.ts";
 import type { PlatformEndpoints } from "../../src/modules/connectors/platforms.ts";
+import type { WebhookNetwork } from "../../src/modules/webhooks/address-guard.ts";
 
 export const TEST_APP_KEY = Buffer.alloc(32, 7);
 export const DOCS_URL = "http://docs.test";
@@ -43,7 +44,16 @@ export interface StartOptions {
   logger?: Logger;
   /** How the app finds the client's address (default: the socket's, TRUST_PROXY unset). */
   clientIp?: ClientIpResolver;
+  /** Where webhooks may be sent (default TEST_WEBHOOK_NETWORK: loopback over http allowed). */
+  webhooks?: WebhookNetwork;
 }
+
+/**
+ * Tests reach local receivers: loopback exempt and http allowed (WEBHOOK_ALLOWED_CIDRS and
+ * WEBHOOK_ALLOW_HTTP as a developer sets them), a short time-out. The guard's own tests use
+ * STRICT_WEBHOOK_NETWORK.
+ */
+export const TEST_WEBHOOK_NETWORK: WebhookNetwork = { allowedCidrs: ["127.0.0.0/8", "::1/128"], allowHttp: true, timeoutMs: 2_000 };
 
 let repositoryConnectors: ConnectorRegistry | null = null;
 /** The repository's connectors/ folder, loaded once per run. */
@@ -100,6 +110,7 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
       connectors: options.connectors ?? repositoryConnectorRegistry(),
       platforms,
       portalUrl: PORTAL_URL,
+      webhooks: options.webhooks ?? TEST_WEBHOOK_NETWORK,
       ...(options.clientIp ? { clientIp: options.clientIp } : {}),
     };
     return createApiApp(deps);

@@ -20,6 +20,7 @@ import { hostPolicy } from "./host-validation.ts";
 import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "./protected-resource-metadata.ts";
 import { resourceCatalog } from "./resources/catalog.ts";
 import { SERVER_CARD_PATH, serverCard } from "./server-card.ts";
+import type { WebhookNetwork } from "../../modules/webhooks/address-guard.ts";
 
 export interface McpAppDeps {
   db: Knex;
@@ -46,6 +47,8 @@ export interface McpAppDeps {
   platforms: PlatformEndpoints;
   appKey: Buffer;
   portalUrl: string;
+  /** Where webhooks may be sent (config.webhooks); default: https to public addresses only. */
+  webhooks?: WebhookNetwork;
   /** How the per-IP limits find the client (TRUST_PROXY); the socket's address by default. */
   clientIp?: ClientIpResolver;
   /** Serve every request through the SDK, the common tools/call included (tests compare the two paths). */

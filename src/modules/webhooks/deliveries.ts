@@ -1,0 +1,65 @@
+// An endpoint's deliveries: durable rows the dispatcher writes (one per event and endpoint) and its
+// workers move between queued, delivered and dead. Here they are listed and dead ones re-queued.
+import type { DomainContext } from "../../db/tenant.ts";
+import { sortedPage, type PageWindow } from "../../db/pages.ts";
+import { recordActivity } from "../activity/activity-log.ts";
+import { iso } from "../resources/catalog-change.ts";
+import { endpointById } from "./endpoints.ts";
+import { webhookDeliveriesTable, type WebhookDeliveryRow, type WebhookDeliveryStatus } from "./tables.ts";
+
+export function presentDelivery(row: WebhookDeliveryRow) {
+  return {
+    id: row.id,
+    endpoint_id: row.endpoint_id,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    project_id: row.project_id,
+    status: row.status,
+    attempts: row.attempts,
+    next_attempt_at: iso(row.next_attempt_at),
+    last_attempt_at: iso(row.last_attempt_at),
+    delivered_at: iso(row.delivered_at),
+    response_status: row.response_status,
+    response_excerpt: row.response_excerpt,
+    duration_ms: row.duration_ms,
+    created_at: iso(row.created_at)!,
+    updated_at: iso(row.updated_at)!,
+  };
+}
+
+export async function listDeliveries(ctx: DomainContext, endpointId: string, status: WebhookDeliveryStatus | undefined, window: PageWindow) {
+  await endpointById(ctx, endpointId);
+  const query = webhookDeliveriesTable.rows(ctx).where({ endpoint_id: endpointId });
+  if (status) query.where({ status });
+  const { rows, total } = await sortedPage<WebhookDeliveryRow>(query.select("*"), window, { created_at: "created_at" });
+  return { rows: rows.map(presentDelivery), total };
+}
+
+/**
+ * Re-queues the dead deliveries the actor can see (of one endpoint, or all): a fresh set of
+ * attempts, the next one now. Each endpoint concerned gets an activity entry. Answers how many.
+ */
+export async function retryDeadDeliveries(ctx: DomainContext, endpointId: string | undefined): Promise<number> {
+  if (endpointId !== undefined) await endpointById(ctx, endpointId);
+  const dead = () => {
+    const query = webhookDeliveriesTable.rows(ctx).where({ status: "dead" });
+    return endpointId === undefined ? query : query.where({ endpoint_id: endpointId });
+  };
+  const concerned = (await dead().select("endpoint_id", "project_id").count({ n: "*" }).groupBy("endpoint_id", "project_id")) as {
+    endpoint_id: string;
+    project_id: string | null;
+    n: string | number;
+  }[];
+  const requeued = Number(await dead().update({ status: "queued", attempts: 0, next_attempt_at: ctx.now, updated_at: ctx.now }));
+  for (const { endpoint_id, project_id, n } of concerned) {
+    await recordActivity(ctx, {
+      event: "deliveries_requeued",
+      description: `${Number(n)} dead webhook deliveries re-queued`,
+      subjectType: "webhook-endpoint",
+      subjectId: endpoint_id,
+      projectId: project_id,
+      properties: { requeued: Number(n) },
+    });
+  }
+  return requeued;
+}

@@ -1,0 +1,80 @@
+// One POST to an endpoint, connected to the address the guard checked: the dispatcher passes a
+// lookup that answers only that address, so the name is not resolved again between the check and
+// the connection (no DNS-rebinding window). TLS 1.2 at least, the full chain validated against the
+// system's (or NODE_EXTRA_CA_CERTS') roots, no pinning, no redirects followed; the whole exchange
+// is bounded by the network's time-out and the answer's excerpt by EXCERPT_LENGTH characters.
+import type { LookupAddress } from "node:dns";
+import { isIP } from "node:net";
+import { Agent, request } from "undici";
+
+/** How much of an answer's body a delivery keeps. */
+export const EXCERPT_LENGTH = 1024;
+
+export interface PostAnswer {
+  status: number;
+  excerpt: string;
+  durationMs: number;
+}
+
+export class EndpointUnreachable extends Error {
+  constructor(
+    readonly reason: "timeout" | "connection_failed",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** A dns.lookup replacement that answers `address` whatever the name. */
+function pinnedLookup(address: string) {
+  const family = isIP(address);
+  return (_hostname: string, options: { all?: boolean }, callback: LookupCallback) => {
+    if (options?.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
+
+async function excerptOf(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  let text = "";
+  for await (const chunk of body) {
+    text += chunk.toString("utf8");
+    if (text.length >= EXCERPT_LENGTH) break;
+  }
+  body.destroy();
+  return text.slice(0, EXCERPT_LENGTH).replace(/\u0000/g, "\uFFFD");
+}
+
+export async function postToAddress(
+  url: URL,
+  address: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<PostAnswer> {
+  const agent = new Agent({
+    connect: { lookup: pinnedLookup(address) as never, minVersion: "TLSv1.2", rejectUnauthorized: true, timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connections: 1,
+    pipelining: 0,
+  });
+  const started = performance.now();
+  try {
+    const answer = await request(url, { method: "POST", body, headers, dispatcher: agent, signal: AbortSignal.timeout(timeoutMs) });
+    const excerpt = await excerptOf(answer.body);
+    return { status: answer.statusCode, excerpt, durationMs: Math.round(performance.now() - started) };
+  } catch (err) {
+    const e = err as { name?: string; code?: string; message?: string };
+    const timedOut = e.name === "TimeoutError" || e.name === "AbortError" || /TIMEOUT/.test(e.code ?? "");
+    throw new EndpointUnreachable(
+      timedOut ? "timeout" : "connection_failed",
+      timedOut
+        ? `The endpoint did not answer within ${timeoutMs / 1000} seconds.`
+        : `The endpoint could not be reached (${e.code ?? e.message ?? "connection failed"}).`,
+    );
+  } finally {
+    agent.destroy().catch(() => undefined);
+  }
+}

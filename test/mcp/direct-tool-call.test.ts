@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
 import { directToolCall } from "../../src/transports/mcp/direct-tool-call.ts";
-import { ENVELOPE_META, MCP_PROTOCOL, rawRequest, startMcp, type RawResponse, type RunningMcp } from "../helpers/mcp.ts";
+import { ENVELOPE_META, MCP_PROTOCOL, rawRequest, rawToolHeaders, startMcp, type RawResponse, type RunningMcp } from "../helpers/mcp.ts";
 
 interface Call {
   name: string;
@@ -35,15 +35,7 @@ describe("mcp direct tools/call", () => {
 
   function send(mcp: RunningMcp, call: Call): Promise<RawResponse> {
     const params = call.params ?? { name: call.name, ...(call.args !== undefined ? { arguments: call.args } : {}), _meta: ENVELOPE_META };
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": MCP_PROTOCOL,
-      "mcp-method": "tools/call",
-      "mcp-name": call.name,
-      authorization: `Bearer ${call.token ?? creator.token}`,
-      ...call.headers,
-    };
+    const headers: Record<string, string> = { ...rawToolHeaders(call.name, call.token ?? creator.token), ...call.headers };
     return rawRequest(mcp, "POST", "/", {
       headers,
       body: JSON.stringify({ jsonrpc: "2.0", id: "id" in call ? call.id : 7, method: "tools/call", params }),

@@ -101,7 +101,8 @@ function pagingArgument(p: NonNullable<OperationModel["pagination"]>, name: stri
     case "page":
       return { type: "integer", minimum: 1, default: 1, description: "Page number, from 1." };
     case "per_page":
-      return { type: "integer", minimum: 1, maximum: p.maxPerPage, default: p.defaultPerPage, description: "Rows per page." };
+      // Clamped, as REST clamps it, rather than refused: no maximum in the schema.
+      return { type: "integer", minimum: 1, default: p.defaultPerPage, description: `Rows per page, up to ${p.maxPerPage} rows (more is clamped).` };
     case "sort_by":
       return { type: "string", enum: p.sortBy, default: p.sortBy.includes("created_at") ? "created_at" : p.sortBy[0] };
     case "sort_direction":

@@ -78,6 +78,9 @@ export function classifyChange(diff: Diff, description: DiffDescription, docs: D
   if (description.operationKey === "x-ability") return overrule("breaking", "a token that holds only the old ability would be refused (auth change)");
   if (description.operationKey === "security") return overrule("breaking", "authentication requirements changed (auth change)");
   if (description.operationKey === "x-destructive") return overrule("non-breaking", "x-destructive only changes the MCP tool's hints");
+  if (diff.path[0] === "x-mcp-toolsets") {
+    return overrule("non-breaking", "the MCP toolsets listed by default; every tool stays reachable with X-MCP-Toolsets and the dynamic mode");
+  }
   if (description.keyword === "type" && description.direction !== "none") {
     const result = classifyTypeChange(diff, description, docs);
     description.what = result.what;

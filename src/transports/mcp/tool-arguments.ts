@@ -30,7 +30,7 @@ export function splitToolArguments(tool: ToolDefinition, args: Record<string, un
       else addFieldError(problems, key, "must be of type string");
     } else if (map.query.includes(key)) {
       raw.query[key] = value;
-      if (key === "sort_by" && typeof value === "string") refuseUnofferedColumn(tool, value, problems);
+      if (key === "sort_by") refuseUnofferedColumn(tool, value, problems);
     } else if (map.tool?.includes(key)) {
       if (typeof value === "string") toolOnly[key] = value;
       else addFieldError(problems, key, "must be of type string");
@@ -54,9 +54,10 @@ export function splitToolArguments(tool: ToolDefinition, args: Record<string, un
  * offers its columns as an enum, so a model that names another one is told, not silently served
  * another order.
  */
-function refuseUnofferedColumn(tool: ToolDefinition, column: string, problems: FieldErrors): void {
+function refuseUnofferedColumn(tool: ToolDefinition, column: unknown, problems: FieldErrors): void {
   const offered = operationOfTool(tool).pagination?.sortBy;
-  if (offered && !offered.includes(column)) addFieldError(problems, "sort_by", `must be one of: ${offered.join(", ")}`);
+  if (offered && !(typeof column === "string" && offered.includes(column)))
+    addFieldError(problems, "sort_by", `must be one of: ${offered.join(", ")}`);
 }
 
 /** The REST address the call stands for (list envelopes link to REST pages). */

@@ -2,6 +2,7 @@
 // team's projects the actor may see or for one project. Nothing here loads a subscription or a
 // transaction into the process: each query answers one row per plan (or per plan and currency)
 // plus its totals (GROUPING SETS), and the process only arranges those rows.
+import type { components } from "../../../generated/openapi.d.ts";
 import type { Knex } from "knex";
 import { addFieldError, emptyFieldErrors, validationFailed } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
@@ -38,24 +39,11 @@ export function analyticsWindow(query: WindowQuery, now: Date): Window {
   return { preset: query.from === undefined ? query.period : null, from, to };
 }
 
-interface SubscriptionCounts {
-  active: number;
-  new: number;
-  canceled: number;
-  expired: number;
-}
+/** The answer's shapes, as the spec declares them. */
+type SubscriptionCounts = components["schemas"]["SubscriptionCounts"];
+type Revenue = components["schemas"]["RevenueByCurrency"][number];
 
 const ZERO: SubscriptionCounts = { active: 0, new: 0, canceled: 0, expired: 0 };
-
-interface Revenue {
-  currency: string;
-  gross: number;
-  refunded: number;
-  fees: number;
-  net: number;
-  transactions: number;
-  redemptions: number;
-}
 
 /** Narrows a tenant query (actor's team, allow-list) to one project when asked. */
 function inScope(q: Knex.QueryBuilder, table: string, projectId: string | null): Knex.QueryBuilder {

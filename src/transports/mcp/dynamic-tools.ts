@@ -22,6 +22,12 @@ import { allowsTool, isSelected, type ToolSelection } from "./tool-selection.ts"
 const NAME_ARGUMENT = { type: "string", pattern: "^[a-z][a-z0-9_]{0,59}$", description: "The tool's name, as search_tools returns it." };
 const NO_ARGUMENTS = { type: "object" as const, properties: {}, additionalProperties: false };
 const CATALOG_READ = { readOnlyHint: true, openWorldHint: false };
+const CALL_ARGUMENTS = {
+  type: "object" as const,
+  properties: { name: NAME_ARGUMENT, arguments: { type: "object", description: "The tool's own arguments." } },
+  required: ["name"],
+  additionalProperties: false,
+};
 const SEARCH_LIMIT = { default: 10, max: 50 };
 
 export const DYNAMIC_TOOLS: readonly Tool[] = [
@@ -62,12 +68,7 @@ export const DYNAMIC_TOOLS: readonly Tool[] = [
     title: "Call a tool",
     description:
       "Runs a tool that is not destructive, by name, with its arguments as describe_tool lists them, and returns exactly what that tool returns (its result, or isError with the error envelope). A destructive tool is refused here: use call_destructive_tool.",
-    inputSchema: {
-      type: "object",
-      properties: { name: NAME_ARGUMENT, arguments: { type: "object", description: "The tool's own arguments." } },
-      required: ["name"],
-      additionalProperties: false,
-    },
+    inputSchema: CALL_ARGUMENTS,
     annotations: { destructiveHint: false, openWorldHint: false },
   },
   {
@@ -75,12 +76,7 @@ export const DYNAMIC_TOOLS: readonly Tool[] = [
     title: "Call a destructive tool",
     description:
       "Runs a destructive tool (a deletion, a ban, a cancellation...) by name with its arguments, and returns exactly what that tool returns. Confirm with the person first: the change cannot be undone.",
-    inputSchema: {
-      type: "object",
-      properties: { name: NAME_ARGUMENT, arguments: { type: "object", description: "The tool's own arguments." } },
-      required: ["name"],
-      additionalProperties: false,
-    },
+    inputSchema: CALL_ARGUMENTS,
     annotations: { destructiveHint: true, openWorldHint: false },
   },
 ];

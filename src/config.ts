@@ -39,7 +39,10 @@ export interface Config {
   portal: SurfaceConfig;
   /** Which surfaces `npm start` runs in this process. */
   surfaces: SurfaceName[];
-  /** Whether this process runs the job worker (WORKER=on|off, default on). */
+  /**
+   * Whether this process runs the worker: scheduled jobs and webhook deliveries (WORKER=on|off,
+   * default on; SURFACES=worker runs it alone).
+   */
   worker: boolean;
   /**
    * Extra hostnames the MCP endpoint accepts in Host and Origin (MCP_ALLOWED_HOSTS), besides the
@@ -148,15 +151,18 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     const p = port(env, `${upper}_PORT`, DEFAULT_PORTS[name]);
     return { port: p, url: url(env, upper === "API" ? "BASE_URL" : `${upper}_URL`, `http://localhost:${p || DEFAULT_PORTS[name]}`) };
   };
-  const surfaces = (env.SURFACES ?? AVAILABLE_SURFACES.join(","))
+  const listed = (env.SURFACES ?? AVAILABLE_SURFACES.join(","))
     .split(",")
     .map((s) => s.trim())
-    .filter(Boolean) as SurfaceName[];
+    .filter(Boolean);
+  // "worker" in SURFACES names the worker like a surface: SURFACES=worker runs a worker alone.
+  const surfaces = listed.filter((s) => s !== "worker") as SurfaceName[];
   for (const s of surfaces) {
     if (!AVAILABLE_SURFACES.includes(s))
-      throw new ConfigError(`SURFACES: unknown or unavailable surface "${s}" (available: ${AVAILABLE_SURFACES.join(", ")})`);
+      throw new ConfigError(`SURFACES: unknown or unavailable surface "${s}" (available: ${[...AVAILABLE_SURFACES, "worker"].join(", ")})`);
   }
   const worker = workerSetting(env);
+  if (listed.includes("worker") && !worker) throw new ConfigError("SURFACES names the worker but WORKER=off: choose one");
   if (!worker && surfaces.length === 0) throw new ConfigError("SURFACES is empty and WORKER=off: this process would run nothing");
   const appKey = env.APP_KEY || null;
   if (appKey !== null) decodeKeyOrThrow(appKey);

@@ -22,6 +22,7 @@ import type Koa from "koa";
 import { readRepositoryText } from "./repository-files.ts";
 import { discoverScheduledJobs } from "./transports/jobs/discovery.ts";
 import { startJobWorker, type JobWorker } from "./transports/jobs/worker.ts";
+import { startDeliveryWorker, type DeliveryWorker } from "./modules/webhooks/runner.ts";
 
 const release = (JSON.parse(readRepositoryText("package.json")) as { version: string }).version;
 
@@ -96,6 +97,7 @@ async function main() {
   const platforms = await openPlatforms(config.platforms);
   const servers: Server[] = [];
   let worker: JobWorker | null = null;
+  let deliveries: DeliveryWorker | null = null;
   let stopping = false;
   const shutdown = async (signal: string) => {
     // A signal sent to the process group reaches this process twice under `npm start` (directly,
@@ -103,7 +105,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     services.logger.info({ signal }, "shutting down");
-    await Promise.all([worker?.stop(), ...servers.map((s) => new Promise((r) => s.close(r)))]);
+    await Promise.all([worker?.stop(), deliveries?.stop(), ...servers.map((s) => new Promise((r) => s.close(r)))]);
     await platforms.close();
     await services.close();
     process.exit(0);
@@ -117,6 +119,16 @@ async function main() {
   for (const name of config.surfaces)
     servers.push(await listen(buildSurface(name, services, connectors, platforms.endpoints), config[name].port, config.host, services));
   const jobs = config.worker ? await discoverScheduledJobs() : [];
+  if (config.worker)
+    deliveries = startDeliveryWorker({
+      db: services.db,
+      appKey: services.appKey,
+      network: config.webhooks,
+      release: config.release,
+      logger: services.logger,
+      clock: services.now,
+      messageSignature: () => ({}),
+    });
   if (config.worker)
     worker = await startJobWorker({
       db: services.db,
@@ -139,6 +151,7 @@ async function main() {
     `  Connectors    ${[...connectors.packages.keys()].join(", ") || "none"} (from ${displayPath(connectors.dir)})`,
     `  Platforms     ${platforms.description}`,
     `  Job worker    ${config.worker ? `${jobs.length} scheduled job${jobs.length === 1 ? "" : "s"} on pg-boss (npm run cli -- jobs:list)` : "off (WORKER=off)"}`,
+    `  Webhooks      ${config.worker ? `delivery worker on (timeout ${config.webhooks.timeoutMs / 1000} s)` : "no delivery worker here (WORKER=off)"}`,
   ];
   if (demo) {
     lines.push(

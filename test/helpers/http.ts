@@ -141,6 +141,9 @@ export class ApiClient {
   post<T = any>(path: string, body?: unknown, options?: RequestOptions) {
     return this.request<T>("POST", path, { ...options, ...(body !== undefined ? { body } : {}) });
   }
+  patch<T = any>(path: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>("PATCH", path, { ...options, ...(body !== undefined ? { body } : {}) });
+  }
   delete<T = any>(path: string, options?: RequestOptions) {
     return this.request<T>("DELETE", path, options);
   }

@@ -1,9 +1,10 @@
 // The events outbox. A state change the description names an event for writes the event here, in
-// the change's own transaction (it exists if and only if the change committed). The webhook
-// dispatcher reads the outbox and fans each event out to subscribed endpoints (a later release);
-// the envelope is fixed here: {id: evt_<ULID>, type, created_at, api_version, project_id, data}.
+// the change's own transaction (it exists if and only if the change committed), and the same
+// statement queues one webhook delivery per subscribed endpoint (../webhooks/fan-out.ts). The
+// envelope is fixed here: {id: evt_<ULID>, type, created_at, api_version, project_id, data}.
 import { monotonicFactory } from "ulid";
-import { tenantTable, type DomainContext } from "../../db/tenant.ts";
+import { tenantTable, unscoped, type DomainContext } from "../../db/tenant.ts";
+import { writeEventAndQueueDeliveries, type OutboxRow } from "../webhooks/fan-out.ts";
 
 /** The date that locks every event shape this release writes (Versioning, rule 3). */
 export const EVENT_API_VERSION = "2026-11-23";
@@ -35,14 +36,18 @@ export async function emitEvent(
     project_id: event.projectId ?? null,
     data: event.data,
   };
-  await eventsTable.insert(ctx, {
+  const row = eventsTable.own(ctx, {
     id: envelope.id,
     project_id: envelope.project_id,
     type: envelope.type,
     api_version: envelope.api_version,
     data: JSON.stringify(envelope.data),
     created_at: ctx.now,
-  });
+  }) as unknown as OutboxRow;
+  await writeEventAndQueueDeliveries(
+    unscoped(ctx, "the outbox row is owned by the actor's team (eventsTable.own); the fan-out joins it to that team's endpoints only"),
+    row,
+  );
   return envelope;
 }
 

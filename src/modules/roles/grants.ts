@@ -65,3 +65,10 @@ export async function teamGrantsOf(from: Db, userId: string, teamId: string): Pr
     .select("abilities", "project_ids")) as { abilities: string[]; project_ids: string[] }[];
   return { roleAbilities, groupGrants: groups.map((g) => ({ projectIds: g.project_ids, abilities: g.abilities })) };
 }
+
+/** Whether a place on the team grants `ability` on `projectId` (or team-wide when it is null). */
+export function grantsAbility(grants: TeamGrants, ability: string, projectId: string | null): boolean {
+  if (grants.roleAbilities === null || covered(grants.roleAbilities).has(ability)) return true;
+  if (projectId === null) return false;
+  return grants.groupGrants.some((g) => g.projectIds.includes(projectId) && covered(g.abilities).has(ability));
+}

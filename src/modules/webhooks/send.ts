@@ -3,6 +3,8 @@
 // the connection (no DNS-rebinding window). TLS 1.2 at least, the full chain validated against the
 // system's (or NODE_EXTRA_CA_CERTS') roots, no pinning, no redirects followed; the whole exchange
 // is bounded by the network's time-out and the answer's excerpt by EXCERPT_LENGTH characters.
+// Workers keep connections alive in an AgentPool: one agent per origin and checked address, so a
+// kept-alive connection still goes only to an address that was checked for this delivery.
 import type { LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import { Agent, request } from "undici";
@@ -46,20 +48,55 @@ async function excerptOf(body: AsyncIterable<Buffer> & { destroy(): unknown }): 
   return text.slice(0, EXCERPT_LENGTH).replace(/\u0000/g, "\uFFFD");
 }
 
+function pinnedAgent(address: string, timeoutMs: number, keepAlive: boolean): Agent {
+  return new Agent({
+    connect: { lookup: pinnedLookup(address) as never, minVersion: "TLSv1.2", rejectUnauthorized: true, timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    pipelining: keepAlive ? 1 : 0,
+    ...(keepAlive ? { keepAliveTimeout: 4_000, connections: 8 } : { connections: 1 }),
+  });
+}
+
+/** Kept-alive agents of a worker, one per origin and address, the least recently used closed past `max`. */
+export class AgentPool {
+  private readonly agents = new Map<string, Agent>();
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly max = 256,
+  ) {}
+
+  agentFor(url: URL, address: string): Agent {
+    const key = `${url.origin} ${address}`;
+    let agent = this.agents.get(key);
+    if (agent) this.agents.delete(key);
+    else agent = pinnedAgent(address, this.timeoutMs, true);
+    this.agents.set(key, agent);
+    if (this.agents.size > this.max) {
+      const [oldest, evicted] = this.agents.entries().next().value as [string, Agent];
+      this.agents.delete(oldest);
+      evicted.close().catch(() => undefined);
+    }
+    return agent;
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.agents.values()];
+    this.agents.clear();
+    await Promise.all(all.map((a) => a.close().catch(() => undefined)));
+  }
+}
+
+/** Posts `body` to `url`, connecting to `address` only (through `pool` when given, else a one-off connection). */
 export async function postToAddress(
   url: URL,
   address: string,
   body: string,
   headers: Record<string, string>,
   timeoutMs: number,
+  pool?: AgentPool,
 ): Promise<PostAnswer> {
-  const agent = new Agent({
-    connect: { lookup: pinnedLookup(address) as never, minVersion: "TLSv1.2", rejectUnauthorized: true, timeout: timeoutMs },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    connections: 1,
-    pipelining: 0,
-  });
+  const agent = pool ? pool.agentFor(url, address) : pinnedAgent(address, timeoutMs, false);
   const started = performance.now();
   try {
     const answer = await request(url, { method: "POST", body, headers, dispatcher: agent, signal: AbortSignal.timeout(timeoutMs) });
@@ -75,6 +112,6 @@ export async function postToAddress(
         : `The endpoint could not be reached (${e.code ?? e.message ?? "connection failed"}).`,
     );
   } finally {
-    agent.destroy().catch(() => undefined);
+    if (!pool) agent.destroy().catch(() => undefined);
   }
 }

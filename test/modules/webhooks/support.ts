@@ -1,8 +1,11 @@
-// Helpers of the webhooks tests: a local receiver (http on loopback, which TEST_WEBHOOK_NETWORK
-// exempts), endpoint creation, and delivery rows written as the dispatcher will write them.
+// Helpers of the webhooks tests: a local receiver (http, or https with a certificate of the test CA
+// that .mocharc.cjs trusts, on loopback, which TEST_WEBHOOK_NETWORK exempts), endpoint creation, and
+// delivery rows written as the dispatcher writes them.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { ulid } from "ulid";
 import { testDatabase } from "../../helpers/backends.ts";
@@ -15,26 +18,45 @@ export interface Received {
 
 export interface Receiver {
   url: string;
+  port: number;
   received: Received[];
   /** The status the next requests are answered with (default 200). */
   status: number;
+  /** Answers nothing at all (the sender's time-out decides). */
+  hang: boolean;
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
+const tlsFile = (name: string) => readFileSync(new URL(`../../fixtures/tls/${name}`, import.meta.url));
+
+/**
+ * A receiver on loopback: plain http, or https with a certificate the test CA signed ("trusted",
+ * for localhost, receiver.test, 127.0.0.1 and ::1) or a self-signed one ("untrusted").
+ */
+export async function startReceiver(options: { tls?: "trusted" | "untrusted"; host?: string } = {}): Promise<Receiver> {
   const received: Received[] = [];
-  const receiver = { received, status: 200 } as Receiver;
-  const server = createServer((req, res) => {
+  const receiver = { received, status: 200, hang: false } as Receiver;
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     let body = "";
     req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
     req.on("end", () => {
       received.push({ headers: req.headers, body });
+      if (receiver.hang) return;
       res.writeHead(receiver.status, { "content-type": "text/plain" }).end(receiver.status < 300 ? "ok" : "nope");
     });
-  });
+  };
+  const server = options.tls
+    ? createTlsServer(
+        options.tls === "trusted"
+          ? { key: tlsFile("receiver.key"), cert: tlsFile("receiver.pem") }
+          : { key: tlsFile("untrusted.key"), cert: tlsFile("untrusted.pem") },
+        handle,
+      )
+    : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   server.unref();
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  receiver.port = (server.address() as AddressInfo).port;
+  receiver.url = `${options.tls ? "https" : "http"}://${options.host ?? "127.0.0.1"}:${receiver.port}/hook`;
   receiver.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();

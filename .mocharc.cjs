@@ -1,0 +1,32 @@
+// Mocha's settings. Mocha re-runs node with node-option in a child process that inherits this
+// environment, so the test CA is added here, before that process starts: the local HTTPS webhook
+// receivers use certificates it signed (test/fixtures/tls, scripts/make-test-tls.sh), and Node reads
+// NODE_EXTRA_CA_CERTS only at start-up. A CA file the caller already set is kept, in one bundle.
+const { readFileSync, writeFileSync } = require("node:fs");
+const { createHash } = require("node:crypto");
+const { join } = require("node:path");
+const { tmpdir } = require("node:os");
+
+const testCa = join(__dirname, "test/fixtures/tls/ca.pem");
+const callers = process.env.NODE_EXTRA_CA_CERTS;
+if (!callers) process.env.NODE_EXTRA_CA_CERTS = testCa;
+else if (callers !== testCa && !callers.startsWith(tmpdir())) {
+  let theirs = "";
+  try {
+    theirs = readFileSync(callers, "utf8");
+  } catch {
+    // An unreadable file Node would only warn about: the test CA alone.
+  }
+  const pem = `${theirs}\n${readFileSync(testCa, "utf8")}`;
+  const bundle = join(tmpdir(), `subbridge-test-ca-${createHash("sha256").update(pem).digest("hex").slice(0, 16)}.pem`);
+  writeFileSync(bundle, pem);
+  process.env.NODE_EXTRA_CA_CERTS = bundle;
+}
+
+module.exports = {
+  "node-option": ["import=tsx", "no-experimental-require-module"],
+  require: ["test/helpers/hooks.mjs"],
+  timeout: 30000,
+  slow: 1000,
+  extension: ["ts"],
+};

@@ -1,0 +1,80 @@
+// One attempt of one delivery, without the database: resolve the endpoint's host now, check every
+// address it resolves to (public, or exempt by the operator; and inside the endpoint's allowed_ips
+// when it has them), then post the signed envelope to the address that was checked. A refused
+// address dead-letters the delivery unposted with the address in the excerpt; a name that does not
+// resolve, a non-2xx answer, a time-out or a connection failure follow the retry ladder.
+import { bareHost, checkHost, withinAllowedIps, type WebhookNetwork } from "./address-guard.ts";
+import { endpointSecret } from "./endpoints.ts";
+import { nextAttemptAt } from "./ladder.ts";
+import { deliverableData } from "./payload-policy.ts";
+import { EndpointUnreachable, postToAddress, type AgentPool } from "./send.ts";
+import { deliveryHeaders, type OutgoingRequest } from "./signature.ts";
+import type { ClaimedDelivery, DeliveryOutcome } from "./delivery-queue.ts";
+
+export interface AttemptEnvironment {
+  appKey: Buffer;
+  network: WebhookNetwork;
+  release: string;
+  agents: AgentPool;
+  /** The service's RFC 9421 signature of a request (Signature-Input, Signature, Content-Digest). */
+  messageSignature: (request: OutgoingRequest) => Record<string, string>;
+}
+
+/** Why a resolved host may not receive this delivery, or null when every address may. */
+function refusal(host: string, addresses: readonly string[], allowedIps: readonly string[] | null): string | null {
+  if (allowedIps === null) return null;
+  const outside = addresses.find((a) => !withinAllowedIps(a, allowedIps));
+  if (outside === undefined) return null;
+  return outside === host
+    ? `${host} is outside the endpoint's allowed_ips`
+    : `the host ${host} resolves to ${outside}, outside the endpoint's allowed_ips`;
+}
+
+export async function attemptDelivery(
+  delivery: ClaimedDelivery,
+  env: AttemptEnvironment,
+  options: { now: Date; subscriberContacts: boolean },
+): Promise<DeliveryOutcome> {
+  const { now } = options;
+  const attempts = delivery.attempts + 1;
+  const base = { delivery, attemptedAt: now, responseStatus: null, durationMs: null };
+  const failure = (excerpt: string, extra: Partial<DeliveryOutcome> = {}): DeliveryOutcome => {
+    const next = nextAttemptAt(attempts, now);
+    return { ...base, status: next ? "queued" : "dead", failed: true, nextAttemptAt: next, excerpt, ...extra };
+  };
+  const deadUnposted = (reason: string): DeliveryOutcome => ({
+    ...base,
+    status: "dead",
+    failed: true,
+    nextAttemptAt: null,
+    excerpt: `refused, not posted: ${reason}`,
+  });
+
+  const url = new URL(delivery.endpoint.url);
+  const host = bareHost(url);
+  const checked = await checkHost(url, host, env.network);
+  if (!checked.ok) return checked.reason === "unresolvable" ? failure(`not posted: ${checked.message}`) : deadUnposted(checked.message);
+  const refused = refusal(host, checked.addresses, delivery.endpoint.allowed_ips);
+  if (refused) return deadUnposted(refused);
+
+  const event = { ...delivery.event, data: deliverableData(delivery.event.type, delivery.event.data, options) };
+  const body = JSON.stringify(event);
+  const at = new Date();
+  const headers = deliveryHeaders({
+    secret: endpointSecret(env.appKey, { id: delivery.endpoint_id, ...delivery.endpoint }),
+    body,
+    event,
+    release: env.release,
+    at,
+  });
+  Object.assign(headers, env.messageSignature({ method: "POST", url, body, headers, at }));
+  try {
+    const answer = await postToAddress(url, checked.addresses[0]!, body, headers, env.network.timeoutMs, env.agents);
+    const extra = { responseStatus: answer.status, excerpt: answer.excerpt, durationMs: answer.durationMs };
+    if (answer.status >= 200 && answer.status < 300) return { ...base, ...extra, status: "delivered", failed: false, nextAttemptAt: null };
+    return failure(answer.excerpt, extra);
+  } catch (err) {
+    if (err instanceof EndpointUnreachable) return failure(err.message);
+    throw err;
+  }
+}

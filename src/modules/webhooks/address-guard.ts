@@ -128,6 +128,29 @@ async function systemResolve(hostname: string): Promise<string[]> {
   }
 }
 
+/**
+ * The network with a worker's resolver: one lookup serves every delivery to the same host that
+ * starts within `ttlMs` of it (concurrent deliveries to one receiver share it), so a name is still
+ * resolved at send time, at most `ttlMs` before the connection, and every address is still checked
+ * and pinned for each delivery. A failed lookup is not remembered.
+ */
+export function withSharedLookups(network: WebhookNetwork, ttlMs = 1_000, now: () => number = Date.now): WebhookNetwork {
+  const resolve = network.resolve ?? systemResolve;
+  const recent = new Map<string, { at: number; addresses: Promise<string[]> }>();
+  return {
+    ...network,
+    resolve(hostname) {
+      const hit = recent.get(hostname);
+      if (hit && now() - hit.at < ttlMs) return hit.addresses;
+      if (recent.size > 1_000) recent.clear();
+      const addresses = resolve(hostname);
+      recent.set(hostname, { at: now(), addresses });
+      addresses.catch(() => recent.delete(hostname));
+      return addresses;
+    },
+  };
+}
+
 export type UrlRefusal = "invalid" | "scheme" | "credentials" | "unresolvable" | "refused_address";
 
 export type UrlCheck =

@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import type { Database } from "../../db/database.ts";
 import { grantsAbility, teamGrantsOf } from "../roles/grants.ts";
-import { DNS_TIMEOUT_MS, type WebhookNetwork } from "./address-guard.ts";
+import { DNS_TIMEOUT_MS, withSharedLookups, type WebhookNetwork } from "./address-guard.ts";
 import { attemptDelivery, type AttemptEnvironment } from "./attempt.ts";
 import { claimDueDeliveries, recordOutcomes, type ClaimedDelivery, type DeliveryOutcome } from "./delivery-queue.ts";
 import { AgentPool } from "./send.ts";
@@ -48,7 +48,7 @@ function settingsOf(options: DeliveryWorkerOptions): Settings {
     leaseMs: options.leaseMs ?? options.network.timeoutMs + DNS_TIMEOUT_MS + 30_000,
     env: {
       appKey: options.appKey,
-      network: options.network,
+      network: withSharedLookups(options.network),
       release: options.release,
       agents: new AgentPool(options.network.timeoutMs),
       messageSignature: options.messageSignature,

@@ -3,6 +3,7 @@
 // operator's exemptions, and allowed_ips matching.
 import assert from "node:assert/strict";
 import {
+  withSharedLookups,
   checkWebhookUrl,
   refusedAddressClass,
   STRICT_WEBHOOK_NETWORK,
@@ -158,5 +159,41 @@ describe("webhook address guard", () => {
     for (const yes of ["203.0.113.5", "2001:db8::1", "198.51.100.7", "::ffff:203.0.113.9"]) assert.ok(withinAllowedIps(yes, list), yes);
     for (const no of ["203.0.114.1", "2001:db9::1", "198.51.100.8", "10.0.0.1"]) assert.ok(!withinAllowedIps(no, list), no);
     assert.ok(!withinAllowedIps("203.0.113.5", []));
+  });
+
+  it("a worker's lookups: one serves deliveries to a host within a second; it is repeated after, and a failure is not kept", async () => {
+    let clock = 0;
+    let lookups = 0;
+    let answer: string[] | Error = ["198.51.100.1"];
+    const network = withSharedLookups(
+      {
+        allowedCidrs: [],
+        allowHttp: false,
+        timeoutMs: 1000,
+        resolve: async () => {
+          lookups++;
+          if (answer instanceof Error) throw answer;
+          return answer;
+        },
+      },
+      1_000,
+      () => clock,
+    );
+    const resolve = network.resolve!;
+    assert.deepEqual(await Promise.all([resolve("a.example"), resolve("a.example")]), [["198.51.100.1"], ["198.51.100.1"]]);
+    assert.equal(lookups, 1);
+    clock = 999;
+    await resolve("a.example");
+    assert.equal(lookups, 1);
+    clock = 1_000;
+    answer = ["10.0.0.1"];
+    assert.deepEqual(await resolve("a.example"), ["10.0.0.1"], "a second later the name is resolved again");
+    assert.equal(lookups, 2);
+    answer = new Error("SERVFAIL");
+    clock = 3_000;
+    await assert.rejects(resolve("a.example"));
+    answer = ["198.51.100.2"];
+    assert.deepEqual(await resolve("a.example"), ["198.51.100.2"]);
+    assert.equal(lookups, 4);
   });
 });

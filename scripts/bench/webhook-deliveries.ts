@@ -1,0 +1,189 @@
+// Webhook delivery throughput of one worker, and the lateness of scheduled retries.
+//   BENCH_DATABASE_URL=postgres://… npm run bench:webhooks      PostgreSQL (the target: 1,000/s)
+//   npm run bench:webhooks                                      embedded PGlite in memory
+// One worker (startDeliveryWorker, as npm start runs it) drains BENCH_DELIVERIES queued deliveries
+// to a local HTTPS receiver in another process (certificate of the test CA, which the npm script
+// trusts through NODE_EXTRA_CA_CERTS); then BENCH_RETRIES retries are scheduled over the next
+// 10 seconds and the receiver notes how late each arrives after it was due (p50, p99). Writes
+// scripts/bench/results/webhook-deliveries-<backend>.json; numbers are recorded, never asserted.
+import { spawn } from "node:child_process";
+import { cpus, totalmem } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
+import pino from "pino";
+import { migrate, openDatabase } from "../../src/db/database.ts";
+import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
+import { createCreator } from "../../src/modules/account/creators.ts";
+import { createEndpoint } from "../../src/modules/webhooks/endpoints.ts";
+import { startDeliveryWorker } from "../../src/modules/webhooks/runner.ts";
+
+const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
+const RETRIES = Number(process.env.BENCH_RETRIES ?? 2_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
+const appKey = Buffer.alloc(32, 9);
+const network = { allowedCidrs: ["127.0.0.0/8"], allowHttp: false, timeoutMs: 10_000 };
+
+/** The receiver: answers 200 at once; on "report" (stdin) prints when each event id arrived. */
+const RECEIVER = `
+const https = require("node:https"), fs = require("node:fs");
+const arrived = new Map();
+const server = https.createServer({ key: fs.readFileSync("test/fixtures/tls/receiver.key"), cert: fs.readFileSync("test/fixtures/tls/receiver.pem") }, (req, res) => {
+  req.resume();
+  req.on("end", () => { arrived.set(req.headers["sb-event-id"], Date.now()); res.writeHead(200).end("ok"); });
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port: server.address().port })));
+process.stdin.on("data", () => console.log(JSON.stringify({ arrived: Object.fromEntries(arrived) })));
+`;
+
+function startReceiver() {
+  const child = spawn(process.execPath, ["-e", RECEIVER], { stdio: ["pipe", "pipe", "inherit"] });
+  let buffer = "";
+  const waiters: ((line: Record<string, unknown>) => void)[] = [];
+  child.stdout.on("data", (d: Buffer) => {
+    buffer += d.toString();
+    for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
+      const line = JSON.parse(buffer.slice(0, i)) as Record<string, unknown>;
+      buffer = buffer.slice(i + 1);
+      waiters.shift()?.(line);
+    }
+  });
+  const next = () => new Promise<Record<string, unknown>>((resolve) => waiters.push(resolve));
+  return {
+    child,
+    port: next().then((l) => l.port as number),
+    arrivals: async () => {
+      const reply = next();
+      child.stdin.write("report\n");
+      return (await reply).arrived as Record<string, number>;
+    },
+  };
+}
+
+/** Queues `n` events of the team with one delivery each, due at the times `due(i)` gives. */
+async function queue(db: ReturnType<typeof openDatabase>, teamId: string, endpointId: string, n: number, due: (i: number) => Date, attempts: number) {
+  const prefix = `evt_01BENCH${String(attempts)}`;
+  for (let from = 0; from < n; from += 1000) {
+    const rows = Array.from({ length: Math.min(1000, n - from) }, (_, k) => from + k);
+    const now = new Date();
+    await db("events").insert(
+      rows.map((i) => ({
+        id: `${prefix}${String(i).padStart(26 - prefix.length + 4, "0")}`,
+        team_id: teamId,
+        project_id: null,
+        type: "bench.happened",
+        api_version: "2026-11-23",
+        data: JSON.stringify({ n: i, note: "a payload of a realistic size ".repeat(8) }),
+        created_at: now,
+      })),
+    );
+    await db("webhook_deliveries").insert(
+      rows.map((i) => ({
+        id: crypto.randomUUID(),
+        team_id: teamId,
+        endpoint_id: endpointId,
+        project_id: null,
+        event_id: `${prefix}${String(i).padStart(26 - prefix.length + 4, "0")}`,
+        event_type: "bench.happened",
+        status: "queued",
+        attempts,
+        next_attempt_at: due(i),
+        created_at: now,
+        updated_at: now,
+      })),
+    );
+  }
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+async function main() {
+  const serverUrl = process.env.BENCH_DATABASE_URL ?? null;
+  const backend = serverUrl ? "postgres" : "embedded";
+  // On PostgreSQL: a database of its own, dropped at the end (the one named is left untouched).
+  const admin = serverUrl ? openDatabase({ url: serverUrl }) : null;
+  const name = `subbridge_bench_webhooks_${process.pid}`;
+  let url: string | null = null;
+  if (admin && serverUrl) {
+    await admin.raw(`create database ${name}`);
+    url = Object.assign(new URL(serverUrl), { pathname: `/${name}` }).href;
+  }
+  const db = openDatabase({ url });
+  await migrate(db);
+  const receiver = startReceiver();
+  const port = await receiver.port;
+  const { userId, teamId } = await createCreator(
+    db,
+    { email: `bench-${Date.now()}@example.com`, password: "correct horse battery", tier: "growth" },
+    new Date(),
+  );
+  const ctx = createDomainContext(db, { ...systemActor(teamId), userId, kind: "api_token" }, new Date());
+  const endpoint = (
+    await createEndpoint(
+      ctx,
+      { appKey, network, abilities: new Set() },
+      { name: "bench", url: `https://${process.env.BENCH_HOST ?? "localhost"}:${port}/hook`, events: ["bench.*"] as never[] },
+    )
+  ).data;
+  const logger = pino({ level: "warn" });
+  const workerOptions = { db, appKey, network, release: "bench", logger, messageSignature: () => ({}), concurrency: CONCURRENCY, idlePollMs: 100 };
+  const delivered = async () =>
+    Number((await db("webhook_deliveries").where({ endpoint_id: endpoint.id, status: "delivered" }).count({ n: "*" }))[0]!.n);
+
+  // Throughput: a full queue drained by one worker.
+  await queue(db, teamId, endpoint.id, DELIVERIES, () => new Date(Date.now() - 1000), 0);
+  const started = performance.now();
+  const worker = startDeliveryWorker(workerOptions);
+  while ((await delivered()) < DELIVERIES) await new Promise((r) => setTimeout(r, 100));
+  const seconds = (performance.now() - started) / 1000;
+  const throughput = Math.round(DELIVERIES / seconds);
+  console.log(`throughput: ${DELIVERIES} deliveries in ${seconds.toFixed(2)} s = ${throughput}/s (concurrency ${CONCURRENCY})`);
+
+  // Lateness: retries due over the next 10 seconds, measured at the receiver.
+  const base = Date.now() + 1000;
+  const dueAt = (i: number) => base + Math.floor((i * 10_000) / RETRIES);
+  await queue(db, teamId, endpoint.id, RETRIES, (i) => new Date(dueAt(i)), 1);
+  while ((await delivered()) < DELIVERIES + RETRIES) await new Promise((r) => setTimeout(r, 200));
+  await worker.stop();
+  const arrivals = await receiver.arrivals();
+  const lateness = Array.from({ length: RETRIES }, (_, i) => {
+    const id = `01BENCH1${String(i).padStart(26 - 12 + 4, "0")}`;
+    return arrivals[id]! - dueAt(i);
+  }).sort((a, b) => a - b);
+  const report = {
+    $comment: "generated by scripts/bench/webhook-deliveries.ts; machine-dependent, recorded not asserted",
+    date: new Date().toISOString(),
+    backend,
+    machine: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30) },
+    throughput: {
+      deliveries: DELIVERIES,
+      seconds: Math.round(seconds * 100) / 100,
+      per_second: throughput,
+      concurrency: CONCURRENCY,
+      target_per_second: 1000,
+    },
+    retry_lateness_ms: {
+      retries: RETRIES,
+      spread_seconds: 10,
+      idle_poll_ms: workerOptions.idlePollMs,
+      p50: percentile(lateness, 50),
+      p99: percentile(lateness, 99),
+      max: lateness.at(-1),
+    },
+  };
+  console.log(JSON.stringify(report, null, 2));
+  const dir = new URL("./results/", import.meta.url).pathname;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}webhook-deliveries-${backend}.json`, JSON.stringify(report, null, 2) + "\n");
+  console.log(`-> scripts/bench/results/webhook-deliveries-${backend}.json`);
+  receiver.child.kill();
+  await db.destroy();
+  if (admin) {
+    await admin.raw(`drop database ${name}`);
+    await admin.destroy();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -13,6 +13,7 @@ import { emitValidators } from "./validators.ts";
 import { emitMcpTools } from "./mcp-tools.ts";
 import { emitCatalogs } from "./catalogs.ts";
 import { emitConnector } from "./connector.ts";
+import { emitWebhookEvents } from "./webhook-events.ts";
 import type { GeneratedFile } from "./output.ts";
 
 const GENERATED = join(ROOT, "generated");
@@ -32,6 +33,7 @@ export async function generate(): Promise<GeneratedFile[]> {
     emitMcpTools(doc, ops, release),
     ...emitCatalogs(sources.abilities, sources.errors, release),
     ...(await emitConnector(sources.connectorSchema)),
+    emitWebhookEvents(doc),
   ].sort((a, b) => a.path.localeCompare(b.path));
 }
 

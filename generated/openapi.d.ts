@@ -3378,7 +3378,9 @@ export interface components {
             api_version: string;
             /** Format: uuid */
             project_id: string | null;
-            data: Record<string, never>;
+            data: {
+                [key: string]: unknown;
+            };
         };
         /** @description An access-ledger grant, the member's entitlement to one resource through one subscription. */
         Grant: {

@@ -5,6 +5,7 @@
 // re-export ../generated and ../spec, so the sources typecheck and run in the repository. This
 // script compiles a staged copy of sdk/src (sdk/.build) in which the stand-ins are replaced by
 //   generated/openapi.d.ts, generated/connector-manifest.d.ts   -> copied as type-only modules
+//   generated/webhook-events.ts                                 -> copied (event map and names)
 //   generated/connector-validator.js                            -> bundled with esbuild together
 //       with the few ajv / ajv-formats runtime helpers it imports, so the package's only
 //       dependency stays openapi-fetch
@@ -41,7 +42,13 @@ function checkVersion() {
 }
 
 function checkInputs() {
-  const inputs = ["generated/openapi.d.ts", "generated/connector-manifest.d.ts", "generated/connector-validator.js", "spec/connector.schema.json"];
+  const inputs = [
+    "generated/openapi.d.ts",
+    "generated/connector-manifest.d.ts",
+    "generated/connector-validator.js",
+    "generated/webhook-events.ts",
+    "spec/connector.schema.json",
+  ];
   const missing = inputs.filter((path) => !existsSync(join(ROOT, path)));
   if (missing.length) fail(`missing ${missing.join(", ")}; run npm run codegen at the repository root`);
 }
@@ -81,6 +88,10 @@ async function stage() {
   writeFileSync(
     join(generated, "connector-manifest.ts"),
     banner("generated/connector-manifest.d.ts", "copied") + read(join(ROOT, "generated/connector-manifest.d.ts")),
+  );
+  writeFileSync(
+    join(generated, "webhook-events.ts"),
+    banner("generated/webhook-events.ts", "copied") + read(join(ROOT, "generated/webhook-events.ts")),
   );
   rmSync(join(generated, "connector-validator.ts"));
   writeFileSync(join(generated, "connector-validator.js"), await bundledValidator());

@@ -27,11 +27,21 @@ export {
 export { ERROR_FAMILY_BY_CODE, type ErrorFamily } from "./error-families.js";
 export { createRetryingFetch, type Fetch, type RetryOptions } from "./retrying-fetch.js";
 export {
+  createMemoryDeduplicator,
+  isWebhookEventType,
   signWebhookPayload,
   verifyWebhook,
+  WEBHOOK_EVENT_TYPES,
   WebhookVerificationError,
+  type MemoryDeduplicator,
+  type MemoryDeduplicatorOptions,
+  type UnknownWebhookEvent,
   type VerifyWebhookOptions,
+  type WebhookEnvelope,
   type WebhookEvent,
+  type WebhookEventOf,
+  type WebhookEventSchemas,
+  type WebhookEventType,
   type WebhookHeaders,
   type WebhookVerificationFailure,
 } from "./webhooks.js";

@@ -3,19 +3,21 @@
 // The key is the endpoint secret exactly as shown ("whsec_..."), as UTF-8 bytes. Web Crypto only,
 // so this module runs unchanged in Node 20+, browsers, Deno, Bun and edge runtimes.
 
-/** The envelope every delivery carries (service description, Events > Envelope). */
-export interface WebhookEvent<Data = Record<string, unknown>> {
-  /** evt_ + ULID, unique per delivery: de-duplicate on it. */
-  id: string;
-  /** The event name, e.g. team.member.joined. */
-  type: string;
-  created_at: string;
-  /** Date-shaped version that locks the event's shape. */
-  api_version: string;
-  /** null for team-scoped events. */
-  project_id: string | null;
-  data: Data;
-}
+import type { WebhookEnvelope, WebhookEvent } from "./webhook-events.js";
+
+// The event types live in webhook-events.ts (generated from the spec); re-exported so that
+// @subbridge/sdk/webhooks alone is a complete receiver's kit.
+export {
+  isWebhookEventType,
+  WEBHOOK_EVENT_TYPES,
+  type UnknownWebhookEvent,
+  type WebhookEnvelope,
+  type WebhookEvent,
+  type WebhookEventOf,
+  type WebhookEventSchemas,
+  type WebhookEventType,
+} from "./webhook-events.js";
+export { createMemoryDeduplicator, type MemoryDeduplicator, type MemoryDeduplicatorOptions } from "./webhook-deduplication.js";
 
 export type WebhookVerificationFailure =
   | "missing_signature"
@@ -126,9 +128,10 @@ function parseSignature(value: string): { timestamp: number; signatures: string[
  * parsing), the request headers and the endpoint's secret. Throws WebhookVerificationError when
  * the signature is missing or matches no v1 entry, when t is more than `toleranceSeconds` from
  * now, when the body is not an event envelope, or when SB-Event-Id / SB-Event-Name (if present)
- * disagree with the envelope.
+ * disagree with the envelope. Resolves to the event typed by its name (WebhookEvent: narrow on
+ * `event.type`); `verifyWebhook<MyData>(...)` types it as a plain envelope with `data: MyData` instead.
  */
-export async function verifyWebhook<Data = Record<string, unknown>>(
+export async function verifyWebhook<Data = never>(
   rawBody: string | Uint8Array,
   headers: WebhookHeaders,
   secret: string,
@@ -153,7 +156,7 @@ export async function verifyWebhook<Data = Record<string, unknown>>(
     );
   }
 
-  let event: WebhookEvent<Data>;
+  let event: WebhookEnvelope<unknown>;
   try {
     event = JSON.parse(typeof rawBody === "string" ? rawBody : new TextDecoder().decode(rawBody));
   } catch {
@@ -170,5 +173,7 @@ export async function verifyWebhook<Data = Record<string, unknown>>(
   if (eventName !== null && eventName !== event.type) {
     throw new WebhookVerificationError("event_name_mismatch", "SB-Event-Name differs from the envelope's type");
   }
-  return event;
+  // Typed from the spec, not validated against it: an event of a type newer than this SDK passes
+  // through as it came (see webhook-events.ts).
+  return event as WebhookEvent<Data>;
 }

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { generate } from "../../codegen/index.ts";
+import { webhookEventSchemas } from "../../codegen/webhook-events.ts";
 import { operationList } from "../../generated/operations.ts";
 import { abilityCatalog } from "../../generated/catalog.ts";
 
@@ -67,5 +68,28 @@ describe("codegen", () => {
     const doc: Json = JSON.parse(read("openapi.json"));
     assert.equal(doc.components.schemas.Ability.enum.length, Object.keys(abilityCatalog).length);
     assert.ok(doc.components.schemas.ErrorCode.enum.includes("TENANT_MISMATCH"));
+  });
+
+  it("maps each webhook event to its named body schema for the SDK, and refuses an inline or missing one", () => {
+    const event = (schema: Json) => ({ post: { summary: "S", requestBody: { content: { "application/json": { schema } } } } });
+    const components = { schemas: { ThingEvent: { type: "object" } } };
+    assert.deepEqual(
+      webhookEventSchemas({
+        webhooks: { "thing.b": event({ $ref: "#/components/schemas/ThingEvent" }), "thing.a": event({ $ref: "#/components/schemas/ThingEvent" }) },
+        components,
+      }),
+      [
+        { type: "thing.a", schema: "ThingEvent", summary: "S" },
+        { type: "thing.b", schema: "ThingEvent", summary: "S" },
+      ],
+    );
+    assert.throws(
+      () => webhookEventSchemas({ webhooks: { "thing.a": event({ type: "object" }) }, components }),
+      /thing\.a must declare its application\/json body as a \$ref/,
+    );
+    assert.throws(
+      () => webhookEventSchemas({ webhooks: { "thing.a": event({ $ref: "#/components/schemas/Gone" }) }, components }),
+      /missing schema Gone/,
+    );
   });
 });

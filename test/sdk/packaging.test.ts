@@ -48,7 +48,7 @@ import {
   type components,
   type ErrorCode,
 } from "@subbridge/sdk";
-import { verifyWebhook as verifyFromSubpath } from "@subbridge/sdk/webhooks";
+import { verifyWebhook as verifyFromSubpath, WEBHOOK_EVENT_TYPES, createMemoryDeduplicator, type WebhookEventOf } from "@subbridge/sdk/webhooks";
 import { validateManifest, CONNECTOR_SCHEMA_URL, type ConnectorManifest, type ManifestProblem } from "@subbridge/sdk/connector";
 import { settings } from "./settings.js";
 
@@ -88,10 +88,13 @@ async function main() {
     if (error instanceof NotFoundError && error instanceof SubBridgeError) notFound = error.code;
   }
 
-  const body = JSON.stringify({ id: "evt_01JD6YV4J8Q7Z3K2M9N5P0R1ST", type: "team.member.joined", created_at: "2026-01-01T00:00:00Z", api_version: "2026-07-28", project_id: null, data: {} });
+  const body = JSON.stringify({ id: "evt_01JD6YV4J8Q7Z3K2M9N5P0R1ST", type: "team.member.joined", created_at: "2026-01-01T00:00:00Z", api_version: "2026-07-28", project_id: null, data: { team: { id: "t_1" } } });
   const signature = await signWebhookPayload(body, "whsec_consumer");
   const event = await verifyWebhook(body, { "sb-signature": signature }, "whsec_consumer");
   const again = await verifyFromSubpath(body, new Headers({ "SB-Signature": signature }), "whsec_consumer");
+  // The event is typed by its name: the check narrows data to the team.member.joined member's.
+  const joinedTeam = event.type === "team.member.joined" ? event.data.team.id : null;
+  const firstClaim = createMemoryDeduplicator().claim(event.id);
 
   const valid = validateManifest(settings.validManifest);
   const manifest: ConnectorManifest | null = valid.valid ? valid.manifest : null;
@@ -106,6 +109,9 @@ async function main() {
   void wrong;
   // @ts-expect-error timeoutMs is a number of milliseconds
   void client.GET("/v1/ping", { timeoutMs: "soon" }).catch(() => {});
+  // @ts-expect-error not an event of the spec
+  const noSuchEvent: WebhookEventOf<"team.renamed"> | null = null;
+  void noSuchEvent;
 
   console.log(JSON.stringify({
     release: ping.data.release,
@@ -118,6 +124,9 @@ async function main() {
     requiredAbility,
     notFound,
     eventType: event.type,
+    joinedTeam,
+    firstClaim,
+    knownEventTypes: WEBHOOK_EVENT_TYPES.includes("subscription.created"),
     sameEvent: again.id === event.id,
     manifestKey: manifest?.key,
     problemPointers: problems.map((p) => p.pointer),
@@ -218,6 +227,9 @@ describe("sdk package (npm pack, install, consume)", function () {
       requiredAbility: "token:view-any",
       notFound: "RESOURCE_NOT_FOUND",
       eventType: "team.member.joined",
+      joinedTeam: "t_1",
+      firstClaim: true,
+      knownEventTypes: true,
       sameEvent: true,
       manifestKey: "discord",
       problemPointers: result.problemPointers,

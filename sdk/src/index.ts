@@ -27,9 +27,19 @@ export {
 export { ERROR_FAMILY_BY_CODE, type ErrorFamily } from "./error-families.js";
 export { createRetryingFetch, type Fetch, type RetryOptions } from "./retrying-fetch.js";
 export {
+  fetchSigningKeyDirectory,
   signWebhookPayload,
   verifyWebhook,
+  verifyWebhookMessageSignature,
   WebhookVerificationError,
+  MESSAGE_SIGNATURE_TAG,
+  SIGNING_KEY_DIRECTORY_PATH,
+  type DirectoryKey,
+  type FetchSigningKeyDirectoryOptions,
+  type MessageSignatureRequest,
+  type SigningKeyDirectory,
+  type VerifiedMessageSignature,
+  type VerifyMessageSignatureOptions,
   type VerifyWebhookOptions,
   type WebhookEvent,
   type WebhookHeaders,

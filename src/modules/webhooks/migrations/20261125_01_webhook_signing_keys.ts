@@ -9,13 +9,13 @@ import type { Knex } from "knex";
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable("webhook_signing_keys", (t) => {
     t.text("kid").primary();
+    t.timestamp("created_at", { useTz: true }).notNullable();
+    // Set when a newer key takes over (rotation is not built yet; the column reserves its place).
+    t.timestamp("retired_at", { useTz: true }).nullable();
     // The public key's x (base64url of the 32 raw bytes): the JWK is rebuilt from it.
     t.text("public_x").notNullable();
     // PKCS #8 DER, base64url, sealed with APP_KEY and bound to "webhook-signing-key:<kid>".
     t.text("private_key_sealed").notNullable();
-    t.timestamp("created_at", { useTz: true }).notNullable();
-    // Set when a newer key takes over (rotation is not built yet; the column reserves its place).
-    t.timestamp("retired_at", { useTz: true }).nullable();
   });
   await knex.raw("create unique index webhook_signing_keys_one_active on webhook_signing_keys ((retired_at is null)) where retired_at is null");
 }

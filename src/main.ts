@@ -12,6 +12,7 @@ import { createApiApp } from "./transports/rest/api-app.ts";
 import { clientIpResolver } from "./transports/http/client-ip.ts";
 import { answerParserErrorsInEnvelope } from "./transports/http/parser-errors.ts";
 import { createDocsApp } from "./site/docs-app.ts";
+import { createSiteApp } from "./site/site-app.ts";
 import { createMcpApp } from "./transports/mcp/mcp-app.ts";
 import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./pipeline/rate-limit.ts";
 import { handlers } from "../generated/handlers.ts";
@@ -70,6 +71,18 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
         platforms,
         portalUrl: config.portal.url,
         webhooks: config.webhooks,
+        clientIp,
+      });
+    case "site":
+      return createSiteApp({
+        db: s.db,
+        kv: s.kv,
+        appKey: s.appKey,
+        now: s.now,
+        release: config.release,
+        logger: s.logger,
+        siteUrl: config.site.url,
+        docsUrl: config.docs.url,
         clientIp,
       });
     case "docs":
@@ -143,7 +156,12 @@ async function main() {
     `SubBridge ${config.release}`,
     ...config.surfaces.map((name) => {
       const label = { api: "REST API", docs: "Reference", mcp: "MCP server", auth: "Authorization", site: "Site", portal: "Portal" }[name];
-      const extra = name === "api" ? `   (OpenAPI: ${config.api.url}/openapi.json)` : "";
+      const extra =
+        name === "api"
+          ? `   (OpenAPI: ${config.api.url}/openapi.json)`
+          : name === "site"
+            ? `   (webhook signing keys: ${config.site.url}/.well-known/http-message-signatures-directory)`
+            : "";
       return `  ${label.padEnd(14)}${config[name].url}${name === "api" ? "/v1" : ""}${extra}`;
     }),
     `  Database      ${services.backends.database}`,

@@ -7,8 +7,8 @@
 //   generated/openapi.d.ts, generated/connector-manifest.d.ts   -> copied as type-only modules
 //   generated/webhook-events.ts                                 -> copied (event map and names)
 //   generated/connector-validator.js                            -> bundled with esbuild together
-//       with the few ajv / ajv-formats runtime helpers it imports, so the package's only
-//       dependency stays openapi-fetch
+//       with the few ajv / ajv-formats runtime helpers it imports, so the package's
+//       dependencies stay openapi-fetch and structured-headers (RFC 9421 verification)
 //   spec/connector.schema.json                                  -> the structural keywords the
 //       problem messages read (and the whole schema as dist/connector.schema.json)
 // then runs tsc (TypeScript from the repository's node_modules) and checks that nothing in dist
@@ -143,9 +143,9 @@ function* filesUnder(dir) {
   }
 }
 
-/** Whether a dist file may import `target`: openapi-fetch, files inside dist, node: builtins in the command. */
+/** Whether a dist file may import `target`: the dependencies, files inside dist, node: builtins in the command. */
 function allowedImport(file, target) {
-  if (target === "openapi-fetch") return true;
+  if (target === "openapi-fetch" || target === "structured-headers") return true;
   if (target.startsWith("node:")) return /(?:^|\/)cli\.(?:js|d\.ts)$/.test(relative(DIST, file));
   if (!target.startsWith(".")) return false;
   const resolved = resolve(dirname(file), target);

@@ -1,7 +1,10 @@
 // Verifying (and, for receivers' tests and the server, producing) webhook signatures:
 //   SB-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the endpoint secret>
 // The key is the endpoint secret exactly as shown ("whsec_..."), as UTF-8 bytes. Web Crypto only,
-// so this module runs unchanged in Node 20+, browsers, Deno, Bun and edge runtimes.
+// so this module runs unchanged in Node 20+, browsers, Deno, Bun and edge runtimes. The RFC 9421
+// signature every delivery also carries is verified by ./webhook-message-signature.ts (re-exported
+// at the end, so "@subbridge/sdk/webhooks" offers both).
+import { headerValue as header, type WebhookHeaders } from "./webhook-headers.js";
 
 import type { WebhookEnvelope, WebhookEvent } from "./webhook-events.js";
 
@@ -26,7 +29,14 @@ export type WebhookVerificationFailure =
   | "timestamp_out_of_tolerance"
   | "invalid_payload"
   | "event_id_mismatch"
-  | "event_name_mismatch";
+  | "event_name_mismatch"
+  // RFC 9421 message signature (verifyWebhookMessageSignature) and its key directory:
+  | "missing_component"
+  | "unsupported_algorithm"
+  | "unknown_key"
+  | "signature_expired"
+  | "content_digest_mismatch"
+  | "directory_unavailable";
 
 export class WebhookVerificationError extends Error {
   override name = "WebhookVerificationError";
@@ -38,8 +48,7 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-/** A Fetch Headers object, or a plain object such as Node's req.headers (any letter case). */
-export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
+export type { WebhookHeaders };
 
 export interface VerifyWebhookOptions {
   /** Largest accepted |now - t|, in seconds (default 300, the service's tolerance). */
@@ -52,16 +61,6 @@ export const SIGNATURE_HEADER = "SB-Signature";
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const encoder = new TextEncoder();
-
-function header(headers: WebhookHeaders, name: string): string | null {
-  if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name);
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
-    if (key.toLowerCase() !== wanted || value === undefined) continue;
-    return Array.isArray(value) ? value.join(",") : value;
-  }
-  return null;
-}
 
 function bytesOf(body: string | Uint8Array): Uint8Array {
   return typeof body === "string" ? encoder.encode(body) : body;
@@ -177,3 +176,5 @@ export async function verifyWebhook<Data = never>(
   // through as it came (see webhook-events.ts).
   return event as WebhookEvent<Data>;
 }
+
+export * from "./webhook-message-signature.js";

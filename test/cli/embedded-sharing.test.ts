@@ -11,7 +11,12 @@ import { freePort, runNpm, startNpm, tempDir, type StartedProcess } from "../hel
 const SOCKET = ".s.PGSQL.5432";
 
 async function ports() {
-  return { API_PORT: String(await freePort()), MCP_PORT: String(await freePort()), DOCS_PORT: String(await freePort()) };
+  return {
+    API_PORT: String(await freePort()),
+    MCP_PORT: String(await freePort()),
+    DOCS_PORT: String(await freePort()),
+    SITE_PORT: String(await freePort()),
+  };
 }
 
 // The embedded backend only: with DATABASE_URL every process connects to PostgreSQL itself.

@@ -9,7 +9,7 @@ describe("npm start on an empty embedded database", function () {
 
   it("prints the surfaces and a working token once", async () => {
     const dataDir = tempDir("start");
-    const ports = { API_PORT: await freePort(), DOCS_PORT: await freePort(), MCP_PORT: await freePort() };
+    const ports = { API_PORT: await freePort(), DOCS_PORT: await freePort(), MCP_PORT: await freePort(), SITE_PORT: await freePort() };
     const env = { DATA_DIR: dataDir, LOG_LEVEL: "warn", ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
     const first = await startNpm(env, /Try it:[\s\S]*teams\/current\n/);
     let token: string;
@@ -17,6 +17,12 @@ describe("npm start on an empty embedded database", function () {
       const out = first.output();
       assert.match(out, new RegExp(`REST API\\s+http://localhost:${ports.API_PORT}/v1`));
       assert.match(out, new RegExp(`Reference\\s+http://localhost:${ports.DOCS_PORT}`));
+      assert.match(
+        out,
+        new RegExp(`Site\\s+http://localhost:${ports.SITE_PORT}\\s+\\(webhook signing keys: .*/\\.well-known/http-message-signatures-directory\\)`),
+      );
+      const keys = await fetch(`http://127.0.0.1:${ports.SITE_PORT}/.well-known/http-message-signatures-directory`);
+      assert.equal(((await keys.json()) as { keys: unknown[] }).keys.length, 1, "the site publishes the webhook signing key");
       assert.match(out, /Database\s+PGlite in /);
       assert.match(out, /KV store\s+in-process/);
       token = /token\s+(sbt_live_\d+_[A-Za-z0-9]+)/.exec(out)![1]!;
@@ -51,6 +57,7 @@ describe("npm start on an empty embedded database", function () {
           API_PORT: String(await freePort()),
           DOCS_PORT: String(await freePort()),
           MCP_PORT: String(await freePort()),
+          SITE_PORT: String(await freePort()),
           LOG_LEVEL: "warn",
         };
         const started = await startNpm(env, /token:mint --email you@example\.com --abilities all\n/);
@@ -78,6 +85,7 @@ describe("npm start on an empty embedded database", function () {
         API_PORT: String(busy),
         DOCS_PORT: String(await freePort()),
         MCP_PORT: String(await freePort()),
+        SITE_PORT: String(await freePort()),
         LOG_LEVEL: "warn",
       };
       await assert.rejects(startNpm(env, /never/), (err: Error) => /port \d+ is already in use/.test(err.message) && !/at .*\.ts/.test(err.message));

@@ -11,7 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
-import { startApi, type RunningApi } from "../helpers/server.ts";
+import { startApi, TEST_APP_KEY, type RunningApi } from "../helpers/server.ts";
+import { testDatabase } from "../helpers/backends.ts";
+import { messageSignatureHeaders } from "../../src/modules/webhooks/message-signature.ts";
+import { activeSigningKey, signingKeyDirectory } from "../../src/modules/webhooks/signing-keys.ts";
 import { createTestCreator, tokenFor } from "../helpers/fixtures.ts";
 import { ROOT } from "../connector/manifest-files.ts";
 
@@ -48,7 +51,14 @@ import {
   type components,
   type ErrorCode,
 } from "@subbridge/sdk";
-import { verifyWebhook as verifyFromSubpath, WEBHOOK_EVENT_TYPES, createMemoryDeduplicator, type WebhookEventOf } from "@subbridge/sdk/webhooks";
+import {
+  verifyWebhook as verifyFromSubpath,
+  WEBHOOK_EVENT_TYPES,
+  createMemoryDeduplicator,
+  verifyWebhookMessageSignature,
+  type WebhookEventOf,
+  type SigningKeyDirectory,
+} from "@subbridge/sdk/webhooks";
 import { validateManifest, CONNECTOR_SCHEMA_URL, type ConnectorManifest, type ManifestProblem } from "@subbridge/sdk/connector";
 import { settings } from "./settings.js";
 
@@ -95,6 +105,8 @@ async function main() {
   // The event is typed by its name: the check narrows data to the team.member.joined member's.
   const joinedTeam = event.type === "team.member.joined" ? event.data.team.id : null;
   const firstClaim = createMemoryDeduplicator().claim(event.id);
+  const directory: SigningKeyDirectory = settings.signedDelivery.directory;
+  const rfc9421 = await verifyWebhookMessageSignature(settings.signedDelivery.request, directory, { now: settings.signedDelivery.now });
 
   const valid = validateManifest(settings.validManifest);
   const manifest: ConnectorManifest | null = valid.valid ? valid.manifest : null;
@@ -128,6 +140,7 @@ async function main() {
     firstClaim,
     knownEventTypes: WEBHOOK_EVENT_TYPES.includes("subscription.created"),
     sameEvent: again.id === event.id,
+    messageSignatureKeyid: rfc9421.keyid,
     manifestKey: manifest?.key,
     problemPointers: problems.map((p) => p.pointer),
     schemaUrl: CONNECTOR_SCHEMA_URL,
@@ -139,6 +152,18 @@ main().catch((error) => {
   throw error;
 });
 `;
+
+/** A delivery signed as the server signs them (RFC 9421), with the directory that verifies it. */
+async function signedDelivery() {
+  const { db } = await testDatabase();
+  const at = new Date("2026-11-25T10:00:00Z");
+  const key = await activeSigningKey(db, TEST_APP_KEY, at);
+  const body = '{"id":"evt_01JD6YV4J8Q7Z3K2M9N5P0R1ST","type":"team.member.joined"}';
+  const base = { "content-type": "application/json", "sb-event-id": "01JD6YV4J8Q7Z3K2M9N5P0R1ST", "sb-event-name": "team.member.joined" };
+  const url = "https://hooks.example.com/in";
+  const headers = { ...base, ...messageSignatureHeaders(key, { method: "POST", url: new URL(url), body, headers: base, at }) };
+  return { request: { method: "POST", url, headers, body }, directory: await signingKeyDirectory(db), now: at.getTime() / 1000 };
+}
 
 const TSCONFIG_BASE = { target: "ES2022", lib: ["ES2022", "DOM"], strict: true, skipLibCheck: false, types: [] as string[] };
 
@@ -174,11 +199,11 @@ describe("sdk package (npm pack, install, consume)", function () {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it("ships dist, the README and the MIT license only, with openapi-fetch as its one dependency", () => {
+  it("ships dist, the README and the MIT license only, with openapi-fetch and structured-headers as its dependencies", () => {
     const installed = JSON.parse(readFileSync(join(consumer, "node_modules/@subbridge/sdk/package.json"), "utf8"));
     const root = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
     assert.equal(installed.version, root.version);
-    assert.deepEqual(Object.keys(installed.dependencies), ["openapi-fetch"]);
+    assert.deepEqual(Object.keys(installed.dependencies), ["openapi-fetch", "structured-headers"]);
     assert.deepEqual(readdirSync(join(consumer, "node_modules/@subbridge/sdk")).sort(), ["LICENSE", "README.md", "dist", "package.json"]);
     assert.equal(installed.license, "MIT", "a third party may use the package");
     assert.match(readFileSync(join(consumer, "node_modules/@subbridge/sdk/LICENSE"), "utf8"), /^MIT License/);
@@ -190,7 +215,7 @@ describe("sdk package (npm pack, install, consume)", function () {
     const creator = await createTestCreator({ label: "sdk-consumer" });
     const narrow = await tokenFor(creator, ["team:view"]);
     const validManifest = readFileSync(join(ROOT, "connectors/discord/connector.json"), "utf8");
-    const settings = { baseUrl: api.url, token: creator.token, narrowToken: narrow.token, validManifest };
+    const settings = { baseUrl: api.url, token: creator.token, narrowToken: narrow.token, validManifest, signedDelivery: await signedDelivery() };
     writeFileSync(join(consumer, "settings.ts"), `export const settings = ${JSON.stringify(settings, null, 2)};\n`);
     writeFileSync(join(consumer, "consumer.ts"), CONSUMER);
     const tsconfig = (options: Record<string, unknown>) =>
@@ -231,6 +256,7 @@ describe("sdk package (npm pack, install, consume)", function () {
       firstClaim: true,
       knownEventTypes: true,
       sameEvent: true,
+      messageSignatureKeyid: (await signedDelivery()).directory.keys[0]!.kid,
       manifestKey: "discord",
       problemPointers: result.problemPointers,
       schemaUrl: "https://subbridge.dev/schemas/connector.schema.json",

@@ -13,12 +13,19 @@ export interface DiscoveryDeps {
 
 export function discoveryDocument(deps: DiscoveryDeps, body: unknown, type = "application/json"): Koa.Middleware {
   const text = typeof body === "string" ? body : JSON.stringify(body);
-  return async (ctx) => {
+  return discoveryRoute(deps, async (ctx) => {
+    ctx.type = type;
+    ctx.body = text;
+  });
+}
+
+/** The same rules around a document made per request (`answer` sets the body, e.g. read from the database). */
+export function discoveryRoute(deps: DiscoveryDeps, answer: Koa.Middleware): Koa.Middleware {
+  return async (ctx, next) => {
     ctx.set("Access-Control-Allow-Origin", "*");
     const rate = await consumeBudget(deps.kv, `discovery-ip:${(ctx.state as RequestState).clientIp}`, DISCOVERY_BUDGET, deps.now().getTime());
     if (rate.retryAfter !== null) throw rateLimited(rate);
     ctx.set("Cache-Control", "public, max-age=3600");
-    ctx.type = type;
-    ctx.body = text;
+    await answer(ctx, next);
   };
 }

@@ -140,7 +140,6 @@ async function main() {
       release: config.release,
       logger: services.logger,
       clock: services.now,
-      messageSignature: () => ({}),
     });
   if (config.worker)
     worker = await startJobWorker({

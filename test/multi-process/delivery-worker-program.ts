@@ -16,7 +16,6 @@ const worker = startDeliveryWorker({
   network: { allowedCidrs: ["127.0.0.0/8"], allowHttp: false, timeoutMs: 1_000 },
   release: "chaos",
   logger: pino({ level: "warn" }),
-  messageSignature: () => ({}),
   clock: () => new Date(epoch + (Date.now() - epoch) * speed),
   concurrency: 8,
   idlePollMs: 20,

@@ -8,7 +8,9 @@ import { endpointSecret } from "./endpoints.ts";
 import { nextAttemptAt } from "./ladder.ts";
 import { deliverableData } from "./payload-policy.ts";
 import { EndpointUnreachable, postToAddress, type AgentPool } from "./send.ts";
-import { deliveryHeaders, type OutgoingRequest } from "./signature.ts";
+import { messageSignatureHeaders } from "./message-signature.ts";
+import { deliveryHeaders } from "./signature.ts";
+import type { WebhookSigningKey } from "./signing-keys.ts";
 import type { ClaimedDelivery, DeliveryOutcome } from "./delivery-queue.ts";
 
 export interface AttemptEnvironment {
@@ -16,8 +18,6 @@ export interface AttemptEnvironment {
   network: WebhookNetwork;
   release: string;
   agents: AgentPool;
-  /** The service's RFC 9421 signature of a request (Signature-Input, Signature, Content-Digest). */
-  messageSignature: (request: OutgoingRequest) => Record<string, string>;
 }
 
 /** Why a resolved host may not receive this delivery, or null when every address may. */
@@ -33,7 +33,7 @@ function refusal(host: string, addresses: readonly string[], allowedIps: readonl
 export async function attemptDelivery(
   delivery: ClaimedDelivery,
   env: AttemptEnvironment,
-  options: { now: Date; subscriberContacts: boolean },
+  options: { now: Date; subscriberContacts: boolean; signingKey: WebhookSigningKey },
 ): Promise<DeliveryOutcome> {
   const { now } = options;
   const attempts = delivery.attempts + 1;
@@ -57,7 +57,10 @@ export async function attemptDelivery(
   const refused = refusal(host, checked.addresses, delivery.endpoint.allowed_ips);
   if (refused) return deadUnposted(refused);
 
-  const event = { ...delivery.event, data: deliverableData(delivery.event.type, delivery.event.data, options) };
+  const event = {
+    ...delivery.event,
+    data: deliverableData(delivery.event.type, delivery.event.data, { subscriberContacts: options.subscriberContacts }),
+  };
   const body = JSON.stringify(event);
   const at = new Date();
   const headers = deliveryHeaders({
@@ -67,7 +70,9 @@ export async function attemptDelivery(
     release: env.release,
     at,
   });
-  Object.assign(headers, env.messageSignature({ method: "POST", url, body, headers, at }));
+  // Both signatures are made now, at send time: SB-Signature with the endpoint's secret, and the
+  // service's RFC 9421 signature (Content-Digest, Signature-Input, Signature) with its Ed25519 key.
+  Object.assign(headers, messageSignatureHeaders(options.signingKey, { method: "POST", url, body, headers, at }));
   try {
     const answer = await postToAddress(url, checked.addresses[0]!, body, headers, env.network.timeoutMs, env.agents);
     const extra = { responseStatus: answer.status, excerpt: answer.excerpt, durationMs: answer.durationMs };

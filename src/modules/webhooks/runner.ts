@@ -10,7 +10,7 @@ import { DNS_TIMEOUT_MS, withSharedLookups, type WebhookNetwork } from "./addres
 import { attemptDelivery, type AttemptEnvironment } from "./attempt.ts";
 import { claimDueDeliveries, recordOutcomes, type ClaimedDelivery, type DeliveryOutcome } from "./delivery-queue.ts";
 import { AgentPool } from "./send.ts";
-import type { OutgoingRequest } from "./signature.ts";
+import { activeSigningKey, type WebhookSigningKey } from "./signing-keys.ts";
 
 export interface DeliveryWorkerOptions {
   db: Database;
@@ -18,8 +18,6 @@ export interface DeliveryWorkerOptions {
   network: WebhookNetwork;
   release: string;
   logger: Logger;
-  /** The service's RFC 9421 signature of a request. */
-  messageSignature: (request: OutgoingRequest) => Record<string, string>;
   clock?: () => Date;
   /** Attempts in flight at once (default 64). */
   concurrency?: number;
@@ -51,7 +49,6 @@ function settingsOf(options: DeliveryWorkerOptions): Settings {
       network: withSharedLookups(options.network),
       release: options.release,
       agents: new AgentPool(options.network.timeoutMs),
-      messageSignature: options.messageSignature,
     },
   };
 }
@@ -80,12 +77,21 @@ async function attemptAll(s: Settings, batch: readonly ClaimedDelivery[], now: D
     // Unknown permissions withhold the contacts: the delivery goes out without them.
     s.logger.error({ err }, "could not read webhook endpoint owners' permissions");
   }
+  let signingKey: WebhookSigningKey;
+  try {
+    signingKey = await activeSigningKey(s.db, s.env.appKey, now);
+  } catch (err) {
+    // Nothing leaves unsigned: the batch's leases run out and the deliveries are claimed again.
+    s.logger.error({ err }, "could not load the webhook signing key");
+    for (const _ of batch) settled(null);
+    return;
+  }
   await Promise.all(
     batch.map(async (d) => {
       const subscriberContacts = contacts.get(`${d.team_id} ${d.endpoint.created_by_user_id} ${d.event.project_id}`) ?? false;
       let outcome: DeliveryOutcome | null = null;
       try {
-        outcome = await attemptDelivery(d, s.env, { now, subscriberContacts });
+        outcome = await attemptDelivery(d, s.env, { now, subscriberContacts, signingKey });
       } catch (err) {
         // Not the endpoint's fault (e.g. a secret that no longer opens): the lease runs out and
         // another attempt is made then; nothing is recorded against the endpoint.

@@ -31,12 +31,3 @@ export function deliveryHeaders(request: SignedRequest): Record<string, string> 
     "sb-event-name": request.event.type,
   };
 }
-
-/** A request about to leave, as the service's RFC 9421 signature covers it. */
-export interface OutgoingRequest {
-  method: string;
-  url: URL;
-  body: string;
-  headers: Record<string, string>;
-  at: Date;
-}

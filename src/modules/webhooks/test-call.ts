@@ -3,12 +3,14 @@
 // recorded; no answer at all is 502 WEBHOOK_ENDPOINT_UNREACHABLE with the reason.
 import { monotonicFactory } from "ulid";
 import { ApiError } from "../../errors.ts";
-import type { DomainContext } from "../../db/tenant.ts";
+import { unscoped, type DomainContext } from "../../db/tenant.ts";
 import { bareHost, checkHost } from "./address-guard.ts";
 import { changeableEndpoint, endpointSecret, type WebhookEnvironment } from "./endpoints.ts";
 import { eventSamples, filterCovers } from "./samples.ts";
 import { EndpointUnreachable, postToAddress } from "./send.ts";
+import { messageSignatureHeaders } from "./message-signature.ts";
 import { deliveryHeaders } from "./signature.ts";
+import { activeSigningKey } from "./signing-keys.ts";
 
 const ulid = monotonicFactory();
 
@@ -38,7 +40,10 @@ export async function testEndpoint(ctx: DomainContext, env: WebhookEnvironment &
     });
   }
   const body = JSON.stringify(event);
-  const headers = deliveryHeaders({ secret: endpointSecret(env.appKey, row), body, event, release: env.release, at: new Date() });
+  const at = new Date();
+  const headers = deliveryHeaders({ secret: endpointSecret(env.appKey, row), body, event, release: env.release, at });
+  const key = await activeSigningKey(unscoped(ctx, "the service's signing key belongs to no team"), env.appKey, ctx.now);
+  Object.assign(headers, messageSignatureHeaders(key, { method: "POST", url, body, headers, at }));
   try {
     const answer = await postToAddress(url, checked.addresses[0]!, body, headers, env.network.timeoutMs);
     return {

@@ -5,7 +5,8 @@
 // turns private after registration, every refused address class).
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { verifyWebhook } from "../../../sdk/src/webhooks.ts";
+import { verifyWebhook, verifyWebhookMessageSignature } from "../../../sdk/src/webhooks.ts";
+import { signingKeyDirectory } from "../../../src/modules/webhooks/signing-keys.ts";
 import { deliverDue, type DeliveryWorkerOptions } from "../../../src/modules/webhooks/runner.ts";
 import { RETRY_DELAYS_SECONDS } from "../../../src/modules/webhooks/ladder.ts";
 import type { WebhookNetwork } from "../../../src/modules/webhooks/address-guard.ts";
@@ -45,7 +46,6 @@ describe("webhook delivery engine", function () {
       network,
       release: "9.9.9",
       logger: testLogger,
-      messageSignature: () => ({}),
       now,
       teams: [suite.creator.teamId],
       ...extra,
@@ -107,6 +107,14 @@ describe("webhook delivery engine", function () {
     assert.match(String(headers["sb-signature"]), /^t=\d+,v1=[0-9a-f]{64}$/);
     const verified = await verifyWebhook(body, headers as Record<string, string>, secret);
     assert.equal(verified.id, event.id);
+    // And the service's RFC 9421 signature, checked against its published key directory.
+    const directory = await signingKeyDirectory((await testDatabase()).db);
+    const signed = await verifyWebhookMessageSignature(
+      { method: "POST", url: receiver.url, headers: headers as Record<string, string>, body },
+      directory as never,
+    );
+    assert.deepEqual(signed.components, ["@method", "@target-uri", "content-digest", "content-type", "sb-event-id", "sb-event-name"]);
+    assert.match(String(headers["content-digest"]), /^sha-256=:[A-Za-z0-9+/]+=*:$/);
 
     const [delivery] = await deliveriesOf(data.id);
     assert.equal(delivery.status, "delivered");

@@ -30,7 +30,6 @@ describe("webhook delivery leases", function () {
     network: TEST_WEBHOOK_NETWORK,
     release: "test",
     logger: testLogger,
-    messageSignature: () => ({}),
     now,
     teams: [suite.creator.teamId],
   });

@@ -9,7 +9,8 @@ import { expectError } from "../../helpers/http.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { startApi, TEST_WEBHOOK_NETWORK } from "../../helpers/server.ts";
 import { testDatabase } from "../../helpers/backends.ts";
-import { verifyWebhook, WebhookVerificationError } from "../../../sdk/src/webhooks.ts";
+import { verifyWebhook, verifyWebhookMessageSignature, WebhookVerificationError } from "../../../sdk/src/webhooks.ts";
+import { signingKeyDirectory } from "../../../src/modules/webhooks/signing-keys.ts";
 import { signatureHeader } from "../../../src/modules/webhooks/signature.ts";
 import { STRICT_WEBHOOK_NETWORK } from "../../../src/modules/webhooks/address-guard.ts";
 import { postToAddress } from "../../../src/modules/webhooks/send.ts";
@@ -41,6 +42,12 @@ describe("webhook endpoint test call", () => {
     const event = await verifyWebhook(request.body, request.headers as Record<string, string>, secret);
     assert.deepEqual([event.id, event.type, event.api_version], [report.event_id, "coupon.created", "2026-11-23"]);
     assert.ok("coupon" in event.data);
+    const directory = await signingKeyDirectory((await testDatabase()).db);
+    const signed = await verifyWebhookMessageSignature(
+      { method: "POST", url: receiver.url, headers: request.headers as Record<string, string>, body: request.body },
+      directory as never,
+    );
+    assert.equal(signed.keyid, directory.keys[0]!.kid);
 
     // After rotation only the new secret verifies (no dual signing).
     const rotated = (await suite.client.post(`${BASE}/${data.id}/rotate-secret`)).body.secret as string;

@@ -14,7 +14,7 @@ import { migrate, openDatabase } from "../../src/db/database.ts";
 import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
 import { createCreator } from "../../src/modules/account/creators.ts";
 import { createEndpoint } from "../../src/modules/webhooks/endpoints.ts";
-import { startDeliveryWorker } from "../../src/modules/webhooks/runner.ts";
+import { DEFAULT_IDLE_POLL_MS, startDeliveryWorker } from "../../src/modules/webhooks/runner.ts";
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const RETRIES = Number(process.env.BENCH_RETRIES ?? 2_000);
@@ -125,7 +125,7 @@ async function main() {
     )
   ).data;
   const logger = pino({ level: "warn" });
-  const workerOptions = { db, appKey, network, release: "bench", logger, messageSignature: () => ({}), concurrency: CONCURRENCY, idlePollMs: 100 };
+  const workerOptions = { db, appKey, network, release: "bench", logger, messageSignature: () => ({}), concurrency: CONCURRENCY };
   const delivered = async () =>
     Number((await db("webhook_deliveries").where({ endpoint_id: endpoint.id, status: "delivered" }).count({ n: "*" }))[0]!.n);
 
@@ -164,7 +164,7 @@ async function main() {
     retry_lateness_ms: {
       retries: RETRIES,
       spread_seconds: 10,
-      idle_poll_ms: workerOptions.idlePollMs,
+      idle_poll_ms: DEFAULT_IDLE_POLL_MS,
       p50: percentile(lateness, 50),
       p99: percentile(lateness, 99),
       max: lateness.at(-1),

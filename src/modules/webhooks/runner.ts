@@ -12,6 +12,9 @@ import { claimDueDeliveries, recordOutcomes, type ClaimedDelivery, type Delivery
 import { AgentPool } from "./send.ts";
 import { activeSigningKey, type WebhookSigningKey } from "./signing-keys.ts";
 
+/** How often an idle worker looks for due deliveries: a due retry waits at most about this long. */
+export const DEFAULT_IDLE_POLL_MS = 250;
+
 export interface DeliveryWorkerOptions {
   db: Database;
   appKey: Buffer;
@@ -21,7 +24,7 @@ export interface DeliveryWorkerOptions {
   clock?: () => Date;
   /** Attempts in flight at once (default 64). */
   concurrency?: number;
-  /** How often an idle worker looks for due deliveries (default 500 ms). */
+  /** How often an idle worker looks for due deliveries (default DEFAULT_IDLE_POLL_MS). */
   idlePollMs?: number;
   /** How long a claim holds its deliveries (default: the request time-out, DNS, and 30 s). */
   leaseMs?: number;
@@ -132,7 +135,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   const s = settingsOf(options);
   const clock = options.clock ?? (() => new Date());
   const concurrency = options.concurrency ?? 64;
-  const idlePollMs = options.idlePollMs ?? 500;
+  const idlePollMs = options.idlePollMs ?? DEFAULT_IDLE_POLL_MS;
   let running = true;
   let inFlight = 0;
   let pending: DeliveryOutcome[] = [];

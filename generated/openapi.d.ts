@@ -4459,8 +4459,19 @@ export interface components {
             /** @description The start of the last answer's body, or why the delivery was refused unposted. */
             response_excerpt: string | null;
             duration_ms: number | null;
+            /** @description Every attempt made, oldest first: when, what came of it (delivered; failed: a non-2xx answer, a time-out, a connection or TLS failure, or a name that did not resolve; refused: not posted, the address outside allowed_ips or not public), the answer's status and time, and the first 256 characters of the answer or of the reason. retry-dead starts a new round numbered from 1. */
+            attempt_history: components["schemas"]["WebhookDeliveryAttempt"][];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
+        };
+        WebhookDeliveryAttempt: {
+            attempt: number;
+            attempted_at: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            outcome: "delivered" | "failed" | "refused";
+            response_status: number | null;
+            duration_ms: number | null;
+            excerpt: string;
         };
         WebhookDeliveryPage: {
             data: components["schemas"]["WebhookDelivery"][];

@@ -37,7 +37,7 @@ export async function attemptDelivery(
 ): Promise<DeliveryOutcome> {
   const { now } = options;
   const attempts = delivery.attempts + 1;
-  const base = { delivery, attemptedAt: now, responseStatus: null, durationMs: null };
+  const base = { delivery, attemptedAt: now, responseStatus: null, durationMs: null, refused: false };
   const failure = (excerpt: string, extra: Partial<DeliveryOutcome> = {}): DeliveryOutcome => {
     const next = nextAttemptAt(attempts, now);
     return { ...base, status: next ? "queued" : "dead", failed: true, nextAttemptAt: next, excerpt, ...extra };
@@ -47,6 +47,7 @@ export async function attemptDelivery(
     status: "dead",
     failed: true,
     nextAttemptAt: null,
+    refused: true,
     excerpt: `refused, not posted: ${reason}`,
   });
 

@@ -5,9 +5,26 @@ import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { iso } from "../resources/catalog-change.ts";
 import { endpointById } from "./endpoints.ts";
-import { webhookDeliveriesTable, type WebhookDeliveryRow, type WebhookDeliveryStatus } from "./tables.ts";
+import {
+  webhookDeliveriesTable,
+  webhookDeliveryAttemptsTable,
+  type WebhookDeliveryAttemptRow,
+  type WebhookDeliveryRow,
+  type WebhookDeliveryStatus,
+} from "./tables.ts";
 
-export function presentDelivery(row: WebhookDeliveryRow) {
+function presentAttempt(row: WebhookDeliveryAttemptRow) {
+  return {
+    attempt: row.attempt,
+    attempted_at: iso(row.attempted_at)!,
+    outcome: row.outcome,
+    response_status: row.response_status,
+    duration_ms: row.duration_ms,
+    excerpt: row.excerpt,
+  };
+}
+
+export function presentDelivery(row: WebhookDeliveryRow, history: readonly WebhookDeliveryAttemptRow[]) {
   return {
     id: row.id,
     endpoint_id: row.endpoint_id,
@@ -22,6 +39,7 @@ export function presentDelivery(row: WebhookDeliveryRow) {
     response_status: row.response_status,
     response_excerpt: row.response_excerpt,
     duration_ms: row.duration_ms,
+    attempt_history: history.map(presentAttempt),
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
   };
@@ -32,7 +50,25 @@ export async function listDeliveries(ctx: DomainContext, endpointId: string, sta
   const query = webhookDeliveriesTable.rows(ctx).where({ endpoint_id: endpointId });
   if (status) query.where({ status });
   const { rows, total } = await sortedPage<WebhookDeliveryRow>(query.select("*"), window, { created_at: "created_at" });
-  return { rows: rows.map(presentDelivery), total };
+  const attempts = rows.length
+    ? ((await webhookDeliveryAttemptsTable
+        .rows(ctx)
+        .whereIn(
+          "delivery_id",
+          rows.map((r) => r.id),
+        )
+        .orderBy([{ column: "attempted_at" }, { column: "attempt" }])
+        .select("*")) as WebhookDeliveryAttemptRow[])
+    : [];
+  return {
+    rows: rows.map((r) =>
+      presentDelivery(
+        r,
+        attempts.filter((a) => a.delivery_id === r.id),
+      ),
+    ),
+    total,
+  };
 }
 
 /**

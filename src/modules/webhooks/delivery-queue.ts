@@ -15,6 +15,8 @@ import { DISABLE_AFTER_FAILURES } from "./ladder.ts";
 export interface ClaimedDelivery {
   id: string;
   team_id: string;
+  /** The endpoint's project (null: a team-wide endpoint). */
+  project_id: string | null;
   endpoint_id: string;
   attempts: number;
   claim_id: string;
@@ -27,6 +29,8 @@ export interface DeliveryOutcome {
   delivery: ClaimedDelivery;
   status: "delivered" | "queued" | "dead";
   failed: boolean;
+  /** Nothing was posted: an address the endpoint may not receive at. */
+  refused: boolean;
   attemptedAt: Date;
   nextAttemptAt: Date | null;
   responseStatus: number | null;
@@ -50,7 +54,8 @@ with due as (
   update webhook_deliveries delivery
   set lease_expires_at = ?, claim_id = ?
   from due where delivery.id = due.id
-  returning delivery.id, delivery.team_id, delivery.endpoint_id, delivery.event_id, delivery.attempts, delivery.claim_id
+  returning delivery.id, delivery.team_id, delivery.project_id as endpoint_project_id, delivery.endpoint_id, delivery.event_id,
+            delivery.attempts, delivery.claim_id
 )
 select claimed.*, event.type, event.project_id, event.api_version, event.data, event.created_at,
        endpoint.url, endpoint.secret_sealed, endpoint.allowed_ips, endpoint.created_by_user_id
@@ -61,6 +66,7 @@ join webhook_endpoints endpoint on endpoint.id = claimed.endpoint_id`;
 interface ClaimRow {
   id: string;
   team_id: string;
+  endpoint_project_id: string | null;
   endpoint_id: string;
   event_id: string;
   attempts: number;
@@ -92,6 +98,7 @@ export async function claimDueDeliveries(
   return (result.rows as ClaimRow[]).map((r) => ({
     id: r.id,
     team_id: r.team_id,
+    project_id: r.endpoint_project_id,
     endpoint_id: r.endpoint_id,
     attempts: r.attempts,
     claim_id: r.claim_id,
@@ -105,6 +112,24 @@ export async function claimDueDeliveries(
     },
     endpoint: { url: r.url, secret_sealed: r.secret_sealed, allowed_ips: parsed(r.allowed_ips), created_by_user_id: r.created_by_user_id },
   }));
+}
+
+/** How much of an answer each attempt of the history keeps (the delivery keeps 1,024 of the last). */
+export const HISTORY_EXCERPT_LENGTH = 256;
+
+function attemptRow(o: DeliveryOutcome) {
+  return {
+    id: randomUUID(),
+    team_id: o.delivery.team_id,
+    delivery_id: o.delivery.id,
+    project_id: o.delivery.project_id,
+    attempt: o.delivery.attempts + 1,
+    attempted_at: o.attemptedAt,
+    outcome: o.status === "delivered" ? "delivered" : o.refused ? "refused" : "failed",
+    response_status: o.responseStatus,
+    duration_ms: o.durationMs,
+    excerpt: o.excerpt.slice(0, HISTORY_EXCERPT_LENGTH),
+  };
 }
 
 /** Per endpoint: failures after its last success in this batch, and whether one succeeded. */
@@ -150,6 +175,8 @@ export async function recordOutcomes(db: Database, outcomes: readonly DeliveryOu
       bindings,
     );
     const kept = new Set((recorded.rows as { id: string }[]).map((r) => r.id));
+    const history = outcomes.filter((o) => kept.has(o.delivery.id));
+    if (history.length > 0) await trx("webhook_delivery_attempts").insert(history.map(attemptRow));
     const tallies = [...endpointTallies(outcomes.filter((o) => kept.has(o.delivery.id)))].filter(([, t]) => t.reset || t.failures > 0);
     if (tallies.length === 0) return [];
     await trx.raw(

@@ -4,6 +4,17 @@ import { tenantTable } from "../../db/tenant.ts";
 
 export const webhookEndpointsTable = tenantTable("webhook_endpoints", { team: "team_id", project: "project_id" });
 export const webhookDeliveriesTable = tenantTable("webhook_deliveries", { team: "team_id", project: "project_id" });
+export const webhookDeliveryAttemptsTable = tenantTable("webhook_delivery_attempts", { team: "team_id", project: "project_id" });
+
+export interface WebhookDeliveryAttemptRow {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: Date;
+  outcome: "delivered" | "failed" | "refused";
+  response_status: number | null;
+  duration_ms: number | null;
+  excerpt: string;
+}
 
 export interface WebhookEndpointRow {
   id: string;

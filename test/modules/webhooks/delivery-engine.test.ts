@@ -155,13 +155,20 @@ describe("webhook delivery engine", function () {
     receiver.status = 204;
     const replay = await suite.client.post("/v1/webhook-deliveries/retry-dead", { endpoint_id: data.id });
     assert.equal(replay.body.data.requeued, 1);
-    const outcomes = await deliver(new Date());
+    const outcomes = await deliver(at(clock + 1));
     assert.deepEqual(
       outcomes.map((o) => o.status),
       ["delivered"],
     );
     assert.equal((await deliveriesOf(data.id))[0].status, "delivered");
     assert.equal(receiver.received.length, 9);
+    // Every attempt is kept: eight failures, then the replay's first attempt.
+    const [listed] = (await suite.client.get(`/v1/webhook-endpoints/${data.id}/deliveries`)).body.data;
+    assert.deepEqual(
+      listed.attempt_history.map((a: { attempt: number; outcome: string; response_status: number }) => [a.attempt, a.outcome, a.response_status]),
+      [...[1, 2, 3, 4, 5, 6, 7, 8].map((n) => [n, "failed", 503]), [1, "delivered", 204]],
+    );
+    assert.ok(listed.attempt_history.every((a: { excerpt: string; duration_ms: number }) => a.excerpt.length <= 256 && a.duration_ms >= 0));
   });
 
   it("disables an endpoint after 20 consecutive failures until the creator re-enables it; a success resets the count", async () => {
@@ -220,12 +227,31 @@ describe("webhook delivery engine", function () {
     assert.match(row.response_excerpt, /refused, not posted: the host localhost resolves to 127\.0\.0\.1, outside the endpoint's allowed_ips/);
     const listed = (await suite.client.get(`/v1/webhook-endpoints/${data.id}/deliveries?status=dead`)).body.data;
     assert.match(listed[0].response_excerpt, /127\.0\.0\.1/);
+    assert.deepEqual(
+      listed[0].attempt_history.map((a: { outcome: string; response_status: null }) => [a.outcome, a.response_status]),
+      [["refused", null]],
+    );
 
     // Inside the list: delivered.
     const inside = (await createEndpoint(suite.client, { url: receiver.url, events: ["project.updated"], allowed_ips: ["127.0.0.0/8"] })).data;
     await fireEvent();
     await deliver(t0);
     assert.equal((await deliveriesOf(inside.id))[0].status, "delivered");
+  });
+
+  it("an endpoint registered over http before https was required keeps receiving", async () => {
+    const plain = await startReceiver({ host: "localhost" });
+    try {
+      const { data } = await createEndpoint(suite.client, { url: receiver.url, events: ["project.updated"] });
+      // As an earlier release stored it (the URL cannot be changed through the API).
+      await (await testDatabase()).db("webhook_endpoints").where({ id: data.id }).update({ url: plain.url });
+      await fireEvent();
+      const [outcome] = await deliver(t0);
+      assert.equal(outcome!.status, "delivered");
+      assert.equal(plain.received.length, 1);
+    } finally {
+      await plain.close();
+    }
   });
 
   it("a name that does not resolve at delivery follows the retry ladder, unposted", async () => {

@@ -82,6 +82,7 @@ describe("webhook delivery leases", function () {
           nextAttemptAt: new Date(t.getTime() + 10_000),
           responseStatus: 500,
           excerpt: "stale",
+          refused: false,
           durationMs: 1,
         },
       ],

@@ -95,8 +95,11 @@ describe("operator CLI", function () {
       [["frobnicate"], /unknown command/],
       [["token:mint", "--bogus"], /Unknown option/],
     ];
-    for (const [args, message] of cases) {
-      const res = await runNpm("cli", args, env);
+    // At once: the commands are independent (on the embedded database one opens it and the others
+    // become its clients), and ten process starts one after another take a minute.
+    const results = await Promise.all(cases.map(([args]) => runNpm("cli", args, env)));
+    for (const [i, [args, message]] of cases.entries()) {
+      const res = results[i]!;
       assert.equal(res.code, 1, `${args.join(" ")}: ${res.stdout}`);
       assert.match(res.stderr, message, args.join(" "));
       assert.equal(res.stdout, "");

@@ -12,6 +12,7 @@ import { createApiApp } from "./transports/rest/api-app.ts";
 import { clientIpResolver } from "./transports/http/client-ip.ts";
 import { answerParserErrorsInEnvelope } from "./transports/http/parser-errors.ts";
 import { createDocsApp } from "./site/docs-app.ts";
+import { createAuthApp } from "./auth/auth-app.ts";
 import { createSiteApp } from "./site/site-app.ts";
 import { createMcpApp } from "./transports/mcp/mcp-app.ts";
 import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./pipeline/rate-limit.ts";
@@ -82,6 +83,20 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
         release: config.release,
         logger: s.logger,
         siteUrl: config.site.url,
+        docsUrl: config.docs.url,
+        clientIp,
+      });
+    case "auth":
+      return createAuthApp({
+        db: s.db,
+        kv: s.kv,
+        appKey: s.appKey,
+        now: s.now,
+        release: config.release,
+        logger: s.logger,
+        authUrl: config.auth.url,
+        mcpUrl: config.mcp.url,
+        baseUrl: config.api.url,
         docsUrl: config.docs.url,
         clientIp,
       });

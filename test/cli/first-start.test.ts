@@ -9,7 +9,13 @@ describe("npm start on an empty embedded database", function () {
 
   it("prints the surfaces and a working token once", async () => {
     const dataDir = tempDir("start");
-    const ports = { API_PORT: await freePort(), DOCS_PORT: await freePort(), MCP_PORT: await freePort(), SITE_PORT: await freePort() };
+    const ports = {
+      API_PORT: await freePort(),
+      DOCS_PORT: await freePort(),
+      MCP_PORT: await freePort(),
+      SITE_PORT: await freePort(),
+      AUTH_PORT: await freePort(),
+    };
     const env = { DATA_DIR: dataDir, LOG_LEVEL: "warn", ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
     const first = await startNpm(env, /Try it:[\s\S]*teams\/current\n/);
     let token: string;
@@ -23,6 +29,9 @@ describe("npm start on an empty embedded database", function () {
       );
       const keys = await fetch(`http://127.0.0.1:${ports.SITE_PORT}/.well-known/http-message-signatures-directory`);
       assert.equal(((await keys.json()) as { keys: unknown[] }).keys.length, 1, "the site publishes the webhook signing key");
+      assert.match(out, new RegExp(`Authorization\\s+http://localhost:${ports.AUTH_PORT}`));
+      const metadata = await fetch(`http://127.0.0.1:${ports.AUTH_PORT}/.well-known/oauth-authorization-server`);
+      assert.equal(((await metadata.json()) as { issuer: string }).issuer, `http://localhost:${ports.AUTH_PORT}`);
       assert.match(out, /Database\s+PGlite in /);
       assert.match(out, /KV store\s+in-process/);
       token = /token\s+(sbt_live_\d+_[A-Za-z0-9]+)/.exec(out)![1]!;
@@ -58,6 +67,7 @@ describe("npm start on an empty embedded database", function () {
           DOCS_PORT: String(await freePort()),
           MCP_PORT: String(await freePort()),
           SITE_PORT: String(await freePort()),
+          AUTH_PORT: String(await freePort()),
           LOG_LEVEL: "warn",
         };
         const started = await startNpm(env, /token:mint --email you@example\.com --abilities all\n/);
@@ -86,6 +96,7 @@ describe("npm start on an empty embedded database", function () {
         DOCS_PORT: String(await freePort()),
         MCP_PORT: String(await freePort()),
         SITE_PORT: String(await freePort()),
+        AUTH_PORT: String(await freePort()),
         LOG_LEVEL: "warn",
       };
       await assert.rejects(startNpm(env, /never/), (err: Error) => /port \d+ is already in use/.test(err.message) && !/at .*\.ts/.test(err.message));

@@ -1,0 +1,38 @@
+// The authorization server ({auth_url}, AUTH_PORT 4002): its metadata, the token endpoint, and
+// the routes of each flow - agent registration (./agent) and OAuth 2.1 for MCP clients (./oauth) -
+// mounted on one router. Errors here are `{error, error_description}` (./oauth-error.ts).
+import Koa from "koa";
+import { Router } from "@koa/router";
+import { discoveryDocument } from "../transports/http/discovery-document.ts";
+import { requestContext } from "../transports/http/request.ts";
+import { routeFallback } from "../transports/http/route-fallback.ts";
+import { mountAgentRoutes, agentGrants } from "./agent/routes.ts";
+import { mountOAuthRoutes, oauthGrants } from "./oauth/routes.ts";
+import type { AuthDeps } from "./deps.ts";
+import { authorizationServerMetadata } from "./metadata.ts";
+import { oauthErrors } from "./oauth-error.ts";
+import { tokenEndpoint } from "./token-endpoint.ts";
+
+export type { AuthDeps } from "./deps.ts";
+
+export function createAuthApp(deps: AuthDeps): Koa {
+  const router = new Router();
+  const metadata = discoveryDocument(deps, authorizationServerMetadata(deps));
+  // GET routes answer HEAD too; the same RFC 8414 document at both addresses.
+  router.register("/.well-known/oauth-authorization-server", ["GET"], metadata);
+  router.register("/.well-known/openid-configuration", ["GET"], metadata);
+  router.register("/up", ["GET"], async (ctx) => {
+    ctx.set("Cache-Control", "no-store");
+    ctx.body = { status: "up", release: deps.release };
+  });
+  router.register("/oauth/token", ["POST"], tokenEndpoint(deps, { ...agentGrants, ...oauthGrants }));
+  mountAgentRoutes(router, deps);
+  mountOAuthRoutes(router, deps);
+
+  const app = new Koa();
+  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "auth", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
+  app.use(oauthErrors());
+  app.use(router.routes());
+  app.use(routeFallback(router, `The authorization server's metadata is at ${deps.authUrl}/.well-known/oauth-authorization-server.`));
+  return app;
+}

@@ -12,7 +12,7 @@ import { describeToolCase, rawToolCall, rawToolHeaders, sendableBySdk, toolCases
 import { expectTool, readBody, type Expectation } from "./oracle.ts";
 import { checkToolAnswer, type ToolAnswer } from "./invariants.ts";
 import { closeConnections, header, send } from "./raw-http.ts";
-import { GENEROUS_BUDGET, readable, RUNS, runProperty, SEED } from "./run.ts";
+import { GENEROUS_BUDGET, readable, RUNS, runProperty, runsFor, SEED } from "./run.ts";
 import { hostileWorld, toolEntries, type World } from "./world.ts";
 import { unsafeSpots } from "./json-text.ts";
 
@@ -108,7 +108,7 @@ describe(`hostile input over MCP (generated from mcp-tools.json; ${RUNS} runs pe
         it(family, async () => {
           await world.topUpTokens();
           const cases = toolCases(tool, family, world.anchors).map((c) => readable(c, describeToolCase));
-          await runProperty(`mcp ${tool.name} ${family}`, cases, exercise);
+          await runProperty(`mcp ${tool.name} ${family}`, cases, exercise, runsFor(family));
         });
       }
     });

@@ -11,7 +11,7 @@ import { describeCase, restCases, type RestCase, type RestFamily } from "./rest-
 import { expectRest } from "./oracle.ts";
 import { checkEnvelope, checkRestAnswer } from "./invariants.ts";
 import { closeConnections, header, send } from "./raw-http.ts";
-import { GENEROUS_BUDGET, readable, RUNS, runProperty, SEED } from "./run.ts";
+import { GENEROUS_BUDGET, readable, RUNS, runProperty, runsFor, SEED } from "./run.ts";
 import { hostileWorld, type World } from "./world.ts";
 
 const REST_FAMILIES: RestFamily[] = [...FAMILIES, "framing"];
@@ -59,7 +59,7 @@ describe(`hostile input over REST (generated from the spec; ${RUNS} runs per ope
         it(family, async () => {
           await world.topUpTokens();
           const cases = restCases(model, family, world.anchors)!.map((c) => readable(c, describeCase));
-          await runProperty(`${model.op.id} ${family}`, cases, (c) => exercise(model, c));
+          await runProperty(`${model.op.id} ${family}`, cases, (c) => exercise(model, c), runsFor(family));
         });
       }
     });

@@ -4,6 +4,15 @@ import fc from "fast-check";
 
 /** Runs per operation (or tool) and family; HOSTILE_RUNS=500 for a long run. */
 export const RUNS = Number(process.env.HOSTILE_RUNS ?? 20);
+/**
+ * Runs of a family per operation (or tool): RUNS, but at most 8 for "oversized", whose values are
+ * a handful of megabyte-sized bodies (20 runs of them took over two minutes of the suite per
+ * backend); HOSTILE_RUNS raises every family alike.
+ */
+export function runsFor(family: string): number {
+  return family === "oversized" && !process.env.HOSTILE_RUNS ? Math.min(RUNS, 8) : RUNS;
+}
+
 /** Base seed; each property derives its own from its name, so one can be replayed alone. */
 export const SEED = Number(process.env.HOSTILE_SEED ?? 20261123);
 
@@ -26,7 +35,7 @@ export function readable<T extends object>(value: T, describe: (v: T) => string)
  * VALIDATION_FAILED", "200"); HOSTILE_STATS=1 prints how often each came up, to see what a
  * property actually exercised, and HOSTILE_TRACE=<regexp> prints each value whose outcome matches.
  */
-export async function runProperty<T>(name: string, arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<string>): Promise<void> {
+export async function runProperty<T>(name: string, arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<string>, numRuns = RUNS): Promise<void> {
   const tally = new Map<string, number>();
   await fc.assert(
     fc.asyncProperty(arbitrary, async (value) => {
@@ -34,7 +43,7 @@ export async function runProperty<T>(name: string, arbitrary: fc.Arbitrary<T>, c
       tally.set(outcome, (tally.get(outcome) ?? 0) + 1);
       if (process.env.HOSTILE_TRACE && new RegExp(process.env.HOSTILE_TRACE).test(outcome)) console.log(`${outcome} <- ${fc.stringify(value)}`);
     }),
-    { numRuns: RUNS, seed: seedOf(name), includeErrorInReport: true },
+    { numRuns, seed: seedOf(name), includeErrorInReport: true },
   );
   if (process.env.HOSTILE_STATS) console.log(`      ${name}: ${[...tally].map(([k, n]) => `${k} x${n}`).join(", ")}`);
 }

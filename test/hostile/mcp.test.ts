@@ -16,7 +16,7 @@ import { GENEROUS_BUDGET, readable, RUNS, runProperty, runsFor, SEED } from "./r
 import { hostileWorld, toolEntries, type World } from "./world.ts";
 import { unsafeSpots } from "./json-text.ts";
 
-describe(`hostile input over MCP (generated from mcp-tools.json; ${RUNS} runs per tool and family, seed ${SEED})`, function () {
+describe(`hostile input over MCP (generated from mcp-tools.json; ${RUNS} runs per tool and family, ${runsFor("oversized")} oversized, seed ${SEED})`, function () {
   this.timeout(300_000);
   let mcp: RunningMcp;
   let world: World;

@@ -16,7 +16,7 @@ import { hostileWorld, type World } from "./world.ts";
 
 const REST_FAMILIES: RestFamily[] = [...FAMILIES, "framing"];
 
-describe(`hostile input over REST (generated from the spec; ${RUNS} runs per operation and family, seed ${SEED})`, function () {
+describe(`hostile input over REST (generated from the spec; ${RUNS} runs per operation and family, ${runsFor("oversized")} oversized, seed ${SEED})`, function () {
   this.timeout(300_000);
   let api: RunningApi;
   let world: World;

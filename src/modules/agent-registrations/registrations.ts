@@ -1,7 +1,7 @@
 // Agent registrations (service description, "Agent registration (no browser needed)"): an agent
 // names its creator by email and the abilities it wants; the creator confirms a 6-digit code on
 // the claim page; the agent collects one personal access token. Rows belong to no team until
-// confirmed, so every access here is unscoped() with its reason. Secrets (claim token, user code)
+// confirmed, so every access here is unscoped, with its reason. Secrets (claim token, user code)
 // are stored only as SHA-256 digests.
 import { randomInt, randomUUID } from "node:crypto";
 import { abilityCatalog } from "../../../generated/catalog.ts";

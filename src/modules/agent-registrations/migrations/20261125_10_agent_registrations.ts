@@ -1,7 +1,7 @@
 // Agent registrations (service description, "Agent registration"): an agent names a creator by
 // email and asks for abilities; the creator confirms with a 6-digit code; the agent collects a
 // personal access token once. A row belongs to no team until it is confirmed (confirmed_team_id is
-// deliberately not named team_id: the row is reached through unscoped(), never a TenantTable).
+// deliberately not named team_id: the row is reached through an unscoped access, never a TenantTable).
 // The claim token is shown once and only its SHA-256 is kept; the user code likewise (hashed with
 // the registration id, so equal codes of two registrations differ).
 import type { Knex } from "knex";

@@ -18,6 +18,11 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** Whether a (normalised) value can be a creator's email. */
+export function isEmailAddress(email: string): boolean {
+  return EMAIL.test(email) && email.length <= 255;
+}
+
 export interface Creator {
   userId: string;
   teamId: string;
@@ -32,7 +37,7 @@ export async function createCreator(
   now: Date,
 ): Promise<Creator> {
   const email = normalizeEmail(input.email);
-  if (!EMAIL.test(email) || email.length > 255) throw new AccountError(`"${input.email}" is not an email address`);
+  if (!isEmailAddress(email)) throw new AccountError(`"${input.email}" is not an email address`);
   if (input.password.length < 8) throw new AccountError("the password must be at least 8 characters");
   if (!TIERS.includes(input.tier)) throw new AccountError(`tier must be one of ${TIERS.join(", ")}`);
   const passwordHash = await hashPassword(input.password);

@@ -13,6 +13,7 @@ import { teamGrantsOf } from "../roles/grants.ts";
 import { grantableAbilities } from "../tokens/abilities.ts";
 import { credentialRecord, type CredentialRow, type TokenRecord } from "../tokens/tokens.ts";
 import { s256, tenantMismatch } from "./authorization.ts";
+import "./tables.ts"; // declares the area's tenant tables
 
 export const ACCESS_TOKEN_PREFIX = "sbo_live_";
 const REFRESH_TOKEN_PREFIX = "sbr_live_";
@@ -87,8 +88,8 @@ function required(form: Record<string, string>, names: string[]): void {
 type Outcome = { tokens: TokenResponse } | { refused: OAuthError };
 
 /** Runs `work` in a transaction that commits even when the answer is a refusal (a revocation must stick). */
-async function settle(from: Db, reason: string, work: (db: Db) => Promise<Outcome>): Promise<TokenResponse> {
-  const outcome = await unscoped(from, reason).transaction((trx) => work(trx));
+async function settle(db: Db, work: (db: Db) => Promise<Outcome>): Promise<TokenResponse> {
+  const outcome = await db.transaction((trx) => work(trx));
   if ("refused" in outcome) throw outcome.refused;
   return outcome.tokens;
 }
@@ -110,7 +111,7 @@ export async function exchangeAuthorizationCode(from: Db, form: Record<string, s
   required(form, ["client_id", "code", "redirect_uri", "code_verifier"]);
   if (!VERIFIER.test(form.code_verifier!))
     throw new OAuthError("invalid_request", "code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.");
-  return settle(from, "OAuth: a code names its creator and team before any actor exists", async (db) => {
+  return settle(unscoped(from, "OAuth: a code names its creator and team before any actor exists"), async (db) => {
     const row = (await db("oauth_authorization_codes")
       .where({ code_hash: sha256Hex(form.code!) })
       .first()) as CodeRow | undefined;
@@ -150,7 +151,7 @@ interface RefreshRow {
 export async function renewWithRefreshToken(from: Db, form: Record<string, string>, now: Date): Promise<TokenResponse> {
   required(form, ["refresh_token", "client_id"]);
   if (form.scope !== undefined && form.scope !== MCP_SCOPE) throw new OAuthError("invalid_scope", `The one scope is ${MCP_SCOPE}.`);
-  return settle(from, "OAuth: a refresh token names its creator and team before any actor exists", async (db) => {
+  return settle(unscoped(from, "OAuth: a refresh token names its creator and team before any actor exists"), async (db) => {
     const row = (await db("oauth_refresh_tokens")
       .where({ token_hash: sha256Hex(form.refresh_token!) })
       .first()) as RefreshRow | undefined;

@@ -6,6 +6,7 @@ import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../security/crypto.ts";
 import type { Kv } from "../kv/kv.ts";
 import { expired, lookupToken, parseBearer, verifyTokenHash, type ResolvedToken } from "../modules/tokens/tokens.ts";
+import { lookupOAuthAccessToken, parseOAuthBearer } from "../modules/oauth/tokens.ts";
 import { admitCached, CREDENTIAL_TTL_MS, decodeEntry, refreshCredential, rememberCredential } from "./credential-cache.ts";
 import type { Principal } from "./context.ts";
 import { budgetCounters, consumeBudget, rateLimited, rateStateOf, type RateState, type Window } from "./rate-limit.ts";
@@ -28,9 +29,9 @@ export interface Admission {
   rate: RateState;
 }
 
-export function principalOf(token: ResolvedToken): Principal {
+export function principalOf(token: ResolvedToken, credentialKind: Principal["credentialKind"] = "personal_access_token"): Principal {
   return {
-    credentialKind: "personal_access_token",
+    credentialKind,
     credentialId: token.tokenId,
     userId: token.userId,
     teamId: token.teamId,
@@ -62,6 +63,15 @@ export async function admitBearer(
       "This token was minted for another environment; this server accepts only sbt_live_ tokens.",
       "Use a token minted on this environment (it begins with sbt_live_).",
     );
+  }
+  if (bearer.startsWith("sbo_")) {
+    if (budgetName !== "mcp") {
+      refuse(
+        "OAuth access tokens are for the MCP server only; the REST API takes personal access tokens (sbt_live_).",
+        "Call the MCP server with this token, or use a personal access token here.",
+      );
+    }
+    return admitOAuth(db, kv, bearer, budget, budgetName, now);
   }
   const parsed = parseBearer(bearer);
   if (!parsed) refuse("The token is malformed, unknown, deleted or expired.");
@@ -96,4 +106,20 @@ export async function admitBearer(
   if (!token) refuse("The token is malformed, unknown, deleted or expired.");
   if (rate.retryAfter !== null) throw rateLimited(rate);
   return { principal: principalOf(token), rate };
+}
+
+/**
+ * An OAuth access token (MCP only). Read from the database on every request, not kept in the
+ * credential cache: a revoked connection (refresh-token reuse) or a creator leaving the team takes
+ * effect on the next call without the cache's tombstones knowing about OAuth tokens. One indexed
+ * lookup and the creator's grants per MCP HTTP request.
+ */
+async function admitOAuth(db: Knex, kv: Kv, bearer: string, budget: readonly Window[], budgetName: string, now: Date): Promise<Admission> {
+  const parsed = parseOAuthBearer(bearer);
+  const record = parsed && (await lookupOAuthAccessToken(db, parsed.id));
+  const token = parsed && record && verifyTokenHash(record, sha256Hex(parsed.secret), now);
+  if (!token) refuse("The OAuth access token is malformed, unknown, revoked or expired.", "Renew it with the refresh token at the token endpoint.");
+  const rate = await consumeBudget(kv, `${budgetName}:oauth_access_token:${token.tokenId}`, budget, now.getTime());
+  if (rate.retryAfter !== null) throw rateLimited(rate);
+  return { principal: principalOf(token, "oauth_access_token"), rate };
 }

@@ -222,6 +222,23 @@ export async function lookupToken(from: Db, id: string, now: Date): Promise<Toke
   if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() >= LAST_USED_RESOLUTION_MS) {
     await db("personal_access_tokens").where({ id: row.id }).update({ last_used_at: now });
   }
+  return credentialRecord(db, row, row.abilities, row.project_ids);
+}
+
+/** What a stored bearer credential's row has in common (personal access tokens, OAuth access tokens). */
+export interface CredentialRow {
+  id: string | number;
+  user_id: string;
+  team_id: string | null;
+  secret_hash: string;
+  expires_at: Date | null;
+}
+
+/**
+ * The record of a live credential row carrying `abilities`: with what its creator's place on its
+ * team grants now (nothing when they no longer own or belong to it).
+ */
+export async function credentialRecord(db: Db, row: CredentialRow, abilities: string[], projectIds: string[] | null): Promise<TokenRecord> {
   const grants = row.team_id === null ? null : await teamGrantsOf(db, row.user_id, row.team_id);
   return {
     id: String(row.id),
@@ -229,8 +246,8 @@ export async function lookupToken(from: Db, id: string, now: Date): Promise<Toke
     visibleTeamId: grants ? row.team_id : null,
     grants,
     secretHash: row.secret_hash,
-    abilities: row.abilities,
-    projectIds: row.project_ids,
+    abilities,
+    projectIds,
     expiresAt: iso(row.expires_at),
   };
 }

@@ -24,8 +24,10 @@ with the same rules.
 ## Authentication
 Send \`Authorization: Bearer <token>\` on every request. A personal access token
 (\`sbt_live_<id>_<secret>\`) acts as its creator on exactly one team with the abilities it was
-minted with, never wider; OAuth access tokens (scope \`mcp:use\`) from ${urls.authUrl} work the
-same way. Without a valid token the server answers HTTP 401 with
+minted with, never wider. An OAuth 2.1 access token (\`sbo_live_...\`, scope \`mcp:use\`) from
+${urls.authUrl} works on MCP only: it acts as the creator on the team chosen when they approved
+the client, with every ability their role grants there, for one hour (renew it with the refresh
+token at ${urls.authUrl}/oauth/token). Without a valid token the server answers HTTP 401 with
 \`WWW-Authenticate: Bearer resource_metadata="${urls.mcpUrl}/.well-known/oauth-protected-resource", scope="mcp:use"\`.
 
 ## Abilities and tenancy

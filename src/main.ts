@@ -30,78 +30,39 @@ const release = (JSON.parse(readRepositoryText("package.json")) as { version: st
 
 function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegistry, platforms: PlatformEndpoints): Koa {
   const { config } = s;
-  const clientIp = clientIpResolver(config.trustProxy);
+  // What every surface is built with: the backends, the clock, the logger, the public addresses.
+  const common = {
+    db: s.db,
+    kv: s.kv,
+    appKey: s.appKey,
+    now: s.now,
+    release: config.release,
+    logger: s.logger,
+    baseUrl: config.api.url,
+    docsUrl: config.docs.url,
+    authUrl: config.auth.url,
+    clientIp: clientIpResolver(config.trustProxy),
+  };
+  // The surfaces that run operations (REST and MCP) also need the handlers and the platforms.
+  const operations = { ...common, handlers, connectors, platforms, portalUrl: config.portal.url, webhooks: config.webhooks };
   switch (name) {
     case "api":
-      return createApiApp({
-        db: s.db,
-        kv: s.kv,
-        appKey: s.appKey,
-        handlers,
-        now: s.now,
-        release: config.release,
-        baseUrl: config.api.url,
-        docsUrl: config.docs.url,
-        authUrl: config.auth.url,
-        budget: REST_BUDGET,
-        logger: s.logger,
-        connectors,
-        platforms,
-        portalUrl: config.portal.url,
-        webhooks: config.webhooks,
-        clientIp,
-      });
+      return createApiApp({ ...operations, budget: REST_BUDGET });
     case "mcp":
       return createMcpApp({
-        db: s.db,
-        kv: s.kv,
-        appKey: s.appKey,
-        handlers,
-        now: s.now,
-        release: config.release,
+        ...operations,
         mcpUrl: config.mcp.url,
-        baseUrl: config.api.url,
-        authUrl: config.auth.url,
-        docsUrl: config.docs.url,
-        logger: s.logger,
         budget: MCP_BUDGET,
         unauthenticatedBudget: UNAUTHENTICATED_MCP_BUDGET,
         allowedHosts: config.mcpAllowedHosts,
         allowedOrigins: config.mcpAllowedOrigins,
-        connectors,
-        platforms,
-        portalUrl: config.portal.url,
-        webhooks: config.webhooks,
-        clientIp,
       });
     case "site":
-      return createSiteApp({
-        db: s.db,
-        kv: s.kv,
-        appKey: s.appKey,
-        now: s.now,
-        release: config.release,
-        logger: s.logger,
-        siteUrl: config.site.url,
-        docsUrl: config.docs.url,
-        clientIp,
-      });
+      return createSiteApp({ ...common, siteUrl: config.site.url });
     case "auth":
-      return createAuthApp({
-        db: s.db,
-        kv: s.kv,
-        appKey: s.appKey,
-        now: s.now,
-        release: config.release,
-        logger: s.logger,
-        authUrl: config.auth.url,
-        mcpUrl: config.mcp.url,
-        baseUrl: config.api.url,
-        docsUrl: config.docs.url,
-        clientIp,
-      });
+      return createAuthApp({ ...common, mcpUrl: config.mcp.url });
     case "docs":
-      return createDocsApp({ logger: s.logger, docsUrl: config.docs.url, baseUrl: config.api.url, clientIp });
+      return createDocsApp(common);
     default:
       throw new ConfigError(`surface ${name} is not available in this release`);
   }

@@ -10,7 +10,8 @@
 // Ratios against the ceilings and the MCP/REST ratio are written, with the raw numbers, to
 // scripts/bench/results/pipeline-ceilings.json. Needs PostgreSQL and Redis:
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:ceilings
-// BENCH_ONLY=<label parts> runs some scenarios only (nothing written). Machine-dependent: recorded, never asserted.
+// BENCH_ONLY=<label parts> runs some scenarios only (nothing written); BENCH_PROFILE_DIR=<dir> profiles
+// each server (V8 .cpuprofile files). Machine-dependent: recorded, never asserted.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -37,7 +38,9 @@ interface Started {
 
 function startServer(target: string, env: Record<string, string>): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = spawn("taskset", ["-c", "0", process.execPath, "--import", "tsx", "scripts/bench/bench-server.ts"], {
+    // BENCH_PROFILE_DIR=<dir>: each server writes a V8 CPU profile there when it stops.
+    const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+    const child = spawn("taskset", ["-c", "0", process.execPath, ...profile, "--import", "tsx", "scripts/bench/bench-server.ts"], {
       cwd: ROOT,
       env: { ...process.env, ...env, BENCH_TARGET: target, LOG_LEVEL: "info" },
       stdio: ["ignore", "pipe", "inherit"],
@@ -126,6 +129,18 @@ function runWrk(url: string, load: Load, seconds: number) {
     non_2xx: r.non_2xx,
     errors: r.errors,
   };
+}
+
+/**
+ * One request of the load first: a 2xx, and over MCP a result that is not an error (a JSON-RPC or
+ * tool error also comes with 200, and measuring an error path would say nothing of the call).
+ */
+async function answersSuccessfully(url: string, load: Load, label: string): Promise<void> {
+  const headers = { ...load.headers, ...(load.uniqueKey ? { "idempotency-key": randomUUID() } : {}) };
+  const res = await fetch(url + load.path, { method: load.method, headers, ...(load.body ? { body: load.body } : {}) });
+  const text = await res.text();
+  const failed = res.status >= 300 || /"error"\s*:|"isError"\s*:\s*true/.test(text);
+  if (failed) throw new Error(`${label}: the load does not succeed (${res.status}): ${text.slice(0, 300)}`);
 }
 
 interface Measured {
@@ -229,6 +244,8 @@ async function main() {
             "mcp-protocol-version": "2026-07-28",
             "mcp-method": "tools/call",
             "mcp-name": "get_current_team",
+            // get_current_team is in the teams toolset, outside the default selection.
+            "x-mcp-toolsets": "default,teams",
           },
         },
       ],
@@ -238,6 +255,7 @@ async function main() {
         if (ONLY && !ONLY.some((part) => label.toLowerCase().includes(part))) continue;
         const server = await startServer(target, env);
         try {
+          await answersSuccessfully(server.url, load, label);
           await measure(server.url, load, WARMUP_SECONDS); // JIT, pools, caches
           const cpuBefore = cpuTicks(server.child.pid!);
           const run = await measure(server.url, load, DURATION);

@@ -2,7 +2,7 @@
 // environment, so the test CA is added here, before that process starts: the local HTTPS webhook
 // receivers use certificates it signed (test/fixtures/tls, scripts/make-test-tls.sh), and Node reads
 // NODE_EXTRA_CA_CERTS only at start-up. A CA file the caller already set is kept, in one bundle.
-const { readFileSync, writeFileSync } = require("node:fs");
+const { existsSync, readFileSync, renameSync, writeFileSync } = require("node:fs");
 const { createHash } = require("node:crypto");
 const { join } = require("node:path");
 const { tmpdir } = require("node:os");
@@ -10,7 +10,7 @@ const { tmpdir } = require("node:os");
 const testCa = join(__dirname, "test/fixtures/tls/ca.pem");
 const callers = process.env.NODE_EXTRA_CA_CERTS;
 if (!callers) process.env.NODE_EXTRA_CA_CERTS = testCa;
-else if (callers !== testCa && !callers.startsWith(tmpdir())) {
+else if (callers !== testCa && !callers.includes("subbridge-test-ca-")) {
   let theirs = "";
   try {
     theirs = readFileSync(callers, "utf8");
@@ -19,7 +19,12 @@ else if (callers !== testCa && !callers.startsWith(tmpdir())) {
   }
   const pem = `${theirs}\n${readFileSync(testCa, "utf8")}`;
   const bundle = join(tmpdir(), `subbridge-test-ca-${createHash("sha256").update(pem).digest("hex").slice(0, 16)}.pem`);
-  writeFileSync(bundle, pem);
+  // Written whole under another name, then renamed: two runs starting together (CI runs the
+  // embedded and the PostgreSQL legs side by side) never let a child read a half-written bundle.
+  if (!existsSync(bundle) || readFileSync(bundle, "utf8") !== pem) {
+    writeFileSync(`${bundle}.${process.pid}`, pem);
+    renameSync(`${bundle}.${process.pid}`, bundle);
+  }
   process.env.NODE_EXTRA_CA_CERTS = bundle;
 }
 

@@ -1,6 +1,8 @@
 // The authorization server ({auth_url}, AUTH_PORT 4002): its metadata, the token endpoint, and
 // the routes of each flow - agent registration (./agent) and OAuth 2.1 for MCP clients (./oauth) -
-// mounted on one router. Errors here are `{error, error_description}` (./oauth-error.ts).
+// mounted on one router, and the pages (./pages: accounts, sessions, tokens, claim, consent).
+// Errors of the endpoints are `{error, error_description}` (./oauth-error.ts); pages show a
+// person-readable page (./pages/page-route.ts).
 import Koa from "koa";
 import { Router } from "@koa/router";
 import { discoveryDocument } from "../transports/http/discovery-document.ts";
@@ -12,6 +14,10 @@ import type { AuthDeps } from "./deps.ts";
 import { authorizationServerMetadata } from "./metadata.ts";
 import { oauthErrors } from "./oauth-error.ts";
 import { tokenEndpoint } from "./token-endpoint.ts";
+import { mountAccountPages } from "./pages/account-pages.ts";
+import { mountAssets } from "./pages/assets.ts";
+import { cookieSecurity } from "./pages/cookies.ts";
+import { sessionMiddleware } from "./pages/session.ts";
 
 export type { AuthDeps } from "./deps.ts";
 
@@ -28,10 +34,15 @@ export function createAuthApp(deps: AuthDeps): Koa {
   router.register("/oauth/token", ["POST"], tokenEndpoint(deps, { ...agentGrants, ...oauthGrants }));
   mountAgentRoutes(router, deps);
   mountOAuthRoutes(router, deps);
+  mountAssets(router);
+  mountAccountPages(router, deps);
 
   const app = new Koa();
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "auth", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
   app.use(oauthErrors());
+  // Pages only: the session is read (and its cookie set) when a page asks for it.
+  app.use(cookieSecurity(deps.authUrl));
+  app.use(sessionMiddleware(app, deps));
   app.use(router.routes());
   app.use(routeFallback(router, `The authorization server's metadata is at ${deps.authUrl}/.well-known/oauth-authorization-server.`));
   return app;

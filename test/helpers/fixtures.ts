@@ -9,6 +9,9 @@ import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
 import { testDatabase } from "./backends.ts";
 import { expectError, type TestResponse } from "./http.ts";
 
+/** Every test creator's password (the pages sign in with it). */
+export const TEST_PASSWORD = "correct horse battery";
+
 export interface TestCreator {
   email: string;
   userId: string;
@@ -28,7 +31,7 @@ export async function createTestCreator(options: { tier?: Tier; projects?: numbe
   const { db } = await testDatabase();
   const email = uniqueEmail(options.label);
   const now = new Date();
-  const { userId, teamId } = await createCreator(db, { email, password: "correct horse battery", tier: options.tier ?? "growth" }, now);
+  const { userId, teamId } = await createCreator(db, { email, password: TEST_PASSWORD, tier: options.tier ?? "growth" }, now);
   const projectIds: string[] = [];
   for (let i = 0; i < (options.projects ?? 1); i++) {
     const actor = { ...systemActor(teamId), userId };

@@ -31,16 +31,33 @@ export interface Creator {
 /** Creators are people, not tenants: an account spans every team its creator owns or joins. */
 const users = (from: Db) => unscoped(from, "users belong to no team")("users");
 
+/** Why a password cannot be a creator's, or null when it can. */
+export function whyNotPassword(password: string): string | null {
+  if (password.length < 8) return "the password must be at least 8 characters";
+  if (password.length > 256) return "the password must be at most 256 characters";
+  return null;
+}
+
 export async function createCreator(
   db: Knex,
   input: { email: string; password: string; tier: Tier; teamName?: string },
   now: Date,
 ): Promise<Creator> {
+  const refused = whyNotPassword(input.password);
+  if (refused) throw new AccountError(refused);
+  return createCreatorWithHash(db, { ...input, passwordHash: await hashPassword(input.password) }, now);
+}
+
+/** Opens an account whose password was hashed earlier (a sign-up confirmed by its link). */
+export async function createCreatorWithHash(
+  db: Knex,
+  input: { email: string; passwordHash: string; tier: Tier; teamName?: string },
+  now: Date,
+): Promise<Creator> {
   const email = normalizeEmail(input.email);
   if (!isEmailAddress(email)) throw new AccountError(`"${input.email}" is not an email address`);
-  if (input.password.length < 8) throw new AccountError("the password must be at least 8 characters");
   if (!TIERS.includes(input.tier)) throw new AccountError(`tier must be one of ${TIERS.join(", ")}`);
-  const passwordHash = await hashPassword(input.password);
+  const { passwordHash } = input;
   return db.transaction(async (trx) => {
     if (await users(trx).where({ email }).first("id")) throw new AccountError(`a creator with the email ${email} already exists`);
     const userId = randomUUID();

@@ -13,7 +13,12 @@ export interface Mail {
 const outbox = (from: DomainContext | Db) => unscoped(from, "mail is addressed to people, not owned by a team")("mail_outbox");
 
 export async function queueMail(ctx: DomainContext, mail: Mail): Promise<void> {
-  await outbox(ctx).insert({ id: randomUUID(), to_address: mail.to, subject: mail.subject, body: mail.body, created_at: ctx.now, sent_at: null });
+  await queueMailAt(ctx, mail, ctx.now);
+}
+
+/** Queues a message outside any team's context (account mail: sign-up links). */
+export async function queueMailAt(from: DomainContext | Db, mail: Mail, now: Date): Promise<void> {
+  await outbox(from).insert({ id: randomUUID(), to_address: mail.to, subject: mail.subject, body: mail.body, created_at: now, sent_at: null });
 }
 
 /** Messages not yet sent, oldest first (optionally to one address). */

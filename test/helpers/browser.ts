@@ -1,0 +1,61 @@
+// Browser tests: playwright-core driving Debian's Chromium (/usr/bin/chromium, or CHROMIUM_PATH),
+// headless, never a downloaded browser. One browser per test file, a fresh context (cookies) per
+// test. Screenshots go to test-artifacts/screenshots/<backend>/<name>.png for review.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { pendingMail } from "../../src/modules/mail/outbox.ts";
+import { testDatabase } from "./backends.ts";
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const SCREENSHOTS = join(process.cwd(), "test-artifacts", "screenshots", process.env.TEST_DATABASE_URL ? "postgres" : "embedded");
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+}
+
+/** A fresh browser profile (no cookies) with its first page. */
+export async function freshPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  const page = await context.newPage();
+  return { context, page };
+}
+
+/** Saves a full-page screenshot for review; returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** The first link in the newest message to `to` that starts with `prefix`. */
+export async function linkFromMail(to: string, prefix: string): Promise<string> {
+  const { db } = await testDatabase();
+  const mail = (await pendingMail(db, to)).reverse();
+  for (const message of mail) {
+    const link = message.body.split(/\s+/).find((word) => word.startsWith(prefix));
+    if (link) return link;
+  }
+  throw new Error(`no message to ${to} holds a link starting with ${prefix}`);
+}
+
+/** Signs in through the sign-in page (email and password; no second factor). */
+export async function signIn(page: Page, authUrl: string, email: string, password: string, returnTo = "/"): Promise<void> {
+  await page.goto(`${authUrl}/sign-in?return_to=${encodeURIComponent(returnTo)}`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}

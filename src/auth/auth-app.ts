@@ -17,6 +17,7 @@ import { tokenEndpoint } from "./token-endpoint.ts";
 import { mountAccountPages } from "./pages/account-pages.ts";
 import { mountAssets } from "./pages/assets.ts";
 import { cookieSecurity } from "./pages/cookies.ts";
+import { pageNotFound } from "./pages/page-route.ts";
 import { sessionMiddleware } from "./pages/session.ts";
 
 export type { AuthDeps } from "./deps.ts";
@@ -44,6 +45,7 @@ export function createAuthApp(deps: AuthDeps): Koa {
   app.use(cookieSecurity(deps.authUrl));
   app.use(sessionMiddleware(app, deps));
   app.use(router.routes());
+  app.use(pageNotFound());
   app.use(routeFallback(router, `The authorization server's metadata is at ${deps.authUrl}/.well-known/oauth-authorization-server.`));
   return app;
 }

@@ -42,3 +42,19 @@ function titleFor(status: number): string {
   if (status === 429) return "Too many attempts";
   return "That did not work";
 }
+
+/** A person's browser asking for an address that does not exist gets a page; clients get `{error}` from the fallback after this. */
+export function pageNotFound(): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.method === "GET" && ctx.accepts("json", "html") === "html") {
+      renderPage(ctx, {
+        title: "Not found",
+        status: 404,
+        body: html`${notice("error", "There is no page at this address.")}
+          <p><a href="/">Go to your account</a></p>`,
+      });
+      return;
+    }
+    await next();
+  };
+}

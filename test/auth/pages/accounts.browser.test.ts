@@ -173,3 +173,21 @@ describe("auth pages: cookies on an https auth_url", () => {
     assert.doesNotMatch(cookie, /domain=/i);
   });
 });
+
+describe("auth pages: an address with no page", () => {
+  let auth: Awaited<ReturnType<typeof startAuth>>;
+  before(async () => {
+    auth = await startAuth();
+  });
+  after(() => auth.close());
+
+  it("is a page for a browser and {error, error_description} for a client", async () => {
+    const page = await fetch(`${auth.url}/no-such-page`, { headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8" } });
+    assert.equal(page.status, 404);
+    assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
+    assert.match(await page.text(), /There is no page at this address\./);
+    const api = await fetch(`${auth.url}/no-such-page`, { headers: { accept: "application/json" } });
+    assert.equal(api.status, 404);
+    assert.equal(((await api.json()) as { error: string }).error, "not_found");
+  });
+});

@@ -5,6 +5,7 @@
 //   npm run cli -- migrate
 //   npm run cli -- jobs:list
 //   npm run cli -- jobs:run <name> [--now ISO]
+//   npm run cli -- mail:list [--email E]
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { ConfigError, loadConfig } from "./config.ts";
@@ -16,6 +17,7 @@ import { TIERS, type Tier } from "./modules/account/creators.ts";
 import { createProject } from "./modules/projects/projects.ts";
 import { AccountError, createCreatorAccount, mintTokenForCreator } from "./operator.ts";
 import { findCreatorByEmail } from "./modules/account/creators.ts";
+import { pendingMail } from "./modules/mail/outbox.ts";
 import { loggerOptions } from "./services.ts";
 import { discoverScheduledJobs, ScheduledJobError } from "./transports/jobs/discovery.ts";
 import { runLogged } from "./transports/jobs/worker.ts";
@@ -28,7 +30,8 @@ const USAGE = `usage: npm run cli -- <command> [options]
   project:create --email E --name NAME
   migrate
   jobs:list
-  jobs:run       <name> [--now ISO-8601 time, default now]`;
+  jobs:run       <name> [--now ISO-8601 time, default now]
+  mail:list      [--email E]   messages waiting in the outbox (no mail sender exists yet)`;
 
 class UsageError extends Error {}
 
@@ -98,6 +101,9 @@ async function main(argv: string[]) {
           await platforms.close();
         }
       }
+      case "mail:list":
+        // The outbox is the only way sign-up and invitation links leave the service until a sender exists.
+        return await pendingMail(db, values.email);
       case "creator:create": {
         const tier = required(values, "tier").toLowerCase();
         if (!TIERS.includes(tier as Tier)) throw new UsageError(`--tier must be one of ${TIERS.join(", ")}`);

@@ -136,7 +136,9 @@ async function main() {
           ? `   (OpenAPI: ${config.api.url}/openapi.json)`
           : name === "site"
             ? `   (webhook signing keys: ${config.site.url}/.well-known/http-message-signatures-directory)`
-            : "";
+            : name === "auth"
+              ? `   (sign in: ${config.auth.url}/sign-in)`
+              : "";
       return `  ${label.padEnd(14)}${config[name].url}${name === "api" ? "/v1" : ""}${extra}`;
     }),
     `  Database      ${services.backends.database}`,
@@ -166,6 +168,12 @@ async function main() {
       "No creator yet. Create one and mint a token with the operator CLI (same environment):",
       "  npm run cli -- creator:create --email you@example.com --password '<8 characters or more>' --tier growth",
       "  npm run cli -- token:mint --email you@example.com --abilities all",
+      ...(config.surfaces.includes("auth")
+        ? [
+            `Or open an account at ${config.auth.url}/sign-up; no mail is sent yet, so read its confirmation link with`,
+            "  npm run cli -- mail:list --email you@example.com",
+          ]
+        : []),
     );
   } else {
     const example = config.databaseUrl ? "<creator's email>" : DEMO_EMAIL;

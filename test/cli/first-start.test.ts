@@ -29,7 +29,10 @@ describe("npm start on an empty embedded database", function () {
       );
       const keys = await fetch(`http://127.0.0.1:${ports.SITE_PORT}/.well-known/http-message-signatures-directory`);
       assert.equal(((await keys.json()) as { keys: unknown[] }).keys.length, 1, "the site publishes the webhook signing key");
-      assert.match(out, new RegExp(`Authorization\\s+http://localhost:${ports.AUTH_PORT}`));
+      assert.match(
+        out,
+        new RegExp(`Authorization\\s+http://localhost:${ports.AUTH_PORT}\\s+\\(sign in: http://localhost:${ports.AUTH_PORT}/sign-in\\)`),
+      );
       const metadata = await fetch(`http://127.0.0.1:${ports.AUTH_PORT}/.well-known/oauth-authorization-server`);
       assert.equal(((await metadata.json()) as { issuer: string }).issuer, `http://localhost:${ports.AUTH_PORT}`);
       assert.match(out, /Database\s+PGlite in /);
@@ -75,6 +78,7 @@ describe("npm start on an empty embedded database", function () {
           const out = started.output();
           assert.match(out, /Database\s+PostgreSQL/);
           assert.match(out, /No creator yet[\s\S]*npm run cli -- creator:create --email you@example\.com/);
+          assert.match(out, /Or open an account at http:\/\/localhost:\d+\/sign-up[\s\S]*npm run cli -- mail:list --email you@example\.com/);
           assert.ok(!out.includes("sbt_live_"), "no demo token on PostgreSQL");
         } finally {
           await started.stop();

@@ -12,7 +12,7 @@ describe("operator CLI: mail:list", function () {
 
   it("prints the messages waiting for an address, a sign-up's confirmation link among them", async () => {
     const databaseUrl = (await testDatabase()).databaseUrl;
-    const env = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: tempDir("cli-mail") };
+    const env: Record<string, string> = databaseUrl ? { DATABASE_URL: databaseUrl } : { DATA_DIR: tempDir("cli-mail") };
     const email = uniqueEmail("cli-mail");
     const opened = await openConfiguredDatabase({ url: databaseUrl, dataDir: env.DATA_DIR ?? "", mode: "share" });
     try {

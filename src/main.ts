@@ -47,7 +47,7 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
   const operations = { ...common, handlers, connectors, platforms, portalUrl: config.portal.url, webhooks: config.webhooks };
   switch (name) {
     case "api":
-      return createApiApp({ ...operations, budget: REST_BUDGET });
+      return createApiApp({ ...operations, mcpUrl: config.mcp.url, budget: REST_BUDGET });
     case "mcp":
       return createMcpApp({
         ...operations,
@@ -58,7 +58,7 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
         allowedOrigins: config.mcpAllowedOrigins,
       });
     case "site":
-      return createSiteApp({ ...common, siteUrl: config.site.url });
+      return createSiteApp({ ...common, siteUrl: config.site.url, mcpUrl: config.mcp.url });
     case "auth":
       return createAuthApp({ ...common, mcpUrl: config.mcp.url });
     case "docs":

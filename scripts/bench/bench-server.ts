@@ -66,6 +66,7 @@ async function app(target: string): Promise<Koa> {
       baseUrl: config.api.url,
       docsUrl: config.docs.url,
       authUrl: config.auth.url,
+      mcpUrl: config.mcp.url,
       budget: generous(REST_BUDGET),
       logger: services.logger,
       connectors,

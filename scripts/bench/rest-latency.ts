@@ -106,6 +106,7 @@ async function main() {
     baseUrl,
     docsUrl: "http://docs.invalid",
     authUrl: "http://auth.invalid",
+    mcpUrl: "http://mcp.invalid",
     // A budget no benchmark reaches: this measures the pipeline, not the limiter's refusals.
     budget: [{ name: "minute", limit: 1e9, windowMs: 60_000 }],
     logger: pino({ level: "silent" }),

@@ -11,6 +11,7 @@ import type { ClientIpResolver } from "../transports/http/client-ip.ts";
 import { discoveryRoute } from "../transports/http/discovery-document.ts";
 import { routeFallback } from "../transports/http/route-fallback.ts";
 import { SIGNATURE_DIRECTORY_PATH, signatureDirectory } from "./signature-directory.ts";
+import { mountSiteDiscovery } from "./discovery/routes.ts";
 
 export interface SiteAppDeps {
   db: Db;
@@ -24,6 +25,10 @@ export interface SiteAppDeps {
   /** This surface's public address, and the reference every error's docs_url points into. */
   siteUrl: string;
   docsUrl: string;
+  /** The other surfaces' public addresses, which the discovery documents point at. */
+  baseUrl: string;
+  mcpUrl: string;
+  authUrl: string;
   clientIp?: ClientIpResolver;
 }
 
@@ -31,6 +36,7 @@ export function createSiteApp(deps: SiteAppDeps): Koa {
   const router = new Router();
   // GET routes answer HEAD too (the router adds it); Koa sends HEAD's headers without the body.
   router.register(SIGNATURE_DIRECTORY_PATH, ["GET"], discoveryRoute(deps, signatureDirectory(deps)));
+  mountSiteDiscovery(router, deps);
   router.register("/up", ["GET"], async (ctx) => {
     ctx.set("Cache-Control", "no-store");
     ctx.body = { status: "up", release: deps.release };

@@ -20,6 +20,7 @@ import type { WebhookNetwork } from "../../src/modules/webhooks/address-guard.ts
 export const TEST_APP_KEY = Buffer.alloc(32, 7);
 export const DOCS_URL = "http://docs.test";
 export const AUTH_URL = "http://auth.test";
+export const MCP_URL = "http://mcp.test";
 
 /** Logs go nowhere unless TEST_LOGS=1. */
 export const testLogger = pino({ level: process.env.TEST_LOGS ? "debug" : "silent" });
@@ -105,6 +106,7 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
       baseUrl: url,
       docsUrl: DOCS_URL,
       authUrl: AUTH_URL,
+      mcpUrl: MCP_URL,
       budget: options.budget ?? REST_BUDGET,
       logger: options.logger ?? testLogger,
       connectors: options.connectors ?? repositoryConnectorRegistry(),

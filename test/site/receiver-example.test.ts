@@ -34,7 +34,19 @@ describe("sdk README: the RFC 9421 receiver example", () => {
     const { db } = await testDatabase();
     const kv = await testKv();
     site = await serveOnFreePort((url) =>
-      createSiteApp({ db, kv, appKey: TEST_APP_KEY, now: () => new Date(), release: "test", logger: testLogger, siteUrl: url, docsUrl: DOCS_URL }),
+      createSiteApp({
+        db,
+        kv,
+        appKey: TEST_APP_KEY,
+        now: () => new Date(),
+        release: "test",
+        logger: testLogger,
+        siteUrl: url,
+        docsUrl: DOCS_URL,
+        baseUrl: "http://api.test",
+        mcpUrl: "http://mcp.test",
+        authUrl: "http://auth.test",
+      }),
     );
     folder = mkdtempSync(join(tmpdir(), "subbridge-receiver-"));
     const file = join(folder, "receiver.ts");

@@ -20,7 +20,19 @@ describe("site surface", () => {
     const { db } = await testDatabase();
     const kv = await testKv();
     site = await serveOnFreePort((url) =>
-      createSiteApp({ db, kv, appKey: TEST_APP_KEY, now: () => new Date(), release: "test", logger: testLogger, siteUrl: url, docsUrl: DOCS_URL }),
+      createSiteApp({
+        db,
+        kv,
+        appKey: TEST_APP_KEY,
+        now: () => new Date(),
+        release: "test",
+        logger: testLogger,
+        siteUrl: url,
+        docsUrl: DOCS_URL,
+        baseUrl: "http://api.test",
+        mcpUrl: "http://mcp.test",
+        authUrl: "http://auth.test",
+      }),
     );
   });
   after(() => site.close());

@@ -20,6 +20,7 @@ import { hostPolicy } from "./host-validation.ts";
 import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "./protected-resource-metadata.ts";
 import { resourceCatalog } from "./resources/catalog.ts";
 import { SERVER_CARD_PATH, serverCard } from "./server-card.ts";
+import { mountMcpDiscovery } from "../../site/discovery/routes.ts";
 import type { WebhookNetwork } from "../../modules/webhooks/address-guard.ts";
 
 export interface McpAppDeps {
@@ -77,6 +78,7 @@ export function createMcpApp(deps: McpAppDeps): Koa {
   });
   router.register(PROTECTED_RESOURCE_PATH, ["GET"], discoveryDocument(deps, protectedResourceMetadata(deps)));
   router.register(SERVER_CARD_PATH, ["GET"], discoveryDocument(deps, serverCard({ ...deps, resourceCount: resources.length })));
+  mountMcpDiscovery(router, deps);
 
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "mcp", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
   app.use(mcpCors());

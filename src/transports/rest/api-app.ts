@@ -10,10 +10,13 @@ import type { ClientIpResolver } from "../http/client-ip.ts";
 import { routeFallback } from "../http/route-fallback.ts";
 import { publicDocuments } from "./public-documents.ts";
 import { TELEGRAM_UPDATES_PATH, telegramUpdates } from "./telegram-updates.ts";
+import { mountApiDiscovery } from "../../site/discovery/routes.ts";
 
 export interface ApiAppDeps extends OperationRouteDeps {
   logger: Logger;
   docsUrl: string;
+  /** {mcp_url}: the API catalog on this host lists the MCP server too. */
+  mcpUrl: string;
   /** How the per-IP limits find the client (TRUST_PROXY); the socket's address by default. */
   clientIp?: ClientIpResolver;
 }
@@ -25,6 +28,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   const documents = publicDocuments(deps.baseUrl, deps.release);
   for (const doc of documents) router.register(doc.path, ["GET"], doc.middleware);
   router.register(TELEGRAM_UPDATES_PATH, ["POST"], telegramUpdates(deps));
+  mountApiDiscovery(router, deps);
 
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "api", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
   app.use(router.routes());

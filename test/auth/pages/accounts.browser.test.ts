@@ -96,16 +96,22 @@ describe("auth pages: accounts (Chromium)", function () {
   });
 
   it("limits sign-in attempts per address with a clear message and Retry-After", async () => {
+    // A clock standing still in the middle of a 15-minute window: the eleven attempts must not
+    // straddle two windows (each would then hold fewer than the limit).
+    const window = 15 * 60_000;
+    const still = new Date(Math.floor(Date.now() / window) * window + window / 2);
+    const limited = await startAuth({ now: () => still });
     const creator = await createTestCreator({ label: "signin-limit" });
     const { context, page } = await freshPage(browser);
-    for (let i = 0; i < 10; i++) await signIn(page, auth.url, creator.email, `wrong ${i}`);
+    for (let i = 0; i < 10; i++) await signIn(page, limited.url, creator.email, `wrong ${i}`);
     const response = page.waitForResponse((r) => r.url().endsWith("/sign-in") && r.request().method() === "POST");
-    await signIn(page, auth.url, creator.email, TEST_PASSWORD);
+    await signIn(page, limited.url, creator.email, TEST_PASSWORD);
     assert.equal((await response).status(), 429);
     assert.ok(Number((await response).headers()["retry-after"]) > 0);
     assert.match(await page.getByRole("alert").innerText(), /Too many sign-in attempts for this address\. Wait \d+ minutes?, then try again\./);
     await screenshot(page, "sign-in-limited");
     await context.close();
+    await limited.close();
   });
 
   it("switches the team a session acts on, among the creator's teams only", async () => {

@@ -21,6 +21,7 @@ import { pageRoute } from "./page-route.ts";
 import { keepChallenge, PASSKEY_SCRIPTS, passkeyControl, passkeyEndpoint, relyingParty, takeChallenge } from "./passkey-endpoints.ts";
 import { secondFactorsOf } from "./second-factor.ts";
 import { sessionOf } from "./session.ts";
+import { countWrongCode, refuseWhenWrongCodesSpent } from "./wrong-codes.ts";
 import { decrypt, encrypt } from "../../security/crypto.ts";
 
 /** Messages after a change, by a fixed key (nothing from the address is echoed). */
@@ -67,7 +68,7 @@ async function securityPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn,
     factors.totp || factors.passkeys
       ? html`<p>${unused} of ${RECOVERY_CODE_COUNT} recovery codes unused. Each works once, in place of a code or a passkey.</p>
           <form method="post" action="/security/recovery-codes">
-            ${csrfField(ctx)}<button type="submit">Make new recovery codes</button>
+            ${csrfField(ctx)}<button type="submit" class="secondary">Make new recovery codes</button>
             <span class="hint">The old codes stop working.</span>
           </form>`
       : html`<p>You get recovery codes when you set up an authenticator app or add a passkey.</p>`;
@@ -246,7 +247,9 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
       const { fields } = await readPageForm(ctx);
       const creator = await requireCreator(ctx, deps.db);
       if (!creator) return;
+      await refuseWhenWrongCodesSpent(deps, creator.userId);
       if (!(await disableTotp(ownerOf(ctx, deps, creator), fields.code ?? ""))) {
+        await countWrongCode(deps, creator.userId);
         await securityPage(ctx, deps, creator, {
           status: 422,
           error: "That code does not match the authenticator app (or was already used). The app is still on.",

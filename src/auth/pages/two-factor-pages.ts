@@ -6,7 +6,7 @@
 import type { Router } from "@koa/router";
 import type Koa from "koa";
 import type { AuthDeps } from "../deps.ts";
-import { budgetCounters, consumeBudget, type Window } from "../../pipeline/rate-limit.ts";
+import { consumeBudget } from "../../pipeline/rate-limit.ts";
 import type { RequestState } from "../../transports/http/request.ts";
 import { passkeyAuthenticationOptions, verifyPasskey } from "../../modules/account/passkeys.ts";
 import { unusedRecoveryCodeCount, useRecoveryCode } from "../../modules/account/recovery-codes.ts";
@@ -14,18 +14,18 @@ import { checkTotpCode } from "../../modules/account/totp.ts";
 import { OAuthError } from "../oauth-error.ts";
 import { completeSignIn, field, SIGN_IN_PER_IP, startSignedInSession } from "./account-pages.ts";
 import { csrfField } from "./csrf.ts";
-import { PageError, readPageForm, safeReturnTo } from "./forms.ts";
+import { readPageForm, safeReturnTo } from "./forms.ts";
 import { html } from "./html.ts";
 import { notice, renderPage } from "./layout.ts";
 import { pageRoute } from "./page-route.ts";
 import { keepChallenge, PASSKEY_SCRIPTS, passkeyControl, passkeyEndpoint, relyingParty, takeChallenge } from "./passkey-endpoints.ts";
 import { secondFactorsOf } from "./second-factor.ts";
 import { sessionOf, type SessionData } from "./session.ts";
+import { countWrongCode, refuseWhenWrongCodesSpent } from "./wrong-codes.ts";
 
 /** A password checked at `at` waits this long for its second factor. */
 export const PENDING_SIGN_IN_MS = 10 * 60_000;
-/** Wrong codes: 5 per creator per 15 minutes (whatever the session), and 5 per pending sign-in. */
-export const WRONG_CODES_PER_USER: readonly Window[] = [{ name: "two-factor-user", limit: 5, windowMs: 15 * 60_000 }];
+/** Wrong codes per pending sign-in (the creator's own limit is in ./wrong-codes.ts). */
 export const WRONG_CODES_PER_SIGN_IN = 5;
 
 type Pending = NonNullable<SessionData["pending"]>;
@@ -36,6 +36,12 @@ function forgetPending(ctx: Koa.Context): void {
   const session = sessionOf(ctx);
   delete session.pending;
   delete session.pendingFailures;
+}
+
+/** Wrong codes typed for this pending sign-in (a count left by an earlier one does not carry over). */
+function wrongCodesOf(ctx: Koa.Context, pending: Pending): number {
+  const kept = sessionOf(ctx).pendingFailures as { at: number; count: number } | undefined;
+  return kept && kept.at === pending.at ? kept.count : 0;
 }
 
 /** The pending sign-in, or null when there is none or its 10 minutes are over (then it is dropped). */
@@ -56,22 +62,6 @@ function startOverPage(ctx: Koa.Context, message: string, status: number, return
     body: html`${notice("error", message)}
       <p><a href="/sign-in?return_to=${encodeURIComponent(returnTo)}">Sign in again</a></p>`,
   });
-}
-
-function tooManyWrongCodes(retryAfter: number): PageError {
-  const minutes = Math.max(1, Math.ceil(retryAfter / 60));
-  return new PageError(429, `Too many wrong codes for this account. Wait ${minutes} minute${minutes === 1 ? "" : "s"}, then try again.`, {
-    "Retry-After": String(retryAfter),
-  });
-}
-
-/** Refuses before checking a code when the creator's wrong codes are spent (right codes cost nothing). */
-async function refuseWhenSpent(deps: AuthDeps, userId: string): Promise<void> {
-  const nowMs = deps.now().getTime();
-  for (const counter of budgetCounters(`two-factor:${userId}`, WRONG_CODES_PER_USER, nowMs)) {
-    const spent = Number((await deps.kv.get(counter.key)) ?? 0);
-    if (spent >= counter.window.limit) throw tooManyWrongCodes(Math.ceil((counter.endsAt - nowMs) / 1000));
-  }
 }
 
 async function twoFactorPage(ctx: Koa.Context, deps: AuthDeps, pending: Pending, error?: string): Promise<void> {
@@ -130,7 +120,7 @@ export function mountTwoFactorPages(router: Router, deps: AuthDeps): void {
       const now = deps.now();
       const pending = pendingSignIn(ctx, now);
       if (!pending) return startOverPage(ctx, expired, 400);
-      await refuseWhenSpent(deps, pending.uid);
+      await refuseWhenWrongCodesSpent(deps, pending.uid);
       const code = (fields.code ?? "").trim();
       const right = /^\d{3}\s?\d{3}$/.test(code)
         ? await checkTotpCode(deps.db, deps.appKey, pending.uid, code, now)
@@ -139,14 +129,13 @@ export function mountTwoFactorPages(router: Router, deps: AuthDeps): void {
         await completeSignIn(ctx, deps, pending.uid, pending.returnTo);
         return;
       }
-      await consumeBudget(deps.kv, `two-factor:${pending.uid}`, WRONG_CODES_PER_USER, now.getTime());
-      const session = sessionOf(ctx);
-      const failures = (typeof session.pendingFailures === "number" ? session.pendingFailures : 0) + 1;
+      await countWrongCode(deps, pending.uid);
+      const failures = wrongCodesOf(ctx, pending) + 1;
       if (failures >= WRONG_CODES_PER_SIGN_IN) {
         forgetPending(ctx);
         return startOverPage(ctx, "Too many wrong codes for this sign-in. Sign in again with your password.", 429, pending.returnTo);
       }
-      session.pendingFailures = failures;
+      sessionOf(ctx).pendingFailures = { at: pending.at, count: failures };
       const left = WRONG_CODES_PER_SIGN_IN - failures;
       await twoFactorPage(ctx, deps, pending, `That code is not right, or it was already used. ${left} attempt${left === 1 ? "" : "s"} left.`);
     }),

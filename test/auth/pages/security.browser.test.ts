@@ -175,6 +175,29 @@ describe("auth pages: two-factor authentication and passkeys (Chromium)", functi
     await context.close();
   });
 
+  it("turns the authenticator app off only with a current code", async () => {
+    const creator = await createTestCreator({ label: "totp-off" });
+    const { context, page } = await freshPage(browser);
+    await signIn(page, auth.url, creator.email, TEST_PASSWORD, "/security");
+    await page.getByRole("button", { name: "Set up an authenticator app" }).click();
+    const secret = (await page.locator("#totp-secret").innerText()).replace(/\s/g, "");
+    await page.getByLabel("Code from the app").fill(await generate({ secret }));
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await page.getByRole("link", { name: "I saved them: back to security" }).click();
+    await page.getByLabel("Current code from the app").fill(await wrongCode(secret));
+    await page.getByRole("button", { name: "Turn off the authenticator app" }).click();
+    assert.match(await page.getByRole("alert").innerText(), /does not match.*still on/);
+    await page.getByLabel("Current code from the app").fill(await generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 }));
+    await page.getByRole("button", { name: "Turn off the authenticator app" }).click();
+    assert.match(await page.getByRole("status").innerText(), /authenticator app is off/);
+    assert.match(await page.locator("main").innerText(), /recovery codes when you set up/);
+    await screenshot(page, "security-totp-off");
+    await signOut(page);
+    await signIn(page, auth.url, creator.email, TEST_PASSWORD);
+    await page.getByRole("heading", { name: "Your account" }).waitFor();
+    await context.close();
+  });
+
   it("adds a passkey, signs in with it without an address and as the second step, and removes it", async () => {
     const creator = await createTestCreator({ label: "passkey" });
     const { context, page } = await freshPage(browser);

@@ -179,13 +179,11 @@ export async function verifyPasskey(
       return null;
     }
     if (!verified.verified) return null;
-    await factorTables(trx)("webauthn_credentials")
-      .where({ id: row.id })
-      .update({
-        counter: verified.authenticationInfo.newCounter,
-        last_used_at: input.now,
-        backed_up: verified.authenticationInfo.credentialBackedUp,
-      });
+    await factorTables(trx)("webauthn_credentials").where({ id: row.id }).update({
+      counter: verified.authenticationInfo.newCounter,
+      last_used_at: input.now,
+      backed_up: verified.authenticationInfo.credentialBackedUp,
+    });
     return row.user_id;
   });
 }

@@ -16,6 +16,8 @@ import { html, type Html } from "./html.ts";
 import { notice, renderPage } from "./layout.ts";
 import { pageRoute } from "./page-route.ts";
 import { secondFactorsOf } from "./second-factor.ts";
+import { PASSKEY_SCRIPTS, passkeySignIn } from "./passkey-endpoints.ts";
+
 import { endSession, establishSession, sessionOf } from "./session.ts";
 
 /** Sign-in attempts: 10 per 15 minutes per address, 30 per 15 minutes per IP. */
@@ -81,7 +83,9 @@ function signInPage(ctx: Koa.Context, options: { returnTo: string; email?: strin
         ${field({ name: "password", label: "Password", type: "password", autocomplete: "current-password" })}
         <button type="submit">Sign in</button>
       </form>
+      ${passkeySignIn(ctx, options.returnTo)}
       <p>No account yet? <a href="${signUpHref}">Open one</a>.</p>`,
+    scripts: PASSKEY_SCRIPTS,
   });
 }
 
@@ -118,10 +122,15 @@ export async function afterPassword(ctx: Koa.Context, deps: AuthDeps, userId: st
 
 /** Both factors given: a new session acts as the creator, on their current team. */
 export async function completeSignIn(ctx: Koa.Context, deps: AuthDeps, userId: string, returnTo: string): Promise<void> {
+  await startSignedInSession(ctx, deps, userId);
+  ctx.redirect(returnTo);
+}
+
+/** The session part of completeSignIn, for the passkey endpoint (it answers JSON, not a redirect). */
+export async function startSignedInSession(ctx: Koa.Context, deps: AuthDeps, userId: string): Promise<void> {
   const users = unscoped(deps.db, "the creator who just signed in");
   const user = (await users("users").where({ id: userId }).first("current_team_id")) as { current_team_id: string | null } | undefined;
   await establishSession(ctx, userId, user?.current_team_id ?? null);
-  ctx.redirect(returnTo);
 }
 
 export function mountAccountPages(router: Router, deps: AuthDeps): void {

@@ -20,7 +20,10 @@ export interface AgentAuth {
 }
 
 export async function startAgentAuth(): Promise<AgentAuth> {
-  const clock = new TestClock();
+  // The clock starts just after an hour begins: the limits' windows are computed from this clock
+  // while their KV counters expire in real time (the window's rest, plus a second), so a clock
+  // frozen near a window's end would let a counter vanish in the middle of a slow test.
+  const clock = new TestClock(Math.floor(Date.now() / 3_600_000) * 3_600_000 + 1_000);
   const auth = await startAuth({ now: clock.now, clientIp: (req) => String(req.headers["x-test-ip"] ?? "127.0.0.1") });
   const json =
     (path: string) =>

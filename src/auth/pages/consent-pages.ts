@@ -92,7 +92,7 @@ async function consentPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, 
     return;
   }
   const fields = requestFields(request);
-  const role = place === "owner" ? "as its owner, every ability" : html`every ability your role there (<strong>${place}</strong>) grants`;
+  const role = place === "owner" ? "every ability (you own it)" : html`every ability your role there (<strong>${place}</strong>) grants`;
   renderPage(ctx, {
     title: `Connect ${request.client.clientName}?`,
     creator,

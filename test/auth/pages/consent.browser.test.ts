@@ -8,7 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { startAuth } from "../../helpers/auth.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { freshPage, launchBrowser, screenshot, signIn } from "../../helpers/browser.ts";
-import { createTestCreator, TEST_PASSWORD, type TestCreator } from "../../helpers/fixtures.ts";
+import { createTestCreator, joinTeamWithToken, TEST_PASSWORD, type TestCreator } from "../../helpers/fixtures.ts";
 import { exchangeCode, newVerifier, registerClient } from "../../helpers/oauth.ts";
 import { startOAuthCallback, type OAuthCallback } from "../../helpers/oauth-callback.ts";
 import { createDomainContext } from "../../../src/db/tenant.ts";
@@ -133,6 +133,19 @@ describe("auth pages: OAuth consent (Chromium)", function () {
     const [params] = await Promise.all([callback.next(), page.goto(authorizeUrl(verifier, { code_challenge_method: "plain" }))]);
     assert.equal(params.get("error"), "invalid_request");
     assert.equal(params.get("state"), "state-42");
+    await context.close();
+  });
+
+  it("names a member's role: the app gets what that role grants on the team", async () => {
+    const member = await createTestCreator({ label: "consent-member" });
+    await joinTeamWithToken(creator, member, ["team:view"], "member");
+    const { db } = await testDatabase();
+    await db("users").where({ id: member.userId }).update({ current_team_id: creator.teamId });
+    const { context, page } = await freshPage(browser);
+    const verifier = newVerifier();
+    await signIn(page, auth.url, member.email, TEST_PASSWORD, new URL(authorizeUrl(verifier)).pathname + new URL(authorizeUrl(verifier)).search);
+    await page.getByRole("heading", { name: `Connect ${CLIENT_NAME}?` }).waitFor();
+    assert.match(await page.locator(".consent-grants").innerText(), /with every ability your role there \(Member\) grants, and nothing more/);
     await context.close();
   });
 

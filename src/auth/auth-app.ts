@@ -17,6 +17,7 @@ import { tokenEndpoint } from "./token-endpoint.ts";
 import { mountAccountPages } from "./pages/account-pages.ts";
 import { mountAssets } from "./pages/assets.ts";
 import { mountSecondFactorPages } from "./pages/second-factor-pages.ts";
+import { mountConsentPages } from "./pages/consent-pages.ts";
 import { cookieSecurity } from "./pages/cookies.ts";
 import { pageNotFound } from "./pages/page-route.ts";
 import { sessionMiddleware } from "./pages/session.ts";
@@ -39,6 +40,7 @@ export function createAuthApp(deps: AuthDeps): Koa {
   mountAssets(router);
   mountAccountPages(router, deps);
   mountSecondFactorPages(router, deps);
+  mountConsentPages(router, deps);
 
   const app = new Koa();
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "auth", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));

@@ -140,9 +140,9 @@ describe("OAuth 2.1 for MCP clients", () => {
       const params = valid();
       const res = await authorize(params);
       assert.equal(res.status, 302);
-      const location = new URL(res.headers.get("location")!);
+      const location = new URL(res.headers.get("location")!, auth.url);
       assert.equal(`${location.origin}${location.pathname}`, `${auth.url}/sign-in`);
-      assert.equal(location.searchParams.get("return_to"), `${auth.url}/oauth/authorize?${new URLSearchParams(params)}`);
+      assert.equal(location.searchParams.get("return_to"), `/oauth/authorize?${new URLSearchParams(params)}`);
     });
 
     it("shows the error (never redirects) when the client or its redirect URI cannot be trusted", async () => {
@@ -154,7 +154,11 @@ describe("OAuth 2.1 for MCP clients", () => {
         const res = await authorize(params);
         assert.equal(res.status, 400);
         assert.equal(res.headers.get("location"), null);
-        assert.equal(((await res.json()) as any).error, "invalid_request");
+        // A page for the person (the consent page's frame), naming the error for the app's developer.
+        assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+        const page = await res.text();
+        assert.match(page, /cannot trust, so nothing was connected/);
+        assert.match(page, /<code>invalid_request<\/code>/);
       }
     });
 

@@ -6,19 +6,24 @@ import { createAuthApp, type AuthDeps } from "../../src/auth/auth-app.ts";
 export async function startAuth(options: Partial<AuthDeps> = {}) {
   const { db } = await testDatabase();
   const kv = await testKv();
-  return serveOnFreePort((url) =>
-    createAuthApp({
-      db,
-      kv,
-      appKey: TEST_APP_KEY,
-      now: () => new Date(),
-      release: "test",
-      logger: testLogger,
-      authUrl: url,
-      mcpUrl: "http://127.0.0.1:4001",
-      baseUrl: "http://127.0.0.1:4000",
-      docsUrl: DOCS_URL,
-      ...options,
-    }),
+  // Returned so a test that starts the MCP server after this one can name it (the pages read mcpUrl per request).
+  let deps!: AuthDeps;
+  const running = await serveOnFreePort((url) =>
+    createAuthApp(
+      (deps = {
+        db,
+        kv,
+        appKey: TEST_APP_KEY,
+        now: () => new Date(),
+        release: "test",
+        logger: testLogger,
+        authUrl: url,
+        mcpUrl: "http://127.0.0.1:4001",
+        baseUrl: "http://127.0.0.1:4000",
+        docsUrl: DOCS_URL,
+        ...options,
+      }),
+    ),
   );
+  return { ...running, deps };
 }

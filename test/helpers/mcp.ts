@@ -39,6 +39,8 @@ export interface StartMcpOptions {
   platforms?: McpAppDeps["platforms"];
   /** Every request through the SDK (the direct tools/call path off). */
   sdkOnly?: boolean;
+  /** The authorization server the protected-resource metadata names (default AUTH_URL, a dummy). */
+  authUrl?: string;
 }
 
 export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMcp> {
@@ -55,7 +57,7 @@ export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMc
       release: "3.0.0",
       mcpUrl: url,
       baseUrl: options.baseUrl ?? "http://api.test",
-      authUrl: AUTH_URL,
+      authUrl: options.authUrl ?? AUTH_URL,
       docsUrl: DOCS_URL,
       logger: testLogger,
       budget: options.budget ?? MCP_BUDGET,

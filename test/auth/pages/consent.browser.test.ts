@@ -14,6 +14,9 @@ import { startOAuthCallback, type OAuthCallback } from "../../helpers/oauth-call
 import { createDomainContext } from "../../../src/db/tenant.ts";
 import { createTeam } from "../../../src/modules/teams/teams.ts";
 import { s256 } from "../../../src/modules/oauth/authorization.ts";
+import { generate } from "otplib";
+import { confirmTotpEnrolment, pendingTotpEnrolment, startTotpEnrolment } from "../../../src/modules/account/totp.ts";
+import { TEST_APP_KEY } from "../../helpers/server.ts";
 
 const CLIENT_NAME = "Claude Desktop (test)";
 
@@ -85,6 +88,31 @@ describe("auth pages: OAuth consent (Chromium)", function () {
     assert.equal(params.get("state"), "state-42");
     assert.equal(params.get("code"), null);
     assert.equal(await codesOf(clientId), 0, "nothing is granted without approval");
+    await context.close();
+  });
+
+  it("asks a creator with an authenticator app for a code before the consent page", async () => {
+    const guarded = await createTestCreator({ label: "consent-2fa" });
+    const { db } = await testDatabase();
+    const now = new Date();
+    const owner = { db, userId: guarded.userId, teamId: guarded.teamId, requestId: null, appKey: TEST_APP_KEY, now };
+    await startTotpEnrolment(owner);
+    const { secret } = (await pendingTotpEnrolment(owner, guarded.email))!;
+    // Enrolled with the previous step's code, so the code typed below (this step's) is a later one.
+    assert.ok(await confirmTotpEnrolment(owner, await generate({ secret, epoch: Math.floor(now.getTime() / 1000) - 30 })));
+
+    const { context, page } = await freshPage(browser);
+    const verifier = newVerifier();
+    await page.goto(authorizeUrl(verifier));
+    await page.getByLabel("Email").fill(guarded.email);
+    await page.getByLabel("Password").fill(TEST_PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Two-factor authentication" }).waitFor();
+    assert.equal(await codesOf(clientId), 0);
+    await page.getByLabel("Authentication code").fill(await generate({ secret }));
+    await page.getByRole("button", { name: "Verify" }).click();
+    await page.getByRole("heading", { name: `Connect ${CLIENT_NAME}?` }).waitFor();
+    assert.equal(page.url(), authorizeUrl(verifier), "the second step returned to the same authorize URL");
     await context.close();
   });
 

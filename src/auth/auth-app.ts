@@ -16,6 +16,8 @@ import { oauthErrors } from "./oauth-error.ts";
 import { tokenEndpoint } from "./token-endpoint.ts";
 import { mountAccountPages } from "./pages/account-pages.ts";
 import { mountAssets } from "./pages/assets.ts";
+import { mountClaimPages } from "./pages/claim-pages.ts";
+import { mountTokenPages } from "./pages/tokens-pages.ts";
 import { cookieSecurity } from "./pages/cookies.ts";
 import { sessionMiddleware } from "./pages/session.ts";
 
@@ -36,6 +38,8 @@ export function createAuthApp(deps: AuthDeps): Koa {
   mountOAuthRoutes(router, deps);
   mountAssets(router);
   mountAccountPages(router, deps);
+  mountTokenPages(router, deps);
+  mountClaimPages(router, deps);
 
   const app = new Koa();
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "auth", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));

@@ -108,30 +108,37 @@ function abilitiesFieldsets(choice: MintChoice, values: MintValues): Html {
       ${choice.owner ? "You own this team: every ability can be given." : "Abilities your role on this team does not grant cannot be given."}
     </p>
     ${values.errors.abilities ? html`<p class="field-error" id="abilities-error">${values.errors.abilities}</p>` : ""}
-    ${abilityGroups.map(
-      (group) =>
-        html`<fieldset class="abilities">
-          <legend>${group.description}</legend>
-          <ul class="checks">
-            ${group.abilities.map((a) => {
-              const allowed = choice.allowed.has(a.value);
-              const note = [STATUS_NOTE[a.status], allowed ? "" : "not granted by your role"].filter(Boolean).join("; ");
-              return html`<li>
-                <label class="${allowed ? "" : "unavailable"}"
-                  ><input
-                    type="checkbox"
-                    name="ability"
-                    value="${a.value}"
-                    ${values.abilities.includes(a.value) && allowed ? html`checked` : ""}
-                    ${allowed ? "" : html`disabled`}
-                  />
-                  <code>${a.value}</code>${note ? html` <span class="hint">(${note})</span>` : ""}</label
-                >
-              </li>`;
-            })}
-          </ul>
-        </fieldset>`,
-    )}`;
+    <div role="group" aria-labelledby="abilities-heading" aria-describedby="abilities-hint${values.errors.abilities ? " abilities-error" : ""}">
+      ${abilityGroups.map(
+        (group) =>
+          html`<fieldset class="abilities">
+            <legend>${group.description}</legend>
+            <ul class="checks">
+              ${group.abilities.map((a) => {
+                const allowed = choice.allowed.has(a.value);
+                const note = [STATUS_NOTE[a.status], allowed ? "" : "not granted by your role"].filter(Boolean).join("; ");
+                return html`<li>
+                  <label class="${allowed ? "" : "unavailable"}"
+                    ><input
+                      type="checkbox"
+                      name="ability"
+                      value="${a.value}"
+                      ${values.abilities.includes(a.value) && allowed ? html`checked` : ""}
+                      ${allowed ? "" : html`disabled`}
+                    />
+                    <code>${a.value}</code>${note ? html` <span class="hint">(${note})</span>` : ""}</label
+                  >
+                </li>`;
+              })}
+            </ul>
+          </fieldset>`,
+      )}
+    </div>`;
+}
+
+/** At the top of the page (the list comes first): why nothing was minted, with a link to the form. */
+export function mintRefused(values: MintValues): Html {
+  return notice("error", html`${values.errors.general ?? "The token was not minted."} <a href="#mint-heading">See the form</a>.`);
 }
 
 export function mintSection(ctx: Koa.Context, choice: MintChoice, values: MintValues): Html {
@@ -140,8 +147,6 @@ export function mintSection(ctx: Koa.Context, choice: MintChoice, values: MintVa
     ${teamChoiceForm(choice)}
     <form method="post" action="/tokens" class="mint" novalidate>
       ${csrfField(ctx)}<input type="hidden" name="team_id" value="${choice.team.id}" />
-      ${values.errors.general ? notice("error", values.errors.general) : ""}
-      ${Object.keys(values.errors).length && !values.errors.general ? notice("error", "The token was not minted: see the messages below.") : ""}
       <p>The token will act on the team <strong>${choice.team.name}</strong>.</p>
       ${field({
         name: "name",

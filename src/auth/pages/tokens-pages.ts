@@ -21,6 +21,7 @@ import {
   deleteConfirmation,
   emptyMint,
   mintedSection,
+  mintRefused,
   mintSection,
   tokenList,
   type ListedToken,
@@ -97,7 +98,7 @@ async function showTokensPage(
     scripts: options.minted ? [COPY_SCRIPT] : [],
     // The list first (what a person comes to check or delete), the long mint form after it.
     body: html`${options.message ? notice("success", options.message) : ""} ${options.minted ? mintedSection(options.minted) : ""}
-    ${tokenList(await tokensOf(ctx, deps, creator))}
+    ${options.values && Object.keys(options.values.errors).length ? mintRefused(options.values) : ""} ${tokenList(await tokensOf(ctx, deps, creator))}
     ${
       choice
         ? mintSection(ctx, choice, options.values ?? emptyMint)

@@ -78,6 +78,7 @@ describe("auth pages: tokens (Chromium)", function () {
     await page.getByRole("button", { name: "Mint token" }).click();
     assert.match(await page.locator("#field-name-error").innerText(), /Give the token a name/);
     assert.match(await page.locator("#abilities-error").innerText(), /Tick at least one ability/);
+    assert.match(await page.getByRole("alert").innerText(), /The token was not minted\. See the form\./);
     await screenshot(page, "tokens-mint-refused");
 
     await page.getByLabel("Name").fill("Market reporter");
@@ -118,6 +119,12 @@ describe("auth pages: tokens (Chromium)", function () {
     const refused = await rest(token, `/v1/projects/${chosen.id}`);
     assert.equal(refused.status, 403);
     assert.equal(refused.body.error.code, "TOKEN_MISSING_ABILITY");
+
+    // A delete without the form's CSRF token is refused and changes nothing.
+    const tokenId = token.split("_")[2]!;
+    const forged = await page.request.post(`${auth.url}/tokens/${tokenId}/delete`, { form: { team_id: second.id } });
+    assert.equal(forged.status(), 403);
+    assert.equal((await rest(token, "/v1/projects")).status, 200);
 
     // Delete: a confirm step, then the next REST call is refused.
     await page.locator("table.tokens tr", { hasText: "Market reporter" }).getByRole("link", { name: "Delete Market reporter" }).click();

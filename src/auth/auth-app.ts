@@ -18,6 +18,8 @@ import { mountAccountPages } from "./pages/account-pages.ts";
 import { mountAssets } from "./pages/assets.ts";
 import { mountSecondFactorPages } from "./pages/second-factor-pages.ts";
 import { mountConsentPages } from "./pages/consent-pages.ts";
+import { mountClaimPages } from "./pages/claim-pages.ts";
+import { mountTokenPages } from "./pages/tokens-pages.ts";
 import { cookieSecurity } from "./pages/cookies.ts";
 import { pageNotFound } from "./pages/page-route.ts";
 import { sessionMiddleware } from "./pages/session.ts";
@@ -41,6 +43,8 @@ export function createAuthApp(deps: AuthDeps): Koa {
   mountAccountPages(router, deps);
   mountSecondFactorPages(router, deps);
   mountConsentPages(router, deps);
+  mountTokenPages(router, deps);
+  mountClaimPages(router, deps);
 
   const app = new Koa();
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "auth", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));

@@ -6,6 +6,7 @@ import { readRepositoryText } from "../../repository-files.ts";
 const ASSETS: Record<string, { file: string; type: string }> = {
   "auth.css": { file: "src/auth/assets/auth.css", type: "text/css; charset=utf-8" },
   "passkeys.js": { file: "src/auth/assets/passkeys.js", type: "text/javascript; charset=utf-8" },
+  "copy-token.js": { file: "src/auth/assets/copy-token.js", type: "text/javascript; charset=utf-8" },
   "simplewebauthn-browser.js": { file: "node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js", type: "text/javascript; charset=utf-8" },
 };
 

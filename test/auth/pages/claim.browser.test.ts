@@ -12,6 +12,7 @@ import { createTestCreator, TEST_PASSWORD } from "../../helpers/fixtures.ts";
 import { CLAIM_GRANT, wrongCode, type Registered } from "../../helpers/agent-registration.ts";
 import { startApi, type RunningApi } from "../../helpers/server.ts";
 import { testDatabase } from "../../helpers/backends.ts";
+import { TestClock } from "../../helpers/clock.ts";
 import { createDomainContext } from "../../../src/db/tenant.ts";
 import { createTeam } from "../../../src/modules/teams/teams.ts";
 
@@ -19,12 +20,15 @@ describe("auth pages: agent registration claim (Chromium)", function () {
   this.timeout(120_000);
   let browser: Browser;
   let auth: Awaited<ReturnType<typeof startAuth>>;
+  // The agent polls at most every 5 seconds (slow_down): the test moves this clock between polls.
+  // It starts just after an hour begins (limits' windows follow it, their counters real time).
+  const clock = new TestClock(Math.floor(Date.now() / 3_600_000) * 3_600_000 + 1_000);
   let api: RunningApi;
   before(async () => {
     // Each registration comes from its own address (X-Test-Ip), so the per-address limit never mixes tests.
     [browser, auth, api] = await Promise.all([
       launchBrowser(),
-      startAuth({ clientIp: (req) => String(req.headers["x-test-ip"] ?? "127.0.0.1") }),
+      startAuth({ now: clock.now, clientIp: (req) => String(req.headers["x-test-ip"] ?? "127.0.0.1") }),
       startApi(),
     ]);
   });
@@ -93,6 +97,7 @@ describe("auth pages: agent registration claim (Chromium)", function () {
     assert.match(await page.getByRole("status").first().innerText(), /You confirmed Release bot/);
     await screenshot(page, "claim-confirmed");
 
+    clock.advance(5_000);
     const collected = await poll(reg.claim_token);
     const grant = (await collected.json()) as { access_token: string; scope: string; registration_id: string };
     assert.equal(collected.status, 200, JSON.stringify(grant));

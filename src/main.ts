@@ -58,7 +58,7 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
         allowedOrigins: config.mcpAllowedOrigins,
       });
     case "site":
-      return createSiteApp({ ...common, siteUrl: config.site.url });
+      return createSiteApp({ ...common, siteUrl: config.site.url, mcpUrl: config.mcp.url, connectors });
     case "auth":
       return createAuthApp({ ...common, mcpUrl: config.mcp.url });
     case "docs":

@@ -11,8 +11,9 @@ import type { ClientIpResolver } from "../transports/http/client-ip.ts";
 import { discoveryRoute } from "../transports/http/discovery-document.ts";
 import { routeFallback } from "../transports/http/route-fallback.ts";
 import { SIGNATURE_DIRECTORY_PATH, signatureDirectory } from "./signature-directory.ts";
+import { mountMarketingPages, type MarketingDeps } from "./marketing/mount.ts";
 
-export interface SiteAppDeps {
+export interface SiteAppDeps extends MarketingDeps {
   db: Db;
   /** Discovery documents' per-IP limit (60 a minute) is counted here. */
   kv: Kv;
@@ -35,6 +36,7 @@ export function createSiteApp(deps: SiteAppDeps): Koa {
     ctx.set("Cache-Control", "no-store");
     ctx.body = { status: "up", release: deps.release };
   });
+  mountMarketingPages(router, deps);
 
   const app = new Koa();
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "site", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { testDatabase, testKv } from "../helpers/backends.ts";
 import { DOCS_URL, serveOnFreePort, TEST_APP_KEY, testLogger } from "../helpers/server.ts";
+import { marketingTestDeps } from "../helpers/site.ts";
 import { createSiteApp } from "../../src/site/site-app.ts";
 import { activeSigningKey } from "../../src/modules/webhooks/signing-keys.ts";
 import { messageSignatureHeaders } from "../../src/modules/webhooks/message-signature.ts";
@@ -34,7 +35,17 @@ describe("sdk README: the RFC 9421 receiver example", () => {
     const { db } = await testDatabase();
     const kv = await testKv();
     site = await serveOnFreePort((url) =>
-      createSiteApp({ db, kv, appKey: TEST_APP_KEY, now: () => new Date(), release: "test", logger: testLogger, siteUrl: url, docsUrl: DOCS_URL }),
+      createSiteApp({
+        db,
+        kv,
+        appKey: TEST_APP_KEY,
+        now: () => new Date(),
+        release: "test",
+        logger: testLogger,
+        siteUrl: url,
+        docsUrl: DOCS_URL,
+        ...marketingTestDeps(),
+      }),
     );
     folder = mkdtempSync(join(tmpdir(), "subbridge-receiver-"));
     const file = join(folder, "receiver.ts");

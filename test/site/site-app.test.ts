@@ -6,6 +6,7 @@ import { createHash, createPublicKey } from "node:crypto";
 import { createVerifier, httpbis } from "http-message-signatures";
 import { testDatabase, testKv } from "../helpers/backends.ts";
 import { DOCS_URL, serveOnFreePort, TEST_APP_KEY, testLogger } from "../helpers/server.ts";
+import { marketingTestDeps } from "../helpers/site.ts";
 import { createSiteApp } from "../../src/site/site-app.ts";
 import { activeSigningKey } from "../../src/modules/webhooks/signing-keys.ts";
 import { messageSignatureHeaders } from "../../src/modules/webhooks/message-signature.ts";
@@ -20,7 +21,17 @@ describe("site surface", () => {
     const { db } = await testDatabase();
     const kv = await testKv();
     site = await serveOnFreePort((url) =>
-      createSiteApp({ db, kv, appKey: TEST_APP_KEY, now: () => new Date(), release: "test", logger: testLogger, siteUrl: url, docsUrl: DOCS_URL }),
+      createSiteApp({
+        db,
+        kv,
+        appKey: TEST_APP_KEY,
+        now: () => new Date(),
+        release: "test",
+        logger: testLogger,
+        siteUrl: url,
+        docsUrl: DOCS_URL,
+        ...marketingTestDeps(),
+      }),
     );
   });
   after(() => site.close());

@@ -62,7 +62,7 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
     case "auth":
       return createAuthApp({ ...common, mcpUrl: config.mcp.url });
     case "docs":
-      return createDocsApp(common);
+      return createDocsApp({ ...common, mcpUrl: config.mcp.url, siteUrl: config.site.url });
     default:
       throw new ConfigError(`surface ${name} is not available in this release`);
   }

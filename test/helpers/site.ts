@@ -9,3 +9,10 @@ export const MCP_URL = "http://mcp.test";
 export function marketingTestDeps(): Omit<MarketingDeps, "siteUrl" | "docsUrl"> {
   return { baseUrl: BASE_URL, mcpUrl: MCP_URL, authUrl: AUTH_URL, connectors: repositoryConnectorRegistry() };
 }
+
+export const SITE_URL = "http://site.test";
+
+/** The docs surface's addresses other than its own and the API's. */
+export function docsTestAddresses(): { mcpUrl: string; authUrl: string; siteUrl: string } {
+  return { mcpUrl: MCP_URL, authUrl: AUTH_URL, siteUrl: SITE_URL };
+}

@@ -60,7 +60,6 @@ export function createDocsApp(deps: DocsAppDeps): Koa {
   const router = new Router();
   // GET routes answer HEAD too (the router adds it).
   mountMarkdownPages(router, [docsIndexPage(deps), ...guidePages(deps), eventCatalogPage(), errorReferencePage(catalog.errors)], { shell });
-  router.register("/errors/", ["GET"], async (ctx) => ctx.redirect("/errors"));
   const catalogText = JSON.stringify(catalog);
   router.register("/errors/error-codes.json", ["GET"], jsonDocument(catalogText));
   router.register("/error-codes.json", ["GET"], jsonDocument(catalogText));

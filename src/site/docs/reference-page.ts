@@ -13,10 +13,17 @@ import { securityHeaders } from "../pages/security-headers.ts";
 
 export const SCALAR_BUNDLE = "/assets/scalar-api-reference.js";
 
-/** What Scalar is told: no fonts or telemetry from elsewhere, the document from this host. */
+/**
+ * What Scalar is told: no fonts or telemetry from elsewhere, and none of its features that call
+ * Scalar's hosted services (the "Ask AI" agent, MCP generation, the developer-tools toolbar with
+ * Share and Deploy; Scalar turns them on by itself when the page is on localhost).
+ */
 export const SCALAR_CONFIGURATION = {
   withDefaultFonts: false,
   telemetry: false,
+  showDeveloperTools: "never",
+  agent: { disabled: true },
+  mcp: { disabled: true },
   showOperationId: true,
   hideClientButton: false,
   defaultOpenAllTags: false,

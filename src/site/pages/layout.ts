@@ -40,6 +40,7 @@ export function renderShell(shell: Shell, page: PageParts): string {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${page.title === shell.siteName ? page.title : `${page.title} · ${shell.siteName}`}</title>
         ${page.description ? html`<meta name="description" content="${page.description}" />` : null}
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/assets/site.css" />
         ${page.markdownPath ? html`<link rel="alternate" type="text/markdown" href="${page.markdownPath}" />` : null}
       </head>

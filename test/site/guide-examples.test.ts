@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { startSites, type RunningSites } from "../helpers/site.ts";
+import { snippetErrors } from "../sdk/typecheck-snippets.ts";
 import { testDatabase } from "../helpers/backends.ts";
 import { createTestCreator } from "../helpers/fixtures.ts";
 import { TEST_APP_KEY } from "../helpers/server.ts";
@@ -135,5 +136,21 @@ describe("guide examples, run as written", function () {
       restore();
     }
     assert.deepEqual(printed, ["member.joined"]);
+  });
+});
+
+describe("guide examples, typechecked against the SDK", () => {
+  it("every ts block of the guides compiles in strict mode (a fragment gets the client it names)", () => {
+    const fragmentClient = `import { createClient } from "@subbridge/sdk";\ndeclare const subbridge: ReturnType<typeof createClient>;\n`;
+    const snippets = ["rest-api", "mcp", "webhooks"].flatMap((name) =>
+      [...guide(name).matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => {
+        const code = m[1]!;
+        const body = code.includes("subbridge.") && !code.includes("createClient(") ? fragmentClient + code : code;
+        // A module (top-level await, as a reader runs it with tsx) even when it imports nothing.
+        return `${body}\nexport {};\n`;
+      }),
+    );
+    assert.ok(snippets.length >= 5);
+    assert.deepEqual(snippetErrors(snippets), []);
   });
 });

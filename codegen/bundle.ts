@@ -93,7 +93,7 @@ function injectCatalogs(doc: Json, abilities: AbilityCatalog, errors: ErrorDefin
   };
   doc.components.schemas.Ability = {
     type: "string",
-    description: "An ability value, <entity>:<action>. The catalog with each ability's enforcement is served at /abilities.json.",
+    description: "An ability value, `<entity>:<action>`. The catalog with each ability's enforcement is served at /abilities.json.",
     enum: abilities.abilities.map((a) => a.value),
   };
   doc.components.schemas.MintableAbility = {

@@ -303,7 +303,7 @@ export interface paths {
         put?: never;
         /**
          * Install a connector on the project
-         * @description Installs the connector `key` on the project: the credentials are verified with the platform through the connector's driver, the install fields are stored sealed, the settings are checked by the manifest's rules. 404 RESOURCE_NOT_FOUND (context.reason unknown_connector) when the key names no connector; 422 CONNECTOR_UNAVAILABLE (context.connector) when it is a roadmap entry, in development or paused; 422 when the project already runs it (context.reason already_installed); 403 CONNECTOR_TIER_REQUIRED for a second distinct connector unless the team's owner is on Growth; 422 with fields.<group>.<name> for bad fields or settings, for credentials the platform refuses and for a bot already connected to another project; 422 with context.reason platform_unreachable when the platform does not answer. Emits connector.installed.
+         * @description Installs the connector `key` on the project: the credentials are verified with the platform through the connector's driver, the install fields are stored sealed, the settings are checked by the manifest's rules. 404 RESOURCE_NOT_FOUND (context.reason unknown_connector) when the key names no connector; 422 CONNECTOR_UNAVAILABLE (context.connector) when it is a roadmap entry, in development or paused; 422 when the project already runs it (context.reason already_installed); 403 CONNECTOR_TIER_REQUIRED for a second distinct connector unless the team's owner is on Growth; 422 with `fields.<group>.<name>` for bad fields or settings, for credentials the platform refuses and for a bot already connected to another project; 422 with context.reason platform_unreachable when the platform does not answer. Emits connector.installed.
          */
         post: operations["install_connector"];
         /**
@@ -421,7 +421,7 @@ export interface paths {
         };
         /**
          * Get the project's connector deep link
-         * @description The link that opens the project's connector bot with a start payload. At most one query is used, by precedence access_code over plan_id over custom: access_code is the payload verbatim (the bot redeems it on open), plan_id the plan's bare UUID (the bot opens its checkout; 404 RESOURCE_NOT_FOUND when it is not a plan of this project), custom is passed through untouched and never acted on (a value the bot would act on - beginning with auth_ or -, or a bare UUID - is refused with 422), and with none the payload is project_<uuid> (the project's home). 422 VALIDATION_FAILED with context.reason no_bot_attached when the project has no connected installation with a bot URL, and on a plan_id that is not a UUID or a custom value that breaks its pattern.
+         * @description The link that opens the project's connector bot with a start payload. At most one query is used, by precedence access_code over plan_id over custom: access_code is the payload verbatim (the bot redeems it on open), plan_id the plan's bare UUID (the bot opens its checkout; 404 RESOURCE_NOT_FOUND when it is not a plan of this project), custom is passed through untouched and never acted on (a value the bot would act on - beginning with auth_ or -, or a bare UUID - is refused with 422), and with none the payload is `project_<uuid>` (the project's home). 422 VALIDATION_FAILED with context.reason no_bot_attached when the project has no connected installation with a bot URL, and on a plan_id that is not a UUID or a custom value that breaks its pattern.
          */
         get: operations["get_deep_link"];
         put?: never;
@@ -2742,7 +2742,7 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
-         * @description An ability value, <entity>:<action>. The catalog with each ability's enforcement is served at /abilities.json.
+         * @description An ability value, `<entity>:<action>`. The catalog with each ability's enforcement is served at /abilities.json.
          * @enum {string}
          */
         Ability: "account:read" | "account:write" | "activity:read" | "billing:manage" | "billing:read" | "broadcast:send" | "dashboard:read" | "distribution:read" | "group:create" | "group:delete" | "group:update" | "group:view" | "group:view-any" | "pass-window:create" | "pass-window:delete" | "pass-window:update" | "pass-window:view" | "pass-window:view-any" | "payment:refund" | "payment:view" | "payment:view-any" | "project-access-code:create" | "project-access-code:delete" | "project-access-code:update" | "project-access-code:view" | "project-access-code:view-any" | "project-connector:create" | "project-connector:delete" | "project-connector:update" | "project-connector:view" | "project-connector:view-any" | "project-coupon:create" | "project-coupon:delete" | "project-coupon:update" | "project-coupon:view" | "project-coupon:view-any" | "project-payment-method:create" | "project-payment-method:delete" | "project-payment-method:update" | "project-payment-method:view" | "project-payment-method:view-any" | "project-recovery:create" | "project-recovery:delete" | "project-recovery:update" | "project-recovery:view" | "project-recovery:view-any" | "project-resource:create" | "project-resource:delete" | "project-resource:update" | "project-resource:view" | "project-resource:view-any" | "project-subscription-plan:create" | "project-subscription-plan:delete" | "project-subscription-plan:update" | "project-subscription-plan:view" | "project-subscription-plan:view-any" | "project-subscription:create" | "project-subscription:delete" | "project-subscription:update" | "project-subscription:view" | "project-subscription:view-any" | "project-user:create" | "project-user:delete" | "project-user:update" | "project-user:view" | "project-user:view-any" | "project:create" | "project:delete" | "project:update" | "project:view" | "project:view-any" | "role:create" | "role:delete" | "role:update" | "role:view" | "role:view-any" | "support-canned-reply:create" | "support-canned-reply:delete" | "support-canned-reply:update" | "support-canned-reply:view-any" | "support-conversation:create" | "support-conversation:delete" | "support-conversation:update" | "support-conversation:view" | "support-conversation:view-any" | "team-member:invite" | "team-member:remove" | "team-member:update-role" | "team-member:view" | "team-member:view-any" | "team:create" | "team:delete" | "team:update" | "team:view" | "team:view-any" | "token:create" | "token:delete" | "token:view" | "token:view-any" | "webhook-delivery:retry" | "webhook-delivery:view-any" | "webhook-endpoint:create" | "webhook-endpoint:delete" | "webhook-endpoint:manage" | "webhook-endpoint:update" | "webhook-endpoint:view" | "webhook-endpoint:view-any";
@@ -3059,7 +3059,7 @@ export interface components {
             platform_account_name: string | null;
             /**
              * Format: uri
-             * @description Where members open the installation with a start payload (https://t.me/<bot>); null when the platform has none (Discord).
+             * @description Where members open the installation with a start payload (`https://t.me/<bot>`); null when the platform has none (Discord).
              */
             bot_url: string | null;
             /** @description The installation's settings, by the manifest's settings_fields names. */
@@ -3299,18 +3299,18 @@ export interface components {
             connector: string;
             /**
              * Format: uri
-             * @description The bot's address (https://t.me/<bot>).
+             * @description The bot's address (`https://t.me/<bot>`).
              */
             bot_url: string;
             /** @description The start payload. */
             start_payload: string;
             /**
              * Format: uri
-             * @description <bot_url>?start=<start_payload>, the payload percent-encoded.
+             * @description `<bot_url>?start=<start_payload>`, the payload percent-encoded.
              */
             deep_link: string;
             /**
-             * @description Which query the payload came from; project when none was given (project_<uuid>).
+             * @description Which query the payload came from; project when none was given (`project_<uuid>`).
              * @enum {string}
              */
             payload_kind: "access_code" | "plan_id" | "custom" | "project";
@@ -3940,7 +3940,7 @@ export interface components {
             project_id: components["schemas"]["Uuid"];
             /** @description The key of the connector whose manifest defines the kind. */
             connector: string;
-            /** @description The kind in that manifest; <connector>.<kind> names it fully. */
+            /** @description The kind in that manifest; `<connector>.<kind>` names it fully. */
             kind: string;
             /**
              * @description How access is handed over, copied from the manifest at creation.
@@ -4364,7 +4364,7 @@ export interface components {
             kind: "personal" | "agent_registration";
             /** @description The abilities the token carries, sorted. */
             abilities: components["schemas"]["Ability"][];
-            /** @description The token's scope entries: exactly one scope:team:<uuid> (frozen at mint time), then one scope:project:<uuid> per project of its allow-list (none = every project of the team). */
+            /** @description The token's scope entries: exactly one `scope:team:<uuid>` (frozen at mint time), then one `scope:project:<uuid>` per project of its allow-list (none = every project of the team). */
             scopes: string[];
             /**
              * Format: date-time
@@ -9673,7 +9673,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Token"];
-                        /** @description The bearer token, sbt_live_<id>_<secret>. Shown only in this response; store it now. */
+                        /** @description The bearer token, `sbt_live_<id>_<secret>`. Shown only in this response; store it now. */
                         token: string;
                     };
                 };

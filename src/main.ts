@@ -58,11 +58,11 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
         allowedOrigins: config.mcpAllowedOrigins,
       });
     case "site":
-      return createSiteApp({ ...common, siteUrl: config.site.url, mcpUrl: config.mcp.url });
+      return createSiteApp({ ...common, siteUrl: config.site.url, mcpUrl: config.mcp.url, connectors });
     case "auth":
       return createAuthApp({ ...common, mcpUrl: config.mcp.url });
     case "docs":
-      return createDocsApp(common);
+      return createDocsApp({ ...common, mcpUrl: config.mcp.url, siteUrl: config.site.url });
     default:
       throw new ConfigError(`surface ${name} is not available in this release`);
   }

@@ -1,6 +1,6 @@
-// The marketing site ({site_url}). This release serves what webhook receivers need from it: the
-// signing-key directory that verifies every delivery's HTTP Message Signature, and /up. The
-// marketing pages and the other discovery documents join this one router as they are built.
+// The marketing site ({site_url}): the marketing pages and their Markdown twins (./marketing), the
+// discovery documents (./discovery), the signing-key directory that verifies every webhook
+// delivery's HTTP Message Signature, and /up, on one router.
 import Koa from "koa";
 import { Router } from "@koa/router";
 import type { Logger } from "pino";
@@ -12,8 +12,9 @@ import { discoveryRoute } from "../transports/http/discovery-document.ts";
 import { routeFallback } from "../transports/http/route-fallback.ts";
 import { SIGNATURE_DIRECTORY_PATH, signatureDirectory } from "./signature-directory.ts";
 import { mountSiteDiscovery } from "./discovery/routes.ts";
+import { mountMarketingPages, type MarketingDeps } from "./marketing/mount.ts";
 
-export interface SiteAppDeps {
+export interface SiteAppDeps extends MarketingDeps {
   db: Db;
   /** Discovery documents' per-IP limit (60 a minute) is counted here. */
   kv: Kv;
@@ -41,6 +42,7 @@ export function createSiteApp(deps: SiteAppDeps): Koa {
     ctx.set("Cache-Control", "no-store");
     ctx.body = { status: "up", release: deps.release };
   });
+  mountMarketingPages(router, deps);
 
   const app = new Koa();
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "site", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));

@@ -33,11 +33,11 @@ export async function freshPage(browser: Browser): Promise<{ context: BrowserCon
   return { context, page };
 }
 
-/** Saves a full-page screenshot for review; returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** Saves a full-page screenshot for review (`fullPage: false`: the viewport, for very long pages); returns its path. */
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage: options.fullPage ?? true });
   return path;
 }
 

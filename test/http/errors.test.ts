@@ -5,6 +5,7 @@ import { startApi, DOCS_URL, testLogger, serveOnFreePort } from "../helpers/serv
 import { ApiClient, expectError } from "../helpers/http.ts";
 import { useApiWithCreator } from "../helpers/suite.ts";
 import { createDocsApp } from "../../src/site/docs-app.ts";
+import { docsTestAddresses } from "../helpers/site.ts";
 import { errorCatalog } from "../../generated/catalog.ts";
 
 describe("error envelope", () => {
@@ -89,7 +90,9 @@ describe("error envelope", () => {
   });
 
   it("documents every code at the docs_url anchor", async () => {
-    const docs = await serveOnFreePort(() => createDocsApp({ logger: testLogger, docsUrl: DOCS_URL, baseUrl: suite.api.url }));
+    const docs = await serveOnFreePort(() =>
+      createDocsApp({ logger: testLogger, docsUrl: DOCS_URL, baseUrl: suite.api.url, ...docsTestAddresses() }),
+    );
     try {
       const html = await (await fetch(`${docs.url}/errors`)).text();
       for (const code of Object.keys(errorCatalog)) {

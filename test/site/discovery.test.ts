@@ -14,6 +14,7 @@ import { testDatabase, testKv } from "../helpers/backends.ts";
 import { TestClock } from "../helpers/clock.ts";
 import { createTestCreator } from "../helpers/fixtures.ts";
 import { AUTH_URL, connectMcp, startMcp, type RunningMcp } from "../helpers/mcp.ts";
+import { marketingTestDeps } from "../helpers/site.ts";
 import { DOCS_URL, MCP_URL, serveOnFreePort, startApi, TEST_APP_KEY, testLogger, type RunningApi } from "../helpers/server.ts";
 import { createSiteApp } from "../../src/site/site-app.ts";
 
@@ -42,7 +43,7 @@ async function startSite(clock: TestClock, urls: { baseUrl: string; mcpUrl: stri
       logger: testLogger,
       siteUrl: url,
       docsUrl: DOCS_URL,
-      authUrl: AUTH_URL,
+      ...marketingTestDeps(),
       ...urls,
     }),
   );

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { testDatabase, testKv } from "../helpers/backends.ts";
 import { DOCS_URL, serveOnFreePort, TEST_APP_KEY, testLogger } from "../helpers/server.ts";
+import { marketingTestDeps } from "../helpers/site.ts";
 import { createSiteApp } from "../../src/site/site-app.ts";
 import { activeSigningKey } from "../../src/modules/webhooks/signing-keys.ts";
 import { messageSignatureHeaders } from "../../src/modules/webhooks/message-signature.ts";
@@ -43,9 +44,7 @@ describe("sdk README: the RFC 9421 receiver example", () => {
         logger: testLogger,
         siteUrl: url,
         docsUrl: DOCS_URL,
-        baseUrl: "http://api.test",
-        mcpUrl: "http://mcp.test",
-        authUrl: "http://auth.test",
+        ...marketingTestDeps(),
       }),
     );
     folder = mkdtempSync(join(tmpdir(), "subbridge-receiver-"));

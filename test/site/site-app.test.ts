@@ -6,6 +6,7 @@ import { createHash, createPublicKey } from "node:crypto";
 import { createVerifier, httpbis } from "http-message-signatures";
 import { testDatabase, testKv } from "../helpers/backends.ts";
 import { DOCS_URL, serveOnFreePort, TEST_APP_KEY, testLogger } from "../helpers/server.ts";
+import { marketingTestDeps } from "../helpers/site.ts";
 import { createSiteApp } from "../../src/site/site-app.ts";
 import { activeSigningKey } from "../../src/modules/webhooks/signing-keys.ts";
 import { messageSignatureHeaders } from "../../src/modules/webhooks/message-signature.ts";
@@ -29,9 +30,7 @@ describe("site surface", () => {
         logger: testLogger,
         siteUrl: url,
         docsUrl: DOCS_URL,
-        baseUrl: "http://api.test",
-        mcpUrl: "http://mcp.test",
-        authUrl: "http://auth.test",
+        ...marketingTestDeps(),
       }),
     );
   });

@@ -1,0 +1,152 @@
+// The marketing and reference sites in Chromium: the pages render with their one stylesheet and
+// no CSP violation, keyboard users can skip to the content, the API reference is rendered by
+// Scalar from the OpenAPI document (an operation's summary appears), the error reference opens
+// at the anchor a real docs_url names, and the guides render. Screenshots for review.
+// (Browser-side checks are passed to evaluate as text: the project compiles without the DOM types.)
+import assert from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { freshPage, launchBrowser, screenshot } from "../helpers/browser.ts";
+import { startSites, type RunningSites } from "../helpers/site.ts";
+
+/** Console errors and failed requests (a CSP violation is reported as a console error). */
+function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()}`));
+  return problems;
+}
+
+describe("marketing and reference sites (Chromium)", function () {
+  this.timeout(120_000);
+  let browser: Browser;
+  let sites: RunningSites;
+  before(async () => {
+    [browser, sites] = await Promise.all([launchBrowser(), startSites()]);
+  });
+  after(async () => {
+    await browser?.close();
+    await sites?.close();
+  });
+
+  it("marketing home: rendered with its stylesheet, a skip link, the Link header and its twins", async () => {
+    const { context, page } = await freshPage(browser);
+    const problems = watchProblems(page);
+    const response = await page.goto(sites.site.url + "/");
+    assert.ok(response);
+    const link = await response.headerValue("link");
+    for (const rel of ["api-catalog", "service-desc", "service-doc", "describedby"]) assert.match(link!, new RegExp(`rel="${rel}"`));
+    assert.match((await response.headerValue("vary"))!, /Accept/);
+    await page.getByRole("heading", { level: 1, name: "Paid memberships for your community" }).waitFor();
+    // The stylesheet applied: the header is a flex row.
+    assert.equal(await page.evaluate("getComputedStyle(document.querySelector('.site-header')).display"), "flex");
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate("document.activeElement.textContent"), "Skip to content");
+    await screenshot(page, "site-home");
+    await page.keyboard.press("Enter");
+    assert.ok(page.url().endsWith("#main"));
+
+    // The twin, as a reader's browser follows the footer link, and to a Markdown-preferring fetch.
+    const twin = await page.request.get(sites.site.url + "/index.md");
+    assert.equal(twin.headers()["content-type"], "text/markdown; charset=utf-8");
+    assert.match(await twin.text(), /^# Paid memberships for your community\n/);
+    const negotiated = await page.request.get(sites.site.url + "/", { headers: { Accept: "text/markdown" } });
+    assert.equal(await negotiated.text(), await twin.text());
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it("pricing and connectors render their tables and catalog", async () => {
+    const { context, page } = await freshPage(browser);
+    const problems = watchProblems(page);
+    await page.goto(sites.site.url + "/pricing");
+    const table = page.getByRole("table");
+    assert.deepEqual(await table.locator("thead th").allInnerTexts(), ["", "Free", "Starter", "Growth"]);
+    await page.getByRole("heading", { name: "What Growth unlocks" }).waitFor();
+    assert.equal(await page.getByRole("link", { name: "Pricing" }).getAttribute("aria-current"), "page");
+    await screenshot(page, "site-pricing");
+
+    await page.goto(sites.site.url + "/connectors");
+    for (const name of ["Telegram", "Discord", "Slack", "WhatsApp"]) await page.getByRole("heading", { level: 3, name }).waitFor();
+    await page.goto(sites.site.url + "/connectors#telegram");
+    assert.equal(await page.locator(":target").innerText(), "Telegram");
+    await screenshot(page, "site-connectors");
+
+    await page.goto(sites.site.url + "/developers");
+    await page.getByRole("link", { name: "@subbridge/sdk on npm" }).waitFor();
+    await screenshot(page, "site-developers");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it("reference: Scalar renders the OpenAPI document from this host, an operation's summary visible", async () => {
+    const { context, page } = await freshPage(browser);
+    const problems = watchProblems(page);
+    const external: string[] = [];
+    page.on("request", (request) => {
+      const origin = new URL(request.url()).origin;
+      if (origin !== sites.docs.url && !request.url().startsWith("data:") && !request.url().startsWith("blob:")) external.push(request.url());
+    });
+    await page.goto(sites.docs.url + "/reference");
+    await page.getByRole("heading", { name: "SubBridge API" }).first().waitFor({ timeout: 60_000 });
+    await screenshot(page, "docs-reference", { fullPage: false });
+    // Scalar lists the operations by summary in its sidebar; list_projects is "List the team's projects".
+    await page.getByRole("button", { name: "Open Group - Projects" }).click();
+    await page.getByRole("link", { name: /List the team's projects/ }).click();
+    await page.waitForURL(/#tag\/projects\/GET\/v1\/projects$/);
+    await page.getByRole("heading", { name: "List the team's projects" }).first().waitFor({ timeout: 60_000 });
+    assert.ok(await page.getByText("list_projects", { exact: true }).first().isVisible(), "the operation id is shown");
+    await page.waitForTimeout(500);
+    await screenshot(page, "docs-reference-operation", { fullPage: false });
+    assert.deepEqual(external, [], "nothing is loaded from another host");
+    assert.deepEqual(
+      problems.filter((p) => /Content Security Policy|Refused/.test(p)),
+      [],
+    );
+    await context.close();
+  });
+
+  it("error reference: opens at the anchor a real docs_url names", async () => {
+    const res = await fetch(`${sites.api.url}/v1/teams/current`);
+    const { error } = (await res.json()) as { error: { docs_url: string } };
+    const named = new URL(error.docs_url); // http://docs.test/errors#authentication_required
+    const { context, page } = await freshPage(browser);
+    const problems = watchProblems(page);
+    await page.goto(sites.docs.url + named.pathname + named.hash);
+    const target = page.locator(":target");
+    assert.equal(await target.getAttribute("id"), named.hash.slice(1));
+    assert.equal(await target.innerText(), "AUTHENTICATION_REQUIRED");
+    assert.ok(await target.isVisible());
+    // The named entry is highlighted and scrolled to.
+    assert.notEqual(await page.evaluate("getComputedStyle(document.querySelector(':target')).backgroundColor"), "rgba(0, 0, 0, 0)");
+    assert.ok(((await page.evaluate("window.scrollY")) as number) > 0);
+    await screenshot(page, "docs-error-reference", { fullPage: false }); // opened at the anchor
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it("guides and the event catalog render", async () => {
+    const { context, page } = await freshPage(browser);
+    const problems = watchProblems(page);
+    for (const [path, heading, shot] of [
+      ["/", "SubBridge reference", "docs-home"],
+      ["/guides/rest-api", "REST API guide", "docs-guide-rest-api"],
+      ["/guides/mcp", "MCP server guide", "docs-guide-mcp"],
+      ["/guides/webhooks", "Webhooks guide", "docs-guide-webhooks"],
+      ["/webhooks/events", "Webhook events", "docs-webhook-events"],
+    ] as const) {
+      await page.goto(sites.docs.url + path);
+      await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+      // The event catalog is too long for one full-page image.
+      await screenshot(page, shot, { fullPage: path !== "/webhooks/events" });
+    }
+    await page.goto(sites.docs.url + "/webhooks/events#subscription.created");
+    assert.equal(await page.locator(":target").innerText(), "subscription.created");
+    await page.goto(sites.docs.url + "/guides/mcp#toolsets");
+    assert.ok((await page.getByRole("table").first().locator("tbody tr").count()) > 10);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

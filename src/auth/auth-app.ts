@@ -15,6 +15,7 @@ import { authorizationServerMetadata } from "./metadata.ts";
 import { oauthErrors } from "./oauth-error.ts";
 import { tokenEndpoint } from "./token-endpoint.ts";
 import { mountAccountPages } from "./pages/account-pages.ts";
+import { mountInvitationPages } from "./pages/invitation-pages.ts";
 import { mountAssets } from "./pages/assets.ts";
 import { cookieSecurity } from "./pages/cookies.ts";
 import { sessionMiddleware } from "./pages/session.ts";
@@ -36,6 +37,7 @@ export function createAuthApp(deps: AuthDeps): Koa {
   mountOAuthRoutes(router, deps);
   mountAssets(router);
   mountAccountPages(router, deps);
+  mountInvitationPages(router, deps);
 
   const app = new Koa();
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "auth", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));

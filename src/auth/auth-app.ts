@@ -15,6 +15,7 @@ import { authorizationServerMetadata } from "./metadata.ts";
 import { oauthErrors } from "./oauth-error.ts";
 import { tokenEndpoint } from "./token-endpoint.ts";
 import { mountAccountPages } from "./pages/account-pages.ts";
+import { mountInvitationPages } from "./pages/invitation-pages.ts";
 import { mountAssets } from "./pages/assets.ts";
 import { mountSecondFactorPages } from "./pages/second-factor-pages.ts";
 import { mountConsentPages } from "./pages/consent-pages.ts";
@@ -45,6 +46,7 @@ export function createAuthApp(deps: AuthDeps): Koa {
   mountConsentPages(router, deps);
   mountTokenPages(router, deps);
   mountClaimPages(router, deps);
+  mountInvitationPages(router, deps);
 
   const app = new Koa();
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "auth", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));

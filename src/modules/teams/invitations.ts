@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, notFound, validationFailed } from "../../errors.ts";
 import type { Knex } from "knex";
-import { createDomainContext, unscoped, type DomainContext } from "../../db/tenant.ts";
+import { createDomainContext, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 import type { PageWindow } from "../../db/pages.ts";
 import { fetchPage, orderClause } from "../../db/pages.ts";
 import { randomToken, sha256Hex } from "../../security/crypto.ts";
@@ -146,24 +146,55 @@ export async function withdrawInvitation(ctx: DomainContext, id: string): Promis
 /** Why an invitation link cannot be accepted (the pages say so in words). */
 export type RefusedAcceptance = "unknown" | "expired" | "no_longer_pending" | "email_mismatch" | "already_member";
 
+const refuse = (reason: RefusedAcceptance, message: string): never => {
+  throw new ApiError("VALIDATION_FAILED", message, { context: { reason } });
+};
+
+/**
+ * The invitation a link's secret names, while it can still be accepted (the rules the page that
+ * shows it and the acceptance share): refused as unknown, no longer pending, or expired.
+ */
+async function openInvitation(db: Db, secret: string, now: Date, lock: boolean): Promise<InvitationRow> {
+  const lookup = unscoped(db, "an invitee, not yet a member, opens the link: the secret names the team");
+  const query = lookup("team_invitations").where({ token_hash: sha256Hex(secret) });
+  const row = (await (lock ? query.forUpdate() : query).first()) as InvitationRow | undefined;
+  if (!row) return refuse("unknown", "This invitation link is not valid.");
+  if (row.status !== "pending") return refuse("no_longer_pending", "This invitation was already used or withdrawn.");
+  if (new Date(row.expires_at).getTime() <= now.getTime()) return refuse("expired", "This invitation has expired; ask for a new one.");
+  return row;
+}
+
+export interface InvitationSummary {
+  teamId: string;
+  teamName: string;
+  /** The invited address (the link holder received it there). */
+  email: string;
+  role: string;
+  roleName: string;
+  expiresAt: string;
+}
+
+/**
+ * What an invitation link offers, read-only, for the page that shows it before anyone accepts:
+ * refused for the same reasons acceptInvitation refuses a link (unknown, no_longer_pending, expired).
+ */
+export async function describeInvitation(db: Db, input: { secret: string; now: Date }): Promise<InvitationSummary> {
+  const row = await openInvitation(db, input.secret, input.now, false);
+  const lookup = unscoped(db, "the team and role an invitation link names, shown to the invitee before they join");
+  const team = (await lookup("teams").where({ id: row.team_id }).first("name")) as { name: string };
+  const role = (await lookup("roles").where({ id: row.role_id }).first("code", "name")) as { code: string; name: string };
+  return { teamId: row.team_id, teamName: team.name, email: row.email, role: role.code, roleName: role.name, expiresAt: iso(row.expires_at) };
+}
+
 /**
  * Accepts an invitation as the signed-in creator `userId` (whose address must be the invited one):
  * the membership exists with the invited role, and team.member.joined is emitted. Runs in a
  * transaction of its own.
  */
 export async function acceptInvitation(db: Knex, input: { secret: string; userId: string; now: Date; requestId?: string | null }) {
-  const refuse = (reason: RefusedAcceptance, message: string): never => {
-    throw new ApiError("VALIDATION_FAILED", message, { context: { reason } });
-  };
   return db.transaction(async (trx) => {
-    const lookup = unscoped(trx, "an invitee, not yet a member, opens the link: the secret names the team");
-    const row = (await lookup("team_invitations")
-      .where({ token_hash: sha256Hex(input.secret) })
-      .forUpdate()
-      .first()) as InvitationRow | undefined;
-    if (!row) return refuse("unknown", "This invitation link is not valid.");
-    if (row.status !== "pending") return refuse("no_longer_pending", "This invitation was already used or withdrawn.");
-    if (new Date(row.expires_at).getTime() <= input.now.getTime()) return refuse("expired", "This invitation has expired; ask for a new one.");
+    const row = await openInvitation(trx, input.secret, input.now, true);
+    const lookup = unscoped(trx, "the invitee's account and the invited role, before the membership exists");
     const user = (await lookup("users").where({ id: input.userId }).first("email")) as { email: string } | undefined;
     if (!user || user.email.toLowerCase() !== row.email.toLowerCase())
       return refuse("email_mismatch", "This invitation was sent to another address.");

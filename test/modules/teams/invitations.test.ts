@@ -8,7 +8,7 @@ import { testDatabase } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
 import { AUTH_URL } from "../../helpers/server.ts";
 import { pendingMail } from "../../../src/modules/mail/outbox.ts";
-import { acceptInvitation, INVITATION_LIFETIME_MS } from "../../../src/modules/teams/invitations.ts";
+import { acceptInvitation, describeInvitation, INVITATION_LIFETIME_MS } from "../../../src/modules/teams/invitations.ts";
 import { sha256Hex } from "../../../src/security/crypto.ts";
 
 describe("teams: invitations", () => {
@@ -108,5 +108,32 @@ describe("teams: invitations", () => {
     const again = await invite(person.email);
     assert.equal(again.status, 201, "an expired invitation does not block a new one");
     assert.equal((await db("team_invitations").where({ email: person.email, team_id: owner.teamId, status: "expired" })).length, 1);
+  });
+
+  it("describes a link (team, role, address) for the page, refusing as acceptance refuses, and changes nothing", async () => {
+    const { person, invitation, secret } = await invited("admin");
+    const { db } = await testDatabase();
+    const team = (await db("teams").where({ id: owner.teamId }).first("name")) as { name: string };
+    assert.deepEqual(await describeInvitation(db, { secret, now: new Date() }), {
+      teamId: owner.teamId,
+      teamName: team.name,
+      email: person.email,
+      role: "admin",
+      roleName: "Admin",
+      expiresAt: invitation.expires_at,
+    });
+    assert.equal((await db("team_invitations").where({ id: invitation.id }).first("status")).status, "pending");
+    const reasonOf = async (input: { secret: string; now: Date }) => {
+      try {
+        await describeInvitation(db, input);
+        return "described";
+      } catch (err) {
+        return (err as { context?: { reason?: string } }).context?.reason;
+      }
+    };
+    assert.equal(await reasonOf({ secret: "not-the-secret", now: new Date() }), "unknown");
+    assert.equal(await reasonOf({ secret, now: new Date(Date.now() + INVITATION_LIFETIME_MS + 1000) }), "expired");
+    await acceptInvitation(db, { secret, userId: person.userId, now: new Date() });
+    assert.equal(await reasonOf({ secret, now: new Date() }), "no_longer_pending");
   });
 });

@@ -47,47 +47,57 @@ export async function showAccount(ctx: Koa.Context, deps: PortalDeps, project: P
     member: { name: memberName(member) },
     ...(alert ? { status: 422 } : {}),
     body: html`<h1>Your membership</h1>
-      <p>Signed in as <strong>${memberName(member)}</strong>${member.connector_key ? ` (${deps.connectors.card(member.connector_key)?.name ?? member.connector_key})` : ""}.</p>
+      <p>
+        Signed in as
+        <strong>${memberName(member)}</strong
+        >${member.connector_key ? ` (${deps.connectors.card(member.connector_key)?.name ?? member.connector_key})` : ""}.
+      </p>
       ${redeemed && !alert ? portalNotice("success", "Your access code worked: welcome!") : ""} ${alert ? portalNotice("error", alert) : ""}
       <section aria-labelledby="subscriptions-heading">
         <h2 id="subscriptions-heading">Subscriptions</h2>
-        ${subscriptions.length
-          ? html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Plan</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Period ends</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${subscriptions.map(
-                  (s) => html`<tr>
-                    <th scope="row">${s.plan_name}</th>
-                    <td>${SUBSCRIPTION_STATUS[s.status] ?? s.status}</td>
-                    <td>${day(s.started_at)}</td>
-                    <td>${day(s.ends_at) ?? "No end date"}</td>
-                  </tr>`,
-                )}
-              </tbody>
-            </table>`
-          : html`<p>You have no subscription yet. <a href="${portalPath(project.handle)}">See the plans</a>.</p>`}
+        ${
+          subscriptions.length
+            ? html`<table>
+                <thead>
+                  <tr>
+                    <th scope="col">Plan</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Started</th>
+                    <th scope="col">Period ends</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${subscriptions.map(
+                    (s) =>
+                      html`<tr>
+                        <th scope="row">${s.plan_name}</th>
+                        <td>${SUBSCRIPTION_STATUS[s.status] ?? s.status}</td>
+                        <td>${day(s.started_at)}</td>
+                        <td>${day(s.ends_at) ?? "No end date"}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+            : html`<p>You have no subscription yet. <a href="${portalPath(project.handle)}">See the plans</a>.</p>`
+        }
       </section>
       <section aria-labelledby="access-heading">
         <h2 id="access-heading">Your access</h2>
-        ${grants.length
-          ? html`<ul class="grants">
-              ${grants.map(
-                (g) => html`<li>
-                  <span class="grant-title">${g.resource?.title ?? "A perk"}</span>
-                  ${g.resource?.label ? html`<span class="kind">${g.resource.label}</span>` : ""}
-                  <span class="grant-status status-${g.status}">${GRANT_STATUS[g.status] ?? g.status}</span>
-                </li>`,
-              )}
-            </ul>
-            <p class="hint">Invite links arrive as messages from the community's bot.</p>`
-          : html`<p>Nothing granted yet.</p>`}
+        ${
+          grants.length
+            ? html`<ul class="grants">
+                  ${grants.map(
+                    (g) =>
+                      html`<li>
+                        <span class="grant-title">${g.resource?.title ?? "A perk"}</span>
+                        ${g.resource?.label ? html`<span class="kind">${g.resource.label}</span>` : ""}
+                        <span class="grant-status status-${g.status}">${GRANT_STATUS[g.status] ?? g.status}</span>
+                      </li>`,
+                  )}
+                </ul>
+                <p class="hint">Invite links arrive as messages from the community's bot.</p>`
+            : html`<p>Nothing granted yet.</p>`
+        }
       </section>
       <section aria-labelledby="code-heading">
         <h2 id="code-heading">Redeem an access code</h2>
@@ -101,13 +111,19 @@ export async function redeemCode(ctx: Koa.Context, deps: PortalDeps, project: Po
   const member = await currentMember(ctx, deps, project);
   if (!member || !member.connector_key || !member.external_user_id) {
     const domain = portalContext(deps, project, requestId(ctx));
-    return renderProjectPage(ctx, deps, domain, project, { member: null, status: 401, alert: "Sign in first: the code is redeemed for your account." });
+    return renderProjectPage(ctx, deps, domain, project, {
+      member: null,
+      status: 401,
+      alert: "Sign in first: the code is redeemed for your account.",
+    });
   }
   const code = (fields.code ?? "").trim();
   if (!code) return showAccount(ctx, deps, project, "Enter an access code.");
   const account = { connectorKey: member.connector_key, externalUserId: member.external_user_id, displayName: member.display_name };
   try {
-    await deps.db.transaction((trx) => redeemAccessCode(portalContext(deps, project, requestId(ctx), trx), { projectId: project.id, code, member: account }));
+    await deps.db.transaction((trx) =>
+      redeemAccessCode(portalContext(deps, project, requestId(ctx), trx), { projectId: project.id, code, member: account }),
+    );
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     const text = err.code === "ACCESS_CODE_INVALID" ? "No access code of this community matches (codes are case-sensitive)." : refusalText(err);

@@ -99,7 +99,12 @@ export interface MemberHoldings {
 }
 
 /** The member's subscriptions (newest first) and grants. */
-export async function memberHoldings(ctx: DomainContext, connectors: ConnectorRegistry, projectId: string, memberId: string): Promise<MemberHoldings> {
+export async function memberHoldings(
+  ctx: DomainContext,
+  connectors: ConnectorRegistry,
+  projectId: string,
+  memberId: string,
+): Promise<MemberHoldings> {
   const subscriptions = (await subscriptionsTable
     .rows(ctx)
     .where({ project_id: projectId, member_id: memberId })

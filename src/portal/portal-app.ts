@@ -72,7 +72,11 @@ export function createPortalApp(deps: PortalDeps): Koa {
     ctx.body = stylesheet;
   });
   router.register("/:handle", ["GET"], projectRoute(deps, projectPage));
-  router.register("/:handle/account", ["GET"], projectRoute(deps, (ctx, d, p) => showAccount(ctx, d, p)));
+  router.register(
+    "/:handle/account",
+    ["GET"],
+    projectRoute(deps, (ctx, d, p) => showAccount(ctx, d, p)),
+  );
   router.register("/:handle/redeem", ["POST"], projectRoute(deps, redeemCode));
   router.register("/:handle/sign-in", ["POST"], projectRoute(deps, startSignIn));
   router.register("/:handle/sign-in/:id", ["GET"], projectRoute(deps, showSignIn));
@@ -85,7 +89,8 @@ export function createPortalApp(deps: PortalDeps): Koa {
   app.use(router.routes());
   // Anything else (the host's root, a path no route knows, a method a route does not take): the not-found page.
   app.use(async (ctx) => {
-    if (ctx.body === undefined && ctx.status === 404) notFoundPage(ctx, ctx.path === "/" ? "Each community has its own address here: open the link the community gave you." : NOT_FOUND);
+    if (ctx.body === undefined && ctx.status === 404)
+      notFoundPage(ctx, ctx.path === "/" ? "Each community has its own address here: open the link the community gave you." : NOT_FOUND);
   });
   return app;
 }

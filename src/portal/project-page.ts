@@ -22,24 +22,28 @@ function planCard(entry: PortalPlan, highlighted: boolean, bot: PortalInstallati
     <p class="price">${price(plan)}</p>
     ${plan.trial_days > 0 ? html`<p class="trial">${plan.trial_days}-day free trial</p>` : ""}
     ${plan.description ? html`<p>${plan.description}</p>` : ""}
-    ${resources.length
-      ? html`<p class="includes">Includes:</p>
-          <ul class="resources">
-            ${resources.map((r) => html`<li>${r.title}${r.label ? html` <span class="kind">${r.label}</span>` : ""}</li>`)}
-          </ul>`
-      : ""}
-    ${bot
-      ? html`<a class="button${highlighted ? "" : " secondary"}" href="${startLink(bot.installation, plan.id)}"
-          >Subscribe in ${bot.connectorName}</a
-        >`
-      : ""}
+    ${
+      resources.length
+        ? html`<p class="includes">Includes:</p>
+            <ul class="resources">
+              ${resources.map((r) => html`<li>${r.title}${r.label ? html` <span class="kind">${r.label}</span>` : ""}</li>`)}
+            </ul>`
+        : ""
+    }
+    ${
+      bot
+        ? html`<a class="button${highlighted ? "" : " secondary"}" href="${startLink(bot.installation, plan.id)}"
+            >Subscribe in ${bot.connectorName}</a
+          >`
+        : ""
+    }
   </li>`;
 }
 
 function howToSubscribe(entry: PortalPlan, bot: PortalInstallation | undefined): Html {
   const how = bot
-    ? html`Payments are not taken on this page: press <strong>Subscribe in ${bot.connectorName}</strong> below and the bot opens the
-        checkout for this plan.`
+    ? html`Payments are not taken on this page: press <strong>Subscribe in ${bot.connectorName}</strong> below and the bot opens the checkout for this
+        plan.`
     : html`This community has no connected bot yet, so the plan cannot be bought right now.`;
   return portalNotice("info", html`You picked <strong>${entry.plan.name}</strong> (${price(entry.plan)}). ${how}`);
 }
@@ -59,10 +63,11 @@ function signInForms(ctx: Koa.Context, handle: string, installations: PortalInst
   return html`<p>Your membership is tied to your account on the community's platform. Confirm it there to sign in here.</p>
     <div class="actions">
       ${usable.map(
-        (i) => html`<form method="post" action="${portalPath(handle, "/sign-in")}">
-          ${csrfField(ctx)}<input type="hidden" name="installation" value="${i.installation.id}" />
-          <button type="submit">Sign in with ${i.connectorName}</button>
-        </form>`,
+        (i) =>
+          html`<form method="post" action="${portalPath(handle, "/sign-in")}">
+            ${csrfField(ctx)}<input type="hidden" name="installation" value="${i.installation.id}" />
+            <button type="submit">Sign in with ${i.connectorName}</button>
+          </form>`,
       )}
     </div>`;
 }
@@ -73,7 +78,13 @@ export interface ProjectPageOptions {
   status?: number;
 }
 
-export async function renderProjectPage(ctx: Koa.Context, deps: PortalDeps, domain: DomainContext, project: PortalProject, options: ProjectPageOptions) {
+export async function renderProjectPage(
+  ctx: Koa.Context,
+  deps: PortalDeps,
+  domain: DomainContext,
+  project: PortalProject,
+  options: ProjectPageOptions,
+) {
   const [plans, installations] = await Promise.all([
     publishedPlans(domain, deps.connectors, project.id),
     connectedInstallations(domain, deps.connectors, project.id),
@@ -90,44 +101,53 @@ export async function renderProjectPage(ctx: Koa.Context, deps: PortalDeps, doma
     ${wanted && !picked ? portalNotice("info", "That plan is not on sale any more; here is what the community offers now.") : ""}
     <section aria-labelledby="plans-heading">
       <h2 id="plans-heading">Plans</h2>
-      ${plans.length
-        ? html`<ul class="plans">
-            ${plans.map((p) => planCard(p, p === picked, bot))}
-          </ul>`
-        : html`<p>No plans are on sale right now.</p>`}
+      ${
+        plans.length
+          ? html`<ul class="plans">
+              ${plans.map((p) => planCard(p, p === picked, bot))}
+            </ul>`
+          : html`<p>No plans are on sale right now.</p>`
+      }
     </section>
-    ${ctas.length
-      ? html`<section aria-labelledby="open-heading">
-          <h2 id="open-heading">Open the community</h2>
-          <div class="actions">
-            ${ctas.map(
-              (i) => html`<a class="button cta cta-${i.installation.connector_key}" href="${startLink(i.installation, `project_${project.id}`)}"
-                >${i.cta}</a
-              >`,
-            )}
-          </div>
-        </section>`
-      : ""}
+    ${
+      ctas.length
+        ? html`<section aria-labelledby="open-heading">
+            <h2 id="open-heading">Open the community</h2>
+            <div class="actions">
+              ${ctas.map(
+                (i) =>
+                  html`<a class="button cta cta-${i.installation.connector_key}" href="${startLink(i.installation, `project_${project.id}`)}"
+                    >${i.cta}</a
+                  >`,
+              )}
+            </div>
+          </section>`
+        : ""
+    }
     <section aria-labelledby="code-heading">
       <h2 id="code-heading">Have an access code?</h2>
       ${member ? html`<p>Redeem it for your membership as ${memberName(member)}.</p>` : html`<p>Sign in first: the code is redeemed for your account.</p>`}
       ${redeemForm(ctx, project.handle)}
     </section>
-    ${member
-      ? html`<section aria-labelledby="account-heading">
-          <h2 id="account-heading">Your membership</h2>
-          <p><a href="${portalPath(project.handle, "/account")}">See your subscriptions and access</a></p>
-        </section>`
-      : html`<section aria-labelledby="sign-in-heading">
-          <h2 id="sign-in-heading">Members</h2>
-          ${signInForms(ctx, project.handle, installations)}
-        </section>`}
-    ${project.terms_url || project.privacy_url
-      ? html`<p class="legal">
-          ${project.terms_url ? html`<a href="${project.terms_url}">Terms</a>` : ""}
-          ${project.privacy_url ? html`<a href="${project.privacy_url}">Privacy</a>` : ""}
-        </p>`
-      : ""}`;
+    ${
+      member
+        ? html`<section aria-labelledby="account-heading">
+            <h2 id="account-heading">Your membership</h2>
+            <p><a href="${portalPath(project.handle, "/account")}">See your subscriptions and access</a></p>
+          </section>`
+        : html`<section aria-labelledby="sign-in-heading">
+            <h2 id="sign-in-heading">Members</h2>
+            ${signInForms(ctx, project.handle, installations)}
+          </section>`
+    }
+    ${
+      project.terms_url || project.privacy_url
+        ? html`<p class="legal">
+            ${project.terms_url ? html`<a href="${project.terms_url}">Terms</a>` : ""}
+            ${project.privacy_url ? html`<a href="${project.privacy_url}">Privacy</a>` : ""}
+          </p>`
+        : ""
+    }`;
   renderPortalPage(ctx, {
     title: picked ? picked.plan.name : "Plans",
     body,

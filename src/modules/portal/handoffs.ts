@@ -73,7 +73,10 @@ export type ClaimResult = { claimed: true; memberId: string } | { claimed: false
  * member of the project (found or created). Only the installation the link pointed at may claim
  * it, once, before it expires.
  */
-export async function claimHandoff(ctx: DomainContext, input: { installation: InstallationRow; account: PlatformAccount; token: string }): Promise<ClaimResult> {
+export async function claimHandoff(
+  ctx: DomainContext,
+  input: { installation: InstallationRow; account: PlatformAccount; token: string },
+): Promise<ClaimResult> {
   const row = (await portalHandoffsTable
     .rows(ctx)
     .where({ token_hash: sha256Hex(input.token), installation_id: input.installation.id })

@@ -36,7 +36,10 @@ export async function openPortalSession(ctx: DomainContext, input: { projectId: 
       .where({ key_hash: sha256Hex(input.oldKey) })
       .whereNot({ project_id: input.projectId })
       .update({ key_hash: keyHash });
-    await portalSessionsTable.rows(ctx).where({ key_hash: sha256Hex(input.oldKey), project_id: input.projectId }).delete();
+    await portalSessionsTable
+      .rows(ctx)
+      .where({ key_hash: sha256Hex(input.oldKey), project_id: input.projectId })
+      .delete();
   }
   await portalSessionsTable.insert(ctx, {
     key_hash: keyHash,
@@ -51,5 +54,8 @@ export async function openPortalSession(ctx: DomainContext, input: { projectId: 
 /** Signs the browser out of the project (its other projects' sessions stay). */
 export async function endPortalSession(ctx: DomainContext, projectId: string, browserKey: string | null): Promise<void> {
   if (!browserKey) return;
-  await portalSessionsTable.rows(ctx).where({ key_hash: sha256Hex(browserKey), project_id: projectId }).delete();
+  await portalSessionsTable
+    .rows(ctx)
+    .where({ key_hash: sha256Hex(browserKey), project_id: projectId })
+    .delete();
 }

@@ -27,11 +27,12 @@ export function currentMember(ctx: Koa.Context, deps: PortalDeps, project: Porta
 const day = (d: Date | null) => (d ? new Date(d).toISOString().slice(0, 10) : null);
 
 const SUBSCRIPTION_STATUS: Record<string, string> = { trialing: "Trial", active: "Active", canceled: "Cancelled", expired: "Ended" };
-const GRANT_STATUS: Record<string, string> = {
-  pending: "On its way: the creator hands this over personally",
-  granted: "Granted",
-  revoked: "Ended",
-};
+/** A grant's state in words; a pending manual perk is handed over by the creator, any other pending grant by the bot. */
+function grantStatus(grant: { status: string; grant_mode: string }): string {
+  if (grant.status === "pending")
+    return grant.grant_mode === "creator_task" ? "On its way: the creator hands this over personally" : "On its way: the bot sends your invite";
+  return grant.status === "granted" ? "Granted" : grant.status === "revoked" ? "Ended" : grant.status;
+}
 
 export async function showAccount(ctx: Koa.Context, deps: PortalDeps, project: PortalProject, alert?: string): Promise<void> {
   const member = await currentMember(ctx, deps, project);
@@ -91,7 +92,7 @@ export async function showAccount(ctx: Koa.Context, deps: PortalDeps, project: P
                       html`<li>
                         <span class="grant-title">${g.resource?.title ?? "A perk"}</span>
                         ${g.resource?.label ? html`<span class="kind">${g.resource.label}</span>` : ""}
-                        <span class="grant-status status-${g.status}">${GRANT_STATUS[g.status] ?? g.status}</span>
+                        <span class="grant-status status-${g.status}">${grantStatus(g)}</span>
                       </li>`,
                   )}
                 </ul>

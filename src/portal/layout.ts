@@ -38,8 +38,9 @@ export function renderPortalPage(ctx: Koa.Context, frame: PortalFrame): void {
   ctx.set("Content-Security-Policy", CONTENT_SECURITY_POLICY);
   ctx.set("X-Content-Type-Options", "nosniff");
   ctx.set("X-Frame-Options", "DENY");
-  // The sign-in page links carry a one-time token: never send the address to another site.
-  ctx.set("Referrer-Policy", "no-referrer");
+  // Never send a portal address to another site (same-origin, not no-referrer: that would make
+  // the browser send "Origin: null" on our own forms, which the CSRF check refuses).
+  ctx.set("Referrer-Policy", "same-origin");
   const { project } = frame;
   const title = project ? `${frame.title} · ${project.name}` : frame.title;
   ctx.body = html`<!doctype html>

@@ -88,7 +88,7 @@ export const SURFACES = ["api", "mcp", "auth", "site", "docs", "portal"] as cons
 export type SurfaceName = (typeof SURFACES)[number];
 const DEFAULT_PORTS: Record<SurfaceName, number> = { api: 4000, mcp: 4001, auth: 4002, site: 4003, docs: 4004, portal: 4005 };
 /** Surfaces that exist in this release; the others join as they are built. */
-export const AVAILABLE_SURFACES: readonly SurfaceName[] = ["api", "mcp", "auth", "site", "docs"];
+export const AVAILABLE_SURFACES: readonly SurfaceName[] = ["api", "mcp", "auth", "site", "docs", "portal"];
 
 /** The repository's connectors/ folder, found from this file so `npm start` works from any directory. */
 export const DEFAULT_CONNECTORS_DIR = fileURLToPath(repositoryFile("connectors"));

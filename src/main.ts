@@ -14,6 +14,7 @@ import { answerParserErrorsInEnvelope } from "./transports/http/parser-errors.ts
 import { createDocsApp } from "./site/docs-app.ts";
 import { createAuthApp } from "./auth/auth-app.ts";
 import { createSiteApp } from "./site/site-app.ts";
+import { createPortalApp } from "./portal/portal-app.ts";
 import { createMcpApp } from "./transports/mcp/mcp-app.ts";
 import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./pipeline/rate-limit.ts";
 import { handlers } from "../generated/handlers.ts";
@@ -63,6 +64,8 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
       return createAuthApp({ ...common, mcpUrl: config.mcp.url });
     case "docs":
       return createDocsApp({ ...common, mcpUrl: config.mcp.url, siteUrl: config.site.url });
+    case "portal":
+      return createPortalApp({ ...common, portalUrl: config.portal.url, connectors, platforms });
     default:
       throw new ConfigError(`surface ${name} is not available in this release`);
   }

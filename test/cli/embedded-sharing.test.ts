@@ -16,6 +16,7 @@ async function ports() {
     MCP_PORT: String(await freePort()),
     DOCS_PORT: String(await freePort()),
     SITE_PORT: String(await freePort()),
+    PORTAL_PORT: String(await freePort()),
     AUTH_PORT: String(await freePort()),
   };
 }

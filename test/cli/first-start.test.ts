@@ -14,6 +14,7 @@ describe("npm start on an empty embedded database", function () {
       DOCS_PORT: await freePort(),
       MCP_PORT: await freePort(),
       SITE_PORT: await freePort(),
+      PORTAL_PORT: await freePort(),
       AUTH_PORT: await freePort(),
     };
     const env = { DATA_DIR: dataDir, LOG_LEVEL: "warn", ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
@@ -70,6 +71,7 @@ describe("npm start on an empty embedded database", function () {
           DOCS_PORT: String(await freePort()),
           MCP_PORT: String(await freePort()),
           SITE_PORT: String(await freePort()),
+          PORTAL_PORT: String(await freePort()),
           AUTH_PORT: String(await freePort()),
           LOG_LEVEL: "warn",
         };
@@ -100,6 +102,7 @@ describe("npm start on an empty embedded database", function () {
         DOCS_PORT: String(await freePort()),
         MCP_PORT: String(await freePort()),
         SITE_PORT: String(await freePort()),
+        PORTAL_PORT: String(await freePort()),
         AUTH_PORT: String(await freePort()),
         LOG_LEVEL: "warn",
       };

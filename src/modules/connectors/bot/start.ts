@@ -13,13 +13,15 @@ import { plansTable, type PlanRow } from "../../plans/tables.ts";
 import { resourcesTable } from "../../resources/tables.ts";
 import type { InstallationRow } from "../tables.ts";
 import { labelsById, runAdminCommand } from "./admin.ts";
+import { claimHandoff } from "../../portal/handoffs.ts";
 
 export type StartOutcome =
   | { kind: "home" }
   | { kind: "plan"; planId: string }
   | { kind: "redeemed"; redemption: Redemption }
   | { kind: "refused"; code: string }
-  | { kind: "command"; name: string; done: boolean };
+  | { kind: "command"; name: string; done: boolean }
+  | { kind: "portal-sign-in"; signedIn: boolean };
 
 export interface StartReply {
   outcome: StartOutcome;
@@ -36,8 +38,8 @@ export interface StartInput {
   portalUrl: string;
 }
 
-/** A refusal a member can meet on redemption, in the words the bot uses; null for anything else. */
-function refusalText(err: ApiError): string | null {
+/** A refusal a member can meet on redemption, in the words the bot (and the portal) uses; null for anything else. */
+export function refusalText(err: ApiError): string | null {
   if (err.code === "ACCESS_CODE_EXPIRED") return "This access code has expired.";
   if (err.code === "ACCESS_CODE_ALREADY_REDEEMED") return "This access code has already been used.";
   if (err.code === "SUBSCRIPTION_ALREADY_ACTIVE") return "You already have an active membership here.";
@@ -50,7 +52,8 @@ async function portalOf(ctx: DomainContext, input: StartInput): Promise<string> 
   return `${input.portalUrl.replace(/\/+$/, "")}/${project.handle}`;
 }
 
-function price(plan: PlanRow): string {
+/** A plan's price in words ("$5.00 every month"), as the bot and the portal show it. */
+export function price(plan: PlanRow): string {
   const format = new Intl.NumberFormat("en", { style: "currency", currency: plan.currency });
   const amount = format.format(Number(plan.amount_minor) / 10 ** format.resolvedOptions().maximumFractionDigits!);
   const count = plan.billing_cycle_count;
@@ -77,6 +80,7 @@ async function redeemedText(ctx: DomainContext, redemption: Redemption): Promise
 export async function openStart(ctx: DomainContext, input: StartInput): Promise<StartReply> {
   const read = readStartPayload(input.payload);
   const projectId = input.installation.project_id;
+  if (read.kind === "auth") return portalSignIn(ctx, input, read.token);
   if (read.kind === "command") {
     const result = await runAdminCommand(ctx, input, read.name, read.args);
     if (result) return { outcome: { kind: "command", name: read.name, done: result.done }, text: result.text };
@@ -100,8 +104,22 @@ export async function openStart(ctx: DomainContext, input: StartInput): Promise<
       return { outcome: { kind: "refused", code: err.code }, text };
     }
   }
-  // auth_<token> (the portal's sign-in handoff) is answered by the portal surface; the bot shows home.
   return home(ctx, input);
+}
+
+const SIGN_IN_REFUSALS = {
+  unknown: "This sign-in link is not valid. Start again from the portal.",
+  expired: "This sign-in link has expired. Start again from the portal.",
+  used: "This sign-in link was already used. Start again from the portal.",
+  banned: "You cannot sign in to this community.",
+};
+
+/** auth_<token>: the portal's sign-in handoff, claimed for this account's member of the project. */
+async function portalSignIn(ctx: DomainContext, input: StartInput, token: string): Promise<StartReply> {
+  const result = await claimHandoff(ctx, { installation: input.installation, account: input.account, token });
+  if (result.claimed)
+    return { outcome: { kind: "portal-sign-in", signedIn: true }, text: "You are signed in to the portal: go back to your browser." };
+  return { outcome: { kind: "portal-sign-in", signedIn: false }, text: SIGN_IN_REFUSALS[result.reason] };
 }
 
 async function home(ctx: DomainContext, input: StartInput, notice?: string): Promise<StartReply> {

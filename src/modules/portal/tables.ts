@@ -1,0 +1,29 @@
+// The portal's sign-in tables (owned by the project's team, like its members).
+import { tenantTable } from "../../db/tenant.ts";
+
+export const portalHandoffsTable = tenantTable("portal_handoffs", { team: "team_id", project: "project_id" });
+export const portalSessionsTable = tenantTable("portal_sessions", { team: "team_id", project: "project_id" });
+
+export interface HandoffRow {
+  id: string;
+  team_id: string;
+  project_id: string;
+  installation_id: string;
+  token_hash: string;
+  token_sealed: string;
+  browser_hash: string;
+  member_id: string | null;
+  claimed_at: Date | null;
+  completed_at: Date | null;
+  expires_at: Date;
+  created_at: Date;
+}
+
+export interface PortalSessionRow {
+  key_hash: string;
+  team_id: string;
+  project_id: string;
+  member_id: string;
+  expires_at: Date;
+  created_at: Date;
+}

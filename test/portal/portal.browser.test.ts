@@ -1,0 +1,96 @@
+// The subscriber portal in Chromium: a project's page with a published plan, a superseded handle's
+// 404, the sign-in through the bot's /start auth_<token>, and the account page after redeeming an
+// access code. Screenshots under test-artifacts/screenshots/<backend>/portal-*.png.
+import assert from "node:assert/strict";
+import { randomInt } from "node:crypto";
+import type { Browser } from "playwright-core";
+import { freshPage, launchBrowser, screenshot } from "../helpers/browser.ts";
+import { useApiWithCreator } from "../helpers/suite.ts";
+import { asDomain, codesFor } from "../modules/subscriptions/commerce.ts";
+import { changeHandle } from "../../src/modules/projects/handles.ts";
+import { projectsTable } from "../../src/modules/projects/tables.ts";
+import { botStart, projectWithPlan, startPortal, type PortalProjectFixture } from "./support.ts";
+
+describe("subscriber portal (Chromium)", function () {
+  this.timeout(120_000);
+  const suite = useApiWithCreator({ creator: { tier: "growth" } });
+  let browser: Browser;
+  let portal: Awaited<ReturnType<typeof startPortal>>;
+  let fixture: PortalProjectFixture;
+  before(async () => {
+    [browser, portal] = await Promise.all([launchBrowser(), startPortal()]);
+    fixture = await projectWithPlan(suite);
+  });
+  after(async () => {
+    await browser?.close();
+    await portal?.close();
+  });
+
+  it("shows the portal of a project with a published plan", async () => {
+    const { context, page } = await freshPage(browser);
+    await page.goto(`${portal.url}/${fixture.handle}?plan=${fixture.plan.planId}`);
+    await page.getByRole("heading", { name: "Night Owls Club" }).waitFor();
+    await page.getByRole("heading", { name: "Night Owl monthly" }).waitFor();
+    assert.match(await page.locator("main").innerText(), /\$5\.00 every month/);
+    const cta = page.getByRole("link", { name: "Open in Telegram" });
+    assert.equal(await cta.getAttribute("href"), `${fixture.installation.bot_url}?start=project_${fixture.projectId}`);
+    await screenshot(page, "portal-project");
+    await context.close();
+  });
+
+  it("answers a superseded handle with the 404 page", async () => {
+    const next = `renamed-${randomInt(100000, 999999)}`;
+    const old = fixture.handle;
+    await asDomain(suite.creator, async (ctx) => {
+      await changeHandle(ctx, { id: fixture.projectId, handle: old }, next);
+      await projectsTable.rows(ctx).where({ id: fixture.projectId }).update({ handle: next });
+    });
+    const { context, page } = await freshPage(browser);
+    try {
+      const res = await page.goto(`${portal.url}/${old}`);
+      assert.equal(res?.status(), 404);
+      await page.getByRole("heading", { name: "Not found" }).waitFor();
+      await screenshot(page, "portal-superseded-handle");
+    } finally {
+      await asDomain(suite.creator, async (ctx) => {
+        await changeHandle(ctx, { id: fixture.projectId, handle: next }, old);
+        await projectsTable.rows(ctx).where({ id: fixture.projectId }).update({ handle: old });
+      });
+      await context.close();
+    }
+  });
+
+  it("signs a member in through the bot and shows the subscription after an access code", async () => {
+    const { context, page } = await freshPage(browser);
+    await page.goto(`${portal.url}/${fixture.handle}`);
+    await page.getByRole("button", { name: "Sign in with Telegram" }).click();
+    await page.waitForLoadState();
+    if (process.env.DEBUG_PORTAL) console.log(page.url(), await page.locator("body").innerText());
+    await page.getByRole("heading", { name: "Sign in with Telegram" }).waitFor();
+    await screenshot(page, "portal-sign-in");
+    const link = await page.getByRole("link", { name: "Open Telegram" }).getAttribute("href");
+    const payload = new URL(link!).searchParams.get("start")!;
+    assert.match(payload, /^auth_[A-Za-z0-9]{40}$/);
+    // The member presses Start in Telegram: the bot receives /start auth_<token>.
+    assert.match(
+      await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, randomInt(1_000_000, 9_999_999), payload),
+      /signed in to the portal/,
+    );
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("heading", { name: "Your membership" }).waitFor();
+
+    const [code] = await codesFor(suite.creator, fixture.plan);
+    await page.getByRole("textbox", { name: "Access code" }).fill(code!);
+    await page.getByRole("button", { name: "Redeem" }).click();
+    await page.getByText("Your access code worked: welcome!").waitFor();
+    const main = await page.locator("main").innerText();
+    assert.match(main, /Night Owl monthly\s+Active/);
+    assert.match(main, /VIP channel/);
+    assert.match(main, /Signed print/);
+    await screenshot(page, "portal-account");
+    const cookie = (await context.cookies()).find((c) => c.name === "sb_portal");
+    assert.equal(cookie?.httpOnly, true);
+    assert.equal(cookie?.sameSite, "Lax");
+    await context.close();
+  });
+});

@@ -1,0 +1,188 @@
+// The subscriber portal over HTTP: a project's page at its current handle only (404 for an unknown
+// or superseded handle), strict headers, the sign-in handoff (single use, bound to the browser,
+// expiring, confirmed by the bot's /start auth_<token>), and access-code redemption as the
+// signed-in member with refusals in words.
+import assert from "node:assert/strict";
+import { randomInt } from "node:crypto";
+import { testDatabase } from "../helpers/backends.ts";
+import { useApiWithCreator } from "../helpers/suite.ts";
+import { asDomain, codesFor } from "../modules/subscriptions/commerce.ts";
+import { changeHandle } from "../../src/modules/projects/handles.ts";
+import { projectsTable } from "../../src/modules/projects/tables.ts";
+import { botStart, PortalBrowser, projectWithPlan, startPortal, type PortalProjectFixture } from "./support.ts";
+
+describe("subscriber portal (HTTP)", function () {
+  this.timeout(90_000);
+  const suite = useApiWithCreator({ creator: { tier: "growth" } });
+  let portal: Awaited<ReturnType<typeof startPortal>>;
+  let fixture: PortalProjectFixture;
+  before(async () => {
+    portal = await startPortal();
+    fixture = await projectWithPlan(suite);
+  });
+  after(() => portal?.close());
+
+  /** Signs a fresh browser in as a new Telegram account through the handoff. */
+  async function signedInBrowser(userId = randomInt(1_000_000, 9_999_999)) {
+    const browser = new PortalBrowser(portal.url);
+    const started = await browser.post(`/${fixture.handle}/sign-in`, { installation: fixture.installation.id }, `/${fixture.handle}`);
+    assert.equal(started.status, 303);
+    const waiting = started.headers.get("location")!;
+    const page = await (await browser.get(waiting)).text();
+    const token = /start=auth_([A-Za-z0-9]+)/.exec(page)![1]!;
+    assert.match(await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, userId, `auth_${token}`), /You are signed in to the portal/);
+    const done = await browser.post(waiting, {}, waiting);
+    assert.equal(done.status, 303);
+    assert.equal(done.headers.get("location"), `/${fixture.handle}/account`);
+    return { browser, waiting, token };
+  }
+
+  it("shows the project's page at its current handle: plans, what they grant, the connector's button", async () => {
+    const res = await fetch(`${portal.url}/${fixture.handle}`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type")!, /text\/html/);
+    assert.match(res.headers.get("content-security-policy")!, /script-src 'self'/);
+    assert.match(res.headers.get("content-security-policy")!, /frame-ancestors 'none'/);
+    assert.equal(res.headers.get("x-frame-options"), "DENY");
+    assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+    const page = await res.text();
+    assert.ok(!/<script/i.test(page), "no script");
+    assert.ok(!/style=/i.test(page), "no inline style");
+    assert.match(page, /Night Owls Club/);
+    assert.match(page, /Night Owl monthly/);
+    assert.match(page, /\$5\.00 every month/);
+    assert.match(page, /VIP channel/);
+    assert.match(page, /Signed print/);
+    const bot = fixture.installation.bot_url;
+    assert.ok(page.includes(`href="${bot}?start=project_${fixture.projectId}"`), "the portal_cta through the start link");
+    assert.match(page, /Open in Telegram/);
+    assert.match(page, /Sign in with Telegram/);
+    const css = await fetch(`${portal.url}/assets/portal.css`);
+    assert.equal(css.status, 200);
+    assert.match(css.headers.get("content-type")!, /text\/css/);
+  });
+
+  it("highlights ?plan=<id> and says how to subscribe: through the bot", async () => {
+    const page = await (await fetch(`${portal.url}/${fixture.handle}?plan=${fixture.plan.planId}`)).text();
+    assert.match(page, /You picked <strong>Night Owl monthly<\/strong>/);
+    assert.match(page, /class="plan highlighted"/);
+    assert.ok(page.includes(`${fixture.installation.bot_url}?start=${fixture.plan.planId}`));
+  });
+
+  it("answers 404 for an unknown handle, the host's root and a superseded handle", async () => {
+    for (const path of ["/no-such-community-here", "/", "/UPPER", "/assets"]) {
+      const res = await fetch(`${portal.url}${path}`);
+      assert.equal(res.status, 404, path);
+      assert.match(res.headers.get("content-type")!, /text\/html/);
+      assert.match(await res.text(), /Not found/);
+    }
+    const { db } = await testDatabase();
+    const [projectId] = suite.creator.projectIds.slice(1);
+    const project = await db("projects")
+      .where({ id: projectId ?? fixture.projectId })
+      .first("id", "handle");
+    const old = project.handle as string;
+    const next = `moved-${randomInt(100000, 999999)}`;
+    await asDomain(suite.creator, async (ctx) => {
+      await changeHandle(ctx, project, next);
+      await projectsTable.rows(ctx).where({ id: project.id }).update({ handle: next });
+    });
+    try {
+      assert.equal((await fetch(`${portal.url}/${old}`)).status, 404);
+      assert.equal((await fetch(`${portal.url}/${old}/account`)).status, 404);
+      assert.equal((await fetch(`${portal.url}/${next}`)).status, 200);
+    } finally {
+      await asDomain(suite.creator, async (ctx) => {
+        await changeHandle(ctx, { id: project.id, handle: next }, old);
+        await projectsTable.rows(ctx).where({ id: project.id }).update({ handle: old });
+      });
+    }
+  });
+
+  it("signs a member in through the bot's /start auth_<token>; the handoff works once", async () => {
+    const { browser, waiting, token } = await signedInBrowser();
+    const account = await browser.get(`/${fixture.handle}/account`);
+    assert.equal(account.status, 200);
+    assert.match(await account.text(), /Signed in as\s*<strong>Ada Member<\/strong/);
+    // Continue again (the browser's key changed at sign-in, so the handoff is no longer its), and the bot again: both refused.
+    assert.equal((await browser.post(waiting, {}, `/${fixture.handle}`)).status, 404);
+    assert.match(await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, 4242, `auth_${token}`), /already used/);
+    // Signing out ends the session.
+    assert.equal((await browser.post(`/${fixture.handle}/sign-out`, {}, `/${fixture.handle}`)).status, 303);
+    assert.equal((await browser.get(`/${fixture.handle}/account`)).status, 303);
+  });
+
+  it("lets only the browser that started a handoff see it or finish it", async () => {
+    const mine = new PortalBrowser(portal.url);
+    const started = await mine.post(`/${fixture.handle}/sign-in`, { installation: fixture.installation.id }, `/${fixture.handle}`);
+    const waiting = started.headers.get("location")!;
+    const token = /start=auth_([A-Za-z0-9]+)/.exec(await (await mine.get(waiting)).text())![1]!;
+    // Before the bot confirms: Continue waits.
+    const early = await mine.post(waiting, {}, waiting);
+    assert.equal(early.status, 303);
+    assert.match(early.headers.get("location")!, /\?waiting$/);
+    await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, randomInt(1_000_000, 9_999_999), `auth_${token}`);
+    const other = new PortalBrowser(portal.url);
+    assert.equal((await other.get(waiting)).status, 404);
+    assert.equal((await other.post(waiting, {}, `/${fixture.handle}`)).status, 404);
+    // Without a CSRF token: refused.
+    assert.equal((await mine.request("POST", waiting, {})).status, 403);
+    assert.equal((await mine.post(waiting, {}, waiting)).status, 303);
+  });
+
+  it("refuses an expired handoff, in the bot and in the browser", async () => {
+    const browser = new PortalBrowser(portal.url);
+    const started = await browser.post(`/${fixture.handle}/sign-in`, { installation: fixture.installation.id }, `/${fixture.handle}`);
+    const waiting = started.headers.get("location")!;
+    const token = /start=auth_([A-Za-z0-9]+)/.exec(await (await browser.get(waiting)).text())![1]!;
+    const { db } = await testDatabase();
+    await db("portal_handoffs")
+      .where({ id: waiting.split("/").pop() })
+      .update({ expires_at: new Date(Date.now() - 1000) });
+    assert.match(await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, 5151, `auth_${token}`), /expired/);
+    const res = await browser.post(waiting, {}, `/${fixture.handle}`);
+    assert.equal(res.status, 410);
+    assert.match(await res.text(), /expired/);
+    const row = await db("portal_handoffs")
+      .where({ id: waiting.split("/").pop() })
+      .first();
+    assert.notEqual(row.token_hash, token, "the token is stored hashed");
+  });
+
+  it("redeems an access code as the signed-in member, with refusals in words", async () => {
+    const guest = new PortalBrowser(portal.url);
+    const [first, second, third] = await codesFor(suite.creator, fixture.plan, 3);
+    const refused = await guest.post(`/${fixture.handle}/redeem`, { code: first! }, `/${fixture.handle}`);
+    assert.equal(refused.status, 401);
+    assert.match(await refused.text(), /Sign in first/);
+
+    const { browser } = await signedInBrowser();
+    const redeemed = await browser.post(`/${fixture.handle}/redeem`, { code: first! }, `/${fixture.handle}/account`);
+    assert.equal(redeemed.status, 303);
+    const account = await (await browser.get(redeemed.headers.get("location")!)).text();
+    assert.match(account, /Your access code worked/);
+    assert.match(account, /Night Owl monthly<\/th>\s*<td>Active<\/td>/);
+    assert.match(account, /Signed print/);
+
+    const again = await browser.post(`/${fixture.handle}/redeem`, { code: first! }, `/${fixture.handle}/account`);
+    assert.match(await again.text(), /already been used/);
+    assert.match(
+      await (await browser.post(`/${fixture.handle}/redeem`, { code: second! }, `/${fixture.handle}/account`)).text(),
+      /already have an active membership/,
+    );
+    assert.match(
+      await (await browser.post(`/${fixture.handle}/redeem`, { code: "nope" }, `/${fixture.handle}/account`)).text(),
+      /No access code of this community matches/,
+    );
+    const [expiring] = await codesFor(suite.creator, fixture.plan, 1, new Date(Date.now() + 60_000));
+    const { db } = await testDatabase();
+    await db("access_codes")
+      .where({ status: "unredeemed", project_id: fixture.projectId })
+      .whereNotNull("expires_at")
+      .update({ expires_at: new Date(Date.now() - 1000) });
+    const { browser: other } = await signedInBrowser();
+    assert.match(await (await other.post(`/${fixture.handle}/redeem`, { code: expiring! }, `/${fixture.handle}/account`)).text(), /has expired/);
+    // The third code still works for that other member.
+    assert.equal((await other.post(`/${fixture.handle}/redeem`, { code: third! }, `/${fixture.handle}/account`)).status, 303);
+  });
+});

@@ -1,0 +1,117 @@
+// What the portal tests share: the portal surface in-process beside the suite's API, a project with
+// Telegram installed and a published plan, a browser-like HTTP client (cookies, CSRF tokens), and
+// the Telegram update that carries a member's /start.
+import { randomInt } from "node:crypto";
+import { createPortalApp } from "../../src/portal/portal-app.ts";
+import { updatesSecret } from "../../src/modules/connectors/bot/session.ts";
+import { testDatabase, testKv } from "../helpers/backends.ts";
+import { DOCS_URL, repositoryConnectorRegistry, serveOnFreePort, TEST_APP_KEY, testLogger } from "../helpers/server.ts";
+import { testPlatform, testPlatformEndpoints } from "../helpers/platforms.ts";
+import type { ApiSuite } from "../helpers/suite.ts";
+import { installTelegram } from "../modules/connectors/support.ts";
+import { seedPlan, type SeededPlan } from "../modules/subscriptions/commerce.ts";
+
+export async function startPortal() {
+  const { db } = await testDatabase();
+  const kv = await testKv();
+  const platforms = await testPlatformEndpoints();
+  return serveOnFreePort((url) =>
+    createPortalApp({
+      db,
+      kv,
+      appKey: TEST_APP_KEY,
+      now: () => new Date(),
+      release: "test",
+      logger: testLogger,
+      portalUrl: url,
+      docsUrl: DOCS_URL,
+      connectors: repositoryConnectorRegistry(),
+      platforms,
+    }),
+  );
+}
+
+export interface PortalProjectFixture {
+  projectId: string;
+  handle: string;
+  installation: { id: string; bot_url: string };
+  bot: { id: number };
+  plan: SeededPlan;
+}
+
+/** The suite creator's first project with Telegram installed and a published plan (a channel and a perk). */
+export async function projectWithPlan(suite: ApiSuite): Promise<PortalProjectFixture> {
+  const projectId = suite.creator.projectIds[0]!;
+  const { installation, bot } = await installTelegram(suite.client, projectId);
+  const plan = await seedPlan(suite.creator, {
+    resources: [
+      { mode: "bearer_link", title: "VIP channel" },
+      { mode: "creator_task", title: "Signed print" },
+    ],
+  });
+  const { db } = await testDatabase();
+  await db("projects")
+    .where({ id: projectId })
+    .update({ name: "Night Owls Club", description: "Late-night writing sessions and a members' channel." });
+  await db("plans").where({ id: plan.planId }).update({ name: "Night Owl monthly" });
+  const { handle } = await db("projects").where({ id: projectId }).first("handle");
+  return { projectId, handle, installation, bot, plan };
+}
+
+/** Telegram delivering a private `/start <payload>` from `userId` to the installation's bot; answers what the bot replied. */
+export async function botStart(apiUrl: string, installationId: string, botId: number, userId: number, payload: string): Promise<string> {
+  const mark = (await testPlatform()).calls.length;
+  const res = await fetch(`${apiUrl}/connectors/telegram/${installationId}/updates`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": updatesSecret(TEST_APP_KEY, installationId) },
+    body: JSON.stringify({
+      update_id: randomInt(1, 1e9),
+      message: {
+        message_id: 1,
+        date: Math.floor(Date.now() / 1000),
+        chat: { id: userId, type: "private" },
+        from: { id: userId, is_bot: false, first_name: "Ada", last_name: "Member" },
+        text: `/start ${payload}`,
+      },
+    }),
+  });
+  if (res.status !== 200) throw new Error(`the updates endpoint answered ${res.status}`);
+  const calls = (await testPlatform()).calls.slice(mark).filter((c) => c.bot === String(botId) && c.name === "sendMessage");
+  return calls.map((c) => String(c.params.text)).join("\n");
+}
+
+/** A browser without JavaScript: keeps cookies, follows nothing, reads the forms' CSRF token. */
+export class PortalBrowser {
+  readonly cookies = new Map<string, string>();
+  constructor(readonly base: string) {}
+
+  async request(method: string, path: string, form?: Record<string, string>): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    if (form) headers["content-type"] = "application/x-www-form-urlencoded";
+    const res = await fetch(`${this.base}${path}`, {
+      method,
+      headers,
+      redirect: "manual",
+      ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const at = pair!.indexOf("=");
+      this.cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
+    }
+    return res;
+  }
+
+  get(path: string) {
+    return this.request("GET", path);
+  }
+
+  /** Posts a form with a CSRF token read from `from` (a page of this portal). */
+  async post(path: string, fields: Record<string, string> = {}, from = "/up-page"): Promise<Response> {
+    const page = await (await this.get(from)).text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(page)?.[1];
+    if (!token) throw new Error(`no CSRF token on ${from}`);
+    return this.request("POST", path, { _csrf: token, ...fields });
+  }
+}

@@ -10,6 +10,7 @@ import { PageError } from "../auth/pages/forms.ts";
 import { cookieSecurity } from "../auth/pages/cookies.ts";
 import { readRepositoryText } from "../repository-files.ts";
 import { requestContext, type RequestState } from "../transports/http/request.ts";
+import { consumeBudget, type Window } from "../pipeline/rate-limit.ts";
 import { HANDLE_MAX, HANDLE_PATTERN, projectByPortalHandle, type PortalProject } from "../modules/projects/handles.ts";
 import { portalContext } from "./catalog.ts";
 import type { PortalDeps } from "./deps.ts";
@@ -59,6 +60,28 @@ async function projectPage(ctx: Koa.Context, deps: PortalDeps, project: PortalPr
   await renderProjectPage(ctx, deps, portalContext(deps, project, (ctx.state as RequestState).requestId ?? null), project, { member });
 }
 
+/** Portal actions (sign-in starts and continues, redemptions, sign-outs): 30 a minute per IP. */
+export const PORTAL_ACTION_BUDGET: readonly Window[] = [{ name: "portal-action-minute", limit: 30, windowMs: 60_000 }];
+
+/** Every POST spends the client address's budget first; beyond it, a page saying how long to wait. */
+function limitPortalActions(deps: PortalDeps): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.method === "POST") {
+      const state = await consumeBudget(deps.kv, `portal-action:${(ctx.state as RequestState).clientIp}`, PORTAL_ACTION_BUDGET, deps.now().getTime());
+      if (state.retryAfter !== null) {
+        ctx.set("Retry-After", String(state.retryAfter));
+        renderPortalPage(ctx, {
+          title: "Too many attempts",
+          status: 429,
+          body: portalNotice("error", `Too many attempts from this network. Wait ${state.retryAfter} seconds, then try again.`),
+        });
+        return;
+      }
+    }
+    await next();
+  };
+}
+
 export function createPortalApp(deps: PortalDeps): Koa {
   const stylesheet = readRepositoryText("src/portal/assets/portal.css");
   const router = new Router();
@@ -86,6 +109,7 @@ export function createPortalApp(deps: PortalDeps): Koa {
   const app = new Koa();
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "portal", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
   app.use(cookieSecurity(deps.portalUrl));
+  app.use(limitPortalActions(deps));
   app.use(router.routes());
   // Anything else (the host's root, a path no route knows, a method a route does not take): the not-found page.
   app.use(async (ctx) => {

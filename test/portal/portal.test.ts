@@ -9,6 +9,7 @@ import { useApiWithCreator } from "../helpers/suite.ts";
 import { asDomain, codesFor } from "../modules/subscriptions/commerce.ts";
 import { changeHandle } from "../../src/modules/projects/handles.ts";
 import { projectsTable } from "../../src/modules/projects/tables.ts";
+import { EXPIRED_PORTAL_ROWS_KEPT_MS, purgeExpiredPortalRows } from "../../src/modules/portal/jobs.ts";
 import { botStart, PortalBrowser, projectWithPlan, startPortal, type PortalProjectFixture } from "./support.ts";
 
 describe("subscriber portal (HTTP)", function () {
@@ -184,5 +185,37 @@ describe("subscriber portal (HTTP)", function () {
     assert.match(await (await other.post(`/${fixture.handle}/redeem`, { code: expiring! }, `/${fixture.handle}/account`)).text(), /has expired/);
     // The third code still works for that other member.
     assert.equal((await other.post(`/${fixture.handle}/redeem`, { code: third! }, `/${fixture.handle}/account`)).status, 303);
+  });
+
+  it("leaves expired handoffs and sessions to portal.purge-expired, a day after they expire", async () => {
+    const { browser } = await signedInBrowser();
+    assert.equal((await browser.get(`/${fixture.handle}/account`)).status, 200);
+    const { db } = await testDatabase();
+    const mine = async () => ({
+      handoffs: (await db("portal_handoffs").where({ project_id: fixture.projectId })).length,
+      sessions: (await db("portal_sessions").where({ project_id: fixture.projectId })).length,
+    });
+    const before = await mine();
+    assert.ok(before.handoffs > 0 && before.sessions > 0);
+    const latest = (await db("portal_sessions").where({ project_id: fixture.projectId }).max({ at: "expires_at" }).first()) as { at: Date };
+    await purgeExpiredPortalRows.run({ db, now: new Date(Date.now()) });
+    assert.deepEqual(await mine(), before, "nothing still usable (or expired less than a day ago) goes");
+    await purgeExpiredPortalRows.run({ db, now: new Date(new Date(latest.at).getTime() + EXPIRED_PORTAL_ROWS_KEPT_MS + 60_000) });
+    assert.deepEqual(await mine(), { handoffs: 0, sessions: 0 });
+    assert.equal((await browser.get(`/${fixture.handle}/account`)).status, 303, "the purged session signs in no more: sent to the project page");
+  });
+
+  it("limits portal actions to 30 a minute per address, with a page saying how long to wait", async () => {
+    const browser = new PortalBrowser(portal.url);
+    for (let i = 0; i < 30; i++) assert.notEqual((await browser.post(`/${fixture.handle}/sign-out`, {}, `/${fixture.handle}`)).status, 429);
+    const limited = await browser.post(`/${fixture.handle}/sign-out`, {}, `/${fixture.handle}`);
+    assert.equal(limited.status, 429);
+    assert.ok(Number(limited.headers.get("retry-after")) > 0);
+    assert.match(await limited.text(), /Too many attempts from this network\. Wait \d+ seconds, then try again\./);
+    assert.notEqual(
+      (await new PortalBrowser(portal.url).post(`/${fixture.handle}/sign-out`, {}, `/${fixture.handle}`)).status,
+      429,
+      "another address is not limited",
+    );
   });
 });

@@ -27,6 +27,8 @@ export async function startPortal() {
       docsUrl: DOCS_URL,
       connectors: repositoryConnectorRegistry(),
       platforms,
+      // Each PortalBrowser comes from its own address (the per-IP action budget is per browser here).
+      clientIp: (req) => String(req.headers["x-test-ip"] ?? "127.0.0.1"),
     }),
   );
 }
@@ -83,10 +85,11 @@ export async function botStart(apiUrl: string, installationId: string, botId: nu
 /** A browser without JavaScript: keeps cookies, follows nothing, reads the forms' CSRF token. */
 export class PortalBrowser {
   readonly cookies = new Map<string, string>();
+  readonly ip = `10.77.${randomInt(256)}.${randomInt(256)}`;
   constructor(readonly base: string) {}
 
   async request(method: string, path: string, form?: Record<string, string>): Promise<Response> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { "x-test-ip": this.ip };
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
     if (form) headers["content-type"] = "application/x-www-form-urlencoded";
     const res = await fetch(`${this.base}${path}`, {

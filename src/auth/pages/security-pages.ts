@@ -20,7 +20,7 @@ import { notice, renderPage } from "./layout.ts";
 import { pageRoute } from "./page-route.ts";
 import { keepChallenge, PASSKEY_SCRIPTS, passkeyControl, passkeyEndpoint, relyingParty, takeChallenge } from "./passkey-endpoints.ts";
 import { secondFactorsOf } from "./second-factor.ts";
-import { sessionOf } from "./session.ts";
+import { endOtherSessions, sessionOf } from "./session.ts";
 import { countWrongCode, refuseWhenWrongCodesSpent } from "./wrong-codes.ts";
 import { decrypt, encrypt } from "../../security/crypto.ts";
 
@@ -236,6 +236,7 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
         await enrolmentPage(ctx, deps, creator, "That code does not match. Check the app's clock and type the code it shows now.");
         return;
       }
+      await endOtherSessions(ctx, deps.db, creator.userId);
       recoveryCodesPage(ctx, creator, codes, "Your authenticator app is on. Sign-in now asks for one of its codes.");
     }),
   );
@@ -256,6 +257,7 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
         });
         return;
       }
+      await endOtherSessions(ctx, deps.db, creator.userId);
       ctx.redirect("/security?done=totp-off");
     }),
   );
@@ -270,12 +272,9 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
       const factors = await secondFactorsOf(deps.db, creator.userId);
       if (!factors.totp && !factors.passkeys)
         throw new PageError(400, "Recovery codes come with an authenticator app or a passkey. Set one up first.");
-      recoveryCodesPage(
-        ctx,
-        creator,
-        await regenerateRecoveryCodes(ownerOf(ctx, deps, creator)),
-        "New recovery codes are ready; the old ones no longer work.",
-      );
+      const codes = await regenerateRecoveryCodes(ownerOf(ctx, deps, creator));
+      await endOtherSessions(ctx, deps.db, creator.userId);
+      recoveryCodesPage(ctx, creator, codes, "New recovery codes are ready; the old ones no longer work.");
     }),
   );
 
@@ -289,6 +288,7 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
       const id = ctx.params.id ?? "";
       const removed = /^[0-9a-f-]{36}$/i.test(id) && (await removePasskey(ownerOf(ctx, deps, creator), id));
       if (!removed) throw new PageError(404, "That passkey is not one of yours, or it was already removed.");
+      await endOtherSessions(ctx, deps.db, creator.userId);
       ctx.redirect("/security?done=passkey-removed");
     }),
   );
@@ -316,6 +316,7 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
         challenge,
         name: typeof body.name === "string" ? body.name : "",
       });
+      await endOtherSessions(ctx, deps.db, creator.userId);
       if (!added.recoveryCodes) return { redirect: "/security?done=passkey-added" };
       // The first second factor's recovery codes: the next page shows them once. Until then the
       // session keeps them sealed (it is stored in the database).

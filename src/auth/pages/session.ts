@@ -90,7 +90,13 @@ export function endSession(ctx: Koa.Context): void {
   (ctx as unknown as { session: SessionData | null }).session = null;
 }
 
-/** Ends every session of a creator (a second factor removed, say) except, optionally, this one. */
-export async function endSessionsOf(db: Db, userId: string): Promise<void> {
-  await sessions(db).where({ user_id: userId }).delete();
+/**
+ * Ends every other session of the creator: after a change to how they sign in (a second factor on
+ * or off, a passkey added or removed, new recovery codes), a browser signed in before the change
+ * (perhaps someone else's) must sign in again under the new rules. This session stays.
+ */
+export async function endOtherSessions(ctx: Koa.Context, db: Db, userId: string): Promise<void> {
+  const own = (ctx as unknown as { session: { externalKey?: string } | null }).session?.externalKey;
+  const others = sessions(db).where({ user_id: userId });
+  await (own ? others.whereNot({ key_hash: sha256Hex(own) }) : others).delete();
 }

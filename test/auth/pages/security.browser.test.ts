@@ -175,14 +175,22 @@ describe("auth pages: two-factor authentication and passkeys (Chromium)", functi
     await context.close();
   });
 
-  it("turns the authenticator app off only with a current code", async () => {
+  it("turns the authenticator app off only with a current code; each change signs the creator's other browsers out", async () => {
     const creator = await createTestCreator({ label: "totp-off" });
+    const other = await freshPage(browser);
+    await signIn(other.page, auth.url, creator.email, TEST_PASSWORD);
+    await other.page.getByRole("heading", { name: "Your account" }).waitFor();
     const { context, page } = await freshPage(browser);
     await signIn(page, auth.url, creator.email, TEST_PASSWORD, "/security");
     await page.getByRole("button", { name: "Set up an authenticator app" }).click();
     const secret = (await page.locator("#totp-secret").innerText()).replace(/\s/g, "");
     await page.getByLabel("Code from the app").fill(await generate({ secret }));
     await page.getByRole("button", { name: "Turn on" }).click();
+    await page.getByRole("heading", { name: "Save your recovery codes" }).waitFor();
+    // The browser signed in before the app was on must sign in again (now with a code); this one stays.
+    await other.page.goto(`${auth.url}/`);
+    await other.page.getByRole("heading", { name: "Sign in", exact: true }).waitFor();
+    await other.context.close();
     await page.getByRole("link", { name: "I saved them: back to security" }).click();
     await page.getByLabel("Current code from the app").fill(await wrongCode(secret));
     await page.getByRole("button", { name: "Turn off the authenticator app" }).click();

@@ -6,13 +6,14 @@ import knex, { type Knex } from "knex";
 import ClientPgLite from "knex-pglite";
 import { migrationSource } from "./migrations/index.ts";
 import { isSharedEmbedded, openEmbeddedDatabase } from "./embedded.ts";
+import { pipelinedConnection } from "./transaction.ts";
 
 export type Database = Knex;
 
 /** PostgreSQL, or PGlite in memory (tests and benchmarks). DATA_DIR goes through openConfiguredDatabase. */
 export function openDatabase(options: { url: string | null }): Database {
   if (options.url) {
-    return knex({ client: "pg", connection: options.url, pool: { min: 0, max: 10 } });
+    return knex({ client: "pg", connection: pipelinedConnection(options.url), pool: { min: 0, max: 10 } });
   }
   return knex({ client: ClientPgLite as unknown as typeof knex.Client, dialect: "postgres", connection: {} } as Knex.Config);
 }

@@ -57,8 +57,9 @@ export interface ActivityInput {
 /** Entries belong to the team they were recorded on, and to a project when they name one. */
 export const activityLog = tenantTable("activity_log", { team: "team_id", project: "project_id" });
 
+/** Writes the entry with the change's transaction (at its COMMIT when the transaction defers its tail). */
 export async function recordActivity(ctx: DomainContext, entry: ActivityInput): Promise<void> {
-  await activityLog.insert(ctx, activityRow(ctx, entry));
+  await activityLog.append(ctx, activityRow(ctx, entry));
 }
 
 /** The row an entry is stored as (its team is set by the activity log's tenant table). */

@@ -117,7 +117,14 @@ function knexOver(dataDir: string, applicationName: string, max: number): knex.K
     // host = a directory: pg connects to <host>/.s.PGSQL.<port>. PGlite ignores user and database.
     // pipeline: statements leave without waiting for the previous answer (src/db/transaction.ts);
     // the embedded server keeps a client's batch together until it ends its transaction.
-    connection: { host: dataDir, port: SOCKET_PORT, user: "postgres", database: "postgres", application_name: applicationName, pipeline: true } as knex.Knex.PgConnectionConfig,
+    connection: {
+      host: dataDir,
+      port: SOCKET_PORT,
+      user: "postgres",
+      database: "postgres",
+      application_name: applicationName,
+      pipeline: true,
+    } as knex.Knex.PgConnectionConfig,
     pool: { min: 0, max },
   });
   shared.add(db);

@@ -115,9 +115,11 @@ function bindingOf(db: Knex, connection: Connection): Binding {
     if (unit && !unit.begun) sendBegin(binding, unit);
     return parent.transaction.apply(client, args);
   };
-  const bound = knex({ client: function BoundClient() {
-    return client;
-  } as unknown as typeof knex.Client });
+  const bound = knex({
+    client: function BoundClient() {
+      return client;
+    } as unknown as typeof knex.Client,
+  });
   binding.trx = Object.assign(bound, { isTransaction: true }) as unknown as Knex.Transaction;
   bindingsByConnection.set(connection, binding);
   bindingsByHandle.set(binding.trx, binding);
@@ -134,7 +136,10 @@ function compileDeferred(trx: Knex.Transaction, deferred: readonly Deferred[]): 
       if (rows) rows.push(...item.rows);
       else rowsByTable.set(item.table, [...item.rows]);
     } else {
-      const native = trx.raw(item.sql, item.bindings as Knex.RawBinding[]).toSQL().toNative();
+      const native = trx
+        .raw(item.sql, item.bindings as Knex.RawBinding[])
+        .toSQL()
+        .toNative();
       statements.push({ sql: native.sql, bindings: native.bindings });
     }
   }
@@ -164,7 +169,13 @@ async function commit(binding: Binding, unit: Unit): Promise<void> {
       const outcome = send(connection, statement);
       sent.push(outcome);
       // Sequential without pipelining; a failure stops the chain (the rest would be refused).
-      if (!(await outcome.then(() => true, () => false))) break;
+      if (
+        !(await outcome.then(
+          () => true,
+          () => false,
+        ))
+      )
+        break;
     }
   }
   const outcomes = await Promise.allSettled([unit.begun!, ...sent]);

@@ -7,13 +7,14 @@ import ClientPgLite from "knex-pglite";
 import { migrationSource } from "./migrations/index.ts";
 import { isSharedEmbedded, openEmbeddedDatabase } from "./embedded.ts";
 import { pipelinedConnection } from "./transaction.ts";
+import { acquireExclusive, multiplex, releaseExclusive } from "./multiplexing.ts";
 
 export type Database = Knex;
 
 /** PostgreSQL, or PGlite in memory (tests and benchmarks). DATA_DIR goes through openConfiguredDatabase. */
 export function openDatabase(options: { url: string | null }): Database {
   if (options.url) {
-    return knex({ client: "pg", connection: pipelinedConnection(options.url), pool: { min: 0, max: 10 } });
+    return multiplex(knex({ client: "pg", connection: pipelinedConnection(options.url), pool: { min: 0, max: 10 } }));
   }
   return knex({ client: ClientPgLite as unknown as typeof knex.Client, dialect: "postgres", connection: {} } as Knex.Config);
 }
@@ -97,7 +98,7 @@ export async function migrate(db: Database): Promise<string[]> {
  */
 export async function exclusively<T>(db: Database, key: string, work: () => Promise<T>): Promise<T> {
   if (isEmbedded(db)) return work();
-  const connection = await db.client.acquireConnection();
+  const connection = await acquireExclusive(db);
   try {
     await db.raw("select pg_advisory_lock(?::bigint)", [key]).connection(connection);
     try {
@@ -106,7 +107,7 @@ export async function exclusively<T>(db: Database, key: string, work: () => Prom
       await db.raw("select pg_advisory_unlock(?::bigint)", [key]).connection(connection);
     }
   } finally {
-    await db.client.releaseConnection(connection);
+    await releaseExclusive(db, connection);
   }
 }
 

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import knex from "knex";
 import { EmbeddedServer } from "./embedded-server.ts";
+import { multiplex } from "./multiplexing.ts";
 
 /** PostgreSQL's socket file name for the default port: psql -h DATA_DIR finds it. */
 export const SOCKET_PORT = 5432;
@@ -112,21 +113,23 @@ async function claim(server: EmbeddedServer, path: string): Promise<boolean> {
 }
 
 function knexOver(dataDir: string, applicationName: string, max: number): knex.Knex {
-  const db = knex({
-    client: "pg",
-    // host = a directory: pg connects to <host>/.s.PGSQL.<port>. PGlite ignores user and database.
-    // pipeline: statements leave without waiting for the previous answer (src/db/transaction.ts);
-    // the embedded server keeps a client's batch together until it ends its transaction.
-    connection: {
-      host: dataDir,
-      port: SOCKET_PORT,
-      user: "postgres",
-      database: "postgres",
-      application_name: applicationName,
-      pipeline: true,
-    } as knex.Knex.PgConnectionConfig,
-    pool: { min: 0, max },
-  });
+  const db = multiplex(
+    knex({
+      client: "pg",
+      // host = a directory: pg connects to <host>/.s.PGSQL.<port>. PGlite ignores user and database.
+      // pipeline: statements leave without waiting for the previous answer (src/db/transaction.ts);
+      // the embedded server keeps a client's batch together until it ends its transaction.
+      connection: {
+        host: dataDir,
+        port: SOCKET_PORT,
+        user: "postgres",
+        database: "postgres",
+        application_name: applicationName,
+        pipeline: true,
+      } as knex.Knex.PgConnectionConfig,
+      pool: { min: 0, max },
+    }),
+  );
   shared.add(db);
   return db;
 }

@@ -14,6 +14,7 @@
 // the same statements are sent one after another.
 import { EventEmitter } from "node:events";
 import knex, { type Knex } from "knex";
+import { acquireExclusive, releaseExclusive } from "./multiplexing.ts";
 
 /** What a transaction appends at its end, in the order it was asked for. */
 type Deferred = { rows: Record<string, unknown>[]; table: string } | { sql: string; bindings: readonly unknown[] };
@@ -85,7 +86,7 @@ function sendBegin(binding: Binding, unit: Unit): Promise<unknown> {
 function bindingOf(db: Knex, connection: Connection): Binding {
   const existing = bindingsByConnection.get(connection);
   if (existing) return existing;
-  const parent = db.client as Knex.Client & { _query: QueryFn; transaction: (...args: unknown[]) => unknown };
+  const parent = db.client as Knex.Client & { _query: QueryFn };
   const send: QueryFn = (conn, obj) => parent._query.call(parent, conn, obj);
   const client = Object.create(parent) as Record<string, unknown>;
   // Listeners registered on the bound client must not land on the pool client's own list.
@@ -113,7 +114,7 @@ function bindingOf(db: Knex, connection: Connection): Binding {
     // A savepoint needs the transaction it nests in.
     const unit = binding.unit;
     if (unit && !unit.begun) sendBegin(binding, unit);
-    return parent.transaction.apply(client, args);
+    return (knex.Client.prototype as unknown as { transaction: (...a: unknown[]) => unknown }).transaction.apply(client, args);
   };
   const bound = knex({
     client: function BoundClient() {
@@ -197,7 +198,7 @@ async function rollback(binding: Binding, unit: Unit): Promise<void> {
  */
 export async function runTransaction<T>(db: Knex | Knex.Transaction, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   if ((db as Knex.Transaction).isTransaction) return db.transaction(work);
-  const connection = (await db.client.acquireConnection()) as Connection;
+  const connection = (await acquireExclusive(db)) as Connection;
   let healthy = true;
   try {
     const binding = bindingOf(db, connection);
@@ -221,7 +222,7 @@ export async function runTransaction<T>(db: Knex | Knex.Transaction, work: (trx:
   } finally {
     // The pool validates a connection before lending it and drops one marked disposed.
     if (!healthy) (connection as { __knex__disposed?: string }).__knex__disposed = "its transaction could not be rolled back";
-    await db.client.releaseConnection(connection);
+    await releaseExclusive(db, connection);
   }
 }
 

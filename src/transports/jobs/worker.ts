@@ -8,6 +8,7 @@
 import PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import { exclusively, isEmbedded, type Database } from "../../db/database.ts";
+import { acquireExclusive, releaseExclusive } from "../../db/multiplexing.ts";
 import { isSharedEmbedded } from "../../db/embedded.ts";
 import type { JobRun, ScheduledJob } from "../../modules/jobs/scheduled-job.ts";
 
@@ -60,11 +61,12 @@ export interface JobWorker {
 function queueDatabase(db: Database): PgBoss.Db {
   return {
     async executeSql(text, values) {
-      const connection = await db.client.acquireConnection();
+      // A connection of its own: the queue's SQL may rely on its session.
+      const connection = (await acquireExclusive(db)) as { query(text: string, values?: unknown[]): Promise<{ rows: any[] }> };
       try {
         return await connection.query(text, values);
       } finally {
-        await db.client.releaseConnection(connection);
+        await releaseExclusive(db, connection);
       }
     },
   };

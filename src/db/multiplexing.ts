@@ -9,9 +9,11 @@
 //
 // Whatever needs a connection to itself still borrows one from the pool: transactions (knex's
 // transaction() and runTransaction) and session state (advisory locks, the job queue's SQL), through
-// acquireExclusive. A statement is sent to the shared connection with the fewest statements in
-// flight, so one slow statement delays few others. A shared connection that fails is dropped and
-// replaced on next use; the statements in flight on it fail as they would on a pooled one.
+// acquireExclusive. A statement goes to a shared connection whose oldest statement in flight is
+// younger than SLOW_MS (the fewest in flight among those), so once a statement has run that long
+// the statements after it go to the other connection; only when every connection is held up do
+// they queue behind the least busy one. A shared connection that fails is dropped and replaced on
+// next use; the statements in flight on it fail as they would on a pooled one.
 import type { Knex } from "knex";
 import knex from "knex";
 
@@ -19,8 +21,6 @@ import knex from "knex";
 interface PgConnection {
   pipeline?: boolean;
   connection?: { stream?: { cork(): void; uncork(): void } };
-  _queryQueue?: unknown[];
-  _sentQueryQueue?: unknown[];
   once(event: "error" | "end", listener: () => void): void;
   end(): Promise<void>;
 }
@@ -35,7 +35,8 @@ const multiplexed = new WeakMap<object, Multiplexed>();
 /** How many connections the statements outside transactions share (each is one PostgreSQL backend). */
 const SHARED_CONNECTIONS = 2;
 
-const inFlight = (c: PgConnection) => (c._queryQueue?.length ?? 0) + (c._sentQueryQueue?.length ?? 0);
+/** A connection whose oldest statement in flight has run this long is held up. */
+const SLOW_MS = 20;
 
 type ClientInternals = Knex.Client & {
   acquireRawConnection(): Promise<PgConnection>;
@@ -53,6 +54,8 @@ export function multiplex(db: Knex): Knex {
   const releaseExclusive = client.releaseConnection.bind(client);
   const shared: (PgConnection | null)[] = Array.from({ length: SHARED_CONNECTIONS }, () => null);
   const opening: (Promise<PgConnection> | null)[] = Array.from({ length: SHARED_CONNECTIONS }, () => null);
+  /** When each statement in flight on a shared connection was sent, oldest first (they are answered in order). */
+  const sentAt = new WeakMap<object, number[]>();
   const sharedSet = new WeakSet<object>();
   let closed = false;
 
@@ -70,6 +73,7 @@ export function multiplex(db: Knex): Knex {
         connection.once("error", drop);
         connection.once("end", drop);
         sharedSet.add(connection);
+        sentAt.set(connection, []);
         shared[slot] = connection;
         return connection;
       },
@@ -82,11 +86,19 @@ export function multiplex(db: Knex): Knex {
   };
 
   client.acquireConnection = async () => {
+    const now = performance.now();
     let best: PgConnection | null = null;
+    let bestScore = Infinity;
     for (let slot = 0; slot < SHARED_CONNECTIONS; slot++) {
       const connection = shared[slot];
       if (!connection) return open(slot);
-      if (!best || inFlight(connection) < inFlight(best)) best = connection;
+      const pending = sentAt.get(connection)!;
+      // Held up connections rank after every flowing one; then the fewest in flight.
+      const score = pending.length + (pending.length && now - pending[0]! > SLOW_MS ? 1e6 : 0);
+      if (score < bestScore) {
+        best = connection;
+        bestScore = score;
+      }
     }
     return best;
   };
@@ -96,17 +108,22 @@ export function multiplex(db: Knex): Knex {
   const corked = new WeakSet<object>();
   const send = client._query.bind(client);
   client._query = (connection: unknown, obj: unknown) => {
-    const c = connection as PgConnection;
-    const stream = c.connection?.stream;
-    if (stream && sharedSet.has(c) && !corked.has(c)) {
-      corked.add(c);
+    const pending = sentAt.get(connection as object);
+    if (!pending) return send(connection, obj);
+    const stream = (connection as PgConnection).connection?.stream;
+    if (stream && !corked.has(stream)) {
+      corked.add(stream);
       stream.cork();
       setImmediate(() => {
-        corked.delete(c);
+        corked.delete(stream);
         stream.uncork();
       });
     }
-    return send(connection, obj);
+    pending.push(performance.now());
+    const answered = () => void pending.shift();
+    const result = send(connection, obj);
+    result.then(answered, answered);
+    return result;
   };
 
   // A transaction borrows a connection of its own.

@@ -7,7 +7,7 @@
 // Convention: every tenant-owned table carries team_id (denormalised where a parent row also has
 // it), and a project-owned table its project column, so the filter never needs a join.
 import type { Knex } from "knex";
-import { deferInsert, runTransaction } from "./transaction.ts";
+import { runTransaction } from "./transaction.ts";
 
 export type ActorKind = "human" | "api_token" | "mcp" | "webhook" | "system" | "automation";
 export type CredentialKind = "personal_access_token" | "oauth_access_token" | "session";
@@ -109,11 +109,6 @@ export interface TenantTable {
   insert(ctx: DomainContext, rows: Record<string, unknown> | Record<string, unknown>[]): Knex.QueryBuilder;
   /** The row as `insert` would write it (owned by the actor's team), for a writer that batches rows. */
   own(ctx: DomainContext, row: Record<string, unknown>): Record<string, unknown>;
-  /**
-   * Inserts rows nobody reads back in this transaction (activity entries): sent with its COMMIT
-   * when the transaction defers its tail (runTransaction), else at once.
-   */
-  append(ctx: DomainContext, rows: Record<string, unknown> | Record<string, unknown>[]): Promise<void>;
 }
 
 const registry = new Map<string, TenantTable>();
@@ -147,10 +142,6 @@ export function tenantTable(name: string, ownership: Ownership): TenantTable {
     },
     insert(ctx, rows) {
       return ctx[HANDLE](name).insert((Array.isArray(rows) ? rows : [rows]).map((row) => table.own(ctx, row)));
-    },
-    async append(ctx, rows) {
-      const owned = (Array.isArray(rows) ? rows : [rows]).map((row) => table.own(ctx, row));
-      if (!deferInsert(ctx[HANDLE], name, owned)) await ctx[HANDLE](name).insert(owned);
     },
   };
   registry.set(name, table);

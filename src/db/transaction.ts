@@ -5,8 +5,8 @@
 //   - the knex instance bound to a pooled connection is made once per connection and reused;
 //   - BEGIN leaves with the transaction's first statement, in the same write (a transaction that
 //     runs no statement sends nothing);
-//   - rows a change appends for nobody to read back in the transaction (activity entries, outbox
-//     events: `deferInsert`, `deferStatement`) leave with COMMIT, in one write.
+//   - statements whose result nobody reads back in the transaction (activity entries, outbox
+//     events: `deferStatement`) leave with COMMIT, in one write.
 // On PostgreSQL (and the embedded server, which speaks its protocol) the connection pipelines:
 // statements are sent without waiting for the previous answer, each with its own Sync, so a
 // failing statement fails alone, the transaction is then aborted and COMMIT rolls it back; the
@@ -16,8 +16,11 @@ import { EventEmitter } from "node:events";
 import knex, { type Knex } from "knex";
 import { acquireExclusive, releaseExclusive } from "./multiplexing.ts";
 
-/** What a transaction appends at its end, in the order it was asked for. */
-type Deferred = { rows: Record<string, unknown>[]; table: string } | { sql: string; bindings: readonly unknown[] };
+/** A statement a transaction appends at its end (knex raw: `?` bindings). */
+interface Deferred {
+  sql: string;
+  bindings: readonly unknown[];
+}
 
 interface Unit {
   /** BEGIN, once sent (with the first statement). */
@@ -127,28 +130,15 @@ function bindingOf(db: Knex, connection: Connection): Binding {
   return binding;
 }
 
-/** The statements the deferred work becomes: one multi-row INSERT per table, then the statements. */
+/** The deferred statements in the order they were asked for, compiled for the driver. */
 function compileDeferred(trx: Knex.Transaction, deferred: readonly Deferred[]): QueryObject[] {
-  const rowsByTable = new Map<string, Record<string, unknown>[]>();
-  const statements: QueryObject[] = [];
-  for (const item of deferred) {
-    if ("table" in item) {
-      const rows = rowsByTable.get(item.table);
-      if (rows) rows.push(...item.rows);
-      else rowsByTable.set(item.table, [...item.rows]);
-    } else {
-      const native = trx
-        .raw(item.sql, item.bindings as Knex.RawBinding[])
-        .toSQL()
-        .toNative();
-      statements.push({ sql: native.sql, bindings: native.bindings });
-    }
-  }
-  const inserts = [...rowsByTable].map(([table, rows]) => {
-    const native = trx(table).insert(rows).toSQL().toNative();
+  return deferred.map((item) => {
+    const native = trx
+      .raw(item.sql, item.bindings as Knex.RawBinding[])
+      .toSQL()
+      .toNative();
     return { sql: native.sql, bindings: native.bindings };
   });
-  return [...inserts, ...statements];
 }
 
 /** Sends `statements` (after BEGIN when it was not sent) and COMMIT; throws the first failure. */
@@ -227,17 +217,9 @@ export async function runTransaction<T>(db: Knex | Knex.Transaction, work: (trx:
 }
 
 /**
- * Appends `rows` to `table` at the end of the transaction `handle` runs (with COMMIT). False when
- * `handle` is not such a transaction (the caller inserts them itself).
+ * Appends a statement (knex raw: `?` bindings) to the end of the transaction `handle` runs (sent
+ * with its COMMIT). False when `handle` is not such a transaction: the caller runs it itself.
  */
-export function deferInsert(handle: object, table: string, rows: Record<string, unknown>[]): boolean {
-  const unit = bindingsByHandle.get(handle)?.unit;
-  if (!unit) return false;
-  unit.deferred.push({ table, rows });
-  return true;
-}
-
-/** Appends a statement (knex raw: `?` bindings) to the end of the transaction; false as deferInsert. */
 export function deferStatement(handle: object, sql: string, bindings: readonly unknown[]): boolean {
   const unit = bindingsByHandle.get(handle)?.unit;
   if (!unit) return false;

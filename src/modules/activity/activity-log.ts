@@ -3,7 +3,8 @@
 import { randomUUID } from "node:crypto";
 import type { components } from "../../../generated/openapi.d.ts";
 import { ApiError, notFound } from "../../errors.ts";
-import { tenantTable, type DomainContext } from "../../db/tenant.ts";
+import { tenantTable, unscoped, type DomainContext } from "../../db/tenant.ts";
+import { deferStatement } from "../../db/transaction.ts";
 import { isSecretKey } from "../../security/secret-keys.ts";
 
 /**
@@ -57,10 +58,37 @@ export interface ActivityInput {
 /** Entries belong to the team they were recorded on, and to a project when they name one. */
 export const activityLog = tenantTable("activity_log", { team: "team_id", project: "project_id" });
 
+/** An activity_log row as activityRow makes it (its team set by activityLog.own). */
+const ACTIVITY_RECORD =
+  "id uuid, team_id uuid, project_id uuid, event text, description text, subject_type text, subject_id text, causer_type text, " +
+  "causer_id text, actor_kind text, credential_kind text, properties jsonb, request_id text, created_at timestamptz";
+const ACTIVITY_COLUMNS = ACTIVITY_RECORD.split(", ")
+  .map((c) => c.split(" ")[0])
+  .join(", ");
+
+/**
+ * Inserts rows given as one JSON array: a single bound value however many rows, so a batch costs
+ * one JSON.stringify rather than a statement compiled and fourteen values bound per row.
+ */
+const INSERT_ACTIVITY_ROWS = `insert into activity_log (${ACTIVITY_COLUMNS}) select ${ACTIVITY_COLUMNS} from jsonb_to_recordset(?::jsonb) as r(${ACTIVITY_RECORD})`;
+
+/** The statement and its binding that insert `rows` (made by activityRow, owned by activityLog.own). */
+export function activityInsert(rows: readonly Record<string, unknown>[]): { sql: string; bindings: [string] } {
+  return { sql: INSERT_ACTIVITY_ROWS, bindings: [JSON.stringify(rows)] };
+}
+
 /** Writes the entry with the change's transaction (at its COMMIT when the transaction defers its tail). */
 export async function recordActivity(ctx: DomainContext, entry: ActivityInput): Promise<void> {
-  await activityLog.append(ctx, activityRow(ctx, entry));
+  const { sql, bindings } = activityInsert([activityLog.own(ctx, activityRow(ctx, entry))]);
+  const handle = unscoped(ctx, "the activity rows are owned by the actor's team (activityLog.own)");
+  if (!deferStatement(handle, sql, bindings)) await handle.raw(sql, bindings);
 }
+
+/**
+ * Text PostgreSQL stores: rows travel as one JSON value (activityInsert), where a NUL or an
+ * unpaired surrogate would fail the whole statement rather than be replaced.
+ */
+const asText = (text: string) => (text.includes("\u0000") || !text.isWellFormed() ? text.replace(/\u0000/g, "\uFFFD").toWellFormed() : text);
 
 /** The row an entry is stored as (its team is set by the activity log's tenant table). */
 export function activityRow(ctx: DomainContext, entry: ActivityInput): Record<string, unknown> {
@@ -69,14 +97,14 @@ export function activityRow(ctx: DomainContext, entry: ActivityInput): Record<st
     id: randomUUID(),
     project_id: entry.projectId ?? null,
     event: entry.event,
-    description: entry.description,
+    description: asText(entry.description),
     subject_type: entry.subjectType,
-    subject_id: entry.subjectId,
+    subject_id: asText(entry.subjectId),
     causer_type: actor.userId ? "user" : null,
     causer_id: actor.userId,
     actor_kind: actor.kind,
     credential_kind: actor.credentialKind,
-    properties: JSON.stringify(redactSecrets(entry.properties ?? {})),
+    properties: redactSecrets(entry.properties ?? {}),
     request_id: actor.requestId,
     created_at: ctx.now,
   };

@@ -1,10 +1,11 @@
 // Group commit for activity entries that join no transaction of their own (an MCP read's
-// invocation entry, a refused call's): entries arriving while an INSERT is in flight share the
-// next one, and each caller's promise resolves once its own row is committed, so no answer is
-// sent before its entry is durable. Under light load every entry is written at once; under heavy
-// load one statement carries many. Entries of a write still commit inside the write's transaction.
+// invocation entry, a refused call's): entries arriving while a batch is in flight share the next
+// one, written by one statement (a single JSON value, activityInsert), and each caller's promise
+// resolves once its own row is committed, so no answer is sent before its entry is durable. Under
+// light load every entry is written at once; under heavy load one statement carries many. Entries
+// of a write still commit inside the write's transaction.
 import { unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
-import { activityLog, activityRow, type ActivityInput } from "./activity-log.ts";
+import { activityInsert, activityLog, activityRow, type ActivityInput } from "./activity-log.ts";
 
 interface Pending {
   row: Record<string, unknown>;
@@ -36,7 +37,8 @@ export class GroupedActivityWriter {
     while (this.queue.length) {
       const batch = this.queue.splice(0, this.maxRows);
       try {
-        await table("activity_log").insert(batch.map((p) => p.row));
+        const { sql, bindings } = activityInsert(batch.map((p) => p.row));
+        await table.raw(sql, bindings);
         for (const p of batch) p.resolve();
       } catch (err) {
         for (const p of batch) p.reject(err);

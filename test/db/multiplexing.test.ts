@@ -1,0 +1,123 @@
+// Statements outside transactions share two pipelined connections (src/db/multiplexing.ts): on
+// PostgreSQL (the run's database) and on the embedded database served on its socket. A failing
+// statement fails alone, a transaction keeps a connection of its own, and the database closes
+// with everything it opened.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { Knex } from "knex";
+import { openDatabase } from "../../src/db/database.ts";
+import { openEmbeddedDatabase } from "../../src/db/embedded.ts";
+import { runTransaction } from "../../src/db/transaction.ts";
+import { testDatabase, usingPostgres } from "../helpers/backends.ts";
+
+describe("multiplexed statements outside transactions", function () {
+  this.timeout(60_000);
+  const table = `mux_test_${randomBytes(3).toString("hex")}`;
+  let db: Knex;
+  let close: () => Promise<void>;
+
+  before(async () => {
+    if (usingPostgres) {
+      db = openDatabase({ url: (await testDatabase()).databaseUrl });
+      close = () => db.destroy();
+    } else {
+      const dataDir = mkdtempSync(join(tmpdir(), "sb-mux-"));
+      const embedded = await openEmbeddedDatabase({ dataDir, mode: "own" });
+      db = embedded.db;
+      close = async () => {
+        await embedded.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      };
+    }
+    await db.schema.createTable(table, (t) => {
+      t.increments("id");
+      t.text("name").notNullable();
+    });
+  });
+  after(async () => {
+    await db.schema.dropTableIfExists(table);
+    await close();
+  });
+
+  it("runs many concurrent statements on at most two server sessions", async () => {
+    const pids = await Promise.all(Array.from({ length: 64 }, () => db.raw("select pg_backend_pid() as pid")));
+    const distinct = new Set(pids.map((r) => (r as { rows: { pid: number }[] }).rows[0]!.pid));
+    assert.ok(distinct.size >= 1 && distinct.size <= 2, `sessions used: ${distinct.size}`);
+  });
+
+  it("fails a failing statement alone: those sent with it in the same write succeed", async () => {
+    const outcomes = await Promise.allSettled([
+      db.raw("select 1 as one"),
+      db.raw("select 1 / 0 as broken"),
+      db(table).insert({ name: "sent after the failure" }),
+      db.raw("select 2 as two"),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ["fulfilled", "rejected", "fulfilled", "fulfilled"],
+    );
+    assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /division by zero/);
+    assert.ok(await db(table).where({ name: "sent after the failure" }).first());
+  });
+
+  it("gives a transaction a connection of its own: its uncommitted row is not seen by shared statements", async () => {
+    let inserted!: () => void;
+    const rowWritten = new Promise<void>((resolve) => (inserted = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const transaction = runTransaction(db, async (trx) => {
+      await trx(table).insert({ name: "uncommitted" });
+      inserted();
+      await gate;
+    });
+    await rowWritten;
+    if (usingPostgres) {
+      // Another session: the row is invisible until COMMIT, and the read is not held up by it.
+      assert.equal(await db(table).where({ name: "uncommitted" }).first(), undefined);
+      release();
+      await transaction;
+    } else {
+      // The embedded database is one PostgreSQL session: the read waits for the transaction to end.
+      const read = db(table).where({ name: "uncommitted" }).first();
+      release();
+      await transaction;
+      assert.ok(await read);
+    }
+    assert.ok(await db(table).where({ name: "uncommitted" }).first());
+  });
+
+  if (usingPostgres) {
+    // PostgreSQL only: the embedded database has one session, which these would end or hold.
+    it("replaces a shared connection whose server session ended", async () => {
+      const before = (await db.raw("select pg_backend_pid() as pid")).rows[0].pid as number;
+      const admin = openDatabase({ url: (await testDatabase()).databaseUrl });
+      try {
+        await admin.raw("select pg_terminate_backend(?)", [before]);
+      } finally {
+        await admin.destroy();
+      }
+      // Statements on the ended session fail as on any lost connection, until the client notices
+      // it ended; then every statement is answered, and never by the ended session.
+      let recovered = false;
+      for (let attempt = 0; attempt < 50 && !recovered; attempt++) {
+        const outcomes = await Promise.allSettled(Array.from({ length: 16 }, () => db.raw("select pg_backend_pid() as pid")));
+        recovered = outcomes.every((o) => o.status === "fulfilled" && o.value.rows[0].pid !== before);
+        if (!recovered) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.ok(recovered, "the shared connection was not replaced");
+    });
+
+    it("sends statements to the other connection while one is held up by a slow statement", async () => {
+      const slow = db.raw("select pg_sleep(2)");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const started = Date.now();
+      await Promise.all(Array.from({ length: 10 }, () => db.raw("select 1 as one")));
+      const waited = Date.now() - started;
+      await slow;
+      assert.ok(waited < 1500, `quick statements waited ${waited} ms behind the slow one`);
+    });
+  }
+});

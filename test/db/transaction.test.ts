@@ -1,0 +1,133 @@
+// runTransaction on the test backend (PostgreSQL, pipelined; PGlite in memory, one statement at a
+// time): the change and what it deferred to COMMIT commit together or not at all, nesting is a
+// savepoint, and concurrent transactions keep apart.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import type { Knex } from "knex";
+import { testDatabase } from "../helpers/backends.ts";
+import { deferStatement, runTransaction } from "../../src/db/transaction.ts";
+
+describe("write transactions (runTransaction)", () => {
+  const table = `tx_test_${randomBytes(3).toString("hex")}`;
+  const insertName = `insert into ${table} (name) values (?)`;
+  let db: Knex;
+
+  before(async () => {
+    db = (await testDatabase()).db;
+    await db.schema.createTable(table, (t) => {
+      t.increments("id");
+      t.text("name").notNullable().unique();
+    });
+  });
+  after(async () => {
+    await db.schema.dropTableIfExists(table);
+  });
+  beforeEach(async () => {
+    await db(table).del();
+  });
+
+  const names = async () => ((await db(table).orderBy("id").select("name")) as { name: string }[]).map((r) => r.name);
+
+  it("commits the statements and what was deferred to COMMIT together; the deferred statement runs only then", async () => {
+    const seen = await runTransaction(db, async (trx) => {
+      await trx(table).insert({ name: "change" });
+      assert.equal(deferStatement(trx, insertName, ["its entry"]), true);
+      return trx(table).orderBy("id").pluck("name");
+    });
+    assert.deepEqual(seen, ["change"]);
+    assert.deepEqual(await names(), ["change", "its entry"]);
+  });
+
+  it("rolls the change back when a deferred statement fails at COMMIT: never a partial write", async () => {
+    await assert.rejects(
+      runTransaction(db, async (trx) => {
+        await trx(table).insert({ name: "change" });
+        deferStatement(trx, insertName, ["change"]); // violates the unique name
+      }),
+      /duplicate key|unique/i,
+    );
+    assert.deepEqual(await names(), []);
+  });
+
+  it("rolls everything back when the work throws after its statements ran", async () => {
+    await assert.rejects(
+      runTransaction(db, async (trx) => {
+        await trx(table).insert({ name: "first" });
+        deferStatement(trx, insertName, ["deferred"]);
+        await trx(table).insert({ name: "second" });
+        throw new Error("refused after writing");
+      }),
+      /refused after writing/,
+    );
+    assert.deepEqual(await names(), []);
+  });
+
+  it("rolls back after a failed statement, and the connection serves the next transactions", async () => {
+    await db(table).insert({ name: "taken" });
+    for (let i = 0; i < 3; i++) {
+      await assert.rejects(
+        runTransaction(db, async (trx) => {
+          await trx(table).insert({ name: `kept out ${i}` });
+          await trx(table).insert({ name: "taken" });
+        }),
+        /duplicate key|unique/i,
+      );
+    }
+    await runTransaction(db, (trx) => trx(table).insert({ name: "after" }));
+    assert.deepEqual(await names(), ["taken", "after"]);
+  });
+
+  it("nests as a savepoint: a failed inner transaction leaves the outer one's statements", async () => {
+    await runTransaction(db, async (trx) => {
+      await trx(table).insert({ name: "outer" });
+      await assert.rejects(
+        runTransaction(trx, async (inner) => {
+          await inner(table).insert({ name: "inner, rolled back" });
+          throw new Error("inner fails");
+        }),
+        /inner fails/,
+      );
+      await runTransaction(trx, (inner) => inner(table).insert({ name: "inner, kept" }));
+    });
+    assert.deepEqual(await names(), ["outer", "inner, kept"]);
+  });
+
+  it("nests before any statement ran (the savepoint needs its transaction begun)", async () => {
+    await runTransaction(db, async (trx) => {
+      await runTransaction(trx, (inner) => inner(table).insert({ name: "in the savepoint" }));
+      deferStatement(trx, insertName, ["deferred"]);
+    });
+    assert.deepEqual(await names(), ["in the savepoint", "deferred"]);
+  });
+
+  it("runs a transaction of deferred statements only, and one of no statement at all", async () => {
+    assert.equal(await runTransaction(db, async () => 42), 42);
+    await runTransaction(db, async (trx) => {
+      deferStatement(trx, insertName, ["one"]);
+      deferStatement(trx, insertName, ["two"]);
+    });
+    assert.deepEqual(await names(), ["one", "two"]);
+  });
+
+  it("says a handle outside such a transaction cannot defer (the caller runs the statement itself)", () => {
+    assert.equal(deferStatement(db, insertName, ["never"]), false);
+  });
+
+  it("keeps concurrent transactions apart: each commits or rolls back whole", async () => {
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 24 }, (_, i) =>
+        runTransaction(db, async (trx) => {
+          await trx(table).insert({ name: `change ${i}` });
+          deferStatement(trx, insertName, [`entry ${i}`]);
+          if (i % 5 === 0) throw new Error(`refused ${i}`);
+        }),
+      ),
+    );
+    const committed = outcomes.flatMap((o, i) => (o.status === "fulfilled" ? [i] : []));
+    assert.deepEqual(
+      committed,
+      Array.from({ length: 24 }, (_, i) => i).filter((i) => i % 5 !== 0),
+    );
+    assert.deepEqual((await names()).sort(), committed.flatMap((i) => [`change ${i}`, `entry ${i}`]).sort());
+  });
+});

@@ -112,24 +112,28 @@ async function claim(server: EmbeddedServer, path: string): Promise<boolean> {
   throw new EmbeddedDatabaseError(`could not take over the embedded database's socket ${path}; remove it if no process uses DATA_DIR`);
 }
 
+/**
+ * A pool over the socket. The owner's also multiplexes its statements outside transactions
+ * (src/db/multiplexing.ts); a client process (an operator command) keeps to its two pooled
+ * connections, so several commands at once stay within the server's client slots.
+ */
 function knexOver(dataDir: string, applicationName: string, max: number): knex.Knex {
-  const db = multiplex(
-    knex({
-      client: "pg",
-      // host = a directory: pg connects to <host>/.s.PGSQL.<port>. PGlite ignores user and database.
-      // pipeline: statements leave without waiting for the previous answer (src/db/transaction.ts);
-      // the embedded server keeps a client's batch together until it ends its transaction.
-      connection: {
-        host: dataDir,
-        port: SOCKET_PORT,
-        user: "postgres",
-        database: "postgres",
-        application_name: applicationName,
-        pipeline: true,
-      } as knex.Knex.PgConnectionConfig,
-      pool: { min: 0, max },
-    }),
-  );
+  const pool = knex({
+    client: "pg",
+    // host = a directory: pg connects to <host>/.s.PGSQL.<port>. PGlite ignores user and database.
+    // pipeline: statements leave without waiting for the previous answer (src/db/transaction.ts);
+    // the embedded server keeps a client's batch together until it ends its transaction.
+    connection: {
+      host: dataDir,
+      port: SOCKET_PORT,
+      user: "postgres",
+      database: "postgres",
+      application_name: applicationName,
+      pipeline: true,
+    } as knex.Knex.PgConnectionConfig,
+    pool: { min: 0, max },
+  });
+  const db = applicationName === OWNER_TAG ? multiplex(pool) : pool;
   shared.add(db);
   return db;
 }

@@ -183,11 +183,32 @@ async function rollback(binding: Binding, unit: Unit): Promise<void> {
 }
 
 /**
+ * A savepoint in the transaction `trx`. What it defers joins its transaction's end in the order it
+ * was asked for (an activity entry recorded inside it keeps its place among the others), and is
+ * dropped with the savepoint when `work` throws.
+ */
+function runSavepoint<T>(trx: Knex.Transaction, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  const binding = bindingsByHandle.get(trx);
+  const unit = binding?.unit;
+  if (!binding || !unit) return trx.transaction(work);
+  const mark = unit.deferred.length;
+  return trx.transaction(async (savepoint) => {
+    bindingsByHandle.set(savepoint, binding);
+    try {
+      return await work(savepoint);
+    } catch (err) {
+      unit.deferred.length = mark;
+      throw err;
+    }
+  });
+}
+
+/**
  * Runs `work` in one transaction: committed when it resolves (with what it deferred), rolled back
  * when it throws. Inside another transaction it is a savepoint, as knex's transaction() is.
  */
 export async function runTransaction<T>(db: Knex | Knex.Transaction, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  if ((db as Knex.Transaction).isTransaction) return db.transaction(work);
+  if ((db as Knex.Transaction).isTransaction) return runSavepoint(db as Knex.Transaction, work);
   const connection = (await acquireExclusive(db)) as Connection;
   let healthy = true;
   try {

@@ -92,6 +92,24 @@ describe("write transactions (runTransaction)", () => {
     assert.deepEqual(await names(), ["outer", "inner, kept"]);
   });
 
+  it("keeps what a savepoint defers in its place, and drops it with a failed savepoint", async () => {
+    await runTransaction(db, async (trx) => {
+      deferStatement(trx, insertName, ["first"]);
+      await runTransaction(trx, async (inner) => {
+        assert.equal(deferStatement(inner, insertName, ["second, in a kept savepoint"]), true);
+      });
+      await assert.rejects(
+        runTransaction(trx, async (inner) => {
+          deferStatement(inner, insertName, ["dropped with its savepoint"]);
+          throw new Error("inner fails");
+        }),
+        /inner fails/,
+      );
+      deferStatement(trx, insertName, ["third"]);
+    });
+    assert.deepEqual(await names(), ["first", "second, in a kept savepoint", "third"]);
+  });
+
   it("nests before any statement ran (the savepoint needs its transaction begun)", async () => {
     await runTransaction(db, async (trx) => {
       await runTransaction(trx, (inner) => inner(table).insert({ name: "in the savepoint" }));

@@ -68,9 +68,13 @@ const ACTIVITY_COLUMNS = ACTIVITY_RECORD.split(", ")
 
 /**
  * Inserts rows given as one JSON array: a single bound value however many rows, so a batch costs
- * one JSON.stringify rather than a statement compiled and fourteen values bound per row.
+ * one JSON.stringify rather than a statement compiled and fourteen values bound per row. Rows are
+ * inserted in the array's order (WITH ORDINALITY), so `seq`, which orders entries of the same
+ * instant newest first, follows the order they were recorded in.
  */
-const INSERT_ACTIVITY_ROWS = `insert into activity_log (${ACTIVITY_COLUMNS}) select ${ACTIVITY_COLUMNS} from jsonb_to_recordset(?::jsonb) as r(${ACTIVITY_RECORD})`;
+const INSERT_ACTIVITY_ROWS =
+  `insert into activity_log (${ACTIVITY_COLUMNS}) select ${ACTIVITY_COLUMNS} ` +
+  `from rows from (jsonb_to_recordset(?::jsonb) as (${ACTIVITY_RECORD})) with ordinality as r(${ACTIVITY_COLUMNS}, recorded) order by recorded`;
 
 /** The statement and its binding that insert `rows` (made by activityRow, owned by activityLog.own). */
 export function activityInsert(rows: readonly Record<string, unknown>[]): { sql: string; bindings: [string] } {

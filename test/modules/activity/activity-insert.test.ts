@@ -48,6 +48,30 @@ describe("activity rows as one JSON value", () => {
     assert.equal(Number((await db("activity_log").where({ team_id: teamId }).count({ n: "*" }))[0]!.n), 300);
   });
 
+  it("gives entries of the same instant `seq` in the order they were recorded (newest first reads them back reversed)", async () => {
+    const { db } = await testDatabase();
+    const teamId = randomUUID();
+    const now = new Date();
+    await runTransaction(db, async (trx) => {
+      const ctx = createDomainContext(trx, systemActor(teamId), now);
+      for (const n of [3, 1, 2]) await recordActivity(ctx, { event: "e", description: `entry ${n}`, subjectType: "team", subjectId: teamId });
+    });
+    const ctx = createDomainContext(db, systemActor(teamId), now);
+    const batch = ["b", "a", "c"].map((n) =>
+      activityLog.own(ctx, activityRow(ctx, { event: "e", description: `batch ${n}`, subjectType: "team", subjectId: teamId })),
+    );
+    const { sql, bindings } = activityInsert(batch);
+    await db.raw(sql, bindings);
+    const newestFirst = (await db("activity_log")
+      .where({ team_id: teamId })
+      .orderBy([
+        { column: "created_at", order: "desc" },
+        { column: "seq", order: "desc" },
+      ])
+      .pluck("description")) as string[];
+    assert.deepEqual(newestFirst, ["batch c", "batch a", "batch b", "entry 2", "entry 1", "entry 3"]);
+  });
+
   it("stores text PostgreSQL refuses (NUL, an unpaired surrogate) replaced, and the change still commits", async () => {
     const { db } = await testDatabase();
     const teamId = randomUUID();

@@ -80,6 +80,13 @@ interface Load {
 const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 const WARMUP_SECONDS = 2;
 
+/** The machine's busy and idle clock ticks so far, over every CPU (/proc/stat). */
+function machineTicks(): { busy: number; idle: number } {
+  const [, ...fields] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = fields.map(Number) as number[];
+  return { busy: user! + nice! + system! + irq! + softirq! + steal!, idle: idle! + iowait! };
+}
+
 /** CPU time a process has used, in clock ticks (utime + stime). */
 function cpuTicks(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -118,17 +125,34 @@ function wrkScript(load: Load): string {
   ].join("\n");
 }
 
-function runWrk(url: string, load: Load, seconds: number) {
+/**
+ * Runs wrk without blocking this process: the server's log lines (stdout, piped here) are drained
+ * while it measures, as a log shipper would. A blocked reader (execFileSync) let the pipe fill, and
+ * the server then kept every later line in memory (sonic-boom retries EAGAIN), which cost the
+ * scenarios that log (the pipeline's) garbage collection the ceilings never paid.
+ */
+function runWrk(url: string, load: Load, seconds: number): Promise<WrkResult> {
   const script = join(mkdtempSync(join(tmpdir(), "bench-")), "load.lua");
   writeFileSync(script, wrkScript(load));
-  const out = execFileSync("taskset", ["-c", "1", "wrk", "-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "-s", script, url], { encoding: "utf8" });
-  const r = JSON.parse(/RESULT (\{.*\})/.exec(out)![1]!);
-  return {
-    requests_per_second: Math.round(r.requests / (r.duration_us / 1e6)),
-    latency_ms: { p50: r.p50, p99: r.p99 },
-    non_2xx: r.non_2xx,
-    errors: r.errors,
-  };
+  return new Promise((resolve, reject) => {
+    const wrk = spawn("taskset", ["-c", "1", "wrk", "-t1", `-c${CONNECTIONS}`, `-d${seconds}s`, "-s", script, url], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    wrk.stdout!.on("data", (chunk: Buffer) => (out += chunk));
+    wrk.on("error", reject);
+    wrk.on("exit", (code) => {
+      const match = /RESULT (\{.*\})/.exec(out);
+      if (code !== 0 || !match) return reject(new Error(`wrk exited with ${code}: ${out.slice(0, 300)}`));
+      const r = JSON.parse(match[1]!);
+      resolve({
+        requests_per_second: Math.round(r.requests / (r.duration_us / 1e6)),
+        latency_ms: { p50: r.p50, p99: r.p99 },
+        non_2xx: r.non_2xx,
+        errors: r.errors,
+      });
+    });
+  });
 }
 
 /**
@@ -143,16 +167,26 @@ async function answersSuccessfully(url: string, load: Load, label: string): Prom
   if (failed) throw new Error(`${label}: the load does not succeed (${res.status}): ${text.slice(0, 300)}`);
 }
 
+/** What one load measures from the client side. */
+type WrkResult = Pick<Measured, "requests_per_second" | "latency_ms" | "non_2xx" | "errors">;
+
 interface Measured {
   /** Server CPU (user + system) per request, from /proc: steadier than throughput on a shared host. */
   cpu_us_per_request: number;
+  /**
+   * The whole machine's CPU per request (server, PostgreSQL, Redis, wrk and anything else): where a
+   * request's database work goes, which the server's own figure leaves out.
+   */
+  machine_cpu_us_per_request: number;
+  /** Share of the machine's CPU time left idle while measuring. */
+  machine_idle: number;
   requests_per_second: number;
   latency_ms: { p50: number; p99: number };
   non_2xx: number;
   errors: number;
 }
 
-async function measure(url: string, load: Load, seconds: number): Promise<Omit<Measured, "cpu_us_per_request">> {
+async function measure(url: string, load: Load, seconds: number): Promise<WrkResult> {
   if (hasWrk) return runWrk(url, load, seconds);
   const request = {
     method: load.method,
@@ -258,9 +292,19 @@ async function main() {
           await answersSuccessfully(server.url, load, label);
           await measure(server.url, load, WARMUP_SECONDS); // JIT, pools, caches
           const cpuBefore = cpuTicks(server.child.pid!);
+          const machineBefore = machineTicks();
           const run = await measure(server.url, load, DURATION);
           const ticks = cpuTicks(server.child.pid!) - cpuBefore;
-          const measured: Measured = { ...run, cpu_us_per_request: Math.round((ticks * (1e6 / CLOCK_TICKS)) / (run.requests_per_second * DURATION)) };
+          const machineAfter = machineTicks();
+          const busy = machineAfter.busy - machineBefore.busy;
+          const idle = machineAfter.idle - machineBefore.idle;
+          const perRequest = (t: number) => Math.round((t * (1e6 / CLOCK_TICKS)) / (run.requests_per_second * DURATION));
+          const measured: Measured = {
+            ...run,
+            cpu_us_per_request: perRequest(ticks),
+            machine_cpu_us_per_request: perRequest(busy),
+            machine_idle: Math.round((1000 * idle) / (busy + idle)) / 1000,
+          };
           (samples[label] ??= []).push(measured);
           console.log(`round ${round}`, label, JSON.stringify(measured));
         } finally {
@@ -280,6 +324,8 @@ async function main() {
       {
         requests_per_second: median(runs.map((r) => r.requests_per_second)),
         cpu_us_per_request: median(runs.map((r) => r.cpu_us_per_request)),
+        machine_cpu_us_per_request: median(runs.map((r) => r.machine_cpu_us_per_request)),
+        machine_idle: median(runs.map((r) => r.machine_idle)),
         p50_ms: median(runs.map((r) => r.latency_ms.p50)),
         p99_ms: median(runs.map((r) => r.latency_ms.p99)),
         rounds: runs.map((r) => r.requests_per_second),

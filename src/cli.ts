@@ -80,7 +80,12 @@ async function main(argv: string[]) {
   const jobRun = command === "jobs:run" ? await jobToRun(positionals, values.now) : null;
   // With the embedded database, this command connects to the running server's socket if there is
   // one (and sees what it sees); alone, it opens the database itself for the command's duration.
-  const database = await openConfiguredDatabase({ url: config.databaseUrl, dataDir: config.dataDir, mode: "share" });
+  const database = await openConfiguredDatabase({
+    url: config.databaseUrl,
+    preparedStatements: config.databasePreparedStatements,
+    dataDir: config.dataDir,
+    mode: "share",
+  });
   const { db } = database;
   try {
     const applied = await migrate(db);

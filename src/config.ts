@@ -6,6 +6,7 @@ import { parseTrustProxy, type TrustProxy } from "./transports/http/client-ip.ts
 import { repositoryFile } from "./repository-files.ts";
 import ipaddr from "ipaddr.js";
 import type { WebhookNetwork } from "./modules/webhooks/address-guard.ts";
+import { DEFAULT_PREPARED_STATEMENTS } from "./db/statement-cache.ts";
 
 export interface SurfaceConfig {
   port: number;
@@ -18,6 +19,11 @@ export interface Config {
   dataDir: string;
   /** postgres:// URL; null = embedded PGlite under dataDir. */
   databaseUrl: string | null;
+  /**
+   * How many statement texts run as prepared statements on PostgreSQL (DATABASE_PREPARED_STATEMENTS,
+   * default 256; 0 = none, for a transaction-pooling PgBouncer before 1.21). src/db/statement-cache.ts.
+   */
+  databasePreparedStatements: number;
   /** redis:// URL; null = in-process KV. */
   redisUrl: string | null;
   /**
@@ -170,6 +176,7 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     release: env.RELEASE || release,
     dataDir: resolve(env.DATA_DIR || join(process.cwd(), "data")),
     databaseUrl: urlOrNull(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
+    databasePreparedStatements: preparedStatements(env),
     redisUrl: urlOrNull(env, "REDIS_URL", ["redis:", "rediss:"]),
     redisKeyPrefix: redisKeyPrefix(env),
     trustProxy: trustProxy(env),
@@ -225,6 +232,15 @@ function platformConfig(env: Env): PlatformConfig {
     timeoutMs: timeout,
     simulated: !env.DATABASE_URL && !env.TELEGRAM_API_URL && !env.DISCORD_API_URL,
   };
+}
+
+function preparedStatements(env: Env): number {
+  const raw = env.DATABASE_PREPARED_STATEMENTS?.trim();
+  if (!raw) return DEFAULT_PREPARED_STATEMENTS;
+  const count = Number(raw);
+  if (!Number.isInteger(count) || count < 0 || count > 10_000)
+    throw new ConfigError(`DATABASE_PREPARED_STATEMENTS must be an integer from 0 to 10000, got "${env.DATABASE_PREPARED_STATEMENTS}"`);
+  return count;
 }
 
 /** WORKER: on (default) runs the scheduled-job worker in this process; off leaves it to another. */

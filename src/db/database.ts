@@ -8,13 +8,30 @@ import { migrationSource } from "./migrations/index.ts";
 import { isSharedEmbedded, openEmbeddedDatabase } from "./embedded.ts";
 import { pipelinedConnection } from "./transaction.ts";
 import { acquireExclusive, multiplex, releaseExclusive } from "./multiplexing.ts";
+import { DEFAULT_PREPARED_STATEMENTS, prepareStatementsOn, StatementCache, type PgQueryable } from "./statement-cache.ts";
 
 export type Database = Knex;
 
-/** PostgreSQL, or PGlite in memory (tests and benchmarks). DATA_DIR goes through openConfiguredDatabase. */
-export function openDatabase(options: { url: string | null }): Database {
+/**
+ * PostgreSQL, or PGlite in memory (tests and benchmarks). DATA_DIR goes through openConfiguredDatabase.
+ * `preparedStatements`: how many statement texts run as prepared statements (statement-cache.ts);
+ * 0 sends every statement unnamed.
+ */
+export function openDatabase(options: { url: string | null; preparedStatements?: number }): Database {
   if (options.url) {
-    return multiplex(knex({ client: "pg", connection: pipelinedConnection(options.url), pool: { min: 0, max: 10 } }));
+    const db = knex({ client: "pg", connection: pipelinedConnection(options.url), pool: { min: 0, max: 10 } });
+    const capacity = options.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS;
+    if (capacity > 0) {
+      const cache = new StatementCache(capacity);
+      const client = db.client as { acquireRawConnection(): Promise<PgQueryable> };
+      const open = client.acquireRawConnection.bind(client);
+      client.acquireRawConnection = async () => {
+        const connection = await open();
+        prepareStatementsOn(connection, cache);
+        return connection;
+      };
+    }
+    return multiplex(db);
   }
   return knex({ client: ClientPgLite as unknown as typeof knex.Client, dialect: "postgres", connection: {} } as Knex.Config);
 }
@@ -33,12 +50,17 @@ export interface OpenedDatabase {
  */
 export async function openConfiguredDatabase(options: {
   url: string | null;
+  /** See openDatabase (PostgreSQL only). */
+  preparedStatements?: number;
   dataDir: string;
   mode: "own" | "share";
   onFatal?: (err: unknown) => void;
 }): Promise<OpenedDatabase> {
   if (options.url) {
-    const db = openDatabase({ url: options.url });
+    const db = openDatabase({
+      url: options.url,
+      ...(options.preparedStatements !== undefined ? { preparedStatements: options.preparedStatements } : {}),
+    });
     const url = new URL(options.url);
     return { db, description: `PostgreSQL (${url.host}${url.pathname})`, close: () => db.destroy() };
   }

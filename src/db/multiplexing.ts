@@ -12,14 +12,17 @@
 // acquireExclusive. A statement goes to a shared connection whose oldest statement in flight is
 // younger than SLOW_MS (the fewest in flight among those), so once a statement has run that long
 // the statements after it go to the other connection; only when every connection is held up do
-// they queue behind the least busy one. A shared connection that fails is dropped and replaced on
-// next use; the statements in flight on it fail as they would on a pooled one.
+// they queue behind the least busy one. A shared connection that fails, or is retired (marked
+// disposed: statement-cache.ts), is dropped and replaced on next use; the statements in flight on
+// it fail as they would on a pooled one.
 import type { Knex } from "knex";
 import knex from "knex";
 
 /** pg's Client, as far as this module uses it. */
 interface PgConnection {
   pipeline?: boolean;
+  /** Set on a connection that must serve nothing more (statement-cache.ts retires one so). */
+  __knex__disposed?: string;
   connection?: { stream?: { cork(): void; uncork(): void } };
   once(event: "error" | "end", listener: () => void): void;
   end(): Promise<void>;
@@ -91,7 +94,7 @@ export function multiplex(db: Knex): Knex {
     let bestScore = Infinity;
     for (let slot = 0; slot < SHARED_CONNECTIONS; slot++) {
       const connection = shared[slot];
-      if (!connection) return open(slot);
+      if (!connection || connection.__knex__disposed) return open(slot);
       const pending = sentAt.get(connection)!;
       // Held up connections rank after every flowing one; then the fewest in flight.
       const score = pending.length + (pending.length && now - pending[0]! > SLOW_MS ? 1e6 : 0);

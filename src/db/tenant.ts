@@ -7,7 +7,7 @@
 // Convention: every tenant-owned table carries team_id (denormalised where a parent row also has
 // it), and a project-owned table its project column, so the filter never needs a join.
 import type { Knex } from "knex";
-import { runTransaction } from "./transaction.ts";
+import { deferQuery, runTransaction } from "./transaction.ts";
 
 export type ActorKind = "human" | "api_token" | "mcp" | "webhook" | "system" | "automation";
 export type CredentialKind = "personal_access_token" | "oauth_access_token" | "session";
@@ -107,6 +107,12 @@ export interface TenantTable {
   teamRows(ctx: DomainContext): Knex.QueryBuilder;
   /** Inserts rows owned by the actor's team: the team column is always the actor's. */
   insert(ctx: DomainContext, rows: Record<string, unknown> | Record<string, unknown>[]): Knex.QueryBuilder;
+  /**
+   * Inserts rows nothing in the change reads back (their ids made beforehand): with the
+   * transaction's COMMIT when the transaction defers its tail, so the insert costs no round trip of
+   * its own, and a constraint it breaks fails the whole change there. Elsewhere, at once.
+   */
+  insertBlind(ctx: DomainContext, rows: Record<string, unknown> | Record<string, unknown>[]): Promise<void>;
   /** The row as `insert` would write it (owned by the actor's team), for a writer that batches rows. */
   own(ctx: DomainContext, row: Record<string, unknown>): Record<string, unknown>;
 }
@@ -142,6 +148,10 @@ export function tenantTable(name: string, ownership: Ownership): TenantTable {
     },
     insert(ctx, rows) {
       return ctx[HANDLE](name).insert((Array.isArray(rows) ? rows : [rows]).map((row) => table.own(ctx, row)));
+    },
+    async insertBlind(ctx, rows) {
+      const query = table.insert(ctx, rows);
+      if (!deferQuery(ctx[HANDLE], query)) await query;
     },
   };
   registry.set(name, table);

@@ -2,11 +2,15 @@
 // domain code that runs its own (runTransaction). Knex's transaction() builds a client, a knex
 // instance and a promise chain per call and waits for BEGIN and COMMIT on round trips of their own
 // (measured on PostgreSQL: BEGIN + INSERT + COMMIT cost 195 µs of CPU that way, 95 µs here). Here:
-//   - the knex instance bound to a pooled connection is made once per connection and reused;
-//   - BEGIN leaves with the transaction's first statement, in the same write (a transaction that
-//     runs no statement sends nothing);
+//   - a transaction borrows its connection only when it first sends a statement: one whose
+//     statements are all deferred (below) borrows it at COMMIT, and one that sends nothing borrows
+//     nothing;
+//   - the knex instance a transaction is given is made once and reused by later transactions;
+//   - BEGIN leaves with the transaction's first statement, in the same write;
 //   - statements whose result nobody reads back in the transaction (activity entries, outbox
-//     events: `deferStatement`) leave with COMMIT, in one write.
+//     events, rows inserted blind: `deferStatement`, `deferQuery`) leave with COMMIT, in one write.
+//     A transaction made of such statements only is one write and one round trip: BEGIN, the
+//     statements and COMMIT together.
 // On PostgreSQL (and the embedded server, which speaks its protocol) the connection pipelines:
 // statements are sent without waiting for the previous answer, each with its own Sync, so a
 // failing statement fails alone, the transaction is then aborted and COMMIT rolls it back; the
@@ -16,10 +20,14 @@ import { EventEmitter } from "node:events";
 import knex, { type Knex } from "knex";
 import { acquireExclusive, releaseExclusive } from "./multiplexing.ts";
 
-/** A statement a transaction appends at its end (knex raw: `?` bindings). */
+/**
+ * A statement a transaction appends at its end: knex raw (`?` bindings), or already in the
+ * driver's form (`$n`, from a compiled query builder).
+ */
 interface Deferred {
   sql: string;
   bindings: readonly unknown[];
+  native: boolean;
 }
 
 interface Unit {
@@ -36,11 +44,17 @@ interface QueryObject {
 
 type QueryFn = (connection: unknown, obj: QueryObject) => Promise<QueryObject>;
 
+/** What a transaction runs on: its knex instance (reused) and, once borrowed, its connection. */
 interface Binding {
+  db: Knex;
   trx: Knex.Transaction;
-  connection: Connection;
+  /** The borrowed connection, once a statement needed it. */
+  connection: Connection | null;
+  /** The borrowing under way (statements sent together share it). */
+  acquiring: Promise<Connection> | null;
   /** The dialect's own statement sender. */
   send: QueryFn;
+  /** The transaction running on this binding; null between transactions. */
   unit: Unit | null;
 }
 
@@ -48,9 +62,13 @@ interface Binding {
 interface Connection {
   pipeline?: boolean;
   connection?: { stream?: { cork(): void; uncork(): void } };
+  __knex__disposed?: string;
 }
 
-const bindingsByConnection = new WeakMap<object, Binding>();
+/** Bindings no transaction is using, per database. */
+const idleBindings = new WeakMap<Knex, Binding[]>();
+/** At most this many idle bindings are kept per database (one per transaction running at once). */
+const MAX_IDLE_BINDINGS = 64;
 const bindingsByHandle = new WeakMap<object, Binding>();
 
 /** Connection settings that let pg pipeline (the pool opens every connection with them). */
@@ -73,8 +91,22 @@ function corked<T>(connection: Connection, write: () => T): T {
   }
 }
 
-function sendBegin(binding: Binding, unit: Unit): Promise<unknown> {
-  const begun = binding.send(binding.connection, { sql: "BEGIN;", bindings: [] });
+/** The transaction's connection, borrowed from the pool on first use. */
+function connectionOf(binding: Binding): Promise<Connection> {
+  if (binding.connection) return Promise.resolve(binding.connection);
+  binding.acquiring ??= (acquireExclusive(binding.db) as Promise<Connection>).then((connection) => {
+    binding.connection = connection;
+    return connection;
+  });
+  return binding.acquiring;
+}
+
+function ended(): Error {
+  return new Error("a statement was sent after its transaction ended (a query that was not awaited?)");
+}
+
+function sendBegin(binding: Binding, unit: Unit, connection: Connection): Promise<unknown> {
+  const begun = binding.send(connection, { sql: "BEGIN;", bindings: [] });
   // Seen by commit or rollback; a failed BEGIN (a broken connection) also fails what follows it.
   begun.catch(() => undefined);
   unit.begun = begun;
@@ -82,22 +114,22 @@ function sendBegin(binding: Binding, unit: Unit): Promise<unknown> {
 }
 
 /**
- * The knex instance bound to `connection`, made on first use. Its client is the pool's client with
- * the connection fixed, `transacting` set (a nested transaction() is a savepoint) and BEGIN sent
+ * A knex instance for transactions on `db`. Its client is the pool's client with `transacting` set
+ * (a nested transaction() is a savepoint), the connection borrowed on first use and BEGIN sent
  * lazily; its events are the pool client's (listeners on the main instance see every statement).
  */
-function bindingOf(db: Knex, connection: Connection): Binding {
-  const existing = bindingsByConnection.get(connection);
-  if (existing) return existing;
+function createBinding(db: Knex): Binding {
   const parent = db.client as Knex.Client & { _query: QueryFn };
   const send: QueryFn = (conn, obj) => parent._query.call(parent, conn, obj);
-  const client = Object.create(parent) as Record<string, unknown>;
+  const client = Object.create(parent) as Record<string, unknown> & { acquireConnection(): Promise<Connection> };
   // Listeners registered on the bound client must not land on the pool client's own list.
   EventEmitter.call(client as unknown as EventEmitter);
   client.emit = (name: string, ...args: unknown[]) => parent.emit(name, ...args);
   client.transacting = true;
-  const binding: Binding = { trx: null as unknown as Knex.Transaction, connection, send, unit: null };
+  const binding: Binding = { db, trx: null as unknown as Knex.Transaction, connection: null, acquiring: null, send, unit: null };
   client.acquireConnection = async () => {
+    if (!binding.unit) throw ended();
+    const connection = await connectionOf(binding);
     // Without pipelining a statement must wait for BEGIN (a savepoint's first of all).
     const begun = binding.unit?.begun;
     if (begun && !pipelines(connection)) await begun;
@@ -106,18 +138,28 @@ function bindingOf(db: Knex, connection: Connection): Binding {
   client.releaseConnection = () => Promise.resolve();
   client._query = (conn: Connection, obj: QueryObject) => {
     const unit = binding.unit;
-    if (!unit || unit.begun) return send(conn, obj);
-    if (!pipelines(conn)) return sendBegin(binding, unit).then(() => send(conn, obj));
+    if (!unit || conn !== binding.connection) return Promise.reject(ended());
+    if (unit.begun) return send(conn, obj);
+    if (!pipelines(conn)) return sendBegin(binding, unit, conn).then(() => send(conn, obj));
     return corked(conn, () => {
-      sendBegin(binding, unit);
+      sendBegin(binding, unit, conn);
       return send(conn, obj);
     });
   };
   client.transaction = (...args: unknown[]) => {
-    // A savepoint needs the transaction it nests in.
-    const unit = binding.unit;
-    if (unit && !unit.begun) sendBegin(binding, unit);
-    return (knex.Client.prototype as unknown as { transaction: (...a: unknown[]) => unknown }).transaction.apply(client, args);
+    // A savepoint needs the transaction it nests in: knex sends SAVEPOINT on the connection it is
+    // given, past the bound client's _query, so BEGIN goes out as the connection is handed over.
+    const opening = Object.create(client) as typeof client;
+    opening.acquireConnection = async () => {
+      const connection = await client.acquireConnection();
+      const unit = binding.unit;
+      if (unit && !unit.begun) {
+        const begun = sendBegin(binding, unit, connection);
+        if (!pipelines(connection)) await begun;
+      }
+      return connection;
+    };
+    return (knex.Client.prototype as unknown as { transaction: (...a: unknown[]) => unknown }).transaction.apply(opening, args);
   };
   const bound = knex({
     client: function BoundClient() {
@@ -125,14 +167,59 @@ function bindingOf(db: Knex, connection: Connection): Binding {
     } as unknown as typeof knex.Client,
   });
   binding.trx = Object.assign(bound, { isTransaction: true }) as unknown as Knex.Transaction;
-  bindingsByConnection.set(connection, binding);
   bindingsByHandle.set(binding.trx, binding);
   return binding;
 }
 
-/** The deferred statements in the order they were asked for, compiled for the driver. */
+function takeBinding(db: Knex): Binding {
+  return idleBindings.get(db)?.pop() ?? createBinding(db);
+}
+
+/**
+ * Gives the binding back once its connection is released. It is reused only after the current
+ * turn of the event loop: a statement its transaction left unawaited is refused (ended) rather than
+ * run in the next transaction.
+ */
+async function releaseBinding(binding: Binding, healthy: boolean): Promise<void> {
+  const { acquiring } = binding;
+  let connection = binding.connection;
+  binding.connection = null;
+  binding.acquiring = null;
+  setImmediate(() => {
+    let idle = idleBindings.get(binding.db);
+    if (!idle) idleBindings.set(binding.db, (idle = []));
+    if (idle.length < MAX_IDLE_BINDINGS) idle.push(binding);
+  });
+  // A borrowing still under way when the work failed ends in a connection to give back.
+  if (!connection && acquiring) connection = await acquiring.catch(() => null);
+  if (!connection) return;
+  // The pool validates a connection before lending it and drops one marked disposed.
+  if (!healthy) connection.__knex__disposed = "its transaction could not be rolled back";
+  await releaseExclusive(binding.db, connection);
+}
+
+/** Deferred statement texts with their `?` placeholders numbered for the driver, by text. */
+const positioned = new Map<string, string>();
+const MAX_POSITIONED = 1024;
+
+/**
+ * The deferred statements in the order they were asked for, in the driver's form. A text whose
+ * placeholders are all plain `?` (no `??` identifier) bound to plain values is numbered once and
+ * remembered (the texts are the few constant statements of the areas); anything else goes through
+ * knex's compiler.
+ */
 function compileDeferred(trx: Knex.Transaction, deferred: readonly Deferred[]): QueryObject[] {
+  const client = trx.client as Knex.Client & { positionBindings(sql: string): string };
   return deferred.map((item) => {
+    if (item.native) return { sql: item.sql, bindings: item.bindings };
+    const plain =
+      !item.sql.includes("??") && item.bindings.every((b) => b === null || typeof b !== "object" || b instanceof Date || Buffer.isBuffer(b));
+    if (plain) {
+      const known = positioned.get(item.sql);
+      const sql = known ?? client.positionBindings(item.sql);
+      if (known === undefined && positioned.size < MAX_POSITIONED) positioned.set(item.sql, sql);
+      return { sql, bindings: item.bindings };
+    }
     const native = trx
       .raw(item.sql, item.bindings as Knex.RawBinding[])
       .toSQL()
@@ -145,16 +232,17 @@ function compileDeferred(trx: Knex.Transaction, deferred: readonly Deferred[]): 
 async function commit(binding: Binding, unit: Unit): Promise<void> {
   const statements = compileDeferred(binding.trx, unit.deferred);
   if (!unit.begun && statements.length === 0) return;
-  const { connection, send } = binding;
+  const connection = await connectionOf(binding);
+  const { send } = binding;
   const trail = [...statements, { sql: "COMMIT;", bindings: [] }];
   let sent: Promise<QueryObject>[];
   if (pipelines(connection)) {
     sent = corked(connection, () => {
-      if (!unit.begun) sendBegin(binding, unit);
+      if (!unit.begun) sendBegin(binding, unit, connection);
       return trail.map((statement) => send(connection, statement));
     });
   } else {
-    if (!unit.begun) sendBegin(binding, unit);
+    if (!unit.begun) sendBegin(binding, unit, connection);
     sent = [];
     for (const statement of trail) {
       const outcome = send(connection, statement);
@@ -179,7 +267,7 @@ async function commit(binding: Binding, unit: Unit): Promise<void> {
 
 async function rollback(binding: Binding, unit: Unit): Promise<void> {
   if (!unit.begun) return;
-  await binding.send(binding.connection, { sql: "ROLLBACK;", bindings: [] });
+  await binding.send(await connectionOf(binding), { sql: "ROLLBACK;", bindings: [] });
 }
 
 /**
@@ -209,31 +297,25 @@ function runSavepoint<T>(trx: Knex.Transaction, work: (trx: Knex.Transaction) =>
  */
 export async function runTransaction<T>(db: Knex | Knex.Transaction, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   if ((db as Knex.Transaction).isTransaction) return runSavepoint(db as Knex.Transaction, work);
-  const connection = (await acquireExclusive(db)) as Connection;
+  const binding = takeBinding(db as Knex);
+  const unit: Unit = { begun: null, deferred: [] };
+  binding.unit = unit;
   let healthy = true;
   try {
-    const binding = bindingOf(db, connection);
-    const unit: Unit = { begun: null, deferred: [] };
-    binding.unit = unit;
+    const result = await work(binding.trx);
+    await commit(binding, unit);
+    return result;
+  } catch (err) {
     try {
-      const result = await work(binding.trx);
-      await commit(binding, unit);
-      return result;
-    } catch (err) {
-      try {
-        await rollback(binding, unit);
-      } catch {
-        // The connection cannot end its transaction: it is not handed to anyone else.
-        healthy = false;
-      }
-      throw err;
-    } finally {
-      binding.unit = null;
+      await rollback(binding, unit);
+    } catch {
+      // The connection cannot end its transaction: it is not handed to anyone else.
+      healthy = false;
     }
+    throw err;
   } finally {
-    // The pool validates a connection before lending it and drops one marked disposed.
-    if (!healthy) (connection as { __knex__disposed?: string }).__knex__disposed = "its transaction could not be rolled back";
-    await releaseExclusive(db, connection);
+    binding.unit = null;
+    await releaseBinding(binding, healthy);
   }
 }
 
@@ -244,6 +326,31 @@ export async function runTransaction<T>(db: Knex | Knex.Transaction, work: (trx:
 export function deferStatement(handle: object, sql: string, bindings: readonly unknown[]): boolean {
   const unit = bindingsByHandle.get(handle)?.unit;
   if (!unit) return false;
-  unit.deferred.push({ sql, bindings });
+  unit.deferred.push({ sql, bindings, native: false });
   return true;
+}
+
+/**
+ * Appends a query builder's statement to the end of the transaction it was built on (see
+ * deferStatement): for a row nothing reads back before COMMIT, whose failure (a constraint) fails
+ * the whole change at COMMIT. False when the builder is not on such a transaction.
+ */
+export function deferQuery(handle: object, query: Knex.QueryBuilder): boolean {
+  const unit = bindingsByHandle.get(handle)?.unit;
+  if (!unit) return false;
+  const native = query.toSQL().toNative();
+  unit.deferred.push({ sql: native.sql, bindings: native.bindings, native: true });
+  return true;
+}
+
+/**
+ * Where to run a statement no rollback would undo anyway (a sequence's nextval): on the
+ * transaction's connection once it has borrowed one, else outside the transaction, so that a
+ * transaction of deferred statements still needs no connection before COMMIT. (Outside it while it
+ * holds a connection, a pool of one - PGlite in memory - would wait on itself.)
+ */
+export function nonTransactionalHandle(handle: Knex | Knex.Transaction): Knex | Knex.Transaction {
+  const binding = bindingsByHandle.get(handle);
+  if (!binding || binding.connection || binding.acquiring) return handle;
+  return binding.db;
 }

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 import { testDatabase } from "../helpers/backends.ts";
-import { deferStatement, runTransaction } from "../../src/db/transaction.ts";
+import { deferQuery, deferStatement, runTransaction } from "../../src/db/transaction.ts";
+import { nextSequenceValue } from "../../src/db/sequences.ts";
 
 describe("write transactions (runTransaction)", () => {
   const table = `tx_test_${randomBytes(3).toString("hex")}`;
@@ -147,5 +148,65 @@ describe("write transactions (runTransaction)", () => {
       Array.from({ length: 24 }, (_, i) => i).filter((i) => i % 5 !== 0),
     );
     assert.deepEqual((await names()).sort(), committed.flatMap((i) => [`change ${i}`, `entry ${i}`]).sort());
+  });
+
+  /** Connections the transaction borrowed from the pool (shared statements borrow none). */
+  const borrowed = () => (db.client as { pool: { numUsed(): number } }).pool.numUsed();
+
+  it("borrows its connection only for its first statement sent, or at COMMIT when it only deferred", async () => {
+    const idle = borrowed();
+    await runTransaction(db, async (trx) => {
+      deferQuery(trx, trx(table).insert({ name: "blind" }));
+      deferStatement(trx, insertName, ["entry"]);
+      assert.equal(borrowed(), idle, "nothing borrowed before COMMIT");
+    });
+    assert.deepEqual(await names(), ["blind", "entry"]);
+    await runTransaction(db, async (trx) => {
+      await trx(table).insert({ name: "live" });
+      assert.equal(borrowed(), idle + 1, "a statement sent now borrows the connection");
+    });
+    assert.equal(borrowed(), idle, "given back");
+  });
+
+  it("fails the whole change at COMMIT when a row inserted blind breaks a constraint", async () => {
+    await db(table).insert({ name: "taken" });
+    await assert.rejects(
+      runTransaction(db, async (trx) => {
+        deferStatement(trx, insertName, ["kept out"]);
+        assert.equal(deferQuery(trx, trx(table).insert({ name: "taken" })), true);
+      }),
+      /duplicate key|unique/i,
+    );
+    assert.deepEqual(await names(), ["taken"]);
+  });
+
+  it("refuses a statement its transaction left running after it ended, rather than running it in another", async () => {
+    let late: Promise<unknown> | null = null;
+    await runTransaction(db, async (trx) => {
+      await trx(table).insert({ name: "awaited" });
+      late = Promise.resolve()
+        .then(() => new Promise((r) => setTimeout(r, 5)))
+        .then(() => trx(table).insert({ name: "left running" }));
+    });
+    await assert.rejects(late!, /after its transaction ended/);
+    await runTransaction(db, (trx) => trx(table).insert({ name: "next" }));
+    assert.deepEqual(await names(), ["awaited", "next"]);
+  });
+
+  it("takes sequence values outside a transaction that sent nothing yet, and on its own connection once it has one", async () => {
+    const sequence = `${table}_id_seq`;
+    const taken = new Set<string>();
+    const idle = borrowed();
+    await runTransaction(db, async (trx) => {
+      taken.add(await nextSequenceValue(trx, sequence));
+      assert.equal(borrowed(), idle, "the transaction borrowed nothing for it");
+      await trx(table).insert({ name: "holds the connection" });
+      // A pool of one (PGlite in memory) would wait on itself if this went outside the transaction.
+      for (let i = 0; i < 40; i++) taken.add(await nextSequenceValue(trx, sequence));
+    });
+    const concurrent = await Promise.all(Array.from({ length: 40 }, () => nextSequenceValue(db, sequence)));
+    for (const id of concurrent) taken.add(id);
+    assert.equal(taken.size, 81, "every value is handed out once");
+    for (const id of taken) assert.match(id, /^[1-9][0-9]*$/);
   });
 });

@@ -106,6 +106,58 @@ describe("idempotency", () => {
     assert.equal(fixed.status, 201, "an uncached error leaves the key free for a corrected body");
   });
 
+  it("takes the lock in admission's KV round trip once the credential's resolution is cached", async () => {
+    assert.equal((await suite.client.get("/v1/tokens")).status, 200); // the resolution is now cached
+    const kv = suite.api.deps.kv;
+    const set = kv.set.bind(kv);
+    let separateLocks = 0;
+    kv.set = (key, value, options) => {
+      if (options.onlyIfAbsent && key.startsWith("idem:")) separateLocks++;
+      return set(key, value, options);
+    };
+    try {
+      const key = crypto.randomUUID();
+      const first = await suite.client.post("/v1/tokens", mint("locked in admission"), { idempotencyKey: key });
+      assert.equal(first.status, 201);
+      const again = await suite.client.post("/v1/tokens", mint("locked in admission"), { idempotencyKey: key });
+      assert.equal(again.headers.get("idempotent-replay"), "true");
+      assert.deepEqual(again.body, first.body);
+      expectError(await suite.client.post("/v1/tokens", mint("other body"), { idempotencyKey: key }), 409, "IDEMPOTENCY_KEY_REUSED");
+    } finally {
+      kv.set = set;
+    }
+    assert.equal(separateLocks, 0, "no lock of its own: the admission script took it");
+    assert.equal(await tokensNamed(suite.creator.userId, "locked in admission"), 1);
+  });
+
+  it("gives back a lock taken in admission when the request is refused before it runs (ability, validation, rate limit)", async () => {
+    const kv = suite.api.deps.kv;
+    const narrow = await tokenFor(suite.creator, ["team:view"]);
+    const narrowClient = new ApiClient(suite.api.url, narrow.token);
+    assert.equal((await narrowClient.get("/v1/teams/current")).status, 200); // cached resolution
+    const refusedKey = crypto.randomUUID();
+    expectError(await narrowClient.post("/v1/tokens", mint("no ability"), { idempotencyKey: refusedKey }), 403, "TOKEN_MISSING_ABILITY");
+    assert.equal(await kv.get(idempotencyRecordKey(narrow.id, "POST", "/v1/tokens", refusedKey)), null);
+
+    const invalidKey = crypto.randomUUID();
+    expectError(await suite.client.post("/v1/tokens", { name: "" }, { idempotencyKey: invalidKey }), 422, "VALIDATION_FAILED");
+    assert.equal(await kv.get(idempotencyRecordKey(suite.creator.tokenId, "POST", "/v1/tokens", invalidKey)), null);
+    const corrected = await suite.client.post("/v1/tokens", mint("corrected"), { idempotencyKey: invalidKey });
+    assert.equal(corrected.status, 201, "the key is free for the corrected body");
+
+    const limited = await startApi({ budget: [{ name: "tight", limit: 1, windowMs: 60_000 }] });
+    try {
+      const client = new ApiClient(limited.url, suite.creator.token);
+      assert.equal((await client.get("/v1/teams/current")).status, 200); // spends the budget, caches the resolution
+      const key = crypto.randomUUID();
+      expectError(await client.post("/v1/tokens", mint("over budget"), { idempotencyKey: key }), 429, "RATE_LIMITED");
+      assert.equal(await limited.deps.kv.get(idempotencyRecordKey(suite.creator.tokenId, "POST", "/v1/tokens", key)), null);
+    } finally {
+      await limited.close();
+    }
+    assert.equal(await tokensNamed(suite.creator.userId, "over budget"), 0);
+  });
+
   it("answers 425 IDEMPOTENCY_REPLAY_IN_PROGRESS while the first request runs, then runs once it is released", async () => {
     // The first request is held by another process: its lock is in the shared KV store, exactly as
     // runIdempotently writes it. (A handler paused inside its transaction cannot stand in for it

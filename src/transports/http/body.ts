@@ -42,12 +42,11 @@ function foreignCharset(ctx: Koa.Context): string | null {
 }
 
 /**
- * A write's body. For an operation that takes one: UTF-8 JSON, as application/json (or a
- * +json type). For one that takes none (a DELETE): read only for its size and bytes (they are
- * part of the idempotency record), never parsed.
+ * A write's body, read by readBodyText. For an operation that takes one: UTF-8 JSON, as
+ * application/json (or a +json type). For one that takes none (a DELETE): read only for its size
+ * and bytes (they are part of the idempotency record), never parsed.
  */
-export async function readJsonBody(ctx: Koa.Context, takesBody = true): Promise<RawBody> {
-  const { bytes, text } = await readBodyText(ctx);
+export function parseJsonBody(ctx: Koa.Context, { bytes, text }: { bytes: Buffer; text: string }, takesBody = true): RawBody {
   if (!takesBody || text.trim() === "") return { bytes, json: undefined };
   if (!ctx.is("application/json", "application/*+json")) throw refuse("must be sent with Content-Type: application/json");
   const charset = foreignCharset(ctx);

@@ -9,7 +9,7 @@
 // them runs again (a repeated delete then finds nothing and answers 404).
 import { randomUUID } from "node:crypto";
 import type Koa from "koa";
-import type { Kv } from "../../kv/kv.ts";
+import type { Claim, ClaimOutcome, Kv } from "../../kv/kv.ts";
 import { ApiError, validationFailed } from "../../errors.ts";
 import { decrypt, encrypt, sha256Hex } from "../../security/crypto.ts";
 
@@ -39,17 +39,33 @@ export function idempotencyKeyOf(ctx: Koa.Context): string {
   return key;
 }
 
-export interface IdempotencyScope {
-  kv: Kv;
-  appKey: Buffer;
-  tokenId: string;
+/** Where a write's record lives and the lock that claims it while the write runs. */
+export interface IdempotencyClaim {
+  /** The record's KV key (idempotencyRecordKey). */
   key: string;
-  rawBody: Buffer;
+  /** SHA-256 of the raw body: the same key with another body is refused. */
+  hash: string;
+  /** The "running" record that holds the key while the first request runs (unique to it). */
+  lock: string;
 }
 
 /** Where the record of (token, method, path, key) lives in the KV store. */
 export function idempotencyRecordKey(tokenId: string, method: string, path: string, key: string): string {
   return `idem:${tokenId}:${method}:${sha256Hex(path)}:${sha256Hex(key)}`;
+}
+
+export function idempotencyClaim(tokenId: string, method: string, path: string, key: string, rawBody: Buffer): IdempotencyClaim {
+  const hash = sha256Hex(rawBody);
+  return {
+    key: idempotencyRecordKey(tokenId, method, path, key),
+    hash,
+    lock: JSON.stringify({ state: "running", hash, owner: randomUUID() } satisfies Running),
+  };
+}
+
+/** The claim as a KV claim: set where absent, held at most IDEMPOTENCY_LOCK_MS. */
+export function lockOf(claim: IdempotencyClaim): Claim {
+  return { key: claim.key, value: claim.lock, ttlMs: IDEMPOTENCY_LOCK_MS };
 }
 
 /**
@@ -71,22 +87,34 @@ function replay(ctx: Koa.Context, record: Done, appKey: Buffer, recordKey: strin
   ctx.body = body;
 }
 
-/** Runs `execute` at most once per key; replays or refuses repeats as the table above says. */
-export async function runIdempotently(ctx: Koa.Context, scope: IdempotencyScope, execute: () => Promise<void>): Promise<void> {
-  const key = idempotencyRecordKey(scope.tokenId, ctx.method, ctx.path, scope.key);
-  const hash = sha256Hex(scope.rawBody);
-  const lock = JSON.stringify({ state: "running", hash, owner: randomUUID() } satisfies Running);
-
+/** Takes the claim's key for this request; the record found there when another holds it. */
+async function takeKey(kv: Kv, claim: IdempotencyClaim, claimed: ClaimOutcome | null): Promise<string | null> {
+  if (claimed) return claimed.taken ? null : claimed.existing;
   for (let attempt = 0; ; attempt++) {
-    if (await scope.kv.set(key, lock, { ttlMs: IDEMPOTENCY_LOCK_MS, onlyIfAbsent: true })) break;
-    const existing = await scope.kv.get(key);
-    if (existing === null) {
-      // Released between our two calls; try to take it again.
-      if (attempt < 3) continue;
-      throw new ApiError("IDEMPOTENCY_REPLAY_IN_PROGRESS", "A request with this Idempotency-Key is still running.");
-    }
+    if (await kv.set(claim.key, claim.lock, { ttlMs: IDEMPOTENCY_LOCK_MS, onlyIfAbsent: true })) return null;
+    const existing = await kv.get(claim.key);
+    if (existing !== null) return existing;
+    // Released between our two calls; try to take it again.
+    if (attempt >= 3) throw new ApiError("IDEMPOTENCY_REPLAY_IN_PROGRESS", "A request with this Idempotency-Key is still running.");
+  }
+}
+
+/**
+ * Runs `execute` at most once per key; replays or refuses repeats as the table above says.
+ * `claimed`: the claim already settled (in admission's round trip), or null to settle it here.
+ */
+export async function runIdempotently(
+  ctx: Koa.Context,
+  kv: Kv,
+  appKey: Buffer,
+  claim: IdempotencyClaim,
+  claimed: ClaimOutcome | null,
+  execute: () => Promise<void>,
+): Promise<void> {
+  const existing = await takeKey(kv, claim, claimed);
+  if (existing !== null) {
     const record = JSON.parse(existing) as Running | Done;
-    if (record.hash !== hash) {
+    if (record.hash !== claim.hash) {
       throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with a different request body.");
     }
     if (record.state === "running") {
@@ -94,20 +122,20 @@ export async function runIdempotently(ctx: Koa.Context, scope: IdempotencyScope,
         headers: { "Retry-After": "1" },
       });
     }
-    return replay(ctx, record, scope.appKey, key);
+    return replay(ctx, record, appKey, claim.key);
   }
 
   try {
     await execute();
   } catch (err) {
-    await scope.kv.compareAndDelete(key, lock);
+    await kv.compareAndDelete(claim.key, claim.lock);
     throw err;
   }
   const jsonBody = ctx.body !== undefined && ctx.body !== null && ctx.response.is("json") !== false;
   if (!(ctx.status >= 200 && ctx.status < 300 && jsonBody)) {
-    await scope.kv.compareAndDelete(key, lock);
+    await kv.compareAndDelete(claim.key, claim.lock);
     return;
   }
-  const done: Done = { state: "done", hash, status: ctx.status, body: encrypt(scope.appKey, JSON.stringify(ctx.body), key) };
-  await scope.kv.compareAndSet(key, lock, JSON.stringify(done), IDEMPOTENCY_TTL_MS);
+  const done: Done = { state: "done", hash: claim.hash, status: ctx.status, body: encrypt(appKey, JSON.stringify(ctx.body), claim.key) };
+  await kv.compareAndSet(claim.key, claim.lock, JSON.stringify(done), IDEMPOTENCY_TTL_MS);
 }

@@ -7,7 +7,11 @@
 // 43 µs of CPU per statement through the pool, 18 µs shared (scripts/bench/pipeline-ceilings.ts
 // measures whole requests).
 //
-// Whatever needs a connection to itself still borrows one from the pool: transactions (knex's
+// A transaction sent whole (runTransaction's transactions of deferred statements: BEGIN, the
+// statements and COMMIT leave together) needs no connection to itself either: it goes to lanes of
+// its own, shared the same way but kept apart from the statements', so that no read waits behind
+// a COMMIT and the disk flush PostgreSQL makes it wait for. Whatever else needs a connection to
+// itself still borrows one from the pool: transactions that send statements before COMMIT (knex's
 // transaction() and runTransaction) and session state (advisory locks, the job queue's SQL), through
 // acquireExclusive. A statement goes to a shared connection whose oldest statement in flight is
 // younger than SLOW_MS (the fewest in flight among those), so once a statement has run that long
@@ -31,12 +35,18 @@ interface PgConnection {
 interface Multiplexed {
   acquireExclusive(): Promise<unknown>;
   releaseExclusive(connection: unknown): Promise<unknown>;
+  acquireTransactionLane(): Promise<unknown>;
 }
 
 const multiplexed = new WeakMap<object, Multiplexed>();
 
 /** How many connections the statements outside transactions share (each is one PostgreSQL backend). */
 const SHARED_CONNECTIONS = 2;
+/**
+ * How many connections the transactions sent whole share (kept apart from the statements' lanes, so
+ * a read never waits behind another request's COMMIT and the disk flush it waits for).
+ */
+const TRANSACTION_LANES = 2;
 
 /** A connection whose oldest statement in flight has run this long is held up. */
 const SLOW_MS = 20;
@@ -47,55 +57,56 @@ type ClientInternals = Knex.Client & {
   destroy(callback?: unknown): Promise<unknown>;
 };
 
-/**
- * Makes `db` (a pg client whose connections pipeline) run statements outside transactions on
- * shared connections; transactions keep borrowing from the pool.
- */
-export function multiplex(db: Knex): Knex {
-  const client = db.client as ClientInternals;
-  const acquireExclusive = client.acquireConnection.bind(client);
-  const releaseExclusive = client.releaseConnection.bind(client);
-  const shared: (PgConnection | null)[] = Array.from({ length: SHARED_CONNECTIONS }, () => null);
-  const opening: (Promise<PgConnection> | null)[] = Array.from({ length: SHARED_CONNECTIONS }, () => null);
-  /** When each statement in flight on a shared connection was sent, oldest first (they are answered in order). */
-  const sentAt = new WeakMap<object, number[]>();
-  const sharedSet = new WeakSet<object>();
-  let closed = false;
+/** Connections statements share; each statement goes to the least busy one (see the header). */
+class Lanes {
+  private readonly lanes: (PgConnection | null)[];
+  private readonly opening: (Promise<PgConnection> | null)[];
 
-  const open = (slot: number): Promise<PgConnection> => {
-    opening[slot] ??= client.acquireRawConnection().then(
+  constructor(
+    count: number,
+    private readonly openRaw: () => Promise<PgConnection>,
+    /** When each statement in flight on a lane was sent, oldest first (they are answered in order). */
+    private readonly sentAt: WeakMap<object, number[]>,
+    private readonly isClosed: () => boolean,
+  ) {
+    this.lanes = Array.from({ length: count }, () => null);
+    this.opening = Array.from({ length: count }, () => null);
+  }
+
+  private open(slot: number): Promise<PgConnection> {
+    this.opening[slot] ??= this.openRaw().then(
       (connection) => {
-        opening[slot] = null;
-        if (closed) {
+        this.opening[slot] = null;
+        if (this.isClosed()) {
           void connection.end().catch(() => undefined);
           throw new Error("the database was closed");
         }
         const drop = () => {
-          if (shared[slot] === connection) shared[slot] = null;
+          if (this.lanes[slot] === connection) this.lanes[slot] = null;
         };
         connection.once("error", drop);
         connection.once("end", drop);
-        sharedSet.add(connection);
-        sentAt.set(connection, []);
-        shared[slot] = connection;
+        this.sentAt.set(connection, []);
+        this.lanes[slot] = connection;
         return connection;
       },
       (err: unknown) => {
-        opening[slot] = null;
+        this.opening[slot] = null;
         throw err;
       },
     );
-    return opening[slot];
-  };
+    return this.opening[slot];
+  }
 
-  client.acquireConnection = async () => {
+  /** The lane for the next statement. */
+  async acquire(): Promise<PgConnection> {
     const now = performance.now();
     let best: PgConnection | null = null;
     let bestScore = Infinity;
-    for (let slot = 0; slot < SHARED_CONNECTIONS; slot++) {
-      const connection = shared[slot];
-      if (!connection || connection.__knex__disposed) return open(slot);
-      const pending = sentAt.get(connection)!;
+    for (let slot = 0; slot < this.lanes.length; slot++) {
+      const connection = this.lanes[slot];
+      if (!connection || connection.__knex__disposed) return this.open(slot);
+      const pending = this.sentAt.get(connection)!;
       // Held up connections rank after every flowing one; then the fewest in flight.
       const score = pending.length + (pending.length && now - pending[0]! > SLOW_MS ? 1e6 : 0);
       if (score < bestScore) {
@@ -103,9 +114,36 @@ export function multiplex(db: Knex): Knex {
         bestScore = score;
       }
     }
-    return best;
-  };
-  client.releaseConnection = (connection: unknown) => (sharedSet.has(connection as object) ? Promise.resolve() : releaseExclusive(connection));
+    return best!;
+  }
+
+  close(): Promise<unknown> {
+    return Promise.all(
+      this.lanes.map((connection, slot) => {
+        this.lanes[slot] = null;
+        return connection?.end().catch(() => undefined);
+      }),
+    );
+  }
+}
+
+/**
+ * Makes `db` (a pg client whose connections pipeline) run statements outside transactions on
+ * shared connections, and transactions sent whole on lanes of their own (acquireTransactionLane);
+ * other transactions keep borrowing from the pool.
+ */
+export function multiplex(db: Knex): Knex {
+  const client = db.client as ClientInternals;
+  const acquireExclusive = client.acquireConnection.bind(client);
+  const releaseExclusive = client.releaseConnection.bind(client);
+  const sentAt = new WeakMap<object, number[]>();
+  let closed = false;
+  const openRaw = () => client.acquireRawConnection();
+  const statements = new Lanes(SHARED_CONNECTIONS, openRaw, sentAt, () => closed);
+  const transactions = new Lanes(TRANSACTION_LANES, openRaw, sentAt, () => closed);
+
+  client.acquireConnection = () => statements.acquire();
+  client.releaseConnection = (connection: unknown) => (sentAt.has(connection as object) ? Promise.resolve() : releaseExclusive(connection));
 
   // Statements issued in one turn of the event loop leave in one write.
   const corked = new WeakSet<object>();
@@ -139,16 +177,11 @@ export function multiplex(db: Knex): Knex {
   const destroy = client.destroy.bind(client);
   client.destroy = async (callback?: unknown) => {
     closed = true;
-    await Promise.all(
-      shared.map((connection, slot) => {
-        shared[slot] = null;
-        return connection?.end().catch(() => undefined);
-      }),
-    );
+    await Promise.all([statements.close(), transactions.close()]);
     return destroy(callback);
   };
 
-  multiplexed.set(client, { acquireExclusive, releaseExclusive });
+  multiplexed.set(client, { acquireExclusive, releaseExclusive, acquireTransactionLane: () => transactions.acquire() });
   return db;
 }
 
@@ -161,4 +194,13 @@ export function acquireExclusive(db: Knex): Promise<unknown> {
 export function releaseExclusive(db: Knex, connection: unknown): Promise<unknown> {
   const m = multiplexed.get(db.client);
   return m ? m.releaseExclusive(connection) : db.client.releaseConnection(connection);
+}
+
+/**
+ * A shared connection for a transaction sent whole - BEGIN, its statements and COMMIT issued
+ * together in one turn of the event loop, so they stay together on the connection and leave in one
+ * write with other requests' - or null when `db` does not multiplex (it borrows from the pool).
+ */
+export function acquireTransactionLane(db: Knex): Promise<unknown> | null {
+  return multiplexed.get(db.client)?.acquireTransactionLane() ?? null;
 }

@@ -10,7 +10,9 @@
 //   - statements whose result nobody reads back in the transaction (activity entries, outbox
 //     events, rows inserted blind: `deferStatement`, `deferQuery`) leave with COMMIT, in one write.
 //     A transaction made of such statements only is one write and one round trip: BEGIN, the
-//     statements and COMMIT together.
+//     statements and COMMIT together, on a connection shared with other such transactions
+//     (multiplexing.ts, transaction lanes) where the database multiplexes, so one write to the
+//     socket carries the transactions of several requests and the pool lends nothing.
 // On PostgreSQL (and the embedded server, which speaks its protocol) the connection pipelines:
 // statements are sent without waiting for the previous answer, each with its own Sync, so a
 // failing statement fails alone, the transaction is then aborted and COMMIT rolls it back; the
@@ -18,7 +20,7 @@
 // the same statements are sent one after another.
 import { EventEmitter } from "node:events";
 import knex, { type Knex } from "knex";
-import { acquireExclusive, releaseExclusive } from "./multiplexing.ts";
+import { acquireExclusive, acquireTransactionLane, releaseExclusive } from "./multiplexing.ts";
 
 /**
  * A statement a transaction appends at its end: knex raw (`?` bindings), or already in the
@@ -228,36 +230,51 @@ function compileDeferred(trx: Knex.Transaction, deferred: readonly Deferred[]): 
   });
 }
 
-/** Sends `statements` (after BEGIN when it was not sent) and COMMIT; throws the first failure. */
+const BEGIN: QueryObject = { sql: "BEGIN;", bindings: [] };
+const COMMIT: QueryObject = { sql: "COMMIT;", bindings: [] };
+
+/**
+ * Sends `statements` (after BEGIN when it was not sent) and COMMIT; throws the first failure. A
+ * transaction that sent nothing before goes whole - BEGIN, statements, COMMIT - on a shared
+ * transaction lane where the database multiplexes (multiplexing.ts), else on its own connection.
+ */
 async function commit(binding: Binding, unit: Unit): Promise<void> {
   const statements = compileDeferred(binding.trx, unit.deferred);
   if (!unit.begun && statements.length === 0) return;
-  const connection = await connectionOf(binding);
   const { send } = binding;
-  const trail = [...statements, { sql: "COMMIT;", bindings: [] }];
+  const lane = !unit.begun && !binding.acquiring ? acquireTransactionLane(binding.db) : null;
   let sent: Promise<QueryObject>[];
-  if (pipelines(connection)) {
-    sent = corked(connection, () => {
-      if (!unit.begun) sendBegin(binding, unit, connection);
-      return trail.map((statement) => send(connection, statement));
-    });
+  if (lane) {
+    const connection = (await lane) as Connection;
+    // Issued together: nothing else on the lane comes between them.
+    sent = [BEGIN, ...statements, COMMIT].map((statement) => send(connection, statement));
   } else {
-    if (!unit.begun) sendBegin(binding, unit, connection);
-    sent = [];
-    for (const statement of trail) {
-      const outcome = send(connection, statement);
-      sent.push(outcome);
-      // Sequential without pipelining; a failure stops the chain (the rest would be refused).
-      if (
-        !(await outcome.then(
-          () => true,
-          () => false,
-        ))
-      )
-        break;
+    const connection = await connectionOf(binding);
+    const trail = [...statements, COMMIT];
+    if (pipelines(connection)) {
+      sent = corked(connection, () => {
+        if (!unit.begun) sendBegin(binding, unit, connection);
+        return trail.map((statement) => send(connection, statement));
+      });
+    } else {
+      if (!unit.begun) sendBegin(binding, unit, connection);
+      sent = [];
+      for (const statement of trail) {
+        const outcome = send(connection, statement);
+        sent.push(outcome);
+        // Sequential without pipelining; a failure stops the chain (the rest would be refused).
+        if (
+          !(await outcome.then(
+            () => true,
+            () => false,
+          ))
+        )
+          break;
+      }
     }
+    sent.unshift(unit.begun! as Promise<QueryObject>);
   }
-  const outcomes = await Promise.allSettled([unit.begun!, ...sent]);
+  const outcomes = await Promise.allSettled(sent);
   const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
   if (failed) throw failed.reason;
   const committed = outcomes[outcomes.length - 1] as PromiseFulfilledResult<QueryObject>;

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 import { openDatabase } from "../../src/db/database.ts";
 import { openEmbeddedDatabase } from "../../src/db/embedded.ts";
-import { runTransaction } from "../../src/db/transaction.ts";
+import { deferStatement, runTransaction } from "../../src/db/transaction.ts";
 import { testDatabase, usingPostgres } from "../helpers/backends.ts";
 
 describe("multiplexed statements outside transactions", function () {
@@ -87,6 +87,36 @@ describe("multiplexed statements outside transactions", function () {
       assert.ok(await read);
     }
     assert.ok(await db(table).where({ name: "uncommitted" }).first());
+  });
+
+  it("sends transactions of deferred statements whole on lanes of their own, kept apart from each other and from the shared statements", async () => {
+    await db(table).insert({ name: "unique taken" });
+    await db.raw(`create unique index if not exists ${table}_unique_taken on ${table} (name) where name like 'unique %'`);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        runTransaction(db, async (trx) => {
+          deferStatement(trx, `insert into ${table} (name) values (? || ' ' || pg_backend_pid())`, [`lane ${i}`]);
+          deferStatement(trx, `insert into ${table} (name) values (?)`, [i % 5 === 0 ? "unique taken" : `unique ${i}`]);
+        }),
+      ),
+    );
+    // Reads issued at the same time are answered on the statements' own connections.
+    const reads = await Promise.all(Array.from({ length: 20 }, () => db.raw("select pg_backend_pid() as pid")));
+    const readSessions = new Set(reads.map((r) => (r as { rows: { pid: number }[] }).rows[0]!.pid));
+    assert.ok(readSessions.size <= 2);
+    const committed = outcomes.flatMap((o, i) => (o.status === "fulfilled" ? [i] : []));
+    assert.deepEqual(
+      committed,
+      Array.from({ length: 20 }, (_, i) => i).filter((i) => i % 5 !== 0),
+    );
+    const lanes = (await db(table).where("name", "like", "lane %").pluck("name")) as string[];
+    const laneOf = (name: string) => name.split(" ").slice(0, 2).join(" ");
+    assert.deepEqual(lanes.map(laneOf).sort(), committed.map((i) => `lane ${i}`).sort(), "a failed transaction's first insert rolled back with it");
+    if (usingPostgres) {
+      const laneSessions = new Set(lanes.map((name) => Number(name.split(" ")[2])));
+      assert.ok(laneSessions.size <= 2, `20 transactions at once ran on ${laneSessions.size} sessions, not borrowed connections`);
+      for (const pid of laneSessions) assert.ok(!readSessions.has(pid), "the lanes are not the statements' connections");
+    }
   });
 
   if (usingPostgres) {

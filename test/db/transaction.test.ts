@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
-import { testDatabase } from "../helpers/backends.ts";
+import { testDatabase, usingPostgres } from "../helpers/backends.ts";
 import { deferQuery, deferStatement, runTransaction } from "../../src/db/transaction.ts";
 import { nextSequenceValue } from "../../src/db/sequences.ts";
 
@@ -153,13 +153,26 @@ describe("write transactions (runTransaction)", () => {
   /** Connections the transaction borrowed from the pool (shared statements borrow none). */
   const borrowed = () => (db.client as { pool: { numUsed(): number } }).pool.numUsed();
 
-  it("borrows its connection only for its first statement sent, or at COMMIT when it only deferred", async () => {
+  it("borrows its connection only for its first statement sent; one that only deferred goes whole at COMMIT, on a shared lane where the database multiplexes", async () => {
     const idle = borrowed();
-    await runTransaction(db, async (trx) => {
-      deferQuery(trx, trx(table).insert({ name: "blind" }));
-      deferStatement(trx, insertName, ["entry"]);
-      assert.equal(borrowed(), idle, "nothing borrowed before COMMIT");
-    });
+    let requests = 0;
+    const pool = (db.client as { pool: { on(event: string, f: () => void): void; removeListener(event: string, f: () => void): void } }).pool;
+    const count = () => void requests++;
+    pool.on("acquireRequest", count);
+    try {
+      await runTransaction(db, async (trx) => {
+        deferQuery(trx, trx(table).insert({ name: "blind" }));
+        deferStatement(trx, insertName, ["entry"]);
+        assert.equal(borrowed(), idle, "nothing borrowed before COMMIT");
+      });
+    } finally {
+      pool.removeListener("acquireRequest", count);
+    }
+    assert.equal(
+      requests,
+      usingPostgres ? 0 : 1,
+      usingPostgres ? "a transaction lane, not the pool" : "PGlite in memory: its one connection, at COMMIT",
+    );
     assert.deepEqual(await names(), ["blind", "entry"]);
     await runTransaction(db, async (trx) => {
       await trx(table).insert({ name: "live" });
@@ -208,5 +221,25 @@ describe("write transactions (runTransaction)", () => {
     for (const id of concurrent) taken.add(id);
     assert.equal(taken.size, 81, "every value is handed out once");
     for (const id of taken) assert.match(id, /^[1-9][0-9]*$/);
+  });
+
+  it("keeps transactions sent whole apart on their shared lanes: a failing one rolls back alone", async () => {
+    await db(table).insert({ name: "taken" });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 24 }, (_, i) =>
+        runTransaction(db, async (trx) => {
+          deferStatement(trx, insertName, [`change ${i}`]);
+          deferQuery(trx, trx(table).insert({ name: i % 4 === 0 ? "taken" : `entry ${i}` }));
+        }),
+      ),
+    );
+    const committed = outcomes.flatMap((o, i) => (o.status === "fulfilled" ? [i] : []));
+    assert.deepEqual(
+      committed,
+      Array.from({ length: 24 }, (_, i) => i).filter((i) => i % 4 !== 0),
+    );
+    for (const o of outcomes) if (o.status === "rejected") assert.match(String(o.reason), /duplicate key|unique/i);
+    assert.deepEqual((await names()).sort(), ["taken", ...committed.flatMap((i) => [`change ${i}`, `entry ${i}`])].sort());
+    assert.equal(((await db.raw("select 1 as one")) as { rows: { one: number }[] }).rows[0]!.one, 1, "the shared connections still answer");
   });
 });

@@ -246,8 +246,10 @@ async function commit(binding: Binding, unit: Unit): Promise<void> {
   let sent: Promise<QueryObject>[];
   if (lane) {
     const connection = (await lane) as Connection;
-    // Issued together: nothing else on the lane comes between them.
-    sent = [BEGIN, ...statements, COMMIT].map((statement) => send(connection, statement));
+    // Issued together: nothing else on the lane comes between them. A single statement is a
+    // transaction by itself (PostgreSQL commits it alone, or nothing of it).
+    const whole = statements.length === 1 ? statements : [BEGIN, ...statements, COMMIT];
+    sent = whole.map((statement) => send(connection, statement));
   } else {
     const connection = await connectionOf(binding);
     const trail = [...statements, COMMIT];
@@ -278,6 +280,7 @@ async function commit(binding: Binding, unit: Unit): Promise<void> {
   const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
   if (failed) throw failed.reason;
   const committed = outcomes[outcomes.length - 1] as PromiseFulfilledResult<QueryObject>;
+  // (A statement sent alone answers its own command, never ROLLBACK: it failed or committed.)
   // COMMIT of a transaction PostgreSQL had already aborted answers ROLLBACK, not an error.
   if (committed.value.response?.command === "ROLLBACK") throw new Error("the transaction was rolled back at COMMIT");
 }

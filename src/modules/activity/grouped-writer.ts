@@ -2,9 +2,12 @@
 // invocation entry, a refused call's): entries arriving while a batch is in flight share the next
 // one, written by one statement (a single JSON value, activityInsert), and each caller's promise
 // resolves once its own row is committed, so no answer is sent before its entry is durable. Under
-// light load every entry is written at once; under heavy load one statement carries many. Entries
-// of a write still commit inside the write's transaction.
+// light load every entry is written at once; under heavy load one statement carries many. A batch
+// is a transaction sent whole (runTransaction of one deferred statement): where the database
+// multiplexes it goes on a transaction lane, so no read waits behind its COMMIT. Entries of a
+// write still commit inside the write's transaction.
 import { unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
+import { deferStatement, runTransaction } from "../../db/transaction.ts";
 import { activityInsert, activityLog, activityRow, type ActivityInput } from "./activity-log.ts";
 
 interface Pending {
@@ -38,7 +41,9 @@ export class GroupedActivityWriter {
       const batch = this.queue.splice(0, this.maxRows);
       try {
         const { sql, bindings } = activityInsert(batch.map((p) => p.row));
-        await table.raw(sql, bindings);
+        await runTransaction(table, async (trx) => {
+          if (!deferStatement(trx, sql, bindings)) await trx.raw(sql, bindings);
+        });
         for (const p of batch) p.resolve();
       } catch (err) {
         for (const p of batch) p.reject(err);

@@ -30,6 +30,16 @@ interface Deferred {
   sql: string;
   bindings: readonly unknown[];
   native: boolean;
+  /**
+   * An INSERT that reads no row the other deferred statements write and returns nothing: it may
+   * run as one part of a single statement with the others (combineInserts).
+   */
+  insert: boolean;
+  /**
+   * The statement's one binding is a JSON array of rows: deferred statements of the same text are
+   * sent as one, their rows concatenated in the order they were deferred (mergeRows).
+   */
+  rows: boolean;
 }
 
 interface Unit {
@@ -42,6 +52,12 @@ interface QueryObject {
   sql: string;
   bindings?: readonly unknown[];
   response?: { command?: string };
+}
+
+/** A deferred statement in the driver's form. */
+interface Compiled extends QueryObject {
+  bindings: readonly unknown[];
+  insert: boolean;
 }
 
 type QueryFn = (connection: unknown, obj: QueryObject) => Promise<QueryObject>;
@@ -210,28 +226,70 @@ const MAX_POSITIONED = 1024;
  * remembered (the texts are the few constant statements of the areas); anything else goes through
  * knex's compiler.
  */
-function compileDeferred(trx: Knex.Transaction, deferred: readonly Deferred[]): QueryObject[] {
+function compileDeferred(trx: Knex.Transaction, deferred: readonly Deferred[]): Compiled[] {
   const client = trx.client as Knex.Client & { positionBindings(sql: string): string };
-  return deferred.map((item) => {
-    if (item.native) return { sql: item.sql, bindings: item.bindings };
+  return mergeRows(deferred).map((item) => {
+    if (item.native) return { sql: item.sql, bindings: item.bindings, insert: item.insert };
     const plain =
       !item.sql.includes("??") && item.bindings.every((b) => b === null || typeof b !== "object" || b instanceof Date || Buffer.isBuffer(b));
     if (plain) {
       const known = positioned.get(item.sql);
       const sql = known ?? client.positionBindings(item.sql);
       if (known === undefined && positioned.size < MAX_POSITIONED) positioned.set(item.sql, sql);
-      return { sql, bindings: item.bindings };
+      return { sql, bindings: item.bindings, insert: item.insert };
     }
     const native = trx
       .raw(item.sql, item.bindings as Knex.RawBinding[])
       .toSQL()
       .toNative();
-    return { sql: native.sql, bindings: native.bindings };
+    return { sql: native.sql, bindings: native.bindings, insert: item.insert };
   });
 }
 
-const BEGIN: QueryObject = { sql: "BEGIN;", bindings: [] };
-const COMMIT: QueryObject = { sql: "COMMIT;", bindings: [] };
+/**
+ * Deferred statements of one text that each bind a JSON array of rows (activity entries), merged
+ * into the first of them: one statement inserting every row, in the order they were deferred (the
+ * order their `seq` follows). Nothing else in the transaction reads those rows back.
+ */
+function mergeRows(deferred: readonly Deferred[]): readonly Deferred[] {
+  if (deferred.filter((item) => item.rows).length < 2) return deferred;
+  const merged: Deferred[] = [];
+  const first = new Map<string, Deferred>();
+  for (const item of deferred) {
+    const into = item.rows ? first.get(item.sql) : undefined;
+    if (!into) {
+      const copy = { ...item, bindings: [...item.bindings] };
+      if (item.rows) first.set(item.sql, copy);
+      merged.push(copy);
+      continue;
+    }
+    const rows = String(item.bindings[0]);
+    const kept = String(into.bindings[0]);
+    // "[a]" and "[b]" make "[a,b]" (an empty array adds nothing).
+    if (rows.length > 2) into.bindings = [kept.length > 2 ? `${kept.slice(0, -1)},${rows.slice(1)}` : rows];
+  }
+  return merged;
+}
+
+/**
+ * Independent INSERTs as one statement: each a data-modifying part of a WITH, its placeholders
+ * renumbered after the parts before it. PostgreSQL runs every part to completion (referenced or
+ * not) in the one statement, which commits alone or not at all: a transaction's worth of inserts
+ * in one statement, without BEGIN and COMMIT around it.
+ */
+function combineInserts(statements: readonly Compiled[]): QueryObject {
+  let offset = 0;
+  const parts = statements.map((statement, i) => {
+    const shift = offset;
+    offset += statement.bindings.length;
+    return `s${i} as (${shift ? statement.sql.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + shift}`) : statement.sql})`;
+  });
+  return { sql: `with ${parts.join(", ")} select`, bindings: statements.flatMap((s) => s.bindings) };
+}
+
+// Fresh objects per use: the driver writes each statement's response onto its object.
+const begin = (): QueryObject => ({ sql: "BEGIN;", bindings: [] });
+const commitStatement = (): QueryObject => ({ sql: "COMMIT;", bindings: [] });
 
 /**
  * Sends `statements` (after BEGIN when it was not sent) and COMMIT; throws the first failure. A
@@ -248,11 +306,16 @@ async function commit(binding: Binding, unit: Unit): Promise<void> {
     const connection = (await lane) as Connection;
     // Issued together: nothing else on the lane comes between them. A single statement is a
     // transaction by itself (PostgreSQL commits it alone, or nothing of it).
-    const whole = statements.length === 1 ? statements : [BEGIN, ...statements, COMMIT];
+    const whole =
+      statements.length === 1
+        ? statements
+        : statements.every((statement) => statement.insert)
+          ? [combineInserts(statements)]
+          : [begin(), ...statements, commitStatement()];
     sent = whole.map((statement) => send(connection, statement));
   } else {
     const connection = await connectionOf(binding);
-    const trail = [...statements, COMMIT];
+    const trail = [...statements, commitStatement()];
     if (pipelines(connection)) {
       sent = corked(connection, () => {
         if (!unit.begun) sendBegin(binding, unit, connection);
@@ -343,10 +406,20 @@ export async function runTransaction<T>(db: Knex | Knex.Transaction, work: (trx:
  * Appends a statement (knex raw: `?` bindings) to the end of the transaction `handle` runs (sent
  * with its COMMIT). False when `handle` is not such a transaction: the caller runs it itself.
  */
-export function deferStatement(handle: object, sql: string, bindings: readonly unknown[]): boolean {
+export function deferStatement(
+  handle: object,
+  sql: string,
+  bindings: readonly unknown[],
+  /**
+   * insert: the statement is a plain INSERT that reads no row the change writes (combineInserts);
+   * rows: its one binding is a JSON array of rows, and deferred statements of the same text may be
+   * merged into one (mergeRows).
+   */
+  options: { insert?: boolean; rows?: boolean } = {},
+): boolean {
   const unit = bindingsByHandle.get(handle)?.unit;
   if (!unit) return false;
-  unit.deferred.push({ sql, bindings, native: false });
+  unit.deferred.push({ sql, bindings, native: false, insert: options.insert === true, rows: options.rows === true });
   return true;
 }
 
@@ -358,8 +431,10 @@ export function deferStatement(handle: object, sql: string, bindings: readonly u
 export function deferQuery(handle: object, query: Knex.QueryBuilder): boolean {
   const unit = bindingsByHandle.get(handle)?.unit;
   if (!unit) return false;
-  const native = query.toSQL().toNative();
-  unit.deferred.push({ sql: native.sql, bindings: native.bindings, native: true });
+  const compiled = query.toSQL();
+  const native = compiled.toNative();
+  const insert = compiled.method === "insert" && !/\breturning\b/i.test(native.sql);
+  unit.deferred.push({ sql: native.sql, bindings: native.bindings, native: true, insert, rows: false });
   return true;
 }
 

@@ -7,6 +7,9 @@ import type { Knex } from "knex";
 import { testDatabase, usingPostgres } from "../helpers/backends.ts";
 import { deferQuery, deferStatement, runTransaction } from "../../src/db/transaction.ts";
 import { nextSequenceValue } from "../../src/db/sequences.ts";
+import { acquireTransactionLane } from "../../src/db/multiplexing.ts";
+import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
+import { recordActivity } from "../../src/modules/activity/activity-log.ts";
 
 describe("write transactions (runTransaction)", () => {
   const table = `tx_test_${randomBytes(3).toString("hex")}`;
@@ -233,6 +236,9 @@ describe("write transactions (runTransaction)", () => {
         }),
       ),
     );
+    outcomes.forEach((o, i) => {
+      if (o.status === "rejected" && i % 4) console.log("DBG", i, String(o.reason).slice(0, 300));
+    });
     const committed = outcomes.flatMap((o, i) => (o.status === "fulfilled" ? [i] : []));
     assert.deepEqual(
       committed,
@@ -242,4 +248,68 @@ describe("write transactions (runTransaction)", () => {
     assert.deepEqual((await names()).sort(), ["taken", ...committed.flatMap((i) => [`change ${i}`, `entry ${i}`])].sort());
     assert.equal(((await db.raw("select 1 as one")) as { rows: { one: number }[] }).rows[0]!.one, 1, "the shared connections still answer");
   });
+
+  if (usingPostgres) {
+    /** What the transaction lanes are sent while `work` runs: statement texts, in order. */
+    async function sentOnLanes(work: () => Promise<unknown>): Promise<string[]> {
+      const lanes = [await acquireTransactionLane(db)!, await acquireTransactionLane(db)!] as { query: (...a: unknown[]) => unknown }[];
+      const sent: string[] = [];
+      const originals = lanes.map((lane) => lane.query);
+      lanes.forEach((lane, i) => {
+        lane.query = (config: unknown, ...rest: unknown[]) => {
+          sent.push(typeof config === "string" ? config : (config as { text: string }).text);
+          return originals[i]!.call(lane, config, ...rest);
+        };
+      });
+      try {
+        await work();
+      } finally {
+        lanes.forEach((lane, i) => (lane.query = originals[i]!));
+      }
+      return sent;
+    }
+
+    it("sends a transaction of independent inserts as one statement, which commits whole or not at all", async () => {
+      const other = `${table}_other`;
+      await db.schema.createTable(other, (t) => {
+        t.text("name").notNullable().unique();
+      });
+      try {
+        const sent = await sentOnLanes(() =>
+          runTransaction(db, async (trx) => {
+            deferQuery(trx, trx(table).insert({ name: "one statement" }));
+            deferQuery(trx, trx(other).insert({ name: "same statement" }));
+          }),
+        );
+        assert.equal(sent.length, 1, sent.join("\n"));
+        assert.match(sent[0]!, /^with s0 as \(insert into .+\), s1 as \(insert into .+\) select$/);
+        assert.deepEqual(await names(), ["one statement"]);
+        assert.deepEqual(await db(other).pluck("name"), ["same statement"]);
+
+        await assert.rejects(
+          runTransaction(db, async (trx) => {
+            deferQuery(trx, trx(table).insert({ name: "kept out" }));
+            deferQuery(trx, trx(other).insert({ name: "same statement" })); // taken
+          }),
+          /duplicate key|unique/i,
+        );
+        assert.deepEqual(await names(), ["one statement"], "the first part rolled back with the second");
+      } finally {
+        await db.schema.dropTableIfExists(other);
+      }
+    });
+
+    it("merges deferred activity rows into one insert, in the order they were recorded", async () => {
+      const teamId = crypto.randomUUID();
+      const sent = await sentOnLanes(() =>
+        runTransaction(db, async (trx) => {
+          const ctx = createDomainContext(trx, systemActor(teamId), new Date());
+          for (const n of [1, 2, 3]) await recordActivity(ctx, { event: "e", description: `entry ${n}`, subjectType: "team", subjectId: teamId });
+        }),
+      );
+      assert.equal(sent.length, 1, "three entries, one statement");
+      const rows = (await db("activity_log").where({ team_id: teamId }).orderBy("seq").pluck("description")) as string[];
+      assert.deepEqual(rows, ["entry 1", "entry 2", "entry 3"]);
+    });
+  }
 });

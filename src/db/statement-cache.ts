@@ -6,8 +6,9 @@
 //
 // A statement text with bound values is given a name from its second run on (one-off statements,
 // such as migrations, stay unnamed), up to `capacity` texts per process; pg then sends Parse once
-// per connection and only Bind/Execute afterwards. Statements without values go as they are (the
-// simple protocol, where several commands may share one text).
+// per connection and only Bind/Execute afterwards (never relying on a Parse the server has not
+// confirmed: see prepareStatementsOn). Statements without values go as they are (the simple
+// protocol, where several commands may share one text).
 //
 // PostgreSQL refuses a prepared statement whose result columns changed under it ("cached plan must
 // not change result type", after another process's migration added a column to a `select *`): the
@@ -41,6 +42,8 @@ export interface PgQueryable {
   query(config: unknown, values?: unknown, callback?: unknown): unknown;
   end(): Promise<void>;
   __knex__disposed?: string;
+  /** pg's connection: the names the server confirmed parsing, and those whose Parse is on its way. */
+  connection?: { parsedStatements?: Record<string, string>; submittedNamedStatements?: Record<string, string> };
 }
 
 export class StatementCache {
@@ -97,7 +100,12 @@ export function prepareStatementsOn(connection: PgQueryable, cache: StatementCac
   connection.query = (config: unknown, values?: unknown, callback?: unknown) => {
     if (!preparable(config)) return query(config, values, callback);
     const name = cache.nameFor(config.text);
-    if (name === undefined) return query(config, values, callback);
+    // pg skips Parse for a name whose Parse it has sent; if that Parse then fails (it is refused
+    // in a transaction already aborted, which a pipelined batch of another request may be), a
+    // statement relying on it would name nothing. So a name is used only once the server confirmed
+    // it, or by the statement that sends its Parse; meanwhile the text runs unnamed.
+    const parsing = connection.connection?.submittedNamedStatements?.[name ?? ""] !== undefined;
+    if (name === undefined || (parsing && connection.connection?.parsedStatements?.[name] === undefined)) return query(config, values, callback);
     const retire = (err: unknown) => {
       if (!isStalePlan(err) || connection.__knex__disposed) return;
       connection.__knex__disposed = "a prepared statement's result columns changed (a migration ran)";

@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 import { openDatabase } from "../../src/db/database.ts";
 import { acquireExclusive, releaseExclusive } from "../../src/db/multiplexing.ts";
-import { StatementCache } from "../../src/db/statement-cache.ts";
+import pg from "pg";
+import { prepareStatementsOn, StatementCache, type PgQueryable } from "../../src/db/statement-cache.ts";
 import { testDatabase, usingPostgres } from "../helpers/backends.ts";
 
 describe("statement cache (prepared statements)", () => {
@@ -63,6 +64,34 @@ describe("statement cache (prepared statements)", () => {
         assert.ok(!prepared.includes(`select a from ${table} where a > $1`), "run once: not prepared");
       } finally {
         await releaseExclusive(db, connection);
+      }
+    });
+
+    it("never relies on a Parse the server has not confirmed: one refused in an aborted transaction leaves the next statement unharmed", async () => {
+      const client = new pg.Client({ connectionString: url, pipeline: true } as pg.ClientConfig);
+      await client.connect();
+      try {
+        prepareStatementsOn(client as unknown as PgQueryable, new StatementCache(8));
+        const text = "select $1::int as n";
+        await client.query({ text, values: [1] }); // run once: unnamed
+        // Pipelined without waiting: the second run of the text is its first named one, and its
+        // Parse arrives in a transaction the division already aborted, so the server refuses it.
+        const batch = [
+          client.query({ text: "BEGIN" }),
+          client.query({ text: "select 1 / $1::int", values: [0] }),
+          client.query({ text, values: [2] }),
+          client.query({ text: "COMMIT" }),
+          client.query({ text, values: [3] }),
+        ];
+        const outcomes = await Promise.allSettled(batch);
+        assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /division by zero/);
+        assert.equal(outcomes[2]!.status, "rejected", "refused: its transaction was aborted");
+        const after = outcomes[4] as PromiseFulfilledResult<{ rows: { n: number }[] }>;
+        assert.equal(after.status, "fulfilled", String((outcomes[4] as PromiseRejectedResult).reason));
+        assert.equal(after.value.rows[0]!.n, 3);
+        assert.equal((await client.query({ text, values: [4] })).rows[0].n, 4, "and the text is prepared again afterwards");
+      } finally {
+        await client.end();
       }
     });
 

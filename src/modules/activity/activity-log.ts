@@ -85,7 +85,7 @@ export function activityInsert(rows: readonly Record<string, unknown>[]): { sql:
 export async function recordActivity(ctx: DomainContext, entry: ActivityInput): Promise<void> {
   const { sql, bindings } = activityInsert([activityLog.own(ctx, activityRow(ctx, entry))]);
   const handle = unscoped(ctx, "the activity rows are owned by the actor's team (activityLog.own)");
-  if (!deferStatement(handle, sql, bindings)) await handle.raw(sql, bindings);
+  if (!deferStatement(handle, sql, bindings, { insert: true, rows: true })) await handle.raw(sql, bindings);
 }
 
 /**

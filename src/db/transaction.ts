@@ -40,6 +40,13 @@ interface Deferred {
    * sent as one, their rows concatenated in the order they were deferred (mergeRows).
    */
   rows: boolean;
+  /**
+   * A row inserted blind (deferQuery), which a later statement of the transaction may refer to (a
+   * foreign key): it is sent before any statement the transaction sends after it, not held to COMMIT.
+   */
+  blind: boolean;
+  /** Already sent (ahead of a later statement); COMMIT does not send it again. */
+  sent: boolean;
 }
 
 interface Unit {
@@ -157,11 +164,20 @@ function createBinding(db: Knex): Binding {
   client._query = (conn: Connection, obj: QueryObject) => {
     const unit = binding.unit;
     if (!unit || conn !== binding.connection) return Promise.reject(ended());
-    if (unit.begun) return send(conn, obj);
-    if (!pipelines(conn)) return sendBegin(binding, unit, conn).then(() => send(conn, obj));
+    const rows = blindRows(binding, unit);
+    if (!pipelines(conn)) {
+      const begun = unit.begun ?? sendBegin(binding, unit, conn);
+      return begun.then(async () => {
+        for (const row of rows) await send(conn, row);
+        return send(conn, obj);
+      });
+    }
     return corked(conn, () => {
-      sendBegin(binding, unit, conn);
-      return send(conn, obj);
+      if (!unit.begun) sendBegin(binding, unit, conn);
+      // The rows first: the statement may refer to them. Its caller sees their failure, if any.
+      const before = rows.map((row) => send(conn, row));
+      const result = send(conn, obj);
+      return before.length ? Promise.all([...before, result]).then(() => result) : result;
     });
   };
   client.transaction = (...args: unknown[]) => {
@@ -171,9 +187,14 @@ function createBinding(db: Knex): Binding {
     opening.acquireConnection = async () => {
       const connection = await client.acquireConnection();
       const unit = binding.unit;
-      if (unit && !unit.begun) {
-        const begun = sendBegin(binding, unit, connection);
+      if (unit) {
+        // BEGIN, and the rows inserted blind so far (they belong to the transaction, not to the
+        // savepoint, and its statements may refer to them): sent before knex sends SAVEPOINT.
+        const begun = unit.begun ?? sendBegin(binding, unit, connection);
         if (!pipelines(connection)) await begun;
+        const rows = blindRows(binding, unit);
+        if (pipelines(connection)) await Promise.all(rows.map((row) => send(connection, row)));
+        else for (const row of rows) await send(connection, row);
       }
       return connection;
     };
@@ -214,6 +235,13 @@ async function releaseBinding(binding: Binding, healthy: boolean): Promise<void>
   // The pool validates a connection before lending it and drops one marked disposed.
   if (!healthy) connection.__knex__disposed = "its transaction could not be rolled back";
   await releaseExclusive(binding.db, connection);
+}
+
+/** The rows inserted blind and not yet sent, marked sent: to go before the statement about to be sent. */
+function blindRows(binding: Binding, unit: Unit): Compiled[] {
+  const pending = unit.deferred.filter((item) => item.blind && !item.sent);
+  for (const item of pending) item.sent = true;
+  return pending.length ? compileDeferred(binding.trx, pending) : [];
 }
 
 /** Deferred statement texts with their `?` placeholders numbered for the driver, by text. */
@@ -297,7 +325,10 @@ const commitStatement = (): QueryObject => ({ sql: "COMMIT;", bindings: [] });
  * transaction lane where the database multiplexes (multiplexing.ts), else on its own connection.
  */
 async function commit(binding: Binding, unit: Unit): Promise<void> {
-  const statements = compileDeferred(binding.trx, unit.deferred);
+  const statements = compileDeferred(
+    binding.trx,
+    unit.deferred.filter((item) => !item.sent),
+  );
   if (!unit.begun && statements.length === 0) return;
   const { send } = binding;
   const lane = !unit.begun && !binding.acquiring ? acquireTransactionLane(binding.db) : null;
@@ -419,7 +450,7 @@ export function deferStatement(
 ): boolean {
   const unit = bindingsByHandle.get(handle)?.unit;
   if (!unit) return false;
-  unit.deferred.push({ sql, bindings, native: false, insert: options.insert === true, rows: options.rows === true });
+  unit.deferred.push({ sql, bindings, native: false, insert: options.insert === true, rows: options.rows === true, blind: false, sent: false });
   return true;
 }
 
@@ -434,7 +465,7 @@ export function deferQuery(handle: object, query: Knex.QueryBuilder): boolean {
   const compiled = query.toSQL();
   const native = compiled.toNative();
   const insert = compiled.method === "insert" && !/\breturning\b/i.test(native.sql);
-  unit.deferred.push({ sql: native.sql, bindings: native.bindings, native: true, insert, rows: false });
+  unit.deferred.push({ sql: native.sql, bindings: native.bindings, native: true, insert, rows: false, blind: true, sent: false });
   return true;
 }
 

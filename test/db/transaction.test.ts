@@ -196,6 +196,37 @@ describe("write transactions (runTransaction)", () => {
     assert.deepEqual(await names(), ["taken"]);
   });
 
+  it("sends a row inserted blind before any later statement of its transaction, which may refer to it (a foreign key), savepoints included", async () => {
+    const child = `${table}_child`;
+    await db.schema.createTable(child, (t) => {
+      t.integer("parent_id").notNullable().references("id").inTable(table);
+    });
+    try {
+      await runTransaction(db, async (trx) => {
+        const id = Number(await nextSequenceValue(trx, `${table}_id_seq`));
+        deferQuery(trx, trx(table).insert({ id, name: "parent" }));
+        await trx(child).insert({ parent_id: id });
+        const second = Number(await nextSequenceValue(trx, `${table}_id_seq`));
+        deferQuery(trx, trx(table).insert({ id: second, name: "parent of a savepoint's row" }));
+        await runTransaction(trx, (inner) => inner(child).insert({ parent_id: second }));
+        deferStatement(trx, insertName, ["entry, at COMMIT"]);
+      });
+      assert.deepEqual((await names()).sort(), ["entry, at COMMIT", "parent", "parent of a savepoint's row"]);
+      assert.equal((await db(child).pluck("parent_id")).length, 2);
+
+      await db(table).insert({ name: "taken" });
+      await assert.rejects(
+        runTransaction(db, async (trx) => {
+          deferQuery(trx, trx(table).insert({ name: "taken" }));
+          await trx(child).select("parent_id"); // the blind row goes first, and its failure is what this sees
+        }),
+        /duplicate key|unique/i,
+      );
+    } finally {
+      await db.schema.dropTableIfExists(child);
+    }
+  });
+
   it("refuses a statement its transaction left running after it ended, rather than running it in another", async () => {
     let late: Promise<unknown> | null = null;
     await runTransaction(db, async (trx) => {

@@ -21,50 +21,12 @@
 import { EventEmitter } from "node:events";
 import knex, { type Knex } from "knex";
 import { acquireExclusive, acquireTransactionLane, releaseExclusive } from "./multiplexing.ts";
-
-/**
- * A statement a transaction appends at its end: knex raw (`?` bindings), or already in the
- * driver's form (`$n`, from a compiled query builder).
- */
-interface Deferred {
-  sql: string;
-  bindings: readonly unknown[];
-  native: boolean;
-  /**
-   * An INSERT that reads no row the other deferred statements write and returns nothing: it may
-   * run as one part of a single statement with the others (combineInserts).
-   */
-  insert: boolean;
-  /**
-   * The statement's one binding is a JSON array of rows: deferred statements of the same text are
-   * sent as one, their rows concatenated in the order they were deferred (mergeRows).
-   */
-  rows: boolean;
-  /**
-   * A row inserted blind (deferQuery), which a later statement of the transaction may refer to (a
-   * foreign key): it is sent before any statement the transaction sends after it, not held to COMMIT.
-   */
-  blind: boolean;
-  /** Already sent (ahead of a later statement); COMMIT does not send it again. */
-  sent: boolean;
-}
+import { combineInserts, compileDeferred, type Compiled, type Deferred, type QueryObject } from "./deferred-statements.ts";
 
 interface Unit {
   /** BEGIN, once sent (with the first statement). */
   begun: Promise<unknown> | null;
   deferred: Deferred[];
-}
-
-interface QueryObject {
-  sql: string;
-  bindings?: readonly unknown[];
-  response?: { command?: string };
-}
-
-/** A deferred statement in the driver's form. */
-interface Compiled extends QueryObject {
-  bindings: readonly unknown[];
-  insert: boolean;
 }
 
 type QueryFn = (connection: unknown, obj: QueryObject) => Promise<QueryObject>;
@@ -242,77 +204,6 @@ function blindRows(binding: Binding, unit: Unit): Compiled[] {
   const pending = unit.deferred.filter((item) => item.blind && !item.sent);
   for (const item of pending) item.sent = true;
   return pending.length ? compileDeferred(binding.trx, pending) : [];
-}
-
-/** Deferred statement texts with their `?` placeholders numbered for the driver, by text. */
-const positioned = new Map<string, string>();
-const MAX_POSITIONED = 1024;
-
-/**
- * The deferred statements in the order they were asked for, in the driver's form. A text whose
- * placeholders are all plain `?` (no `??` identifier) bound to plain values is numbered once and
- * remembered (the texts are the few constant statements of the areas); anything else goes through
- * knex's compiler.
- */
-function compileDeferred(trx: Knex.Transaction, deferred: readonly Deferred[]): Compiled[] {
-  const client = trx.client as Knex.Client & { positionBindings(sql: string): string };
-  return mergeRows(deferred).map((item) => {
-    if (item.native) return { sql: item.sql, bindings: item.bindings, insert: item.insert };
-    const plain =
-      !item.sql.includes("??") && item.bindings.every((b) => b === null || typeof b !== "object" || b instanceof Date || Buffer.isBuffer(b));
-    if (plain) {
-      const known = positioned.get(item.sql);
-      const sql = known ?? client.positionBindings(item.sql);
-      if (known === undefined && positioned.size < MAX_POSITIONED) positioned.set(item.sql, sql);
-      return { sql, bindings: item.bindings, insert: item.insert };
-    }
-    const native = trx
-      .raw(item.sql, item.bindings as Knex.RawBinding[])
-      .toSQL()
-      .toNative();
-    return { sql: native.sql, bindings: native.bindings, insert: item.insert };
-  });
-}
-
-/**
- * Deferred statements of one text that each bind a JSON array of rows (activity entries), merged
- * into the first of them: one statement inserting every row, in the order they were deferred (the
- * order their `seq` follows). Nothing else in the transaction reads those rows back.
- */
-function mergeRows(deferred: readonly Deferred[]): readonly Deferred[] {
-  if (deferred.filter((item) => item.rows).length < 2) return deferred;
-  const merged: Deferred[] = [];
-  const first = new Map<string, Deferred>();
-  for (const item of deferred) {
-    const into = item.rows ? first.get(item.sql) : undefined;
-    if (!into) {
-      const copy = { ...item, bindings: [...item.bindings] };
-      if (item.rows) first.set(item.sql, copy);
-      merged.push(copy);
-      continue;
-    }
-    const rows = String(item.bindings[0]);
-    const kept = String(into.bindings[0]);
-    // "[a]" and "[b]" make "[a,b]" (an empty array adds nothing).
-    if (rows.length > 2) into.bindings = [kept.length > 2 ? `${kept.slice(0, -1)},${rows.slice(1)}` : rows];
-  }
-  return merged;
-}
-
-/**
- * Independent INSERTs as one statement: each a data-modifying part of a WITH, its placeholders
- * renumbered after the parts before it. PostgreSQL runs every part to completion (referenced or
- * not) in the one statement, which commits alone or not at all: a transaction's worth of inserts
- * in one statement, without BEGIN and COMMIT around it.
- */
-function combineInserts(statements: readonly Compiled[]): QueryObject {
-  let offset = 0;
-  const parts = statements.map((statement, i) => {
-    const shift = offset;
-    offset += statement.bindings.length;
-    return `s${i} as (${shift ? statement.sql.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + shift}`) : statement.sql})`;
-  });
-  return { sql: `with ${parts.join(", ")} select`, bindings: statements.flatMap((s) => s.bindings) };
 }
 
 // Fresh objects per use: the driver writes each statement's response onto its object.

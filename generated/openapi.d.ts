@@ -4392,7 +4392,7 @@ export interface components {
             expires_at?: string;
         };
         /**
-         * @description Personal access token id, a positive integer serialised as a string.
+         * @description Personal access token id, a positive integer serialised as a string. Unique, but neither dense nor in creation order (each server process takes ids a block at a time); lists order tokens by `created_at`, then id.
          * @example 42
          */
         TokenId: string;

@@ -108,9 +108,10 @@ export interface TenantTable {
   /** Inserts rows owned by the actor's team: the team column is always the actor's. */
   insert(ctx: DomainContext, rows: Record<string, unknown> | Record<string, unknown>[]): Knex.QueryBuilder;
   /**
-   * Inserts rows nothing in the change reads back (their ids made beforehand): with the
-   * transaction's COMMIT when the transaction defers its tail, so the insert costs no round trip of
-   * its own, and a constraint it breaks fails the whole change there. Elsewhere, at once.
+   * Inserts rows whose ids were made beforehand, so nothing needs their insert's answer: where the
+   * transaction defers its tail, with its COMMIT (no round trip of its own; a constraint it breaks
+   * fails the whole change there), or just ahead of the transaction's next statement, which may
+   * refer to them. Elsewhere, at once.
    */
   insertBlind(ctx: DomainContext, rows: Record<string, unknown> | Record<string, unknown>[]): Promise<void>;
   /** The row as `insert` would write it (owned by the actor's team), for a writer that batches rows. */

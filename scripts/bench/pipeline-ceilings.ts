@@ -14,7 +14,7 @@
 // each server (V8 .cpuprofile files). Machine-dependent: recorded, never asserted.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cpus } from "node:os";
@@ -39,7 +39,7 @@ interface Started {
 function startServer(target: string, env: Record<string, string>): Promise<Started> {
   return new Promise((resolve, reject) => {
     // BENCH_PROFILE_DIR=<dir>: each server writes a V8 CPU profile there when it stops.
-    const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+    const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-interval=100", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
     const child = spawn("taskset", ["-c", "0", process.execPath, ...profile, "--import", "tsx", "scripts/bench/bench-server.ts"], {
       cwd: ROOT,
       env: { ...process.env, ...env, BENCH_TARGET: target, LOG_LEVEL: "info" },
@@ -92,6 +92,25 @@ function cpuTicks(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return Number(fields[11]) + Number(fields[12]);
+}
+
+/** CPU ticks used so far by every PostgreSQL and Redis process on the machine (their share of a request). */
+function serviceTicks(): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    if (!/^(postgres|postmaster|redis-server)/.test(comm)) continue;
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    total += Number(fields[11]) + Number(fields[12]);
+  }
+  return total;
 }
 
 const hasWrk = (() => {
@@ -178,6 +197,10 @@ interface Measured {
    * request's database work goes, which the server's own figure leaves out.
    */
   machine_cpu_us_per_request: number;
+  /** PostgreSQL's and Redis's CPU per request (every process of theirs on the machine). */
+  services_cpu_us_per_request: number;
+  /** Transactions committed in the bench database per request (pg_stat_database; approximate, stats flush about once a second). */
+  commits_per_request: number;
   /** Share of the machine's CPU time left idle while measuring. */
   machine_idle: number;
   requests_per_second: number;
@@ -217,6 +240,8 @@ async function main() {
   dbUrl.pathname = `/${name}`;
   const db = openDatabase({ url: dbUrl.toString() });
   const samples: Record<string, Measured[]> = {};
+  const commits = async () =>
+    Number((await admin.raw("select xact_commit from pg_stat_database where datname = ?", [name])).rows[0]?.xact_commit ?? 0);
   try {
     await migrate(db);
     const email = `bench-${randomBytes(4).toString("hex")}@example.test`;
@@ -293,8 +318,13 @@ async function main() {
           await measure(server.url, load, WARMUP_SECONDS); // JIT, pools, caches
           const cpuBefore = cpuTicks(server.child.pid!);
           const machineBefore = machineTicks();
+          const servicesBefore = serviceTicks();
+          const commitsBefore = await commits();
           const run = await measure(server.url, load, DURATION);
           const ticks = cpuTicks(server.child.pid!) - cpuBefore;
+          const services = serviceTicks() - servicesBefore;
+          await new Promise((r) => setTimeout(r, 1500)); // backends flush their statistics about once a second
+          const committed = (await commits()) - commitsBefore;
           const machineAfter = machineTicks();
           const busy = machineAfter.busy - machineBefore.busy;
           const idle = machineAfter.idle - machineBefore.idle;
@@ -303,6 +333,8 @@ async function main() {
             ...run,
             cpu_us_per_request: perRequest(ticks),
             machine_cpu_us_per_request: perRequest(busy),
+            services_cpu_us_per_request: perRequest(services),
+            commits_per_request: Math.round((100 * committed) / (run.requests_per_second * DURATION)) / 100,
             machine_idle: Math.round((1000 * idle) / (busy + idle)) / 1000,
           };
           (samples[label] ??= []).push(measured);
@@ -325,6 +357,8 @@ async function main() {
         requests_per_second: median(runs.map((r) => r.requests_per_second)),
         cpu_us_per_request: median(runs.map((r) => r.cpu_us_per_request)),
         machine_cpu_us_per_request: median(runs.map((r) => r.machine_cpu_us_per_request)),
+        services_cpu_us_per_request: median(runs.map((r) => r.services_cpu_us_per_request)),
+        commits_per_request: median(runs.map((r) => r.commits_per_request)),
         machine_idle: median(runs.map((r) => r.machine_idle)),
         p50_ms: median(runs.map((r) => r.latency_ms.p50)),
         p99_ms: median(runs.map((r) => r.latency_ms.p99)),

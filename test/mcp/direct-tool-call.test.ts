@@ -94,6 +94,17 @@ describe("mcp direct tools/call", () => {
     await same({ name: "get_current_team", params: { name: "get_current_team", task: {}, _meta: ENVELOPE_META } });
     await same({ name: "get_current_team", args: {}, headers: { "content-type": "text/plain" } });
   });
+
+  it("judges each envelope on its own, whatever was seen before (the classifier's verdict is kept per _meta)", async () => {
+    const badInfo = { ...ENVELOPE_META, "io.modelcontextprotocol/clientInfo": { name: 7 } };
+    const badCapabilities = { ...ENVELOPE_META, "io.modelcontextprotocol/clientCapabilities": "none" };
+    for (let i = 0; i < 2; i++) {
+      await same({ name: "get_current_team" });
+      const refused = await same({ name: "get_current_team", params: { name: "get_current_team", _meta: badInfo } });
+      assert.equal(refused.status, 400);
+      assert.equal((await same({ name: "get_current_team", params: { name: "get_current_team", _meta: badCapabilities } })).status, 400);
+    }
+  });
 });
 
 describe("mcp direct tools/call: which calls it takes", () => {
@@ -117,5 +128,11 @@ describe("mcp direct tools/call: which calls it takes", () => {
     assert.equal(directToolCall(ctx({ "mcp-method": "" }), body()), null);
     assert.equal(directToolCall(ctx(), body({ _meta: { ...ENVELOPE_META, progressToken: 1 } })), null);
     assert.equal(directToolCall(ctx(), { ...body(), method: "tools/list" }), null);
+    // The same envelope gets the same verdict every time it is seen, a valid one and an invalid one.
+    const invalid = { ...ENVELOPE_META, "io.modelcontextprotocol/clientInfo": { version: "1" } };
+    for (let i = 0; i < 2; i++) {
+      assert.equal(directToolCall(ctx(), body({ _meta: invalid })), null);
+      assert.deepEqual(directToolCall(ctx(), body()), { id: 1, name: "get_current_team", args: {} });
+    }
   });
 });

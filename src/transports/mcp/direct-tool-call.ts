@@ -54,9 +54,30 @@ export function directToolCall(ctx: Koa.Context, body: unknown): DirectCall | nu
   const mcpMethodHeader = ctx.get("mcp-method").trim();
   const mcpNameHeader = ctx.get("mcp-name").trim();
   if (protocolVersionHeader !== MCP_PROTOCOL_VERSION || mcpMethodHeader !== "tools/call" || mcpNameHeader !== name) return null;
-  const route = classifyInboundRequest({ httpMethod: "POST", protocolVersionHeader, mcpMethodHeader, mcpNameHeader, body });
-  if (route.kind !== "modern" || route.messageKind !== "request" || route.classification.revision !== MCP_PROTOCOL_VERSION) return null;
+  if (!classifiedModern(meta, () => classifyInboundRequest({ httpMethod: "POST", protocolVersionHeader, mcpMethodHeader, mcpNameHeader, body }))) return null;
   return { id, name, args: args ?? {} };
+}
+
+/**
+ * The SDK classifier's verdict, remembered per `_meta`. Once the checks above have passed, the
+ * verdict depends on nothing else: the classifier's schemas look at jsonrpc, id, method and
+ * params._meta (a request with a result or error key is not one of ours), and the cross-checks
+ * at the headers, which are pinned equal to the body. A client sends the same `_meta` on every
+ * call, so its zod passes (two of them failing ones) run once per client rather than per call.
+ */
+const verdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 256;
+
+function classifiedModern(meta: Plain, classify: () => ReturnType<typeof classifyInboundRequest>): boolean {
+  const key = JSON.stringify(meta);
+  let verdict = verdicts.get(key);
+  if (verdict === undefined) {
+    const route = classify();
+    verdict = route.kind === "modern" && route.messageKind === "request" && route.classification.revision === MCP_PROTOCOL_VERSION;
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdicts.set(key, verdict);
+  }
+  return verdict;
 }
 
 /** What the SDK's 2026-07-28 codec does to a tools/call result on its way out. */

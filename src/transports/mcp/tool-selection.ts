@@ -46,8 +46,26 @@ function parseFlag(value: string, name: string): boolean {
  * An unknown toolset is refused: a typo would otherwise silently hide every tool.
  */
 export function parseToolSelection(header: (name: string) => string, query: URLSearchParams): ToolSelection {
-  const named = header(TOOLSETS_HEADER) || query.get(TOOLSETS_QUERY) || "";
-  const readOnly = parseFlag(header(READ_ONLY_HEADER) || query.get(READ_ONLY_QUERY) || "", "X-MCP-Readonly");
+  return selectionOf(header(TOOLSETS_HEADER) || query.get(TOOLSETS_QUERY) || "", header(READ_ONLY_HEADER) || query.get(READ_ONLY_QUERY) || "");
+}
+
+/** Selections already parsed (a client names the same one on every request); refusals are not kept. */
+const parsed = new Map<string, ToolSelection>();
+const MAX_PARSED = 256;
+
+function selectionOf(named: string, readOnlyFlag: string): ToolSelection {
+  const key = `${named}\n${readOnlyFlag}`;
+  let selection = parsed.get(key);
+  if (selection === undefined) {
+    selection = parseSelection(named, readOnlyFlag);
+    if (parsed.size >= MAX_PARSED) parsed.clear();
+    parsed.set(key, selection);
+  }
+  return selection;
+}
+
+function parseSelection(named: string, readOnlyFlag: string): ToolSelection {
+  const readOnly = parseFlag(readOnlyFlag, "X-MCP-Readonly");
   const names = named
     .split(",")
     .map((s) => s.trim().toLowerCase())

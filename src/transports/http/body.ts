@@ -2,6 +2,7 @@
 // that is not readable as UTF-8 JSON is refused (422, fields.body), never repaired: silently
 // replacing bytes with U+FFFD would store text the client never sent.
 import type Koa from "koa";
+import getRawBody from "raw-body";
 import { validationFailed } from "../../errors.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -18,16 +19,16 @@ const refuse = (message: string) => validationFailed({ body: [message] }, `The r
 
 /** The body's bytes and its text: at most MAX_BODY_BYTES, and valid UTF-8 (a BOM is dropped). */
 export async function readBodyText(ctx: Koa.Context): Promise<{ bytes: Buffer; text: string }> {
-  const declared = Number(ctx.get("content-length") || 0);
-  if (declared > MAX_BODY_BYTES) throw refuse(`must be at most ${MAX_BODY_BYTES} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw refuse(`must be at most ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
+  const declared = ctx.get("content-length");
+  let bytes: Buffer;
+  try {
+    // raw-body: listeners on the request, no async iterator; the limit is checked against the
+    // declared length first and against what arrives as it arrives.
+    bytes = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, ...(/^\d+$/.test(declared) ? { length: Number(declared) } : {}) });
+  } catch (err) {
+    if ((err as { type?: string }).type === "entity.too.large") throw refuse(`must be at most ${MAX_BODY_BYTES} bytes`);
+    throw err; // an aborted request (ECONNABORTED) or a body shorter than declared
   }
-  const bytes = Buffer.concat(chunks);
   try {
     return { bytes, text: utf8.decode(bytes) };
   } catch {

@@ -61,17 +61,14 @@ export function createMcpApp(deps: McpAppDeps): Koa {
   const app = new Koa();
   const resources = resourceCatalog({ mcpUrl: deps.mcpUrl, baseUrl: deps.baseUrl, authUrl: deps.authUrl, docsUrl: deps.docsUrl });
 
+  const endpoint = mcpEndpoint({
+    ...deps,
+    resources,
+    hostPolicy: hostPolicy(deps.mcpUrl, deps.allowedHosts, deps.allowedOrigins),
+    invocations: new GroupedActivityWriter(deps.db),
+  });
   const router = new Router();
-  router.register(
-    "/",
-    ["POST", "GET", "DELETE", "PUT", "PATCH"],
-    mcpEndpoint({
-      ...deps,
-      resources,
-      hostPolicy: hostPolicy(deps.mcpUrl, deps.allowedHosts, deps.allowedOrigins),
-      invocations: new GroupedActivityWriter(deps.db),
-    }),
-  );
+  router.register("/", ["POST", "GET", "DELETE", "PUT", "PATCH"], endpoint);
   router.register("/up", ["GET"], async (ctx) => {
     ctx.set("Cache-Control", "no-store");
     ctx.body = { status: "up", release: deps.release };
@@ -82,6 +79,8 @@ export function createMcpApp(deps: McpAppDeps): Koa {
 
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "mcp", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
   app.use(mcpCors());
+  // Every JSON-RPC message is a POST to the root: straight to the endpoint, not through the router.
+  app.use((ctx, next) => (ctx.method === "POST" && ctx.path === "/" ? endpoint(ctx, next) : next()));
   app.use(router.routes());
   app.use(routeFallback(router, `The MCP endpoint is ${deps.mcpUrl} (POST); see ${deps.mcpUrl}${SERVER_CARD_PATH}.`));
   return app;

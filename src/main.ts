@@ -52,6 +52,7 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
     case "mcp":
       return createMcpApp({
         ...operations,
+        invocations: s.activity,
         mcpUrl: config.mcp.url,
         budget: MCP_BUDGET,
         unauthenticatedBudget: UNAUTHENTICATED_MCP_BUDGET,

@@ -8,6 +8,7 @@ import { MemoryKv } from "./kv/memory.ts";
 import { RedisKv } from "./kv/redis.ts";
 import { loadAppKey } from "./security/app-key.ts";
 import { redactLogObject } from "./security/log-redaction.ts";
+import { GroupedActivityWriter } from "./modules/activity/grouped-writer.ts";
 
 export interface Services {
   config: Config;
@@ -16,6 +17,8 @@ export interface Services {
   appKey: Buffer;
   logger: Logger;
   now: () => Date;
+  /** The group-commit writer of activity entries that join no transaction (MCP reads and refusals); drained on close. */
+  activity: GroupedActivityWriter;
   /** Human-readable description of the backends, for the start banner. */
   backends: { database: string; kv: string; appKey: string };
   close(): Promise<void>;
@@ -69,6 +72,7 @@ export async function openServices(config: Config, logger = createLogger(config.
     throw err;
   }
   const appKey = loadAppKey(config.appKey, config.dataDir);
+  const activity = new GroupedActivityWriter(db, logger);
   return {
     config,
     db,
@@ -76,12 +80,15 @@ export async function openServices(config: Config, logger = createLogger(config.
     appKey: appKey.key,
     logger,
     now: () => new Date(),
+    activity,
     backends: {
       database: database.description,
       kv: config.redisUrl ? `Redis (${new URL(config.redisUrl).host})` : "in-process",
       appKey: appKey.source,
     },
     async close() {
+      // Entries recorded by the last requests are written before the database closes.
+      await activity.drain();
       await kv.close();
       await database.close();
       await new Promise<void>((resolve) => logger.flush(() => resolve()));

@@ -77,6 +77,7 @@ async function app(target: string): Promise<Koa> {
   return createMcpApp({
     db: services.db,
     kv: services.kv,
+    invocations: services.activity,
     handlers,
     now: services.now,
     release: config.release,

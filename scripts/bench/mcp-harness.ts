@@ -12,6 +12,7 @@ import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
 import { mintTokenForCreator } from "../../src/operator.ts";
 import { handlers } from "../../generated/handlers.ts";
 import { createMcpApp } from "../../src/transports/mcp/mcp-app.ts";
+import { GroupedActivityWriter } from "../../src/modules/activity/grouped-writer.ts";
 import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET, type Window } from "../../src/pipeline/rate-limit.ts";
 import { DEFAULT_CONNECTORS_DIR, loadConfig } from "../../src/config.ts";
 import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
@@ -45,9 +46,12 @@ export async function startThrowawayMcp(options: { budget?: readonly Window[] } 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   const url = `http://localhost:${port}`;
+  const logger = pino({ level: process.env.LOG_LEVEL ?? "silent" });
+  const invocations = new GroupedActivityWriter(db, logger);
   const app = createMcpApp({
     db,
     kv,
+    invocations,
     handlers,
     now: () => new Date(),
     release: RELEASE,
@@ -55,7 +59,7 @@ export async function startThrowawayMcp(options: { budget?: readonly Window[] } 
     baseUrl: "http://localhost:4000",
     authUrl: "http://localhost:4002",
     docsUrl: "http://localhost:4004",
-    logger: pino({ level: process.env.LOG_LEVEL ?? "silent" }),
+    logger,
     budget: options.budget ?? MCP_BUDGET,
     unauthenticatedBudget: UNAUTHENTICATED_MCP_BUDGET,
     allowedHosts: [],
@@ -75,6 +79,7 @@ export async function startThrowawayMcp(options: { budget?: readonly Window[] } 
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await invocations.drain();
       await kv.close();
       await db.destroy();
     },

@@ -145,7 +145,11 @@ export function tenantTable(name: string, ownership: Ownership): TenantTable {
       if (typeof project === "string" && !inAllowList(ctx.actor, project)) {
         throw new Error(`${name}: insert for project ${project} outside the actor's allow-list`);
       }
-      return { ...row, [ownership.team]: ctx.actor.teamId };
+      // A row made with the actor's team already in place (activity rows) is kept as it is.
+      if (row[ownership.team] === ctx.actor.teamId) return row;
+      const owned = { ...row };
+      owned[ownership.team] = ctx.actor.teamId;
+      return owned;
     },
     insert(ctx, rows) {
       return ctx[HANDLE](name).insert((Array.isArray(rows) ? rows : [rows]).map((row) => table.own(ctx, row)));

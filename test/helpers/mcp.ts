@@ -3,6 +3,7 @@
 import { request } from "node:http";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpApp, type McpAppDeps } from "../../src/transports/mcp/mcp-app.ts";
+import { GroupedActivityWriter } from "../../src/modules/activity/grouped-writer.ts";
 import { handlers as realHandlers } from "../../generated/handlers.ts";
 import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/pipeline/rate-limit.ts";
 import type { AppHandlers } from "../../src/pipeline/execute.ts";
@@ -18,6 +19,8 @@ export const AUTH_URL = "http://auth.test";
 export interface RunningMcp {
   url: string;
   deps: McpAppDeps;
+  /** Resolves once the entries of the calls answered so far are written (reads' and refusals' are written after the answer). */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,10 +51,12 @@ export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMc
   const platforms = options.platforms ?? (await testPlatformEndpoints());
   const kv = await testKv({ ...(options.sharedKv ? { shared: options.sharedKv } : {}), ...(options.clock ? { now: options.clock.nowMs } : {}) });
   let deps!: McpAppDeps;
+  const invocations = new GroupedActivityWriter(db, testLogger);
   const running = await serveOnFreePort((url) => {
     deps = {
       db,
       kv,
+      invocations,
       handlers: { ...realHandlers, ...options.handlers } as AppHandlers,
       now: options.clock?.now ?? (() => new Date()),
       release: "3.0.0",
@@ -74,7 +79,15 @@ export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMc
     };
     return createMcpApp(deps);
   });
-  return { url: running.url, deps, close: running.close };
+  return {
+    url: running.url,
+    deps,
+    settled: () => invocations.drain(),
+    close: async () => {
+      await running.close();
+      await invocations.drain();
+    },
+  };
 }
 
 export interface ConnectOptions {

@@ -78,6 +78,7 @@ describe(`hostile input over MCP (generated from mcp-tools.json; ${RUNS} runs pe
       }
       assert.notEqual(answer, "unauthorized", "401 with a freshly minted token");
       const outcome = checkToolAnswer(c.tool, answer as ToolAnswer, expected);
+      await mcp.settled(); // a read's or a refusal's entry is written just after the answer
       const after = await toolEntries(world.creator.teamId);
       if (outcome === null) {
         // Refused before a tool ran (an unreadable body, a JSON-RPC error): nothing was invoked.

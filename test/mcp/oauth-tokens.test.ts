@@ -43,6 +43,7 @@ describe("OAuth access tokens on MCP", () => {
     assert.equal(next.body.result.structuredContent.data[0].id, owner.projectIds[0]);
     assert.equal(Number(next.headers.get("x-ratelimit-remaining")), remaining - 1, "counted against the token's MCP budget");
 
+    await mcp.settled(); // a read's entry is written just after its answer
     const { db } = await testDatabase();
     const entry = await db("activity_log").where({ team_id: owner.teamId, event: "tool_invoked" }).orderBy("created_at", "desc").first();
     assert.equal(entry.credential_kind, "oauth_access_token");

@@ -39,6 +39,7 @@ describe("mcp tool activity", () => {
   });
 
   const teamActivity = async () => {
+    await mcp.settled(); // reads' and refusals' entries are written just after their answers
     const res = await new ApiClient(api.url, creator.token).get(`/v1/activity?subject_type=team&subject_id=${creator.teamId}&limit=200`);
     assert.equal(res.status, 200);
     return (res.body.data as Record<string, any>[]).filter((e) => e.event === "tool_invoked");
@@ -161,6 +162,7 @@ describe("mcp tool activity", () => {
       assert.equal(res.body.result?.isError, true, res.text.slice(0, 300));
       assert.equal(res.body.result.structuredContent.error.code, "VALIDATION_FAILED");
     }
+    await mcp.settled();
     assert.equal(Number((await rows())!.n), before + bodies.length, "one entry per invocation");
     const last = await db("activity_log").where({ team_id: creator.teamId, event: "tool_invoked" }).orderBy("seq", "desc").limit(bodies.length);
     for (const row of last) {

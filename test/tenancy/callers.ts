@@ -59,6 +59,8 @@ export class McpCaller implements Caller {
   constructor(
     private readonly client: Client,
     readonly label: string,
+    /** The MCP surface's writer has written the entries of the calls answered so far. */
+    private readonly settled: () => Promise<void>,
   ) {}
 
   async call<Id extends OperationId>(id: Id, input: CallInput<Id> = {}): Promise<CallResult> {
@@ -71,6 +73,8 @@ export class McpCaller implements Caller {
     }
     const request = `tools/call ${id} ${JSON.stringify(args)} (${this.label})`;
     const result = await this.client.callTool({ name: id, arguments: args });
+    // A read's or a refusal's invocation entry is written just after the answer: the tests look for it.
+    await this.settled();
     const body = result.structuredContent ?? null;
     if (result.isError !== true) return { ok: true, transport: "mcp", request, status: null, body };
     return { ok: false, transport: "mcp", request, status: null, code: (body as any)?.error?.code, body };
@@ -95,7 +99,7 @@ export class CallerFactory {
     if (!caller) {
       caller = connectMcp(this.mcp, token).then((client) => {
         this.clients.push(client);
-        return new McpCaller(client, label);
+        return new McpCaller(client, label, () => this.mcp.settled());
       });
       this.cache.set(key, caller);
     }

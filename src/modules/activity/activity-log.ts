@@ -94,11 +94,14 @@ export async function recordActivity(ctx: DomainContext, entry: ActivityInput): 
  */
 const asText = (text: string) => (text.includes("\u0000") || !text.isWellFormed() ? text.replace(/\u0000/g, "\uFFFD").toWellFormed() : text);
 
-/** The row an entry is stored as (its team is set by the activity log's tenant table). */
+/** The row an entry is stored as (owned by the actor's team: activityLog.own keeps it as it is). */
 export function activityRow(ctx: DomainContext, entry: ActivityInput): Record<string, unknown> {
   const { actor } = ctx;
+  // Every value a string, a number or null but the properties (the rows travel as JSON: an ISO
+  // time rather than a Date's toJSON), the team in place as activityLog.own would set it.
   return {
     id: randomUUID(),
+    team_id: actor.teamId,
     project_id: entry.projectId ?? null,
     event: entry.event,
     description: asText(entry.description),
@@ -110,7 +113,7 @@ export function activityRow(ctx: DomainContext, entry: ActivityInput): Record<st
     credential_kind: actor.credentialKind,
     properties: redactSecrets(entry.properties ?? {}),
     request_id: actor.requestId,
-    created_at: ctx.now,
+    created_at: ctx.now.toISOString(),
   };
 }
 

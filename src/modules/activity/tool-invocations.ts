@@ -17,18 +17,26 @@ export interface ToolInvocation {
 /**
  * The entry of one invocation: against the project the call named when that is a project of the
  * actor's team inside its allow-list, else against the team (subject_type "team"), so a call
- * naming someone else's project leaves no trace on it.
+ * naming someone else's project leaves no trace on it. Made at once when the call names no project;
+ * otherwise once the project is looked up.
  */
-export async function toolInvocationEntry(ctx: DomainContext, invocation: ToolInvocation): Promise<ActivityInput> {
+export function toolInvocationEntry(ctx: DomainContext, invocation: ToolInvocation): ActivityInput | Promise<ActivityInput> {
   const candidate = invocation.projectId;
-  const ownProject =
-    candidate !== null && UUID.test(candidate) && (await projectsTable.rows(ctx).where("projects.id", candidate).first("id")) !== undefined;
+  if (candidate === null || !UUID.test(candidate)) return entryAgainst(ctx, invocation, null);
+  return projectsTable
+    .rows(ctx)
+    .where("projects.id", candidate)
+    .first("id")
+    .then((own) => entryAgainst(ctx, invocation, own === undefined ? null : candidate));
+}
+
+function entryAgainst(ctx: DomainContext, invocation: ToolInvocation, projectId: string | null): ActivityInput {
   return {
     event: "tool_invoked",
     description: `MCP tool ${invocation.tool} called`,
-    subjectType: ownProject ? "project" : "team",
-    subjectId: ownProject ? candidate! : ctx.actor.teamId,
-    projectId: ownProject ? candidate : null,
+    subjectType: projectId === null ? "team" : "project",
+    subjectId: projectId ?? ctx.actor.teamId,
+    projectId,
     properties: { tool: invocation.tool, outcome: invocation.outcome, arguments: invocation.arguments },
   };
 }

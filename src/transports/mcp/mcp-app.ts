@@ -15,7 +15,7 @@ import type { PlatformEndpoints } from "../../modules/connectors/platforms.ts";
 import type { Window } from "../../pipeline/rate-limit.ts";
 import { mcpCors } from "./cors.ts";
 import { mcpEndpoint } from "./endpoint.ts";
-import { GroupedActivityWriter } from "../../modules/activity/grouped-writer.ts";
+import type { GroupedActivityWriter } from "../../modules/activity/grouped-writer.ts";
 import { hostPolicy } from "./host-validation.ts";
 import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "./protected-resource-metadata.ts";
 import { resourceCatalog } from "./resources/catalog.ts";
@@ -35,6 +35,8 @@ export interface McpAppDeps {
   authUrl: string;
   docsUrl: string;
   logger: Logger;
+  /** Where the entries of reads and refusals are written (Services.activity: one per process, drained on shutdown). */
+  invocations: GroupedActivityWriter;
   /** Per token (MCP_BUDGET in production). */
   budget: readonly Window[];
   /** Per IP, for requests without a valid credential (UNAUTHENTICATED_MCP_BUDGET). */
@@ -65,7 +67,6 @@ export function createMcpApp(deps: McpAppDeps): Koa {
     ...deps,
     resources,
     hostPolicy: hostPolicy(deps.mcpUrl, deps.allowedHosts, deps.allowedOrigins),
-    invocations: new GroupedActivityWriter(deps.db),
   });
   const router = new Router();
   router.register("/", ["POST", "GET", "DELETE", "PUT", "PATCH"], endpoint);

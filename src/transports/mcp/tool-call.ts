@@ -1,8 +1,9 @@
 // The MCP adapter of the pipeline (src/pipeline/run.ts) for one tools/call: the flat arguments
 // split into the REST operation's path, query and body, prepared (tenancy, ability, validation)
 // and executed acting as "mcp", the result or the error envelope turned into a tool result.
-// Every invocation is recorded before its result is sent: a write's in the write's own transaction
-// (they commit together), a read's or a refusal's through the grouped writer (group commit).
+// Every invocation is recorded: a write's in the write's own transaction (they commit together,
+// before the result is sent), a read's or a refusal's, which changed nothing, through the grouped
+// writer (group commit), written within moments of the answer rather than before it.
 import type { Logger } from "pino";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ApiError, internalError } from "../../errors.ts";
@@ -21,7 +22,7 @@ export interface ToolCallDeps extends PipelineDeps {
   baseUrl: string;
   docsUrl: string;
   logger: Logger;
-  /** Where reads' and refusals' invocation entries are written (one per MCP surface). */
+  /** Where reads' and refusals' invocation entries are written (one per process: Services.activity). */
   invocations: GroupedActivityWriter;
 }
 
@@ -60,7 +61,7 @@ export async function invokeTool(
       output = await prepared.execute((domain) => recordToolInvocation(domain, invocation("ok")));
     } else {
       output = await prepared.execute();
-      await writeInvocation(deps, principal, requestId, invocation("ok"));
+      await recordInvocation(deps, principal, requestId, invocation("ok"));
     }
     return toolSuccess(tool.name, op.successBody ? output : undefined);
   } catch (err) {
@@ -71,18 +72,21 @@ export async function invokeTool(
   }
 }
 
-/** An entry outside any transaction of the call's own (a read, or a call that changed nothing). */
-async function writeInvocation(deps: ToolCallDeps, principal: Principal, requestId: string, invocation: ToolInvocation): Promise<void> {
+/**
+ * The entry of a call that changed nothing (a read, a refusal), queued on the grouped writer; the
+ * answer waits for it only when the writer is behind (see GroupedActivityWriter.record).
+ */
+function recordInvocation(deps: ToolCallDeps, principal: Principal, requestId: string, invocation: ToolInvocation): Promise<void> | undefined {
   // Without a visible team there is nowhere to record the call (it was refused as TENANT_MISMATCH).
-  if (principal.teamId === null) return;
+  if (principal.teamId === null) return undefined;
   const ctx = createDomainContext(deps.db, actorOf(principal as Principal & { teamId: string }, "mcp", requestId), deps.now());
-  await deps.invocations.write(ctx, await toolInvocationEntry(ctx, invocation));
+  return deps.invocations.record(ctx, toolInvocationEntry(ctx, invocation));
 }
 
 /** A refused or failed call changed nothing; its entry is written on its own. */
 async function recordRefusal(deps: ToolCallDeps, principal: Principal, requestId: string, invocation: ToolInvocation): Promise<void> {
   try {
-    await writeInvocation(deps, principal, requestId, invocation);
+    await recordInvocation(deps, principal, requestId, invocation);
   } catch (err) {
     deps.logger.error({ request_id: requestId, tool: invocation.tool, err }, "could not record the tool invocation");
   }

@@ -57,6 +57,12 @@ export interface Config {
   mcpAllowedHosts: string[];
   /** Extra Origin hostnames for browser clients on other sites (MCP_ALLOWED_ORIGINS); "*" = any. */
   mcpAllowedOrigins: string[];
+  /**
+   * When a read's or a refused call's invocation entry is written (MCP_INVOCATION_ENTRIES):
+   * "recorded" (default) queues it and answers, the entry committed within milliseconds; "committed"
+   * answers once it is. A write's entry always commits with the write.
+   */
+  mcpInvocationEntries: McpInvocationEntries;
   /** Folder of the connector packages, one <key>/connector.json each (CONNECTORS_DIR), absolute. */
   connectorsDir: string;
   /** Where the connector drivers reach their platforms (see PlatformConfig). */
@@ -193,6 +199,7 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     worker,
     mcpAllowedHosts: hostnames(env, "MCP_ALLOWED_HOSTS"),
     mcpAllowedOrigins: hostnames(env, "MCP_ALLOWED_ORIGINS", { allowAny: true }),
+    mcpInvocationEntries: invocationEntries(env),
     connectorsDir: resolve(env.CONNECTORS_DIR || DEFAULT_CONNECTORS_DIR),
     platforms: platformConfig(env),
     webhooks: webhookNetwork(env),
@@ -241,6 +248,15 @@ function preparedStatements(env: Env): number {
   if (!Number.isInteger(count) || count < 0 || count > 10_000)
     throw new ConfigError(`DATABASE_PREPARED_STATEMENTS must be an integer from 0 to 10000, got "${env.DATABASE_PREPARED_STATEMENTS}"`);
   return count;
+}
+
+export type McpInvocationEntries = "recorded" | "committed";
+
+function invocationEntries(env: Env): McpInvocationEntries {
+  const raw = (env.MCP_INVOCATION_ENTRIES ?? "").trim().toLowerCase();
+  if (raw === "" || raw === "recorded") return "recorded";
+  if (raw === "committed") return "committed";
+  throw new ConfigError(`MCP_INVOCATION_ENTRIES must be recorded or committed, got "${env.MCP_INVOCATION_ENTRIES}"`);
 }
 
 /** WORKER: on (default) runs the scheduled-job worker in this process; off leaves it to another. */

@@ -53,6 +53,7 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
       return createMcpApp({
         ...operations,
         invocations: s.activity,
+        awaitInvocationEntries: config.mcpInvocationEntries === "committed",
         mcpUrl: config.mcp.url,
         budget: MCP_BUDGET,
         unauthenticatedBudget: UNAUTHENTICATED_MCP_BUDGET,

@@ -42,6 +42,8 @@ export interface StartMcpOptions {
   platforms?: McpAppDeps["platforms"];
   /** Every request through the SDK (the direct tools/call path off). */
   sdkOnly?: boolean;
+  /** Answer reads and refusals once their entries are committed (MCP_INVOCATION_ENTRIES=committed). */
+  awaitInvocationEntries?: boolean;
   /** The authorization server the protected-resource metadata names (default AUTH_URL, a dummy). */
   authUrl?: string;
 }
@@ -76,6 +78,7 @@ export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMc
       webhooks: options.webhooks ?? TEST_WEBHOOK_NETWORK,
       ...(options.clientIp ? { clientIp: options.clientIp } : {}),
       ...(options.sdkOnly ? { sdkOnly: true } : {}),
+      ...(options.awaitInvocationEntries ? { awaitInvocationEntries: true } : {}),
     };
     return createMcpApp(deps);
   });

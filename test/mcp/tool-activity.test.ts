@@ -9,6 +9,7 @@ import { startApi, type RunningApi } from "../helpers/server.ts";
 import { connectMcp, ENVELOPE_META, rawRequest, rawToolHeaders, startMcp, type RunningMcp } from "../helpers/mcp.ts";
 import { recordToolInvocation } from "../../src/modules/activity/tool-invocations.ts";
 import { createDomainContext } from "../../src/db/tenant.ts";
+import { loadConfig } from "../../src/config.ts";
 
 /** The actor of an MCP call by the suite's creator (full token, no allow-list). */
 function mcpActorOf(creator: { userId: string; teamId: string }, requestId: string) {
@@ -169,6 +170,33 @@ describe("mcp tool activity", () => {
       const text = JSON.stringify(row.properties);
       assert.ok(text.length < 20_000, "stored arguments are bounded");
       assert.ok(!text.includes("\\u0000"), "no NUL stored");
+    }
+  });
+
+  it("answers a read once its entry is committed when the operator asks for it (MCP_INVOCATION_ENTRIES=committed)", async () => {
+    assert.equal(loadConfig({}, "1").mcpInvocationEntries, "recorded");
+    assert.equal(loadConfig({ MCP_INVOCATION_ENTRIES: "committed" }, "1").mcpInvocationEntries, "committed");
+    assert.throws(() => loadConfig({ MCP_INVOCATION_ENTRIES: "sometimes" }, "1"), /MCP_INVOCATION_ENTRIES must be recorded or committed/);
+
+    const strict = await startMcp({ baseUrl: api.url, awaitInvocationEntries: true });
+    try {
+      const { db } = await testDatabase();
+      for (const [tool, args, outcome] of [
+        ["get_current_team", {}, "ok"],
+        ["list_tokens", { per_page: 0 }, "VALIDATION_FAILED"],
+      ] as const) {
+        const res = await rawRequest(strict, "POST", "/", {
+          headers: rawToolHeaders(tool, creator.token),
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: args, _meta: ENVELOPE_META } }),
+        });
+        assert.equal(res.status, 200);
+        // Read at once, without waiting for the writer: the answer came after the commit.
+        const entry = await db("activity_log").where({ request_id: res.headers.get("x-request-id") }).first();
+        assert.equal(entry?.properties.tool, tool);
+        assert.equal(entry?.properties.outcome, outcome);
+      }
+    } finally {
+      await strict.close();
     }
   });
 

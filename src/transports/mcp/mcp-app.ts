@@ -37,6 +37,8 @@ export interface McpAppDeps {
   logger: Logger;
   /** Where the entries of reads and refusals are written (Services.activity: one per process, drained on shutdown). */
   invocations: GroupedActivityWriter;
+  /** Answer a read or a refusal once its entry is committed (MCP_INVOCATION_ENTRIES=committed), not when it is queued. */
+  awaitInvocationEntries?: boolean;
   /** Per token (MCP_BUDGET in production). */
   budget: readonly Window[];
   /** Per IP, for requests without a valid credential (UNAUTHENTICATED_MCP_BUDGET). */

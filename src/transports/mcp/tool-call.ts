@@ -24,6 +24,8 @@ export interface ToolCallDeps extends PipelineDeps {
   logger: Logger;
   /** Where reads' and refusals' invocation entries are written (one per process: Services.activity). */
   invocations: GroupedActivityWriter;
+  /** Answer a read or a refusal only once its entry is committed (MCP_INVOCATION_ENTRIES=committed). */
+  awaitInvocationEntries?: boolean;
 }
 
 export interface ToolCaller {
@@ -74,13 +76,16 @@ export async function invokeTool(
 
 /**
  * The entry of a call that changed nothing (a read, a refusal), queued on the grouped writer; the
- * answer waits for it only when the writer is behind (see GroupedActivityWriter.record).
+ * answer waits for it only when the writer is behind (see GroupedActivityWriter.record) or the
+ * operator asked for it (MCP_INVOCATION_ENTRIES=committed).
  */
 function recordInvocation(deps: ToolCallDeps, principal: Principal, requestId: string, invocation: ToolInvocation): Promise<void> | undefined {
   // Without a visible team there is nowhere to record the call (it was refused as TENANT_MISMATCH).
   if (principal.teamId === null) return undefined;
   const ctx = createDomainContext(deps.db, actorOf(principal as Principal & { teamId: string }, "mcp", requestId), deps.now());
-  return deps.invocations.record(ctx, toolInvocationEntry(ctx, invocation));
+  const entry = toolInvocationEntry(ctx, invocation);
+  if (deps.awaitInvocationEntries) return Promise.resolve(entry).then((made) => deps.invocations.write(ctx, made));
+  return deps.invocations.record(ctx, entry);
 }
 
 /** A refused or failed call changed nothing; its entry is written on its own. */

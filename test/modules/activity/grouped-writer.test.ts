@@ -8,6 +8,9 @@ import { testDatabase } from "../../helpers/backends.ts";
 import { createDomainContext, systemActor, type DomainContext } from "../../../src/db/tenant.ts";
 import { GroupedActivityWriter, type GroupedWriterOptions } from "../../../src/modules/activity/grouped-writer.ts";
 import type { ActivityInput } from "../../../src/modules/activity/activity-log.ts";
+import { loadConfig } from "../../../src/config.ts";
+import { openServices } from "../../../src/services.ts";
+import { tempDir } from "../../helpers/processes.ts";
 
 interface Logged {
   obj: Record<string, unknown>;
@@ -125,5 +128,28 @@ describe("grouped activity writer", () => {
     assert.ok(waited instanceof Promise, "the third caller waits");
     await waited;
     assert.deepEqual(await stored(), ["a", "b", "c"], "its entry, and those queued before it, are committed when it resumes");
+  });
+});
+
+describe("the process's activity writer on shutdown", function () {
+  this.timeout(60_000);
+
+  it("writes what was recorded before Services.close() closes the database", async () => {
+    const config = loadConfig({ DATA_DIR: tempDir("writer-drain"), LOG_LEVEL: "silent" }, "1");
+    const teamId = randomUUID();
+    const first = await openServices(config);
+    const ctx = createDomainContext(first.db, systemActor(teamId), new Date());
+    for (let i = 0; i < 3; i++) first.activity.record(ctx, { event: "tool_invoked", description: `last call ${i}`, subjectType: "team", subjectId: teamId });
+    await first.close(); // at once: the entries are still gathering
+    const second = await openServices(config);
+    try {
+      const rows = await second.db("activity_log").where({ team_id: teamId }).orderBy("seq").select("description");
+      assert.deepEqual(
+        rows.map((r: { description: string }) => r.description),
+        ["last call 0", "last call 1", "last call 2"],
+      );
+    } finally {
+      await second.close();
+    }
   });
 });

@@ -87,7 +87,8 @@ X-RateLimit-Remaining; a spent budget answers HTTP 429 with Retry-After (seconds
 ## Activity log
 Every tool call, reads and failures included, is recorded in the activity log (event
 \`tool_invoked\`, actor_kind \`mcp\`) against the project it named, or else your team; writes also
-record their own entries. Read them with get_activity_log (subject_type \`team\` or \`project\`).
+record their own entries. A write's entry is committed with the write; a read's or a failure's
+within moments of the answer. Read them with get_activity_log (subject_type \`team\` or \`project\`).
 
 ## Resources
 ${resourceUris.map((u) => `- ${u}`).join("\n")}

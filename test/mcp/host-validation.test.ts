@@ -29,6 +29,13 @@ describe("mcp host validation", () => {
     assert.equal(origin.status, 403);
     const unauthenticated = await rawRpc(mcp, "server/discover", { token: null, headers: { host: `evil.example.com:${port}` } });
     assert.equal(unauthenticated.status, 403, "the guard runs before authentication");
+    // Each value is judged on its own however often values were seen (the verdicts are kept per value).
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await rawRpc(mcp, "server/discover", { token: creator.token, headers: { host: "evil.example.com" } })).status, 403);
+      assert.equal((await rawRpc(mcp, "server/discover", { token: creator.token, headers: { host: `localhost:${port}` } })).status, 200);
+      assert.equal((await rawRpc(mcp, "server/discover", { token: creator.token, headers: { origin: "https://evil.example.com" } })).status, 403);
+      assert.equal((await rawRpc(mcp, "server/discover", { token: creator.token, headers: { origin: mcp.url } })).status, 200);
+    }
   });
 
   it("accepts its own and the localhost names, with or without an Origin", async () => {

@@ -26,12 +26,27 @@ function refuse(message: string, mcpUrl: string): never {
 }
 
 export function dnsRebindingGuard(policy: HostPolicy, mcpUrl: string): Koa.Middleware {
+  // The verdicts depend on the header value only (the SDK parses it as a URL each time): kept per
+  // value, as many as a deployment's names and its clients' origins, a bounded few.
+  const verdicts = new Map<string, string | null>();
+  const verdict = (key: string, judge: () => { ok: true } | { ok: false; message: string }) => {
+    let known = verdicts.get(key);
+    if (known === undefined) {
+      const judged = judge();
+      known = judged.ok ? null : judged.message;
+      if (verdicts.size >= 256) verdicts.clear();
+      verdicts.set(key, known);
+    }
+    return known;
+  };
   return async (ctx, next) => {
-    const host = validateHostHeader(ctx.get("host") || undefined, policy.hosts);
-    if (!host.ok) refuse(host.message, mcpUrl);
+    const hostHeader = ctx.get("host");
+    const hostRefusal = verdict(`host ${hostHeader}`, () => validateHostHeader(hostHeader || undefined, policy.hosts));
+    if (hostRefusal !== null) refuse(hostRefusal, mcpUrl);
     if (policy.origins !== null) {
-      const origin = validateOriginHeader(ctx.get("origin") || undefined, policy.origins);
-      if (!origin.ok) refuse(origin.message, mcpUrl);
+      const originHeader = ctx.get("origin");
+      const originRefusal = verdict(`origin ${originHeader}`, () => validateOriginHeader(originHeader || undefined, policy.origins!));
+      if (originRefusal !== null) refuse(originRefusal, mcpUrl);
     }
     await next();
   };

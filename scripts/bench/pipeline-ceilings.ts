@@ -5,8 +5,10 @@
 // so without wrk the ceilings are understated).
 //   ceilings   bare Koa; Koa + one `select 1` (the one-query ceiling); Koa + one Redis EVALSHA +
 //              one `select 1` (the floor under any request admitted through Redis, as ours are)
-//   pipeline   GET /v1/teams/current, GET /v1/tokens, POST /v1/tokens (idempotent write),
-//              MCP tools/call get_current_team (the REST GET's twin)
+//   pipeline   GET /v1/teams/current and, next to it, MCP tools/call get_current_team (its twin),
+//              GET /v1/tokens, POST /v1/tokens (idempotent write)
+// Each scenario starts after a CHECKPOINT, so none is measured while the database writes out what
+// an earlier one (the write load) left behind.
 // Ratios against the ceilings and the MCP/REST ratio are written, with the raw numbers, to
 // scripts/bench/results/pipeline-ceilings.json. Needs PostgreSQL and Redis:
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:ceilings
@@ -277,18 +279,6 @@ async function main() {
       ["Koa + select 1", "select1", { method: "GET", path: "/" }],
       ["Koa + EVALSHA + select 1", "select1-redis", { method: "GET", path: "/" }],
       ["GET /v1/teams/current", "api", { method: "GET", path: "/v1/teams/current", headers: auth }],
-      ["GET /v1/tokens?per_page=25", "api", { method: "GET", path: "/v1/tokens?per_page=25", headers: auth }],
-      [
-        "POST /v1/tokens (idempotent write)",
-        "api",
-        {
-          method: "POST",
-          path: "/v1/tokens",
-          headers: { ...writer, "content-type": "application/json" },
-          body: JSON.stringify({ name: "bench", abilities: ["team:view"] }),
-          uniqueKey: true,
-        },
-      ],
       [
         "MCP tools/call get_current_team",
         "mcp",
@@ -308,10 +298,25 @@ async function main() {
           },
         },
       ],
+      ["GET /v1/tokens?per_page=25", "api", { method: "GET", path: "/v1/tokens?per_page=25", headers: auth }],
+      [
+        "POST /v1/tokens (idempotent write)",
+        "api",
+        {
+          method: "POST",
+          path: "/v1/tokens",
+          headers: { ...writer, "content-type": "application/json" },
+          body: JSON.stringify({ name: "bench", abilities: ["team:view"] }),
+          uniqueKey: true,
+        },
+      ],
     ];
     for (let round = 1; round <= ROUNDS; round++) {
       for (const [label, target, load] of plan) {
         if (ONLY && !ONLY.some((part) => label.toLowerCase().includes(part))) continue;
+        // Every scenario starts on a quiet database: what an earlier one left to flush (a write
+        // load's dirty pages and WAL) is written now, not during the next one's measurement.
+        await admin.raw("CHECKPOINT").catch(() => undefined);
         const server = await startServer(target, env);
         try {
           await answersSuccessfully(server.url, load, label);

@@ -15,6 +15,9 @@ import { buildMcpServer, type McpRequestState, type McpServerDeps } from "./mcp-
 import { parseToolSelection } from "./tool-selection.ts";
 import { answerDirectToolCall } from "./direct-tool-call.ts";
 
+/** The endpoint URL's query when it has none (most connections). */
+const NO_QUERY = new URLSearchParams();
+
 /** Where the request's resolved state rides through the SDK to the per-request factory. */
 const STATE_KEY = "subbridge";
 
@@ -70,14 +73,8 @@ export function mcpEndpoint(deps: McpEndpointDeps): Koa.Middleware {
       const principal = await authenticateMcpRequest(ctx, deps);
       const state = ctx.state as RequestState;
       state.credentialId = principal.credentialId;
-      const selection = parseToolSelection((name) => ctx.get(name), new URLSearchParams(ctx.querystring));
+      const selection = parseToolSelection((name) => ctx.get(name), ctx.querystring ? new URLSearchParams(ctx.querystring) : NO_QUERY);
       const requestState: McpRequestState = { principal, selection, requestId: state.requestId };
-      const authInfo: AuthInfo = {
-        token: principal.credentialId,
-        clientId: `${principal.credentialKind}:${principal.credentialId}`,
-        scopes: [MCP_SCOPE],
-        extra: { [STATE_KEY]: requestState },
-      };
       // Read here, as REST reads its bodies: the same size limit, and bytes that are not UTF-8 are
       // refused (the SDK's own reader would replace them with U+FFFD). The SDK is given the parsed
       // body, so it neither reads nor clones the request; a body that is not JSON is passed on as
@@ -96,6 +93,12 @@ export function mcpEndpoint(deps: McpEndpointDeps): Koa.Middleware {
         ctx.body = direct;
         return;
       }
+      const authInfo: AuthInfo = {
+        token: principal.credentialId,
+        clientId: `${principal.credentialKind}:${principal.credentialId}`,
+        scopes: [MCP_SCOPE],
+        extra: { [STATE_KEY]: requestState },
+      };
       const response = await handler.fetch(webRequest(ctx, parsedBody === undefined ? text : null), {
         authInfo,
         ...(parsedBody !== undefined ? { parsedBody } : {}),

@@ -43,7 +43,7 @@ export async function invokeTool(
   const op = operationOfTool(tool);
   const now = deps.now();
   const { raw, problems, toolOnly } = splitToolArguments(tool, args);
-  const invocation = (outcome: string): ToolInvocation => ({ tool: tool.name, outcome, arguments: args, projectId: raw.path[PROJECT_PARAM] ?? null });
+  const projectId = raw.path[PROJECT_PARAM] ?? null;
   try {
     const prepared = await prepareOperation(deps, {
       op,
@@ -60,18 +60,22 @@ export async function invokeTool(
     });
     let output: unknown;
     if (op.write) {
-      output = await prepared.execute((domain) => recordToolInvocation(domain, invocation("ok")));
+      output = await prepared.execute((domain) => recordToolInvocation(domain, invocationOf(tool, args, projectId, "ok")));
     } else {
       output = await prepared.execute();
-      await recordInvocation(deps, principal, requestId, invocation("ok"));
+      await recordInvocation(deps, principal, requestId, invocationOf(tool, args, projectId, "ok"));
     }
     return toolSuccess(tool.name, op.successBody ? output : undefined);
   } catch (err) {
     const apiError = err instanceof ApiError ? err : internalError();
     if (!(err instanceof ApiError)) deps.logger.error({ request_id: requestId, tool: tool.name, err }, "tool call failed");
-    await recordRefusal(deps, principal, requestId, invocation(apiError.code));
+    await recordRefusal(deps, principal, requestId, invocationOf(tool, args, projectId, apiError.code));
     return toolFailure(apiError, requestId, deps.docsUrl);
   }
+}
+
+function invocationOf(tool: ToolDefinition, args: Record<string, unknown>, projectId: string | null, outcome: string): ToolInvocation {
+  return { tool: tool.name, outcome, arguments: args, projectId };
 }
 
 /**

@@ -23,6 +23,7 @@ import { MCP_PROTOCOL_VERSION, SERVER_NAME, SERVER_TITLE, type McpRequestState }
 import { toolNamed } from "./tool-catalog.ts";
 import { isSelected } from "./tool-selection.ts";
 import { invokeTool, type ToolCallDeps } from "./tool-call.ts";
+import { structuredContentJson } from "./tool-result.ts";
 
 const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 const PARAM_KEYS = new Set(["name", "arguments", "_meta"]);
@@ -88,7 +89,24 @@ function encodeResult(result: CallToolResult, release: string): Plain {
   if (sc !== undefined && !isPlain(sc) && !(result.content?.some((c) => c.type === "text") ?? false)) {
     projected = { ...result, content: [...(result.content ?? []), { type: "text", text: JSON.stringify(sc) }] };
   }
-  return { ...projected, resultType: "complete", _meta: { [SERVER_INFO_META_KEY]: { name: SERVER_NAME, title: SERVER_TITLE, version: release } } };
+  return { ...projected, resultType: "complete", _meta: serverMeta(release) };
+}
+
+const serverMeta = (release: string) => ({ [SERVER_INFO_META_KEY]: { name: SERVER_NAME, title: SERVER_TITLE, version: release } });
+
+/**
+ * The JSON-RPC response, exactly as JSON.stringify({result: encodeResult(result), jsonrpc, id})
+ * writes it. A result of tool-result.ts carries its structuredContent's JSON as its text block:
+ * that text is spliced in rather than the object serialized a second time (an object, so the
+ * codec adds nothing to it).
+ */
+function responseText(result: CallToolResult, id: string | number, release: string): string {
+  const structured = structuredContentJson(result);
+  if (structured === null || !isPlain(result.structuredContent)) return JSON.stringify({ result: encodeResult(result, release), jsonrpc: "2.0", id });
+  return (
+    `{"result":{"content":${JSON.stringify(result.content)},"structuredContent":${structured}${result.isError ? ',"isError":true' : ""}` +
+    `,"resultType":"complete","_meta":${JSON.stringify(serverMeta(release))}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`
+  );
 }
 
 /**
@@ -108,5 +126,5 @@ export async function answerDirectToolCall(deps: ToolCallDeps, ctx: Koa.Context,
     deps.logger.error({ request_id: state.requestId, tool: call.name, err }, "tool call failed");
     return JSON.stringify({ jsonrpc: "2.0", id: call.id, error: { code: -32603, message: "Internal error" } });
   }
-  return JSON.stringify({ result: encodeResult(result, deps.release), jsonrpc: "2.0", id: call.id });
+  return responseText(result, call.id, deps.release);
 }

@@ -22,19 +22,29 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { errorEnvelope, type ApiError } from "../../errors.ts";
 
+/** Results made here whose one text block is exactly the JSON text of their structuredContent. */
+const textIsStructured = new WeakSet<CallToolResult>();
+
+/** The JSON text of the result's structuredContent when it is at hand (its text block), else null. */
+export function structuredContentJson(result: CallToolResult): string | null {
+  return textIsStructured.has(result) ? (result.content[0] as { text: string }).text : null;
+}
+
+function structured(text: string, structuredContent: Record<string, unknown>, isError: boolean): CallToolResult {
+  // In the order the SDK's result schema writes them (the direct tools/call path relies on it).
+  const result: CallToolResult = { content: [{ type: "text", text }], structuredContent, ...(isError ? { isError: true } : {}) };
+  textIsStructured.add(result);
+  return result;
+}
+
 export function toolSuccess(toolName: string, output: unknown): CallToolResult {
   if (output === undefined || output === null) {
     return { content: [{ type: "text", text: `${toolName} succeeded; it returns no data.` }] };
   }
-  return { content: [{ type: "text", text: JSON.stringify(output) }], structuredContent: output as Record<string, unknown> };
+  return structured(JSON.stringify(output), output as Record<string, unknown>, false);
 }
 
 export function toolFailure(err: ApiError, requestId: string, docsUrl: string): CallToolResult {
   const envelope = errorEnvelope(err, requestId, docsUrl);
-  // In the order the SDK's result schema writes them (the direct tools/call path sends this object as is).
-  return {
-    content: [{ type: "text", text: JSON.stringify(envelope) }],
-    structuredContent: envelope as unknown as Record<string, unknown>,
-    isError: true,
-  };
+  return structured(JSON.stringify(envelope), envelope as unknown as Record<string, unknown>, true);
 }

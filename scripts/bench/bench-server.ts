@@ -78,6 +78,7 @@ async function app(target: string): Promise<Koa> {
     db: services.db,
     kv: services.kv,
     invocations: services.activity,
+    awaitInvocationEntries: config.mcpInvocationEntries === "committed",
     handlers,
     now: services.now,
     release: config.release,

@@ -191,7 +191,9 @@ describe("mcp tool activity", () => {
         });
         assert.equal(res.status, 200);
         // Read at once, without waiting for the writer: the answer came after the commit.
-        const entry = await db("activity_log").where({ request_id: res.headers.get("x-request-id") }).first();
+        const entry = await db("activity_log")
+          .where({ request_id: res.headers.get("x-request-id") })
+          .first();
         assert.equal(entry?.properties.tool, tool);
         assert.equal(entry?.properties.outcome, outcome);
       }

@@ -55,7 +55,8 @@ export function directToolCall(ctx: Koa.Context, body: unknown): DirectCall | nu
   const mcpMethodHeader = ctx.get("mcp-method").trim();
   const mcpNameHeader = ctx.get("mcp-name").trim();
   if (protocolVersionHeader !== MCP_PROTOCOL_VERSION || mcpMethodHeader !== "tools/call" || mcpNameHeader !== name) return null;
-  if (!classifiedModern(meta, () => classifyInboundRequest({ httpMethod: "POST", protocolVersionHeader, mcpMethodHeader, mcpNameHeader, body }))) return null;
+  if (!classifiedModern(meta, () => classifyInboundRequest({ httpMethod: "POST", protocolVersionHeader, mcpMethodHeader, mcpNameHeader, body })))
+    return null;
   return { id, name, args: args ?? {} };
 }
 

@@ -139,7 +139,8 @@ describe("the process's activity writer on shutdown", function () {
     const teamId = randomUUID();
     const first = await openServices(config);
     const ctx = createDomainContext(first.db, systemActor(teamId), new Date());
-    for (let i = 0; i < 3; i++) first.activity.record(ctx, { event: "tool_invoked", description: `last call ${i}`, subjectType: "team", subjectId: teamId });
+    for (let i = 0; i < 3; i++)
+      first.activity.record(ctx, { event: "tool_invoked", description: `last call ${i}`, subjectType: "team", subjectId: teamId });
     await first.close(); // at once: the entries are still gathering
     const second = await openServices(config);
     try {

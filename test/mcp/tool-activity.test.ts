@@ -7,7 +7,8 @@ import { testDatabase } from "../helpers/backends.ts";
 import { ApiClient } from "../helpers/http.ts";
 import { startApi, type RunningApi } from "../helpers/server.ts";
 import { connectMcp, ENVELOPE_META, rawRequest, rawToolHeaders, startMcp, type RunningMcp } from "../helpers/mcp.ts";
-import { recordToolInvocation } from "../../src/modules/activity/tool-invocations.ts";
+import knex from "knex";
+import { recordToolInvocation, toolInvocationEntry } from "../../src/modules/activity/tool-invocations.ts";
 import { createDomainContext } from "../../src/db/tenant.ts";
 import { loadConfig } from "../../src/config.ts";
 
@@ -129,6 +130,17 @@ describe("mcp tool activity", () => {
         ["r-3", creator.teamId, "team", creator.teamId, null],
       ],
     );
+  });
+
+  it("records against the team when the project lookup fails (the entry still goes)", async () => {
+    const unreachable = knex({ client: "pg", connection: "postgres://127.0.0.1:1/none", pool: { min: 0, max: 1 }, acquireConnectionTimeout: 5_000 });
+    try {
+      const ctx = createDomainContext(unreachable, mcpActorOf(creator, "r-lookup"), new Date());
+      const entry = await toolInvocationEntry(ctx, { tool: "get_project", outcome: "ok", arguments: {}, projectId: creator.projectIds[0]! });
+      assert.deepEqual([entry.subjectType, entry.subjectId, entry.projectId], ["team", creator.teamId, null]);
+    } finally {
+      await unreachable.destroy();
+    }
   });
 
   it("drops secret-like argument keys", async () => {

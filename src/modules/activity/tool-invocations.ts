@@ -18,7 +18,7 @@ export interface ToolInvocation {
  * The entry of one invocation: against the project the call named when that is a project of the
  * actor's team inside its allow-list, else against the team (subject_type "team"), so a call
  * naming someone else's project leaves no trace on it. Made at once when the call names no project;
- * otherwise once the project is looked up.
+ * otherwise once the project is looked up (against the team when the lookup fails).
  */
 export function toolInvocationEntry(ctx: DomainContext, invocation: ToolInvocation): ActivityInput | Promise<ActivityInput> {
   const candidate = invocation.projectId;
@@ -27,7 +27,11 @@ export function toolInvocationEntry(ctx: DomainContext, invocation: ToolInvocati
     .rows(ctx)
     .where("projects.id", candidate)
     .first("id")
-    .then((own) => entryAgainst(ctx, invocation, own === undefined ? null : candidate));
+    .then(
+      (own) => entryAgainst(ctx, invocation, own === undefined ? null : candidate),
+      // The lookup failed (the database is unreachable): the entry still goes, against the team.
+      () => entryAgainst(ctx, invocation, null),
+    );
 }
 
 function entryAgainst(ctx: DomainContext, invocation: ToolInvocation, projectId: string | null): ActivityInput {

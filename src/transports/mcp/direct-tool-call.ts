@@ -24,6 +24,7 @@ import { toolNamed } from "./tool-catalog.ts";
 import { isSelected } from "./tool-selection.ts";
 import { invokeTool, type ToolCallDeps } from "./tool-call.ts";
 import { structuredContentJson } from "./tool-result.ts";
+import { perValue } from "./per-value.ts";
 
 const MESSAGE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 const PARAM_KEYS = new Set(["name", "arguments", "_meta"]);
@@ -67,19 +68,13 @@ export function directToolCall(ctx: Koa.Context, body: unknown): DirectCall | nu
  * at the headers, which are pinned equal to the body. A client sends the same `_meta` on every
  * call, so its zod passes (two of them failing ones) run once per client rather than per call.
  */
-const verdicts = new Map<string, boolean>();
-const MAX_VERDICTS = 256;
+const verdictPerMeta = perValue<boolean>();
 
 function classifiedModern(meta: Plain, classify: () => ReturnType<typeof classifyInboundRequest>): boolean {
-  const key = JSON.stringify(meta);
-  let verdict = verdicts.get(key);
-  if (verdict === undefined) {
+  return verdictPerMeta(JSON.stringify(meta), () => {
     const route = classify();
-    verdict = route.kind === "modern" && route.messageKind === "request" && route.classification.revision === MCP_PROTOCOL_VERSION;
-    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
-    verdicts.set(key, verdict);
-  }
-  return verdict;
+    return route.kind === "modern" && route.messageKind === "request" && route.classification.revision === MCP_PROTOCOL_VERSION;
+  });
 }
 
 /** What the SDK's 2026-07-28 codec does to a tools/call result on its way out. */

@@ -5,6 +5,7 @@
 import type Koa from "koa";
 import { localhostAllowedHostnames, validateHostHeader, validateOriginHeader } from "@modelcontextprotocol/server";
 import { ApiError } from "../../errors.ts";
+import { perValue } from "./per-value.ts";
 
 export interface HostPolicy {
   hosts: string[];
@@ -26,19 +27,13 @@ function refuse(message: string, mcpUrl: string): never {
 }
 
 export function dnsRebindingGuard(policy: HostPolicy, mcpUrl: string): Koa.Middleware {
-  // The verdicts depend on the header value only (the SDK parses it as a URL each time): kept per
-  // value, as many as a deployment's names and its clients' origins, a bounded few.
-  const verdicts = new Map<string, string | null>();
-  const verdict = (key: string, judge: () => { ok: true } | { ok: false; message: string }) => {
-    let known = verdicts.get(key);
-    if (known === undefined) {
+  // The verdicts depend on the header value only (the SDK parses it as a URL each time).
+  const refusalPerValue = perValue<string | null>();
+  const verdict = (key: string, judge: () => { ok: true } | { ok: false; message: string }) =>
+    refusalPerValue(key, () => {
       const judged = judge();
-      known = judged.ok ? null : judged.message;
-      if (verdicts.size >= 256) verdicts.clear();
-      verdicts.set(key, known);
-    }
-    return known;
-  };
+      return judged.ok ? null : judged.message;
+    });
   return async (ctx, next) => {
     const hostHeader = ctx.get("host");
     const hostRefusal = verdict(`host ${hostHeader}`, () => validateHostHeader(hostHeader || undefined, policy.hosts));

@@ -12,6 +12,7 @@
 // selected tool the token cannot use reaches the ability check and names the missing ability.
 import { validationFailed } from "../../errors.ts";
 import { holdsAbility } from "../../modules/tokens/abilities.ts";
+import { perValue } from "./per-value.ts";
 import { defaultToolsets, isReadOnly, toolDefinitions, toolsets, type ToolDefinition } from "./tool-catalog.ts";
 
 export const TOOLSETS_HEADER = "X-MCP-Toolsets";
@@ -50,18 +51,10 @@ export function parseToolSelection(header: (name: string) => string, query: URLS
 }
 
 /** Selections already parsed (a client names the same one on every request); refusals are not kept. */
-const parsed = new Map<string, ToolSelection>();
-const MAX_PARSED = 256;
+const selectionPerValue = perValue<ToolSelection>();
 
 function selectionOf(named: string, readOnlyFlag: string): ToolSelection {
-  const key = `${named}\n${readOnlyFlag}`;
-  let selection = parsed.get(key);
-  if (selection === undefined) {
-    selection = parseSelection(named, readOnlyFlag);
-    if (parsed.size >= MAX_PARSED) parsed.clear();
-    parsed.set(key, selection);
-  }
-  return selection;
+  return selectionPerValue(`${named}\n${readOnlyFlag}`, () => parseSelection(named, readOnlyFlag));
 }
 
 function parseSelection(named: string, readOnlyFlag: string): ToolSelection {

@@ -12,8 +12,11 @@ export type AppHandlers = Handlers<OperationContext>;
 /** What the context carries besides the operation and the domain view. */
 export type OperationFacts = Omit<OperationContext, "domain" | "operation">;
 
-/** Work a transport adds to the operation's own transaction (MCP: the tool invocation entry). */
-export type AlsoRecord = (domain: DomainContext) => Promise<void>;
+/**
+ * Work a transport adds to the operation's own transaction, once the handler has answered `output`
+ * (MCP: the tool invocation entry; REST: the response kept for its Idempotency-Key).
+ */
+export type AlsoRecord = (domain: DomainContext, output: unknown) => Promise<void>;
 
 export async function executeOperation<Id extends OperationId>(
   db: Knex,
@@ -31,7 +34,7 @@ export async function executeOperation<Id extends OperationId>(
   const run = async (handle: Knex | Knex.Transaction) => {
     domain = actor ? createDomainContext(handle, actor, facts.now) : null;
     const output = await handler(input, { ...facts, operation: op, domain });
-    if (also && domain) await also(domain);
+    if (also && domain) await also(domain, output);
     return output;
   };
   const output = op.write ? await runTransaction(db, run) : await run(db);

@@ -1,19 +1,29 @@
-// Idempotency-Key on every write, exactly as the description's replay table says, shared across
-// app instances through the KV store.
+// Idempotency-Key on every write, exactly as the description's replay table says: the lock shared
+// across app instances through the KV store, the kept response committed with the write itself.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { startApi } from "../helpers/server.ts";
 import { ApiClient, expectError } from "../helpers/http.ts";
 import { useApiWithCreator } from "../helpers/suite.ts";
 import { tokenFor } from "../helpers/fixtures.ts";
-import { testDatabase, usingRedis } from "../helpers/backends.ts";
+import { testDatabase } from "../helpers/backends.ts";
 import { TestClock } from "../helpers/clock.ts";
-import { idempotencyRecordKey, IDEMPOTENCY_TTL_MS } from "../../src/transports/rest/idempotency.ts";
+import { idempotencyRecordKey } from "../../src/transports/rest/idempotency.ts";
+import { IDEMPOTENCY_TTL_MS } from "../../src/modules/idempotency/records.ts";
+import { sha256Hex } from "../../src/security/crypto.ts";
 
 async function tokensNamed(userId: string, name: string): Promise<number> {
   const { db } = await testDatabase();
   const row = await db("personal_access_tokens").where({ user_id: userId, name }).count({ n: "*" }).first();
   return Number(row?.n);
+}
+
+/** The response kept under a record key, as stored (body encrypted). */
+async function keptRow(recordKey: string): Promise<{ status: number; body: string; created_at: Date } | undefined> {
+  const { db } = await testDatabase();
+  return db("idempotency_records")
+    .where({ record_key: sha256Hex(recordKey) })
+    .first("status", "body", "created_at");
 }
 
 describe("idempotency", () => {
@@ -88,20 +98,23 @@ describe("idempotency", () => {
     const key = crypto.randomUUID();
     assert.equal((await suite.client.delete(`/v1/tokens/${victim.id}`, { idempotencyKey: key })).status, 204);
     const recordKey = idempotencyRecordKey(suite.creator.tokenId, "DELETE", `/v1/tokens/${victim.id}`, key);
-    assert.equal(await suite.api.deps.kv.get(recordKey), null, "no record is kept for a 204");
+    assert.equal(await suite.api.deps.kv.get(recordKey), null, "the lock is given back");
+    assert.equal(await keptRow(recordKey), undefined, "no response is kept for a 204");
     const again = await suite.client.delete(`/v1/tokens/${victim.id}`, { idempotencyKey: key });
     expectError(again, 404, "RESOURCE_NOT_FOUND");
     assert.equal(again.headers.get("idempotent-replay"), null);
   });
 
   it("does not keep errors: a refused request with the same key runs again", async () => {
-    const narrow = new ApiClient(suite.api.url, (await tokenFor(suite.creator, ["token:create", "team:view"])).token);
+    const narrowToken = await tokenFor(suite.creator, ["token:create", "team:view"]);
+    const narrow = new ApiClient(suite.api.url, narrowToken.token);
     const key = crypto.randomUUID();
     const body = { name: "too wide", abilities: ["project:view"] };
     expectError(await narrow.post("/v1/tokens", body, { idempotencyKey: key }), 403, "TOKEN_MISSING_ABILITY");
     const again = await narrow.post("/v1/tokens", body, { idempotencyKey: key });
     expectError(again, 403, "TOKEN_MISSING_ABILITY");
     assert.equal(again.headers.get("idempotent-replay"), null);
+    assert.equal(await keptRow(idempotencyRecordKey(narrowToken.id, "POST", "/v1/tokens", key)), undefined);
     const fixed = await narrow.post("/v1/tokens", { name: "fits", abilities: ["team:view"] }, { idempotencyKey: key });
     assert.equal(fixed.status, 201, "an uncached error leaves the key free for a corrected body");
   });
@@ -216,7 +229,27 @@ describe("idempotency", () => {
     }
   });
 
-  it("keeps a record 24 hours, with the body encrypted", async () => {
+  it("keeps the response with the write's own transaction: a repeat whose lock is gone replays it, never runs twice", async () => {
+    // The lock is lost as it is when a process stops between COMMIT and its answer and the lock
+    // expires, or when the KV store is flushed: the kept response, committed with the write, answers.
+    const key = crypto.randomUUID();
+    const first = await suite.client.post("/v1/tokens", mint("lock lost"), { idempotencyKey: key });
+    assert.equal(first.status, 201);
+    const recordKey = idempotencyRecordKey(suite.creator.tokenId, "POST", "/v1/tokens", key);
+    const lock = (await suite.api.deps.kv.get(recordKey))!;
+    assert.match(lock, /"running"/, "the lock stays until it expires");
+    assert.ok(await suite.api.deps.kv.compareAndDelete(recordKey, lock));
+    const again = await suite.client.post("/v1/tokens", mint("lock lost"), { idempotencyKey: key });
+    assert.equal(again.status, 201);
+    assert.equal(again.headers.get("idempotent-replay"), "true");
+    assert.deepEqual(again.body, first.body);
+    assert.equal(await suite.api.deps.kv.get(recordKey), null, "the repeat's own lock is given back");
+    expectError(await suite.client.post("/v1/tokens", mint("lock lost, other body"), { idempotencyKey: key }), 409, "IDEMPOTENCY_KEY_REUSED");
+    assert.equal(await tokensNamed(suite.creator.userId, "lock lost"), 1);
+    assert.equal(await tokensNamed(suite.creator.userId, "lock lost, other body"), 0, "the refused repeat rolled back");
+  });
+
+  it("keeps a response 24 hours, with the body encrypted, then runs the request anew", async () => {
     const clock = new TestClock();
     const timed = await startApi({ clock });
     try {
@@ -224,22 +257,29 @@ describe("idempotency", () => {
       const key = crypto.randomUUID();
       const first = await timedClient.post("/v1/tokens", mint("day"), { idempotencyKey: key });
       const recordKey = idempotencyRecordKey(suite.creator.tokenId, "POST", "/v1/tokens", key);
-      const stored = (await timed.deps.kv.get(recordKey))!;
-      assert.ok(stored);
-      assert.ok(!stored.includes(first.body.token) && !stored.includes("day"), "the cached body is encrypted");
-      const ttl = (await timed.deps.kv.ttlMs(recordKey))!;
-      assert.ok(ttl > IDEMPOTENCY_TTL_MS - 60_000 && ttl <= IDEMPOTENCY_TTL_MS, `ttl ${ttl}`);
+      const stored = (await keptRow(recordKey))!;
+      assert.equal(stored.status, 201);
+      assert.ok(!stored.body.includes(first.body.token) && !stored.body.includes("day"), "the kept body is encrypted");
+      assert.equal(new Date(stored.created_at).getTime(), clock.now().getTime());
       assert.equal(IDEMPOTENCY_TTL_MS, 24 * 3600 * 1000);
-      if (!usingRedis) {
-        // The in-process store runs on the injected clock: one millisecond past 24 hours the key is new.
-        clock.advance(IDEMPOTENCY_TTL_MS - 1);
-        assert.equal((await timedClient.post("/v1/tokens", mint("day"), { idempotencyKey: key })).headers.get("idempotent-replay"), "true");
-        clock.advance(1);
-        const later = await timedClient.post("/v1/tokens", mint("day"), { idempotencyKey: key });
-        assert.equal(later.status, 201);
-        assert.equal(later.headers.get("idempotent-replay"), null);
-        assert.equal(await tokensNamed(suite.creator.userId, "day"), 2);
-      }
+      // Locks live minutes, kept responses a day: past the lock (given back here, whichever KV store
+      // runs the test), the kept response still answers for 24 hours.
+      const releaseLock = async () => {
+        const lock = await timed.deps.kv.get(recordKey);
+        if (lock) await timed.deps.kv.compareAndDelete(recordKey, lock);
+      };
+      await releaseLock();
+      clock.advance(IDEMPOTENCY_TTL_MS - 1);
+      assert.equal((await timedClient.post("/v1/tokens", mint("day"), { idempotencyKey: key })).headers.get("idempotent-replay"), "true");
+      await releaseLock();
+      clock.advance(1);
+      // Not purged yet: the expired response is forgotten as the request runs anew.
+      const later = await timedClient.post("/v1/tokens", mint("day"), { idempotencyKey: key });
+      assert.equal(later.status, 201);
+      assert.equal(later.headers.get("idempotent-replay"), null);
+      assert.notEqual(later.body.token, first.body.token);
+      assert.equal(await tokensNamed(suite.creator.userId, "day"), 2);
+      assert.equal(new Date((await keptRow(recordKey))!.created_at).getTime(), clock.now().getTime(), "the new response is kept");
     } finally {
       await timed.close();
     }

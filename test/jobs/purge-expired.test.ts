@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { purgeExpiredAccountRows } from "../../src/modules/account/jobs.ts";
 import { purgeEndedRegistrations } from "../../src/modules/agent-registrations/jobs.ts";
 import { purgeExpiredGrants } from "../../src/modules/oauth/jobs.ts";
+import { purgeExpiredIdempotencyRecords } from "../../src/modules/idempotency/jobs.ts";
 import type { ScheduledJob } from "../../src/modules/jobs/scheduled-job.ts";
 import { discoverScheduledJobs } from "../../src/transports/jobs/discovery.ts";
 import { deleteInBatches } from "../../src/db/purge.ts";
@@ -42,7 +43,8 @@ describe("purge jobs (expired sessions, sign-ups, OAuth grants, agent registrati
 
   it("are discovered by the worker", async () => {
     const names = (await discoverScheduledJobs()).map((j) => j.name);
-    for (const name of ["account.purge-expired", "oauth.purge-expired", "agent-registrations.purge-expired"]) assert.ok(names.includes(name), name);
+    for (const name of ["account.purge-expired", "oauth.purge-expired", "agent-registrations.purge-expired", "idempotency.purge-expired"])
+      assert.ok(names.includes(name), name);
   });
 
   it("account.purge-expired: expired sessions, and sign-ups ended more than a day ago", async () => {
@@ -186,6 +188,19 @@ describe("purge jobs (expired sessions, sign-ups, OAuth grants, agent registrati
     assert.ok((await run(purgeEndedRegistrations)) >= 3);
     assert.deepEqual(await remaining("agent_registrations", "id", registrations), ["endedRecently", "open"]);
     assert.equal(await run(purgeEndedRegistrations), 0, "a second run deletes nothing more");
+  });
+
+  it("idempotency.purge-expired: kept responses once their 24 hours are over", async () => {
+    const { db } = await testDatabase();
+    const record = async (createdAt: Date) => {
+      const key = sha256Hex(randomToken(20));
+      await db("idempotency_records").insert({ record_key: key, request_hash: sha256Hex("{}"), status: 201, body: "sealed", created_at: createdAt });
+      return key;
+    };
+    const keys = { overDay: await record(at(-DAY - 1)), exactlyDay: await record(at(-DAY)), recent: await record(at(-DAY + 1)) };
+    assert.equal(await run(purgeExpiredIdempotencyRecords), 2);
+    assert.deepEqual(await remaining("idempotency_records", "record_key", keys), ["recent"]);
+    assert.equal(await run(purgeExpiredIdempotencyRecords), 0);
   });
 
   it("clears a backlog in bounded batches until none is left", async () => {

@@ -1,19 +1,30 @@
 // Idempotency-Key handling for REST writes (service description, Conventions 2 and 3):
 //   first use of a key            -> run the request
-//   same key, same raw body       -> the cached response, same status, Idempotent-Replay: true
+//   same key, same raw body       -> the kept response, same status, Idempotent-Replay: true
 //   same key, different body      -> 409 IDEMPOTENCY_KEY_REUSED
 //   same key, first still running -> 425 IDEMPOTENCY_REPLAY_IN_PROGRESS
-// Records live in the KV store (shared across processes through Redis, inside the deployment's
-// own key namespace), keyed on token id, method, path and key; only 2xx responses with a JSON body
-// are kept, for 24 hours, with the body encrypted and bound to its record key. Errors, and bodiless answers such as a delete's 204, are not kept: a repeat of
-// them runs again (a repeated delete then finds nothing and answers 404).
+// Keys are per token id, method, path and key. Two stores, each doing what it is good at:
+//   - the lock: a running request holds its key in the KV store (shared across processes through
+//     Redis), taken in admission's round trip; a crashed process frees it after IDEMPOTENCY_LOCK_MS;
+//   - the kept response: a 2xx JSON answer is written by the write's own transaction
+//     (modules/idempotency), body encrypted and bound to its key, for 24 hours. The write and its
+//     kept response commit together, so no stop between COMMIT and keeping the answer can let a
+//     repeat run the write twice.
+// After a success the lock is left to expire: a repeat that meets it looks for the kept response
+// (replayed if there, else the first is still running). A repeat after the lock expired runs
+// again and its transaction is refused by the kept response's key, which is then replayed.
+// Errors, and bodiless answers such as a delete's 204, are not kept: their lock is given back and
+// a repeat runs again (a repeated delete then finds nothing and answers 404).
 import { randomUUID } from "node:crypto";
 import type Koa from "koa";
+import type { Knex } from "knex";
 import type { Claim, ClaimOutcome, Kv } from "../../kv/kv.ts";
 import { ApiError, validationFailed } from "../../errors.ts";
 import { decrypt, encrypt, sha256Hex } from "../../security/crypto.ts";
+import type { AlsoRecord } from "../../pipeline/execute.ts";
+import { unscoped } from "../../db/tenant.ts";
+import { forgetExpired, isKeptAlready, keepResponse, keptResponse, type KeptResponse } from "../../modules/idempotency/records.ts";
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long a running request holds its key; a crashed process frees it after this. */
 export const IDEMPOTENCY_LOCK_MS = 5 * 60 * 1000;
 const MAX_KEY_LENGTH = 255;
@@ -22,14 +33,6 @@ interface Running {
   state: "running";
   hash: string;
   owner: string;
-}
-
-interface Done {
-  state: "done";
-  hash: string;
-  status: number;
-  /** Encrypted JSON text of the body. */
-  body: string;
 }
 
 export function idempotencyKeyOf(ctx: Koa.Context): string {
@@ -72,22 +75,25 @@ export function lockOf(claim: IdempotencyClaim): Claim {
  * Answers with the kept response. The body is opened first: a record this process cannot open
  * (sealed under another APP_KEY, or copied from another record) is never presented as a replay.
  */
-function replay(ctx: Koa.Context, record: Done, appKey: Buffer, recordKey: string) {
+function replay(ctx: Koa.Context, kept: KeptResponse, claim: IdempotencyClaim, appKey: Buffer) {
+  if (kept.requestHash !== claim.hash) {
+    throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with a different request body.");
+  }
   let body: unknown;
   try {
-    body = JSON.parse(decrypt(appKey, record.body, recordKey));
+    body = JSON.parse(decrypt(appKey, kept.body, claim.key));
   } catch {
     throw new ApiError("IDEMPOTENCY_KEY_REUSED", "The response kept for this Idempotency-Key cannot be replayed by this server.", {
       remediation: "Send the request again with a new Idempotency-Key. (Operators: every process of a deployment must share APP_KEY.)",
     });
   }
-  ctx.status = record.status;
+  ctx.status = kept.status;
   ctx.set("Idempotent-Replay", "true");
   ctx.type = "application/json";
   ctx.body = body;
 }
 
-/** Takes the claim's key for this request; the record found there when another holds it. */
+/** Takes the claim's key for this request; the lock found there when another holds it. */
 async function takeKey(kv: Kv, claim: IdempotencyClaim, claimed: ClaimOutcome | null): Promise<string | null> {
   if (claimed) return claimed.taken ? null : claimed.existing;
   for (let attempt = 0; ; attempt++) {
@@ -99,43 +105,68 @@ async function takeKey(kv: Kv, claim: IdempotencyClaim, claimed: ClaimOutcome | 
   }
 }
 
+export interface IdempotencyDeps {
+  kv: Kv;
+  db: Knex;
+  appKey: Buffer;
+}
+
 /**
  * Runs `execute` at most once per key; replays or refuses repeats as the table above says.
  * `claimed`: the claim already settled (in admission's round trip), or null to settle it here.
+ * `keeps`: whether a success is kept (a 2xx JSON answer); `execute` runs the operation with the
+ * AlsoRecord it is given in the operation's transaction and sets ctx's status and body.
  */
 export async function runIdempotently(
   ctx: Koa.Context,
-  kv: Kv,
-  appKey: Buffer,
+  deps: IdempotencyDeps,
   claim: IdempotencyClaim,
   claimed: ClaimOutcome | null,
-  execute: () => Promise<void>,
+  now: Date,
+  keeps: { status: number } | null,
+  execute: (also?: AlsoRecord) => Promise<void>,
 ): Promise<void> {
-  const existing = await takeKey(kv, claim, claimed);
+  const existing = await takeKey(deps.kv, claim, claimed);
   if (existing !== null) {
-    const record = JSON.parse(existing) as Running | Done;
-    if (record.hash !== claim.hash) {
+    const lock = JSON.parse(existing) as Running;
+    if (lock.hash !== claim.hash) {
       throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with a different request body.");
     }
-    if (record.state === "running") {
-      throw new ApiError("IDEMPOTENCY_REPLAY_IN_PROGRESS", "The first request with this Idempotency-Key is still running.", {
-        headers: { "Retry-After": "1" },
-      });
-    }
-    return replay(ctx, record, appKey, claim.key);
+    // The lock outlives a finished request (it expires on its own): its kept response answers.
+    const kept = await keptResponse(deps.db, claim.key, now);
+    if (kept) return replay(ctx, kept, claim, deps.appKey);
+    throw new ApiError("IDEMPOTENCY_REPLAY_IN_PROGRESS", "The first request with this Idempotency-Key is still running.", {
+      headers: { "Retry-After": "1" },
+    });
   }
 
-  try {
-    await execute();
-  } catch (err) {
-    await kv.compareAndDelete(claim.key, claim.lock);
-    throw err;
+  const keep: AlsoRecord | undefined = keeps
+    ? (domain, output) =>
+        keepResponse(
+          unscoped(domain, "a kept response belongs to the credential's request, written with its change"),
+          claim.key,
+          { requestHash: claim.hash, status: keeps.status, body: encrypt(deps.appKey, JSON.stringify(output), claim.key) },
+          now,
+        )
+    : undefined;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await execute(keep);
+      break;
+    } catch (err) {
+      // This key's lock had expired (or the KV store lost it): an earlier run of this request
+      // committed, and its kept response answers. One kept more than 24 hours ago is forgotten
+      // (the purge had not reached it yet) and the request runs once more.
+      const kept = await keptResponse(deps.db, claim.key, now).catch(() => null);
+      if (kept) {
+        await deps.kv.compareAndDelete(claim.key, claim.lock);
+        return replay(ctx, kept, claim, deps.appKey);
+      }
+      if (attempt === 0 && isKeptAlready(err) && (await forgetExpired(deps.db, claim.key, now))) continue;
+      await deps.kv.compareAndDelete(claim.key, claim.lock);
+      throw err;
+    }
   }
-  const jsonBody = ctx.body !== undefined && ctx.body !== null && ctx.response.is("json") !== false;
-  if (!(ctx.status >= 200 && ctx.status < 300 && jsonBody)) {
-    await kv.compareAndDelete(claim.key, claim.lock);
-    return;
-  }
-  const done: Done = { state: "done", hash: claim.hash, status: ctx.status, body: encrypt(appKey, JSON.stringify(ctx.body), claim.key) };
-  await kv.compareAndSet(claim.key, claim.lock, JSON.stringify(done), IDEMPOTENCY_TTL_MS);
+  // A kept response answers repeats from now on; anything else is not kept and gives its key back.
+  if (!keeps) await deps.kv.compareAndDelete(claim.key, claim.lock);
 }

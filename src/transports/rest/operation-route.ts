@@ -10,6 +10,7 @@ import { admit, prepareOperation, type PipelineDeps } from "../../pipeline/run.t
 import { rateLimitHeaders, type Window } from "../../pipeline/rate-limit.ts";
 import { parseJsonBody, readBodyText } from "../http/body.ts";
 import type { RequestState } from "../http/request.ts";
+import type { AlsoRecord } from "../../pipeline/execute.ts";
 import { idempotencyClaim, idempotencyKeyOf, lockOf, runIdempotently, type IdempotencyClaim } from "./idempotency.ts";
 
 export interface OperationRouteDeps extends PipelineDeps {
@@ -117,14 +118,15 @@ export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa
       throw err;
     }
 
-    const respond = async () => {
-      const output = await prepared.execute();
+    const respond = async (also?: AlsoRecord) => {
+      const output = await prepared.execute(also);
       ctx.status = op.successStatus;
       if (op.successBody) ctx.body = output;
     };
     const idempotent = claim as IdempotencyClaim | null;
     if (idempotent) {
-      await runIdempotently(ctx, deps.kv, deps.appKey, idempotent, idempotent === early?.claim ? claimed : null, respond);
+      const keeps = op.successBody ? { status: op.successStatus } : null;
+      await runIdempotently(ctx, deps, idempotent, idempotent === early?.claim ? claimed : null, now, keeps, respond);
     } else {
       await respond();
     }

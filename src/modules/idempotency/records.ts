@@ -44,12 +44,10 @@ export function isKeptAlready(err: unknown): boolean {
   return code === "23505" && constraint === PRIMARY_KEY;
 }
 
-/** Forgets the response under `recordKey` if it is older than 24 hours (not purged yet); true if one went. */
-export async function forgetExpired(db: Db, recordKey: string, now: Date): Promise<boolean> {
-  const gone = (await db("idempotency_records")
+/** Forgets the response under `recordKey` if it is older than 24 hours (the purge has not reached it yet). */
+export async function forgetExpired(db: Db, recordKey: string, now: Date): Promise<void> {
+  await db("idempotency_records")
     .where({ record_key: storedKey(recordKey) })
     .where("created_at", "<=", new Date(now.getTime() - IDEMPOTENCY_TTL_MS))
-    .delete()
-    .returning("record_key")) as unknown[];
-  return gone.length > 0;
+    .delete();
 }

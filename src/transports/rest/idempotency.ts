@@ -162,7 +162,10 @@ export async function runIdempotently(
         await deps.kv.compareAndDelete(claim.key, claim.lock);
         return replay(ctx, kept, claim, deps.appKey);
       }
-      if (attempt === 0 && isKeptAlready(err) && (await forgetExpired(deps.db, claim.key, now))) continue;
+      if (attempt === 0 && isKeptAlready(err)) {
+        await forgetExpired(deps.db, claim.key, now);
+        continue;
+      }
       await deps.kv.compareAndDelete(claim.key, claim.lock);
       throw err;
     }

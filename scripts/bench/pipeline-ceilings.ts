@@ -7,8 +7,8 @@
 //              one `select 1` (the floor under any request admitted through Redis, as ours are)
 //   pipeline   GET /v1/teams/current and, next to it, MCP tools/call get_current_team (its twin),
 //              GET /v1/tokens, POST /v1/tokens (idempotent write)
-// Each scenario starts after a CHECKPOINT, so none is measured while the database writes out what
-// an earlier one (the write load) left behind.
+// Each scenario starts after a VACUUM and a CHECKPOINT, so none is measured while the database
+// vacuums or writes out what an earlier one (the write load) left behind.
 // Ratios against the ceilings and the MCP/REST ratio are written, with the raw numbers, to
 // scripts/bench/results/pipeline-ceilings.json. Needs PostgreSQL and Redis:
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:ceilings
@@ -314,8 +314,10 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const [label, target, load] of plan) {
         if (ONLY && !ONLY.some((part) => label.toLowerCase().includes(part))) continue;
-        // Every scenario starts on a quiet database: what an earlier one left to flush (a write
-        // load's dirty pages and WAL) is written now, not during the next one's measurement.
+        // Every scenario starts on a quiet database: what an earlier one left behind (a write
+        // load's new rows, which autovacuum would visit, its dirty pages and WAL) is vacuumed and
+        // written now, not during the next one's measurement.
+        await db.raw("VACUUM (ANALYZE)").catch(() => undefined);
         await admin.raw("CHECKPOINT").catch(() => undefined);
         const server = await startServer(target, env);
         try {

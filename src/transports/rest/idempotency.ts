@@ -71,13 +71,15 @@ export function lockOf(claim: IdempotencyClaim): Claim {
   return { key: claim.key, value: claim.lock, ttlMs: IDEMPOTENCY_LOCK_MS };
 }
 
+const keyReused = () => new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with a different request body.");
+
 /**
  * Answers with the kept response. The body is opened first: a record this process cannot open
  * (sealed under another APP_KEY, or copied from another record) is never presented as a replay.
  */
 function replay(ctx: Koa.Context, kept: KeptResponse, claim: IdempotencyClaim, appKey: Buffer) {
   if (kept.requestHash !== claim.hash) {
-    throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with a different request body.");
+    throw keyReused();
   }
   let body: unknown;
   try {
@@ -130,7 +132,7 @@ export async function runIdempotently(
   if (existing !== null) {
     const lock = JSON.parse(existing) as Running;
     if (lock.hash !== claim.hash) {
-      throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with a different request body.");
+      throw keyReused();
     }
     // The lock outlives a finished request (it expires on its own): its kept response answers.
     const kept = await keptResponse(deps.db, claim.key, now);

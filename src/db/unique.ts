@@ -5,12 +5,17 @@ import type { ApiError } from "../errors.ts";
 
 const UNIQUE_VIOLATION = "23505";
 
+/** Whether `err` is a statement refused by a unique index (`constraint`, when named). */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const { code, constraint: broken } = err as { code?: string; constraint?: string };
+  return code === UNIQUE_VIOLATION && (constraint === undefined || broken === constraint);
+}
+
 export async function uniquely<T>(write: PromiseLike<T>, refusal: () => ApiError, constraint?: string): Promise<T> {
   try {
     return await write;
   } catch (err) {
-    const { code, constraint: broken } = err as { code?: string; constraint?: string };
-    if (code === UNIQUE_VIOLATION && (constraint === undefined || broken === constraint)) throw refusal();
+    if (isUniqueViolation(err, constraint)) throw refusal();
     throw err;
   }
 }

@@ -5,6 +5,7 @@
 import type { Db } from "../../db/tenant.ts";
 import { deferStatement } from "../../db/transaction.ts";
 import { sha256Hex } from "../../security/crypto.ts";
+import { isUniqueViolation } from "../../db/unique.ts";
 
 /** How long a response is kept (the description's "idempotency memory"). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -40,8 +41,7 @@ export async function keptResponse(db: Db, recordKey: string, now: Date): Promis
 
 /** Whether `err` is a write refused because a response is already kept under its key. */
 export function isKeptAlready(err: unknown): boolean {
-  const { code, constraint } = err as { code?: string; constraint?: string };
-  return code === "23505" && constraint === PRIMARY_KEY;
+  return isUniqueViolation(err, PRIMARY_KEY);
 }
 
 /** Forgets the response under `recordKey` if it is older than 24 hours (the purge has not reached it yet). */

@@ -36,6 +36,7 @@ interface Multiplexed {
   acquireExclusive(): Promise<unknown>;
   releaseExclusive(connection: unknown): Promise<unknown>;
   acquireTransactionLane(): Promise<unknown>;
+  transactionLanes(): Promise<unknown[]>;
 }
 
 const multiplexed = new WeakMap<object, Multiplexed>();
@@ -117,6 +118,11 @@ class Lanes {
     return best!;
   }
 
+  /** Every lane, opened where it was not (tests watch what is sent on them). */
+  all(): Promise<PgConnection[]> {
+    return Promise.all(this.lanes.map((connection, slot) => (connection && !connection.__knex__disposed ? connection : this.open(slot))));
+  }
+
   close(): Promise<unknown> {
     return Promise.all(
       this.lanes.map((connection, slot) => {
@@ -181,7 +187,12 @@ export function multiplex(db: Knex): Knex {
     return destroy(callback);
   };
 
-  multiplexed.set(client, { acquireExclusive, releaseExclusive, acquireTransactionLane: () => transactions.acquire() });
+  multiplexed.set(client, {
+    acquireExclusive,
+    releaseExclusive,
+    acquireTransactionLane: () => transactions.acquire(),
+    transactionLanes: () => transactions.all(),
+  });
   return db;
 }
 
@@ -203,4 +214,14 @@ export function releaseExclusive(db: Knex, connection: unknown): Promise<unknown
  */
 export function acquireTransactionLane(db: Knex): Promise<unknown> | null {
   return multiplexed.get(db.client)?.acquireTransactionLane() ?? null;
+}
+
+/** Every transaction lane of `db` (none when it does not multiplex): what tests watch. */
+export function transactionLanes(db: Knex): Promise<unknown[]> {
+  return multiplexed.get(db.client)?.transactionLanes() ?? Promise.resolve([]);
+}
+
+/** Whether `db` has transaction lanes (acquireTransactionLane answers a lane, not null). */
+export function hasTransactionLanes(db: Knex): boolean {
+  return multiplexed.has(db.client);
 }

@@ -7,7 +7,7 @@
 // Convention: every tenant-owned table carries team_id (denormalised where a parent row also has
 // it), and a project-owned table its project column, so the filter never needs a join.
 import type { Knex } from "knex";
-import { deferQuery, runTransaction } from "./transaction.ts";
+import { deferInsert, deferQuery, runTransaction } from "./transaction.ts";
 
 export type ActorKind = "human" | "api_token" | "mcp" | "webhook" | "system" | "automation";
 export type CredentialKind = "personal_access_token" | "oauth_access_token" | "session";
@@ -155,7 +155,9 @@ export function tenantTable(name: string, ownership: Ownership): TenantTable {
       return ctx[HANDLE](name).insert((Array.isArray(rows) ? rows : [rows]).map((row) => table.own(ctx, row)));
     },
     async insertBlind(ctx, rows) {
-      const query = table.insert(ctx, rows);
+      const owned = (Array.isArray(rows) ? rows : [rows]).map((row) => table.own(ctx, row));
+      if (owned.length === 1 && deferInsert(ctx[HANDLE], name, owned[0]!)) return;
+      const query = ctx[HANDLE](name).insert(owned);
       if (!deferQuery(ctx[HANDLE], query)) await query;
     },
   };

@@ -12,7 +12,9 @@
 //     A transaction made of such statements only is one write and one round trip: BEGIN, the
 //     statements and COMMIT together, on a connection shared with other such transactions
 //     (multiplexing.ts, transaction lanes) where the database multiplexes, so one write to the
-//     socket carries the transactions of several requests and the pool lends nothing.
+//     socket carries the transactions of several requests and the pool lends nothing. One made of
+//     independent inserts only is one statement, and those that wait for a lane meanwhile commit
+//     together (commit-groups.ts: one COMMIT and disk flush for the group, each still whole).
 // On PostgreSQL (and the embedded server, which speaks its protocol) the connection pipelines:
 // statements are sent without waiting for the previous answer, each with its own Sync, so a
 // failing statement fails alone, the transaction is then aborted and COMMIT rolls it back; the
@@ -21,7 +23,8 @@
 import { EventEmitter } from "node:events";
 import knex, { type Knex } from "knex";
 import { acquireExclusive, acquireTransactionLane, releaseExclusive } from "./multiplexing.ts";
-import { combineInserts, compileDeferred, type Compiled, type Deferred, type QueryObject } from "./deferred-statements.ts";
+import { blindInsert, combineInserts, compileDeferred, type Compiled, type Deferred, type QueryObject } from "./deferred-statements.ts";
+import { commitGrouped } from "./commit-groups.ts";
 
 interface Unit {
   /** BEGIN, once sent (with the first statement). */
@@ -213,7 +216,8 @@ const commitStatement = (): QueryObject => ({ sql: "COMMIT;", bindings: [] });
 /**
  * Sends `statements` (after BEGIN when it was not sent) and COMMIT; throws the first failure. A
  * transaction that sent nothing before goes whole - BEGIN, statements, COMMIT - on a shared
- * transaction lane where the database multiplexes (multiplexing.ts), else on its own connection.
+ * transaction lane where the database multiplexes (multiplexing.ts), else on its own connection;
+ * one of independent inserts only goes as one statement, in a commit group (commit-groups.ts).
  */
 async function commit(binding: Binding, unit: Unit): Promise<void> {
   const statements = compileDeferred(
@@ -222,19 +226,20 @@ async function commit(binding: Binding, unit: Unit): Promise<void> {
   );
   if (!unit.begun && statements.length === 0) return;
   const { send } = binding;
-  const lane = !unit.begun && !binding.acquiring ? acquireTransactionLane(binding.db) : null;
+  const whole = !unit.begun && !binding.acquiring;
+  if (whole && statements.every((statement) => statement.insert)) {
+    // Independent inserts: one statement, committed with whatever else waits for a lane.
+    const grouped = commitGrouped(binding.db, send, statements.length === 1 ? statements[0]! : combineInserts(statements));
+    if (grouped) return grouped;
+  }
+  const lane = whole ? acquireTransactionLane(binding.db) : null;
   let sent: Promise<QueryObject>[];
   if (lane) {
     const connection = (await lane) as Connection;
     // Issued together: nothing else on the lane comes between them. A single statement is a
     // transaction by itself (PostgreSQL commits it alone, or nothing of it).
-    const whole =
-      statements.length === 1
-        ? statements
-        : statements.every((statement) => statement.insert)
-          ? [combineInserts(statements)]
-          : [begin(), ...statements, commitStatement()];
-    sent = whole.map((statement) => send(connection, statement));
+    const together = statements.length === 1 ? statements : [begin(), ...statements, commitStatement()];
+    sent = together.map((statement) => send(connection, statement));
   } else {
     const connection = await connectionOf(binding);
     const trail = [...statements, commitStatement()];
@@ -357,6 +362,18 @@ export function deferQuery(handle: object, query: Knex.QueryBuilder): boolean {
   const native = compiled.toNative();
   const insert = compiled.method === "insert" && !/\breturning\b/i.test(native.sql);
   unit.deferred.push({ sql: native.sql, bindings: native.bindings, native: true, insert, rows: false, blind: true, sent: false });
+  return true;
+}
+
+/**
+ * Appends one row inserted blind into `table` to the transaction `handle` runs (as deferQuery does
+ * with an insert query), when its values are plain; false otherwise (the caller builds the query).
+ */
+export function deferInsert(handle: object, table: string, row: Readonly<Record<string, unknown>>): boolean {
+  const unit = bindingsByHandle.get(handle)?.unit;
+  const statement = unit ? blindInsert(table, row) : null;
+  if (!statement) return false;
+  unit!.deferred.push(statement);
   return true;
 }
 

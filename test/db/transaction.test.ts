@@ -7,7 +7,7 @@ import type { Knex } from "knex";
 import { testDatabase, usingPostgres } from "../helpers/backends.ts";
 import { deferQuery, deferStatement, runTransaction } from "../../src/db/transaction.ts";
 import { nextSequenceValue } from "../../src/db/sequences.ts";
-import { acquireTransactionLane } from "../../src/db/multiplexing.ts";
+import { transactionLanes } from "../../src/db/multiplexing.ts";
 import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
 import { recordActivity } from "../../src/modules/activity/activity-log.ts";
 
@@ -267,9 +267,6 @@ describe("write transactions (runTransaction)", () => {
         }),
       ),
     );
-    outcomes.forEach((o, i) => {
-      if (o.status === "rejected" && i % 4) console.log("DBG", i, String(o.reason).slice(0, 300));
-    });
     const committed = outcomes.flatMap((o, i) => (o.status === "fulfilled" ? [i] : []));
     assert.deepEqual(
       committed,
@@ -283,7 +280,8 @@ describe("write transactions (runTransaction)", () => {
   if (usingPostgres) {
     /** What the transaction lanes are sent while `work` runs: statement texts, in order. */
     async function sentOnLanes(work: () => Promise<unknown>): Promise<string[]> {
-      const lanes = [await acquireTransactionLane(db)!, await acquireTransactionLane(db)!] as { query: (...a: unknown[]) => unknown }[];
+      const lanes = (await transactionLanes(db)) as { query: (...a: unknown[]) => unknown }[];
+      assert.equal(lanes.length, 2);
       const sent: string[] = [];
       const originals = lanes.map((lane) => lane.query);
       lanes.forEach((lane, i) => {
@@ -328,6 +326,23 @@ describe("write transactions (runTransaction)", () => {
       } finally {
         await db.schema.dropTableIfExists(other);
       }
+    });
+
+    it("commits transactions of independent inserts that wait for a lane together, each whole or not at all", async () => {
+      const sent = await sentOnLanes(() =>
+        Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            runTransaction(db, async (trx) => {
+              deferQuery(trx, trx(table).insert({ name: `change ${i}` }));
+              deferQuery(trx, trx(table).insert({ name: `entry ${i}` }));
+            }),
+          ),
+        ),
+      );
+      assert.equal(sent.filter((text) => text.startsWith("with s0 as")).length, 12, "each transaction is one statement");
+      assert.ok(sent.includes("COMMIT;"), `the transactions that waited shared a COMMIT:\n${sent.join("\n")}`);
+      assert.ok(sent.filter((text) => text === "COMMIT;").length < 12);
+      assert.equal((await names()).length, 24);
     });
 
     it("merges deferred activity rows into one insert, in the order they were recorded", async () => {

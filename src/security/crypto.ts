@@ -1,6 +1,6 @@
 // Secrets at rest: token secrets are hashed (SHA-256 of a high-entropy secret), cached
 // idempotent bodies and webhook secrets are encrypted with AES-256-GCM under APP_KEY.
-import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes, randomInt, timingSafeEqual, type KeyObject } from "node:crypto";
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -24,6 +24,14 @@ export function safeEqual(a: string, b: string): boolean {
 
 const VERSION = "v1";
 
+/** The key as a KeyObject, made once per key (a cipher made from a Buffer copies and checks it each time). */
+const keyObjects = new WeakMap<Buffer, KeyObject>();
+function keyObjectOf(key: Buffer): KeyObject {
+  let object = keyObjects.get(key);
+  if (!object) keyObjects.set(key, (object = createSecretKey(key)));
+  return object;
+}
+
 /**
  * AES-256-GCM; the result is "v1.<iv>.<tag>.<ciphertext>" in base64url. `boundTo` (associated
  * data, not stored) ties the ciphertext to where it belongs: decrypt fails unless given the same
@@ -31,7 +39,7 @@ const VERSION = "v1";
  */
 export function encrypt(key: Buffer, plaintext: string, boundTo = ""): string {
   const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  const cipher = createCipheriv("aes-256-gcm", keyObjectOf(key), iv);
   if (boundTo) cipher.setAAD(Buffer.from(boundTo, "utf8"));
   const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
   return [VERSION, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(".");
@@ -41,7 +49,7 @@ export function encrypt(key: Buffer, plaintext: string, boundTo = ""): string {
 export function decrypt(key: Buffer, sealed: string, boundTo = ""): string {
   const [version, iv, tag, body] = sealed.split(".");
   if (version !== VERSION || !iv || !tag || body === undefined) throw new Error("unsupported ciphertext");
-  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+  const decipher = createDecipheriv("aes-256-gcm", keyObjectOf(key), Buffer.from(iv, "base64url"));
   if (boundTo) decipher.setAAD(Buffer.from(boundTo, "utf8"));
   decipher.setAuthTag(Buffer.from(tag, "base64url"));
   return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");

@@ -20,7 +20,7 @@
 //     as a transaction alone would; none is run again, since the group may have committed.
 import type { Knex } from "knex";
 import type { QueryObject } from "./deferred-statements.ts";
-import { acquireTransactionLane, hasTransactionLanes } from "./multiplexing.ts";
+import { acquireTransactionLane, hasTransactionLanes, TRANSACTION_LANES } from "./multiplexing.ts";
 
 /** The dialect's statement sender (knex's client _query). */
 export type SendStatement = (connection: unknown, statement: QueryObject) => Promise<QueryObject>;
@@ -32,7 +32,7 @@ interface Member {
 }
 
 /** Groups on their way at once: one per transaction lane. */
-const MAX_GROUPS_IN_FLIGHT = 2;
+const MAX_GROUPS_IN_FLIGHT = TRANSACTION_LANES;
 /** Members per group at most (one statement each; a bounded transaction). */
 const MAX_MEMBERS = 64;
 

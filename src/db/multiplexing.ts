@@ -47,7 +47,7 @@ const SHARED_CONNECTIONS = 2;
  * How many connections the transactions sent whole share (kept apart from the statements' lanes, so
  * a read never waits behind another request's COMMIT and the disk flush it waits for).
  */
-const TRANSACTION_LANES = 2;
+export const TRANSACTION_LANES = 2;
 
 /** A connection whose oldest statement in flight has run this long is held up. */
 const SLOW_MS = 20;

@@ -8,9 +8,9 @@
 // gathers what would otherwise wait behind the lanes' flushes.
 //
 // Only transactions of independent inserts join a group (combineInserts made each one statement):
-// such a statement locks no row another transaction updates, so sharing a transaction cannot
-// deadlock, and it reads nothing a later member could change. Each member still commits whole or
-// not at all:
+// such a statement updates no row and reads nothing a later member could change; two groups can
+// wait on each other only over a duplicate key, and then PostgreSQL ends one with an error, which
+// is handled as below. Each member still commits whole or not at all:
 //   - COMMIT answers COMMIT: every member committed;
 //   - PostgreSQL refused something (a member's statement failed, and the transaction with it; the
 //     COMMIT answered ROLLBACK): nothing of the group was written, and each member runs again on

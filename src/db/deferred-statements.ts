@@ -130,11 +130,48 @@ function mergeRows(deferred: readonly Deferred[]): readonly Deferred[] {
  * in one statement, without BEGIN and COMMIT around it.
  */
 export function combineInserts(statements: readonly Compiled[]): QueryObject {
+  return { sql: combinedText(statements), bindings: statements.flatMap((s) => s.bindings) };
+}
+
+/** Combined texts by their parts' texts, one map per part (the texts are the areas' constants). */
+interface TextTrie {
+  next: Map<string, TextTrie>;
+  sql?: string;
+  /** The parts' binding counts the text was numbered for (a text's count is fixed by its placeholders). */
+  counts?: readonly number[];
+}
+const combinedTexts: TextTrie = { next: new Map() };
+let combinedCount = 0;
+
+/**
+ * The text of the parts as one statement, built once per sequence of texts: the same text object
+ * each time, whose hash the statement cache's lookup then already knows (a new 1-2 KB string per
+ * transaction was hashed and compared again in each lookup).
+ */
+function combinedText(statements: readonly Compiled[]): string {
+  let node = combinedTexts;
+  for (const statement of statements) {
+    let child = node.next.get(statement.sql);
+    if (!child) {
+      if (combinedCount >= MAX_POSITIONED) return combine(statements);
+      node.next.set(statement.sql, (child = { next: new Map() }));
+    }
+    node = child;
+  }
+  if (node.sql === undefined) {
+    node.sql = combine(statements);
+    node.counts = statements.map((s) => s.bindings.length);
+    combinedCount++;
+  }
+  return node.counts!.every((count, i) => count === statements[i]!.bindings.length) ? node.sql : combine(statements);
+}
+
+function combine(statements: readonly Compiled[]): string {
   let offset = 0;
   const parts = statements.map((statement, i) => {
     const shift = offset;
     offset += statement.bindings.length;
     return `s${i} as (${shift ? statement.sql.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + shift}`) : statement.sql})`;
   });
-  return { sql: `with ${parts.join(", ")} select`, bindings: statements.flatMap((s) => s.bindings) };
+  return `with ${parts.join(", ")} select`;
 }

@@ -23,7 +23,7 @@
 import { EventEmitter } from "node:events";
 import knex, { type Knex } from "knex";
 import { acquireExclusive, acquireTransactionLane, releaseExclusive } from "./multiplexing.ts";
-import { blindInsert, combineInserts, compileDeferred, type Compiled, type Deferred, type QueryObject } from "./deferred-statements.ts";
+import { blindInsert, compileDeferred, type Compiled, type Deferred, type QueryObject } from "./deferred-statements.ts";
 import { commitGrouped } from "./commit-groups.ts";
 
 interface Unit {
@@ -229,7 +229,7 @@ async function commit(binding: Binding, unit: Unit): Promise<void> {
   const whole = !unit.begun && !binding.acquiring;
   if (whole && statements.every((statement) => statement.insert)) {
     // Independent inserts: one statement, committed with whatever else waits for a lane.
-    const grouped = commitGrouped(binding.db, send, statements.length === 1 ? statements[0]! : combineInserts(statements));
+    const grouped = commitGrouped(binding.db, send, statements);
     if (grouped) return grouped;
   }
   const lane = whole ? acquireTransactionLane(binding.db) : null;

@@ -1,129 +1,139 @@
 // Group commit on the transaction lanes (src/db/commit-groups.ts), against a connection that
-// answers as PostgreSQL does (a failed statement aborts the transaction block; COMMIT then answers
-// ROLLBACK), so every outcome can be forced: the real lanes are covered by transaction.test.ts.
+// answers as PostgreSQL does for these statements (one statement commits whole or not at all), so
+// every outcome can be forced: the real lanes are covered by transaction.test.ts.
 import assert from "node:assert/strict";
 import { CommitGroups } from "../../src/db/commit-groups.ts";
-import type { QueryObject } from "../../src/db/deferred-statements.ts";
+import type { Compiled, QueryObject } from "../../src/db/deferred-statements.ts";
 
 interface Fake {
   groups: CommitGroups;
-  /** Every statement text sent, in order. */
-  sent: string[];
-  /** Statements whose effect was committed. */
+  /** Every statement sent, in order: its text and the values it bound. */
+  sent: { sql: string; values: unknown[] }[];
+  /** Values whose row was committed, in commit order. */
   committed: string[];
 }
 
 /**
- * A connection that keeps PostgreSQL's transaction rules and answers a moment later (so what is
- * submitted meanwhile queues). Statements starting "fail" break a constraint (SQLSTATE 23505);
- * with `commitLost`, a COMMIT's answer never comes (the connection drops: an error without one).
+ * A connection that answers a moment later (so what is submitted meanwhile queues). A statement is
+ * one insert or a WITH of several; it inserts its values. A value starting "fail" breaks a
+ * constraint (SQLSTATE 23505) and nothing of its statement is written; with `lost`, a statement of
+ * several parts gets no answer (the connection drops: an error without a SQLSTATE).
  */
-function fakeDatabase(options: { commitLost?: boolean } = {}): Fake {
-  const sent: string[] = [];
+function fakeDatabase(options: { lost?: boolean } = {}): Fake {
+  const sent: Fake["sent"] = [];
   const committed: string[] = [];
-  let inBlock = false;
-  let aborted = false;
-  let pending: string[] = [];
-  const answer = (statement: QueryObject, command: string) => Object.assign(statement, { response: { command } });
-  const refusal = (code: string) => Object.assign(new Error(`refused (${code})`), { code });
   const send = (_lane: unknown, statement: QueryObject): Promise<QueryObject> => {
-    sent.push(statement.sql);
-    let outcome: () => QueryObject;
-    if (statement.sql === "BEGIN;") {
-      inBlock = true;
-      aborted = false;
-      outcome = () => answer(statement, "BEGIN");
-    } else if (statement.sql === "COMMIT;") {
-      const command = aborted ? "ROLLBACK" : "COMMIT";
-      if (!aborted && !options.commitLost) committed.push(...pending);
-      pending = [];
-      inBlock = false;
-      aborted = false;
-      outcome = options.commitLost
-        ? () => {
-            throw new Error("Connection terminated unexpectedly");
-          }
-        : () => answer(statement, command);
-    } else if (inBlock && aborted) {
-      outcome = () => {
-        throw refusal("25P02");
-      };
-    } else if (statement.sql.startsWith("fail")) {
-      if (inBlock) aborted = true;
-      outcome = () => {
-        throw refusal("23505");
-      };
-    } else {
-      if (inBlock) pending.push(statement.sql);
-      else committed.push(statement.sql);
-      outcome = () => answer(statement, "INSERT");
-    }
+    const values = [...(statement.bindings ?? [])].map(String);
+    sent.push({ sql: statement.sql, values });
+    const outcome = () => {
+      if (values.some((value) => value.startsWith("fail"))) throw Object.assign(new Error("refused (23505)"), { code: "23505" });
+      if (options.lost && statement.sql.startsWith("with ")) throw new Error("Connection terminated unexpectedly");
+      committed.push(...values);
+      return Object.assign(statement, { response: { command: "INSERT" } });
+    };
     return new Promise((resolve) => setTimeout(resolve, 2)).then(outcome);
   };
   return { groups: new CommitGroups(() => Promise.resolve("lane"), send), sent, committed };
 }
 
-const statement = (sql: string): QueryObject => ({ sql, bindings: [] });
-const count = (texts: string[], text: string) => texts.filter((t) => t === text).length;
+const INSERT_T = "insert into t (name) values ($1)";
+const INSERT_U = "insert into u (name) values ($1)";
+/** A member: one insert of `name` (shape t unless told). */
+const member = (name: string, sql = INSERT_T): Compiled[] => [{ sql, bindings: [name], insert: true }];
+const partsOf = (sql: string) => (sql.startsWith("with ") ? sql.match(/s\d+ as \(/g)!.length : 1);
 
 describe("group commit on the transaction lanes", () => {
   it("sends a transaction at once and alone when nothing waits for a lane", async () => {
     const fake = fakeDatabase();
-    await fake.groups.commit(statement("insert 1"));
-    assert.deepEqual(fake.sent, ["insert 1"]);
-    assert.deepEqual(fake.committed, ["insert 1"]);
+    await fake.groups.commit(member("one"));
+    assert.deepEqual(fake.sent, [{ sql: INSERT_T, values: ["one"] }]);
+    assert.deepEqual(fake.committed, ["one"]);
   });
 
-  it("commits the transactions that came while the lanes were busy together, in one transaction", async () => {
+  it("commits the transactions that came while the lanes were busy as one statement", async () => {
     const fake = fakeDatabase();
-    const names = Array.from({ length: 10 }, (_, i) => `insert ${i}`);
-    await Promise.all(names.map((name) => fake.groups.commit(statement(name))));
-    // Two leave at once (one per lane); the eight that queued behind them share one COMMIT.
-    assert.deepEqual(fake.sent, ["insert 0", "insert 1", "BEGIN;", ...names.slice(2), "COMMIT;"]);
+    const names = Array.from({ length: 10 }, (_, i) => `row ${i}`);
+    await Promise.all(names.map((name) => fake.groups.commit(member(name))));
+    // Two leave at once (one per lane); the eight that queued behind them leave as one statement.
+    assert.deepEqual(
+      fake.sent.map((s) => partsOf(s.sql)),
+      [1, 1, 8],
+    );
+    assert.match(
+      fake.sent[2]!.sql,
+      /^with s0 as \(insert into t \(name\) values \(\$1\)\), s1 as \(insert into t \(name\) values \(\$2\)\), .*, s7 as \(insert into t \(name\) values \(\$8\)\) select$/,
+    );
+    assert.deepEqual(fake.sent[2]!.values, names.slice(2));
     assert.deepEqual(fake.committed, names);
   });
 
-  it("fails only the member whose statement failed, with its own error; the others commit", async () => {
+  it("keeps every part of a member of several parts, numbered after the members before it", async () => {
     const fake = fakeDatabase();
-    const names = Array.from({ length: 10 }, (_, i) => (i === 5 ? "fail 5" : `insert ${i}`));
-    const outcomes = await Promise.allSettled(names.map((name) => fake.groups.commit(statement(name))));
+    const pair = (i: number): Compiled[] => [
+      { sql: INSERT_T, bindings: [`change ${i}`], insert: true },
+      { sql: INSERT_U, bindings: [`entry ${i}`], insert: true },
+    ];
+    await Promise.all([0, 1, 2, 3].map((i) => fake.groups.commit(pair(i))));
+    const group = fake.sent.at(-1)!;
+    assert.equal(partsOf(group.sql), 4, "the two members that waited, two parts each");
+    assert.deepEqual(group.values, ["change 2", "entry 2", "change 3", "entry 3"]);
+    assert.deepEqual([...fake.committed].sort(), [0, 1, 2, 3].flatMap((i) => [`change ${i}`, `entry ${i}`]).sort());
+  });
+
+  it("fails only the member whose part failed, with its own error; the others commit once", async () => {
+    const fake = fakeDatabase();
+    const names = Array.from({ length: 10 }, (_, i) => (i === 5 ? "fail 5" : `row ${i}`));
+    const outcomes = await Promise.allSettled(names.map((name) => fake.groups.commit(member(name))));
     outcomes.forEach((outcome, i) => {
       if (i === 5) {
         assert.equal(outcome.status, "rejected");
-        assert.equal((outcome as PromiseRejectedResult).reason.code, "23505", "its own failure, not the aborted block's");
+        assert.equal((outcome as PromiseRejectedResult).reason.code, "23505", "its own failure");
       } else assert.equal(outcome.status, "fulfilled", `member ${i}`);
     });
-    // The group rolled back whole, then each member ran again on its own.
-    assert.equal(count(fake.sent, "COMMIT;"), 1);
+    // The group's statement wrote nothing; then each member ran again on its own.
+    assert.equal(fake.sent.filter((s) => partsOf(s.sql) > 1).length, 1);
     assert.deepEqual([...fake.committed].sort(), names.filter((name) => name !== "fail 5").sort());
-    assert.equal(count(fake.committed, "insert 6"), 1, "nothing is committed twice");
+    for (const name of names) assert.ok(fake.committed.filter((c) => c === name).length <= 1, `${name} committed once at most`);
   });
 
-  it("fails every member of a group whose COMMIT went unanswered, and runs none of them again", async () => {
-    const fake = fakeDatabase({ commitLost: true });
-    const names = Array.from({ length: 6 }, (_, i) => `insert ${i}`);
-    const outcomes = await Promise.allSettled(names.map((name) => fake.groups.commit(statement(name))));
-    const grouped = outcomes.slice(2);
-    for (const outcome of grouped) {
-      assert.equal(outcome.status, "rejected");
-      assert.match(String((outcome as PromiseRejectedResult).reason), /Connection terminated/);
-    }
-    // Each statement was sent once: the group may have committed, so it is not run again.
-    for (const name of names) assert.equal(count(fake.sent, name), 1, name);
+  it("fails every member of a group whose statement went unanswered, and runs none of them again", async () => {
+    const fake = fakeDatabase({ lost: true });
+    const names = Array.from({ length: 6 }, (_, i) => `row ${i}`);
+    const outcomes = await Promise.allSettled(names.map((name) => fake.groups.commit(member(name))));
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ["fulfilled", "fulfilled", "rejected", "rejected", "rejected", "rejected"],
+    );
+    for (const outcome of outcomes.slice(2)) assert.match(String((outcome as PromiseRejectedResult).reason), /Connection terminated/);
+    // Each value was sent once: the group may have committed, so it is not run again.
+    for (const name of names) assert.equal(fake.sent.filter((s) => s.values.includes(name)).length, 1, name);
   });
 
-  it("keeps a group's size bounded and sends what waits beyond it in the next group", async () => {
+  it("groups only members of one shape, the first waiting first", async () => {
     const fake = fakeDatabase();
-    const names = Array.from({ length: 150 }, (_, i) => `insert ${i}`);
-    await Promise.all(names.map((name) => fake.groups.commit(statement(name))));
-    assert.deepEqual(fake.committed, names);
-    const sizes: number[] = [];
-    let size = -1;
-    for (const text of fake.sent) {
-      if (text === "BEGIN;") size = 0;
-      else if (text === "COMMIT;") sizes.push(size);
-      else if (size >= 0) size++;
+    const members = Array.from({ length: 12 }, (_, i) => member(`row ${i}`, i % 3 === 0 ? INSERT_U : INSERT_T));
+    await Promise.all(members.map((parts) => fake.groups.commit(parts)));
+    for (const { sql } of fake.sent) {
+      const tables = new Set(sql.match(/insert into (\w)/g));
+      assert.equal(tables.size, 1, `one shape per statement: ${sql}`);
     }
-    assert.ok(sizes.every((n) => n <= 64) && sizes.length >= 2, `group sizes ${sizes.join(", ")}`);
+    assert.equal(fake.committed.length, 12);
+    // Behind the two sent at once: row 2 (t) leads a group of every t waiting, then row 3 (u) one of every u.
+    assert.deepEqual(fake.sent[2]!.values, ["row 2", "row 4", "row 5", "row 7", "row 8", "row 10", "row 11"]);
+    assert.deepEqual(fake.sent[3]!.values, ["row 3", "row 6", "row 9"]);
+  });
+
+  it("bounds a group's members and values, and sends what waits beyond them in the next group", async () => {
+    const fake = fakeDatabase();
+    const names = Array.from({ length: 150 }, (_, i) => `row ${i}`);
+    await Promise.all(names.map((name) => fake.groups.commit(member(name))));
+    assert.deepEqual([...fake.committed].sort(), [...names].sort());
+    const sizes = fake.sent.map((s) => partsOf(s.sql));
+    assert.ok(Math.max(...sizes) <= 16 && sizes.length >= 10, `group sizes ${sizes.join(", ")}`);
+
+    const wide = fakeDatabase();
+    const big = (name: string): Compiled[] => [{ sql: INSERT_T, bindings: Array.from({ length: 10_000 }, () => name), insert: true }];
+    await Promise.all(["a", "b", "c", "d", "e"].map((name) => wide.groups.commit(big(name))));
+    for (const { values } of wide.sent) assert.ok(values.length <= 16_384, `${values.length} values in one statement`);
   });
 });

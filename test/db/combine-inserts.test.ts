@@ -1,6 +1,6 @@
 // combineInserts (src/db/deferred-statements.ts): a transaction's independent inserts as one
 // statement, each a part of a WITH with its placeholders renumbered after the parts before it; the
-// text of a sequence of parts is built once and the same text object is handed out after that.
+// text of a sequence of parts is built once and handed out again after that.
 import assert from "node:assert/strict";
 import { combineInserts, type Compiled } from "../../src/db/deferred-statements.ts";
 
@@ -21,7 +21,7 @@ describe("independent inserts combined into one statement", () => {
     assert.deepEqual(combined.bindings, ["a", 2, "[]", "key", "body"]);
   });
 
-  it("hands out the same text object for the same parts, with each call's own values", () => {
+  it("hands out the same text for the same parts, with each call's own values", () => {
     const first = combineInserts([token, activity, kept]);
     const second = combineInserts([part(token.sql, ["c", 3]), part(activity.sql, ["[{}]"]), part(kept.sql, ["k2", "b2"])]);
     assert.equal(second.sql, first.sql);

@@ -10,6 +10,16 @@
 // leaves at once and alone: grouping adds no delay, it only gathers what would otherwise wait
 // behind the lanes' flushes.
 //
+// Groups are formed at the end of the event loop's turn (where the lanes' writes leave anyway,
+// multiplexing.ts), so the transactions that came ready in one turn - the requests read in one
+// poll of the sockets - commit together instead of the first of them alone; and what waits is
+// shared by the free lanes, so both work side by side rather than one on everything while the
+// other idles. Measured on the development VM (token mints, 16 connections, three interleaved
+// pairs): 3,169-3,305 → 3,642-3,751 writes/s, commits per write 0.31 → 0.27, server CPU per write
+// 245-257 → 224-236 µs. (Formed at the end of the turn without sharing, one group took nearly
+// every request and PostgreSQL and the server took turns instead of working at once: commits per
+// write 0.11, CPU far lower, throughput level. A third lane gained nothing.)
+//
 // Only transactions of independent inserts join a group (combineInserts made each one statement):
 // such a statement updates no row and reads nothing a later member could change; two groups can
 // wait on each other only over a duplicate key, and then PostgreSQL ends one with an error, which
@@ -24,7 +34,7 @@
 // per connection, statement-cache.ts) and bounded in members and in values.
 import type { Knex } from "knex";
 import { combineInserts, type Compiled, type QueryObject } from "./deferred-statements.ts";
-import { acquireTransactionLane, hasTransactionLanes, TRANSACTION_LANES } from "./multiplexing.ts";
+import { acquireTransactionLane, hasTransactionLanes, leaveNow, TRANSACTION_LANES } from "./multiplexing.ts";
 
 /** The dialect's statement sender (knex's client _query). */
 export type SendStatement = (connection: unknown, statement: QueryObject) => Promise<QueryObject>;
@@ -57,6 +67,7 @@ const answeredByDatabase = (err: unknown) =>
 export class CommitGroups {
   private readonly waiting: Member[] = [];
   private inFlight = 0;
+  private scheduled = false;
 
   constructor(
     /** A transaction lane to send a group on. */
@@ -69,26 +80,38 @@ export class CommitGroups {
       const statement = parts.length === 1 ? parts[0]! : combineInserts(parts);
       const bindings = parts.reduce((sum, part) => sum + part.bindings.length, 0);
       this.waiting.push({ parts, statement, bindings, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Groups are formed at the end of this turn of the event loop, with every member that came in it. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
       this.next();
     });
   }
 
   private next(): void {
     while (this.inFlight < MAX_GROUPS_IN_FLIGHT && this.waiting.length) {
+      // What waits is shared by the free lanes, so they work on it side by side.
+      const limit = Math.ceil(this.waiting.length / (MAX_GROUPS_IN_FLIGHT - this.inFlight));
       this.inFlight++;
-      void this.run(this.take()).finally(() => {
+      void this.run(this.take(limit)).finally(() => {
         this.inFlight--;
-        this.next();
+        this.schedule();
       });
     }
   }
 
-  /** The first waiting member and those of its shape after it, within the bounds. */
-  private take(): Member[] {
+  /** The first waiting member and those of its shape after it, at most `limit`, within the bounds. */
+  private take(limit: number): Member[] {
     const [first] = this.waiting.splice(0, 1) as [Member];
     const group = [first];
     let bindings = first.bindings;
-    for (let i = 0; i < this.waiting.length && group.length < MAX_MEMBERS;) {
+    for (let i = 0; i < this.waiting.length && group.length < Math.min(limit, MAX_MEMBERS);) {
       const member = this.waiting[i]!;
       if (member.statement.sql === first.statement.sql && bindings + member.bindings <= MAX_BINDINGS) {
         group.push(member);
@@ -133,7 +156,15 @@ export function commitGrouped(db: Knex, send: SendStatement, parts: readonly Com
   let groups = groupsOf.get(db);
   if (!groups) {
     if (!hasTransactionLanes(db)) return null;
-    groups = new CommitGroups(() => acquireTransactionLane(db)!, send);
+    // A group is sent from the end of a turn: it leaves at once, not corked until the next one.
+    groups = new CommitGroups(
+      () => acquireTransactionLane(db)!,
+      (connection, statement) => {
+        const sent = send(connection, statement);
+        leaveNow(connection);
+        return sent;
+      },
+    );
     groupsOf.set(db, groups);
   }
   return groups.commit(parts);

@@ -40,6 +40,8 @@ interface Multiplexed {
 }
 
 const multiplexed = new WeakMap<object, Multiplexed>();
+/** Corked streams, and the end-of-turn callback that will uncork each. */
+const corked = new WeakMap<object, NodeJS.Immediate>();
 
 /** How many connections the statements outside transactions share (each is one PostgreSQL backend). */
 const SHARED_CONNECTIONS = 2;
@@ -152,19 +154,20 @@ export function multiplex(db: Knex): Knex {
   client.releaseConnection = (connection: unknown) => (sentAt.has(connection as object) ? Promise.resolve() : releaseExclusive(connection));
 
   // Statements issued in one turn of the event loop leave in one write.
-  const corked = new WeakSet<object>();
   const send = client._query.bind(client);
   client._query = (connection: unknown, obj: unknown) => {
     const pending = sentAt.get(connection as object);
     if (!pending) return send(connection, obj);
     const stream = (connection as PgConnection).connection?.stream;
     if (stream && !corked.has(stream)) {
-      corked.add(stream);
       stream.cork();
-      setImmediate(() => {
-        corked.delete(stream);
-        stream.uncork();
-      });
+      corked.set(
+        stream,
+        setImmediate(() => {
+          corked.delete(stream);
+          stream.uncork();
+        }),
+      );
     }
     pending.push(performance.now());
     const answered = () => void pending.shift();
@@ -224,4 +227,18 @@ export function transactionLanes(db: Knex): Promise<unknown[]> {
 /** Whether `db` has transaction lanes (acquireTransactionLane answers a lane, not null). */
 export function hasTransactionLanes(db: Knex): boolean {
   return multiplexed.has(db.client);
+}
+
+/**
+ * Writes what waits corked on `connection` now rather than at the end of the loop's turn: for a
+ * statement sent from that end of turn itself (a commit group formed there), whose cork would
+ * otherwise hold it until the next turn's.
+ */
+export function leaveNow(connection: unknown): void {
+  const stream = (connection as PgConnection).connection?.stream;
+  const pending = stream && corked.get(stream);
+  if (!pending) return;
+  clearImmediate(pending);
+  corked.delete(stream);
+  stream.uncork();
 }

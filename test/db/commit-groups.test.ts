@@ -50,21 +50,43 @@ describe("group commit on the transaction lanes", () => {
     assert.deepEqual(fake.committed, ["one"]);
   });
 
-  it("commits the transactions that came while the lanes were busy as one statement", async () => {
+  it("commits the transactions that came in one turn of the event loop together, shared by the free lanes", async () => {
     const fake = fakeDatabase();
     const names = Array.from({ length: 10 }, (_, i) => `row ${i}`);
     await Promise.all(names.map((name) => fake.groups.commit(member(name))));
-    // Two leave at once (one per lane); the eight that queued behind them leave as one statement.
+    // Both lanes were free at the end of the turn: five members each, one statement each.
     assert.deepEqual(
       fake.sent.map((s) => partsOf(s.sql)),
-      [1, 1, 8],
+      [5, 5],
     );
     assert.match(
-      fake.sent[2]!.sql,
-      /^with s0 as \(insert into t \(name\) values \(\$1\)\), s1 as \(insert into t \(name\) values \(\$2\)\), .*, s7 as \(insert into t \(name\) values \(\$8\)\) select$/,
+      fake.sent[0]!.sql,
+      /^with s0 as \(insert into t \(name\) values \(\$1\)\), s1 as \(insert into t \(name\) values \(\$2\)\), .*, s4 as \(insert into t \(name\) values \(\$5\)\) select$/,
     );
-    assert.deepEqual(fake.sent[2]!.values, names.slice(2));
-    assert.deepEqual(fake.committed, names);
+    assert.deepEqual(fake.sent[0]!.values, names.slice(0, 5));
+    assert.deepEqual(fake.sent[1]!.values, names.slice(5));
+    assert.deepEqual([...fake.committed].sort(), names);
+  });
+
+  it("commits the transactions that came while the lanes were busy together once a lane is free", async () => {
+    const fake = fakeDatabase();
+    const first = ["a", "b"].map((name) => fake.groups.commit(member(name)));
+    await new Promise((resolve) => setImmediate(resolve));
+    // a and b left, one per lane; the eight that come now wait for the lanes.
+    assert.deepEqual(fake.sent, [
+      { sql: INSERT_T, values: ["a"] },
+      { sql: INSERT_T, values: ["b"] },
+    ]);
+    const names = Array.from({ length: 8 }, (_, i) => `row ${i}`);
+    await Promise.all([...first, ...names.map((name) => fake.groups.commit(member(name)))]);
+    assert.deepEqual(
+      fake.sent.map((s) => partsOf(s.sql)),
+      [1, 1, 4, 4],
+    );
+    assert.deepEqual(
+      fake.sent.slice(2).flatMap((s) => s.values),
+      names,
+    );
   });
 
   it("keeps every part of a member of several parts, numbered after the members before it", async () => {
@@ -75,7 +97,7 @@ describe("group commit on the transaction lanes", () => {
     ];
     await Promise.all([0, 1, 2, 3].map((i) => fake.groups.commit(pair(i))));
     const group = fake.sent.at(-1)!;
-    assert.equal(partsOf(group.sql), 4, "the two members that waited, two parts each");
+    assert.equal(partsOf(group.sql), 4, "two members (the second lane's half), two parts each");
     assert.deepEqual(group.values, ["change 2", "entry 2", "change 3", "entry 3"]);
     assert.deepEqual([...fake.committed].sort(), [0, 1, 2, 3].flatMap((i) => [`change ${i}`, `entry ${i}`]).sort());
   });
@@ -90,8 +112,15 @@ describe("group commit on the transaction lanes", () => {
         assert.equal((outcome as PromiseRejectedResult).reason.code, "23505", "its own failure");
       } else assert.equal(outcome.status, "fulfilled", `member ${i}`);
     });
-    // The group's statement wrote nothing; then each member ran again on its own.
-    assert.equal(fake.sent.filter((s) => partsOf(s.sql) > 1).length, 1);
+    // The statement of its group wrote nothing; then each member of that group ran again on its own.
+    assert.deepEqual(
+      fake.sent.filter((s) => partsOf(s.sql) > 1).map((s) => s.values),
+      [names.slice(0, 5), names.slice(5)],
+    );
+    assert.deepEqual(
+      fake.sent.filter((s) => partsOf(s.sql) === 1).map((s) => s.values[0]),
+      names.slice(5),
+    );
     assert.deepEqual([...fake.committed].sort(), names.filter((name) => name !== "fail 5").sort());
     for (const name of names) assert.ok(fake.committed.filter((c) => c === name).length <= 1, `${name} committed once at most`);
   });
@@ -99,12 +128,15 @@ describe("group commit on the transaction lanes", () => {
   it("fails every member of a group whose statement went unanswered, and runs none of them again", async () => {
     const fake = fakeDatabase({ lost: true });
     const names = Array.from({ length: 6 }, (_, i) => `row ${i}`);
-    const outcomes = await Promise.allSettled(names.map((name) => fake.groups.commit(member(name))));
+    // row 0 leaves alone (and is answered); the five after it come while it is on its way.
+    const alone = fake.groups.commit(member(names[0]!));
+    await new Promise((resolve) => setImmediate(resolve));
+    const outcomes = await Promise.allSettled([alone, ...names.slice(1).map((name) => fake.groups.commit(member(name)))]);
     assert.deepEqual(
       outcomes.map((o) => o.status),
-      ["fulfilled", "fulfilled", "rejected", "rejected", "rejected", "rejected"],
+      ["fulfilled", "rejected", "rejected", "rejected", "rejected", "rejected"],
     );
-    for (const outcome of outcomes.slice(2)) assert.match(String((outcome as PromiseRejectedResult).reason), /Connection terminated/);
+    for (const outcome of outcomes.slice(1)) assert.match(String((outcome as PromiseRejectedResult).reason), /Connection terminated/);
     // Each value was sent once: the group may have committed, so it is not run again.
     for (const name of names) assert.equal(fake.sent.filter((s) => s.values.includes(name)).length, 1, name);
   });
@@ -118,9 +150,10 @@ describe("group commit on the transaction lanes", () => {
       assert.equal(tables.size, 1, `one shape per statement: ${sql}`);
     }
     assert.equal(fake.committed.length, 12);
-    // Behind the two sent at once: row 2 (t) leads a group of every t waiting, then row 3 (u) one of every u.
-    assert.deepEqual(fake.sent[2]!.values, ["row 2", "row 4", "row 5", "row 7", "row 8", "row 10", "row 11"]);
-    assert.deepEqual(fake.sent[3]!.values, ["row 3", "row 6", "row 9"]);
+    // row 0 (u) leads a group of every u (at most half of what waits: the other lane is free), then
+    // row 1 (t) one of every t.
+    assert.deepEqual(fake.sent[0]!.values, ["row 0", "row 3", "row 6", "row 9"]);
+    assert.deepEqual(fake.sent[1]!.values, ["row 1", "row 2", "row 4", "row 5", "row 7", "row 8", "row 10", "row 11"]);
   });
 
   it("bounds a group's members and values, and sends what waits beyond them in the next group", async () => {

@@ -11,6 +11,7 @@ import type { Knex } from "knex";
 import { openDatabase } from "../../src/db/database.ts";
 import { openEmbeddedDatabase } from "../../src/db/embedded.ts";
 import { deferStatement, runTransaction } from "../../src/db/transaction.ts";
+import { acquireTransactionLane, leaveNow } from "../../src/db/multiplexing.ts";
 import { testDatabase, usingPostgres } from "../helpers/backends.ts";
 
 describe("multiplexed statements outside transactions", function () {
@@ -117,6 +118,27 @@ describe("multiplexed statements outside transactions", function () {
       assert.ok(laneSessions.size <= 2, `20 transactions at once ran on ${laneSessions.size} sessions, not borrowed connections`);
       for (const pid of laneSessions) assert.ok(!readSessions.has(pid), "the lanes are not the statements' connections");
     }
+  });
+
+  it("holds what a turn of the event loop sends for one write at its end, unless told to let it leave now", async () => {
+    const lane = (await acquireTransactionLane(db)) as { connection: { stream: { writableCorked: number } } };
+    const stream = lane.connection.stream;
+    const send = (sql: string) => (db.client as unknown as { _query(c: unknown, o: unknown): Promise<unknown> })._query(lane, { sql, bindings: [] });
+    const held = send("select 1 as held");
+    assert.equal(stream.writableCorked, 1, "corked until the end of the turn");
+    await held;
+    assert.equal(stream.writableCorked, 0);
+    // From the end of a turn (where commit groups are formed), a statement corked there would wait
+    // for the next turn's end; leaveNow writes it at once.
+    const left = await new Promise<Promise<unknown>>((resolve) =>
+      setImmediate(() => {
+        const sent = send("select 2 as left");
+        leaveNow(lane);
+        assert.equal(stream.writableCorked, 0, "written at once");
+        resolve(sent);
+      }),
+    );
+    assert.deepEqual(((await left) as { response: { rows: unknown[] } }).response.rows, [{ left: 2 }]);
   });
 
   if (usingPostgres) {

@@ -6,9 +6,9 @@
 // Measured on the development VM (a token mint: the token, its activity entry and its kept
 // response; groups of three, two lanes): PostgreSQL's CPU per write was 167-182 µs with each
 // member a statement between BEGIN and COMMIT, 112-125 µs as one statement, which also spares
-// the driver a query per member and the BEGIN and COMMIT. When nothing is waiting a transaction
-// leaves at once and alone: grouping adds no delay, it only gathers what would otherwise wait
-// behind the lanes' flushes.
+// the driver a query per member and the BEGIN and COMMIT. When nothing else is waiting a
+// transaction leaves alone at the end of its turn, where its write would leave anyway: grouping
+// adds no delay, it only gathers what would otherwise wait behind the lanes' flushes.
 //
 // Groups are formed at the end of the event loop's turn (where the lanes' writes leave anyway,
 // multiplexing.ts), so the transactions that came ready in one turn - the requests read in one

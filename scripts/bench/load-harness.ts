@@ -73,9 +73,9 @@ export function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-/** CPU ticks used so far by every PostgreSQL and Redis process on the machine (their share of a request). */
-export function serviceTicks(): number {
-  let total = 0;
+/** CPU ticks used so far by each PostgreSQL and Redis process on the machine, by pid. */
+export function serviceTicks(): Map<string, number> {
+  const ticks = new Map<string, number>();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
@@ -87,8 +87,19 @@ export function serviceTicks(): number {
     const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
     if (!/^(postgres|postmaster|redis-server)/.test(comm)) continue;
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    total += Number(fields[11]) + Number(fields[12]);
+    ticks.set(entry, Number(fields[11]) + Number(fields[12]));
   }
+  return ticks;
+}
+
+/**
+ * The services' CPU ticks between two snapshots: each process's own growth, a process started
+ * meanwhile counted whole. One that exited meanwhile (a pooled connection closed for idleness)
+ * takes its ticks with it and is left out, rather than subtracted.
+ */
+export function serviceTicksBetween(before: Map<string, number>, after: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, ticks] of after) total += ticks - (before.get(pid) ?? 0);
   return total;
 }
 

@@ -8,10 +8,10 @@
 //   pipeline   GET /v1/teams/current and, next to it, MCP tools/call get_current_team (its twin),
 //              GET /v1/tokens, POST /v1/tokens (idempotent write)
 // Every server is started once and warmed up; then the scenarios take turns in short slices
-// (BENCH_SECONDS, 3 s), round after round (BENCH_ROUNDS, 7), the order reversed every other round.
-// A ratio is taken within each round, between slices measured seconds apart, and its median over
-// the rounds is reported: on a shared host whose speed drifts by a factor of two within minutes,
-// a ratio of two medians measured a minute apart said more about the drift than about the code.
+// (BENCH_SECONDS, 2 s each), each twice per round in mirrored order (A B C … C B A), over
+// BENCH_ROUNDS rounds (5). A ratio is taken within each round and its median over the rounds is
+// reported: on a shared host whose speed drifts by a factor of two within minutes, a ratio of two
+// medians measured a minute apart said more about the drift than about the code.
 // Each slice starts after a VACUUM and a CHECKPOINT, so none is measured while the database
 // vacuums or writes out what an earlier one (the write load) left behind.
 // Ratios against the ceilings and the MCP/REST ratio are written, with the raw numbers, to
@@ -34,6 +34,7 @@ import {
   machineTicks,
   measure,
   serviceTicks,
+  serviceTicksBetween,
   startServer,
   stop,
   type Load,
@@ -41,10 +42,10 @@ import {
   type WrkResult,
 } from "./load-harness.ts";
 
-/** Seconds of one scenario's slice of a round. */
-const SLICE = Number(process.env.BENCH_SECONDS ?? 3);
+/** Seconds of one slice (a scenario has two per round). */
+const SLICE = Number(process.env.BENCH_SECONDS ?? 2);
 /** Rounds over every scenario; medians are reported (a shared VM is noisy). */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /** Once per server after it starts (JIT, pools, caches), and briefly before each slice (after it sat idle). */
 const WARMUP_SECONDS = 2;
 const SLICE_WARMUP_SECONDS = 1;
@@ -61,10 +62,46 @@ interface Measured extends WrkResult {
   machine_cpu_us_per_request: number;
   /** PostgreSQL's and Redis's CPU per request (every process of theirs on the machine). */
   services_cpu_us_per_request: number;
-  /** Transactions committed in the bench database per request (pg_stat_database; approximate, stats flush about once a second). */
-  commits_per_request: number;
+  /**
+   * Transactions that wrote, per request: transaction ids PostgreSQL assigned while measuring (read
+   * at once, unlike pg_stat_database's commit count, which idle backends report up to 10 s late and
+   * so charged one slice with another's commits). A commit group counts once.
+   */
+  write_transactions_per_request: number;
   /** Share of the machine's CPU time left idle while measuring. */
   machine_idle: number;
+}
+
+/** One slice's raw counts (measureSlice). */
+interface Slice {
+  run: WrkResult;
+  requests: number;
+  serverTicks: number;
+  services: number;
+  busy: number;
+  idle: number;
+  wrote: number;
+}
+
+/** A scenario's slices of one round, as one measurement. */
+function combine(slices: readonly Slice[]): Measured {
+  const sum = (of: (s: Slice) => number) => slices.reduce((n, s) => n + of(s), 0);
+  const mean = (of: (s: Slice) => number) => Math.round((100 * sum(of)) / slices.length) / 100;
+  const requests = sum((s) => s.requests);
+  const busy = sum((s) => s.busy);
+  const idle = sum((s) => s.idle);
+  const perRequest = (ticks: number) => Math.round((ticks * (1e6 / CLOCK_TICKS)) / requests);
+  return {
+    requests_per_second: Math.round(requests / (SLICE * slices.length)),
+    latency_ms: { p50: mean((s) => s.run.latency_ms.p50), p99: mean((s) => s.run.latency_ms.p99) },
+    non_2xx: sum((s) => s.run.non_2xx),
+    errors: sum((s) => s.run.errors),
+    cpu_us_per_request: perRequest(sum((s) => s.serverTicks)),
+    machine_cpu_us_per_request: perRequest(busy),
+    services_cpu_us_per_request: perRequest(sum((s) => s.services)),
+    write_transactions_per_request: Math.round((1000 * sum((s) => s.wrote)) / requests) / 1000,
+    machine_idle: Math.round((1000 * idle) / (busy + idle)) / 1000,
+  };
 }
 
 async function main() {
@@ -78,8 +115,8 @@ async function main() {
   dbUrl.pathname = `/${name}`;
   const db = openDatabase({ url: dbUrl.toString() });
   const samples: Record<string, Measured[]> = {};
-  const commits = async () =>
-    Number((await admin.raw("select xact_commit from pg_stat_database where datname = ?", [name])).rows[0]?.xact_commit ?? 0);
+  /** The next transaction id PostgreSQL will assign (reading it assigns none). */
+  const nextXid = async () => Number((await admin.raw("select pg_snapshot_xmax(pg_current_snapshot())::text as xid")).rows[0].xid);
   try {
     await migrate(db);
     const email = `bench-${randomBytes(4).toString("hex")}@example.test`;
@@ -147,6 +184,33 @@ async function main() {
         },
       ],
     ];
+    /** One slice of a load: what the client saw and what it cost, in raw counts. */
+    const measureSlice = async (server: Started, load: Load): Promise<Slice> => {
+      // Every slice starts on a quiet database: what an earlier one left behind (a write load's
+      // new rows, which autovacuum would visit, its dirty pages and WAL) is vacuumed and written
+      // now, not during the next one's measurement.
+      await db.raw("VACUUM (ANALYZE)").catch(() => undefined);
+      await admin.raw("CHECKPOINT").catch(() => undefined);
+      await measure(server.url, load, SLICE_WARMUP_SECONDS); // back to work after sitting idle
+      const cpuBefore = cpuTicks(server.child.pid!);
+      const machineBefore = machineTicks();
+      const servicesBefore = serviceTicks();
+      const xidBefore = await nextXid();
+      const run = await measure(server.url, load, SLICE);
+      const serverTicks = cpuTicks(server.child.pid!) - cpuBefore;
+      const services = serviceTicksBetween(servicesBefore, serviceTicks());
+      const machineAfter = machineTicks();
+      const wrote = (await nextXid()) - xidBefore;
+      return {
+        run,
+        requests: run.requests_per_second * SLICE,
+        serverTicks,
+        services,
+        busy: machineAfter.busy - machineBefore.busy,
+        idle: machineAfter.idle - machineBefore.idle,
+        wrote,
+      };
+    };
     const scenarios = plan.filter(([label]) => !ONLY || ONLY.some((part) => label.toLowerCase().includes(part)));
     // Every server is started and warmed up before any slice is measured; one whose load does not
     // succeed stops the run.
@@ -159,36 +223,16 @@ async function main() {
         await measure(server.url, load, WARMUP_SECONDS); // JIT, pools, caches
       }
       for (let round = 1; round <= ROUNDS; round++) {
-        // Reversed every other round, so no scenario always follows the same one.
-        for (const [label, , load] of round % 2 ? scenarios : [...scenarios].reverse()) {
-          const server = servers.get(label)!;
-          // Every slice starts on a quiet database: what an earlier one left behind (a write
-          // load's new rows, which autovacuum would visit, its dirty pages and WAL) is vacuumed
-          // and written now, not during the next one's measurement.
-          await db.raw("VACUUM (ANALYZE)").catch(() => undefined);
-          await admin.raw("CHECKPOINT").catch(() => undefined);
-          await measure(server.url, load, SLICE_WARMUP_SECONDS); // back to work after sitting idle
-          const cpuBefore = cpuTicks(server.child.pid!);
-          const machineBefore = machineTicks();
-          const servicesBefore = serviceTicks();
-          const commitsBefore = await commits();
-          const run = await measure(server.url, load, SLICE);
-          const ticks = cpuTicks(server.child.pid!) - cpuBefore;
-          const services = serviceTicks() - servicesBefore;
-          const machineAfter = machineTicks();
-          await new Promise((r) => setTimeout(r, 1500)); // backends flush their statistics about once a second
-          const committed = (await commits()) - commitsBefore;
-          const busy = machineAfter.busy - machineBefore.busy;
-          const idle = machineAfter.idle - machineBefore.idle;
-          const perRequest = (t: number) => Math.round((t * (1e6 / CLOCK_TICKS)) / (run.requests_per_second * SLICE));
-          const measured: Measured = {
-            ...run,
-            cpu_us_per_request: perRequest(ticks),
-            machine_cpu_us_per_request: perRequest(busy),
-            services_cpu_us_per_request: perRequest(services),
-            commits_per_request: Math.round((100 * committed) / (run.requests_per_second * SLICE)) / 100,
-            machine_idle: Math.round((1000 * idle) / (busy + idle)) / 1000,
-          };
+        // Each scenario twice per round, in mirrored order (A B C … C B A): a drift of the host's
+        // speed that runs through the round touches every scenario alike.
+        const order = round % 2 ? scenarios : [...scenarios].reverse();
+        const slices = new Map<string, Slice[]>();
+        for (const [label, , load] of [...order, ...[...order].reverse()]) {
+          const slice = await measureSlice(servers.get(label)!, load);
+          (slices.get(label) ?? slices.set(label, []).get(label)!).push(slice);
+        }
+        for (const [label] of scenarios) {
+          const measured = combine(slices.get(label)!);
           (samples[label] ??= []).push(measured);
           console.log(`round ${round}`, label, JSON.stringify(measured));
         }
@@ -210,7 +254,7 @@ async function main() {
         cpu_us_per_request: median(runs.map((r) => r.cpu_us_per_request)),
         machine_cpu_us_per_request: median(runs.map((r) => r.machine_cpu_us_per_request)),
         services_cpu_us_per_request: median(runs.map((r) => r.services_cpu_us_per_request)),
-        commits_per_request: median(runs.map((r) => r.commits_per_request)),
+        write_transactions_per_request: median(runs.map((r) => r.write_transactions_per_request)),
         machine_idle: median(runs.map((r) => r.machine_idle)),
         p50_ms: median(runs.map((r) => r.latency_ms.p50)),
         p99_ms: median(runs.map((r) => r.latency_ms.p99)),
@@ -266,9 +310,10 @@ async function main() {
           load_from: hasWrk ? "wrk, cpu 1" : "autocannon, cpu 1",
         },
         slice_seconds: SLICE,
+        slices_per_scenario_and_round: 2,
         rounds: ROUNDS,
         statistic:
-          "ratios: within each round (slices of the two scenarios seconds apart), then the median over the rounds; results: each scenario's median over the rounds",
+          "ratios: within each round (each scenario measured twice, in mirrored order), then the median over the rounds; results: each scenario's median over the rounds",
         connections: CONNECTIONS,
         ratios: { throughput: medians(ratios), server_cpu_per_request: medians(cpuRatios) },
         ratios_per_round: { throughput: ratios, server_cpu_per_request: cpuRatios },

@@ -229,12 +229,15 @@ describe("write transactions (runTransaction)", () => {
 
   it("refuses a statement its transaction left running after it ended, rather than running it in another", async () => {
     let late: Promise<unknown> | null = null;
+    // The late statement is sent once runTransaction has returned (not after a timer, which a
+    // loaded machine could outrun with the COMMIT still on its way).
+    let ended!: () => void;
+    const transactionEnded = new Promise<void>((resolve) => (ended = resolve));
     await runTransaction(db, async (trx) => {
       await trx(table).insert({ name: "awaited" });
-      late = Promise.resolve()
-        .then(() => new Promise((r) => setTimeout(r, 5)))
-        .then(() => trx(table).insert({ name: "left running" }));
+      late = transactionEnded.then(() => trx(table).insert({ name: "left running" }));
     });
+    ended();
     await assert.rejects(late!, /after its transaction ended/);
     await runTransaction(db, (trx) => trx(table).insert({ name: "next" }));
     assert.deepEqual(await names(), ["awaited", "next"]);

@@ -3,6 +3,7 @@
 import Ajv2020, { type Options } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import standaloneCode from "ajv/dist/standalone/index.js";
+import { createHash } from "node:crypto";
 
 type Json = Record<string, any>;
 
@@ -50,7 +51,51 @@ export function standaloneModule(ajv: ReturnType<typeof createAjv>, exports: Rec
     }
     return name;
   });
-  return [...imports, body.replace(/^"use strict";\n?/, "")].join("\n");
+  return [...imports, stableNames(body.replace(/^"use strict";\n?/, ""))].join("\n");
+}
+
+/** ajv's numbered module-level names: validators, schemas, formats, patterns, runtime helpers. */
+const NUMBERED = /^(?:function (validate\d+)\(|const ((?:schema|formats|pattern|func)\d+) = (.*);$)/gm;
+
+/**
+ * Renames ajv's numbered module-level identifiers (validate173, schema69, pattern3…) after what
+ * they stand for, so that adding one operation adds its own functions without renumbering every
+ * function compiled after it (one new path operation rewrote ~800 lines of validators.params.js).
+ * A validator is named after its schema's $id (ajv writes it as the function's sourceURL), a schema
+ * constant after its $id; a validator of a local $defs entry, a format, a pattern or a runtime
+ * helper after a hash of its definition (ajv's numbers blanked out).
+ */
+function stableNames(code: string): string {
+  const renames = new Map<string, string>();
+  const taken = new Set<string>();
+  const claim = (from: string, wanted: string) => {
+    let name = wanted;
+    for (let i = 2; taken.has(name); i++) name = `${wanted}_${i}`;
+    taken.add(name);
+    renames.set(from, name);
+  };
+  const safe = (id: string) => id.replace(/[^A-Za-z0-9_]/g, "_");
+  const hashOf = (text: string) =>
+    createHash("sha256")
+      .update(text.replace(/\b(validate|schema|formats|pattern|func)\d+\b/g, "$1#"))
+      .digest("hex")
+      .slice(0, 10);
+  const definitions = [...code.matchAll(NUMBERED)];
+  definitions.forEach((match, i) => {
+    const [, fn, constant, definition] = match;
+    if (fn) {
+      const text = code.slice(match.index, definitions[i + 1]?.index ?? code.length);
+      const source = /^.*\n\/\*# sourceURL="([^"]+)" \*\//.exec(text)?.[1];
+      claim(fn, `validate_${source ? safe(source) : hashOf(text)}`);
+    } else {
+      const kind = constant!.replace(/\d+$/, "");
+      const id = kind === "schema" ? (JSON.parse(definition!) as { $id?: string }).$id : undefined;
+      claim(constant!, id ? `schema_${safe(id)}` : `${kind}_${hashOf(definition!)}`);
+    }
+  });
+  if (renames.size === 0) return code;
+  const pattern = new RegExp(`\\b(?:${[...renames.keys()].join("|")})\\b`, "g");
+  return code.replace(pattern, (name) => renames.get(name)!);
 }
 
 export type { Json };

@@ -3,6 +3,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { generate } from "../../codegen/index.ts";
 import { webhookEventSchemas } from "../../codegen/webhook-events.ts";
+import { emitValidators } from "../../codegen/validators.ts";
+import { operationModels } from "../../codegen/operation-model.ts";
+import { loadSources } from "../../codegen/sources.ts";
 import { operationList } from "../../generated/operations.ts";
 import { abilityCatalog } from "../../generated/catalog.ts";
 
@@ -62,6 +65,33 @@ describe("codegen", () => {
       assert.equal(tool.annotations.openWorldHint, false);
     }
     assert.ok(!tools.tools.some((t: Json) => t.name === "create_token"), "token:create is REST only");
+  });
+
+  it("adds an operation's validators without rewriting the others (names follow schema ids, not ajv's counter)", function () {
+    this.timeout(60_000);
+    const doc: Json = JSON.parse(read("openapi.json"));
+    const ops = operationModels(doc, loadSources().abilities);
+    /** Whether `lines` holds every line of `part`, in order: a line diff of the two is additions only. */
+    const contains = (lines: string[], part: string[]) => {
+      let at = 0;
+      for (const line of lines) if (line === part[at]) at++;
+      return at === part.length;
+    };
+    // Operations from the middle of the alphabet, with a path, a query and a body between them.
+    for (const id of ["get_team_member", "list_team_invitations", "invite_team_member"]) {
+      assert.ok(
+        ops.some((op) => op.id === id),
+        `${id} is an operation`,
+      );
+      const without = emitValidators(
+        doc,
+        ops.filter((op) => op.id !== id),
+      );
+      for (const file of files.filter((f) => f.path.startsWith("validators."))) {
+        const smaller = without.find((f) => f.path === file.path)!;
+        assert.ok(contains(file.contents.split("\n"), smaller.contents.split("\n")), `${file.path}: adding ${id} rewrote other lines`);
+      }
+    }
   });
 
   it("injects the catalogs as enums", () => {

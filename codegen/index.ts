@@ -1,7 +1,8 @@
 // npm run codegen        regenerate generated/ from spec/
 // npm run codegen:check  exit 1 when generated/ differs from what spec/ produces
 // Deterministic and offline: the same spec/ always produces byte-identical files.
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { loadSources, ROOT } from "./sources.ts";
 import { bundle } from "./bundle.ts";
@@ -75,7 +76,11 @@ async function main() {
   console.log(`generated ${files.length} files in ${Date.now() - started} ms`);
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+// Run as a command only: importing `generate` (the codegen test does) must not rewrite generated/,
+// or the test comparing generated/ with a fresh generation would compare it with itself.
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

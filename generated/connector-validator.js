@@ -2,30 +2,30 @@
 import __runtime0 from "ajv/dist/runtime/ucs2length.js";
 import __runtime1 from "ajv/dist/runtime/equal.js";
 import __runtime2 from "ajv-formats/dist/formats.js";
-export const validateConnectorManifest = validate20;
-const schema31 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://subbridge.dev/schemas/connector.schema.json","$comment":"Hand-written source of truth for connector.json (contract: 'Connector manifest' table of the service description). Reviewed like code; generated/validators.js and generated/connector-manifest.d.ts are derived from this file by codegen and must never be edited by hand. Additional properties are refused at every object level. Valid and invalid examples: test/fixtures/manifests (checked by test/connector/manifest-fixtures.test.ts).","title":"SubBridge connector manifest","description":"The connector.json file at the root of a connector package: it declares the connector (an installation on a community or messaging platform), how a project installs it, what it can do and how it is listed. Unknown properties are refused at every level. Strings a creator reads are English keys that the package translates through its own language files (lang/<locale>.json).","type":"object","required":["key","name","version","sdk","vendor","install","messaging","pacing","listing"],"additionalProperties":false,"properties":{"$schema":{"description":"Optional. Address of this JSON Schema, so editors can offer completion and hover help. Use \"https://subbridge.dev/schemas/connector.schema.json\".","type":"string"},"key":{"description":"Required. The connector's identifier: a lower-case letter followed by lower-case letters, digits, '_' or '-' (pattern ^[a-z][a-z0-9_-]*$). It is also the table prefix, the config key and the first half of every resource kind of the connector, so choose it once and never change it. Example: \"telegram\".","type":"string","pattern":"^[a-z][a-z0-9_-]*$","examples":["telegram","discord"]},"name":{"description":"Required. Display name of the connector (English key, translated through the package's language files). At least 1 character.","type":"string","minLength":1},"version":{"description":"Required. Version of the connector package. Must start with three numeric parts, digits.digits.digits (for example \"1.4.0\"); a pre-release or build suffix may follow (\"2.0.0-beta.1\", \"1.0.0+build.7\").","type":"string","pattern":"^[0-9]+\\.[0-9]+\\.[0-9]+","examples":["1.0.0","2.3.1-rc.1"]},"sdk":{"description":"Required. The connector-sdk version constraint the package was built against (for example \"^3.0\"). At least 1 character.","type":"string","minLength":1,"examples":["^3.0",">=3.1 <4"]},"vendor":{"description":"Required. Who publishes and maintains the package. At least 1 character.","type":"string","minLength":1},"install":{"$ref":"#/$defs/install"},"resource_kinds":{"description":"Optional. The kinds of resource (gated places or manually handed-over perks) this connector can grant access to. Each item declares one kind.","type":"array","items":{"$ref":"#/$defs/resource_kind"}},"capabilities":{"description":"Optional. What the connector can do. Unique values, each one of: messaging, broadcasts, access_control, early_admission_hold, support_relay, native_payments, portal_login, creator_registration, management_surface, recovery_probes, recovery_standby_installations, recovery_resource_standby, recovery_mirror, recovery_identity_relink.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/capability"}},"messaging":{"$ref":"#/$defs/messaging"},"pacing":{"$ref":"#/$defs/pacing"},"management_commands":{"description":"Optional. The management commands the connector offers creators on the platform. Unique values, each one of: project_create, project_settings, project_delete, installation_connect, manage_connectors, resource_link, resource_manage, plan_create, plan_manage, payment_method_setup, coupon_create, access_codes_generate, broadcast, support_reply, support_relay_setup, creator_tasks, recovery_status, recovery_relink, recovery_standby, recovery_replace_resource, account_recovery_email, set_alert_destination, donate.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/management_command"}},"relay_modes":{"description":"Optional. The support relay modes the connector offers. Each entry is a string of at least 1 character.","type":"array","items":{"description":"One relay mode name, at least 1 character.","type":"string","minLength":1}},"recovery":{"$ref":"#/$defs/recovery"},"listing":{"$ref":"#/$defs/listing"}},"$defs":{"link":{"title":"Link","description":"A link: an https URL (\"https://example.com/docs\") or a mailto address (\"mailto:support@example.com\"). Other schemes (http, ftp, ...) and plain text are refused.","$comment":"Pattern: 'https://' + a host name (optional :port, then an optional path/query/fragment starting with / ? or #), or 'mailto:' + local@domain with an optional ?query. No whitespace anywhere. format 'uri' additionally enforces RFC 3986 syntax.","type":"string","format":"uri","pattern":"^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$","examples":["https://example.com/docs","mailto:support@example.com"]},"install":{"title":"Install","description":"Required. How a project installs the connector: the install mode, where installations live (scopes) and the form fields shown to the creator.","type":"object","required":["mode","scopes"],"additionalProperties":false,"properties":{"mode":{"description":"Required. How the installation is connected. One of: paste_credential (the creator pastes a credential such as a bot token), oauth (the creator authorises through the platform's OAuth flow), shared_platform (the connector uses a shared installation run by the platform).","type":"string","enum":["paste_credential","oauth","shared_platform"]},"scopes":{"description":"Required. Where installations can be made: at least one of platform, project; each value at most once.","type":"array","minItems":1,"uniqueItems":true,"items":{"description":"One install scope: platform or project.","type":"string","enum":["platform","project"]}},"fields":{"description":"Optional. Form fields the creator fills in when installing (for example the bot token). Each item is a field.","type":"array","items":{"$ref":"#/$defs/field"}},"settings_fields":{"description":"Optional. Form fields of the installation's settings page, editable after installation. Each item is a field.","type":"array","items":{"$ref":"#/$defs/field"}}}},"field":{"title":"Field","description":"One form field shown to the creator in the install or settings form.","type":"object","required":["name","type","label"],"additionalProperties":false,"properties":{"name":{"description":"Required. The field's name (the key its value is stored under): a lower-case letter followed by lower-case letters, digits or '_' (pattern ^[a-z][a-z0-9_]*$; no '-').","type":"string","pattern":"^[a-z][a-z0-9_]*$","examples":["bot_token"]},"type":{"description":"Required. The input shown. One of: text, secret (stored encrypted, never shown again), select (choose from options), toggle (on/off), instructions (text only, no input), link.","type":"string","enum":["text","secret","select","toggle","instructions","link"]},"label":{"description":"Required. The field's label (English key, translated by the package). At least 1 character.","type":"string","minLength":1},"help":{"description":"Optional. Help text shown under the field (English key, translated by the package).","type":"string"},"required":{"description":"Optional. Whether the creator must fill the field in.","type":"boolean"},"rules":{"description":"Optional. Server-side validation rules applied to the submitted value, for example \"required\" or \"regex:/^[0-9]+:[A-Za-z0-9_-]+$/\". Each rule is a non-empty string.","type":"array","items":{"description":"One server-side validation rule, at least 1 character.","type":"string","minLength":1}},"options":{"description":"Optional. For a select field: the choices, as an object mapping each stored value to its label (English key, translated by the package).","type":"object","additionalProperties":{"description":"The label shown for this option value.","type":"string"}},"steps":{"description":"Optional. Instructions shown as a numbered list, in order. Each step is a non-empty string (English key). Renderers replace :app with the product name and :button with the label of the submitting button.","type":"array","items":{"description":"One step, at least 1 character. :app becomes the product name, :button the label of the submitting button.","type":"string","minLength":1}},"links":{"description":"Optional. Object mapping a text to a link (https URL or mailto address); wherever the text appears in the label, help or steps it is rendered as that link.","type":"object","additionalProperties":{"$ref":"#/$defs/link"}}}},"resource_kind":{"title":"Resource kind","description":"One kind of resource the connector can grant access to (a gated place such as a channel, or a manually handed-over perk).","type":"object","required":["kind","label","portal_label","icon","grant_mode"],"additionalProperties":false,"properties":{"kind":{"description":"Required. The kind's identifier, the second half of the resource kind after the connector key: a lower-case letter followed by lower-case letters, digits, '_' or '-' (pattern ^[a-z][a-z0-9_-]*$). Example: \"channel\".","type":"string","pattern":"^[a-z][a-z0-9_-]*$","examples":["channel","role"]},"label":{"description":"Required. Name of the kind shown to the creator (English key). At least 1 character.","type":"string","minLength":1},"portal_label":{"description":"Required. Name of the kind shown to members in the subscriber portal (English key). At least 1 character.","type":"string","minLength":1},"icon":{"description":"Required. Icon slug for the kind. At least 1 character.","type":"string","minLength":1},"grant_mode":{"description":"Required. How access is granted. One of: bearer_link (the member receives an invite link), membership (the member is added to the place), role (the member is given a role), creator_task (a manual perk: a purchase opens a creator task, and the grant is issued when the creator completes it).","type":"string","enum":["bearer_link","membership","role","creator_task"]},"supports_early_admission_hold":{"description":"Optional. Whether a place of this kind supports holding early admission.","type":"boolean"},"mirrorable":{"description":"Optional. Whether a standby place of this kind can receive a live copy of every post.","type":"boolean"}}},"capability":{"title":"Capability","description":"One capability of the connector.","type":"string","enum":["messaging","broadcasts","access_control","early_admission_hold","support_relay","native_payments","portal_login","creator_registration","management_surface","recovery_probes","recovery_standby_installations","recovery_resource_standby","recovery_mirror","recovery_identity_relink"]},"management_command":{"title":"Management command","description":"One management command offered on the platform.","type":"string","enum":["project_create","project_settings","project_delete","installation_connect","manage_connectors","resource_link","resource_manage","plan_create","plan_manage","payment_method_setup","coupon_create","access_codes_generate","broadcast","support_reply","support_relay_setup","creator_tasks","recovery_status","recovery_relink","recovery_standby","recovery_replace_resource","account_recovery_email","set_alert_destination","donate"]},"messaging":{"title":"Messaging limits","description":"Required. The platform's message limits and formatting support. Every property is required.","type":"object","required":["max_length","buttons_per_row","max_buttons","callback_data_bytes","supports_underline","supports_spoiler","supports_files"],"additionalProperties":false,"properties":{"max_length":{"description":"Required. Maximum length of one message. Integer, at least 1.","type":"integer","minimum":1},"buttons_per_row":{"description":"Required. Maximum number of buttons in one row. Integer, at least 1.","type":"integer","minimum":1},"max_buttons":{"description":"Required. Maximum number of buttons on one message. Integer, at least 1.","type":"integer","minimum":1},"callback_data_bytes":{"description":"Required. Maximum size in bytes of a button's callback data. Integer, at least 1.","type":"integer","minimum":1},"supports_underline":{"description":"Required. Whether messages can contain underlined text.","type":"boolean"},"supports_spoiler":{"description":"Required. Whether messages can contain spoiler (hidden until tapped) text.","type":"boolean"},"supports_files":{"description":"Required. Whether messages can carry files.","type":"boolean"}}},"pacing":{"title":"Pacing","description":"Required. How fast the connector may send messages on the platform. Every property is required.","type":"object","required":["min_interval_microseconds","burst","per_recipient_interval_microseconds"],"additionalProperties":false,"properties":{"min_interval_microseconds":{"description":"Required. Minimum interval between two sends, in microseconds. Integer, at least 0.","type":"integer","minimum":0},"burst":{"description":"Required. Number of sends allowed in a burst. Integer, at least 0.","type":"integer","minimum":0},"per_recipient_interval_microseconds":{"description":"Required. Minimum interval between two sends to the same recipient, in microseconds. Integer, at least 0.","type":"integer","minimum":0}}},"recovery":{"title":"Recovery support","description":"Optional. Which recovery features the connector supports. Each property is an optional boolean.","type":"object","additionalProperties":false,"properties":{"probes":{"description":"Optional. Whether the connector supports recovery probes (checking that the installation and its places still work).","type":"boolean"},"standby_installations":{"description":"Optional. Whether the connector supports standby installations.","type":"boolean"},"resource_standby":{"description":"Optional. Whether the connector supports standby places for resources.","type":"boolean"},"mirror":{"description":"Optional. Whether the connector can mirror posts to a standby place.","type":"boolean"},"identity_relink":{"description":"Optional. Whether members can relink their platform identity.","type":"boolean"}}},"listing":{"title":"Listing","description":"Required. How the connector is presented in the connector directory and on the marketing site.","type":"object","required":["category","tagline","overview","added_at"],"additionalProperties":false,"properties":{"category":{"description":"Required. Directory category. One of: messaging, community, payments, productivity.","type":"string","enum":["messaging","community","payments","productivity"]},"tagline":{"description":"Required. One-line summary (English key). 1 to 80 characters.","type":"string","minLength":1,"maxLength":80},"overview":{"description":"Required. Longer description, in Markdown (English key).","type":"string"},"added_at":{"description":"Required. The date the connector was added, as a full date YYYY-MM-DD (for example \"2024-03-14\").","type":"string","format":"date"},"screenshots":{"description":"Optional. Screenshots, as an array of URIs.","type":"array","items":{"description":"Address of one screenshot (a URI).","type":"string","format":"uri"}},"links":{"title":"Listing links","description":"Optional. Links shown on the listing; each property is optional and is a link (https URL or mailto address).","type":"object","additionalProperties":false,"properties":{"documentation":{"description":"Optional. Documentation link (https URL or mailto address).","$ref":"#/$defs/link"},"support":{"description":"Optional. Support link (https URL or mailto address).","$ref":"#/$defs/link"},"privacy":{"description":"Optional. Privacy policy link (https URL or mailto address).","$ref":"#/$defs/link"},"terms":{"description":"Optional. Terms of service link (https URL or mailto address).","$ref":"#/$defs/link"},"homepage":{"description":"Optional. Home page link (https URL or mailto address).","$ref":"#/$defs/link"}}},"changelog_url":{"description":"Optional. Where the changelog lives: a link (https URL or mailto address).","$ref":"#/$defs/link"},"sign_in_required":{"description":"Optional. Whether using the connector requires signing in.","type":"boolean"},"marketing":{"$ref":"#/$defs/marketing"},"portal_cta":{"$ref":"#/$defs/portal_cta"}}},"marketing":{"title":"Marketing words","description":"Optional. The platform's own words, inserted into marketing and product copy (English keys). audience, place, places, installation and identity are required when the object is present; native_payment is optional. Each is a non-empty string.","type":"object","required":["audience","place","places","installation","identity"],"additionalProperties":false,"properties":{"audience":{"description":"Required. Who the connector serves (for example \"Telegram creators\"). Non-empty.","type":"string","minLength":1},"place":{"description":"Required. One gated place, in lower case (for example \"channel\"). Non-empty; no upper-case letters.","type":"string","minLength":1,"pattern":"^[^A-Z]*$"},"places":{"description":"Required. The gated places as a list (for example \"channels and groups\"). Non-empty.","type":"string","minLength":1},"installation":{"description":"Required. What a project installs, in lower case (for example \"bot\"). Non-empty; no upper-case letters.","type":"string","minLength":1,"pattern":"^[^A-Z]*$"},"identity":{"description":"Required. A person's account on the platform (for example \"Telegram account\"). Non-empty.","type":"string","minLength":1},"native_payment":{"description":"Optional. The platform's own payment method (for example \"Telegram Stars\"). Non-empty.","type":"string","minLength":1}}},"portal_cta":{"title":"Portal call to action","description":"Optional. The button the member portal shows to open the connector, addressed through the installation's start link. label is required when the object is present.","type":"object","required":["label"],"additionalProperties":false,"properties":{"label":{"description":"Required. The button's label (English key), for example \"Open in Telegram\". At least 1 character.","type":"string","minLength":1},"icon":{"description":"Optional. Icon slug for the button; defaults to the connector's own icon. At least 1 character.","type":"string","minLength":1}}}}};
-const schema35 = {"title":"Resource kind","description":"One kind of resource the connector can grant access to (a gated place such as a channel, or a manually handed-over perk).","type":"object","required":["kind","label","portal_label","icon","grant_mode"],"additionalProperties":false,"properties":{"kind":{"description":"Required. The kind's identifier, the second half of the resource kind after the connector key: a lower-case letter followed by lower-case letters, digits, '_' or '-' (pattern ^[a-z][a-z0-9_-]*$). Example: \"channel\".","type":"string","pattern":"^[a-z][a-z0-9_-]*$","examples":["channel","role"]},"label":{"description":"Required. Name of the kind shown to the creator (English key). At least 1 character.","type":"string","minLength":1},"portal_label":{"description":"Required. Name of the kind shown to members in the subscriber portal (English key). At least 1 character.","type":"string","minLength":1},"icon":{"description":"Required. Icon slug for the kind. At least 1 character.","type":"string","minLength":1},"grant_mode":{"description":"Required. How access is granted. One of: bearer_link (the member receives an invite link), membership (the member is added to the place), role (the member is given a role), creator_task (a manual perk: a purchase opens a creator task, and the grant is issued when the creator completes it).","type":"string","enum":["bearer_link","membership","role","creator_task"]},"supports_early_admission_hold":{"description":"Optional. Whether a place of this kind supports holding early admission.","type":"boolean"},"mirrorable":{"description":"Optional. Whether a standby place of this kind can receive a live copy of every post.","type":"boolean"}}};
-const schema36 = {"title":"Capability","description":"One capability of the connector.","type":"string","enum":["messaging","broadcasts","access_control","early_admission_hold","support_relay","native_payments","portal_login","creator_registration","management_surface","recovery_probes","recovery_standby_installations","recovery_resource_standby","recovery_mirror","recovery_identity_relink"]};
-const schema37 = {"title":"Messaging limits","description":"Required. The platform's message limits and formatting support. Every property is required.","type":"object","required":["max_length","buttons_per_row","max_buttons","callback_data_bytes","supports_underline","supports_spoiler","supports_files"],"additionalProperties":false,"properties":{"max_length":{"description":"Required. Maximum length of one message. Integer, at least 1.","type":"integer","minimum":1},"buttons_per_row":{"description":"Required. Maximum number of buttons in one row. Integer, at least 1.","type":"integer","minimum":1},"max_buttons":{"description":"Required. Maximum number of buttons on one message. Integer, at least 1.","type":"integer","minimum":1},"callback_data_bytes":{"description":"Required. Maximum size in bytes of a button's callback data. Integer, at least 1.","type":"integer","minimum":1},"supports_underline":{"description":"Required. Whether messages can contain underlined text.","type":"boolean"},"supports_spoiler":{"description":"Required. Whether messages can contain spoiler (hidden until tapped) text.","type":"boolean"},"supports_files":{"description":"Required. Whether messages can carry files.","type":"boolean"}}};
-const schema38 = {"title":"Pacing","description":"Required. How fast the connector may send messages on the platform. Every property is required.","type":"object","required":["min_interval_microseconds","burst","per_recipient_interval_microseconds"],"additionalProperties":false,"properties":{"min_interval_microseconds":{"description":"Required. Minimum interval between two sends, in microseconds. Integer, at least 0.","type":"integer","minimum":0},"burst":{"description":"Required. Number of sends allowed in a burst. Integer, at least 0.","type":"integer","minimum":0},"per_recipient_interval_microseconds":{"description":"Required. Minimum interval between two sends to the same recipient, in microseconds. Integer, at least 0.","type":"integer","minimum":0}}};
-const schema39 = {"title":"Management command","description":"One management command offered on the platform.","type":"string","enum":["project_create","project_settings","project_delete","installation_connect","manage_connectors","resource_link","resource_manage","plan_create","plan_manage","payment_method_setup","coupon_create","access_codes_generate","broadcast","support_reply","support_relay_setup","creator_tasks","recovery_status","recovery_relink","recovery_standby","recovery_replace_resource","account_recovery_email","set_alert_destination","donate"]};
-const schema40 = {"title":"Recovery support","description":"Optional. Which recovery features the connector supports. Each property is an optional boolean.","type":"object","additionalProperties":false,"properties":{"probes":{"description":"Optional. Whether the connector supports recovery probes (checking that the installation and its places still work).","type":"boolean"},"standby_installations":{"description":"Optional. Whether the connector supports standby installations.","type":"boolean"},"resource_standby":{"description":"Optional. Whether the connector supports standby places for resources.","type":"boolean"},"mirror":{"description":"Optional. Whether the connector can mirror posts to a standby place.","type":"boolean"},"identity_relink":{"description":"Optional. Whether members can relink their platform identity.","type":"boolean"}}};
-const func1 = Object.prototype.hasOwnProperty;
-const func2 = __runtime0.default;
-const func0 = __runtime1.default;
-const pattern4 = new RegExp("^[a-z][a-z0-9_-]*$", "u");
-const pattern5 = new RegExp("^[0-9]+\\.[0-9]+\\.[0-9]+", "u");
-const schema32 = {"title":"Install","description":"Required. How a project installs the connector: the install mode, where installations live (scopes) and the form fields shown to the creator.","type":"object","required":["mode","scopes"],"additionalProperties":false,"properties":{"mode":{"description":"Required. How the installation is connected. One of: paste_credential (the creator pastes a credential such as a bot token), oauth (the creator authorises through the platform's OAuth flow), shared_platform (the connector uses a shared installation run by the platform).","type":"string","enum":["paste_credential","oauth","shared_platform"]},"scopes":{"description":"Required. Where installations can be made: at least one of platform, project; each value at most once.","type":"array","minItems":1,"uniqueItems":true,"items":{"description":"One install scope: platform or project.","type":"string","enum":["platform","project"]}},"fields":{"description":"Optional. Form fields the creator fills in when installing (for example the bot token). Each item is a field.","type":"array","items":{"$ref":"#/$defs/field"}},"settings_fields":{"description":"Optional. Form fields of the installation's settings page, editable after installation. Each item is a field.","type":"array","items":{"$ref":"#/$defs/field"}}}};
-const schema33 = {"title":"Field","description":"One form field shown to the creator in the install or settings form.","type":"object","required":["name","type","label"],"additionalProperties":false,"properties":{"name":{"description":"Required. The field's name (the key its value is stored under): a lower-case letter followed by lower-case letters, digits or '_' (pattern ^[a-z][a-z0-9_]*$; no '-').","type":"string","pattern":"^[a-z][a-z0-9_]*$","examples":["bot_token"]},"type":{"description":"Required. The input shown. One of: text, secret (stored encrypted, never shown again), select (choose from options), toggle (on/off), instructions (text only, no input), link.","type":"string","enum":["text","secret","select","toggle","instructions","link"]},"label":{"description":"Required. The field's label (English key, translated by the package). At least 1 character.","type":"string","minLength":1},"help":{"description":"Optional. Help text shown under the field (English key, translated by the package).","type":"string"},"required":{"description":"Optional. Whether the creator must fill the field in.","type":"boolean"},"rules":{"description":"Optional. Server-side validation rules applied to the submitted value, for example \"required\" or \"regex:/^[0-9]+:[A-Za-z0-9_-]+$/\". Each rule is a non-empty string.","type":"array","items":{"description":"One server-side validation rule, at least 1 character.","type":"string","minLength":1}},"options":{"description":"Optional. For a select field: the choices, as an object mapping each stored value to its label (English key, translated by the package).","type":"object","additionalProperties":{"description":"The label shown for this option value.","type":"string"}},"steps":{"description":"Optional. Instructions shown as a numbered list, in order. Each step is a non-empty string (English key). Renderers replace :app with the product name and :button with the label of the submitting button.","type":"array","items":{"description":"One step, at least 1 character. :app becomes the product name, :button the label of the submitting button.","type":"string","minLength":1}},"links":{"description":"Optional. Object mapping a text to a link (https URL or mailto address); wherever the text appears in the label, help or steps it is rendered as that link.","type":"object","additionalProperties":{"$ref":"#/$defs/link"}}}};
-const schema34 = {"title":"Link","description":"A link: an https URL (\"https://example.com/docs\") or a mailto address (\"mailto:support@example.com\"). Other schemes (http, ftp, ...) and plain text are refused.","$comment":"Pattern: 'https://' + a host name (optional :port, then an optional path/query/fragment starting with / ? or #), or 'mailto:' + local@domain with an optional ?query. No whitespace anywhere. format 'uri' additionally enforces RFC 3986 syntax.","type":"string","format":"uri","pattern":"^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$","examples":["https://example.com/docs","mailto:support@example.com"]};
-const pattern6 = new RegExp("^[a-z][a-z0-9_]*$", "u");
-const pattern7 = new RegExp("^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$", "u");
-const formats0 = __runtime2.fullFormats.uri;
+export const validateConnectorManifest = validate_https___subbridge_dev_schemas_connector_schema_json;
+const schema_https___subbridge_dev_schemas_connector_schema_json = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://subbridge.dev/schemas/connector.schema.json","$comment":"Hand-written source of truth for connector.json (contract: 'Connector manifest' table of the service description). Reviewed like code; generated/validators.js and generated/connector-manifest.d.ts are derived from this file by codegen and must never be edited by hand. Additional properties are refused at every object level. Valid and invalid examples: test/fixtures/manifests (checked by test/connector/manifest-fixtures.test.ts).","title":"SubBridge connector manifest","description":"The connector.json file at the root of a connector package: it declares the connector (an installation on a community or messaging platform), how a project installs it, what it can do and how it is listed. Unknown properties are refused at every level. Strings a creator reads are English keys that the package translates through its own language files (lang/<locale>.json).","type":"object","required":["key","name","version","sdk","vendor","install","messaging","pacing","listing"],"additionalProperties":false,"properties":{"$schema":{"description":"Optional. Address of this JSON Schema, so editors can offer completion and hover help. Use \"https://subbridge.dev/schemas/connector.schema.json\".","type":"string"},"key":{"description":"Required. The connector's identifier: a lower-case letter followed by lower-case letters, digits, '_' or '-' (pattern ^[a-z][a-z0-9_-]*$). It is also the table prefix, the config key and the first half of every resource kind of the connector, so choose it once and never change it. Example: \"telegram\".","type":"string","pattern":"^[a-z][a-z0-9_-]*$","examples":["telegram","discord"]},"name":{"description":"Required. Display name of the connector (English key, translated through the package's language files). At least 1 character.","type":"string","minLength":1},"version":{"description":"Required. Version of the connector package. Must start with three numeric parts, digits.digits.digits (for example \"1.4.0\"); a pre-release or build suffix may follow (\"2.0.0-beta.1\", \"1.0.0+build.7\").","type":"string","pattern":"^[0-9]+\\.[0-9]+\\.[0-9]+","examples":["1.0.0","2.3.1-rc.1"]},"sdk":{"description":"Required. The connector-sdk version constraint the package was built against (for example \"^3.0\"). At least 1 character.","type":"string","minLength":1,"examples":["^3.0",">=3.1 <4"]},"vendor":{"description":"Required. Who publishes and maintains the package. At least 1 character.","type":"string","minLength":1},"install":{"$ref":"#/$defs/install"},"resource_kinds":{"description":"Optional. The kinds of resource (gated places or manually handed-over perks) this connector can grant access to. Each item declares one kind.","type":"array","items":{"$ref":"#/$defs/resource_kind"}},"capabilities":{"description":"Optional. What the connector can do. Unique values, each one of: messaging, broadcasts, access_control, early_admission_hold, support_relay, native_payments, portal_login, creator_registration, management_surface, recovery_probes, recovery_standby_installations, recovery_resource_standby, recovery_mirror, recovery_identity_relink.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/capability"}},"messaging":{"$ref":"#/$defs/messaging"},"pacing":{"$ref":"#/$defs/pacing"},"management_commands":{"description":"Optional. The management commands the connector offers creators on the platform. Unique values, each one of: project_create, project_settings, project_delete, installation_connect, manage_connectors, resource_link, resource_manage, plan_create, plan_manage, payment_method_setup, coupon_create, access_codes_generate, broadcast, support_reply, support_relay_setup, creator_tasks, recovery_status, recovery_relink, recovery_standby, recovery_replace_resource, account_recovery_email, set_alert_destination, donate.","type":"array","uniqueItems":true,"items":{"$ref":"#/$defs/management_command"}},"relay_modes":{"description":"Optional. The support relay modes the connector offers. Each entry is a string of at least 1 character.","type":"array","items":{"description":"One relay mode name, at least 1 character.","type":"string","minLength":1}},"recovery":{"$ref":"#/$defs/recovery"},"listing":{"$ref":"#/$defs/listing"}},"$defs":{"link":{"title":"Link","description":"A link: an https URL (\"https://example.com/docs\") or a mailto address (\"mailto:support@example.com\"). Other schemes (http, ftp, ...) and plain text are refused.","$comment":"Pattern: 'https://' + a host name (optional :port, then an optional path/query/fragment starting with / ? or #), or 'mailto:' + local@domain with an optional ?query. No whitespace anywhere. format 'uri' additionally enforces RFC 3986 syntax.","type":"string","format":"uri","pattern":"^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$","examples":["https://example.com/docs","mailto:support@example.com"]},"install":{"title":"Install","description":"Required. How a project installs the connector: the install mode, where installations live (scopes) and the form fields shown to the creator.","type":"object","required":["mode","scopes"],"additionalProperties":false,"properties":{"mode":{"description":"Required. How the installation is connected. One of: paste_credential (the creator pastes a credential such as a bot token), oauth (the creator authorises through the platform's OAuth flow), shared_platform (the connector uses a shared installation run by the platform).","type":"string","enum":["paste_credential","oauth","shared_platform"]},"scopes":{"description":"Required. Where installations can be made: at least one of platform, project; each value at most once.","type":"array","minItems":1,"uniqueItems":true,"items":{"description":"One install scope: platform or project.","type":"string","enum":["platform","project"]}},"fields":{"description":"Optional. Form fields the creator fills in when installing (for example the bot token). Each item is a field.","type":"array","items":{"$ref":"#/$defs/field"}},"settings_fields":{"description":"Optional. Form fields of the installation's settings page, editable after installation. Each item is a field.","type":"array","items":{"$ref":"#/$defs/field"}}}},"field":{"title":"Field","description":"One form field shown to the creator in the install or settings form.","type":"object","required":["name","type","label"],"additionalProperties":false,"properties":{"name":{"description":"Required. The field's name (the key its value is stored under): a lower-case letter followed by lower-case letters, digits or '_' (pattern ^[a-z][a-z0-9_]*$; no '-').","type":"string","pattern":"^[a-z][a-z0-9_]*$","examples":["bot_token"]},"type":{"description":"Required. The input shown. One of: text, secret (stored encrypted, never shown again), select (choose from options), toggle (on/off), instructions (text only, no input), link.","type":"string","enum":["text","secret","select","toggle","instructions","link"]},"label":{"description":"Required. The field's label (English key, translated by the package). At least 1 character.","type":"string","minLength":1},"help":{"description":"Optional. Help text shown under the field (English key, translated by the package).","type":"string"},"required":{"description":"Optional. Whether the creator must fill the field in.","type":"boolean"},"rules":{"description":"Optional. Server-side validation rules applied to the submitted value, for example \"required\" or \"regex:/^[0-9]+:[A-Za-z0-9_-]+$/\". Each rule is a non-empty string.","type":"array","items":{"description":"One server-side validation rule, at least 1 character.","type":"string","minLength":1}},"options":{"description":"Optional. For a select field: the choices, as an object mapping each stored value to its label (English key, translated by the package).","type":"object","additionalProperties":{"description":"The label shown for this option value.","type":"string"}},"steps":{"description":"Optional. Instructions shown as a numbered list, in order. Each step is a non-empty string (English key). Renderers replace :app with the product name and :button with the label of the submitting button.","type":"array","items":{"description":"One step, at least 1 character. :app becomes the product name, :button the label of the submitting button.","type":"string","minLength":1}},"links":{"description":"Optional. Object mapping a text to a link (https URL or mailto address); wherever the text appears in the label, help or steps it is rendered as that link.","type":"object","additionalProperties":{"$ref":"#/$defs/link"}}}},"resource_kind":{"title":"Resource kind","description":"One kind of resource the connector can grant access to (a gated place such as a channel, or a manually handed-over perk).","type":"object","required":["kind","label","portal_label","icon","grant_mode"],"additionalProperties":false,"properties":{"kind":{"description":"Required. The kind's identifier, the second half of the resource kind after the connector key: a lower-case letter followed by lower-case letters, digits, '_' or '-' (pattern ^[a-z][a-z0-9_-]*$). Example: \"channel\".","type":"string","pattern":"^[a-z][a-z0-9_-]*$","examples":["channel","role"]},"label":{"description":"Required. Name of the kind shown to the creator (English key). At least 1 character.","type":"string","minLength":1},"portal_label":{"description":"Required. Name of the kind shown to members in the subscriber portal (English key). At least 1 character.","type":"string","minLength":1},"icon":{"description":"Required. Icon slug for the kind. At least 1 character.","type":"string","minLength":1},"grant_mode":{"description":"Required. How access is granted. One of: bearer_link (the member receives an invite link), membership (the member is added to the place), role (the member is given a role), creator_task (a manual perk: a purchase opens a creator task, and the grant is issued when the creator completes it).","type":"string","enum":["bearer_link","membership","role","creator_task"]},"supports_early_admission_hold":{"description":"Optional. Whether a place of this kind supports holding early admission.","type":"boolean"},"mirrorable":{"description":"Optional. Whether a standby place of this kind can receive a live copy of every post.","type":"boolean"}}},"capability":{"title":"Capability","description":"One capability of the connector.","type":"string","enum":["messaging","broadcasts","access_control","early_admission_hold","support_relay","native_payments","portal_login","creator_registration","management_surface","recovery_probes","recovery_standby_installations","recovery_resource_standby","recovery_mirror","recovery_identity_relink"]},"management_command":{"title":"Management command","description":"One management command offered on the platform.","type":"string","enum":["project_create","project_settings","project_delete","installation_connect","manage_connectors","resource_link","resource_manage","plan_create","plan_manage","payment_method_setup","coupon_create","access_codes_generate","broadcast","support_reply","support_relay_setup","creator_tasks","recovery_status","recovery_relink","recovery_standby","recovery_replace_resource","account_recovery_email","set_alert_destination","donate"]},"messaging":{"title":"Messaging limits","description":"Required. The platform's message limits and formatting support. Every property is required.","type":"object","required":["max_length","buttons_per_row","max_buttons","callback_data_bytes","supports_underline","supports_spoiler","supports_files"],"additionalProperties":false,"properties":{"max_length":{"description":"Required. Maximum length of one message. Integer, at least 1.","type":"integer","minimum":1},"buttons_per_row":{"description":"Required. Maximum number of buttons in one row. Integer, at least 1.","type":"integer","minimum":1},"max_buttons":{"description":"Required. Maximum number of buttons on one message. Integer, at least 1.","type":"integer","minimum":1},"callback_data_bytes":{"description":"Required. Maximum size in bytes of a button's callback data. Integer, at least 1.","type":"integer","minimum":1},"supports_underline":{"description":"Required. Whether messages can contain underlined text.","type":"boolean"},"supports_spoiler":{"description":"Required. Whether messages can contain spoiler (hidden until tapped) text.","type":"boolean"},"supports_files":{"description":"Required. Whether messages can carry files.","type":"boolean"}}},"pacing":{"title":"Pacing","description":"Required. How fast the connector may send messages on the platform. Every property is required.","type":"object","required":["min_interval_microseconds","burst","per_recipient_interval_microseconds"],"additionalProperties":false,"properties":{"min_interval_microseconds":{"description":"Required. Minimum interval between two sends, in microseconds. Integer, at least 0.","type":"integer","minimum":0},"burst":{"description":"Required. Number of sends allowed in a burst. Integer, at least 0.","type":"integer","minimum":0},"per_recipient_interval_microseconds":{"description":"Required. Minimum interval between two sends to the same recipient, in microseconds. Integer, at least 0.","type":"integer","minimum":0}}},"recovery":{"title":"Recovery support","description":"Optional. Which recovery features the connector supports. Each property is an optional boolean.","type":"object","additionalProperties":false,"properties":{"probes":{"description":"Optional. Whether the connector supports recovery probes (checking that the installation and its places still work).","type":"boolean"},"standby_installations":{"description":"Optional. Whether the connector supports standby installations.","type":"boolean"},"resource_standby":{"description":"Optional. Whether the connector supports standby places for resources.","type":"boolean"},"mirror":{"description":"Optional. Whether the connector can mirror posts to a standby place.","type":"boolean"},"identity_relink":{"description":"Optional. Whether members can relink their platform identity.","type":"boolean"}}},"listing":{"title":"Listing","description":"Required. How the connector is presented in the connector directory and on the marketing site.","type":"object","required":["category","tagline","overview","added_at"],"additionalProperties":false,"properties":{"category":{"description":"Required. Directory category. One of: messaging, community, payments, productivity.","type":"string","enum":["messaging","community","payments","productivity"]},"tagline":{"description":"Required. One-line summary (English key). 1 to 80 characters.","type":"string","minLength":1,"maxLength":80},"overview":{"description":"Required. Longer description, in Markdown (English key).","type":"string"},"added_at":{"description":"Required. The date the connector was added, as a full date YYYY-MM-DD (for example \"2024-03-14\").","type":"string","format":"date"},"screenshots":{"description":"Optional. Screenshots, as an array of URIs.","type":"array","items":{"description":"Address of one screenshot (a URI).","type":"string","format":"uri"}},"links":{"title":"Listing links","description":"Optional. Links shown on the listing; each property is optional and is a link (https URL or mailto address).","type":"object","additionalProperties":false,"properties":{"documentation":{"description":"Optional. Documentation link (https URL or mailto address).","$ref":"#/$defs/link"},"support":{"description":"Optional. Support link (https URL or mailto address).","$ref":"#/$defs/link"},"privacy":{"description":"Optional. Privacy policy link (https URL or mailto address).","$ref":"#/$defs/link"},"terms":{"description":"Optional. Terms of service link (https URL or mailto address).","$ref":"#/$defs/link"},"homepage":{"description":"Optional. Home page link (https URL or mailto address).","$ref":"#/$defs/link"}}},"changelog_url":{"description":"Optional. Where the changelog lives: a link (https URL or mailto address).","$ref":"#/$defs/link"},"sign_in_required":{"description":"Optional. Whether using the connector requires signing in.","type":"boolean"},"marketing":{"$ref":"#/$defs/marketing"},"portal_cta":{"$ref":"#/$defs/portal_cta"}}},"marketing":{"title":"Marketing words","description":"Optional. The platform's own words, inserted into marketing and product copy (English keys). audience, place, places, installation and identity are required when the object is present; native_payment is optional. Each is a non-empty string.","type":"object","required":["audience","place","places","installation","identity"],"additionalProperties":false,"properties":{"audience":{"description":"Required. Who the connector serves (for example \"Telegram creators\"). Non-empty.","type":"string","minLength":1},"place":{"description":"Required. One gated place, in lower case (for example \"channel\"). Non-empty; no upper-case letters.","type":"string","minLength":1,"pattern":"^[^A-Z]*$"},"places":{"description":"Required. The gated places as a list (for example \"channels and groups\"). Non-empty.","type":"string","minLength":1},"installation":{"description":"Required. What a project installs, in lower case (for example \"bot\"). Non-empty; no upper-case letters.","type":"string","minLength":1,"pattern":"^[^A-Z]*$"},"identity":{"description":"Required. A person's account on the platform (for example \"Telegram account\"). Non-empty.","type":"string","minLength":1},"native_payment":{"description":"Optional. The platform's own payment method (for example \"Telegram Stars\"). Non-empty.","type":"string","minLength":1}}},"portal_cta":{"title":"Portal call to action","description":"Optional. The button the member portal shows to open the connector, addressed through the installation's start link. label is required when the object is present.","type":"object","required":["label"],"additionalProperties":false,"properties":{"label":{"description":"Required. The button's label (English key), for example \"Open in Telegram\". At least 1 character.","type":"string","minLength":1},"icon":{"description":"Optional. Icon slug for the button; defaults to the connector's own icon. At least 1 character.","type":"string","minLength":1}}}}};
+const schema_3eb5848b09 = {"title":"Resource kind","description":"One kind of resource the connector can grant access to (a gated place such as a channel, or a manually handed-over perk).","type":"object","required":["kind","label","portal_label","icon","grant_mode"],"additionalProperties":false,"properties":{"kind":{"description":"Required. The kind's identifier, the second half of the resource kind after the connector key: a lower-case letter followed by lower-case letters, digits, '_' or '-' (pattern ^[a-z][a-z0-9_-]*$). Example: \"channel\".","type":"string","pattern":"^[a-z][a-z0-9_-]*$","examples":["channel","role"]},"label":{"description":"Required. Name of the kind shown to the creator (English key). At least 1 character.","type":"string","minLength":1},"portal_label":{"description":"Required. Name of the kind shown to members in the subscriber portal (English key). At least 1 character.","type":"string","minLength":1},"icon":{"description":"Required. Icon slug for the kind. At least 1 character.","type":"string","minLength":1},"grant_mode":{"description":"Required. How access is granted. One of: bearer_link (the member receives an invite link), membership (the member is added to the place), role (the member is given a role), creator_task (a manual perk: a purchase opens a creator task, and the grant is issued when the creator completes it).","type":"string","enum":["bearer_link","membership","role","creator_task"]},"supports_early_admission_hold":{"description":"Optional. Whether a place of this kind supports holding early admission.","type":"boolean"},"mirrorable":{"description":"Optional. Whether a standby place of this kind can receive a live copy of every post.","type":"boolean"}}};
+const schema_38504047d1 = {"title":"Capability","description":"One capability of the connector.","type":"string","enum":["messaging","broadcasts","access_control","early_admission_hold","support_relay","native_payments","portal_login","creator_registration","management_surface","recovery_probes","recovery_standby_installations","recovery_resource_standby","recovery_mirror","recovery_identity_relink"]};
+const schema_e35100adfe = {"title":"Messaging limits","description":"Required. The platform's message limits and formatting support. Every property is required.","type":"object","required":["max_length","buttons_per_row","max_buttons","callback_data_bytes","supports_underline","supports_spoiler","supports_files"],"additionalProperties":false,"properties":{"max_length":{"description":"Required. Maximum length of one message. Integer, at least 1.","type":"integer","minimum":1},"buttons_per_row":{"description":"Required. Maximum number of buttons in one row. Integer, at least 1.","type":"integer","minimum":1},"max_buttons":{"description":"Required. Maximum number of buttons on one message. Integer, at least 1.","type":"integer","minimum":1},"callback_data_bytes":{"description":"Required. Maximum size in bytes of a button's callback data. Integer, at least 1.","type":"integer","minimum":1},"supports_underline":{"description":"Required. Whether messages can contain underlined text.","type":"boolean"},"supports_spoiler":{"description":"Required. Whether messages can contain spoiler (hidden until tapped) text.","type":"boolean"},"supports_files":{"description":"Required. Whether messages can carry files.","type":"boolean"}}};
+const schema_338b25f3a1 = {"title":"Pacing","description":"Required. How fast the connector may send messages on the platform. Every property is required.","type":"object","required":["min_interval_microseconds","burst","per_recipient_interval_microseconds"],"additionalProperties":false,"properties":{"min_interval_microseconds":{"description":"Required. Minimum interval between two sends, in microseconds. Integer, at least 0.","type":"integer","minimum":0},"burst":{"description":"Required. Number of sends allowed in a burst. Integer, at least 0.","type":"integer","minimum":0},"per_recipient_interval_microseconds":{"description":"Required. Minimum interval between two sends to the same recipient, in microseconds. Integer, at least 0.","type":"integer","minimum":0}}};
+const schema_d947652be9 = {"title":"Management command","description":"One management command offered on the platform.","type":"string","enum":["project_create","project_settings","project_delete","installation_connect","manage_connectors","resource_link","resource_manage","plan_create","plan_manage","payment_method_setup","coupon_create","access_codes_generate","broadcast","support_reply","support_relay_setup","creator_tasks","recovery_status","recovery_relink","recovery_standby","recovery_replace_resource","account_recovery_email","set_alert_destination","donate"]};
+const schema_7929fcb13a = {"title":"Recovery support","description":"Optional. Which recovery features the connector supports. Each property is an optional boolean.","type":"object","additionalProperties":false,"properties":{"probes":{"description":"Optional. Whether the connector supports recovery probes (checking that the installation and its places still work).","type":"boolean"},"standby_installations":{"description":"Optional. Whether the connector supports standby installations.","type":"boolean"},"resource_standby":{"description":"Optional. Whether the connector supports standby places for resources.","type":"boolean"},"mirror":{"description":"Optional. Whether the connector can mirror posts to a standby place.","type":"boolean"},"identity_relink":{"description":"Optional. Whether members can relink their platform identity.","type":"boolean"}}};
+const func_191f75b36e = Object.prototype.hasOwnProperty;
+const func_69e05c3081 = __runtime0.default;
+const func_1af3612249 = __runtime1.default;
+const pattern_3bd3c0556f = new RegExp("^[a-z][a-z0-9_-]*$", "u");
+const pattern_8c9c670618 = new RegExp("^[0-9]+\\.[0-9]+\\.[0-9]+", "u");
+const schema_90b3ced4d8 = {"title":"Install","description":"Required. How a project installs the connector: the install mode, where installations live (scopes) and the form fields shown to the creator.","type":"object","required":["mode","scopes"],"additionalProperties":false,"properties":{"mode":{"description":"Required. How the installation is connected. One of: paste_credential (the creator pastes a credential such as a bot token), oauth (the creator authorises through the platform's OAuth flow), shared_platform (the connector uses a shared installation run by the platform).","type":"string","enum":["paste_credential","oauth","shared_platform"]},"scopes":{"description":"Required. Where installations can be made: at least one of platform, project; each value at most once.","type":"array","minItems":1,"uniqueItems":true,"items":{"description":"One install scope: platform or project.","type":"string","enum":["platform","project"]}},"fields":{"description":"Optional. Form fields the creator fills in when installing (for example the bot token). Each item is a field.","type":"array","items":{"$ref":"#/$defs/field"}},"settings_fields":{"description":"Optional. Form fields of the installation's settings page, editable after installation. Each item is a field.","type":"array","items":{"$ref":"#/$defs/field"}}}};
+const schema_b5842e6942 = {"title":"Field","description":"One form field shown to the creator in the install or settings form.","type":"object","required":["name","type","label"],"additionalProperties":false,"properties":{"name":{"description":"Required. The field's name (the key its value is stored under): a lower-case letter followed by lower-case letters, digits or '_' (pattern ^[a-z][a-z0-9_]*$; no '-').","type":"string","pattern":"^[a-z][a-z0-9_]*$","examples":["bot_token"]},"type":{"description":"Required. The input shown. One of: text, secret (stored encrypted, never shown again), select (choose from options), toggle (on/off), instructions (text only, no input), link.","type":"string","enum":["text","secret","select","toggle","instructions","link"]},"label":{"description":"Required. The field's label (English key, translated by the package). At least 1 character.","type":"string","minLength":1},"help":{"description":"Optional. Help text shown under the field (English key, translated by the package).","type":"string"},"required":{"description":"Optional. Whether the creator must fill the field in.","type":"boolean"},"rules":{"description":"Optional. Server-side validation rules applied to the submitted value, for example \"required\" or \"regex:/^[0-9]+:[A-Za-z0-9_-]+$/\". Each rule is a non-empty string.","type":"array","items":{"description":"One server-side validation rule, at least 1 character.","type":"string","minLength":1}},"options":{"description":"Optional. For a select field: the choices, as an object mapping each stored value to its label (English key, translated by the package).","type":"object","additionalProperties":{"description":"The label shown for this option value.","type":"string"}},"steps":{"description":"Optional. Instructions shown as a numbered list, in order. Each step is a non-empty string (English key). Renderers replace :app with the product name and :button with the label of the submitting button.","type":"array","items":{"description":"One step, at least 1 character. :app becomes the product name, :button the label of the submitting button.","type":"string","minLength":1}},"links":{"description":"Optional. Object mapping a text to a link (https URL or mailto address); wherever the text appears in the label, help or steps it is rendered as that link.","type":"object","additionalProperties":{"$ref":"#/$defs/link"}}}};
+const schema_abd85d2b50 = {"title":"Link","description":"A link: an https URL (\"https://example.com/docs\") or a mailto address (\"mailto:support@example.com\"). Other schemes (http, ftp, ...) and plain text are refused.","$comment":"Pattern: 'https://' + a host name (optional :port, then an optional path/query/fragment starting with / ? or #), or 'mailto:' + local@domain with an optional ?query. No whitespace anywhere. format 'uri' additionally enforces RFC 3986 syntax.","type":"string","format":"uri","pattern":"^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$","examples":["https://example.com/docs","mailto:support@example.com"]};
+const pattern_5a74b29a54 = new RegExp("^[a-z][a-z0-9_]*$", "u");
+const pattern_1bbe2f0b61 = new RegExp("^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$", "u");
+const formats_5c9d4273a4 = __runtime2.fullFormats.uri;
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate_5a72740995(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate_5a72740995.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -64,7 +64,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema33.properties, key0))){
+if(!(func_191f75b36e.call(schema_b5842e6942.properties, key0))){
 const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -78,7 +78,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
+if(!pattern_5a74b29a54.test(data0)){
 const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -113,7 +113,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((((((data1 === "text") || (data1 === "secret")) || (data1 === "select")) || (data1 === "toggle")) || (data1 === "instructions")) || (data1 === "link"))){
-const err7 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema33.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema_b5842e6942.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -126,7 +126,7 @@ errors++;
 if(data.label !== undefined){
 let data2 = data.label;
 if(typeof data2 === "string"){
-if(func2(data2) < 1){
+if(func_69e05c3081(data2) < 1){
 const err8 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -179,7 +179,7 @@ const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
 let data6 = data5[i0];
 if(typeof data6 === "string"){
-if(func2(data6) < 1){
+if(func_69e05c3081(data6) < 1){
 const err12 = {instancePath:instancePath+"/rules/" + i0,schemaPath:"#/properties/rules/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
@@ -247,7 +247,7 @@ const len1 = data9.length;
 for(let i1=0; i1<len1; i1++){
 let data10 = data9[i1];
 if(typeof data10 === "string"){
-if(func2(data10) < 1){
+if(func_69e05c3081(data10) < 1){
 const err17 = {instancePath:instancePath+"/steps/" + i1,schemaPath:"#/properties/steps/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err17];
@@ -287,7 +287,7 @@ if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 for(const key2 in data11){
 let data12 = data11[key2];
 if(typeof data12 === "string"){
-if(!pattern7.test(data12)){
+if(!pattern_1bbe2f0b61.test(data12)){
 const err20 = {instancePath:instancePath+"/links/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/link/pattern",keyword:"pattern",params:{pattern: "^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"},message:"must match pattern \""+"^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -297,7 +297,7 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!(formats0(data12))){
+if(!(formats_5c9d4273a4(data12))){
 const err21 = {instancePath:instancePath+"/links/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/link/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -342,16 +342,16 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate_5a72740995.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate_5a72740995.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate_a8b388b099(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate_a8b388b099.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -404,7 +404,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((data0 === "paste_credential") || (data0 === "oauth")) || (data0 === "shared_platform"))){
-const err4 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema32.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema_90b3ced4d8.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -441,7 +441,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((data2 === "platform") || (data2 === "project"))){
-const err7 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/enum",keyword:"enum",params:{allowedValues: schema32.properties.scopes.items.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/enum",keyword:"enum",params:{allowedValues: schema_90b3ced4d8.properties.scopes.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -492,8 +492,8 @@ let data3 = data.fields;
 if(Array.isArray(data3)){
 const len1 = data3.length;
 for(let i2=0; i2<len1; i2++){
-if(!(validate22(data3[i2], {instancePath:instancePath+"/fields/" + i2,parentData:data3,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if(!(validate_5a72740995(data3[i2], {instancePath:instancePath+"/fields/" + i2,parentData:data3,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_5a72740995.errors : vErrors.concat(validate_5a72740995.errors);
 errors = vErrors.length;
 }
 }
@@ -514,8 +514,8 @@ let data5 = data.settings_fields;
 if(Array.isArray(data5)){
 const len2 = data5.length;
 for(let i3=0; i3<len2; i3++){
-if(!(validate22(data5[i3], {instancePath:instancePath+"/settings_fields/" + i3,parentData:data5,parentDataProperty:i3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if(!(validate_5a72740995(data5[i3], {instancePath:instancePath+"/settings_fields/" + i3,parentData:data5,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_5a72740995.errors : vErrors.concat(validate_5a72740995.errors);
 errors = vErrors.length;
 }
 }
@@ -542,21 +542,21 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate_a8b388b099.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate_a8b388b099.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema41 = {"title":"Listing","description":"Required. How the connector is presented in the connector directory and on the marketing site.","type":"object","required":["category","tagline","overview","added_at"],"additionalProperties":false,"properties":{"category":{"description":"Required. Directory category. One of: messaging, community, payments, productivity.","type":"string","enum":["messaging","community","payments","productivity"]},"tagline":{"description":"Required. One-line summary (English key). 1 to 80 characters.","type":"string","minLength":1,"maxLength":80},"overview":{"description":"Required. Longer description, in Markdown (English key).","type":"string"},"added_at":{"description":"Required. The date the connector was added, as a full date YYYY-MM-DD (for example \"2024-03-14\").","type":"string","format":"date"},"screenshots":{"description":"Optional. Screenshots, as an array of URIs.","type":"array","items":{"description":"Address of one screenshot (a URI).","type":"string","format":"uri"}},"links":{"title":"Listing links","description":"Optional. Links shown on the listing; each property is optional and is a link (https URL or mailto address).","type":"object","additionalProperties":false,"properties":{"documentation":{"description":"Optional. Documentation link (https URL or mailto address).","$ref":"#/$defs/link"},"support":{"description":"Optional. Support link (https URL or mailto address).","$ref":"#/$defs/link"},"privacy":{"description":"Optional. Privacy policy link (https URL or mailto address).","$ref":"#/$defs/link"},"terms":{"description":"Optional. Terms of service link (https URL or mailto address).","$ref":"#/$defs/link"},"homepage":{"description":"Optional. Home page link (https URL or mailto address).","$ref":"#/$defs/link"}}},"changelog_url":{"description":"Optional. Where the changelog lives: a link (https URL or mailto address).","$ref":"#/$defs/link"},"sign_in_required":{"description":"Optional. Whether using the connector requires signing in.","type":"boolean"},"marketing":{"$ref":"#/$defs/marketing"},"portal_cta":{"$ref":"#/$defs/portal_cta"}}};
-const schema48 = {"title":"Marketing words","description":"Optional. The platform's own words, inserted into marketing and product copy (English keys). audience, place, places, installation and identity are required when the object is present; native_payment is optional. Each is a non-empty string.","type":"object","required":["audience","place","places","installation","identity"],"additionalProperties":false,"properties":{"audience":{"description":"Required. Who the connector serves (for example \"Telegram creators\"). Non-empty.","type":"string","minLength":1},"place":{"description":"Required. One gated place, in lower case (for example \"channel\"). Non-empty; no upper-case letters.","type":"string","minLength":1,"pattern":"^[^A-Z]*$"},"places":{"description":"Required. The gated places as a list (for example \"channels and groups\"). Non-empty.","type":"string","minLength":1},"installation":{"description":"Required. What a project installs, in lower case (for example \"bot\"). Non-empty; no upper-case letters.","type":"string","minLength":1,"pattern":"^[^A-Z]*$"},"identity":{"description":"Required. A person's account on the platform (for example \"Telegram account\"). Non-empty.","type":"string","minLength":1},"native_payment":{"description":"Optional. The platform's own payment method (for example \"Telegram Stars\"). Non-empty.","type":"string","minLength":1}}};
-const schema49 = {"title":"Portal call to action","description":"Optional. The button the member portal shows to open the connector, addressed through the installation's start link. label is required when the object is present.","type":"object","required":["label"],"additionalProperties":false,"properties":{"label":{"description":"Required. The button's label (English key), for example \"Open in Telegram\". At least 1 character.","type":"string","minLength":1},"icon":{"description":"Optional. Icon slug for the button; defaults to the connector's own icon. At least 1 character.","type":"string","minLength":1}}};
-const formats2 = __runtime2.fullFormats.date;
-const pattern15 = new RegExp("^[^A-Z]*$", "u");
+const schema_acff9e3d6e = {"title":"Listing","description":"Required. How the connector is presented in the connector directory and on the marketing site.","type":"object","required":["category","tagline","overview","added_at"],"additionalProperties":false,"properties":{"category":{"description":"Required. Directory category. One of: messaging, community, payments, productivity.","type":"string","enum":["messaging","community","payments","productivity"]},"tagline":{"description":"Required. One-line summary (English key). 1 to 80 characters.","type":"string","minLength":1,"maxLength":80},"overview":{"description":"Required. Longer description, in Markdown (English key).","type":"string"},"added_at":{"description":"Required. The date the connector was added, as a full date YYYY-MM-DD (for example \"2024-03-14\").","type":"string","format":"date"},"screenshots":{"description":"Optional. Screenshots, as an array of URIs.","type":"array","items":{"description":"Address of one screenshot (a URI).","type":"string","format":"uri"}},"links":{"title":"Listing links","description":"Optional. Links shown on the listing; each property is optional and is a link (https URL or mailto address).","type":"object","additionalProperties":false,"properties":{"documentation":{"description":"Optional. Documentation link (https URL or mailto address).","$ref":"#/$defs/link"},"support":{"description":"Optional. Support link (https URL or mailto address).","$ref":"#/$defs/link"},"privacy":{"description":"Optional. Privacy policy link (https URL or mailto address).","$ref":"#/$defs/link"},"terms":{"description":"Optional. Terms of service link (https URL or mailto address).","$ref":"#/$defs/link"},"homepage":{"description":"Optional. Home page link (https URL or mailto address).","$ref":"#/$defs/link"}}},"changelog_url":{"description":"Optional. Where the changelog lives: a link (https URL or mailto address).","$ref":"#/$defs/link"},"sign_in_required":{"description":"Optional. Whether using the connector requires signing in.","type":"boolean"},"marketing":{"$ref":"#/$defs/marketing"},"portal_cta":{"$ref":"#/$defs/portal_cta"}}};
+const schema_156b002e94 = {"title":"Marketing words","description":"Optional. The platform's own words, inserted into marketing and product copy (English keys). audience, place, places, installation and identity are required when the object is present; native_payment is optional. Each is a non-empty string.","type":"object","required":["audience","place","places","installation","identity"],"additionalProperties":false,"properties":{"audience":{"description":"Required. Who the connector serves (for example \"Telegram creators\"). Non-empty.","type":"string","minLength":1},"place":{"description":"Required. One gated place, in lower case (for example \"channel\"). Non-empty; no upper-case letters.","type":"string","minLength":1,"pattern":"^[^A-Z]*$"},"places":{"description":"Required. The gated places as a list (for example \"channels and groups\"). Non-empty.","type":"string","minLength":1},"installation":{"description":"Required. What a project installs, in lower case (for example \"bot\"). Non-empty; no upper-case letters.","type":"string","minLength":1,"pattern":"^[^A-Z]*$"},"identity":{"description":"Required. A person's account on the platform (for example \"Telegram account\"). Non-empty.","type":"string","minLength":1},"native_payment":{"description":"Optional. The platform's own payment method (for example \"Telegram Stars\"). Non-empty.","type":"string","minLength":1}}};
+const schema_be8dbf4255 = {"title":"Portal call to action","description":"Optional. The button the member portal shows to open the connector, addressed through the installation's start link. label is required when the object is present.","type":"object","required":["label"],"additionalProperties":false,"properties":{"label":{"description":"Required. The button's label (English key), for example \"Open in Telegram\". At least 1 character.","type":"string","minLength":1},"icon":{"description":"Optional. Icon slug for the button; defaults to the connector's own icon. At least 1 character.","type":"string","minLength":1}}};
+const formats_46a3e8a493 = __runtime2.fullFormats.date;
+const pattern_ae2ed52295 = new RegExp("^[^A-Z]*$", "u");
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate_9de2c7871e(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate_9de2c7871e.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -605,7 +605,7 @@ vErrors.push(err3);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema41.properties, key0))){
+if(!(func_191f75b36e.call(schema_acff9e3d6e.properties, key0))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -629,7 +629,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((((data0 === "messaging") || (data0 === "community")) || (data0 === "payments")) || (data0 === "productivity"))){
-const err6 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/enum",keyword:"enum",params:{allowedValues: schema41.properties.category.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/category",schemaPath:"#/properties/category/enum",keyword:"enum",params:{allowedValues: schema_acff9e3d6e.properties.category.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -642,7 +642,7 @@ errors++;
 if(data.tagline !== undefined){
 let data1 = data.tagline;
 if(typeof data1 === "string"){
-if(func2(data1) > 80){
+if(func_69e05c3081(data1) > 80){
 const err7 = {instancePath:instancePath+"/tagline",schemaPath:"#/properties/tagline/maxLength",keyword:"maxLength",params:{limit: 80},message:"must NOT have more than 80 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -652,7 +652,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(func2(data1) < 1){
+if(func_69e05c3081(data1) < 1){
 const err8 = {instancePath:instancePath+"/tagline",schemaPath:"#/properties/tagline/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -689,7 +689,7 @@ errors++;
 if(data.added_at !== undefined){
 let data3 = data.added_at;
 if(typeof data3 === "string"){
-if(!(formats2.validate(data3))){
+if(!(formats_46a3e8a493.validate(data3))){
 const err11 = {instancePath:instancePath+"/added_at",schemaPath:"#/properties/added_at/format",keyword:"format",params:{format: "date"},message:"must match format \""+"date"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -718,7 +718,7 @@ const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 if(typeof data5 === "string"){
-if(!(formats0(data5))){
+if(!(formats_5c9d4273a4(data5))){
 const err13 = {instancePath:instancePath+"/screenshots/" + i0,schemaPath:"#/properties/screenshots/items/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -770,7 +770,7 @@ errors++;
 if(data6.documentation !== undefined){
 let data7 = data6.documentation;
 if(typeof data7 === "string"){
-if(!pattern7.test(data7)){
+if(!pattern_1bbe2f0b61.test(data7)){
 const err17 = {instancePath:instancePath+"/links/documentation",schemaPath:"#/$defs/link/pattern",keyword:"pattern",params:{pattern: "^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"},message:"must match pattern \""+"^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -780,7 +780,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(formats0(data7))){
+if(!(formats_5c9d4273a4(data7))){
 const err18 = {instancePath:instancePath+"/links/documentation",schemaPath:"#/$defs/link/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -805,7 +805,7 @@ errors++;
 if(data6.support !== undefined){
 let data8 = data6.support;
 if(typeof data8 === "string"){
-if(!pattern7.test(data8)){
+if(!pattern_1bbe2f0b61.test(data8)){
 const err20 = {instancePath:instancePath+"/links/support",schemaPath:"#/$defs/link/pattern",keyword:"pattern",params:{pattern: "^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"},message:"must match pattern \""+"^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -815,7 +815,7 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!(formats0(data8))){
+if(!(formats_5c9d4273a4(data8))){
 const err21 = {instancePath:instancePath+"/links/support",schemaPath:"#/$defs/link/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -840,7 +840,7 @@ errors++;
 if(data6.privacy !== undefined){
 let data9 = data6.privacy;
 if(typeof data9 === "string"){
-if(!pattern7.test(data9)){
+if(!pattern_1bbe2f0b61.test(data9)){
 const err23 = {instancePath:instancePath+"/links/privacy",schemaPath:"#/$defs/link/pattern",keyword:"pattern",params:{pattern: "^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"},message:"must match pattern \""+"^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -850,7 +850,7 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!(formats0(data9))){
+if(!(formats_5c9d4273a4(data9))){
 const err24 = {instancePath:instancePath+"/links/privacy",schemaPath:"#/$defs/link/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -875,7 +875,7 @@ errors++;
 if(data6.terms !== undefined){
 let data10 = data6.terms;
 if(typeof data10 === "string"){
-if(!pattern7.test(data10)){
+if(!pattern_1bbe2f0b61.test(data10)){
 const err26 = {instancePath:instancePath+"/links/terms",schemaPath:"#/$defs/link/pattern",keyword:"pattern",params:{pattern: "^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"},message:"must match pattern \""+"^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -885,7 +885,7 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!(formats0(data10))){
+if(!(formats_5c9d4273a4(data10))){
 const err27 = {instancePath:instancePath+"/links/terms",schemaPath:"#/$defs/link/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -910,7 +910,7 @@ errors++;
 if(data6.homepage !== undefined){
 let data11 = data6.homepage;
 if(typeof data11 === "string"){
-if(!pattern7.test(data11)){
+if(!pattern_1bbe2f0b61.test(data11)){
 const err29 = {instancePath:instancePath+"/links/homepage",schemaPath:"#/$defs/link/pattern",keyword:"pattern",params:{pattern: "^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"},message:"must match pattern \""+"^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"+"\""};
 if(vErrors === null){
 vErrors = [err29];
@@ -920,7 +920,7 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!(formats0(data11))){
+if(!(formats_5c9d4273a4(data11))){
 const err30 = {instancePath:instancePath+"/links/homepage",schemaPath:"#/$defs/link/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err30];
@@ -957,7 +957,7 @@ errors++;
 if(data.changelog_url !== undefined){
 let data12 = data.changelog_url;
 if(typeof data12 === "string"){
-if(!pattern7.test(data12)){
+if(!pattern_1bbe2f0b61.test(data12)){
 const err33 = {instancePath:instancePath+"/changelog_url",schemaPath:"#/$defs/link/pattern",keyword:"pattern",params:{pattern: "^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"},message:"must match pattern \""+"^(?:https://[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::[0-9]{1,5})?(?:[/?#]\\S*)?|mailto:[^\\s@?]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?:\\?\\S*)?)$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
@@ -967,7 +967,7 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(!(formats0(data12))){
+if(!(formats_5c9d4273a4(data12))){
 const err34 = {instancePath:instancePath+"/changelog_url",schemaPath:"#/$defs/link/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err34];
@@ -1069,7 +1069,7 @@ errors++;
 if(data14.audience !== undefined){
 let data15 = data14.audience;
 if(typeof data15 === "string"){
-if(func2(data15) < 1){
+if(func_69e05c3081(data15) < 1){
 const err43 = {instancePath:instancePath+"/marketing/audience",schemaPath:"#/$defs/marketing/properties/audience/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err43];
@@ -1094,7 +1094,7 @@ errors++;
 if(data14.place !== undefined){
 let data16 = data14.place;
 if(typeof data16 === "string"){
-if(func2(data16) < 1){
+if(func_69e05c3081(data16) < 1){
 const err45 = {instancePath:instancePath+"/marketing/place",schemaPath:"#/$defs/marketing/properties/place/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err45];
@@ -1104,7 +1104,7 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(!pattern15.test(data16)){
+if(!pattern_ae2ed52295.test(data16)){
 const err46 = {instancePath:instancePath+"/marketing/place",schemaPath:"#/$defs/marketing/properties/place/pattern",keyword:"pattern",params:{pattern: "^[^A-Z]*$"},message:"must match pattern \""+"^[^A-Z]*$"+"\""};
 if(vErrors === null){
 vErrors = [err46];
@@ -1129,7 +1129,7 @@ errors++;
 if(data14.places !== undefined){
 let data17 = data14.places;
 if(typeof data17 === "string"){
-if(func2(data17) < 1){
+if(func_69e05c3081(data17) < 1){
 const err48 = {instancePath:instancePath+"/marketing/places",schemaPath:"#/$defs/marketing/properties/places/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err48];
@@ -1154,7 +1154,7 @@ errors++;
 if(data14.installation !== undefined){
 let data18 = data14.installation;
 if(typeof data18 === "string"){
-if(func2(data18) < 1){
+if(func_69e05c3081(data18) < 1){
 const err50 = {instancePath:instancePath+"/marketing/installation",schemaPath:"#/$defs/marketing/properties/installation/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err50];
@@ -1164,7 +1164,7 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(!pattern15.test(data18)){
+if(!pattern_ae2ed52295.test(data18)){
 const err51 = {instancePath:instancePath+"/marketing/installation",schemaPath:"#/$defs/marketing/properties/installation/pattern",keyword:"pattern",params:{pattern: "^[^A-Z]*$"},message:"must match pattern \""+"^[^A-Z]*$"+"\""};
 if(vErrors === null){
 vErrors = [err51];
@@ -1189,7 +1189,7 @@ errors++;
 if(data14.identity !== undefined){
 let data19 = data14.identity;
 if(typeof data19 === "string"){
-if(func2(data19) < 1){
+if(func_69e05c3081(data19) < 1){
 const err53 = {instancePath:instancePath+"/marketing/identity",schemaPath:"#/$defs/marketing/properties/identity/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err53];
@@ -1214,7 +1214,7 @@ errors++;
 if(data14.native_payment !== undefined){
 let data20 = data14.native_payment;
 if(typeof data20 === "string"){
-if(func2(data20) < 1){
+if(func_69e05c3081(data20) < 1){
 const err55 = {instancePath:instancePath+"/marketing/native_payment",schemaPath:"#/$defs/marketing/properties/native_payment/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err55];
@@ -1276,7 +1276,7 @@ errors++;
 if(data21.label !== undefined){
 let data22 = data21.label;
 if(typeof data22 === "string"){
-if(func2(data22) < 1){
+if(func_69e05c3081(data22) < 1){
 const err60 = {instancePath:instancePath+"/portal_cta/label",schemaPath:"#/$defs/portal_cta/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err60];
@@ -1301,7 +1301,7 @@ errors++;
 if(data21.icon !== undefined){
 let data23 = data21.icon;
 if(typeof data23 === "string"){
-if(func2(data23) < 1){
+if(func_69e05c3081(data23) < 1){
 const err62 = {instancePath:instancePath+"/portal_cta/icon",schemaPath:"#/$defs/portal_cta/properties/icon/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err62];
@@ -1346,17 +1346,17 @@ vErrors.push(err65);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate_9de2c7871e.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate_9de2c7871e.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate_https___subbridge_dev_schemas_connector_schema_json(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://subbridge.dev/schemas/connector.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate_https___subbridge_dev_schemas_connector_schema_json.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1455,7 +1455,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema31.properties, key0))){
+if(!(func_191f75b36e.call(schema_https___subbridge_dev_schemas_connector_schema_json.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -1481,7 +1481,7 @@ errors++;
 if(data.key !== undefined){
 let data1 = data.key;
 if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
+if(!pattern_3bd3c0556f.test(data1)){
 const err11 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -1506,7 +1506,7 @@ errors++;
 if(data.name !== undefined){
 let data2 = data.name;
 if(typeof data2 === "string"){
-if(func2(data2) < 1){
+if(func_69e05c3081(data2) < 1){
 const err13 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
@@ -1531,7 +1531,7 @@ errors++;
 if(data.version !== undefined){
 let data3 = data.version;
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
+if(!pattern_8c9c670618.test(data3)){
 const err15 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/pattern",keyword:"pattern",params:{pattern: "^[0-9]+\\.[0-9]+\\.[0-9]+"},message:"must match pattern \""+"^[0-9]+\\.[0-9]+\\.[0-9]+"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -1556,7 +1556,7 @@ errors++;
 if(data.sdk !== undefined){
 let data4 = data.sdk;
 if(typeof data4 === "string"){
-if(func2(data4) < 1){
+if(func_69e05c3081(data4) < 1){
 const err17 = {instancePath:instancePath+"/sdk",schemaPath:"#/properties/sdk/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err17];
@@ -1581,7 +1581,7 @@ errors++;
 if(data.vendor !== undefined){
 let data5 = data.vendor;
 if(typeof data5 === "string"){
-if(func2(data5) < 1){
+if(func_69e05c3081(data5) < 1){
 const err19 = {instancePath:instancePath+"/vendor",schemaPath:"#/properties/vendor/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err19];
@@ -1604,8 +1604,8 @@ errors++;
 }
 }
 if(data.install !== undefined){
-if(!(validate21(data.install, {instancePath:instancePath+"/install",parentData:data,parentDataProperty:"install",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate_a8b388b099(data.install, {instancePath:instancePath+"/install",parentData:data,parentDataProperty:"install",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_a8b388b099.errors : vErrors.concat(validate_a8b388b099.errors);
 errors = vErrors.length;
 }
 }
@@ -1681,7 +1681,7 @@ errors++;
 if(data8.kind !== undefined){
 let data9 = data8.kind;
 if(typeof data9 === "string"){
-if(!pattern4.test(data9)){
+if(!pattern_3bd3c0556f.test(data9)){
 const err27 = {instancePath:instancePath+"/resource_kinds/" + i0+"/kind",schemaPath:"#/$defs/resource_kind/properties/kind/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]*$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
@@ -1706,7 +1706,7 @@ errors++;
 if(data8.label !== undefined){
 let data10 = data8.label;
 if(typeof data10 === "string"){
-if(func2(data10) < 1){
+if(func_69e05c3081(data10) < 1){
 const err29 = {instancePath:instancePath+"/resource_kinds/" + i0+"/label",schemaPath:"#/$defs/resource_kind/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err29];
@@ -1731,7 +1731,7 @@ errors++;
 if(data8.portal_label !== undefined){
 let data11 = data8.portal_label;
 if(typeof data11 === "string"){
-if(func2(data11) < 1){
+if(func_69e05c3081(data11) < 1){
 const err31 = {instancePath:instancePath+"/resource_kinds/" + i0+"/portal_label",schemaPath:"#/$defs/resource_kind/properties/portal_label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err31];
@@ -1756,7 +1756,7 @@ errors++;
 if(data8.icon !== undefined){
 let data12 = data8.icon;
 if(typeof data12 === "string"){
-if(func2(data12) < 1){
+if(func_69e05c3081(data12) < 1){
 const err33 = {instancePath:instancePath+"/resource_kinds/" + i0+"/icon",schemaPath:"#/$defs/resource_kind/properties/icon/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err33];
@@ -1791,7 +1791,7 @@ vErrors.push(err35);
 errors++;
 }
 if(!((((data13 === "bearer_link") || (data13 === "membership")) || (data13 === "role")) || (data13 === "creator_task"))){
-const err36 = {instancePath:instancePath+"/resource_kinds/" + i0+"/grant_mode",schemaPath:"#/$defs/resource_kind/properties/grant_mode/enum",keyword:"enum",params:{allowedValues: schema35.properties.grant_mode.enum},message:"must be equal to one of the allowed values"};
+const err36 = {instancePath:instancePath+"/resource_kinds/" + i0+"/grant_mode",schemaPath:"#/$defs/resource_kind/properties/grant_mode/enum",keyword:"enum",params:{allowedValues: schema_3eb5848b09.properties.grant_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1866,7 +1866,7 @@ vErrors.push(err41);
 errors++;
 }
 if(!((((((((((((((data17 === "messaging") || (data17 === "broadcasts")) || (data17 === "access_control")) || (data17 === "early_admission_hold")) || (data17 === "support_relay")) || (data17 === "native_payments")) || (data17 === "portal_login")) || (data17 === "creator_registration")) || (data17 === "management_surface")) || (data17 === "recovery_probes")) || (data17 === "recovery_standby_installations")) || (data17 === "recovery_resource_standby")) || (data17 === "recovery_mirror")) || (data17 === "recovery_identity_relink"))){
-const err42 = {instancePath:instancePath+"/capabilities/" + i1,schemaPath:"#/$defs/capability/enum",keyword:"enum",params:{allowedValues: schema36.enum},message:"must be equal to one of the allowed values"};
+const err42 = {instancePath:instancePath+"/capabilities/" + i1,schemaPath:"#/$defs/capability/enum",keyword:"enum",params:{allowedValues: schema_38504047d1.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1882,7 +1882,7 @@ if(i2 > 1){
 outer0:
 for(;i2--;){
 for(j0 = i2; j0--;){
-if(func0(data16[i2], data16[j0])){
+if(func_1af3612249(data16[i2], data16[j0])){
 const err43 = {instancePath:instancePath+"/capabilities",schemaPath:"#/properties/capabilities/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"};
 if(vErrors === null){
 vErrors = [err43];
@@ -2290,7 +2290,7 @@ vErrors.push(err76);
 errors++;
 }
 if(!(((((((((((((((((((((((data31 === "project_create") || (data31 === "project_settings")) || (data31 === "project_delete")) || (data31 === "installation_connect")) || (data31 === "manage_connectors")) || (data31 === "resource_link")) || (data31 === "resource_manage")) || (data31 === "plan_create")) || (data31 === "plan_manage")) || (data31 === "payment_method_setup")) || (data31 === "coupon_create")) || (data31 === "access_codes_generate")) || (data31 === "broadcast")) || (data31 === "support_reply")) || (data31 === "support_relay_setup")) || (data31 === "creator_tasks")) || (data31 === "recovery_status")) || (data31 === "recovery_relink")) || (data31 === "recovery_standby")) || (data31 === "recovery_replace_resource")) || (data31 === "account_recovery_email")) || (data31 === "set_alert_destination")) || (data31 === "donate"))){
-const err77 = {instancePath:instancePath+"/management_commands/" + i3,schemaPath:"#/$defs/management_command/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"};
+const err77 = {instancePath:instancePath+"/management_commands/" + i3,schemaPath:"#/$defs/management_command/enum",keyword:"enum",params:{allowedValues: schema_d947652be9.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -2306,7 +2306,7 @@ if(i4 > 1){
 outer1:
 for(;i4--;){
 for(j1 = i4; j1--;){
-if(func0(data30[i4], data30[j1])){
+if(func_1af3612249(data30[i4], data30[j1])){
 const err78 = {instancePath:instancePath+"/management_commands",schemaPath:"#/properties/management_commands/uniqueItems",keyword:"uniqueItems",params:{i: i4, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i4+" are identical)"};
 if(vErrors === null){
 vErrors = [err78];
@@ -2339,7 +2339,7 @@ const len3 = data32.length;
 for(let i5=0; i5<len3; i5++){
 let data33 = data32[i5];
 if(typeof data33 === "string"){
-if(func2(data33) < 1){
+if(func_69e05c3081(data33) < 1){
 const err80 = {instancePath:instancePath+"/relay_modes/" + i5,schemaPath:"#/properties/relay_modes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err80];
@@ -2461,8 +2461,8 @@ errors++;
 }
 }
 if(data.listing !== undefined){
-if(!(validate26(data.listing, {instancePath:instancePath+"/listing",parentData:data,parentDataProperty:"listing",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+if(!(validate_9de2c7871e(data.listing, {instancePath:instancePath+"/listing",parentData:data,parentDataProperty:"listing",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_9de2c7871e.errors : vErrors.concat(validate_9de2c7871e.errors);
 errors = vErrors.length;
 }
 }
@@ -2477,7 +2477,7 @@ vErrors.push(err90);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate_https___subbridge_dev_schemas_connector_schema_json.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate_https___subbridge_dev_schemas_connector_schema_json.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -20,6 +20,7 @@ import {
 import type { Browser, Page } from "playwright-core";
 import { startAuth } from "../helpers/auth.ts";
 import { freshPage, launchBrowser, screenshot } from "../helpers/browser.ts";
+import { allOrNothing } from "../helpers/open-resources.ts";
 import { TestClock } from "../helpers/clock.ts";
 import { createTestCreator, TEST_PASSWORD, type TestCreator } from "../helpers/fixtures.ts";
 import { MCP_PROTOCOL, rawRpc, startMcp, type RunningMcp } from "../helpers/mcp.ts";
@@ -101,7 +102,7 @@ describe("MCP client OAuth 2.1, end to end (SDK v2 + Chromium)", function () {
   let callback: OAuthCallback;
   let creator: TestCreator;
   before(async () => {
-    [browser, auth, callback, creator] = await Promise.all([
+    [browser, auth, callback, creator] = await allOrNothing([
       launchBrowser(),
       startAuth({ now: clock.now }),
       startOAuthCallback(),

@@ -1,8 +1,11 @@
-// The backends a test run uses: embedded (PGlite in memory, in-process KV) by default, or a fresh
-// PostgreSQL database and a private Redis key prefix when TEST_DATABASE_URL / TEST_REDIS_URL are
-// set. One database per run, created lazily and dropped when the run ends.
+// The backends a test process uses: embedded (PGlite in memory, in-process KV) by default, or a
+// fresh PostgreSQL database and a private Redis key prefix when TEST_DATABASE_URL / TEST_REDIS_URL
+// are set. One database per process (the run's single process, or each worker of a parallel run),
+// created lazily; names start with the run's id (TEST_RUN_ID, set by .mocharc.cjs) so the run's
+// teardown can find every database and key its processes left (sweepRun).
 import { randomBytes } from "node:crypto";
 import knex from "knex";
+import { createClient } from "redis";
 import { migrate, openDatabase, type Database } from "../../src/db/database.ts";
 import type { Kv } from "../../src/kv/kv.ts";
 import { MemoryKv } from "../../src/kv/memory.ts";
@@ -10,7 +13,11 @@ import { RedisKv } from "../../src/kv/redis.ts";
 
 export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
 export const usingRedis = Boolean(process.env.TEST_REDIS_URL);
-export const runId = randomBytes(4).toString("hex");
+const runPrefix = process.env.TEST_RUN_ID ?? randomBytes(4).toString("hex");
+/** This process's id within the run: the run's id and a part of its own. */
+export const runId = `${runPrefix}_${randomBytes(2).toString("hex")}`;
+const DATABASE_PREFIX = "subbridge_test_";
+const KEY_PREFIX = "sbtest:";
 
 interface Backends {
   db: Database;
@@ -22,10 +29,10 @@ let backends: Promise<Backends> | null = null;
 const kvs: Kv[] = [];
 
 /** Runs one statement on the TEST_DATABASE_URL server's maintenance connection. */
-async function onServer(sql: string): Promise<void> {
+async function onServer<T = unknown>(sql: string, bindings: readonly string[] = []): Promise<T> {
   const admin = knex({ client: "pg", connection: process.env.TEST_DATABASE_URL!, pool: { min: 0, max: 1 } });
   try {
-    await admin.raw(sql);
+    return (await admin.raw(sql, bindings)) as T;
   } finally {
     await admin.destroy();
   }
@@ -36,7 +43,7 @@ async function onServer(sql: string): Promise<void> {
  * `label`), for a test that needs one to itself; `drop` removes it.
  */
 export async function emptyPostgresDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `subbridge_test_${runId}${label ? `_${label}` : ""}`;
+  const name = `${DATABASE_PREFIX}${runId}${label ? `_${label}` : ""}`;
   await onServer(`CREATE DATABASE ${name}`);
   const url = new URL(process.env.TEST_DATABASE_URL!);
   url.pathname = `/${name}`;
@@ -65,7 +72,7 @@ export async function testKv(options: { shared?: string; now?: () => number } = 
   const space = options.shared ?? randomBytes(4).toString("hex");
   let kv: Kv;
   if (usingRedis) {
-    kv = await RedisKv.connect(process.env.TEST_REDIS_URL!, `sbtest:${runId}:${space}:`);
+    kv = await RedisKv.connect(process.env.TEST_REDIS_URL!, `${KEY_PREFIX}${runId}:${space}:`);
   } else {
     let memory = sharedMemory.get(space);
     if (!memory) {
@@ -78,13 +85,43 @@ export async function testKv(options: { shared?: string; now?: () => number } = 
   return kv;
 }
 
-export async function closeBackends(): Promise<void> {
+/** Closes the KV stores opened so far (a parallel worker's file closes its own; the database stays). */
+export async function closeKvs(): Promise<void> {
   await Promise.all(kvs.splice(0).map((kv) => kv.close()));
   sharedMemory.clear();
+}
+
+/** Closes everything this process opened and drops its database. */
+export async function closeBackends(): Promise<void> {
+  await closeKvs();
   if (!backends) return;
   const { db } = await backends;
   backends = null;
   await db.destroy();
   await runDatabase?.drop();
   runDatabase = null;
+}
+
+/**
+ * Drops every database and deletes every Redis key of this run, whichever process made them: a
+ * parallel run's workers are stopped by mocha without a chance to clean up after themselves.
+ */
+export async function sweepRun(): Promise<void> {
+  if (usingPostgres) {
+    const { rows } = await onServer<{ rows: { datname: string }[] }>("select datname from pg_database where starts_with(datname, ?)", [
+      `${DATABASE_PREFIX}${runPrefix}_`,
+    ]);
+    for (const { datname } of rows) await onServer(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+  }
+  if (usingRedis) {
+    const redis = createClient({ url: process.env.TEST_REDIS_URL! });
+    await redis.connect();
+    try {
+      for await (const keys of redis.scanIterator({ MATCH: `${KEY_PREFIX}${runPrefix}_*`, COUNT: 1000 })) {
+        if (keys.length) await redis.unlink(keys);
+      }
+    } finally {
+      redis.destroy();
+    }
+  }
 }

@@ -6,12 +6,13 @@ import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { pendingMail } from "../../src/modules/mail/outbox.ts";
 import { testDatabase } from "./backends.ts";
+import { holdOpen } from "./open-resources.ts";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SCREENSHOTS = join(process.cwd(), "test-artifacts", "screenshots", process.env.TEST_DATABASE_URL ? "postgres" : "embedded");
 
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
     args: [
@@ -24,6 +25,9 @@ export async function launchBrowser(): Promise<Browser> {
       "--no-first-run",
     ],
   });
+  const release = holdOpen("Chromium", () => browser.close());
+  browser.once("disconnected", release);
+  return browser;
 }
 
 /** A fresh browser profile (no cookies) with its first page. */

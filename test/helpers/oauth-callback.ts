@@ -1,7 +1,7 @@
 // A client's redirect URI for browser tests: a real loopback listener (as a native MCP client runs
 // one), so the browser's last hop of the OAuth flow is an ordinary navigation the test can read.
 import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOnLoopback } from "./open-resources.ts";
 
 export interface OAuthCallback {
   /** http://127.0.0.1:<port>/callback */
@@ -25,18 +25,13 @@ export async function startOAuthCallback(): Promise<OAuthCallback> {
     if (take) take(url.searchParams);
     else arrived.push(url.searchParams);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
+  const { port, close } = await listenOnLoopback(server, "OAuth callback");
   return {
     url: `http://127.0.0.1:${port}/callback`,
     next: () => {
       const ready = arrived.shift();
       return ready ? Promise.resolve(ready) : new Promise((resolve) => waiting.push(resolve));
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { holdOpen } from "./open-resources.ts";
 
 export const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -53,16 +54,15 @@ export function startNpm(env: Record<string, string>, ready: RegExp): Promise<St
   return new Promise((resolve, reject) => {
     const child = spawn("npm", ["start"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let out = "";
-    const started: StartedProcess = {
-      child,
-      output: () => out,
-      stop: () =>
-        new Promise((done) => {
-          if (child.exitCode !== null) return done(child.exitCode);
-          child.once("close", (code) => done(code));
-          process.kill(-child.pid!, "SIGTERM");
-        }),
-    };
+    const stop = () =>
+      new Promise<number | null>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done(child.exitCode);
+        child.once("close", (code) => done(code));
+        process.kill(-child.pid!, "SIGTERM");
+      });
+    const release = holdOpen(`npm start (pid ${child.pid})`, stop);
+    child.once("close", release);
+    const started: StartedProcess = { child, output: () => out, stop };
     const onData = (d: Buffer) => {
       out += d;
       if (ready.test(out)) resolve(started);

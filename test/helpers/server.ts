@@ -1,5 +1,4 @@
 // Starts the API surface in-process on a free port, over the run's backends.
-import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import type Koa from "koa";
 import pino, { type Logger } from "pino";
@@ -12,6 +11,7 @@ import type { AppHandlers } from "../../src/pipeline/execute.ts";
 import { DEFAULT_CONNECTORS_DIR } from "../../src/config.ts";
 import { loadConnectorRegistry, type ConnectorRegistry } from "../../src/modules/connectors/registry.ts";
 import { testDatabase, testKv } from "./backends.ts";
+import { listenOnLoopback } from "./open-resources.ts";
 import type { TestClock } from "./clock.ts";
 import { PORTAL_URL, testPlatformEndpoints } from "./platforms.ts";
 import type { PlatformEndpoints } from "../../src/modules/connectors/platforms.ts";
@@ -72,22 +72,10 @@ export async function serveOnFreePort(
 ): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const server = createServer();
   answerParserErrorsInEnvelope(server, { docsUrl: DOCS_URL, logger });
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1");
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { port, close } = await listenOnLoopback(server, "app server");
+  const url = `http://127.0.0.1:${port}`;
   server.on("request", build(url).callback());
-  return {
-    server,
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { server, url, close };
 }
 
 export async function startApi(options: StartOptions = {}): Promise<RunningApi> {

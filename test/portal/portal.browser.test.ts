@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import type { Browser } from "playwright-core";
 import { freshPage, launchBrowser, screenshot } from "../helpers/browser.ts";
+import { allOrNothing } from "../helpers/open-resources.ts";
 import { useApiWithCreator } from "../helpers/suite.ts";
 import { asDomain, codesFor } from "../modules/subscriptions/commerce.ts";
 import { changeHandle } from "../../src/modules/projects/handles.ts";
@@ -18,7 +19,7 @@ describe("subscriber portal (Chromium)", function () {
   let portal: Awaited<ReturnType<typeof startPortal>>;
   let fixture: PortalProjectFixture;
   before(async () => {
-    [browser, portal] = await Promise.all([launchBrowser(), startPortal()]);
+    [browser, portal] = await allOrNothing([launchBrowser(), startPortal()]);
     fixture = await projectWithPlan(suite);
   });
   after(async () => {

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { freshPage, launchBrowser, screenshot } from "../helpers/browser.ts";
+import { allOrNothing } from "../helpers/open-resources.ts";
 import { startSites, type RunningSites } from "../helpers/site.ts";
 
 /** Console errors and failed requests (a CSP violation is reported as a console error). */
@@ -24,7 +25,7 @@ describe("marketing and reference sites (Chromium)", function () {
   let browser: Browser;
   let sites: RunningSites;
   before(async () => {
-    [browser, sites] = await Promise.all([launchBrowser(), startSites()]);
+    [browser, sites] = await allOrNothing([launchBrowser(), startSites()]);
   });
   after(async () => {
     await browser?.close();

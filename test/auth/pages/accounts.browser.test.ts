@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
 import { startAuth } from "../../helpers/auth.ts";
 import { freshPage, launchBrowser, linkFromMail, screenshot, signIn } from "../../helpers/browser.ts";
+import { allOrNothing } from "../../helpers/open-resources.ts";
 import { createTestCreator, TEST_PASSWORD, uniqueEmail } from "../../helpers/fixtures.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { createDomainContext } from "../../../src/db/tenant.ts";
@@ -15,7 +16,7 @@ describe("auth pages: accounts (Chromium)", function () {
   let browser: Browser;
   let auth: Awaited<ReturnType<typeof startAuth>>;
   before(async () => {
-    [browser, auth] = await Promise.all([launchBrowser(), startAuth()]);
+    [browser, auth] = await allOrNothing([launchBrowser(), startAuth()]);
   });
   after(async () => {
     await browser?.close();

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import type { Browser } from "playwright-core";
 import { startAuth } from "../../helpers/auth.ts";
 import { freshPage, launchBrowser, screenshot, signIn } from "../../helpers/browser.ts";
+import { allOrNothing } from "../../helpers/open-resources.ts";
 import { createTestCreator, TEST_PASSWORD } from "../../helpers/fixtures.ts";
 import { CLAIM_GRANT, wrongCode, type Registered } from "../../helpers/agent-registration.ts";
 import { startApi, type RunningApi } from "../../helpers/server.ts";
@@ -26,7 +27,7 @@ describe("auth pages: agent registration claim (Chromium)", function () {
   let api: RunningApi;
   before(async () => {
     // Each registration comes from its own address (X-Test-Ip), so the per-address limit never mixes tests.
-    [browser, auth, api] = await Promise.all([
+    [browser, auth, api] = await allOrNothing([
       launchBrowser(),
       startAuth({ now: clock.now, clientIp: (req) => String(req.headers["x-test-ip"] ?? "127.0.0.1") }),
       startApi(),

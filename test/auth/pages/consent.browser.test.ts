@@ -8,6 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { startAuth } from "../../helpers/auth.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { freshPage, launchBrowser, screenshot, signIn } from "../../helpers/browser.ts";
+import { allOrNothing } from "../../helpers/open-resources.ts";
 import { createTestCreator, joinTeamWithToken, TEST_PASSWORD, type TestCreator } from "../../helpers/fixtures.ts";
 import { exchangeCode, newVerifier, registerClient } from "../../helpers/oauth.ts";
 import { startOAuthCallback, type OAuthCallback } from "../../helpers/oauth-callback.ts";
@@ -29,7 +30,7 @@ describe("auth pages: OAuth consent (Chromium)", function () {
   let creator: TestCreator;
   let secondTeamId: string;
   before(async () => {
-    [browser, auth, callback] = await Promise.all([launchBrowser(), startAuth(), startOAuthCallback()]);
+    [browser, auth, callback] = await allOrNothing([launchBrowser(), startAuth(), startOAuthCallback()]);
     const registered = await registerClient(auth, { client_name: CLIENT_NAME, redirect_uris: [callback.url] });
     assert.equal(registered.status, 201, JSON.stringify(registered.body));
     clientId = registered.body.client_id;

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { startAuth } from "../../helpers/auth.ts";
 import { freshPage, launchBrowser, linkFromMail, screenshot, signIn } from "../../helpers/browser.ts";
+import { allOrNothing } from "../../helpers/open-resources.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
 import { createTestCreator, joinTeamWithToken, TEST_PASSWORD, uniqueEmail, type TestCreator } from "../../helpers/fixtures.ts";
 import { testDatabase } from "../../helpers/backends.ts";
@@ -21,7 +22,7 @@ describe("auth pages: accepting a team invitation (Chromium)", function () {
   let ownerApi: ApiClient;
   let teamName: string;
   before(async () => {
-    [browser, auth, api, owner] = await Promise.all([launchBrowser(), startAuth(), startApi(), createTestCreator({ label: "inviting-owner" })]);
+    [browser, auth, api, owner] = await allOrNothing([launchBrowser(), startAuth(), startApi(), createTestCreator({ label: "inviting-owner" })]);
     ownerApi = new ApiClient(api.url, owner.token);
     const { db } = await testDatabase();
     teamName = ((await db("teams").where({ id: owner.teamId }).first("name")) as { name: string }).name;

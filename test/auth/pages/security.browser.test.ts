@@ -10,6 +10,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createAuthApp } from "../../../src/auth/auth-app.ts";
 import { testDatabase, testKv } from "../../helpers/backends.ts";
 import { freshPage, launchBrowser, screenshot, signIn } from "../../helpers/browser.ts";
+import { allOrNothing } from "../../helpers/open-resources.ts";
 import { createTestCreator, TEST_PASSWORD } from "../../helpers/fixtures.ts";
 import { DOCS_URL, serveOnFreePort, TEST_APP_KEY, testLogger } from "../../helpers/server.ts";
 
@@ -57,7 +58,7 @@ describe("auth pages: two-factor authentication and passkeys (Chromium)", functi
   let browser: Browser;
   let auth: Awaited<ReturnType<typeof startAuthOnLocalhost>>;
   before(async () => {
-    [browser, auth] = await Promise.all([launchBrowser(), startAuthOnLocalhost()]);
+    [browser, auth] = await allOrNothing([launchBrowser(), startAuthOnLocalhost()]);
   });
   after(async () => {
     await browser?.close();

@@ -9,6 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { startAuth } from "../../helpers/auth.ts";
 import { testDatabase, testKv } from "../../helpers/backends.ts";
 import { launchBrowser, screenshot, signIn } from "../../helpers/browser.ts";
+import { allOrNothing } from "../../helpers/open-resources.ts";
 import { createTestCreator, TEST_PASSWORD } from "../../helpers/fixtures.ts";
 import { startApi, type RunningApi } from "../../helpers/server.ts";
 import { CLAIM_GRANT } from "../../helpers/agent-registration.ts";
@@ -25,7 +26,7 @@ describe("auth pages: tokens (Chromium)", function () {
   before(async () => {
     // The API and the authorization server share the credential cache, as they do in production.
     const shared = `tokens-${randomBytes(4).toString("hex")}`;
-    [browser, auth, api] = await Promise.all([
+    [browser, auth, api] = await allOrNothing([
       launchBrowser(),
       testKv({ shared }).then((kv) => startAuth({ kv, clientIp: (req) => String(req.headers["x-test-ip"] ?? "127.0.0.1") })),
       startApi({ sharedKv: shared }),

@@ -1,7 +1,15 @@
 // Creator passwords: scrypt with a per-password salt, parameters stored beside the hash.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from "node:crypto";
 
-const PARAMS = { N: 16384, r: 8, p: 1 };
+/** scrypt's cost parameters; stored beside each hash, so a hash verifies at the cost it was made with. */
+export interface PasswordCost {
+  N: number;
+  r: number;
+  p: number;
+}
+
+/** The cost every password is hashed at. Not configurable: only a test passes a cheaper one, in code. */
+export const PASSWORD_COST: PasswordCost = { N: 16384, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
 function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -13,10 +21,10 @@ function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise
 }
 
 /** "scrypt$N$r$p$<salt b64>$<hash b64>" */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: PasswordCost = PASSWORD_COST): Promise<string> {
   const salt = randomBytes(16);
-  const hash = await scrypt(password, salt, PARAMS);
-  return ["scrypt", PARAMS.N, PARAMS.r, PARAMS.p, salt.toString("base64"), hash.toString("base64")].join("$");
+  const hash = await scrypt(password, salt, cost);
+  return ["scrypt", cost.N, cost.r, cost.p, salt.toString("base64"), hash.toString("base64")].join("$");
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

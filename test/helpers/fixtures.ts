@@ -6,11 +6,17 @@ import { createProject } from "../../src/modules/projects/projects.ts";
 import { mintTokenForCreator } from "../../src/operator.ts";
 import { mintToken } from "../../src/modules/tokens/tokens.ts";
 import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
+import type { PasswordCost } from "../../src/security/passwords.ts";
 import { testDatabase } from "./backends.ts";
 import { expectError, type TestResponse } from "./http.ts";
 
 /** Every test creator's password (the pages sign in with it). */
 export const TEST_PASSWORD = "correct horse battery";
+/**
+ * The scrypt cost of test creators' passwords: 1/16 of production's, since hashing is not what
+ * these tests are about (the cost is stored with the hash, so sign-in verifies at this cost too).
+ */
+export const TEST_PASSWORD_COST: PasswordCost = { N: 1024, r: 8, p: 1 };
 
 export interface TestCreator {
   email: string;
@@ -31,7 +37,7 @@ export async function createTestCreator(options: { tier?: Tier; projects?: numbe
   const { db } = await testDatabase();
   const email = uniqueEmail(options.label);
   const now = new Date();
-  const { userId, teamId } = await createCreator(db, { email, password: TEST_PASSWORD, tier: options.tier ?? "growth" }, now);
+  const { userId, teamId } = await createCreator(db, { email, password: TEST_PASSWORD, tier: options.tier ?? "growth" }, now, TEST_PASSWORD_COST);
   const projectIds: string[] = [];
   for (let i = 0; i < (options.projects ?? 1); i++) {
     const actor = { ...systemActor(teamId), userId };

@@ -2,7 +2,7 @@
 // account is opened by a person (here through the operator CLI or the first-start demo).
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
-import { hashPassword } from "../../security/passwords.ts";
+import { hashPassword, PASSWORD_COST, type PasswordCost } from "../../security/passwords.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { createDomainContext, systemActor, unscoped, type Db } from "../../db/tenant.ts";
 import { createTeamRecords } from "../teams/teams.ts";
@@ -38,14 +38,16 @@ export function whyNotPassword(password: string): string | null {
   return null;
 }
 
+/** `passwordCost` is the production cost unless a test passes a cheaper one (never from configuration). */
 export async function createCreator(
   db: Knex,
   input: { email: string; password: string; tier: Tier; teamName?: string },
   now: Date,
+  passwordCost: PasswordCost = PASSWORD_COST,
 ): Promise<Creator> {
   const refused = whyNotPassword(input.password);
   if (refused) throw new AccountError(refused);
-  return createCreatorWithHash(db, { ...input, passwordHash: await hashPassword(input.password) }, now);
+  return createCreatorWithHash(db, { ...input, passwordHash: await hashPassword(input.password, passwordCost) }, now);
 }
 
 /** Opens an account whose password was hashed earlier (a sign-up confirmed by its link). */

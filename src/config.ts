@@ -107,7 +107,7 @@ export const DEFAULT_CONNECTORS_DIR = fileURLToPath(repositoryFile("connectors")
 
 export class ConfigError extends Error {}
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 function port(env: Env, name: string, fallback: number): number {
   const raw = env[name];

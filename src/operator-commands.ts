@@ -1,4 +1,5 @@
-// Operator commands. Each prints JSON on stdout; a refusal prints a message on stderr and exits 1.
+// The operator's commands, run by src/cli.ts (`npm run cli -- <command>`): each returns what the
+// command prints as JSON; a refusal throws, and failureMessage says it in words (no stack).
 //   npm run cli -- creator:create --email E --password P --tier free|starter|growth
 //   npm run cli -- token:mint --email E --abilities all|a,b,c [--project UUID ...] [--name N]
 //   npm run cli -- project:create --email E --name N
@@ -8,8 +9,8 @@
 //   npm run cli -- mail:list [--email E]
 import { parseArgs } from "node:util";
 import pino from "pino";
-import { ConfigError, loadConfig } from "./config.ts";
-import { migrate, openConfiguredDatabase } from "./db/database.ts";
+import { ConfigError, loadConfig, type Config, type Env } from "./config.ts";
+import { migrate, openConfiguredDatabase, type OpenedDatabase } from "./db/database.ts";
 import { EmbeddedDatabaseError } from "./db/embedded.ts";
 import { ApiError } from "./errors.ts";
 import { createDomainContext } from "./db/tenant.ts";
@@ -24,7 +25,7 @@ import { runLogged } from "./transports/jobs/worker.ts";
 import { openPlatforms } from "./modules/connectors/platforms.ts";
 import { loadAppKey } from "./security/app-key.ts";
 
-const USAGE = `usage: npm run cli -- <command> [options]
+export const USAGE = `usage: npm run cli -- <command> [options]
   creator:create --email E --password P --tier ${TIERS.join("|")}
   token:mint     --email E --abilities all|a,b,c [--project UUID ...] [--name NAME]
   project:create --email E --name NAME
@@ -33,7 +34,7 @@ const USAGE = `usage: npm run cli -- <command> [options]
   jobs:run       <name> [--now ISO-8601 time, default now]
   mail:list      [--email E]   messages waiting in the outbox (no mail sender exists yet)`;
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 function required(values: Record<string, unknown>, name: string): string {
   const v = values[name];
@@ -58,7 +59,29 @@ async function jobToRun(positionals: string[], now: string | undefined) {
   return { job, now: now === undefined ? null : isoTime(now) };
 }
 
-async function main(argv: string[]) {
+export interface CommandEnvironment {
+  /** The variables the configuration is read from (src/config.ts). */
+  env: Env;
+  /**
+   * Opens the configured database: by default PostgreSQL at DATABASE_URL, or the embedded one in
+   * DATA_DIR (the running server's, through its socket, when one runs). Tests pass their own.
+   */
+  openDatabase?: (config: Config) => Promise<OpenedDatabase>;
+}
+
+function openForCommand(config: Config): Promise<OpenedDatabase> {
+  // With the embedded database, this command connects to the running server's socket if there is
+  // one (and sees what it sees); alone, it opens the database itself for the command's duration.
+  return openConfiguredDatabase({
+    url: config.databaseUrl,
+    preparedStatements: config.databasePreparedStatements,
+    dataDir: config.dataDir,
+    mode: "share",
+  });
+}
+
+/** Runs one command (`argv` without the program); resolves to what it prints. */
+export async function runOperatorCommand(argv: string[], environment: CommandEnvironment): Promise<unknown> {
   const [command, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -74,18 +97,11 @@ async function main(argv: string[]) {
     strict: true,
     allowPositionals: command === "jobs:run",
   });
-  const config = loadConfig();
+  const config = loadConfig(environment.env);
   if (command === "jobs:list") return (await discoverScheduledJobs()).map(({ name, cron, description }) => ({ name, cron, description }));
   // Refused before the database opens: a misspelt name or time touches nothing.
   const jobRun = command === "jobs:run" ? await jobToRun(positionals, values.now) : null;
-  // With the embedded database, this command connects to the running server's socket if there is
-  // one (and sees what it sees); alone, it opens the database itself for the command's duration.
-  const database = await openConfiguredDatabase({
-    url: config.databaseUrl,
-    preparedStatements: config.databasePreparedStatements,
-    dataDir: config.dataDir,
-    mode: "share",
-  });
+  const database = await (environment.openDatabase ?? openForCommand)(config);
   const { db } = database;
   try {
     const applied = await migrate(db);
@@ -155,15 +171,12 @@ async function main(argv: string[]) {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (result) => console.log(JSON.stringify(result)),
-  (err: unknown) => {
-    if (err instanceof UsageError) console.error(`${err.message}\n${USAGE}`);
-    else if (err instanceof AccountError || err instanceof ScheduledJobError || err instanceof ConfigError || err instanceof EmbeddedDatabaseError)
-      console.error(err.message);
-    else if (err instanceof ApiError) console.error(`${err.code}: ${err.message}`);
-    else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) console.error(`${err.message}\n${USAGE}`);
-    else console.error(err);
-    process.exit(1);
-  },
-);
+/** What a failed command says on stderr: the refusal in words, or the unexpected error whole. */
+export function failureMessage(err: unknown): string {
+  if (err instanceof UsageError) return `${err.message}\n${USAGE}`;
+  if (err instanceof AccountError || err instanceof ScheduledJobError || err instanceof ConfigError || err instanceof EmbeddedDatabaseError)
+    return err.message;
+  if (err instanceof ApiError) return `${err.code}: ${err.message}`;
+  if (err instanceof TypeError && (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) return `${err.message}\n${USAGE}`;
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}

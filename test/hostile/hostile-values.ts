@@ -21,7 +21,11 @@ export const PROTO_KEYS = ["__proto__", "constructor", "prototype", "toString", 
 const DEPTHS = [limits.maxDepth + 1, 100, 1_000, 10_000];
 const SHAPES = ["array", "object", "mixed"] as const;
 const KB10 = "a".repeat(10_240);
-const MB1_1 = "a".repeat(1_100_000);
+// The megabyte values are built once per process: every oversized case shares them.
+const MB1_1_JSON = raw(Buffer.from(JSON.stringify("a".repeat(1_100_000))));
+const KB10_JSON = raw(JSON.stringify(KB10));
+const KB10_TWO_BYTE_JSON = raw(JSON.stringify("é".repeat(5_120)));
+const TEN_THOUSAND_NUMBERS = raw(`[${"1,".repeat(9_999)}1]`);
 
 /** Byte sequences that are not UTF-8: a BOM pair, overlong encodings, truncated and surrogate forms. */
 export const INVALID_UTF8: Listed<number[]> = [
@@ -68,6 +72,14 @@ function manyItems(items: Json, n: number): string {
     return JSON.stringify(`item-${i}`);
   };
   return `[${Array.from({ length: n }, (_, i) => item(i)).join(",")}]`;
+}
+
+const itemLists = new WeakMap<Json, unknown>();
+/** 10,000 items like the schema's, built once per items schema. */
+function tenThousandItems(items: Json): unknown {
+  let list = itemLists.get(items);
+  if (!list) itemLists.set(items, (list = raw(manyItems(items, 10_000))));
+  return list;
 }
 
 const deepValues: Listed<unknown> = DEPTHS.flatMap((d) => SHAPES.map((shape) => [`${shape} nested ${d} deep`, raw(nestedText(d, shape))] as const));
@@ -121,11 +133,11 @@ export function hostileJson(family: Family, schema: Json): fc.Arbitrary<Hostile<
       return pick(invalidUnicodeValues);
     case "oversized":
       return pick<unknown>([
-        ["10 kB string", raw(JSON.stringify(KB10))],
-        ["10 kB of two-byte characters", raw(JSON.stringify("é".repeat(5_120)))],
-        ["1.1 MB string", raw(JSON.stringify(MB1_1))],
-        ["10,000 numbers", raw(`[${"1,".repeat(9_999)}1]`)],
-        ...(s.items ? [["10,000 items like the schema's", raw(manyItems(s.items, 10_000))] as const] : []),
+        ["10 kB string", KB10_JSON],
+        ["10 kB of two-byte characters", KB10_TWO_BYTE_JSON],
+        ["1.1 MB string", MB1_1_JSON],
+        ["10,000 numbers", TEN_THOUSAND_NUMBERS],
+        ...(s.items ? [["10,000 items like the schema's", tenThousandItems(s.items)] as const] : []),
       ]);
   }
 }
@@ -150,7 +162,7 @@ export function hostileMember(family: Family): fc.Arbitrary<Hostile<{ key: strin
         member("key with \\udfff", "k\udfff"),
       ]);
     case "oversized":
-      return pick([member("10 kB key", "k".repeat(10_240)), member("unknown key holding 1.1 MB", "extra", raw(JSON.stringify(MB1_1)))]);
+      return pick([member("10 kB key", "k".repeat(10_240)), member("unknown key holding 1.1 MB", "extra", MB1_1_JSON)]);
     case "deep-nesting":
       return pick(deepValues.map(([label, value]) => member(`unknown key holding ${label}`, "extra", value)));
     default:

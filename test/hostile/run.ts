@@ -2,16 +2,25 @@
 // shrunk counterexample) with the counterexample written as a readable request.
 import fc from "fast-check";
 
-/** Runs per operation (or tool) and family; HOSTILE_RUNS=500 for a long run. */
-export const RUNS = Number(process.env.HOSTILE_RUNS ?? 20);
-/**
- * Runs of a family per operation (or tool): RUNS, but at most 8 for "oversized", whose values are
- * a handful of megabyte-sized bodies (20 runs of them took over two minutes of the suite per
- * backend); HOSTILE_RUNS raises every family alike.
- */
-export function runsFor(family: string): number {
-  return family === "oversized" && !process.env.HOSTILE_RUNS ? Math.min(RUNS, 8) : RUNS;
+/** How many generated requests each property (one operation or tool, one family) sends. */
+export interface RunCounts {
+  perFamily: number;
+  /** "oversized" values are a handful of megabyte-sized bodies: fewer runs of them. */
+  oversized: number;
 }
+
+/** The slow tier's counts. */
+export const FULL_RUNS: RunCounts = { perFamily: 20, oversized: 8 };
+/** The fast tier's: every operation (or tool) and every family that applies to it, met twice (oversized once). */
+export const FAST_RUNS: RunCounts = { perFamily: 2, oversized: 1 };
+
+/** The tier's counts, unless HOSTILE_RUNS (a long run: HOSTILE_RUNS=500) sets every family's. */
+export function runCounts(tier: RunCounts): RunCounts {
+  const runs = Number(process.env.HOSTILE_RUNS);
+  return runs > 0 ? { perFamily: runs, oversized: runs } : tier;
+}
+
+export const runsFor = (counts: RunCounts, family: string): number => (family === "oversized" ? counts.oversized : counts.perFamily);
 
 /** Base seed; each property derives its own from its name, so one can be replayed alone. */
 export const SEED = Number(process.env.HOSTILE_SEED ?? 20261123);
@@ -31,11 +40,11 @@ export function readable<T extends object>(value: T, describe: (v: T) => string)
 }
 
 /**
- * Asserts `check` on RUNS generated values. `check` returns a short outcome ("422
+ * Asserts `check` on `numRuns` generated values. `check` returns a short outcome ("422
  * VALIDATION_FAILED", "200"); HOSTILE_STATS=1 prints how often each came up, to see what a
  * property actually exercised, and HOSTILE_TRACE=<regexp> prints each value whose outcome matches.
  */
-export async function runProperty<T>(name: string, arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<string>, numRuns = RUNS): Promise<void> {
+export async function runProperty<T>(name: string, arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<string>, numRuns: number): Promise<void> {
   const tally = new Map<string, number>();
   await fc.assert(
     fc.asyncProperty(arbitrary, async (value) => {

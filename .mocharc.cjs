@@ -28,6 +28,12 @@ else if (callers !== testCa && !callers.includes("subbridge-test-ca-")) {
   process.env.NODE_EXTRA_CA_CERTS = bundle;
 }
 
+// The run's id, shared by mocha's re-spawned process and its parallel workers: every database
+// and Redis key a test process makes starts with it, so the run's teardown finds them all.
+process.env.TEST_RUN_ID ??= require("node:crypto").randomBytes(4).toString("hex");
+
+// Settings every run shares; the tiers (test/mocharc.fast.cjs, test/mocharc.slow.cjs) add which
+// files and how many processes. `npx mocha <file>` runs one file with these settings.
 module.exports = {
   "node-option": ["import=tsx", "no-experimental-require-module"],
   require: ["test/helpers/hooks.mjs"],

@@ -1,5 +1,5 @@
 // A process that logs as the server does (createLogger): one line, then nothing more until its
-// stdin closes, then a last line, flushed as the server flushes on shutdown. test/http/log-batches.test.ts.
+// stdin closes, then a last line, flushed as the server flushes on shutdown. test/http/log-batches.slow.test.ts.
 import { createLogger } from "../../src/services.ts";
 
 const logger = createLogger("info");

@@ -1,0 +1,13 @@
+// The slow tier, `npm run test:slow`: what spawns processes (npm start, the CLI, workers, many
+// processes and chaos runs), drives Chromium (*.browser.test.ts), packs the SDK, and the hostile
+// suite at its full run counts. Needs Debian's Chromium (CHROMIUM_PATH, else /usr/bin/chromium).
+const shared = require("../.mocharc.cjs");
+
+process.env.TEST_DEADLINE_S ??= "2700";
+
+module.exports = {
+  ...shared,
+  spec: ["test/**/*.slow.test.ts", "test/**/*.browser.test.ts"],
+  parallel: true,
+  jobs: Number(process.env.TEST_JOBS ?? 2),
+};

@@ -4,7 +4,7 @@ import type { Input, OperationId, OperationSpec } from "../../generated/operatio
 import { validators, type ValidateFunction, type ValidationError } from "../../generated/validators.js";
 import { addFieldError, ApiError, emptyFieldErrors, mergeFieldErrors, notFound, validationFailed, type FieldErrors } from "../errors.ts";
 import { whyNotMintable } from "../modules/tokens/abilities.ts";
-import { collectUnsafeValues, NESTING_MESSAGE, nestsDeeperThan } from "./input-safety.ts";
+import { collectUnsafeValues, ITEMS_MESSAGE, NESTING_MESSAGE, nestsDeeperThan, overlongArrays } from "./input-safety.ts";
 
 export interface RawInput {
   path: Record<string, string>;
@@ -119,11 +119,19 @@ function settlePagination(op: OperationSpec, query: Record<string, unknown>) {
   if (typeof query.sort_by !== "string" || !sortBy.includes(query.sort_by)) query.sort_by = "created_at";
 }
 
-/** Depth first: nothing after this walks client data that nests without bound. */
-function refuseDeepNesting(query: Record<string, unknown>, body: unknown) {
+/**
+ * Before anything else walks client data: refused when it nests without bound (nothing after this
+ * recurses into it) or holds an array far longer than any list an operation accepts (nothing after
+ * this validates its items one by one).
+ */
+function refuseUnboundedShapes(query: Record<string, unknown>, body: unknown) {
   const fields = emptyFieldErrors();
-  for (const [key, value] of Object.entries(query)) if (nestsDeeperThan(value)) addFieldError(fields, key, NESTING_MESSAGE);
-  if (body !== undefined && nestsDeeperThan(body)) addFieldError(fields, "body", NESTING_MESSAGE);
+  const check = (value: unknown, name: string, root: string) => {
+    if (nestsDeeperThan(value)) addFieldError(fields, name, NESTING_MESSAGE);
+    else for (const path of overlongArrays(value, root)) addFieldError(fields, path, ITEMS_MESSAGE);
+  };
+  for (const [key, value] of Object.entries(query)) check(value, key, key);
+  if (body !== undefined) check(body, "body", "");
   if (Object.keys(fields).length) throw validationFailed(fields);
 }
 
@@ -157,7 +165,7 @@ function validateRaw<Id extends OperationId>(op: OperationSpec & { id: Id }, raw
   const query: Record<string, unknown> = {};
   for (const name of op.queryParams) if (Object.hasOwn(raw.query, name)) query[name] = raw.query[name];
   const body = op.body === null ? undefined : raw.body;
-  refuseDeepNesting(query, body);
+  refuseUnboundedShapes(query, body);
   normalizePagination(op, query);
   const fields = fieldErrors(run(v.query, query), null, query);
   // After coercion: ajv turns "Infinity" into a number and then skips minimum and maximum.

@@ -3,7 +3,14 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { useApiWithCreator } from "../helpers/suite.ts";
 import { testDatabase } from "../helpers/backends.ts";
-import { MAX_INPUT_DEPTH, NESTING_MESSAGE, NON_FINITE_MESSAGE, SURROGATE_MESSAGE } from "../../src/pipeline/input-safety.ts";
+import {
+  ITEMS_MESSAGE,
+  MAX_INPUT_DEPTH,
+  MAX_INPUT_ITEMS,
+  NESTING_MESSAGE,
+  NON_FINITE_MESSAGE,
+  SURROGATE_MESSAGE,
+} from "../../src/pipeline/input-safety.ts";
 
 export interface RawResponse {
   status: number;
@@ -124,6 +131,22 @@ describe("hostile input", () => {
       assert.deepEqual(fieldsOf(await token(`{"name":"x","abilities":${deep(10_000)}}`)), { body: [NESTING_MESSAGE] });
       // At the limit the schema decides (an array of arrays is not a list of abilities).
       assert.ok(fieldsOf(await token(`{"name":"x","abilities":${deep(MAX_INPUT_DEPTH - 1)}}`))["abilities.0"]);
+    });
+
+    it(`refuses an array of more than ${MAX_INPUT_ITEMS} items before validating its items, naming its field`, async () => {
+      const before = await countTokens();
+      const items = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => `item-${i}`));
+      // Every item is wrong: validated one by one, each would add its own message (and the work grows with n squared).
+      assert.deepEqual(fieldsOf(await token(`{"name":"x","abilities":${items(50_000)}}`)), { abilities: [ITEMS_MESSAGE] });
+      assert.deepEqual(fieldsOf(await token(items(MAX_INPUT_ITEMS + 1))), { body: [ITEMS_MESSAGE] });
+      assert.deepEqual(fieldsOf(await token(`{"name":"x","abilities":["team:view"],"extra":{"list":${items(MAX_INPUT_ITEMS + 1)}}}`)), {
+        "extra.list": [ITEMS_MESSAGE],
+      });
+      // At the limit the schema decides: its own maxItems, and a message per wrong item.
+      const atLimit = fieldsOf(await token(`{"name":"x","abilities":${items(MAX_INPUT_ITEMS)}}`));
+      assert.deepEqual(atLimit.abilities, ["must have at most 200 items"]);
+      assert.ok(atLimit["abilities.999"]);
+      assert.equal(await countTokens(), before, "nothing was written");
     });
 
     it("names a string holding an unpaired UTF-16 surrogate, in a value or a key", async () => {

@@ -68,7 +68,6 @@ export function textProblem(text: string): string | null {
   return null;
 }
 
-
 /**
  * Adds to `fields` every string (value or key) that is not storable text and every number that
  * is not finite, named by its dotted path under `root` (a query parameter name, or "" for a body

@@ -13,7 +13,7 @@ import { expectTool, readBody, type Expectation } from "./oracle.ts";
 import { checkToolAnswer, type ToolAnswer } from "./invariants.ts";
 import { closeConnections, header, send } from "./raw-http.ts";
 import { GENEROUS_BUDGET, readable, runProperty, runsFor, SEED, type RunCounts } from "./run.ts";
-import { hostileWorld, toolEntries, type World } from "./world.ts";
+import { hostileWorld, toolEntriesSince, type World } from "./world.ts";
 import { unsafeSpots } from "./json-text.ts";
 
 /** The properties, `counts` runs each (the fast tier's mcp.test.ts and the slow tier's mcp.slow.test.ts). */
@@ -70,7 +70,10 @@ export function describeMcpHostile(counts: RunCounts): void {
     async function exercise(c: ToolCase): Promise<string> {
       const expected = expectationOf(c);
       for (let attempt = 0; ; attempt++) {
-        const before = await toolEntries(world.creator.teamId);
+        // Every earlier call's entry was settled before this call: an entry written since `since`
+        // and not in `before` is this call's.
+        const since = new Date(Date.now() - 2_000);
+        const before = new Set((await toolEntriesSince(world, since)).map((entry) => entry.id as string));
         const answer = await call(c);
         if (answer === "unauthorized" && attempt === 0) {
           await world.remint();
@@ -81,15 +84,15 @@ export function describeMcpHostile(counts: RunCounts): void {
         assert.notEqual(answer, "unauthorized", "401 with a freshly minted token");
         const outcome = checkToolAnswer(c.tool, answer as ToolAnswer, expected);
         await mcp.settled(); // a read's or a refusal's entry is written just after the answer
-        const after = await toolEntries(world.creator.teamId);
+        const added = (await toolEntriesSince(world, since)).filter((entry) => !before.has(entry.id as string));
         if (outcome === null) {
           // Refused before a tool ran (an unreadable body, a JSON-RPC error): nothing was invoked.
-          assert.equal(after.count, before.count, `${c.tool.name}: a refused request left ${after.count - before.count} tool_invoked entries`);
+          assert.equal(added.length, 0, `${c.tool.name}: a refused request left ${added.length} tool_invoked entries`);
           const a = answer as ToolAnswer;
           return a.rpcError ? `JSON-RPC ${a.rpcError.code}` : `HTTP ${a.httpStatus}`;
         }
-        assert.equal(after.count, before.count + 1, `${c.tool.name} (${outcome}) left ${after.count - before.count} tool_invoked entries, not 1`);
-        checkStoredEntry(c.tool, outcome, after.newest!, (answer as ToolAnswer).result!);
+        assert.equal(added.length, 1, `${c.tool.name} (${outcome}) left ${added.length} tool_invoked entries, not 1`);
+        checkStoredEntry(c.tool, outcome, added[0]!, (answer as ToolAnswer).result!);
         return outcome;
       }
     }

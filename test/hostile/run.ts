@@ -39,6 +39,9 @@ export function readable<T extends object>(value: T, describe: (v: T) => string)
   return Object.defineProperty(value, fc.toStringMethod, { value: () => describe(value), enumerable: false });
 }
 
+/** How long one generated request (sent, answered, its effects checked) may take. */
+const CASE_TIMEOUT_MS = 60_000;
+
 /**
  * Asserts `check` on `numRuns` generated values. `check` returns a short outcome ("422
  * VALIDATION_FAILED", "200"); HOSTILE_STATS=1 prints how often each came up, to see what a
@@ -52,7 +55,8 @@ export async function runProperty<T>(name: string, arbitrary: fc.Arbitrary<T>, c
       tally.set(outcome, (tally.get(outcome) ?? 0) + 1);
       if (process.env.HOSTILE_TRACE && new RegExp(process.env.HOSTILE_TRACE).test(outcome)) console.log(`${outcome} <- ${fc.stringify(value)}`);
     }),
-    { numRuns, seed: seedOf(name), includeErrorInReport: true },
+    // A case that does not finish fails with its counterexample instead of holding up the file.
+    { numRuns, seed: seedOf(name), includeErrorInReport: true, timeout: CASE_TIMEOUT_MS },
   );
   if (process.env.HOSTILE_STATS) console.log(`      ${name}: ${[...tally].map(([k, n]) => `${k} x${n}`).join(", ")}`);
 }

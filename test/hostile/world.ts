@@ -93,11 +93,18 @@ async function createWorld(): Promise<World> {
   return world;
 }
 
-/** The tool_invoked entries of the team: how many, and the newest. */
-export async function toolEntries(teamId: string): Promise<{ count: number; newest: Record<string, any> | undefined }> {
+/**
+ * The world's tool_invoked entries written since `since`, oldest first. An entry is against the
+ * team or against the project a call named (the world's; any other id is not the team's), so the
+ * activity subject index finds them without reading the team's whole log, which grows by an entry
+ * per call.
+ */
+export async function toolEntriesSince(world: World, since: Date): Promise<Record<string, any>[]> {
   const { db } = await testDatabase();
-  const scoped = () => db("activity_log").where({ team_id: teamId, event: "tool_invoked" });
-  const n = await count(scoped().count({ n: "*" }));
-  const newest = await scoped().orderBy("seq", "desc").first();
-  return { count: n, newest };
+  const { teamId } = world.creator;
+  return db("activity_log")
+    .where({ team_id: teamId, event: "tool_invoked" })
+    .where((subject) => subject.where({ subject_type: "team", subject_id: teamId }).orWhere({ subject_type: "project", subject_id: world.projectId }))
+    .where("created_at", ">=", since)
+    .orderBy("seq");
 }

@@ -23,7 +23,7 @@ async function ports() {
 
 // The embedded backend only: with DATABASE_URL every process connects to PostgreSQL itself.
 if (!usingPostgres)
-  describe("embedded database shared with the operator CLI", function () {
+  describe("[embedded] embedded database shared with the operator CLI", function () {
     this.timeout(180_000);
     let dataDir: string;
     let env: Record<string, string>;

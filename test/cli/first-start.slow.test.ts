@@ -7,7 +7,7 @@ import { freePort, startNpm, tempDir } from "../helpers/processes.ts";
 describe("npm start on an empty embedded database", function () {
   this.timeout(120_000);
 
-  it("prints the surfaces and a working token once", async () => {
+  it("[embedded] prints the surfaces and a working token once", async () => {
     const dataDir = tempDir("start");
     const ports = {
       API_PORT: await freePort(),

@@ -18,7 +18,7 @@ async function deadSocket(path: string): Promise<void> {
   assert.ok(existsSync(path), "the killed process left its socket file");
 }
 
-describe("embedded database ownership", function () {
+describe("[embedded] embedded database ownership", function () {
   this.timeout(60_000);
 
   it("one of several processes starting at once takes over a dead socket; the others become its clients", async () => {

@@ -7,6 +7,9 @@
 // - every process has a deadline (TEST_DEADLINE_S, set by the tier's config) after which it prints
 //   the test it was running and what was open, and exits with a failure.
 // The main process of a run drops every database and Redis key its workers made (sweepRun).
+// TEST_TIMES_FILE=<path> makes each parallel worker append how long each of its files took.
+import { appendFileSync } from "node:fs";
+import { relative } from "node:path";
 import { closeBackends, closeKvs, sweepRun } from "./backends.ts";
 import { closeLeftovers, openResources } from "./open-resources.ts";
 
@@ -40,7 +43,14 @@ if (deadlineSeconds > 0) {
 /** How long a serial run's process may stay alive after its last hook before it is reported. */
 const EXIT_GRACE_MS = 30_000;
 
+/** A parallel worker's current file, timed for TEST_TIMES_FILE (a line per file: milliseconds, path). */
+let fileStarted: { at: number; file: string } | null = null;
+
 export const mochaHooks = {
+  beforeAll(this: Mocha.Context) {
+    const file = this.test?.parent?.suites[0]?.file;
+    fileStarted = file ? { at: Date.now(), file: relative(process.cwd(), file) } : null;
+  },
   beforeEach(this: Mocha.Context) {
     const test = this.currentTest;
     running = test ? { title: test.fullTitle(), file: test.file ?? "?", since: Date.now() } : null;
@@ -50,6 +60,8 @@ export const mochaHooks = {
     if (inWorker()) {
       // The database stays for the worker's next file; the worker is stopped at the end of the run.
       await closeKvs();
+      if (process.env.TEST_TIMES_FILE && fileStarted)
+        appendFileSync(process.env.TEST_TIMES_FILE, `${Date.now() - fileStarted.at}\t${fileStarted.file}\n`);
     } else {
       await closeBackends();
       setTimeout(

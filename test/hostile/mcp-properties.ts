@@ -70,10 +70,11 @@ export function describeMcpHostile(counts: RunCounts): void {
     async function exercise(c: ToolCase): Promise<string> {
       const expected = expectationOf(c);
       for (let attempt = 0; ; attempt++) {
-        // Every earlier call's entry was settled before this call: an entry written since `since`
-        // and not in `before` is this call's.
-        const since = new Date(Date.now() - 2_000);
-        const before = new Set((await toolEntriesSince(world, since)).map((entry) => entry.id as string));
+        // Every earlier call's entry was settled before this call, and an entry's time is its
+        // call on this process's clock: one written since `since` and not in `before` is
+        // this call's (the margin only keeps the window safe from the clock's own steps).
+        const since = new Date(Date.now() - 100);
+        const before = new Set((await toolEntriesSince(world, since, "id")).map((entry) => entry.id as string));
         const answer = await call(c);
         if (answer === "unauthorized" && attempt === 0) {
           await world.remint();

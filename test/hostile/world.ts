@@ -99,12 +99,13 @@ async function createWorld(): Promise<World> {
  * activity subject index finds them without reading the team's whole log, which grows by an entry
  * per call.
  */
-export async function toolEntriesSince(world: World, since: Date): Promise<Record<string, any>[]> {
+export async function toolEntriesSince(world: World, since: Date, columns = "*"): Promise<Record<string, any>[]> {
   const { db } = await testDatabase();
   const { teamId } = world.creator;
   return db("activity_log")
     .where({ team_id: teamId, event: "tool_invoked" })
     .where((subject) => subject.where({ subject_type: "team", subject_id: teamId }).orWhere({ subject_type: "project", subject_id: world.projectId }))
     .where("created_at", ">=", since)
-    .orderBy("seq");
+    .orderBy("seq")
+    .select(columns);
 }

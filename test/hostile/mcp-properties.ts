@@ -70,9 +70,9 @@ export function describeMcpHostile(counts: RunCounts): void {
     async function exercise(c: ToolCase): Promise<string> {
       const expected = expectationOf(c);
       for (let attempt = 0; ; attempt++) {
-        // Every earlier call's entry was settled before this call, and an entry's time is its
-        // call on this process's clock: one written since `since` and not in `before` is
-        // this call's (the margin only keeps the window safe from the clock's own steps).
+        // Every earlier call's entry was settled before this call, and an entry's time is taken
+        // during its call on this process's clock: one written since `since` and not in `before`
+        // is this call's (the margin only keeps the window safe from the clock's own steps).
         const since = new Date(Date.now() - 100);
         const before = new Set((await toolEntriesSince(world, since, "id")).map((entry) => entry.id as string));
         const answer = await call(c);

@@ -80,23 +80,19 @@ describe("operator CLI", function () {
     });
   });
 
+  // Each refusal's wording is checked in-process (commands.test.ts); here, what a process adds:
+  // the exit code, the message on stderr with nothing on stdout, and no stack trace, for a refusal
+  // of each kind (an account rule, the command line, an unknown ability).
   it("refuses bad input with a message on stderr and exit code 1", async () => {
     const email = uniqueEmail("cli");
     await runNpm("cli", ["creator:create", "--email", email, "--password", "longenough", "--tier", "starter"], env);
     const cases: [string[], RegExp][] = [
       [["creator:create", "--email", email, "--password", "longenough", "--tier", "starter"], /already exists/],
-      [["creator:create", "--email", "nope", "--password", "longenough", "--tier", "starter"], /not an email address/],
-      [["creator:create", "--email", uniqueEmail(), "--password", "short", "--tier", "starter"], /at least 8/],
-      [["creator:create", "--email", uniqueEmail(), "--password", "longenough", "--tier", "platinum"], /--tier must be one of/],
-      [["token:mint", "--email", uniqueEmail(), "--abilities", "all"], /no creator/],
-      [["token:mint", "--email", email, "--abilities", "team:view,made:up"], /made:up is not an ability/],
-      [["token:mint", "--email", email, "--abilities", "webhook-endpoint:manage"], /retired/],
-      [["token:mint", "--email", email], /--abilities is required/],
-      [["frobnicate"], /unknown command/],
       [["token:mint", "--bogus"], /Unknown option/],
+      [["token:mint", "--email", email, "--abilities", "team:view,made:up"], /made:up is not an ability/],
     ];
     // At once: the commands are independent (on the embedded database one opens it and the others
-    // become its clients), and ten process starts one after another take a minute.
+    // become its clients).
     const results = await Promise.all(cases.map(([args]) => runNpm("cli", args, env)));
     for (const [i, [args, message]] of cases.entries()) {
       const res = results[i]!;

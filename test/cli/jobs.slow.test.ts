@@ -59,15 +59,11 @@ describe("operator CLI: scheduled jobs", function () {
     assert.equal(await withDb(async (db) => (await db("team_invitations").where({ id: invitationId }).first("status")).status), "expired");
   });
 
-  it("refuses an unknown job or a --now that is not an ISO 8601 time", async () => {
+  // The other refusals' wording is checked in-process (commands.test.ts).
+  it("refuses an unknown job with a message on stderr and exit code 1", async () => {
     const unknown = await runNpm("cli", ["jobs:run", "teams.nothing"], env);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no scheduled job named teams\.nothing/);
-    const badTime = await runNpm("cli", ["jobs:run", "teams.invitations.expire", "--now", "tomorrow"], env);
-    assert.equal(badTime.code, 1);
-    assert.match(badTime.stderr, /--now must be an ISO 8601 time/);
-    const noName = await runNpm("cli", ["jobs:run"], env);
-    assert.equal(noName.code, 1);
-    assert.match(noName.stderr, /jobs:run takes one job name/);
+    assert.equal(unknown.stdout, "");
   });
 });

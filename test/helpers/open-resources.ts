@@ -14,13 +14,20 @@ interface OpenResource {
 const open = new Set<OpenResource>();
 const TEST_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-/** The first test file on the current stack (the helper's caller), for the leftover report. */
+/**
+ * The test file on the current stack (the helper's caller), else the first file under test/ that
+ * is not a helper (a fixture run on its own).
+ */
 function openingTestFile(): string {
+  let fallback: string | null = null;
   for (const line of (new Error().stack ?? "").split("\n")) {
-    const at = /(?:file:\/\/)?(\/[^\s():]+\.test\.ts)/.exec(line);
-    if (at) return at[1]!.startsWith(TEST_ROOT) ? `test/${at[1]!.slice(TEST_ROOT.length)}` : at[1]!;
+    const at = /(?:file:\/\/)?(\/[^\s():]+\.ts)/.exec(line)?.[1];
+    if (!at?.startsWith(TEST_ROOT) || at.startsWith(`${TEST_ROOT}helpers/`)) continue;
+    const file = `test/${at.slice(TEST_ROOT.length)}`;
+    if (file.endsWith(".test.ts")) return file;
+    fallback ??= file;
   }
-  return "an unknown file";
+  return fallback ?? "an unknown file";
 }
 
 /**

@@ -3,11 +3,11 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { connectorsFolder, editJson, removeConnectorsFolders } from "./connector-folders.ts";
+import { freePort } from "../helpers/processes.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -42,14 +42,6 @@ function stop(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM") {
   } catch {
     /* already gone */
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function within<T>(ms: number, what: string, promise: Promise<T>, onTimeout: () => void): Promise<T> {

@@ -1,5 +1,6 @@
 // Runs the project's own commands (npm start, npm run cli) as a newcomer would.
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { createServer } from "node:net";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,12 +13,27 @@ export function tempDir(label: string): string {
   return mkdtempSync(join(tmpdir(), `subbridge-${label}-`));
 }
 
+/**
+ * Ports handed to a process the test starts come from below the kernel's ephemeral range
+ * (32768-60999 on Linux): a port the kernel hands out meanwhile (another process's listen(0), an
+ * outgoing connection) can never take one between this check and the child's listen.
+ */
+const CHILD_PORTS = { from: 20_000, to: 32_767 };
+
+/** A port free now on 127.0.0.1, for a process the test starts. */
 export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  for (;;) {
+    const port = CHILD_PORTS.from + randomInt(CHILD_PORTS.to - CHILD_PORTS.from + 1);
+    const server = createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => resolve(true));
+    });
+    if (free) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+  }
 }
 
 export interface CommandResult {

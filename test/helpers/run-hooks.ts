@@ -23,8 +23,8 @@ function stopWithReport(reason: string): never {
   const lines = [
     `\n✖ ${reason}`,
     running
-      ? `  last test started: "${running.title}" (${running.file}), ${Math.round((Date.now() - running.since) / 1000)} s ago`
-      : "  no test had started",
+      ? `  running test: "${running.title}" (${running.file}), started ${Math.round((Date.now() - running.since) / 1000)} s ago`
+      : "  no test running in this process (a hook, or between files)",
     `  opened by tests and not closed: ${openResources().join("; ") || "nothing"}`,
     `  Node resources alive: ${process.getActiveResourcesInfo().join(", ") || "none"}`,
   ];
@@ -34,10 +34,13 @@ function stopWithReport(reason: string): never {
 
 const deadlineSeconds = Number(process.env.TEST_DEADLINE_S ?? 0);
 if (deadlineSeconds > 0) {
-  setTimeout(
-    () => stopWithReport(`the test run's deadline of ${deadlineSeconds} s (TEST_DEADLINE_S) passed in process ${process.pid}`),
-    deadlineSeconds * 1000,
-  ).unref();
+  const passed = () => stopWithReport(`the test run's deadline of ${deadlineSeconds} s (TEST_DEADLINE_S) passed in process ${process.pid}`);
+  setTimeout(() => {
+    // A parallel run's main process runs no test itself: its workers report what they were
+    // running first, and it stops the run a little later.
+    if (process.env[MAIN_PID] === String(process.pid) && running === null) setTimeout(passed, 10_000).unref();
+    else passed();
+  }, deadlineSeconds * 1000).unref();
 }
 
 /** How long a serial run's process may stay alive after its last hook before it is reported. */
@@ -54,6 +57,9 @@ export const mochaHooks = {
   beforeEach(this: Mocha.Context) {
     const test = this.currentTest;
     running = test ? { title: test.fullTitle(), file: test.file ?? "?", since: Date.now() } : null;
+  },
+  afterEach() {
+    running = null;
   },
   async afterAll() {
     const leftovers = await closeLeftovers();

@@ -122,6 +122,7 @@ export function applyConventions(doc: Json): Json {
       if (hasInput || (isWrite && !isPublic)) addResponse(responses, "422", "ValidationFailed");
       if (!isPublic) addResponse(responses, "429", "RateLimited");
       addResponse(responses, "500", "InternalServerError");
+      addResponse(responses, "503", "ServiceBusy");
       op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
     }
   }

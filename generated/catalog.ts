@@ -142,6 +142,7 @@ export const errorCatalog = {
   MALFORMED_REQUEST: { status: 400, title: "Malformed HTTP request", remediation: "Send a well-formed request; percent-encode non-ASCII characters in the path and query." },
   REQUEST_HEADERS_TOO_LARGE: { status: 431, title: "Request headers too large", remediation: "Send fewer or shorter headers (a long query string counts too)." },
   REQUEST_TIMEOUT: { status: 408, title: "Request timeout", remediation: "Send the whole request promptly and retry; retry writes with the same Idempotency-Key." },
+  SERVICE_BUSY: { status: 503, title: "Service busy", remediation: "Retry after the number of seconds in the Retry-After header; retry a write with the same Idempotency-Key." },
   INTERNAL_SERVER_ERROR: { status: 500, title: "Internal server error", remediation: "Retry later; if it persists, contact support quoting error.request_id." },
 } as const satisfies Record<string, { status: number; title: string; remediation: string }>;
 

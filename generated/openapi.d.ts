@@ -3363,7 +3363,7 @@ export interface components {
          * @description Machine-readable error code; see the error reference for each code's status, meaning and remediation. New codes may be added within /v1.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "AUTHENTICATION_REQUIRED" | "TOKEN_MISSING_ABILITY" | "FORBIDDEN" | "TEAM_TIER_REQUIRED" | "CONNECTOR_TIER_REQUIRED" | "TENANT_MISMATCH" | "RESOURCE_NOT_FOUND" | "CONNECTOR_NOT_INSTALLED" | "METHOD_NOT_ALLOWED" | "PLAN_CURRENCY_MISMATCH" | "PLAN_PROVIDER_UNSUPPORTED" | "PAYMENT_METHOD_NOT_CONFIGURED" | "SUBSCRIPTION_ALREADY_ACTIVE" | "ACCESS_CODE_INVALID" | "ACCESS_CODE_EXPIRED" | "ACCESS_CODE_ALREADY_REDEEMED" | "ACCESS_CODE_CAP_EXCEEDED" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REPLAY_IN_PROGRESS" | "CONNECTOR_UNAVAILABLE" | "RATE_LIMITED" | "WEBHOOK_ENDPOINT_UNREACHABLE" | "MALFORMED_REQUEST" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "INTERNAL_SERVER_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "AUTHENTICATION_REQUIRED" | "TOKEN_MISSING_ABILITY" | "FORBIDDEN" | "TEAM_TIER_REQUIRED" | "CONNECTOR_TIER_REQUIRED" | "TENANT_MISMATCH" | "RESOURCE_NOT_FOUND" | "CONNECTOR_NOT_INSTALLED" | "METHOD_NOT_ALLOWED" | "PLAN_CURRENCY_MISMATCH" | "PLAN_PROVIDER_UNSUPPORTED" | "PAYMENT_METHOD_NOT_CONFIGURED" | "SUBSCRIPTION_ALREADY_ACTIVE" | "ACCESS_CODE_INVALID" | "ACCESS_CODE_EXPIRED" | "ACCESS_CODE_ALREADY_REDEEMED" | "ACCESS_CODE_CAP_EXCEEDED" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REPLAY_IN_PROGRESS" | "CONNECTOR_UNAVAILABLE" | "RATE_LIMITED" | "WEBHOOK_ENDPOINT_UNREACHABLE" | "MALFORMED_REQUEST" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "SERVICE_BUSY" | "INTERNAL_SERVER_ERROR";
         /** @description The envelope of every webhook event. `api_version` locks the shape of `data` (a breaking change ships under a new version); `project_id` is null for team-scoped events. */
         EventEnvelope: {
             /** @description evt_ followed by a ULID (sortable by creation time); de-duplicate on it. The SB-Event-Id header carries the bare ULID. */
@@ -4793,6 +4793,28 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description SERVICE_BUSY - a wait inside the service passed its bound (a lock another change holds, a slow statement); nothing was kept. Retry-After says when to try again. */
+        ServiceBusy: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "SERVICE_BUSY",
+                 *         "message": "The service could not finish this request in time; nothing was changed.",
+                 *         "docs_url": "http://localhost:4004/errors#service_busy",
+                 *         "remediation": "Retry after the number of seconds in the Retry-After header; retry a write with the same Idempotency-Key.",
+                 *         "request_id": "3b1f2d4e-6a7c-4e8f-9a0b-1c2d3e4f5a6b"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description VALIDATION_FAILED - error.fields maps each offending field to its messages. */
         ValidationFailed: {
             headers: {
@@ -4905,6 +4927,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_team_analytics: {
@@ -4997,6 +5020,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_connectors: {
@@ -5044,6 +5068,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_groups: {
@@ -5087,6 +5112,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     create_group: {
@@ -5145,6 +5171,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_group: {
@@ -5176,6 +5203,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_group: {
@@ -5216,6 +5244,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_group: {
@@ -5267,6 +5296,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_alert_destinations: {
@@ -5295,6 +5325,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     replace_alert_destinations: {
@@ -5357,6 +5388,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_identities: {
@@ -5387,6 +5419,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     unlink_identity: {
@@ -5427,6 +5460,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     ping: {
@@ -5451,6 +5485,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_projects: {
@@ -5494,6 +5529,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     create_project: {
@@ -5544,6 +5580,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_project: {
@@ -5575,6 +5612,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_project: {
@@ -5615,6 +5653,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_project: {
@@ -5661,6 +5700,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_project_analytics: {
@@ -5756,6 +5796,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_project_connectors: {
@@ -5806,6 +5847,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_project_connector: {
@@ -5839,6 +5881,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     install_connector: {
@@ -5887,6 +5930,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     uninstall_connector: {
@@ -5929,6 +5973,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_project_connector: {
@@ -5985,6 +6030,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_coupons: {
@@ -6031,6 +6077,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     create_coupon: {
@@ -6086,6 +6133,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_coupon: {
@@ -6119,6 +6167,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_coupon: {
@@ -6161,6 +6210,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_coupon: {
@@ -6214,6 +6264,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_creator_tasks: {
@@ -6302,6 +6353,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     complete_creator_task: {
@@ -6370,6 +6422,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_deep_link: {
@@ -6409,6 +6462,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_portal_url: {
@@ -6449,6 +6503,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_subscribers: {
@@ -6531,6 +6586,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_member: {
@@ -6582,6 +6638,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     ban_member: {
@@ -6653,6 +6710,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     unban_member: {
@@ -6715,6 +6773,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_payment_methods: {
@@ -6761,6 +6820,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_payment_method: {
@@ -6794,6 +6854,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_payment_method: {
@@ -6836,6 +6897,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_payment_method: {
@@ -6894,6 +6956,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_plans: {
@@ -6942,6 +7005,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     create_plan: {
@@ -7001,6 +7065,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_plan: {
@@ -7034,6 +7099,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_plan: {
@@ -7076,6 +7142,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_plan: {
@@ -7132,6 +7199,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_access_codes: {
@@ -7215,6 +7283,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     bulk_generate_access_codes: {
@@ -7296,6 +7365,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_access_code: {
@@ -7340,6 +7410,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     archive_plan: {
@@ -7384,6 +7455,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_pass_windows: {
@@ -7432,6 +7504,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     create_pass_window: {
@@ -7488,6 +7561,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_pass_window: {
@@ -7523,6 +7597,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_pass_window: {
@@ -7567,6 +7642,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_pass_window: {
@@ -7622,6 +7698,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     publish_plan: {
@@ -7666,6 +7743,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_recovery_settings: {
@@ -7712,6 +7790,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     create_recovery_setting: {
@@ -7782,6 +7861,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_recovery_setting: {
@@ -7815,6 +7895,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_recovery_setting: {
@@ -7857,6 +7938,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_recovery_setting: {
@@ -7915,6 +7997,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_resources: {
@@ -7961,6 +8044,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     create_resource: {
@@ -8015,6 +8099,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_resource: {
@@ -8048,6 +8133,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_resource: {
@@ -8090,6 +8176,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_resource: {
@@ -8143,6 +8230,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_canned_replies: {
@@ -8189,6 +8277,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     create_canned_reply: {
@@ -8241,6 +8330,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_canned_reply: {
@@ -8283,6 +8373,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_canned_reply: {
@@ -8336,6 +8427,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_support_conversations: {
@@ -8390,6 +8482,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_support_conversation: {
@@ -8423,6 +8516,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_support_conversation: {
@@ -8476,6 +8570,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_support_messages: {
@@ -8524,6 +8619,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_transactions: {
@@ -8627,6 +8723,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_roles: {
@@ -8670,6 +8767,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     create_role: {
@@ -8723,6 +8821,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_role: {
@@ -8754,6 +8853,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_role: {
@@ -8794,6 +8894,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_role: {
@@ -8849,6 +8950,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_subscriptions: {
@@ -8931,6 +9033,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_subscription: {
@@ -8981,6 +9084,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     cancel_subscription: {
@@ -9042,6 +9146,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_teams: {
@@ -9085,6 +9190,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     create_team: {
@@ -9133,6 +9239,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_current_team: {
@@ -9161,6 +9268,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_team: {
@@ -9192,6 +9300,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_team: {
@@ -9232,6 +9341,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_team: {
@@ -9283,6 +9393,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_team_invitations: {
@@ -9329,6 +9440,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     withdraw_team_invitation: {
@@ -9371,6 +9483,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_team_members: {
@@ -9404,6 +9517,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     invite_team_member: {
@@ -9456,6 +9570,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_team_member: {
@@ -9489,6 +9604,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     remove_team_member: {
@@ -9531,6 +9647,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_team_member_role: {
@@ -9584,6 +9701,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_tokens: {
@@ -9631,6 +9749,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     create_token: {
@@ -9687,6 +9806,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_token: {
@@ -9720,6 +9840,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_token: {
@@ -9760,6 +9881,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     retry_dead_webhook_deliveries: {
@@ -9808,6 +9930,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_webhook_endpoints: {
@@ -9851,6 +9974,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     create_webhook_endpoint: {
@@ -9904,6 +10028,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     get_webhook_endpoint: {
@@ -9935,6 +10060,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     delete_webhook_endpoint: {
@@ -9975,6 +10101,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     update_webhook_endpoint: {
@@ -10026,6 +10153,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_webhook_deliveries: {
@@ -10074,6 +10202,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     rotate_webhook_endpoint_secret: {
@@ -10116,6 +10245,7 @@ export interface operations {
             425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     test_webhook_endpoint: {
@@ -10159,6 +10289,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
             502: components["responses"]["WebhookEndpointUnreachable"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     list_webhook_events: {
@@ -10204,6 +10335,7 @@ export interface operations {
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
         };
     };
     access_code_deleted: {

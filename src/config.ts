@@ -6,7 +6,7 @@ import { parseTrustProxy, type TrustProxy } from "./transports/http/client-ip.ts
 import { repositoryFile } from "./repository-files.ts";
 import ipaddr from "ipaddr.js";
 import type { WebhookNetwork } from "./modules/webhooks/address-guard.ts";
-import { DEFAULT_PREPARED_STATEMENTS } from "./db/statement-cache.ts";
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./db/timeouts.ts";
 
 export interface SurfaceConfig {
   port: number;
@@ -19,11 +19,8 @@ export interface Config {
   dataDir: string;
   /** postgres:// URL; null = embedded PGlite under dataDir. */
   databaseUrl: string | null;
-  /**
-   * How many statement texts run as prepared statements on PostgreSQL (DATABASE_PREPARED_STATEMENTS,
-   * default 256; 0 = none, for a transaction-pooling PgBouncer before 1.21). src/db/statement-cache.ts.
-   */
-  databasePreparedStatements: number;
+  /** Bounds on every database wait (DATABASE_*_TIMEOUT_MS): src/db/timeouts.ts. */
+  databaseTimeouts: DatabaseTimeouts;
   /** redis:// URL; null = in-process KV. */
   redisUrl: string | null;
   /**
@@ -182,7 +179,7 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     release: env.RELEASE || release,
     dataDir: resolve(env.DATA_DIR || join(process.cwd(), "data")),
     databaseUrl: urlOrNull(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
-    databasePreparedStatements: preparedStatements(env),
+    databaseTimeouts: databaseTimeouts(env),
     redisUrl: urlOrNull(env, "REDIS_URL", ["redis:", "rediss:"]),
     redisKeyPrefix: redisKeyPrefix(env),
     trustProxy: trustProxy(env),
@@ -241,13 +238,25 @@ function platformConfig(env: Env): PlatformConfig {
   };
 }
 
-function preparedStatements(env: Env): number {
-  const raw = env.DATABASE_PREPARED_STATEMENTS?.trim();
-  if (!raw) return DEFAULT_PREPARED_STATEMENTS;
-  const count = Number(raw);
-  if (!Number.isInteger(count) || count < 0 || count > 10_000)
-    throw new ConfigError(`DATABASE_PREPARED_STATEMENTS must be an integer from 0 to 10000, got "${env.DATABASE_PREPARED_STATEMENTS}"`);
-  return count;
+/** A bound in milliseconds from `name`, within [min, max]; `fallback` when unset. */
+function milliseconds(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${env[name]}"`);
+  return value;
+}
+
+function databaseTimeouts(env: Env): DatabaseTimeouts {
+  const d = DEFAULT_DATABASE_TIMEOUTS;
+  return {
+    statementMs: milliseconds(env, "DATABASE_STATEMENT_TIMEOUT_MS", d.statementMs, 100, 3_600_000),
+    lockMs: milliseconds(env, "DATABASE_LOCK_TIMEOUT_MS", d.lockMs, 100, 3_600_000),
+    idleInTransactionMs: milliseconds(env, "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS", d.idleInTransactionMs, 1_000, 3_600_000),
+    connectMs: milliseconds(env, "DATABASE_CONNECT_TIMEOUT_MS", d.connectMs, 100, 120_000),
+    acquireMs: milliseconds(env, "DATABASE_ACQUIRE_TIMEOUT_MS", d.acquireMs, 100, 120_000),
+  };
 }
 
 export type McpInvocationEntries = "recorded" | "committed";

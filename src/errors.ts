@@ -1,6 +1,7 @@
 // The one error type domain and platform code throws. Its status comes from the error catalog
 // (spec/errors.yaml), never from the call site; the HTTP and MCP layers render it once.
 import { errorCatalog, type ErrorCode } from "../generated/catalog.ts";
+import { isDatabaseTimeout } from "./db/timeouts.ts";
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -67,6 +68,20 @@ export function notFound(what = "resource"): ApiError {
 }
 
 export const internalError = () => new ApiError("INTERNAL_SERVER_ERROR", "Something went wrong on our side.");
+
+/** A bounded wait ran out (src/db/timeouts.ts); the transaction it was in has rolled back. */
+export const serviceBusy = () =>
+  new ApiError("SERVICE_BUSY", "The service could not finish this request in time; nothing was changed.", { headers: { "Retry-After": "1" } });
+
+/**
+ * What a client is told of anything thrown: an ApiError as it is, a database wait past its bound as
+ * SERVICE_BUSY, anything else as the opaque INTERNAL_SERVER_ERROR (the cause stays in the log).
+ */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (isDatabaseTimeout(err)) return serviceBusy();
+  return internalError();
+}
 
 export interface ErrorEnvelope {
   error: {

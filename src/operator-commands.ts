@@ -74,7 +74,7 @@ function openForCommand(config: Config): Promise<OpenedDatabase> {
   // one (and sees what it sees); alone, it opens the database itself for the command's duration.
   return openConfiguredDatabase({
     url: config.databaseUrl,
-    preparedStatements: config.databasePreparedStatements,
+    timeouts: config.databaseTimeouts,
     dataDir: config.dataDir,
     mode: "share",
   });

@@ -53,7 +53,7 @@ export function createLogger(level: string): Logger {
 export async function openServices(config: Config, logger = createLogger(config.logLevel)): Promise<Services> {
   const database = await openConfiguredDatabase({
     url: config.databaseUrl,
-    preparedStatements: config.databasePreparedStatements,
+    timeouts: config.databaseTimeouts,
     dataDir: config.dataDir,
     mode: "own",
     onFatal: (err) => {

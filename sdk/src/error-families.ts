@@ -48,6 +48,8 @@ export const ERROR_FAMILY_BY_CODE = {
   MALFORMED_REQUEST: "BadRequestError",
   REQUEST_HEADERS_TOO_LARGE: "BadRequestError",
   REQUEST_TIMEOUT: "BadRequestError",
+  // A server-side condition like INTERNAL_SERVER_ERROR, but transient: the retrying fetch retries it.
+  SERVICE_BUSY: "InternalServerError",
   INTERNAL_SERVER_ERROR: "InternalServerError",
 } as const satisfies Record<ErrorCode, ErrorFamily>;
 
@@ -63,7 +65,7 @@ export const FAMILY_STATUSES: Record<ErrorFamily, readonly number[]> = {
   RateLimitError: [429],
   UpstreamError: [502],
   BadRequestError: [400, 408, 431],
-  InternalServerError: [500],
+  InternalServerError: [500, 503],
 };
 
 /** For a code this SDK version does not know (the API may add codes within /v1): the family of its status. */

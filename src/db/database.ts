@@ -4,35 +4,17 @@
 import { join } from "node:path";
 import knex, { type Knex } from "knex";
 import ClientPgLite from "knex-pglite";
+import pg from "pg";
 import { migrationSource } from "./migrations/index.ts";
 import { isSharedEmbedded, openEmbeddedDatabase } from "./embedded.ts";
-import { pipelinedConnection } from "./transaction.ts";
-import { acquireExclusive, multiplex, releaseExclusive } from "./multiplexing.ts";
-import { DEFAULT_PREPARED_STATEMENTS, prepareStatementsOn, StatementCache, type PgQueryable } from "./statement-cache.ts";
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./timeouts.ts";
+import { connectionSettings, pgDatabase } from "./pool.ts";
 
 export type Database = Knex;
 
-/**
- * PostgreSQL, or PGlite in memory (tests and benchmarks). DATA_DIR goes through openConfiguredDatabase.
- * `preparedStatements`: how many statement texts run as prepared statements (statement-cache.ts);
- * 0 sends every statement unnamed.
- */
-export function openDatabase(options: { url: string | null; preparedStatements?: number }): Database {
-  if (options.url) {
-    const db = knex({ client: "pg", connection: pipelinedConnection(options.url), pool: { min: 0, max: 10 } });
-    const capacity = options.preparedStatements ?? DEFAULT_PREPARED_STATEMENTS;
-    if (capacity > 0) {
-      const cache = new StatementCache(capacity);
-      const client = db.client as { acquireRawConnection(): Promise<PgQueryable> };
-      const open = client.acquireRawConnection.bind(client);
-      client.acquireRawConnection = async () => {
-        const connection = await open();
-        prepareStatementsOn(connection, cache);
-        return connection;
-      };
-    }
-    return multiplex(db);
-  }
+/** PostgreSQL, or PGlite in memory (tests and benchmarks). DATA_DIR goes through openConfiguredDatabase. */
+export function openDatabase(options: { url: string | null; timeouts?: DatabaseTimeouts }): Database {
+  if (options.url) return pgDatabase({ connectionString: options.url }, options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS);
   return knex({ client: ClientPgLite as unknown as typeof knex.Client, dialect: "postgres", connection: {} } as Knex.Config);
 }
 
@@ -50,17 +32,13 @@ export interface OpenedDatabase {
  */
 export async function openConfiguredDatabase(options: {
   url: string | null;
-  /** See openDatabase (PostgreSQL only). */
-  preparedStatements?: number;
+  timeouts?: DatabaseTimeouts;
   dataDir: string;
   mode: "own" | "share";
   onFatal?: (err: unknown) => void;
 }): Promise<OpenedDatabase> {
   if (options.url) {
-    const db = openDatabase({
-      url: options.url,
-      ...(options.preparedStatements !== undefined ? { preparedStatements: options.preparedStatements } : {}),
-    });
+    const db = openDatabase({ url: options.url, ...(options.timeouts ? { timeouts: options.timeouts } : {}) });
     const url = new URL(options.url);
     return { db, description: `PostgreSQL (${url.host}${url.pathname})`, close: () => db.destroy() };
   }
@@ -68,6 +46,7 @@ export async function openConfiguredDatabase(options: {
     dataDir: options.dataDir,
     mode: options.mode,
     waitMs: options.mode === "own" ? 10_000 : 0,
+    timeouts: options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS,
     ...(options.onFatal ? { onFatal: options.onFatal } : {}),
   });
   return {
@@ -113,23 +92,29 @@ export async function migrate(db: Database): Promise<string[]> {
   return exclusively(db, MIGRATION_LOCK, () => latest(db));
 }
 
+/** How long a process waits its turn for an advisory lock (another process migrating, say). */
+const TURN_WAIT_MS = 120_000;
+
 /**
  * Runs `work` while this process holds the PostgreSQL session advisory lock `key` (bigint text),
- * so processes starting together on one database take turns; the server releases the lock if the
- * process dies. Embedded databases are owned by one process: `work` just runs.
+ * so processes starting together on one database take turns; the lock is held by a session of its
+ * own, which the server releases if the process dies. Embedded databases are owned by one process:
+ * `work` just runs.
  */
 export async function exclusively<T>(db: Database, key: string, work: () => Promise<T>): Promise<T> {
-  if (isEmbedded(db)) return work();
-  const connection = await acquireExclusive(db);
+  const settings = connectionSettings(db);
+  if (isEmbedded(db) || !settings) return work();
+  const session = new pg.Client({ ...settings, statement_timeout: TURN_WAIT_MS, lock_timeout: TURN_WAIT_MS, query_timeout: TURN_WAIT_MS + 5_000 });
+  await session.connect();
   try {
-    await db.raw("select pg_advisory_lock(?::bigint)", [key]).connection(connection);
+    await session.query("select pg_advisory_lock($1::bigint)", [key]);
     try {
       return await work();
     } finally {
-      await db.raw("select pg_advisory_unlock(?::bigint)", [key]).connection(connection);
+      await session.query("select pg_advisory_unlock($1::bigint)", [key]);
     }
   } finally {
-    await releaseExclusive(db, connection);
+    await session.end();
   }
 }
 

@@ -14,9 +14,10 @@ import { mkdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import knex from "knex";
+import type knex from "knex";
 import { EmbeddedServer } from "./embedded-server.ts";
-import { multiplex } from "./multiplexing.ts";
+import { pgDatabase } from "./pool.ts";
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./timeouts.ts";
 
 /** PostgreSQL's socket file name for the default port: psql -h DATA_DIR finds it. */
 export const SOCKET_PORT = 5432;
@@ -45,6 +46,8 @@ export interface EmbeddedOptions {
   waitMs?: number;
   /** Called if PGlite fails while serving (its WebAssembly program exited). */
   onFatal?: (err: unknown) => void;
+  /** The bounds on the pool's waits (connect, acquire, a query's answer); default DEFAULT_DATABASE_TIMEOUTS. */
+  timeouts?: DatabaseTimeouts;
 }
 
 /** Connections served to other processes at once (psql, CLI commands), besides the owner's pool. */
@@ -113,27 +116,16 @@ async function claim(server: EmbeddedServer, path: string): Promise<boolean> {
 }
 
 /**
- * A pool over the socket. The owner's also multiplexes its statements outside transactions
- * (src/db/multiplexing.ts); a client process (an operator command) keeps to its two pooled
+ * A pool over the socket, as for PostgreSQL. A client process (an operator command) keeps to two
  * connections, so several commands at once stay within the server's client slots.
  */
-function knexOver(dataDir: string, applicationName: string, max: number): knex.Knex {
-  const pool = knex({
-    client: "pg",
-    // host = a directory: pg connects to <host>/.s.PGSQL.<port>. PGlite ignores user and database.
-    // pipeline: statements leave without waiting for the previous answer (src/db/transaction.ts);
-    // the embedded server keeps a client's batch together until it ends its transaction.
-    connection: {
-      host: dataDir,
-      port: SOCKET_PORT,
-      user: "postgres",
-      database: "postgres",
-      application_name: applicationName,
-      pipeline: true,
-    } as knex.Knex.PgConnectionConfig,
-    pool: { min: 0, max },
-  });
-  const db = applicationName === OWNER_TAG ? multiplex(pool) : pool;
+function knexOver(dataDir: string, applicationName: string, max: number, timeouts: DatabaseTimeouts): knex.Knex {
+  // host = a directory: pg connects to <host>/.s.PGSQL.<port>. PGlite ignores user and database.
+  const db = pgDatabase(
+    { host: dataDir, port: SOCKET_PORT, user: "postgres", database: "postgres", application_name: applicationName },
+    timeouts,
+    max,
+  );
   shared.add(db);
   return db;
 }
@@ -160,7 +152,7 @@ export async function openEmbeddedDatabase(options: EmbeddedOptions): Promise<Em
         throw err;
       }
       server.attach(pglite);
-      const db = knexOver(dataDir, OWNER_TAG, 10);
+      const db = knexOver(dataDir, OWNER_TAG, 10, options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS);
       return {
         db,
         owner: true,
@@ -173,7 +165,7 @@ export async function openEmbeddedDatabase(options: EmbeddedOptions): Promise<Em
       };
     }
     if (options.mode === "share") {
-      const db = knexOver(dataDir, "subbridge-client", 2);
+      const db = knexOver(dataDir, "subbridge-client", 2, options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS);
       return { db, owner: false, socketPath, close: () => db.destroy() };
     }
     if (Date.now() >= deadline) {

@@ -7,7 +7,6 @@
 // Convention: every tenant-owned table carries team_id (denormalised where a parent row also has
 // it), and a project-owned table its project column, so the filter never needs a join.
 import type { Knex } from "knex";
-import { deferInsert, deferQuery, runTransaction } from "./transaction.ts";
 
 export type ActorKind = "human" | "api_token" | "mcp" | "webhook" | "system" | "automation";
 export type CredentialKind = "personal_access_token" | "oauth_access_token" | "session";
@@ -64,7 +63,7 @@ export function createDomainContext<A extends Actor>(db: Db, actor: A, now: Date
 
 /** Runs `work` in a transaction (nested: a savepoint) with the same actor, time and effects. */
 export function inTransaction<T>(ctx: DomainContext, work: (ctx: DomainContext) => Promise<T>): Promise<T> {
-  return runTransaction(ctx[HANDLE], (trx) => work({ ...ctx, [HANDLE]: trx }));
+  return ctx[HANDLE].transaction((trx) => work({ ...ctx, [HANDLE]: trx }));
 }
 
 /** Asks for `effect` once the change commits (whoever runs the transaction applies it). */
@@ -107,13 +106,6 @@ export interface TenantTable {
   teamRows(ctx: DomainContext): Knex.QueryBuilder;
   /** Inserts rows owned by the actor's team: the team column is always the actor's. */
   insert(ctx: DomainContext, rows: Record<string, unknown> | Record<string, unknown>[]): Knex.QueryBuilder;
-  /**
-   * Inserts rows whose ids were made beforehand, so nothing needs their insert's answer: where the
-   * transaction defers its tail, with its COMMIT (no round trip of its own; a constraint it breaks
-   * fails the whole change there), or just ahead of the transaction's next statement, which may
-   * refer to them. Elsewhere, at once.
-   */
-  insertBlind(ctx: DomainContext, rows: Record<string, unknown> | Record<string, unknown>[]): Promise<void>;
   /** The row as `insert` would write it (owned by the actor's team), for a writer that batches rows. */
   own(ctx: DomainContext, row: Record<string, unknown>): Record<string, unknown>;
 }
@@ -153,12 +145,6 @@ export function tenantTable(name: string, ownership: Ownership): TenantTable {
     },
     insert(ctx, rows) {
       return ctx[HANDLE](name).insert((Array.isArray(rows) ? rows : [rows]).map((row) => table.own(ctx, row)));
-    },
-    async insertBlind(ctx, rows) {
-      const owned = (Array.isArray(rows) ? rows : [rows]).map((row) => table.own(ctx, row));
-      if (owned.length === 1 && deferInsert(ctx[HANDLE], name, owned[0]!)) return;
-      const query = ctx[HANDLE](name).insert(owned);
-      if (!deferQuery(ctx[HANDLE], query)) await query;
     },
   };
   registry.set(name, table);

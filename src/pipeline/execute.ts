@@ -5,7 +5,6 @@ import type { Knex } from "knex";
 import type { Handlers, Input, OperationId, OperationSpec, Output } from "../../generated/operations.ts";
 import { commitEffectsOf, createDomainContext, type Actor, type CommitEffect, type DomainContext } from "../db/tenant.ts";
 import type { OperationContext } from "./context.ts";
-import { runTransaction } from "../db/transaction.ts";
 
 export type AppHandlers = Handlers<OperationContext>;
 
@@ -37,7 +36,7 @@ export async function executeOperation<Id extends OperationId>(
     if (also && domain) await also(domain, output);
     return output;
   };
-  const output = op.write ? await runTransaction(db, run) : await run(db);
+  const output = op.write ? await db.transaction(run) : await run(db);
   if (domain) await committed(commitEffectsOf(domain));
   return output;
 }

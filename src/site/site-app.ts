@@ -42,7 +42,7 @@ export function createSiteApp(deps: SiteAppDeps): Koa {
     ctx.set("Cache-Control", "no-store");
     ctx.body = { status: "up", release: deps.release };
   });
-  mountMarketingPages(router, deps);
+  mountMarketingPages(router, deps, deps);
 
   const app = new Koa();
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "site", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));

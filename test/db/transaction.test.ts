@@ -1,19 +1,18 @@
-// runTransaction on the test backend (PostgreSQL, pipelined; PGlite in memory, one statement at a
-// time): the change and what it deferred to COMMIT commit together or not at all, nesting is a
-// savepoint, and concurrent transactions keep apart.
+// Write transactions are knex's own on both test backends (PostgreSQL through pg, PGlite in
+// memory): statements run in program order, a failure surfaces at the statement that caused it,
+// the change and its activity entry commit together or not at all, nesting is a savepoint, and a
+// handle used after its transaction ended throws instead of running anywhere else.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { Knex } from "knex";
-import { testDatabase, usingPostgres } from "../helpers/backends.ts";
-import { deferQuery, deferStatement, runTransaction } from "../../src/db/transaction.ts";
-import { nextSequenceValue } from "../../src/db/sequences.ts";
-import { transactionLanes } from "../../src/db/multiplexing.ts";
-import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
+import { testDatabase } from "../helpers/backends.ts";
+import { createDomainContext, inTransaction, systemActor, unscoped } from "../../src/db/tenant.ts";
 import { recordActivity } from "../../src/modules/activity/activity-log.ts";
+import { uniquely } from "../../src/db/unique.ts";
+import { ApiError } from "../../src/errors.ts";
 
-describe("write transactions (runTransaction)", () => {
+describe("write transactions (knex's own)", () => {
   const table = `tx_test_${randomBytes(3).toString("hex")}`;
-  const insertName = `insert into ${table} (name) values (?)`;
   let db: Knex;
 
   before(async () => {
@@ -31,33 +30,44 @@ describe("write transactions (runTransaction)", () => {
   });
 
   const names = async () => ((await db(table).orderBy("id").select("name")) as { name: string }[]).map((r) => r.name);
+  const entries = async (teamId: string) =>
+    ((await db("activity_log").where({ team_id: teamId }).select("description")) as { description: string }[]).map((r) => r.description);
 
-  it("commits the statements and what was deferred to COMMIT together; the deferred statement runs only then", async () => {
-    const seen = await runTransaction(db, async (trx) => {
+  it("runs statements in program order: a read after the activity entry sees it, in the same transaction", async () => {
+    const teamId = randomUUID();
+    const seen = await db.transaction(async (trx) => {
+      const ctx = createDomainContext(trx, systemActor(teamId), new Date());
       await trx(table).insert({ name: "change" });
-      assert.equal(deferStatement(trx, insertName, ["its entry"]), true);
-      return trx(table).orderBy("id").pluck("name");
+      await recordActivity(ctx, { event: "created", description: "its entry", subjectType: "team", subjectId: teamId });
+      return trx("activity_log").where({ team_id: teamId }).count<{ count: string | number }[]>({ count: "*" });
     });
-    assert.deepEqual(seen, ["change"]);
-    assert.deepEqual(await names(), ["change", "its entry"]);
+    assert.equal(Number(seen[0]!.count), 1, "the entry is visible to the transaction that wrote it");
+    assert.deepEqual(await names(), ["change"]);
+    assert.deepEqual(await entries(teamId), ["its entry"]);
   });
 
-  it("rolls the change back when a deferred statement fails at COMMIT: never a partial write", async () => {
+  it("fails at the statement that broke a constraint, where uniquely() turns it into the refusal; nothing is kept", async () => {
+    const teamId = randomUUID();
+    await db(table).insert({ name: "taken" });
+    let after = false;
     await assert.rejects(
-      runTransaction(db, async (trx) => {
-        await trx(table).insert({ name: "change" });
-        deferStatement(trx, insertName, ["change"]); // violates the unique name
+      db.transaction(async (trx) => {
+        const ctx = createDomainContext(trx, systemActor(teamId), new Date());
+        await recordActivity(ctx, { event: "created", description: "entry of a refused change", subjectType: "team", subjectId: teamId });
+        await uniquely(trx(table).insert({ name: "taken" }), () => new ApiError("VALIDATION_FAILED", "The name is taken."));
+        after = true;
       }),
-      /duplicate key|unique/i,
+      (err: unknown) => err instanceof ApiError && err.code === "VALIDATION_FAILED",
     );
-    assert.deepEqual(await names(), []);
+    assert.equal(after, false, "the handler stopped at the failing statement");
+    assert.deepEqual(await names(), ["taken"]);
+    assert.deepEqual(await entries(teamId), [], "the entry rolled back with the change");
   });
 
   it("rolls everything back when the work throws after its statements ran", async () => {
     await assert.rejects(
-      runTransaction(db, async (trx) => {
+      db.transaction(async (trx) => {
         await trx(table).insert({ name: "first" });
-        deferStatement(trx, insertName, ["deferred"]);
         await trx(table).insert({ name: "second" });
         throw new Error("refused after writing");
       }),
@@ -66,307 +76,69 @@ describe("write transactions (runTransaction)", () => {
     assert.deepEqual(await names(), []);
   });
 
-  it("rolls back after a failed statement, and the connection serves the next transactions", async () => {
+  it("rolls back after a failed statement, and the pool serves the next transactions", async () => {
     await db(table).insert({ name: "taken" });
     for (let i = 0; i < 3; i++) {
       await assert.rejects(
-        runTransaction(db, async (trx) => {
+        db.transaction(async (trx) => {
           await trx(table).insert({ name: `kept out ${i}` });
           await trx(table).insert({ name: "taken" });
         }),
         /duplicate key|unique/i,
       );
     }
-    await runTransaction(db, (trx) => trx(table).insert({ name: "after" }));
+    await db.transaction((trx) => trx(table).insert({ name: "after" }));
     assert.deepEqual(await names(), ["taken", "after"]);
   });
 
-  it("nests as a savepoint: a failed inner transaction leaves the outer one's statements", async () => {
-    await runTransaction(db, async (trx) => {
-      await trx(table).insert({ name: "outer" });
+  it("nests as a savepoint (inTransaction): a failed inner change leaves the outer one's statements and entries", async () => {
+    const teamId = randomUUID();
+    await db.transaction(async (trx) => {
+      const ctx = createDomainContext(trx, systemActor(teamId), new Date());
+      await unscoped(ctx, "test table")(table).insert({ name: "outer" });
+      await recordActivity(ctx, { event: "e", description: "outer entry", subjectType: "team", subjectId: teamId });
       await assert.rejects(
-        runTransaction(trx, async (inner) => {
-          await inner(table).insert({ name: "inner, rolled back" });
+        inTransaction(ctx, async (inner) => {
+          await unscoped(inner, "test table")(table).insert({ name: "inner, rolled back" });
+          await recordActivity(inner, { event: "e", description: "inner entry, rolled back", subjectType: "team", subjectId: teamId });
           throw new Error("inner fails");
         }),
         /inner fails/,
       );
-      await runTransaction(trx, (inner) => inner(table).insert({ name: "inner, kept" }));
+      await inTransaction(ctx, (inner) => unscoped(inner, "test table")(table).insert({ name: "inner, kept" }));
     });
     assert.deepEqual(await names(), ["outer", "inner, kept"]);
+    assert.deepEqual(await entries(teamId), ["outer entry"]);
   });
 
-  it("keeps what a savepoint defers in its place, and drops it with a failed savepoint", async () => {
-    await runTransaction(db, async (trx) => {
-      deferStatement(trx, insertName, ["first"]);
-      await runTransaction(trx, async (inner) => {
-        assert.equal(deferStatement(inner, insertName, ["second, in a kept savepoint"]), true);
-      });
-      await assert.rejects(
-        runTransaction(trx, async (inner) => {
-          deferStatement(inner, insertName, ["dropped with its savepoint"]);
-          throw new Error("inner fails");
-        }),
-        /inner fails/,
-      );
-      deferStatement(trx, insertName, ["third"]);
+  it("refuses a handle used after its transaction ended, rather than running it anywhere", async () => {
+    let kept: Knex.Transaction | null = null;
+    await db.transaction(async (trx) => {
+      await trx(table).insert({ name: "awaited" });
+      kept = trx;
     });
-    assert.deepEqual(await names(), ["first", "second, in a kept savepoint", "third"]);
-  });
-
-  it("nests before any statement ran (the savepoint needs its transaction begun)", async () => {
-    await runTransaction(db, async (trx) => {
-      await runTransaction(trx, (inner) => inner(table).insert({ name: "in the savepoint" }));
-      deferStatement(trx, insertName, ["deferred"]);
-    });
-    assert.deepEqual(await names(), ["in the savepoint", "deferred"]);
-  });
-
-  it("runs a transaction of deferred statements only, and one of no statement at all", async () => {
-    assert.equal(await runTransaction(db, async () => 42), 42);
-    await runTransaction(db, async (trx) => {
-      deferStatement(trx, insertName, ["one"]);
-      deferStatement(trx, insertName, ["two"]);
-    });
-    assert.deepEqual(await names(), ["one", "two"]);
-  });
-
-  it("says a handle outside such a transaction cannot defer (the caller runs the statement itself)", () => {
-    assert.equal(deferStatement(db, insertName, ["never"]), false);
+    await assert.rejects(
+      Promise.resolve().then(() => kept!(table).insert({ name: "left running" })),
+      /Transaction query already complete/,
+    );
+    await db.transaction((trx) => trx(table).insert({ name: "next" }));
+    assert.deepEqual(await names(), ["awaited", "next"]);
   });
 
   it("keeps concurrent transactions apart: each commits or rolls back whole", async () => {
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 24 }, (_, i) =>
-        runTransaction(db, async (trx) => {
-          await trx(table).insert({ name: `change ${i}` });
-          deferStatement(trx, insertName, [`entry ${i}`]);
-          if (i % 5 === 0) throw new Error(`refused ${i}`);
+      Array.from({ length: 8 }, (_, i) =>
+        db.transaction(async (trx) => {
+          await trx(table).insert({ name: `t${i} a` });
+          if (i % 2) throw new Error(`t${i} refused`);
+          await trx(table).insert({ name: `t${i} b` });
         }),
       ),
     );
-    const committed = outcomes.flatMap((o, i) => (o.status === "fulfilled" ? [i] : []));
     assert.deepEqual(
-      committed,
-      Array.from({ length: 24 }, (_, i) => i).filter((i) => i % 5 !== 0),
+      outcomes.map((o) => o.status),
+      ["fulfilled", "rejected", "fulfilled", "rejected", "fulfilled", "rejected", "fulfilled", "rejected"],
     );
-    assert.deepEqual((await names()).sort(), committed.flatMap((i) => [`change ${i}`, `entry ${i}`]).sort());
+    assert.deepEqual((await names()).sort(), ["t0 a", "t0 b", "t2 a", "t2 b", "t4 a", "t4 b", "t6 a", "t6 b"]);
   });
-
-  /** Connections the transaction borrowed from the pool (shared statements borrow none). */
-  const borrowed = () => (db.client as { pool: { numUsed(): number } }).pool.numUsed();
-
-  it("borrows its connection only for its first statement sent; one that only deferred goes whole at COMMIT, on a shared lane where the database multiplexes", async () => {
-    const idle = borrowed();
-    let requests = 0;
-    const pool = (db.client as { pool: { on(event: string, f: () => void): void; removeListener(event: string, f: () => void): void } }).pool;
-    const count = () => void requests++;
-    pool.on("acquireRequest", count);
-    try {
-      await runTransaction(db, async (trx) => {
-        deferQuery(trx, trx(table).insert({ name: "blind" }));
-        deferStatement(trx, insertName, ["entry"]);
-        assert.equal(borrowed(), idle, "nothing borrowed before COMMIT");
-      });
-    } finally {
-      pool.removeListener("acquireRequest", count);
-    }
-    assert.equal(
-      requests,
-      usingPostgres ? 0 : 1,
-      usingPostgres ? "a transaction lane, not the pool" : "PGlite in memory: its one connection, at COMMIT",
-    );
-    assert.deepEqual(await names(), ["blind", "entry"]);
-    await runTransaction(db, async (trx) => {
-      await trx(table).insert({ name: "live" });
-      assert.equal(borrowed(), idle + 1, "a statement sent now borrows the connection");
-    });
-    assert.equal(borrowed(), idle, "given back");
-  });
-
-  it("fails the whole change at COMMIT when a row inserted blind breaks a constraint", async () => {
-    await db(table).insert({ name: "taken" });
-    await assert.rejects(
-      runTransaction(db, async (trx) => {
-        deferStatement(trx, insertName, ["kept out"]);
-        assert.equal(deferQuery(trx, trx(table).insert({ name: "taken" })), true);
-      }),
-      /duplicate key|unique/i,
-    );
-    assert.deepEqual(await names(), ["taken"]);
-  });
-
-  it("sends a row inserted blind before any later statement of its transaction, which may refer to it (a foreign key), savepoints included", async () => {
-    const child = `${table}_child`;
-    await db.schema.createTable(child, (t) => {
-      t.integer("parent_id").notNullable().references("id").inTable(table);
-    });
-    try {
-      await runTransaction(db, async (trx) => {
-        const id = Number(await nextSequenceValue(trx, `${table}_id_seq`));
-        deferQuery(trx, trx(table).insert({ id, name: "parent" }));
-        await trx(child).insert({ parent_id: id });
-        const second = Number(await nextSequenceValue(trx, `${table}_id_seq`));
-        deferQuery(trx, trx(table).insert({ id: second, name: "parent of a savepoint's row" }));
-        await runTransaction(trx, (inner) => inner(child).insert({ parent_id: second }));
-        deferStatement(trx, insertName, ["entry, at COMMIT"]);
-      });
-      assert.deepEqual((await names()).sort(), ["entry, at COMMIT", "parent", "parent of a savepoint's row"]);
-      assert.equal((await db(child).pluck("parent_id")).length, 2);
-
-      await db(table).insert({ name: "taken" });
-      await assert.rejects(
-        runTransaction(db, async (trx) => {
-          deferQuery(trx, trx(table).insert({ name: "taken" }));
-          await trx(child).select("parent_id"); // the blind row goes first, and its failure is what this sees
-        }),
-        /duplicate key|unique/i,
-      );
-    } finally {
-      await db.schema.dropTableIfExists(child);
-    }
-  });
-
-  it("refuses a statement its transaction left running after it ended, rather than running it in another", async () => {
-    let late: Promise<unknown> | null = null;
-    // The late statement is sent once runTransaction has returned (not after a timer, which a
-    // loaded machine could outrun with the COMMIT still on its way).
-    let ended!: () => void;
-    const transactionEnded = new Promise<void>((resolve) => (ended = resolve));
-    await runTransaction(db, async (trx) => {
-      await trx(table).insert({ name: "awaited" });
-      late = transactionEnded.then(() => trx(table).insert({ name: "left running" }));
-    });
-    ended();
-    await assert.rejects(late!, /after its transaction ended/);
-    await runTransaction(db, (trx) => trx(table).insert({ name: "next" }));
-    assert.deepEqual(await names(), ["awaited", "next"]);
-  });
-
-  it("takes sequence values outside a transaction that sent nothing yet, and on its own connection once it has one", async () => {
-    const sequence = `${table}_id_seq`;
-    const taken = new Set<string>();
-    const idle = borrowed();
-    await runTransaction(db, async (trx) => {
-      taken.add(await nextSequenceValue(trx, sequence));
-      assert.equal(borrowed(), idle, "the transaction borrowed nothing for it");
-      await trx(table).insert({ name: "holds the connection" });
-      // A pool of one (PGlite in memory) would wait on itself if this went outside the transaction.
-      for (let i = 0; i < 40; i++) taken.add(await nextSequenceValue(trx, sequence));
-    });
-    const concurrent = await Promise.all(Array.from({ length: 40 }, () => nextSequenceValue(db, sequence)));
-    for (const id of concurrent) taken.add(id);
-    assert.equal(taken.size, 81, "every value is handed out once");
-    for (const id of taken) assert.match(id, /^[1-9][0-9]*$/);
-  });
-
-  it("keeps transactions sent whole apart on their shared lanes: a failing one rolls back alone", async () => {
-    await db(table).insert({ name: "taken" });
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 24 }, (_, i) =>
-        runTransaction(db, async (trx) => {
-          deferStatement(trx, insertName, [`change ${i}`]);
-          deferQuery(trx, trx(table).insert({ name: i % 4 === 0 ? "taken" : `entry ${i}` }));
-        }),
-      ),
-    );
-    const committed = outcomes.flatMap((o, i) => (o.status === "fulfilled" ? [i] : []));
-    assert.deepEqual(
-      committed,
-      Array.from({ length: 24 }, (_, i) => i).filter((i) => i % 4 !== 0),
-    );
-    for (const o of outcomes) if (o.status === "rejected") assert.match(String(o.reason), /duplicate key|unique/i);
-    assert.deepEqual((await names()).sort(), ["taken", ...committed.flatMap((i) => [`change ${i}`, `entry ${i}`])].sort());
-    assert.equal(((await db.raw("select 1 as one")) as { rows: { one: number }[] }).rows[0]!.one, 1, "the shared connections still answer");
-  });
-
-  if (usingPostgres) {
-    /** What the transaction lanes are sent while `work` runs: statement texts, in order. */
-    async function sentOnLanes(work: () => Promise<unknown>): Promise<string[]> {
-      const lanes = (await transactionLanes(db)) as { query: (...a: unknown[]) => unknown }[];
-      assert.equal(lanes.length, 2);
-      const sent: string[] = [];
-      const originals = lanes.map((lane) => lane.query);
-      lanes.forEach((lane, i) => {
-        lane.query = (config: unknown, ...rest: unknown[]) => {
-          sent.push(typeof config === "string" ? config : (config as { text: string }).text);
-          return originals[i]!.call(lane, config, ...rest);
-        };
-      });
-      try {
-        await work();
-      } finally {
-        lanes.forEach((lane, i) => (lane.query = originals[i]!));
-      }
-      return sent;
-    }
-
-    it("sends a transaction of independent inserts as one statement, which commits whole or not at all", async () => {
-      const other = `${table}_other`;
-      await db.schema.createTable(other, (t) => {
-        t.text("name").notNullable().unique();
-      });
-      try {
-        const sent = await sentOnLanes(() =>
-          runTransaction(db, async (trx) => {
-            deferQuery(trx, trx(table).insert({ name: "one statement" }));
-            deferQuery(trx, trx(other).insert({ name: "same statement" }));
-          }),
-        );
-        assert.equal(sent.length, 1, sent.join("\n"));
-        assert.match(sent[0]!, /^with s0 as \(insert into .+\), s1 as \(insert into .+\) select$/);
-        assert.deepEqual(await names(), ["one statement"]);
-        assert.deepEqual(await db(other).pluck("name"), ["same statement"]);
-
-        await assert.rejects(
-          runTransaction(db, async (trx) => {
-            deferQuery(trx, trx(table).insert({ name: "kept out" }));
-            deferQuery(trx, trx(other).insert({ name: "same statement" })); // taken
-          }),
-          /duplicate key|unique/i,
-        );
-        assert.deepEqual(await names(), ["one statement"], "the first part rolled back with the second");
-      } finally {
-        await db.schema.dropTableIfExists(other);
-      }
-    });
-
-    it("commits transactions of independent inserts that wait for a lane together, as one statement", async () => {
-      const sent = await sentOnLanes(() =>
-        Promise.all(
-          Array.from({ length: 12 }, (_, i) =>
-            runTransaction(db, async (trx) => {
-              deferQuery(trx, trx(table).insert({ name: `change ${i}` }));
-              deferQuery(trx, trx(table).insert({ name: `entry ${i}` }));
-            }),
-          ),
-        ),
-      );
-      assert.ok(
-        sent.every((text) => text.startsWith("with s0 as")),
-        `every transaction, and every group of them, is one statement:\n${sent.join("\n")}`,
-      );
-      const parts = sent.map((text) => text.match(/s\d+ as \(/g)!.length);
-      assert.equal(
-        parts.reduce((a, b) => a + b, 0),
-        24,
-        "each transaction's two inserts sent once",
-      );
-      assert.ok(sent.length < 12 && parts.some((n) => n > 2), `the transactions that waited went together: ${parts.join(", ")} parts`);
-      assert.equal((await names()).length, 24);
-    });
-
-    it("merges deferred activity rows into one insert, in the order they were recorded", async () => {
-      const teamId = crypto.randomUUID();
-      const sent = await sentOnLanes(() =>
-        runTransaction(db, async (trx) => {
-          const ctx = createDomainContext(trx, systemActor(teamId), new Date());
-          for (const n of [1, 2, 3]) await recordActivity(ctx, { event: "e", description: `entry ${n}`, subjectType: "team", subjectId: teamId });
-        }),
-      );
-      assert.equal(sent.length, 1, "three entries, one statement");
-      const rows = (await db("activity_log").where({ team_id: teamId }).orderBy("seq").pluck("description")) as string[];
-      assert.deepEqual(rows, ["entry 1", "entry 2", "entry 3"]);
-    });
-  }
 });

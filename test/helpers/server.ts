@@ -11,6 +11,7 @@ import type { AppHandlers } from "../../src/pipeline/execute.ts";
 import { DEFAULT_CONNECTORS_DIR } from "../../src/config.ts";
 import { loadConnectorRegistry, type ConnectorRegistry } from "../../src/modules/connectors/registry.ts";
 import { testDatabase, testKv } from "./backends.ts";
+import type { Database } from "../../src/db/database.ts";
 import { listenOnLoopback } from "./open-resources.ts";
 import type { TestClock } from "./clock.ts";
 import { PORTAL_URL, testPlatformEndpoints } from "./platforms.ts";
@@ -33,6 +34,8 @@ export interface RunningApi {
 
 export interface StartOptions {
   clock?: TestClock;
+  /** The database the app runs on (default: the run's test database). */
+  db?: Database;
   /** Instances with the same name share their KV store (rate limits, idempotency). */
   sharedKv?: string;
   budget?: ApiAppDeps["budget"];
@@ -79,7 +82,7 @@ export async function serveOnFreePort(
 }
 
 export async function startApi(options: StartOptions = {}): Promise<RunningApi> {
-  const { db } = await testDatabase();
+  const db = options.db ?? (await testDatabase()).db;
   const platforms = options.platforms ?? (await testPlatformEndpoints());
   const kv = await testKv({ ...(options.sharedKv ? { shared: options.sharedKv } : {}), ...(options.clock ? { now: options.clock.nowMs } : {}) });
   let deps!: ApiAppDeps;

@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { request } from "node:http";
 import { useApiWithCreator } from "../helpers/suite.ts";
 import { testDatabase } from "../helpers/backends.ts";
+import { ENVELOPE_META, startMcp, type RunningMcp } from "../helpers/mcp.ts";
+import { MCP_PROTOCOL_VERSION } from "../../src/transports/mcp/mcp-server.ts";
 import {
   ITEMS_MESSAGE,
   MAX_INPUT_DEPTH,
@@ -232,6 +234,46 @@ describe("hostile input", () => {
       }
       const utf8 = await token('{"name":"x","abilities":["team:view"]}', { "content-type": "application/json; charset=UTF-8" });
       assert.equal(utf8.status, 201);
+    });
+
+    it("answers a request target naming a malformed host with 400 MALFORMED_REQUEST in the envelope, on every surface", async () => {
+      for (const target of ["http://[::1/v1/ping", "http://[::1/v1/tokens", "http://[/"]) {
+        const res = await raw(suite.api.url, "GET", target, auth());
+        assert.equal(res.status, 400, `${target}: ${res.body.slice(0, 200)}`);
+        assert.equal(JSON.parse(res.body).error.code, "MALFORMED_REQUEST");
+      }
+      const mcp = await startMcp();
+      try {
+        const res = await raw(mcp.url, "GET", "http://[::1/up", {});
+        assert.equal(res.status, 400, res.body.slice(0, 200));
+        assert.equal(JSON.parse(res.body).error.code, "MALFORMED_REQUEST");
+      } finally {
+        await mcp.close();
+      }
+    });
+
+    it("answers an absolute-form request line on the MCP endpoint as the same call on its own address", async () => {
+      const mcp: RunningMcp = await startMcp();
+      try {
+        const res = await raw(
+          mcp.url,
+          "POST",
+          "http://evil.example/",
+          {
+            ...auth(),
+            host: new URL(mcp.url).host,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": MCP_PROTOCOL_VERSION,
+            "mcp-method": "tools/list",
+          },
+          JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: ENVELOPE_META } }),
+        );
+        assert.equal(res.status, 200, res.body.slice(0, 300));
+        assert.ok(Array.isArray(JSON.parse(res.body).result.tools));
+      } finally {
+        await mcp.close();
+      }
     });
 
     it("answers an absolute-form request line on the configured base URL, never the named host", async () => {

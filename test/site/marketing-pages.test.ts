@@ -57,6 +57,12 @@ describe("marketing site pages", function () {
       assert.equal(twin.status, 200);
       assert.equal(twin.headers.get("content-type"), "text/markdown; charset=utf-8");
       expectLinks(twin);
+      // A twin is a discovery document: cacheable for an hour, readable from any origin.
+      const expectDiscoveryHeaders = (res: Response, what: string) => {
+        assert.equal(res.headers.get("cache-control"), "public, max-age=3600", what);
+        assert.equal(res.headers.get("access-control-allow-origin"), "*", what);
+      };
+      expectDiscoveryHeaders(twin, page.twin);
       const markdown = await twin.text();
       assert.ok(markdown.startsWith(`# ${page.heading}\n`), markdown.slice(0, 80));
       // The HTML is the twin rendered: they cannot drift.
@@ -67,6 +73,7 @@ describe("marketing site pages", function () {
         assert.equal(negotiated.headers.get("content-type"), "text/markdown; charset=utf-8", accept);
         assert.match(negotiated.headers.get("vary")!, /Accept/);
         expectLinks(negotiated);
+        expectDiscoveryHeaders(negotiated, `${page.path} as ${accept}`);
         assert.equal(await negotiated.text(), markdown);
       }
       for (const accept of ["*/*", "text/html, text/markdown;q=0.5"]) {

@@ -4,7 +4,6 @@ import { randomUUID } from "node:crypto";
 import type { components } from "../../../generated/openapi.d.ts";
 import { ApiError, notFound } from "../../errors.ts";
 import { tenantTable, unscoped, type DomainContext } from "../../db/tenant.ts";
-import { deferStatement } from "../../db/transaction.ts";
 import { isSecretKey } from "../../security/secret-keys.ts";
 
 /**
@@ -81,11 +80,11 @@ export function activityInsert(rows: readonly Record<string, unknown>[]): { sql:
   return { sql: INSERT_ACTIVITY_ROWS, bindings: [JSON.stringify(rows)] };
 }
 
-/** Writes the entry with the change's transaction (at its COMMIT when the transaction defers its tail). */
+/** Writes the entry in the change's transaction, so the change and its entry commit together. */
 export async function recordActivity(ctx: DomainContext, entry: ActivityInput): Promise<void> {
   const { sql, bindings } = activityInsert([activityLog.own(ctx, activityRow(ctx, entry))]);
   const handle = unscoped(ctx, "the activity rows are owned by the actor's team (activityLog.own)");
-  if (!deferStatement(handle, sql, bindings, { insert: true, rows: true })) await handle.raw(sql, bindings);
+  await handle.raw(sql, bindings);
 }
 
 /**

@@ -1,18 +1,13 @@
 // Group commit for activity entries that join no transaction of their own: an MCP read's invocation
 // entry, a refused call's. Entries of a write commit inside the write's transaction instead.
 //
-// Entries are written many to a statement (a single JSON value, activityInsert). A batch is a
-// transaction sent whole (runTransaction of one deferred statement): where the database
-// multiplexes it goes on a transaction lane, so no read waits behind its COMMIT, and a few batches
-// may be on their way at once.
+// Entries are written many to a statement (a single JSON value, activityInsert), which commits by
+// itself; a few batches may be on their way at once.
 //
 // `record` queues an entry and returns without waiting for it: the caller answers its client
 // meanwhile, and the entry is written with the others recorded in the next flushDelayMs (50 ms), so
-// under load one statement carries hundreds of entries rather than a few. (Gathered for 10 ms
-// instead, at 4,000 MCP reads a second, PostgreSQL and Redis spent 97 µs of CPU per call rather
-// than 72, and the read reached 0.60-0.70 of its REST twin rather than 0.72-0.75: bench:ceilings,
-// three interleaved passes each, 2026-11-27.) `write` resolves only
-// once its entry is committed, and its batch leaves at the end of the current turn of the event
+// under load one statement carries hundreds of entries rather than a few (a shorter delay costs
+// more CPU per call: docs/performance.md). `write` resolves only once its entry is committed, and its batch leaves at the end of the current turn of the event
 // loop. A batch that fails (a connection lost, a failover) is retried; entries that still cannot
 // be written are logged in full, at error level. `drain` writes everything queued at once and
 // waits for it: the server drains before it closes the database on shutdown, so only a process
@@ -21,7 +16,6 @@
 // slows its callers down rather than letting the queue grow.
 import type { Logger } from "pino";
 import { unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
-import { deferStatement, runTransaction } from "../../db/transaction.ts";
 import { activityInsert, activityLog, activityRow, type ActivityInput } from "./activity-log.ts";
 
 interface Pending {
@@ -177,9 +171,7 @@ export class GroupedActivityWriter {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, this.retryDelaysMs[attempt - 1]));
       try {
         const { sql, bindings } = activityInsert(batch.map((p) => p.row));
-        await runTransaction(table, async (trx) => {
-          if (!deferStatement(trx, sql, bindings)) await trx.raw(sql, bindings);
-        });
+        await table.raw(sql, bindings);
         for (const p of batch) p.resolve?.();
         return;
       } catch (err) {

@@ -1,9 +1,7 @@
 // The responses kept for Idempotency-Key replays (the rules: src/transports/rest/idempotency.ts).
-// A response is kept by the transaction of the write it answers (keepResponse defers its row to
-// that transaction's COMMIT), found again by keptResponse for 24 hours, then purged (jobs.ts).
+// A response is kept by the transaction of the write it answers (keepResponse runs in it), found again by keptResponse for 24 hours, then purged (jobs.ts).
 // Records belong to a credential, not to a team's data: reached by key only, never listed.
 import type { Db } from "../../db/tenant.ts";
-import { deferStatement } from "../../db/transaction.ts";
 import { sha256Hex } from "../../security/crypto.ts";
 import { isUniqueViolation } from "../../db/unique.ts";
 
@@ -27,7 +25,7 @@ const storedKey = (recordKey: string) => sha256Hex(recordKey);
 /** Keeps `response` under `recordKey` with the transaction `handle` runs (or at once, outside one). */
 export async function keepResponse(handle: Db, recordKey: string, response: KeptResponse, now: Date): Promise<void> {
   const bindings = [storedKey(recordKey), response.requestHash, response.status, response.body, now];
-  if (!deferStatement(handle, INSERT, bindings, { insert: true })) await handle.raw(INSERT, bindings);
+  await handle.raw(INSERT, bindings);
 }
 
 /** The response kept under `recordKey` less than 24 hours before `now`, if any. */

@@ -9,7 +9,6 @@ import { assertProjectsVisible } from "../projects/projects.ts";
 import { afterCommit, tenantTable, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 import { narrowAbilities, teamGrantsOf, type TeamGrants } from "../roles/grants.ts";
 import type { PageWindow } from "../../db/pages.ts";
-import { nextSequenceValue } from "../../db/sequences.ts";
 import { sortedPage } from "../../db/pages.ts";
 
 export const TOKEN_PREFIX = "sbt_live_";
@@ -110,9 +109,7 @@ export async function mintToken(ctx: DomainContext & { actor: { userId: string }
   else projectIds = actor.projectIds;
 
   const secret = randomToken(40);
-  // Inserted blind (its id taken beforehand): with the activity entry, the whole change is one write.
-  const row: TokenRow = {
-    id: await nextSequenceValue(unscoped(ctx, "sequence values belong to no team"), "personal_access_tokens_id_seq"),
+  const fields: Omit<TokenRow, "id"> = {
     user_id: actor.userId,
     team_id: actor.teamId,
     name: request.name,
@@ -125,11 +122,14 @@ export async function mintToken(ctx: DomainContext & { actor: { userId: string }
     revoked_at: null,
     created_at: ctx.now,
   };
-  await tokensTable.insertBlind(ctx, {
-    ...row,
-    abilities: JSON.stringify(row.abilities),
-    project_ids: row.project_ids === null ? null : JSON.stringify(row.project_ids),
-  });
+  const [inserted] = (await tokensTable
+    .insert(ctx, {
+      ...fields,
+      abilities: JSON.stringify(fields.abilities),
+      project_ids: fields.project_ids === null ? null : JSON.stringify(fields.project_ids),
+    })
+    .returning("id")) as { id: string | number }[];
+  const row: TokenRow = { id: String(inserted!.id), ...fields };
   const token = presentToken(row);
   await recordActivity(ctx, {
     event: "created",

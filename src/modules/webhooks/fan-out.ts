@@ -4,7 +4,6 @@
 // the event, so the deliveries exist if and only if the change and its event committed, and a write
 // pays no extra round trip for it. A subscription is an event name or a group ("plan.*").
 import type { Db } from "../../db/tenant.ts";
-import { deferStatement } from "../../db/transaction.ts";
 
 export interface OutboxRow {
   id: string;
@@ -41,6 +40,5 @@ where exists (
 /** Writes the event and queues its deliveries, in the caller's transaction (`db` is already scoped by the caller). */
 export async function writeEventAndQueueDeliveries(db: Db, row: OutboxRow): Promise<void> {
   const bindings = [row.id, row.team_id, row.project_id, row.type, row.api_version, row.data, row.created_at];
-  // Nothing reads the event back in its transaction: it leaves with COMMIT where the transaction allows.
-  if (!deferStatement(db, WRITE_AND_FAN_OUT, bindings)) await db.raw(WRITE_AND_FAN_OUT, bindings);
+  await db.raw(WRITE_AND_FAN_OUT, bindings);
 }

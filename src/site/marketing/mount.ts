@@ -1,5 +1,6 @@
 // The marketing pages of {site_url}: home, pricing, connectors and developers, each with its
 // Markdown twin, all carrying the discovery Link header, and the site's stylesheet.
+import type { DiscoveryDeps } from "../../transports/http/discovery-document.ts";
 import type { Router } from "@koa/router";
 import type { ConnectorRegistry } from "../../modules/connectors/registry.ts";
 import { mountMarkdownPages } from "../pages/markdown-routes.ts";
@@ -36,8 +37,10 @@ export function marketingShell(a: SiteAddresses): Shell {
   };
 }
 
-export function mountMarketingPages(router: Router, deps: MarketingDeps): void {
+/** `discovery`: where the Markdown twins, discovery documents, count their per-IP budget. */
+export function mountMarketingPages(router: Router, deps: MarketingDeps, discovery: DiscoveryDeps): void {
   const pages = [homePage(deps, deps.connectors), pricingPage(deps), connectorsPage(deps, deps.connectors), developersPage(deps)];
-  mountMarkdownPages(router, pages, { shell: marketingShell(deps), headers: { Link: marketingLinkHeader(deps) } });
+  // The Markdown twins are discovery documents (service description, "Discovery documents").
+  mountMarkdownPages(router, pages, { shell: marketingShell(deps), headers: { Link: marketingLinkHeader(deps) }, discovery });
   mountSiteAssets(router, SITE_STYLESHEET);
 }

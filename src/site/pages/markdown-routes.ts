@@ -7,6 +7,7 @@ import { Html } from "../../auth/pages/html.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { renderShell, type Shell } from "./layout.ts";
 import { PAGE_CSP, securityHeaders } from "./security-headers.ts";
+import { discoveryRoute, type DiscoveryDeps } from "../../transports/http/discovery-document.ts";
 
 export const MARKDOWN_TYPE = "text/markdown; charset=utf-8";
 
@@ -26,6 +27,11 @@ export interface MountOptions {
   shell: Shell;
   /** Headers every page and its twin carry (the marketing site's Link header). */
   headers?: Record<string, string>;
+  /**
+   * The Markdown twins are discovery documents (the marketing site's): they answer with the
+   * discovery rules (public, max-age=3600, any origin, the per-IP budget).
+   */
+  discovery?: DiscoveryDeps;
 }
 
 export function mountMarkdownPages(router: Router, pages: readonly MarkdownPage[], options: MountOptions): void {
@@ -38,20 +44,21 @@ export function mountMarkdownPages(router: Router, pages: readonly MarkdownPage[
       ctx.set("Cache-Control", "public, max-age=300");
       if (options.headers) ctx.set(options.headers);
     };
-    const answerMarkdown = (ctx: Koa.Context) => {
+    const markdown: Koa.Middleware = async (ctx) => {
       ctx.type = MARKDOWN_TYPE;
       ctx.body = page.markdown;
     };
-    router.register(page.path, ["GET"], async (ctx) => {
+    const answerMarkdown = options.discovery ? discoveryRoute(options.discovery, markdown) : markdown;
+    router.register(page.path, ["GET"], async (ctx, next) => {
       common(ctx);
       ctx.vary("Accept");
-      if (prefersMarkdown(ctx)) return answerMarkdown(ctx);
+      if (prefersMarkdown(ctx)) return answerMarkdown(ctx, next);
       ctx.type = "html";
       ctx.body = htmlBody;
     });
-    router.register(markdownPath, ["GET"], async (ctx) => {
+    router.register(markdownPath, ["GET"], async (ctx, next) => {
       common(ctx);
-      answerMarkdown(ctx);
+      return answerMarkdown(ctx, next);
     });
   }
 }

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type Koa from "koa";
 import type { Logger } from "pino";
-import { ApiError, errorEnvelope, internalError } from "../../errors.ts";
+import { ApiError, errorEnvelope, toApiError } from "../../errors.ts";
 import { socketAddress, type ClientIpResolver } from "./client-ip.ts";
 
 export interface RequestState {
@@ -23,7 +23,7 @@ function clientAborted(ctx: Koa.Context, err: unknown): boolean {
   return (ctx.req.destroyed && !ctx.req.complete) || code === "ECONNRESET" || code === "ECONNABORTED";
 }
 
-/** Errors thrown by Koa or the router (http-errors) become catalog errors; the rest are 500s. */
+/** Errors thrown by Koa or the router (http-errors) become catalog errors; the rest as toApiError says. */
 function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const status = (err as { status?: number; expose?: boolean })?.status;
@@ -32,8 +32,23 @@ function asApiError(err: unknown): ApiError {
   if (typeof status === "number" && status >= 400 && status < 500) {
     return new ApiError("VALIDATION_FAILED", "The request could not be read.", { fields: { request: [(err as Error).message || "is malformed"] } });
   }
-  return internalError();
+  return toApiError(err);
 }
+
+/**
+ * The request target's path, or null when it cannot be parsed: Node accepts an absolute-form
+ * target naming a malformed host (GET http://[::1/v1/ping), which Koa's ctx.path throws on.
+ */
+function pathOf(ctx: Koa.Context): string | null {
+  try {
+    return ctx.path;
+  } catch {
+    return null;
+  }
+}
+
+/** How much of an unparseable target the log line keeps. */
+const LOGGED_TARGET_LENGTH = 200;
 
 export interface RequestContextOptions {
   logger: Logger;
@@ -53,7 +68,9 @@ export function requestContext(options: RequestContextOptions): Koa.Middleware {
     let aborted = false;
     ctx.set("X-Request-Id", state.requestId);
     ctx.set("X-Content-Type-Options", "nosniff");
+    const path = pathOf(ctx);
     try {
+      if (path === null) throw new ApiError("MALFORMED_REQUEST", "The request target could not be parsed as a URL.");
       await next();
     } catch (err) {
       if (clientAborted(ctx, err)) {
@@ -62,9 +79,8 @@ export function requestContext(options: RequestContextOptions): Koa.Middleware {
         return;
       }
       const apiError = asApiError(err);
-      if (apiError.status >= 500) {
-        options.logger.error({ request_id: state.requestId, err }, "request failed");
-      }
+      if (apiError.code === "SERVICE_BUSY") options.logger.warn({ request_id: state.requestId, err }, "request gave up waiting");
+      else if (apiError.status >= 500) options.logger.error({ request_id: state.requestId, err }, "request failed");
       for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
       ctx.status = apiError.status;
       ctx.type = "application/json";
@@ -74,7 +90,7 @@ export function requestContext(options: RequestContextOptions): Koa.Middleware {
         surface: options.surface,
         request_id: state.requestId,
         method: ctx.method,
-        path: ctx.path,
+        path: path ?? (ctx.url ?? "").slice(0, LOGGED_TARGET_LENGTH),
         // 499: nginx's "client closed request"; only in the log, nothing was answered.
         status: aborted ? 499 : ctx.status,
         ...(aborted ? { aborted: true } : {}),

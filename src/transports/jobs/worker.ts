@@ -8,7 +8,7 @@
 import PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import { exclusively, isEmbedded, type Database } from "../../db/database.ts";
-import { acquireExclusive, releaseExclusive } from "../../db/multiplexing.ts";
+import { connectionSettings } from "../../db/pool.ts";
 import { isSharedEmbedded } from "../../db/embedded.ts";
 import type { JobRun, ScheduledJob } from "../../modules/jobs/scheduled-job.ts";
 
@@ -57,20 +57,8 @@ export interface JobWorker {
   stop(): Promise<void>;
 }
 
-/** pg-boss runs its SQL on the service's own pool (in embedded mode: the owner's connections). */
-function queueDatabase(db: Database): PgBoss.Db {
-  return {
-    async executeSql(text, values) {
-      // A connection of its own: the queue's SQL may rely on its session.
-      const connection = (await acquireExclusive(db)) as { query(text: string, values?: unknown[]): Promise<{ rows: any[] }> };
-      try {
-        return await connection.query(text, values);
-      } finally {
-        await releaseExclusive(db, connection);
-      }
-    },
-  };
-}
+/** pg-boss keeps a small pool of its own, opened with the service pool's settings (bounds included). */
+const QUEUE_POOL_MAX = 2;
 
 /**
  * Runs one job at `now` and logs the run (name, changed, time taken, and `queued`: which queue
@@ -105,8 +93,11 @@ export async function startJobWorker(options: JobWorkerOptions): Promise<JobWork
   }
   const clock = options.clock ?? (() => new Date());
   const timing = { ...DEFAULT_TIMING, ...options.timing };
+  const settings = connectionSettings(db);
+  if (!settings) throw new Error("the job worker needs the database's connection settings");
   const boss = new PgBoss({
-    db: queueDatabase(db),
+    ...(settings as PgBoss.ConstructorOptions),
+    max: QUEUE_POOL_MAX,
     schema: QUEUE_SCHEMA,
     cronMonitorIntervalSeconds: timing.cronIntervalSeconds,
     cronWorkerIntervalSeconds: Math.min(timing.cronIntervalSeconds, 5),
@@ -117,7 +108,7 @@ export async function startJobWorker(options: JobWorkerOptions): Promise<JobWork
     // queues at once in several sessions deadlocks in PostgreSQL.
     await exclusively(db, WORKER_START_LOCK, () => setUp(boss));
   } catch (err) {
-    await boss.stop({ graceful: false, close: false }).catch(() => undefined);
+    await boss.stop({ graceful: false, close: true }).catch(() => undefined);
     throw err;
   }
   async function setUp(boss: PgBoss) {
@@ -146,7 +137,7 @@ export async function startJobWorker(options: JobWorkerOptions): Promise<JobWork
   logger.info({ jobs: jobs.map((j) => `${j.name} (${j.cron})`) }, "job worker started");
   return {
     async stop() {
-      await boss.stop({ graceful: true, wait: true, close: false, timeout: timing.stopTimeoutMs });
+      await boss.stop({ graceful: true, wait: true, close: true, timeout: timing.stopTimeoutMs });
       logger.info("job worker stopped");
     },
   };

@@ -14,6 +14,7 @@ import { dnsRebindingGuard, type HostPolicy } from "./host-validation.ts";
 import { buildMcpServer, type McpRequestState, type McpServerDeps } from "./mcp-server.ts";
 import { parseToolSelection } from "./tool-selection.ts";
 import { answerDirectToolCall } from "./direct-tool-call.ts";
+import { publicUrlOf } from "../http/public-url.ts";
 
 /** The endpoint URL's query when it has none (most connections). */
 const NO_QUERY = new URLSearchParams();
@@ -33,14 +34,14 @@ export interface McpEndpointDeps extends McpServerDeps, McpAuthDeps {
  * operation that runs to its end (its transaction commits or rolls back) whether or not the client
  * is still there to read the answer.
  */
-function webRequest(ctx: Koa.Context, body: string | null): Request {
+function webRequest(ctx: Koa.Context, mcpUrl: string, body: string | null): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(ctx.req.headers)) {
     if (value === undefined) continue;
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else headers.set(name, value);
   }
-  return new Request(`http://${ctx.req.headers.host ?? "localhost"}${ctx.req.url ?? "/"}`, {
+  return new Request(publicUrlOf(ctx, mcpUrl), {
     method: "POST",
     headers,
     ...(body !== null ? { body } : {}),
@@ -99,7 +100,7 @@ export function mcpEndpoint(deps: McpEndpointDeps): Koa.Middleware {
         scopes: [MCP_SCOPE],
         extra: { [STATE_KEY]: requestState },
       };
-      const response = await handler.fetch(webRequest(ctx, parsedBody === undefined ? text : null), {
+      const response = await handler.fetch(webRequest(ctx, deps.mcpUrl, parsedBody === undefined ? text : null), {
         authInfo,
         ...(parsedBody !== undefined ? { parsedBody } : {}),
       });

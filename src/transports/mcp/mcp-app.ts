@@ -82,8 +82,6 @@ export function createMcpApp(deps: McpAppDeps): Koa {
 
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "mcp", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
   app.use(mcpCors());
-  // Every JSON-RPC message is a POST to the root: straight to the endpoint, not through the router.
-  app.use((ctx, next) => (ctx.method === "POST" && ctx.path === "/" ? endpoint(ctx, next) : next()));
   app.use(router.routes());
   app.use(routeFallback(router, `The MCP endpoint is ${deps.mcpUrl} (POST); see ${deps.mcpUrl}${SERVER_CARD_PATH}.`));
   return app;

@@ -3,7 +3,7 @@
 // used on purpose: tools are data (generated/mcp-tools.json) and a call must run our pipeline -
 // our validators, our error envelope - not McpServer's per-tool callbacks and its own AJV pass.
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server, type CallToolResult } from "@modelcontextprotocol/server";
-import { ApiError, errorEnvelope, internalError } from "../../errors.ts";
+import { ApiError, errorEnvelope, toApiError } from "../../errors.ts";
 import type { Principal } from "../../pipeline/context.ts";
 import { toolNamed, wireToolNamed } from "./tool-catalog.ts";
 import { invokeTool, type ToolCallDeps } from "./tool-call.ts";
@@ -98,7 +98,7 @@ export function buildMcpServer(deps: McpServerDeps, state: McpRequestState, rele
     } catch (err) {
       if (err instanceof ApiError) throw apiProtocolError(err, requestId, deps.docsUrl);
       deps.logger.error({ request_id: requestId, uri, err }, "resource read failed");
-      throw apiProtocolError(internalError(), requestId, deps.docsUrl);
+      throw apiProtocolError(toApiError(err), requestId, deps.docsUrl);
     }
     return { contents: [{ uri, mimeType: resource.mimeType, text }], ...resource.cache };
   });

@@ -6,7 +6,7 @@
 // writer (group commit), written within moments of the answer rather than before it.
 import type { Logger } from "pino";
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { ApiError, internalError } from "../../errors.ts";
+import { toApiError } from "../../errors.ts";
 import { createDomainContext } from "../../db/tenant.ts";
 import { recordToolInvocation, toolInvocationEntry, type ToolInvocation } from "../../modules/activity/tool-invocations.ts";
 import type { GroupedActivityWriter } from "../../modules/activity/grouped-writer.ts";
@@ -67,8 +67,8 @@ export async function invokeTool(
     }
     return toolSuccess(tool.name, op.successBody ? output : undefined);
   } catch (err) {
-    const apiError = err instanceof ApiError ? err : internalError();
-    if (!(err instanceof ApiError)) deps.logger.error({ request_id: requestId, tool: tool.name, err }, "tool call failed");
+    const apiError = toApiError(err);
+    if (apiError.code === "INTERNAL_SERVER_ERROR") deps.logger.error({ request_id: requestId, tool: tool.name, err }, "tool call failed");
     await recordRefusal(deps, principal, requestId, invocationOf(tool, args, projectId, apiError.code));
     return toolFailure(apiError, requestId, deps.docsUrl);
   }

@@ -8,7 +8,6 @@ import { operationRoute, type OperationRouteDeps } from "./operation-route.ts";
 import { requestContext } from "../http/request.ts";
 import type { ClientIpResolver } from "../http/client-ip.ts";
 import { routeFallback } from "../http/route-fallback.ts";
-import { routeIndex } from "../http/route-index.ts";
 import { publicDocuments } from "./public-documents.ts";
 import { TELEGRAM_UPDATES_PATH, telegramUpdates } from "./telegram-updates.ts";
 import { mountApiDiscovery } from "../../site/discovery/routes.ts";
@@ -25,15 +24,13 @@ export interface ApiAppDeps extends OperationRouteDeps {
 export function createApiApp(deps: ApiAppDeps): Koa {
   const app = new Koa();
   const router = new Router();
-  const operations = operationList.map((op) => ({ method: op.method, routePath: op.routePath, middleware: operationRoute(op, deps) }));
-  for (const op of operations) router.register(op.routePath, [op.method], op.middleware);
+  for (const op of operationList) router.register(op.routePath, [op.method], operationRoute(op, deps));
   const documents = publicDocuments(deps.baseUrl, deps.release);
   for (const doc of documents) router.register(doc.path, ["GET"], doc.middleware);
   router.register(TELEGRAM_UPDATES_PATH, ["POST"], telegramUpdates(deps));
   mountApiDiscovery(router, deps);
 
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "api", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
-  app.use(routeIndex(operations));
   app.use(router.routes());
   app.use(routeFallback(router, "Check the method and path against the API reference (GET /openapi.json)."));
   return app;

@@ -6,6 +6,7 @@ import type Koa from "koa";
 import type { OperationSpec } from "../../../generated/operations.ts";
 import { addFieldError, ApiError, emptyFieldErrors } from "../../errors.ts";
 import { parseQuery } from "../http/query.ts";
+import { publicUrlOf } from "../http/public-url.ts";
 import { admit, prepareOperation, type PipelineDeps } from "../../pipeline/run.ts";
 import { rateLimitHeaders, type Window } from "../../pipeline/rate-limit.ts";
 import { parseJsonBody, readBodyText } from "../http/body.ts";
@@ -15,15 +16,6 @@ import { idempotencyClaim, idempotencyKeyOf, lockOf, runIdempotently, type Idemp
 
 export interface OperationRouteDeps extends PipelineDeps {
   budget: readonly Window[];
-}
-
-/**
- * The request's address on the public base URL, for list links. Built from the parsed path and
- * query, never from the request line: an absolute-form target (GET http://other.example/v1/...)
- * names a host the client chose.
- */
-export function publicUrlOf(ctx: Koa.Context, baseUrl: string): URL {
-  return new URL(`${baseUrl}${ctx.path}${ctx.querystring ? `?${ctx.querystring}` : ""}`);
 }
 
 async function admitRest(ctx: Koa.Context, deps: OperationRouteDeps, now: Date, early: EarlyWrite | null) {

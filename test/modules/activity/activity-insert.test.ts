@@ -6,7 +6,6 @@ import { randomUUID } from "node:crypto";
 import { testDatabase } from "../../helpers/backends.ts";
 import { createDomainContext, systemActor } from "../../../src/db/tenant.ts";
 import { activityInsert, activityLog, activityRow, recordActivity } from "../../../src/modules/activity/activity-log.ts";
-import { runTransaction } from "../../../src/db/transaction.ts";
 
 describe("activity rows as one JSON value", () => {
   it("stores every field as it was recorded, properties as JSON", async () => {
@@ -52,7 +51,7 @@ describe("activity rows as one JSON value", () => {
     const { db } = await testDatabase();
     const teamId = randomUUID();
     const now = new Date();
-    await runTransaction(db, async (trx) => {
+    await db.transaction(async (trx) => {
       const ctx = createDomainContext(trx, systemActor(teamId), now);
       for (const n of [3, 1, 2]) await recordActivity(ctx, { event: "e", description: `entry ${n}`, subjectType: "team", subjectId: teamId });
     });
@@ -75,7 +74,7 @@ describe("activity rows as one JSON value", () => {
   it("stores text PostgreSQL refuses (NUL, an unpaired surrogate) replaced, and the change still commits", async () => {
     const { db } = await testDatabase();
     const teamId = randomUUID();
-    await runTransaction(db, async (trx) => {
+    await db.transaction(async (trx) => {
       const ctx = createDomainContext(trx, systemActor(teamId), new Date());
       await recordActivity(ctx, {
         event: "renamed",

@@ -1,0 +1,24 @@
+// The pool every PostgreSQL connection of a process comes from: knex's own, on pg, each connection
+// opened with the bounds of timeouts.ts. The embedded database's socket is reached the same way.
+import knex, { type Knex } from "knex";
+import type pg from "pg";
+import { boundedConnection, boundedPool, type DatabaseTimeouts } from "./timeouts.ts";
+
+/** Connections the pool keeps open at most (per process; each is one PostgreSQL backend). */
+const POOL_MAX = 10;
+
+/** The pg settings each database's pool connects with: a session of its own opens with the same (exclusively). */
+const sessionSettings = new WeakMap<Knex, pg.ClientConfig>();
+
+/** A knex instance on a pg pool whose every connection carries the bounds of `timeouts`. */
+export function pgDatabase(connection: pg.ClientConfig, timeouts: DatabaseTimeouts, max = POOL_MAX): Knex {
+  const settings = boundedConnection(connection, timeouts);
+  const db = knex({ client: "pg", connection: settings as Knex.PgConnectionConfig, pool: boundedPool(max, timeouts) });
+  sessionSettings.set(db, settings);
+  return db;
+}
+
+/** The pg settings `db`'s pool connects with (null for PGlite in memory): for a session or pool of its own. */
+export function connectionSettings(db: Knex): pg.ClientConfig | null {
+  return sessionSettings.get(db) ?? null;
+}

@@ -127,5 +127,5 @@ export async function deploymentId(db: Database): Promise<string> {
 
 /** PGlite, in memory or served on DATA_DIR's socket (one PostgreSQL session for every client). */
 export function isEmbedded(db: Database): boolean {
-  return (db.client.config as Knex.Config).client !== "pg" || isSharedEmbedded(db);
+  return connectionSettings(db) === null || isSharedEmbedded(db);
 }

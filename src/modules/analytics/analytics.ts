@@ -5,11 +5,17 @@
 import type { components } from "../../../generated/openapi.d.ts";
 import type { Knex } from "knex";
 import { addFieldError, emptyFieldErrors, validationFailed } from "../../errors.ts";
-import type { DomainContext } from "../../db/tenant.ts";
+import { unscoped, type DomainContext } from "../../db/tenant.ts";
 import { plansTable } from "../plans/tables.ts";
 import { requireProject } from "../resources/catalog-change.ts";
 import { subscriptionsTable } from "../subscriptions/tables.ts";
 import { transactionsTable } from "../transactions/tables.ts";
+
+/** knex's raw() for SQL fragments of a query (they read no row by themselves). */
+function rawExpression(ctx: DomainContext): Knex["raw"] {
+  const db = unscoped(ctx, "raw SQL fragments of a team-scoped query; they read no row by themselves");
+  return db.raw.bind(db) as Knex["raw"];
+}
 
 export type PeriodName = "7d" | "14d" | "30d" | "60d" | "90d";
 const DAY_MS = 86_400_000;
@@ -56,7 +62,7 @@ function inScope(q: Knex.QueryBuilder, table: string, projectId: string | null):
  */
 async function subscriptionCounts(ctx: DomainContext, projectId: string | null, w: Window) {
   const q = inScope(subscriptionsTable.rows(ctx), "subscriptions", projectId);
-  const raw = q.client.raw.bind(q.client) as Knex["raw"];
+  const raw = rawExpression(ctx);
   const inWindow = (column: string) => `count(*) filter (where ${column} >= ? and ${column} < ?)`;
   const rows = (await q
     .where("created_at", "<", w.to)
@@ -89,7 +95,7 @@ async function activeMembers(ctx: DomainContext, projectId: string | null, w: Wi
 /** Revenue per plan and currency, and per currency (is_total), over the window's succeeded or refunded transactions. */
 async function revenueRows(ctx: DomainContext, projectId: string | null, w: Window) {
   const q = inScope(transactionsTable.rows(ctx), "transactions", projectId);
-  const raw = q.client.raw.bind(q.client) as Knex["raw"];
+  const raw = rawExpression(ctx);
   const paid = "kind = 'payment'";
   const rows = (await q
     .where("created_at", ">=", w.from)

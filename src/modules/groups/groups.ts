@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { AbilityValue } from "../../../generated/catalog.ts";
 import { notFound, validationFailed } from "../../errors.ts";
-import { afterCommit, tenantTable, type DomainContext } from "../../db/tenant.ts";
+import { afterCommit, tenantTable, unscoped, type DomainContext } from "../../db/tenant.ts";
 import type { PageWindow } from "../../db/pages.ts";
 import { sortedPage } from "../../db/pages.ts";
 import { assertProjectsVisible } from "../projects/projects.ts";
@@ -153,7 +153,7 @@ export async function updateGroup(ctx: DomainContext, id: string, input: GroupFi
 
 /** Takes a person out of every group of the team (their membership ended). */
 export async function leaveGroups(ctx: DomainContext, userId: string): Promise<void> {
-  const withoutUser = groupsTable.rows(ctx).client.raw("member_user_ids - ?::text", [userId]);
+  const withoutUser = unscoped(ctx, "a raw SQL expression of a team-scoped update").raw("member_user_ids - ?::text", [userId]);
   await groupsTable
     .rows(ctx)
     .whereRaw("member_user_ids @> ?::jsonb", [JSON.stringify([userId])])

@@ -40,8 +40,6 @@ export interface StartMcpOptions {
   connectors?: McpAppDeps["connectors"];
   clientIp?: McpAppDeps["clientIp"];
   platforms?: McpAppDeps["platforms"];
-  /** Every request through the SDK (the direct tools/call path off). */
-  sdkOnly?: boolean;
   /** Answer reads and refusals once their entries are committed (MCP_INVOCATION_ENTRIES=committed). */
   awaitInvocationEntries?: boolean;
   /** The authorization server the protected-resource metadata names (default AUTH_URL, a dummy). */
@@ -77,7 +75,6 @@ export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMc
       portalUrl: PORTAL_URL,
       webhooks: options.webhooks ?? TEST_WEBHOOK_NETWORK,
       ...(options.clientIp ? { clientIp: options.clientIp } : {}),
-      ...(options.sdkOnly ? { sdkOnly: true } : {}),
       ...(options.awaitInvocationEntries ? { awaitInvocationEntries: true } : {}),
     };
     return createMcpApp(deps);

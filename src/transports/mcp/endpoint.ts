@@ -13,7 +13,6 @@ import { authenticateMcpRequest, MCP_SCOPE, type McpAuthDeps } from "./auth-chal
 import { dnsRebindingGuard, type HostPolicy } from "./host-validation.ts";
 import { buildMcpServer, type McpRequestState, type McpServerDeps } from "./mcp-server.ts";
 import { parseToolSelection } from "./tool-selection.ts";
-import { answerDirectToolCall } from "./direct-tool-call.ts";
 import { publicUrlOf } from "../http/public-url.ts";
 
 /** The endpoint URL's query when it has none (most connections). */
@@ -24,8 +23,6 @@ const STATE_KEY = "subbridge";
 
 export interface McpEndpointDeps extends McpServerDeps, McpAuthDeps {
   hostPolicy: HostPolicy;
-  /** Every request through the SDK, the common tools/call included (tests compare the two paths). */
-  sdkOnly?: boolean;
 }
 
 /**
@@ -86,13 +83,6 @@ export function mcpEndpoint(deps: McpEndpointDeps): Koa.Middleware {
         parsedBody = text.length ? JSON.parse(text) : undefined;
       } catch {
         parsedBody = undefined;
-      }
-      const direct = parsedBody !== undefined && !deps.sdkOnly ? await answerDirectToolCall(deps, ctx, parsedBody, requestState) : null;
-      if (direct !== null) {
-        ctx.status = 200;
-        ctx.set("Content-Type", "application/json");
-        ctx.body = direct;
-        return;
       }
       const authInfo: AuthInfo = {
         token: principal.credentialId,

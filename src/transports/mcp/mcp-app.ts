@@ -56,8 +56,6 @@ export interface McpAppDeps {
   webhooks?: WebhookNetwork;
   /** How the per-IP limits find the client (TRUST_PROXY); the socket's address by default. */
   clientIp?: ClientIpResolver;
-  /** Serve every request through the SDK, the common tools/call included (tests compare the two paths). */
-  sdkOnly?: boolean;
 }
 
 /** Discovery documents: public, cacheable for an hour, readable from any origin. */

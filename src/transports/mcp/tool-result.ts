@@ -22,19 +22,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { errorEnvelope, type ApiError } from "../../errors.ts";
 
-/** Results made here whose one text block is exactly the JSON text of their structuredContent. */
-const textIsStructured = new WeakSet<CallToolResult>();
-
-/** The JSON text of the result's structuredContent when it is at hand (its text block), else null. */
-export function structuredContentJson(result: CallToolResult): string | null {
-  return textIsStructured.has(result) ? (result.content[0] as { text: string }).text : null;
-}
-
 function structured(text: string, structuredContent: Record<string, unknown>, isError: boolean): CallToolResult {
-  // In the order the SDK's result schema writes them (the direct tools/call path relies on it).
-  const result: CallToolResult = { content: [{ type: "text", text }], structuredContent, ...(isError ? { isError: true } : {}) };
-  textIsStructured.add(result);
-  return result;
+  return { content: [{ type: "text", text }], structuredContent, ...(isError ? { isError: true } : {}) };
 }
 
 export function toolSuccess(toolName: string, output: unknown): CallToolResult {

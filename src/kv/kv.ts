@@ -8,16 +8,6 @@ export interface CounterState {
   ttlMs: number;
 }
 
-/** A key to set where none exists, in the same round trip as a count (incrementIfPrefixed). */
-export interface Claim {
-  key: string;
-  value: string;
-  ttlMs: number;
-}
-
-/** taken: the key now holds the claim's value; else the value it already held (left as it was). */
-export type ClaimOutcome = { taken: true } | { taken: false; existing: string };
-
 export interface Kv {
   get(key: string): Promise<string | null>;
   /** Sets key with a time-to-live; with onlyIfAbsent, returns false (and writes nothing) when the key exists. */
@@ -31,16 +21,14 @@ export interface Kv {
   /** Increments several counters in one round trip (each as `increment` would). */
   incrementAll(counters: readonly { key: string; ttlMs: number }[]): Promise<CounterState[]>;
   /**
-   * Reads `key` and, only when its value starts with `prefix`, increments `counters` and sets
-   * `claim` where its key is absent - one atomic round trip. `counts` (and `claim`) are null when
-   * nothing was incremented; `claim` is null too when none was asked for.
+   * Reads `key` and, only when its value starts with `prefix`, increments `counters` - one atomic
+   * round trip. `counts` is null when nothing was incremented.
    */
   incrementIfPrefixed(
     key: string,
     prefix: string,
     counters: readonly { key: string; ttlMs: number }[],
-    claim?: Claim,
-  ): Promise<{ value: string | null; counts: CounterState[] | null; claim: ClaimOutcome | null }>;
+  ): Promise<{ value: string | null; counts: CounterState[] | null }>;
   /** Milliseconds the key has left to live; null when it does not exist. */
   ttlMs(key: string): Promise<number | null>;
   close(): Promise<void>;

@@ -1,4 +1,4 @@
-import type { Claim, ClaimOutcome, CounterState, Kv } from "./kv.ts";
+import type { CounterState, Kv } from "./kv.ts";
 
 interface Entry {
   value: string;
@@ -68,15 +68,10 @@ export class MemoryKv implements Kv {
     return states;
   }
 
-  async incrementIfPrefixed(key: string, prefix: string, counters: readonly { key: string; ttlMs: number }[], claim?: Claim) {
+  async incrementIfPrefixed(key: string, prefix: string, counters: readonly { key: string; ttlMs: number }[]) {
     const value = this.live(key)?.value ?? null;
-    if (value === null || !value.startsWith(prefix)) return { value, counts: null, claim: null };
-    const counts = await this.incrementAll(counters);
-    if (!claim) return { value, counts, claim: null };
-    const existing = this.live(claim.key)?.value;
-    if (existing !== undefined) return { value, counts, claim: { taken: false, existing } satisfies ClaimOutcome };
-    this.entries.set(claim.key, { value: claim.value, expiresAt: this.now() + claim.ttlMs });
-    return { value, counts, claim: { taken: true } satisfies ClaimOutcome };
+    if (value === null || !value.startsWith(prefix)) return { value, counts: null };
+    return { value, counts: await this.incrementAll(counters) };
   }
 
   async ttlMs(key: string) {

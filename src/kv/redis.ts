@@ -1,12 +1,10 @@
 import { createHash } from "node:crypto";
 import { createClient } from "redis";
-import type { Claim, ClaimOutcome, CounterState, Kv } from "./kv.ts";
+import type { CounterState, Kv } from "./kv.ts";
 
 /**
  * KEYS[1] is read; only when its value starts with ARGV[1] are the ARGV[2] counters KEYS[2..]
- * incremented (TTLs from ARGV[3]) and, when one more key follows them, that key set to the next
- * ARGV (with the TTL after it) where it is absent. Replies {value or false, then value, pttl pairs
- * of the counters, then 1 when the claim was set or the value it found}.
+ * incremented (TTLs from ARGV[3]). Replies {value or false, then value, pttl pairs of the counters}.
  */
 const INCREMENT_IF_PREFIXED = `
 local value = redis.call('GET', KEYS[1])
@@ -18,16 +16,6 @@ for i = 1, counters do
   if count == 1 then redis.call('PEXPIRE', KEYS[1 + i], ARGV[2 + i]) end
   out[#out + 1] = count
   out[#out + 1] = redis.call('PTTL', KEYS[1 + i])
-end
-local claim = KEYS[counters + 2]
-if claim then
-  local existing = redis.call('GET', claim)
-  if existing then
-    out[#out + 1] = existing
-  else
-    redis.call('SET', claim, ARGV[counters + 3], 'PX', ARGV[counters + 4])
-    out[#out + 1] = 1
-  end
 end
 return out`;
 
@@ -144,20 +132,17 @@ export class RedisKv implements Kv {
     return counters.map((_c, i) => ({ value: Number(reply[2 * i]), ttlMs: Number(reply[2 * i + 1]) }));
   }
 
-  async incrementIfPrefixed(key: string, prefix: string, counters: readonly { key: string; ttlMs: number }[], claim?: Claim) {
+  async incrementIfPrefixed(key: string, prefix: string, counters: readonly { key: string; ttlMs: number }[]) {
     const ttl = (ms: number) => String(Math.max(1, Math.ceil(ms)));
     const reply = (await incrementIfPrefixed.run(
       this.client,
-      [this.k(key), ...counters.map((c) => this.k(c.key)), ...(claim ? [this.k(claim.key)] : [])],
-      [prefix, String(counters.length), ...counters.map((c) => ttl(c.ttlMs)), ...(claim ? [claim.value, ttl(claim.ttlMs)] : [])],
-    )) as [string | null, ...(number | string)[]];
+      [this.k(key), ...counters.map((c) => this.k(c.key))],
+      [prefix, String(counters.length), ...counters.map((c) => ttl(c.ttlMs))],
+    )) as [string | null, ...number[]];
     const value = typeof reply[0] === "string" ? reply[0] : null;
-    if (reply.length === 1) return { value, counts: null, claim: null };
+    if (reply.length === 1) return { value, counts: null };
     const counts = counters.map((_c, i) => ({ value: Number(reply[1 + 2 * i]), ttlMs: Number(reply[2 + 2 * i]) }));
-    if (!claim) return { value, counts, claim: null };
-    const found = reply[1 + 2 * counters.length];
-    const outcome: ClaimOutcome = typeof found === "string" ? { taken: false, existing: found } : { taken: true };
-    return { value, counts, claim: outcome };
+    return { value, counts };
   }
 
   async ttlMs(key: string) {

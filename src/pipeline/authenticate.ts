@@ -4,7 +4,7 @@
 import type { Knex } from "knex";
 import { ApiError } from "../errors.ts";
 import { sha256Hex } from "../security/crypto.ts";
-import type { Claim, ClaimOutcome, Kv } from "../kv/kv.ts";
+import type { Kv } from "../kv/kv.ts";
 import { expired, lookupToken, parseBearer, verifyTokenHash, type ResolvedToken } from "../modules/tokens/tokens.ts";
 import { lookupOAuthAccessToken, parseOAuthBearer } from "../modules/oauth/tokens.ts";
 import { admitCached, CREDENTIAL_TTL_MS, decodeEntry, refreshCredential, rememberCredential } from "./credential-cache.ts";
@@ -27,11 +27,6 @@ export interface Admission {
   principal: Principal;
   /** The budget after this request (for the X-RateLimit-* headers). */
   rate: RateState;
-  /**
-   * The claim asked for, settled in admission's round trip; null when it could not be (the
-   * credential was read from the database): the caller claims the key itself.
-   */
-  claim: ClaimOutcome | null;
 }
 
 export function principalOf(token: ResolvedToken, credentialKind: Principal["credentialKind"] = "personal_access_token"): Principal {
@@ -50,9 +45,7 @@ export function principalOf(token: ResolvedToken, credentialKind: Principal["cre
  * The credential behind `authorization`, with one request counted against `budget` under
  * `<budgetName>:<kind>:<id>`. Throws 401 AUTHENTICATION_REQUIRED (the transport adds its
  * challenge) or 429 RATE_LIMITED (with Retry-After and the rate headers). Only a request whose
- * secret is right is counted. `claimFor` names a KV key to set where it is absent (a write's
- * idempotency lock, keyed on the credential) in the same round trip, when the credential's
- * resolution is cached; a claim taken for a request then refused is given back.
+ * secret is right is counted.
  */
 export async function admitBearer(
   db: Knex,
@@ -61,7 +54,6 @@ export async function admitBearer(
   budget: readonly Window[],
   budgetName: string,
   now: Date,
-  claimFor?: (credentialId: string) => Claim,
 ): Promise<Admission> {
   if (!authorization) refuse("No bearer token was sent.");
   const bearer = bearerValue(authorization);
@@ -86,16 +78,8 @@ export async function admitBearer(
   const subject = `${budgetName}:personal_access_token:${parsed.id}`;
   const counters = budgetCounters(subject, budget, now.getTime());
   const secretHash = sha256Hex(parsed.secret);
-  const claim = claimFor?.(parsed.id);
-  const cached = await admitCached(kv, parsed.id, secretHash, counters, claim);
-  const claimed = cached.state === "hit" ? cached.claim : null;
-  try {
-    const admitted = await admitToken(db, kv, parsed.id, secretHash, cached, subject, counters, budget, now);
-    return { ...admitted, claim: claimed };
-  } catch (err) {
-    if (claim && claimed?.taken) await kv.compareAndDelete(claim.key, claim.value);
-    throw err;
-  }
+  const cached = await admitCached(kv, parsed.id, secretHash, counters);
+  return admitToken(db, kv, parsed.id, secretHash, cached, subject, counters, budget, now);
 }
 
 /** The rest of admitBearer once the KV has answered: the resolution, its checks and the budget. */
@@ -109,7 +93,7 @@ async function admitToken(
   counters: ReturnType<typeof budgetCounters>,
   budget: readonly Window[],
   now: Date,
-): Promise<Omit<Admission, "claim">> {
+): Promise<Admission> {
   let token: ResolvedToken | null = null;
   let rate: RateState;
   if (cached.state === "hit") {
@@ -151,5 +135,5 @@ async function admitOAuth(db: Knex, kv: Kv, bearer: string, budget: readonly Win
   if (!token) refuse("The OAuth access token is malformed, unknown, revoked or expired.", "Renew it with the refresh token at the token endpoint.");
   const rate = await consumeBudget(kv, `${budgetName}:oauth_access_token:${token.tokenId}`, budget, now.getTime());
   if (rate.retryAfter !== null) throw rateLimited(rate);
-  return { principal: principalOf(token, "oauth_access_token"), rate, claim: null };
+  return { principal: principalOf(token, "oauth_access_token"), rate };
 }

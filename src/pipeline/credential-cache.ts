@@ -14,7 +14,7 @@ import type { Kv } from "../kv/kv.ts";
 import type { CommitEffect } from "../db/tenant.ts";
 import type { TokenRecord } from "../modules/tokens/tokens.ts";
 import type { BudgetCounter } from "./rate-limit.ts";
-import type { Claim, ClaimOutcome, CounterState } from "../kv/kv.ts";
+import type { CounterState } from "../kv/kv.ts";
 
 /**
  * How long a resolution is trusted, by the server's clock: an older one is read again from the
@@ -31,11 +31,8 @@ const REVOKED = "revoked";
 const CHANGED = "changed";
 
 export type CachedCredential =
-  /**
-   * The secret matched a cached resolution; the request was counted (and the claim asked for
-   * settled: null when none was). `entry` is the raw value.
-   */
-  | { state: "hit"; entry: string; counts: CounterState[]; claim: ClaimOutcome | null }
+  /** The secret matched a cached resolution; the request was counted. `entry` is the raw value. */
+  | { state: "hit"; entry: string; counts: CounterState[] }
   /** A cached resolution whose secret is another: the bearer is refused. */
   | { state: "wrong-secret" }
   | { state: "revoked" }
@@ -44,23 +41,14 @@ export type CachedCredential =
 
 const key = (tokenId: string) => `cred:pat:${tokenId}`;
 
-/**
- * Looks the token up and, when the secret matches, counts the request against `counters` and sets
- * `claim` where its key is free (an idempotency lock), in the same round trip.
- */
-export async function admitCached(
-  kv: Kv,
-  tokenId: string,
-  secretHash: string,
-  counters: readonly BudgetCounter[],
-  claim?: Claim,
-): Promise<CachedCredential> {
-  const { value, counts, claim: claimed } = await kv.incrementIfPrefixed(key(tokenId), `${secretHash}:`, counters, claim);
+/** Looks the token up and, when the secret matches, counts the request against `counters`, in one round trip. */
+export async function admitCached(kv: Kv, tokenId: string, secretHash: string, counters: readonly BudgetCounter[]): Promise<CachedCredential> {
+  const { value, counts } = await kv.incrementIfPrefixed(key(tokenId), `${secretHash}:`, counters);
   if (value === null) return { state: "miss" };
   if (value === REVOKED) return { state: "revoked" };
   if (value === CHANGED) return { state: "changed" };
   if (!counts) return { state: "wrong-secret" };
-  return { state: "hit", entry: value, counts, claim: claimed };
+  return { state: "hit", entry: value, counts };
 }
 
 /** What a cache entry says, decoded once per distinct entry in this process (see resolveEntry). */

@@ -8,7 +8,7 @@
 import type { Knex } from "knex";
 import type { Input, OperationId, OperationSpec, Output } from "../../generated/operations.ts";
 import type { FieldErrors } from "../errors.ts";
-import type { Claim, Kv } from "../kv/kv.ts";
+import type { Kv } from "../kv/kv.ts";
 import type { Actor, ActorKind } from "../db/tenant.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
 import type { PlatformEndpoints } from "../modules/connectors/platforms.ts";
@@ -55,9 +55,8 @@ export function admit(
   budget: readonly Window[],
   budgetName: string,
   now: Date,
-  claimFor?: (credentialId: string) => Claim,
 ): Promise<Admission> {
-  return admitBearer(deps.db, deps.kv, authorization, budget, budgetName, now, claimFor);
+  return admitBearer(deps.db, deps.kv, authorization, budget, budgetName, now);
 }
 
 export interface OperationCall {

@@ -1,6 +1,7 @@
 // Bearer tokens sbt_live_<id>_<secret>: anything else, and deleted or expired tokens, answer
 // 401 AUTHENTICATION_REQUIRED; deletion takes effect on the next call.
 import assert from "node:assert/strict";
+import { request } from "node:http";
 import { startApi } from "../helpers/server.ts";
 import { ApiClient, expectError } from "../helpers/http.ts";
 import { createTestCreator } from "../helpers/fixtures.ts";
@@ -41,6 +42,36 @@ describe("authentication", () => {
     }
     const testEnv = await attempt(`Bearer sbt_test_${id}_${secret}`);
     assert.match(testEnv.body.error.message, /another environment/);
+  });
+
+  it("answers a write without a valid credential before reading its body: an unauthenticated body is never read", async () => {
+    // The body announced is never sent: a server that read it first would wait for it.
+    const { hostname, port } = new URL(suite.api.url);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        {
+          hostname,
+          port,
+          method: "POST",
+          path: "/v1/teams",
+          headers: {
+            authorization: "Bearer sbt_live_1_notasecret",
+            "content-type": "application/json",
+            "content-length": "1000000",
+            "idempotency-key": "k",
+          },
+        },
+        (res) => {
+          let body = "";
+          res.on("data", (d) => (body += d));
+          res.on("end", () => resolve({ status: res.statusCode!, body }));
+        },
+      );
+      req.on("error", reject);
+      req.write('{"name":');
+    });
+    assert.equal(answer.status, 401);
+    assert.equal(JSON.parse(answer.body).error.code, "AUTHENTICATION_REQUIRED");
   });
 
   it("stops accepting a deleted token on the very next call", async () => {

@@ -119,31 +119,32 @@ describe("idempotency", () => {
     assert.equal(fixed.status, 201, "an uncached error leaves the key free for a corrected body");
   });
 
-  it("takes the lock in admission's KV round trip once the credential's resolution is cached", async () => {
-    assert.equal((await suite.client.get("/v1/tokens")).status, 200); // the resolution is now cached
+  it("takes the lock only once the write is authorized and valid, then replays and refuses repeats", async () => {
     const kv = suite.api.deps.kv;
     const set = kv.set.bind(kv);
-    let separateLocks = 0;
+    const locks: string[] = [];
     kv.set = (key, value, options) => {
-      if (options.onlyIfAbsent && key.startsWith("idem:")) separateLocks++;
+      if (options.onlyIfAbsent && key.startsWith("idem:")) locks.push(key);
       return set(key, value, options);
     };
     try {
       const key = crypto.randomUUID();
-      const first = await suite.client.post("/v1/tokens", mint("locked in admission"), { idempotencyKey: key });
+      expectError(await suite.client.post("/v1/tokens", { name: "" }, { idempotencyKey: key }), 422, "VALIDATION_FAILED");
+      assert.deepEqual(locks, [], "an invalid write takes no lock");
+      const first = await suite.client.post("/v1/tokens", mint("locked once valid"), { idempotencyKey: key });
       assert.equal(first.status, 201);
-      const again = await suite.client.post("/v1/tokens", mint("locked in admission"), { idempotencyKey: key });
+      assert.equal(locks.length, 1);
+      const again = await suite.client.post("/v1/tokens", mint("locked once valid"), { idempotencyKey: key });
       assert.equal(again.headers.get("idempotent-replay"), "true");
       assert.deepEqual(again.body, first.body);
       expectError(await suite.client.post("/v1/tokens", mint("other body"), { idempotencyKey: key }), 409, "IDEMPOTENCY_KEY_REUSED");
     } finally {
       kv.set = set;
     }
-    assert.equal(separateLocks, 0, "no lock of its own: the admission script took it");
-    assert.equal(await tokensNamed(suite.creator.userId, "locked in admission"), 1);
+    assert.equal(await tokensNamed(suite.creator.userId, "locked once valid"), 1);
   });
 
-  it("gives back a lock taken in admission when the request is refused before it runs (ability, validation, rate limit)", async () => {
+  it("leaves the key free when the request is refused before it runs (ability, validation, rate limit)", async () => {
     const kv = suite.api.deps.kv;
     const narrow = await tokenFor(suite.creator, ["team:view"]);
     const narrowClient = new ApiClient(suite.api.url, narrow.token);

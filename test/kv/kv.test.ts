@@ -38,41 +38,24 @@ describe(`KV store (${usingRedis ? "Redis" : "in-process"})`, () => {
     assert.equal(await kv.ttlMs("missing"), null);
   });
 
-  it("counts and claims only behind a matching prefix, in one atomic step", async () => {
+  it("counts only behind a matching prefix, in one atomic step", async () => {
     await kv.set("cred", "abc:resolution", { ttlMs: 60_000 });
     const counter = [{ key: "cred-count", ttlMs: 60_000 }];
-    const claim = (value: string) => ({ key: "cred-lock", value, ttlMs: 30_000 });
-
-    assert.deepEqual(await kv.incrementIfPrefixed("cred", "xyz:", counter, claim("refused")), { value: "abc:resolution", counts: null, claim: null });
-    assert.equal(await kv.get("cred-lock"), null, "a wrong prefix claims nothing");
-    assert.deepEqual(await kv.incrementIfPrefixed("missing", "abc:", counter, claim("refused")), { value: null, counts: null, claim: null });
-
-    const first = await kv.incrementIfPrefixed("cred", "abc:", counter, claim("first"));
+    assert.deepEqual(await kv.incrementIfPrefixed("cred", "xyz:", counter), { value: "abc:resolution", counts: null });
+    assert.equal(await kv.get("cred-count"), null, "a wrong prefix counts nothing");
+    assert.deepEqual(await kv.incrementIfPrefixed("missing", "abc:", counter), { value: null, counts: null });
+    const first = await kv.incrementIfPrefixed("cred", "abc:", counter);
     assert.equal(first.counts![0]!.value, 1);
-    assert.deepEqual(first.claim, { taken: true });
-    assert.equal(await kv.get("cred-lock"), "first");
-    const ttl = (await kv.ttlMs("cred-lock"))!;
-    assert.ok(ttl > 20_000 && ttl <= 30_000, String(ttl));
-
-    const second = await kv.incrementIfPrefixed("cred", "abc:", counter, claim("second"));
+    const second = await kv.incrementIfPrefixed("cred", "abc:", counter);
     assert.equal(second.counts![0]!.value, 2);
-    assert.deepEqual(second.claim, { taken: false, existing: "first" });
-    assert.equal(await kv.get("cred-lock"), "first", "a claim never replaces what it finds");
-
-    const unclaimed = await kv.incrementIfPrefixed("cred", "abc:", counter);
-    assert.equal(unclaimed.counts![0]!.value, 3);
-    assert.equal(unclaimed.claim, null);
+    const ttl = (await kv.ttlMs("cred-count"))!;
+    assert.ok(ttl > 50_000 && ttl <= 60_000, String(ttl));
   });
 
-  it("lets exactly one of many concurrent claims of a key take it", async () => {
-    await kv.set("cred2", "abc:resolution", { ttlMs: 60_000 });
-    const outcomes = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => kv.incrementIfPrefixed("cred2", "abc:", [], { key: "cred2-lock", value: `claim ${i}`, ttlMs: 30_000 })),
-    );
-    const taken = outcomes.flatMap((o, i) => (o.claim?.taken ? [i] : []));
-    assert.equal(taken.length, 1);
-    const winner = `claim ${taken[0]}`;
-    for (const o of outcomes) if (!o.claim!.taken) assert.deepEqual(o.claim, { taken: false, existing: winner });
+  it("lets exactly one of many concurrent writers take a key set only where absent", async () => {
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => kv.set("lock", `claim ${i}`, { ttlMs: 30_000, onlyIfAbsent: true })));
+    assert.equal(outcomes.filter(Boolean).length, 1);
+    assert.equal(await kv.get("lock"), `claim ${outcomes.indexOf(true)}`);
   });
 
   it("expires keys (in-process store on its injected clock)", async () => {

@@ -5,7 +5,8 @@
 //   same key, first still running -> 425 IDEMPOTENCY_REPLAY_IN_PROGRESS
 // Keys are per token id, method, path and key. Two stores, each doing what it is good at:
 //   - the lock: a running request holds its key in the KV store (shared across processes through
-//     Redis), taken in admission's round trip; a crashed process frees it after IDEMPOTENCY_LOCK_MS;
+//     Redis), taken once the request is authorized and valid; a crashed process frees it after
+//     IDEMPOTENCY_LOCK_MS;
 //   - the kept response: a 2xx JSON answer is written by the write's own transaction
 //     (modules/idempotency), body encrypted and bound to its key, for 24 hours. The write and its
 //     kept response commit together, so no stop between COMMIT and keeping the answer can let a
@@ -18,7 +19,7 @@
 import { randomUUID } from "node:crypto";
 import type Koa from "koa";
 import type { Knex } from "knex";
-import type { Claim, ClaimOutcome, Kv } from "../../kv/kv.ts";
+import type { Kv } from "../../kv/kv.ts";
 import { ApiError, validationFailed } from "../../errors.ts";
 import { decrypt, encrypt, sha256Hex } from "../../security/crypto.ts";
 import type { AlsoRecord } from "../../pipeline/execute.ts";
@@ -66,11 +67,6 @@ export function idempotencyClaim(tokenId: string, method: string, path: string, 
   };
 }
 
-/** The claim as a KV claim: set where absent, held at most IDEMPOTENCY_LOCK_MS. */
-export function lockOf(claim: IdempotencyClaim): Claim {
-  return { key: claim.key, value: claim.lock, ttlMs: IDEMPOTENCY_LOCK_MS };
-}
-
 const keyReused = () => new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with a different request body.");
 
 /**
@@ -96,8 +92,7 @@ function replay(ctx: Koa.Context, kept: KeptResponse, claim: IdempotencyClaim, a
 }
 
 /** Takes the claim's key for this request; the lock found there when another holds it. */
-async function takeKey(kv: Kv, claim: IdempotencyClaim, claimed: ClaimOutcome | null): Promise<string | null> {
-  if (claimed) return claimed.taken ? null : claimed.existing;
+async function takeKey(kv: Kv, claim: IdempotencyClaim): Promise<string | null> {
   for (let attempt = 0; ; attempt++) {
     if (await kv.set(claim.key, claim.lock, { ttlMs: IDEMPOTENCY_LOCK_MS, onlyIfAbsent: true })) return null;
     const existing = await kv.get(claim.key);
@@ -115,7 +110,6 @@ export interface IdempotencyDeps {
 
 /**
  * Runs `execute` at most once per key; replays or refuses repeats as the table above says.
- * `claimed`: the claim already settled (in admission's round trip), or null to settle it here.
  * `keeps`: whether a success is kept (a 2xx JSON answer); `execute` runs the operation with the
  * AlsoRecord it is given in the operation's transaction and sets ctx's status and body.
  */
@@ -123,12 +117,11 @@ export async function runIdempotently(
   ctx: Koa.Context,
   deps: IdempotencyDeps,
   claim: IdempotencyClaim,
-  claimed: ClaimOutcome | null,
   now: Date,
   keeps: { status: number } | null,
   execute: (also?: AlsoRecord) => Promise<void>,
 ): Promise<void> {
-  const existing = await takeKey(deps.kv, claim, claimed);
+  const existing = await takeKey(deps.kv, claim);
   if (existing !== null) {
     const lock = JSON.parse(existing) as Running;
     if (lock.hash !== claim.hash) {

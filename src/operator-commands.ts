@@ -14,7 +14,8 @@ import { migrate, openConfiguredDatabase, type OpenedDatabase } from "./db/datab
 import { EmbeddedDatabaseError } from "./db/embedded.ts";
 import { ApiError } from "./errors.ts";
 import { createDomainContext } from "./db/tenant.ts";
-import { TIERS, type Tier } from "./modules/account/creators.ts";
+import { TIERS } from "./modules/teams/tier.ts";
+import type { Tier } from "./modules/teams/tier.ts";
 import { createProject } from "./modules/projects/projects.ts";
 import { AccountError, createCreatorAccount, mintTokenForCreator } from "./operator.ts";
 import { findCreatorByEmail } from "./modules/account/creators.ts";

@@ -1,7 +1,8 @@
 // Operator actions shared by the CLI and the first start: open an account, mint a token for a
 // creator, seed the demo. They act as the system (actor_kind system) and are logged as such.
 import type { Knex } from "knex";
-import { createCreator, findCreatorByEmail, AccountError, type Tier } from "./modules/account/creators.ts";
+import { createCreator, findCreatorByEmail, AccountError } from "./modules/account/creators.ts";
+import type { Tier } from "./modules/teams/tier.ts";
 import { grantableAbilities } from "./modules/tokens/abilities.ts";
 import { createProject } from "./modules/projects/projects.ts";
 import { mintToken } from "./modules/tokens/tokens.ts";

@@ -40,8 +40,7 @@ export function loggerOptions(level: string): pino.LoggerOptions {
  * thread (one write per dozen or so request lines), flushed every second and on shutdown. A write
  * per line was a measurable share of every request, and so were batches written through libuv's
  * threadpool (sync: false): each woke a pool thread to write a few KB, which on a busy core cost
- * the request pipeline more than the write itself (measured with bench:ceilings, writes/s: 1,624
- * → 2,037, server CPU per write 512 → 407 µs; no logging at all: 2,247). As with pino's default
+ * the request pipeline more than the write itself (docs/performance.md). As with pino's default
  * destination, a log reader that stops reading holds the server up rather than letting lines pile
  * up in its memory.
  */

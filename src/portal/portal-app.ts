@@ -6,7 +6,7 @@
 import Koa from "koa";
 import { Router } from "@koa/router";
 import { html } from "../auth/pages/html.ts";
-import { PageError } from "../auth/pages/forms.ts";
+import { PageError } from "../auth/pages/page-error.ts";
 import { cookieSecurity } from "../auth/pages/cookies.ts";
 import { readRepositoryText } from "../repository-files.ts";
 import { requestContext, type RequestState } from "../transports/http/request.ts";

@@ -5,7 +5,8 @@
 import type Koa from "koa";
 import { html } from "../auth/pages/html.ts";
 import { csrfField } from "../auth/pages/csrf.ts";
-import { PageError, readPageForm } from "../auth/pages/forms.ts";
+import { readPageForm } from "../auth/pages/forms.ts";
+import { PageError } from "../auth/pages/page-error.ts";
 import { UUID } from "../uuid.ts";
 import { completeHandoff, handoffOfBrowser, startHandoff, HANDOFF_TTL_MS } from "../modules/portal/handoffs.ts";
 import { openPortalSession } from "../modules/portal/sessions.ts";

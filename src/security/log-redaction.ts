@@ -3,7 +3,7 @@
 // Nothing logs such values today; this is defence in depth against a future
 // `logger.info({ headers })`. It runs on every log line (pino formatters.log), so it copies only
 // what it changes: a line without such a property costs one pass over its keys (pino's own
-// path-based redact cost 2.5 µs a line here).
+// path-based redact costs more per line, on every line).
 import { isSecretKey } from "./secret-keys.ts";
 
 const MAX_DEPTH = 8;

@@ -72,6 +72,40 @@ describe("architecture", () => {
     assert.deepEqual(offending, []);
   });
 
+  it("has no import cycle in src/ (type imports included)", () => {
+    const graph = new Map(sources.map(({ file, text }) => [file, importsOf(file, text)]));
+    // Tarjan's strongly connected components: every component of more than one file is a cycle.
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const cycles: string[][] = [];
+    const visit = (file: string) => {
+      index.set(file, index.size);
+      low.set(file, index.get(file)!);
+      stack.push(file);
+      onStack.add(file);
+      for (const target of graph.get(file) ?? []) {
+        if (!graph.has(target)) continue;
+        if (!index.has(target)) {
+          visit(target);
+          low.set(file, Math.min(low.get(file)!, low.get(target)!));
+        } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+      if (low.get(file) !== index.get(file)) return;
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== file);
+      if (component.length > 1) cycles.push(component.sort());
+    };
+    for (const file of graph.keys()) if (!index.has(file)) visit(file);
+    assert.deepEqual(cycles, []);
+  });
+
   it("keeps hand-written files under 400 lines", () => {
     const long = sources.filter(({ text }) => text.split("\n").length > 400).map(({ file }) => file);
     assert.deepEqual(long, []);

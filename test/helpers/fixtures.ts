@@ -1,7 +1,8 @@
 // Creators, teams, projects and tokens made through the domain functions the product uses.
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
-import { createCreator, type Tier } from "../../src/modules/account/creators.ts";
+import { createCreator } from "../../src/modules/account/creators.ts";
+import type { Tier } from "../../src/modules/teams/tier.ts";
 import { createProject } from "../../src/modules/projects/projects.ts";
 import { mintTokenForCreator } from "../../src/operator.ts";
 import { mintToken } from "../../src/modules/tokens/tokens.ts";

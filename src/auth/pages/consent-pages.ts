@@ -18,7 +18,8 @@ import {
 } from "../../modules/oauth/authorization.ts";
 import { csrfField } from "./csrf.ts";
 import { requireCreator, signedInCreator, type SignedIn } from "./creator.ts";
-import { PageError, readPageForm } from "./forms.ts";
+import { readPageForm } from "./forms.ts";
+import { PageError } from "./page-error.ts";
 import { html } from "./html.ts";
 import { notice, renderPage } from "./layout.ts";
 import { pageRoute } from "./page-route.ts";

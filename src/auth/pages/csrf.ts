@@ -7,7 +7,7 @@
 import Tokens from "csrf";
 import type Koa from "koa";
 import { html, type Html } from "./html.ts";
-import { PageError } from "./forms.ts";
+import { PageError } from "./page-error.ts";
 import { cookieName, cookieOptions } from "./cookies.ts";
 
 const tokens = new Tokens();

@@ -3,16 +3,7 @@
 import type Koa from "koa";
 import { readBodyText } from "../../transports/http/body.ts";
 import { verifyCsrf } from "./csrf.ts";
-
-export class PageError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
+import { PageError } from "./page-error.ts";
 
 /** A urlencoded form's fields (the last value of a repeated name wins, except those read with `all`), CSRF checked. */
 export async function readPageForm(ctx: Koa.Context): Promise<{ fields: Record<string, string>; all: (name: string) => string[] }> {

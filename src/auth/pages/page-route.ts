@@ -3,7 +3,7 @@
 // request context (500 with a request id, nothing internal shown).
 import type Koa from "koa";
 import { AccountError } from "../../modules/account/creators.ts";
-import { PageError } from "./forms.ts";
+import { PageError } from "./page-error.ts";
 import { html } from "./html.ts";
 import { notice, renderPage } from "./layout.ts";
 

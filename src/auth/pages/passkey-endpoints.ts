@@ -11,7 +11,7 @@ import type { AuthDeps } from "../deps.ts";
 import { verifyCsrf } from "./csrf.ts";
 import { html, type Html } from "./html.ts";
 import { csrfToken } from "./csrf.ts";
-import { PageError } from "./forms.ts";
+import { PageError } from "./page-error.ts";
 import { sessionOf } from "./session.ts";
 
 const CHALLENGE_LIFE_MS = 5 * 60_000;

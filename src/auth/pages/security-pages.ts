@@ -14,7 +14,8 @@ import { confirmTotpEnrolment, disableTotp, pendingTotpEnrolment, startTotpEnrol
 import { field } from "./account-pages.ts";
 import { requireCreator, signedInCreator, type SignedIn } from "./creator.ts";
 import { csrfField } from "./csrf.ts";
-import { PageError, readPageForm } from "./forms.ts";
+import { readPageForm } from "./forms.ts";
+import { PageError } from "./page-error.ts";
 import { html } from "./html.ts";
 import { notice, renderPage } from "./layout.ts";
 import { pageRoute } from "./page-route.ts";

@@ -4,7 +4,7 @@
 // wrong one.
 import type { AuthDeps } from "../deps.ts";
 import { budgetCounters, consumeBudget, type Window } from "../../pipeline/rate-limit.ts";
-import { PageError } from "./forms.ts";
+import { PageError } from "./page-error.ts";
 
 export const WRONG_CODES_PER_USER: readonly Window[] = [{ name: "two-factor-user", limit: 5, windowMs: 15 * 60_000 }];
 

@@ -10,10 +10,10 @@ import { sha256Hex } from "../../security/crypto.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { emitEvent } from "../events/outbox.ts";
 import { plansTable, type PlanRow } from "../plans/tables.ts";
-import { assertProjectsVisible } from "../projects/projects.ts";
+import { assertProjectsVisible } from "../projects/tables.ts";
 import { teamTier } from "../teams/tier.ts";
 import { teamsTable } from "../teams/tables.ts";
-import type { Tier } from "../account/creators.ts";
+import type { Tier } from "../teams/tier.ts";
 import { accessCodesTable, type AccessCodeRow, type AccessCodeStatus } from "./tables.ts";
 import { iso } from "../subscriptions/timestamps.ts";
 

@@ -6,9 +6,7 @@ import { hashPassword, PASSWORD_COST, type PasswordCost } from "../../security/p
 import { recordActivity } from "../activity/activity-log.ts";
 import { createDomainContext, systemActor, unscoped, type Db } from "../../db/tenant.ts";
 import { createTeamRecords } from "../teams/teams.ts";
-
-export const TIERS = ["free", "starter", "growth"] as const;
-export type Tier = (typeof TIERS)[number];
+import { TIERS, type Tier } from "../teams/tier.ts";
 
 export class AccountError extends Error {}
 

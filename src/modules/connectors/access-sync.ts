@@ -12,7 +12,7 @@ import { markGrantFulfilled } from "../subscriptions/grants.ts";
 import { grantsTable } from "../subscriptions/tables.ts";
 import { membersTable } from "../members/tables.ts";
 import { PlatformError, type PlatformSession } from "./drivers/driver.ts";
-import type { ConnectorEnvironment } from "./installations.ts";
+import type { ConnectorEnvironment } from "./environment.ts";
 import type { InstallationRow } from "./tables.ts";
 import { installationSession } from "./bot/session.ts";
 

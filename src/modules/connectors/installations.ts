@@ -10,24 +10,16 @@ import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { encrypt } from "../../security/crypto.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { emitEvent } from "../events/outbox.ts";
-import { assertProjectsVisible, projectsTable } from "../projects/projects.ts";
+import { projectsTable } from "../projects/projects.ts";
+import { assertProjectsVisible } from "../projects/tables.ts";
 import { teamTier } from "../teams/tier.ts";
-import type { ConnectorRegistry } from "./registry.ts";
-import type { PlatformEndpoints } from "./platforms.ts";
 import { installationsTable, type InstallationRow } from "./tables.ts";
+import { credentialsBinding, type ConnectorEnvironment } from "./environment.ts";
 import { checkFieldValues, defaultValues, type FieldValue } from "./field-rules.ts";
 import { driverFor } from "./drivers/index.ts";
 import { installationSession, updatesSecret, updatesUrl } from "./bot/session.ts";
 import { PlatformError, type ConnectorDriver, type InstallInput, type VerifiedAccount } from "./drivers/driver.ts";
 import { uniquely } from "../../db/unique.ts";
-
-export interface ConnectorEnvironment {
-  connectors: ConnectorRegistry;
-  /** The REST API's public address: platforms deliver a bot's updates under it. */
-  baseUrl: string;
-  platforms: PlatformEndpoints;
-  appKey: Buffer;
-}
 
 /** Growth runs at most this many distinct connectors on one project (below Growth: one). */
 export const MAX_CONNECTORS_PER_PROJECT = 2;
@@ -47,9 +39,6 @@ export function presentInstallation(row: InstallationRow) {
     updated_at: new Date(row.updated_at).toISOString(),
   };
 }
-
-/** What an installation's credentials are sealed to: nowhere else can they be opened. */
-export const credentialsBinding = (installationId: string) => `connector_installations:${installationId}`;
 
 function sealFields(env: ConnectorEnvironment, installationId: string, fields: Record<string, FieldValue>): string | null {
   return Object.keys(fields).length ? encrypt(env.appKey, JSON.stringify(fields), credentialsBinding(installationId)) : null;

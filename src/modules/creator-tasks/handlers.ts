@@ -1,7 +1,8 @@
 import type { AreaHandlers } from "../../../generated/operations.ts";
 import { creatorContext, domainContext, type OperationContext } from "../../pipeline/context.ts";
 import { listEnvelope, pageWindow } from "../../pipeline/pagination.ts";
-import { completeCreatorTask, listCreatorTasks } from "./tasks.ts";
+import { listCreatorTasks } from "./tasks.ts";
+import { completeCreatorTask } from "./completion.ts";
 
 export const handlers = {
   async list_creator_tasks({ path, query }, ctx) {

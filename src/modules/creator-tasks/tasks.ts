@@ -3,18 +3,13 @@
 // member.resource_added for the same grant) and sends the member nothing. A task whose grant was
 // revoked first (purchase ended, member banned) becomes void and cannot be completed.
 import { randomUUID } from "node:crypto";
-import { domainRefusal, notFound } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
 import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
-import { recordActivity } from "../activity/activity-log.ts";
-import { emitEvent } from "../events/outbox.ts";
-import { assertProjectsVisible } from "../projects/projects.ts";
+import { assertProjectsVisible } from "../projects/tables.ts";
 import { membersTable, type MemberRow } from "../members/tables.ts";
 import { passWindowsTable, type PassWindowRow, type PlanRow } from "../plans/tables.ts";
 import { resourcesTable, type ResourceRow } from "../resources/tables.ts";
-import { issueGrant, lockedGrant } from "../subscriptions/grants.ts";
-import { isLive } from "../members/status.ts";
-import { subscriptionsTable, type GrantRow, type SubscriptionRow } from "../subscriptions/tables.ts";
+import type { GrantRow } from "../subscriptions/tables.ts";
 import { creatorTasksTable, type CreatorTaskRow } from "./tables.ts";
 import { iso } from "../subscriptions/timestamps.ts";
 
@@ -42,7 +37,7 @@ function presentTask(
 export type CreatorTask = ReturnType<typeof presentTask>;
 
 /** The tasks as the API shows them (member and perk looked up once per page). */
-async function presentTasks(ctx: DomainContext, rows: CreatorTaskRow[]): Promise<CreatorTask[]> {
+export async function presentTasks(ctx: DomainContext, rows: CreatorTaskRow[]): Promise<CreatorTask[]> {
   const ids = (key: "member_id" | "resource_id") => [...new Set(rows.map((r) => r[key]))];
   const members = new Map(
     ((await membersTable.rows(ctx).whereIn("id", ids("member_id")).select("id", "display_name")) as MemberRow[]).map((m) => [m.id, m]),
@@ -104,38 +99,4 @@ export async function listCreatorTasks(ctx: DomainContext, projectId: string, st
   const sort = TASK_SORT[window.sortBy] ?? TASK_SORT.created_at!;
   const { rows, total } = await fetchPage<CreatorTaskRow>(query, window, `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`);
   return { rows: await presentTasks(ctx, rows), total };
-}
-
-/**
- * Completes an open task whose purchase still stands: the grant is issued, the task records who
- * completed it; creator_task.completed then member.resource_added. Otherwise 422 with task_id.
- */
-export async function completeCreatorTask(
-  ctx: DomainContext & { actor: { userId: string } },
-  projectId: string,
-  taskId: string,
-): Promise<CreatorTask> {
-  await assertProjectsVisible(ctx, [projectId]);
-  const task = (await creatorTasksTable.rows(ctx).where({ id: taskId, project_id: projectId }).forUpdate().first()) as CreatorTaskRow | undefined;
-  if (!task) throw notFound("creator task");
-  const refuse = (why: string) => domainRefusal(why, { task_id: task.id });
-  if (task.status === "completed") throw refuse("The task is already completed.");
-  const grant = await lockedGrant(ctx, task.grant_id);
-  const subscription = (await subscriptionsTable.rows(ctx).where({ id: task.subscription_id }).first()) as SubscriptionRow;
-  if (task.status !== "open" || grant.status !== "pending" || !isLive(subscription, ctx.now))
-    throw refuse("The purchase behind this task has ended.");
-  const changes = { status: "completed" as const, completed_at: ctx.now, completed_by_user_id: ctx.actor.userId, updated_at: ctx.now };
-  await creatorTasksTable.rows(ctx).where({ id: task.id }).update(changes);
-  const [completed] = await presentTasks(ctx, [{ ...task, ...changes }]);
-  await recordActivity(ctx, {
-    event: "creator_task_completed",
-    description: `Creator task for ${completed!.perk.title} completed`,
-    subjectType: "subscription",
-    subjectId: task.subscription_id,
-    projectId,
-    properties: { task: completed },
-  });
-  await emitEvent(ctx, { type: "creator_task.completed", projectId, data: { task: completed } });
-  await issueGrant(ctx, grant);
-  return completed!;
 }

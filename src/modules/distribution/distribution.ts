@@ -4,7 +4,8 @@
 import { domainRefusal, notFound, validationFailed } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
 import { readStartPayload } from "../../../sdk/src/connector/index.ts";
-import { assertProjectsVisible, projectsTable } from "../projects/projects.ts";
+import { projectsTable } from "../projects/projects.ts";
+import { assertProjectsVisible } from "../projects/tables.ts";
 import { plansTable } from "../plans/tables.ts";
 import { attachedBot } from "../connectors/installations.ts";
 

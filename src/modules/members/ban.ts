@@ -7,7 +7,7 @@
 // member back to churned (or lead if they never joined); old subscriptions are not restored.
 import type { DomainContext } from "../../db/tenant.ts";
 import { domainRefusal } from "../../errors.ts";
-import { assertProjectsVisible } from "../projects/projects.ts";
+import { assertProjectsVisible } from "../projects/tables.ts";
 import { revokeGrants } from "../subscriptions/grants.ts";
 import { cancelSubscriptionRow } from "../subscriptions/subscriptions.ts";
 import { subscriptionsTable, type SubscriptionRow } from "../subscriptions/tables.ts";

@@ -7,7 +7,7 @@ import type { DomainContext } from "../../db/tenant.ts";
 import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { emitEvent } from "../events/outbox.ts";
-import { assertProjectsVisible } from "../projects/projects.ts";
+import { assertProjectsVisible } from "../projects/tables.ts";
 import { membersTable, type MemberRow, type MemberStatus } from "./tables.ts";
 import { iso } from "../subscriptions/timestamps.ts";
 

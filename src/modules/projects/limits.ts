@@ -3,7 +3,7 @@
 // after a downgrade keeps its projects; it cannot create another until it is below the limit.
 import { ApiError } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
-import type { Tier } from "../account/creators.ts";
+import type { Tier } from "../teams/tier.ts";
 import { teamsTable } from "../teams/tables.ts";
 import { teamTier } from "../teams/tier.ts";
 import { projectsTable } from "./tables.ts";

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { createPaymentMethod } from "../payment-methods/payment-methods.ts";
 import { ApiError, notFound, validationFailed } from "../../errors.ts";
-import { inAllowList, type DomainContext, type TenantTable } from "../../db/tenant.ts";
+import { type DomainContext, type TenantTable } from "../../db/tenant.ts";
 import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { requireGrowth } from "../teams/tier.ts";
 import { installationsTable } from "../connectors/tables.ts";
@@ -198,32 +198,4 @@ export async function deleteProject(ctx: DomainContext, id: string): Promise<voi
   await projectsTable.rows(ctx).where("projects.id", id).delete();
   await projectHandlesTable.teamRows(ctx).where({ project_id: id, retired_at: null }).update({ retired_at: ctx.now });
   await recordProjectChange(ctx, "deleted", presentProject(row));
-}
-
-/**
- * The ids among `projectIds` that are not projects of the actor's team (they answer 404
- * RESOURCE_NOT_FOUND), and those outside the actor's allow-list (404 TENANT_MISMATCH).
- */
-export async function assertProjectsVisible(ctx: DomainContext, projectIds: readonly string[]): Promise<void> {
-  if (projectIds.length === 0) return;
-  const found = new Set(
-    (
-      await projectsTable
-        .teamRows(ctx)
-        .whereIn("projects.id", [...projectIds])
-        .select("projects.id")
-    ).map((r: { id: string }) => r.id),
-  );
-  const missing = projectIds.filter((id) => !found.has(id));
-  if (missing.length) {
-    throw new ApiError("RESOURCE_NOT_FOUND", `No project with the id ${missing[0]} is visible to this token.`, {
-      context: { project_id: missing[0] },
-    });
-  }
-  const outside = projectIds.filter((id) => !inAllowList(ctx.actor, id));
-  if (outside.length) {
-    throw new ApiError("TENANT_MISMATCH", `The project ${outside[0]} is outside this token's project allow-list.`, {
-      context: { project_id: outside[0] },
-    });
-  }
 }

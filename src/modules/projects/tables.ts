@@ -1,5 +1,6 @@
 // The projects area's tenant tables: projects, and every handle a project has held.
-import { tenantTable } from "../../db/tenant.ts";
+import { ApiError } from "../../errors.ts";
+import { inAllowList, tenantTable, type DomainContext } from "../../db/tenant.ts";
 
 /** A project belongs to its team; the project allow-list names projects by their id. */
 export const projectsTable = tenantTable("projects", { team: "team_id", project: "id" });
@@ -22,4 +23,32 @@ export interface ProjectRow {
   archived_at: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/**
+ * The ids among `projectIds` that are not projects of the actor's team (they answer 404
+ * RESOURCE_NOT_FOUND), and those outside the actor's allow-list (404 TENANT_MISMATCH).
+ */
+export async function assertProjectsVisible(ctx: DomainContext, projectIds: readonly string[]): Promise<void> {
+  if (projectIds.length === 0) return;
+  const found = new Set(
+    (
+      await projectsTable
+        .teamRows(ctx)
+        .whereIn("projects.id", [...projectIds])
+        .select("projects.id")
+    ).map((r: { id: string }) => r.id),
+  );
+  const missing = projectIds.filter((id) => !found.has(id));
+  if (missing.length) {
+    throw new ApiError("RESOURCE_NOT_FOUND", `No project with the id ${missing[0]} is visible to this token.`, {
+      context: { project_id: missing[0] },
+    });
+  }
+  const outside = projectIds.filter((id) => !inAllowList(ctx.actor, id));
+  if (outside.length) {
+    throw new ApiError("TENANT_MISMATCH", `The project ${outside[0]} is outside this token's project allow-list.`, {
+      context: { project_id: outside[0] },
+    });
+  }
 }

@@ -6,7 +6,8 @@ import { emptyFieldErrors, notFound, validationFailed, type FieldErrors } from "
 import type { DomainContext } from "../../db/tenant.ts";
 import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { uniquely } from "../../db/unique.ts";
-import { installationOf, type ConnectorEnvironment } from "../connectors/installations.ts";
+import { installationOf } from "../connectors/installations.ts";
+import type { ConnectorEnvironment } from "../connectors/environment.ts";
 import { iso, recordCatalogChange, requireProject } from "../resources/catalog-change.ts";
 import {
   checkMirror,

@@ -3,7 +3,7 @@
 import type { DomainContext } from "../../db/tenant.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { emitEvent } from "../events/outbox.ts";
-import { assertProjectsVisible } from "../projects/projects.ts";
+import { assertProjectsVisible } from "../projects/tables.ts";
 
 export interface CatalogChange {
   /** The entity as events name it (plan, pass_window): event <entity>.<action>, entry <entity>_<action>. */

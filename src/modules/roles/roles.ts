@@ -6,7 +6,7 @@ import { ApiError, domainRefusal, notFound, validationFailed } from "../../error
 import { afterCommit, tenantTable, type DomainContext } from "../../db/tenant.ts";
 import type { PageWindow } from "../../db/pages.ts";
 import { sortedPage } from "../../db/pages.ts";
-import { tokensTable } from "../tokens/tokens.ts";
+import { tokensTable } from "../tokens/tables.ts";
 import { builtInRole, DEFAULT_ROLE_CODE, grantableByRole } from "../teams/built-in-roles.ts";
 import { invitationsTable, teamMembersTable } from "../teams/tables.ts";
 import { requireGrowth } from "../teams/tier.ts";

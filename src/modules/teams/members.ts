@@ -3,7 +3,7 @@
 // A member's tokens follow a change at once (their cached resolution is marked changed).
 import { notFound, validationFailed } from "../../errors.ts";
 import { afterCommit, unscoped, type DomainContext } from "../../db/tenant.ts";
-import { tokensTable } from "../tokens/tokens.ts";
+import { tokensTable } from "../tokens/tables.ts";
 import { roleByCode } from "../roles/roles.ts";
 import { leaveGroups } from "../groups/groups.ts";
 import { unassignConversationsOf } from "../support/conversations.ts";

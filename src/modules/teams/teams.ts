@@ -5,7 +5,7 @@ import { ApiError, domainRefusal, notFound } from "../../errors.ts";
 import { afterCommit, createDomainContext, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 import type { PageWindow } from "../../db/pages.ts";
 import { fetchPage, orderClause } from "../../db/pages.ts";
-import { tokensTable } from "../tokens/tokens.ts";
+import { tokensTable } from "../tokens/tables.ts";
 import { BUILT_IN_ROLES } from "./built-in-roles.ts";
 import { presentTeam, teamsTable, type TeamRow } from "./tables.ts";
 import { recordTeamChange } from "./team-change.ts";

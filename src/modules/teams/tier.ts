@@ -3,8 +3,10 @@
 // and advanced role-based access (custom roles and groups). Removing a member is never gated.
 import { ApiError } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
-import type { Tier } from "../account/creators.ts";
 import { teamsTable } from "./tables.ts";
+
+export const TIERS = ["free", "starter", "growth"] as const;
+export type Tier = (typeof TIERS)[number];
 
 export async function teamTier(ctx: DomainContext): Promise<Tier> {
   const row = (await teamsTable.rows(ctx).join("users", "users.id", "teams.owner_user_id").first("users.tier")) as { tier: Tier } | undefined;

@@ -5,8 +5,9 @@ import { randomToken, safeEqual, sha256Hex } from "../../security/crypto.ts";
 import type { AbilityValue } from "../../../generated/catalog.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { holdsAbility, isAbility, isRetired } from "./abilities.ts";
-import { assertProjectsVisible } from "../projects/projects.ts";
-import { afterCommit, tenantTable, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
+import { assertProjectsVisible } from "../projects/tables.ts";
+import { tokensTable } from "./tables.ts";
+import { afterCommit, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 import { narrowAbilities, teamGrantsOf, type TeamGrants } from "../roles/grants.ts";
 import type { PageWindow } from "../../db/pages.ts";
 import { sortedPage } from "../../db/pages.ts";
@@ -22,7 +23,6 @@ export type TokenKind = "personal" | "agent_registration";
  * Tokens belong to their team (and to their creator, which the queries below add). Not narrowed
  * by the project allow-list: a token's own allow-list is a jsonb list, compared in visibleTokens.
  */
-export const tokensTable = tenantTable("personal_access_tokens", { team: "team_id" });
 
 interface TokenRow {
   id: string | number;

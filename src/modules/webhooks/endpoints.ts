@@ -8,7 +8,7 @@ import type { DomainContext } from "../../db/tenant.ts";
 import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { decrypt, encrypt, randomToken } from "../../security/crypto.ts";
 import { recordActivity } from "../activity/activity-log.ts";
-import { assertProjectsVisible } from "../projects/projects.ts";
+import { assertProjectsVisible } from "../projects/tables.ts";
 import { iso } from "../resources/catalog-change.ts";
 import { teamsTable } from "../teams/tables.ts";
 import { checkWebhookUrl, isAddressOrRange, type WebhookNetwork } from "./address-guard.ts";

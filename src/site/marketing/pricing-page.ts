@@ -5,7 +5,8 @@
 import type { MarkdownPage } from "../pages/markdown-routes.ts";
 import { PROJECT_LIMITS } from "../../modules/projects/limits.ts";
 import { MONTHLY_CODE_QUOTA } from "../../modules/access-codes/codes.ts";
-import { TIERS, type Tier } from "../../modules/account/creators.ts";
+import { TIERS } from "../../modules/teams/tier.ts";
+import type { Tier } from "../../modules/teams/tier.ts";
 import type { SiteAddresses } from "./addresses.ts";
 
 const NAMES: Record<Tier, string> = { free: "Free", starter: "Starter", growth: "Growth" };

@@ -3,7 +3,7 @@
 // rules, the refusals in the order the spec gives, the activity entry and connector.installed.
 import assert from "node:assert/strict";
 import { decrypt } from "../../../src/security/crypto.ts";
-import { credentialsBinding } from "../../../src/modules/connectors/installations.ts";
+import { credentialsBinding } from "../../../src/modules/connectors/environment.ts";
 import { ApiClient, expectError } from "../../helpers/http.ts";
 import { createTestCreator, tokenFor } from "../../helpers/fixtures.ts";
 import { startApi, TEST_APP_KEY } from "../../helpers/server.ts";

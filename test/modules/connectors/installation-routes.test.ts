@@ -3,7 +3,7 @@
 // connector the project does not run, their activity entries and events.
 import assert from "node:assert/strict";
 import { decrypt } from "../../../src/security/crypto.ts";
-import { credentialsBinding } from "../../../src/modules/connectors/installations.ts";
+import { credentialsBinding } from "../../../src/modules/connectors/environment.ts";
 import { ApiClient, expectError, type TestResponse } from "../../helpers/http.ts";
 import { createTestCreator, tokenFor } from "../../helpers/fixtures.ts";
 import { TEST_APP_KEY } from "../../helpers/server.ts";

@@ -12,7 +12,7 @@ import { plansTable } from "../../plans/tables.ts";
 import { resourcesTable } from "../../resources/tables.ts";
 import { teamGrantsOf } from "../../roles/grants.ts";
 import { grantsTable, subscriptionsTable, type GrantRow, type SubscriptionRow } from "../../subscriptions/tables.ts";
-import type { StartInput } from "./start.ts";
+import type { StartInput } from "./start-input.ts";
 import { UUID } from "../../../uuid.ts";
 
 const COMMANDS: Record<

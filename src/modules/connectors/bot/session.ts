@@ -3,7 +3,8 @@ import { createHmac } from "node:crypto";
 import { decrypt } from "../../../security/crypto.ts";
 import { driverFor } from "../drivers/index.ts";
 import type { PlatformSession } from "../drivers/driver.ts";
-import { credentialsBinding, type ConnectorEnvironment } from "../installations.ts";
+import { credentialsBinding } from "../environment.ts";
+import type { ConnectorEnvironment } from "../environment.ts";
 import type { InstallationRow } from "../tables.ts";
 
 export function installationSession(env: Pick<ConnectorEnvironment, "platforms" | "appKey">, installation: InstallationRow): PlatformSession {

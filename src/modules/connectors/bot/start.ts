@@ -7,11 +7,10 @@ import { readStartPayload } from "../../../../sdk/src/connector/index.ts";
 import { ApiError } from "../../../errors.ts";
 import { inTransaction, type DomainContext } from "../../../db/tenant.ts";
 import { redeemAccessCode, type Redemption } from "../../access-codes/redeem.ts";
-import type { PlatformAccount } from "../../members/members.ts";
 import { projectsTable } from "../../projects/projects.ts";
 import { plansTable, type PlanRow } from "../../plans/tables.ts";
 import { resourcesTable } from "../../resources/tables.ts";
-import type { InstallationRow } from "../tables.ts";
+import type { StartInput } from "./start-input.ts";
 import { labelsById, runAdminCommand } from "./admin.ts";
 import { claimHandoff } from "../../portal/handoffs.ts";
 
@@ -27,15 +26,6 @@ export interface StartReply {
   outcome: StartOutcome;
   /** The message the bot sends back. */
   text: string;
-}
-
-export interface StartInput {
-  installation: InstallationRow;
-  account: PlatformAccount;
-  /** The text after "/start ", or null for a bare /start. */
-  payload: string | null;
-  /** The subscriber portal's base address (the project's portal is <portal>/<handle>). */
-  portalUrl: string;
 }
 
 /** A refusal a member can meet on redemption, in the words the bot (and the portal) uses; null for anything else. */

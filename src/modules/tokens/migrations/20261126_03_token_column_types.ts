@@ -2,10 +2,8 @@
 // `project_ids` a domain over jsonb that refuses an empty allow-list (same constraint name, same
 // rule). What is stored and refused is unchanged. Why: PostgreSQL (up to 17 at least) reads a
 // table's CHECK expressions back from their stored text and plans them again for every INSERT
-// statement, while an enum's values and a domain's constraint are cached across statements.
-// Measured on the development VM (PostgreSQL 15, a prepared token insert in groups of three, two
-// lanes): backend CPU per insert 137 µs with the two CHECKs, 110 µs with the enum and the domain,
-// 116 µs with no rule at all; minting a token is the service's most frequent write.
+// statement, while an enum's values and a domain's constraint are cached across statements, and
+// minting a token is the service's most frequent write (figures: docs/performance.md).
 import type { Knex } from "knex";
 
 export async function up(knex: Knex): Promise<void> {

@@ -1,8 +1,17 @@
 // Files of the repository the server reads once at start: the generated documents, the spec and
-// package.json. One anchor, so a module can move without its relative URLs breaking.
-import { readFileSync } from "node:fs";
+// package.json. One anchor, so a module can move without its relative URLs breaking: the nearest
+// folder above this module that holds package.json (the repository, whether this runs from src/
+// through tsx or from the compiled dist/src/).
+import { existsSync, readFileSync } from "node:fs";
 
-const ROOT = new URL("../", import.meta.url);
+function repositoryRoot(): URL {
+  for (let dir = new URL("../", import.meta.url); ; dir = new URL("../", dir)) {
+    if (existsSync(new URL("package.json", dir))) return dir;
+    if (dir.pathname === "/") throw new Error(`no package.json above ${import.meta.url}`);
+  }
+}
+
+const ROOT = repositoryRoot();
 
 export function repositoryFile(path: string): URL {
   return new URL(path, ROOT);

@@ -8,7 +8,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Knex } from "knex";
 
 const SRC = fileURLToPath(new URL("../../", import.meta.url));
-const NAME = /^(\d{3}|\d{8}_\d{2})_[a-z0-9_]+\.ts$/;
+/** .ts where tsx runs the sources, .js in the compiled build (dist/): the files this module sits among. */
+const EXTENSION = import.meta.url.endsWith(".js") ? ".js" : ".ts";
+const NAME = /^(\d{3}|\d{8}_\d{2})_[a-z0-9_]+$/;
 
 function migrationFolders(): string[] {
   const modules = join(SRC, "modules");
@@ -21,9 +23,9 @@ export function migrationFiles(): Map<string, string> {
   const files = new Map<string, string>();
   for (const dir of migrationFolders()) {
     for (const file of readdirSync(dir)) {
-      if (file === "index.ts" || !file.endsWith(".ts")) continue;
-      if (!NAME.test(file)) throw new Error(`migration ${join(dir, file)}: name it NNN_what.ts (foundation) or YYYYMMDD_NN_what.ts (areas)`);
-      const name = file.slice(0, -".ts".length);
+      if (file === `index${EXTENSION}` || !file.endsWith(EXTENSION)) continue;
+      const name = file.slice(0, -EXTENSION.length);
+      if (!NAME.test(name)) throw new Error(`migration ${join(dir, file)}: name it NNN_what.ts (foundation) or YYYYMMDD_NN_what.ts (areas)`);
       if (files.has(name)) throw new Error(`migration ${name} exists twice: ${files.get(name)} and ${join(dir, file)}`);
       files.set(name, join(dir, file));
     }

@@ -6,6 +6,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ScheduledJob } from "../../modules/jobs/scheduled-job.ts";
 
 const MODULES = fileURLToPath(new URL("../../modules/", import.meta.url));
+/** .ts where tsx runs the sources, .js in the compiled build (dist/). */
+const EXTENSION = import.meta.url.endsWith(".js") ? ".js" : ".ts";
 /** "<area>.<what>", lower case: also the job's queue name. */
 const NAME = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/;
 const FIELD = /^[0-9*,\-/]+$/;
@@ -33,7 +35,7 @@ export function checkScheduledJobs(jobs: readonly ScheduledJob[]): ScheduledJob[
 /** Every area's scheduled jobs, by name. `modulesDir` is for tests (a folder of <area>/jobs.ts). */
 export async function discoverScheduledJobs(modulesDir = MODULES): Promise<ScheduledJob[]> {
   const files = readdirSync(modulesDir)
-    .map((area) => join(modulesDir, area, "jobs.ts"))
+    .map((area) => join(modulesDir, area, `jobs${EXTENSION}`))
     .filter((file) => existsSync(file));
   const jobs: ScheduledJob[] = [];
   for (const file of files) {

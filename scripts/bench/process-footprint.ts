@@ -1,0 +1,275 @@
+// The production process's footprint: `node dist/src/main.js` (the compiled build: run `npm run
+// build` first), every surface and the worker in one process, as an operator runs it. For each
+// backend - PostgreSQL + Redis (BENCH_DATABASE_URL, BENCH_REDIS_URL; skipped when unset) and the
+// embedded defaults (PGlite on disk, in-process KV) - it measures:
+//   cold start   spawn -> every surface's /up answering: the first start on an empty data folder
+//                (embedded: initdb, migrations and the demo seed) and a restart on existing data;
+//   idle RSS     after start, and after a few hundred requests (reads, idempotent writes, MCP);
+//   peak RSS     VmHWM over a hostile burst: megabyte bodies, deep JSON, malformed requests.
+// Results: scripts/bench/results/process-footprint.json. Machine-dependent: recorded, never asserted.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { openConfiguredDatabase } from "../../src/db/database.ts";
+import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const ENTRY = join(ROOT, "dist/src/main.js");
+const SURFACES = ["API", "MCP", "AUTH", "SITE", "DOCS", "PORTAL"] as const;
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+/** What answers once a surface serves: its /up (the reference site has none: its home page). */
+const READY_PATH: Record<(typeof SURFACES)[number], string> = { API: "/up", MCP: "/up", AUTH: "/up", SITE: "/up", DOCS: "/", PORTAL: "/up" };
+
+interface Running {
+  child: ChildProcess;
+  urls: Record<(typeof SURFACES)[number], string>;
+}
+
+const megabytes = (kb: number) => Math.round((kb / 1024) * 10) / 10;
+
+/** VmRSS and VmHWM (peak) of a process, in kB. */
+function memory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+  return { rss: field("VmRSS"), peak: field("VmHWM") };
+}
+
+function freePort(): number {
+  return 20_000 + Math.floor(Math.random() * 12_000);
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(1000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the compiled server; resolves with its start time once every surface's /up answers. */
+async function start(env: Record<string, string>): Promise<{ running: Running; startMs: number }> {
+  const urls = {} as Running["urls"];
+  const portEnv: Record<string, string> = {};
+  for (const surface of SURFACES) {
+    const port = freePort();
+    portEnv[`${surface}_PORT`] = String(port);
+    portEnv[surface === "API" ? "BASE_URL" : `${surface}_URL`] = `http://127.0.0.1:${port}`;
+    urls[surface] = `http://127.0.0.1:${port}`;
+  }
+  const began = performance.now();
+  const child = spawn(process.execPath, [ENTRY], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH!, HOST: "127.0.0.1", LOG_LEVEL: "warn", ...portEnv, ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`the server exited with ${code}`))));
+  for (;;) {
+    const up = await Promise.race([Promise.all(SURFACES.map((s) => answers(`${urls[s]}${READY_PATH[s]}`))), exited]);
+    if (up.every(Boolean)) return { running: { child, urls }, startMs: Math.round(performance.now() - began) };
+    if (performance.now() - began > 120_000) {
+      child.kill("SIGKILL");
+      throw new Error("the server did not come up in 2 minutes");
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function stop(running: Running): Promise<void> {
+  const exited = new Promise((resolve) => running.child.once("exit", resolve));
+  running.child.kill("SIGTERM");
+  await exited;
+}
+
+/** Reads, idempotent writes and MCP calls, 8 at a time. */
+async function traffic(running: Running, token: string): Promise<void> {
+  const auth = { authorization: `Bearer ${token}` };
+  const calls: (() => Promise<Response>)[] = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    const kind = i % 4;
+    if (kind === 0) calls.push(() => fetch(`${running.urls.API}/v1/teams/current`, { headers: auth }));
+    else if (kind === 1) calls.push(() => fetch(`${running.urls.API}/v1/tokens?per_page=25`, { headers: auth }));
+    else if (kind === 2)
+      calls.push(() =>
+        fetch(`${running.urls.API}/v1/projects`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json", "idempotency-key": randomUUID() },
+          body: JSON.stringify({ name: `Footprint ${i}` }),
+        }),
+      );
+    else
+      calls.push(() =>
+        fetch(running.urls.MCP, {
+          method: "POST",
+          headers: {
+            ...auth,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/call",
+            "mcp-name": "get_current_team",
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: i,
+            method: "tools/call",
+            params: {
+              name: "get_current_team",
+              arguments: {},
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": { name: "footprint", version: "1" },
+                "io.modelcontextprotocol/clientCapabilities": {},
+              },
+            },
+          }),
+        }),
+      );
+  }
+  await inParallel(calls, 8);
+}
+
+/** Bodies and requests a hostile client sends: megabyte bodies, deep nesting, long arrays, garbage. */
+async function hostileBurst(running: Running, token: string): Promise<void> {
+  const auth = { authorization: `Bearer ${token}` };
+  const big = JSON.stringify({ name: "x".repeat(1_100_000) });
+  const deep = "[".repeat(5000) + "]".repeat(5000);
+  const long = JSON.stringify({ abilities: Array.from({ length: 30_000 }, () => "team:view") });
+  const bodies = [big, deep, long, "{", "\u0000".repeat(10_000)];
+  const calls: (() => Promise<Response>)[] = [];
+  for (let i = 0; i < 200; i++) {
+    const body = bodies[i % bodies.length]!;
+    const target = i % 2 ? `${running.urls.API}/v1/tokens` : running.urls.MCP;
+    calls.push(() =>
+      fetch(target, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json", "idempotency-key": randomUUID(), accept: "application/json, text/event-stream" },
+        body,
+      }),
+    );
+  }
+  await inParallel(calls, 16);
+}
+
+async function inParallel(calls: (() => Promise<Response>)[], width: number): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < calls.length) {
+        const res = await calls[next++]!().catch(() => null);
+        await res?.arrayBuffer().catch(() => null);
+      }
+    }),
+  );
+}
+
+async function settle(ms: number) {
+  await new Promise((r) => setTimeout(r, ms));
+}
+
+interface Figures {
+  first_start_ms: number;
+  restart_ms: number;
+  idle_rss_mb_after_first_start: number;
+  idle_rss_mb_after_restart: number;
+  rss_mb_after_requests: number;
+  requests: number;
+  peak_rss_mb_over_hostile_burst: number;
+}
+
+async function measureBackend(label: string, env: Record<string, string>, tokenFor: (running: Running) => Promise<string>): Promise<Figures> {
+  const first = await start(env);
+  await settle(3000);
+  const afterFirst = memory(first.running.child.pid!);
+  await stop(first.running);
+  const again = await start(env);
+  await settle(3000);
+  const afterRestart = memory(again.running.child.pid!);
+  const token = await tokenFor(again.running);
+  await traffic(again.running, token);
+  await settle(2000);
+  const afterRequests = memory(again.running.child.pid!);
+  await hostileBurst(again.running, token);
+  await settle(1000);
+  const afterHostile = memory(again.running.child.pid!);
+  await stop(again.running);
+  const figures: Figures = {
+    first_start_ms: first.startMs,
+    restart_ms: again.startMs,
+    idle_rss_mb_after_first_start: megabytes(afterFirst.rss),
+    idle_rss_mb_after_restart: megabytes(afterRestart.rss),
+    rss_mb_after_requests: megabytes(afterRequests.rss),
+    requests: REQUESTS,
+    peak_rss_mb_over_hostile_burst: megabytes(afterHostile.peak),
+  };
+  console.log(label, JSON.stringify(figures));
+  return figures;
+}
+
+async function main() {
+  if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run npm run build first`);
+  const results: Record<string, unknown> = { measured_at: new Date().toISOString(), node: process.version, entry: "node dist/src/main.js" };
+
+  const dataDir = mkdtempSync(join(tmpdir(), "sb-footprint-"));
+  try {
+    results.embedded = await measureBackend("embedded", { DATA_DIR: dataDir }, async () => {
+      // A client of the running server's embedded database, through its socket.
+      const shared = await openConfiguredDatabase({ url: null, dataDir, mode: "share" });
+      try {
+        const email = `footprint-${randomBytes(4).toString("hex")}@example.test`;
+        await createCreatorAccount(shared.db, { email, password: "footprint password", tier: "growth" }, new Date());
+        return (await mintTokenForCreator(shared.db, { email, abilities: "all" }, new Date())).token;
+      } finally {
+        await shared.close();
+      }
+    });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const serverUrl = process.env.BENCH_DATABASE_URL;
+  const redisUrl = process.env.BENCH_REDIS_URL;
+  if (serverUrl && redisUrl) {
+    const name = `sb_footprint_${randomBytes(4).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    const pgData = mkdtempSync(join(tmpdir(), "sb-footprint-pg-"));
+    try {
+      const env = {
+        DATABASE_URL: url.toString(),
+        REDIS_URL: redisUrl,
+        REDIS_KEY_PREFIX: name,
+        DATA_DIR: pgData,
+        APP_KEY: randomBytes(32).toString("base64"),
+      };
+      results.postgres_redis = await measureBackend("postgres+redis", env, async () => {
+        const opened = await openConfiguredDatabase({ url: url.toString(), dataDir: pgData, mode: "share" });
+        try {
+          const email = `footprint-${randomBytes(4).toString("hex")}@example.test`;
+          await createCreatorAccount(opened.db, { email, password: "footprint password", tier: "growth" }, new Date());
+          return (await mintTokenForCreator(opened.db, { email, abilities: "all" }, new Date())).token;
+        } finally {
+          await opened.close();
+        }
+      });
+    } finally {
+      rmSync(pgData, { recursive: true, force: true });
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  } else {
+    console.log("postgres+redis: skipped (set BENCH_DATABASE_URL and BENCH_REDIS_URL)");
+  }
+
+  const dir = join(ROOT, "scripts/bench/results");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "process-footprint.json"), `${JSON.stringify(results, null, 2)}\n`);
+  console.log("-> scripts/bench/results/process-footprint.json");
+}
+
+await main();

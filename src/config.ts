@@ -214,16 +214,12 @@ function webhookNetwork(env: Env): WebhookNetwork {
   const allowHttp = (env.WEBHOOK_ALLOW_HTTP ?? "off").trim().toLowerCase();
   if (allowHttp !== "on" && allowHttp !== "off" && allowHttp !== "")
     throw new ConfigError(`WEBHOOK_ALLOW_HTTP must be on or off, got "${env.WEBHOOK_ALLOW_HTTP}"`);
-  const timeoutMs = env.WEBHOOK_TIMEOUT_MS ? Number(env.WEBHOOK_TIMEOUT_MS) : 10_000;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > 60_000)
-    throw new ConfigError(`WEBHOOK_TIMEOUT_MS must be an integer from 100 to 60000, got "${env.WEBHOOK_TIMEOUT_MS}"`);
+  const timeoutMs = milliseconds(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000);
   return { allowedCidrs, allowHttp: allowHttp === "on", timeoutMs };
 }
 
 function platformConfig(env: Env): PlatformConfig {
-  const timeout = env.PLATFORM_TIMEOUT_MS ? Number(env.PLATFORM_TIMEOUT_MS) : 10_000;
-  if (!Number.isInteger(timeout) || timeout < 100 || timeout > 120_000)
-    throw new ConfigError(`PLATFORM_TIMEOUT_MS must be an integer from 100 to 120000, got "${env.PLATFORM_TIMEOUT_MS}"`);
+  const timeout = milliseconds(env, "PLATFORM_TIMEOUT_MS", 10_000, 100, 120_000);
   const discordParts = [env.DISCORD_CLIENT_ID, env.DISCORD_CLIENT_SECRET, env.DISCORD_BOT_TOKEN];
   if (discordParts.some(Boolean) && !discordParts.every(Boolean))
     throw new ConfigError("DISCORD_CLIENT_ID, DISCORD_CLIENT_SECRET and DISCORD_BOT_TOKEN are set together (the platform's Discord application)");

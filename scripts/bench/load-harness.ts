@@ -203,3 +203,35 @@ export async function measure(url: string, load: Load, seconds: number): Promise
     errors: result.errors,
   };
 }
+
+/**
+ * A 2026-07-28 `tools/call` of get_current_team as a conforming client sends it: the routing
+ * headers and the envelope's _meta. The tool is in the teams toolset, outside the default selection.
+ */
+export function currentTeamToolCall(authorization: string, id = 1): { headers: Record<string, string>; body: string } {
+  return {
+    headers: {
+      authorization,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": "get_current_team",
+      "x-mcp-toolsets": "default,teams",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: {
+        name: "get_current_team",
+        arguments: {},
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    }),
+  };
+}

@@ -30,6 +30,7 @@ import {
   CLOCK_TICKS,
   CONNECTIONS,
   cpuTicks,
+  currentTeamToolCall,
   hasWrk,
   machineTicks,
   measure,
@@ -133,20 +134,7 @@ async function main() {
       REDIS_KEY_PREFIX: `bench${randomBytes(3).toString("hex")}`,
       APP_KEY: randomBytes(32).toString("base64"),
     };
-    const mcpCall = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: {
-        name: "get_current_team",
-        arguments: {},
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    });
+    const mcpCall = currentTeamToolCall(auth.authorization);
     const plan: [string, string, Load][] = [
       ["bare Koa", "bare", { method: "GET", path: "/" }],
       ["Koa + select 1", "select1", { method: "GET", path: "/" }],
@@ -158,17 +146,8 @@ async function main() {
         {
           method: "POST",
           path: "/",
-          body: mcpCall,
-          headers: {
-            ...auth,
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            "mcp-protocol-version": "2026-07-28",
-            "mcp-method": "tools/call",
-            "mcp-name": "get_current_team",
-            // get_current_team is in the teams toolset, outside the default selection.
-            "x-mcp-toolsets": "default,teams",
-          },
+          body: mcpCall.body,
+          headers: mcpCall.headers,
         },
       ],
       ["GET /v1/tokens?per_page=25", "api", { method: "GET", path: "/v1/tokens?per_page=25", headers: auth }],

@@ -13,7 +13,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { openConfiguredDatabase } from "../../src/db/database.ts";
+import { openConfiguredDatabase, type Database } from "../../src/db/database.ts";
+import { currentTeamToolCall } from "./load-harness.ts";
 import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -93,42 +94,21 @@ async function traffic(running: Running, token: string): Promise<void> {
     else if (kind === 1) calls.push(() => fetch(`${running.urls.API}/v1/tokens?per_page=25`, { headers: auth }));
     else if (kind === 2)
       calls.push(() =>
-        fetch(`${running.urls.API}/v1/projects`, {
+        fetch(`${running.urls.API}/v1/tokens`, {
           method: "POST",
           headers: { ...auth, "content-type": "application/json", "idempotency-key": randomUUID() },
-          body: JSON.stringify({ name: `Footprint ${i}` }),
+          body: JSON.stringify({ name: `Footprint ${i}`, abilities: ["team:view"] }),
         }),
       );
     else
-      calls.push(() =>
-        fetch(running.urls.MCP, {
-          method: "POST",
-          headers: {
-            ...auth,
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            "mcp-protocol-version": "2026-07-28",
-            "mcp-method": "tools/call",
-            "mcp-name": "get_current_team",
-          },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: i,
-            method: "tools/call",
-            params: {
-              name: "get_current_team",
-              arguments: {},
-              _meta: {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientInfo": { name: "footprint", version: "1" },
-                "io.modelcontextprotocol/clientCapabilities": {},
-              },
-            },
-          }),
-        }),
-      );
+      calls.push(() => {
+        const call = currentTeamToolCall(auth.authorization, i);
+        return fetch(running.urls.MCP, { method: "POST", headers: call.headers, body: call.body });
+      });
   }
-  await inParallel(calls, 8);
+  // Normal traffic must succeed: a figure measured on refusals would measure the wrong thing.
+  const failed = (await inParallel(calls, 8)).filter((status) => status < 200 || status >= 300).length;
+  if (failed) throw new Error(`${failed} of ${calls.length} requests of the traffic did not succeed`);
 }
 
 /** Bodies and requests a hostile client sends: megabyte bodies, deep nesting, long arrays, garbage. */
@@ -153,16 +133,29 @@ async function hostileBurst(running: Running, token: string): Promise<void> {
   await inParallel(calls, 16);
 }
 
-async function inParallel(calls: (() => Promise<Response>)[], width: number): Promise<void> {
+/** Runs the calls `width` at a time; each one's status (0 when no answer came). */
+async function inParallel(calls: (() => Promise<Response>)[], width: number): Promise<number[]> {
+  const statuses: number[] = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: width }, async () => {
       while (next < calls.length) {
         const res = await calls[next++]!().catch(() => null);
-        await res?.arrayBuffer().catch(() => null);
+        const body = await res?.text().catch(() => "");
+        // A tools/call refused by the protocol or the tool still answers 200: read the JSON-RPC result.
+        const refused = body?.includes('"error"') || body?.includes('"isError":true');
+        statuses.push(res ? (refused ? 400 : res.status) : 0);
       }
     }),
   );
+  return statuses;
+}
+
+/** A creator with a token holding every grantable ability, made through `db` (the server's database). */
+async function mintBenchToken(db: Database): Promise<string> {
+  const email = `footprint-${randomBytes(4).toString("hex")}@example.test`;
+  await createCreatorAccount(db, { email, password: "footprint password", tier: "growth" }, new Date());
+  return (await mintTokenForCreator(db, { email, abilities: "all" }, new Date())).token;
 }
 
 async function settle(ms: number) {
@@ -181,20 +174,28 @@ interface Figures {
 
 async function measureBackend(label: string, env: Record<string, string>, tokenFor: (running: Running) => Promise<string>): Promise<Figures> {
   const first = await start(env);
-  await settle(3000);
-  const afterFirst = memory(first.running.child.pid!);
-  await stop(first.running);
+  let afterFirst: ReturnType<typeof memory>;
+  try {
+    await settle(3000);
+    afterFirst = memory(first.running.child.pid!);
+  } finally {
+    await stop(first.running);
+  }
   const again = await start(env);
-  await settle(3000);
-  const afterRestart = memory(again.running.child.pid!);
-  const token = await tokenFor(again.running);
-  await traffic(again.running, token);
-  await settle(2000);
-  const afterRequests = memory(again.running.child.pid!);
-  await hostileBurst(again.running, token);
-  await settle(1000);
-  const afterHostile = memory(again.running.child.pid!);
-  await stop(again.running);
+  let afterRestart: ReturnType<typeof memory>, afterRequests: ReturnType<typeof memory>, afterHostile: ReturnType<typeof memory>;
+  try {
+    await settle(3000);
+    afterRestart = memory(again.running.child.pid!);
+    const token = await tokenFor(again.running);
+    await traffic(again.running, token);
+    await settle(2000);
+    afterRequests = memory(again.running.child.pid!);
+    await hostileBurst(again.running, token);
+    await settle(1000);
+    afterHostile = memory(again.running.child.pid!);
+  } finally {
+    await stop(again.running);
+  }
   const figures: Figures = {
     first_start_ms: first.startMs,
     restart_ms: again.startMs,
@@ -218,9 +219,7 @@ async function main() {
       // A client of the running server's embedded database, through its socket.
       const shared = await openConfiguredDatabase({ url: null, dataDir, mode: "share" });
       try {
-        const email = `footprint-${randomBytes(4).toString("hex")}@example.test`;
-        await createCreatorAccount(shared.db, { email, password: "footprint password", tier: "growth" }, new Date());
-        return (await mintTokenForCreator(shared.db, { email, abilities: "all" }, new Date())).token;
+        return await mintBenchToken(shared.db);
       } finally {
         await shared.close();
       }
@@ -250,9 +249,7 @@ async function main() {
       results.postgres_redis = await measureBackend("postgres+redis", env, async () => {
         const opened = await openConfiguredDatabase({ url: url.toString(), dataDir: pgData, mode: "share" });
         try {
-          const email = `footprint-${randomBytes(4).toString("hex")}@example.test`;
-          await createCreatorAccount(opened.db, { email, password: "footprint password", tier: "growth" }, new Date());
-          return (await mintTokenForCreator(opened.db, { email, abilities: "all" }, new Date())).token;
+          return await mintBenchToken(opened.db);
         } finally {
           await opened.close();
         }

@@ -9,7 +9,6 @@ import { bundle } from "./bundle.ts";
 import { operationModels } from "./operation-model.ts";
 import { emitTypes } from "./types.ts";
 import { emitOperations } from "./operations.ts";
-import { emitHandlers } from "./handlers.ts";
 import { emitValidators } from "./validators.ts";
 import { emitMcpTools } from "./mcp-tools.ts";
 import { emitCatalogs } from "./catalogs.ts";
@@ -29,7 +28,6 @@ export async function generate(): Promise<GeneratedFile[]> {
     { path: "openapi.json", contents: JSON.stringify(doc, null, 2) + "\n" },
     await emitTypes(doc),
     emitOperations(doc, ops),
-    emitHandlers(ops),
     ...emitValidators(doc, ops),
     emitMcpTools(doc, ops, release),
     ...emitCatalogs(sources.abilities, sources.errors, release),

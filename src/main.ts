@@ -17,7 +17,7 @@ import { createSiteApp } from "./site/site-app.ts";
 import { createPortalApp } from "./portal/portal-app.ts";
 import { createMcpApp } from "./transports/mcp/mcp-app.ts";
 import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./pipeline/rate-limit.ts";
-import { handlers } from "../generated/handlers.ts";
+import { handlers, preflights } from "./modules/handlers.ts";
 import { loadConnectorRegistry, type ConnectorRegistry } from "./modules/connectors/registry.ts";
 import { ConnectorLoadError, displayPath } from "./modules/connectors/problems.ts";
 import { openPlatforms, type PlatformEndpoints } from "./modules/connectors/platforms.ts";
@@ -45,7 +45,7 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
     clientIp: clientIpResolver(config.trustProxy),
   };
   // The surfaces that run operations (REST and MCP) also need the handlers and the platforms.
-  const operations = { ...common, handlers, connectors, platforms, portalUrl: config.portal.url, webhooks: config.webhooks };
+  const operations = { ...common, handlers, preflights, connectors, platforms, portalUrl: config.portal.url, webhooks: config.webhooks };
   switch (name) {
     case "api":
       return createApiApp({ ...operations, mcpUrl: config.mcp.url, budget: REST_BUDGET });
@@ -83,6 +83,9 @@ function listen(app: Koa, port: number, host: string, s: Services): Promise<Serv
   });
 }
 
+/** The longest a graceful stop may take (a running job gets up to 20 s of it) before the process exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 30_000;
+
 async function main() {
   const config = loadConfig(process.env, release);
   // Before the backends open: an invalid connector package refuses the start without side effects.
@@ -99,7 +102,15 @@ async function main() {
     if (stopping) return;
     stopping = true;
     services.logger.info({ signal }, "shutting down");
-    await Promise.all([worker?.stop(), deliveries?.stop(), ...servers.map((s) => new Promise((r) => s.close(r)))]);
+    // Every wait below is bounded, and so is their sum: a stop that stalls still ends the process.
+    setTimeout(() => {
+      services.logger.error({ signal, afterMs: SHUTDOWN_DEADLINE_MS }, "graceful shutdown did not finish in time; exiting");
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    const closing = servers.map((s) => new Promise((r) => s.close(r)));
+    // Kept-alive connections with no request in flight would hold close() until they time out.
+    for (const server of servers) server.closeIdleConnections();
+    await Promise.all([worker?.stop(), deliveries?.stop(), ...closing]);
     await platforms.close();
     await services.close();
     process.exit(0);

@@ -12,7 +12,7 @@ import knex from "knex";
 import { createClient } from "redis";
 import { loadConfig } from "../../src/config.ts";
 import { openServices } from "../../src/services.ts";
-import { handlers } from "../../generated/handlers.ts";
+import { handlers, preflights } from "../../src/modules/handlers.ts";
 import { createApiApp } from "../../src/transports/rest/api-app.ts";
 import { createMcpApp } from "../../src/transports/mcp/mcp-app.ts";
 import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
@@ -61,6 +61,7 @@ async function app(target: string): Promise<Koa> {
       kv: services.kv,
       appKey: services.appKey,
       handlers,
+      preflights,
       now: services.now,
       release: config.release,
       baseUrl: config.api.url,
@@ -80,6 +81,7 @@ async function app(target: string): Promise<Koa> {
     invocations: services.activity,
     awaitInvocationEntries: config.mcpInvocationEntries === "committed",
     handlers,
+    preflights,
     now: services.now,
     release: config.release,
     mcpUrl: config.mcp.url,

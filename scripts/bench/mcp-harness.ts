@@ -10,7 +10,7 @@ import { createCreator } from "../../src/modules/account/creators.ts";
 import { createProject } from "../../src/modules/projects/projects.ts";
 import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
 import { mintTokenForCreator } from "../../src/operator.ts";
-import { handlers } from "../../generated/handlers.ts";
+import { handlers, preflights } from "../../src/modules/handlers.ts";
 import { createMcpApp } from "../../src/transports/mcp/mcp-app.ts";
 import { GroupedActivityWriter } from "../../src/modules/activity/grouped-writer.ts";
 import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET, type Window } from "../../src/pipeline/rate-limit.ts";
@@ -53,6 +53,7 @@ export async function startThrowawayMcp(options: { budget?: readonly Window[] } 
     kv,
     invocations,
     handlers,
+    preflights,
     now: () => new Date(),
     release: RELEASE,
     mcpUrl: url,

@@ -17,7 +17,7 @@ import { MemoryKv } from "../../src/kv/memory.ts";
 import { RedisKv } from "../../src/kv/redis.ts";
 import type { Kv } from "../../src/kv/kv.ts";
 import { createApiApp } from "../../src/transports/rest/api-app.ts";
-import { handlers } from "../../generated/handlers.ts";
+import { handlers, preflights } from "../../src/modules/handlers.ts";
 import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
 import { openPlatforms } from "../../src/modules/connectors/platforms.ts";
 import { DEFAULT_CONNECTORS_DIR, loadConfig } from "../../src/config.ts";
@@ -101,6 +101,7 @@ async function main() {
     kv,
     appKey: randomBytes(32),
     handlers,
+    preflights,
     now: () => new Date(),
     release: "bench",
     baseUrl,

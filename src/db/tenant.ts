@@ -45,7 +45,9 @@ export type CommitEffect =
   /** These tokens no longer exist: refuse them at once. */
   | { kind: "credentials-revoked"; tokenIds: readonly string[] }
   /** These tokens still exist but what they resolve to changed (team visibility): resolve them again. */
-  | { kind: "credentials-changed"; tokenIds: readonly string[] };
+  | { kind: "credentials-changed"; tokenIds: readonly string[] }
+  /** These platform tasks (connector_platform_tasks) may run now: the change that asked for them committed. */
+  | { kind: "platform-tasks"; taskIds: readonly string[] };
 
 const EFFECTS = Symbol("commit effects");
 

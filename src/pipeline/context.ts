@@ -1,6 +1,6 @@
 // What a handler receives besides its input. Built by a transport (REST or MCP) after
 // authentication, tenancy, abilities and validation have passed.
-import type { OperationSpec } from "../../generated/operations.ts";
+import type { Input, OperationId, OperationSpec } from "../../generated/operations.ts";
 import type { Actor, CredentialKind, DomainContext } from "../db/tenant.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
 import type { PlatformEndpoints } from "../modules/connectors/platforms.ts";
@@ -55,7 +55,17 @@ export interface OperationContext {
   toolArguments: Readonly<Record<string, string>> | null;
   /** Where webhooks may be sent (WEBHOOK_ALLOWED_CIDRS, WEBHOOK_ALLOW_HTTP, WEBHOOK_TIMEOUT_MS). */
   webhooks: WebhookNetwork;
+  /** What the operation's preflight answered before the transaction opened (see Preflights); null when it has none. */
+  preflight: unknown;
 }
+
+/**
+ * Work a write does before its transaction opens: a call to another system (a platform asked
+ * whether credentials work) never runs while a transaction holds a connection and its locks. It
+ * sees `domain` on the plain connection (reads only) and `preflight` null; what it answers reaches
+ * the handler as ctx.preflight. An area exports its preflights beside its handlers.
+ */
+export type Preflights = { [Id in OperationId]?: (input: Input<Id>, ctx: OperationContext) => Promise<unknown> };
 
 /** The domain view of an authenticated operation. */
 export function domainContext(ctx: OperationContext): DomainContext {

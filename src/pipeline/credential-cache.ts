@@ -99,6 +99,7 @@ export async function refreshCredential(kv: Kv, previous: string, record: TokenR
 /** Applies what a committed change says about credentials. */
 export async function applyCredentialEffects(kv: Kv, effects: readonly CommitEffect[]): Promise<void> {
   for (const effect of effects) {
+    if (effect.kind !== "credentials-revoked" && effect.kind !== "credentials-changed") continue;
     const tombstone = effect.kind === "credentials-revoked" ? REVOKED : CHANGED;
     for (const id of effect.tokenIds) await kv.set(key(id), tombstone, { ttlMs: TOMBSTONE_TTL_MS });
   }

@@ -1,15 +1,15 @@
-// Calls an operation's handler: writes inside one transaction (the change, its activity entry, its
+// Calls an operation's handler (after its preflight, if it has one): writes inside one transaction (the change, its activity entry, its
 // events and whatever the transport records with it commit together or not at all), reads on the
 // plain connection.
 import type { Knex } from "knex";
 import type { Handlers, Input, OperationId, OperationSpec, Output } from "../../generated/operations.ts";
 import { commitEffectsOf, createDomainContext, type Actor, type CommitEffect, type DomainContext } from "../db/tenant.ts";
-import type { OperationContext } from "./context.ts";
+import type { OperationContext, Preflights } from "./context.ts";
 
 export type AppHandlers = Handlers<OperationContext>;
 
 /** What the context carries besides the operation and the domain view. */
-export type OperationFacts = Omit<OperationContext, "domain" | "operation">;
+export type OperationFacts = Omit<OperationContext, "domain" | "operation" | "preflight">;
 
 /**
  * Work a transport adds to the operation's own transaction, once the handler has answered `output`
@@ -20,6 +20,7 @@ export type AlsoRecord = (domain: DomainContext, output: unknown) => Promise<voi
 export async function executeOperation<Id extends OperationId>(
   db: Knex,
   handlers: AppHandlers,
+  preflights: Preflights,
   op: OperationSpec & { id: Id },
   input: Input<Id>,
   actor: Actor | null,
@@ -29,10 +30,14 @@ export async function executeOperation<Id extends OperationId>(
   also?: AlsoRecord,
 ): Promise<Output<Id>> {
   const handler = handlers[op.id] as (input: Input<Id>, ctx: OperationContext) => Promise<Output<Id>>;
+  const preflight = preflights[op.id] as ((input: Input<Id>, ctx: OperationContext) => Promise<unknown>) | undefined;
+  const before = preflight
+    ? await preflight(input, { ...facts, operation: op, domain: actor ? createDomainContext(db, actor, facts.now) : null, preflight: null })
+    : null;
   let domain: DomainContext | null = null;
   const run = async (handle: Knex | Knex.Transaction) => {
     domain = actor ? createDomainContext(handle, actor, facts.now) : null;
-    const output = await handler(input, { ...facts, operation: op, domain });
+    const output = await handler(input, { ...facts, operation: op, domain, preflight: before });
     if (also && domain) await also(domain, output);
     return output;
   };

@@ -9,12 +9,14 @@ import type { Knex } from "knex";
 import type { Input, OperationId, OperationSpec, Output } from "../../generated/operations.ts";
 import type { FieldErrors } from "../errors.ts";
 import type { Kv } from "../kv/kv.ts";
-import type { Actor, ActorKind } from "../db/tenant.ts";
+import type { Logger } from "pino";
+import type { Actor, ActorKind, CommitEffect } from "../db/tenant.ts";
+import { runPlatformTasks } from "../modules/connectors/platform-tasks.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
 import type { PlatformEndpoints } from "../modules/connectors/platforms.ts";
 import { admitBearer, type Admission } from "./authenticate.ts";
 import { authorizeOperation } from "./authorize.ts";
-import type { Principal } from "./context.ts";
+import type { Preflights, Principal } from "./context.ts";
 import { executeOperation, type AlsoRecord, type AppHandlers } from "./execute.ts";
 import type { Window } from "./rate-limit.ts";
 import { validateInput } from "./validate.ts";
@@ -27,6 +29,8 @@ export interface PipelineDeps {
   db: Knex;
   kv: Kv;
   handlers: AppHandlers;
+  /** The operations' preflights (src/modules/handlers.ts): their work before the transaction. */
+  preflights: Preflights;
   now: () => Date;
   release: string;
   /** Public address of the authorization server (links people open: invitations, sign-in). */
@@ -41,6 +45,23 @@ export interface PipelineDeps {
   portalUrl: string;
   /** Where webhooks may be sent; default: https to public addresses only (STRICT_WEBHOOK_NETWORK). */
   webhooks?: WebhookNetwork;
+  /** Where work done after COMMIT reports a failure (the platform tasks' retries are recorded anyway). */
+  logger?: Logger;
+}
+
+/**
+ * What a committed change asks for outside the database, done before the answer is sent: the
+ * credential cache forgets changed tokens, and the platform tasks the change queued run. A platform
+ * task that fails stays queued for the connectors.platform-tasks job: the change has committed, so
+ * the answer is still its success.
+ */
+async function applyCommitEffects(deps: PipelineDeps, effects: readonly CommitEffect[], now: Date): Promise<void> {
+  await applyCredentialEffects(deps.kv, effects);
+  const taskIds = effects.flatMap((effect) => (effect.kind === "platform-tasks" ? effect.taskIds : []));
+  if (taskIds.length === 0) return;
+  await runPlatformTasks(deps.db, deps, now, { taskIds }, deps.logger).catch((err: unknown) =>
+    deps.logger?.warn({ err, task_ids: taskIds }, "platform tasks not run after commit; the job runs them"),
+  );
 }
 
 export type { Admission } from "./authenticate.ts";
@@ -128,6 +149,17 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
   return {
     input,
     actor,
-    execute: (also) => executeOperation(deps.db, deps.handlers, op, input, actor, facts, (effects) => applyCredentialEffects(deps.kv, effects), also),
+    execute: (also) =>
+      executeOperation(
+        deps.db,
+        deps.handlers,
+        deps.preflights,
+        op,
+        input,
+        actor,
+        facts,
+        (effects) => applyCommitEffects(deps, effects, call.now),
+        also,
+      ),
   };
 }

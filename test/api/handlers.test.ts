@@ -4,7 +4,7 @@
 // handler, the build would break here.
 import assert from "node:assert/strict";
 import { operationList } from "../../generated/operations.ts";
-import { handlers } from "../../generated/handlers.ts";
+import { handlers } from "../../src/modules/handlers.ts";
 import type { AppHandlers } from "../../src/pipeline/execute.ts";
 import type { OperationContext } from "../../src/pipeline/context.ts";
 import type { AreaHandlers } from "../../generated/operations.ts";
@@ -31,7 +31,7 @@ export const otherAreasOperation = {
   list_tokens: handlers.list_tokens,
 } satisfies AreaHandlers<OperationContext, "teams">;
 
-describe("handlers (src/modules/<area>/handlers.ts, gathered in generated/handlers.ts)", () => {
+describe("handlers (src/modules/<area>/handlers.ts, gathered in src/modules/handlers.ts)", () => {
   it("has one handler per operation of the spec, and nothing else", () => {
     assert.deepEqual(Object.keys(handlers).sort(), operationList.map((op) => op.id).sort());
     for (const [id, handler] of Object.entries(handlers)) assert.equal(typeof handler, "function", id);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import "../../generated/handlers.ts"; // loads every area, so every tenant table is declared
+import "../../src/modules/handlers.ts"; // loads every area, so every tenant table is declared
 import { tenantTables } from "../../src/db/tenant.ts";
 import { testDatabase, usingPostgres } from "../helpers/backends.ts";
 

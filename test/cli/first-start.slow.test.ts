@@ -5,7 +5,7 @@ import { emptyPostgresDatabase, usingPostgres } from "../helpers/backends.ts";
 import { freePort, startNpm, tempDir } from "../helpers/processes.ts";
 
 describe("npm start on an empty embedded database", function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
 
   it("[embedded] prints the surfaces and a working token once", async () => {
     const dataDir = tempDir("start");

@@ -4,7 +4,7 @@ import { request } from "node:http";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createMcpApp, type McpAppDeps } from "../../src/transports/mcp/mcp-app.ts";
 import { GroupedActivityWriter } from "../../src/modules/activity/grouped-writer.ts";
-import { handlers as realHandlers } from "../../generated/handlers.ts";
+import { handlers as realHandlers, preflights } from "../../src/modules/handlers.ts";
 import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/pipeline/rate-limit.ts";
 import type { AppHandlers } from "../../src/pipeline/execute.ts";
 import { testDatabase, testKv } from "./backends.ts";
@@ -58,6 +58,7 @@ export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMc
       kv,
       invocations,
       handlers: { ...realHandlers, ...options.handlers } as AppHandlers,
+      preflights,
       now: options.clock?.now ?? (() => new Date()),
       release: "3.0.0",
       mcpUrl: url,

@@ -65,26 +65,56 @@ export interface StartedProcess {
   stop(): Promise<number | null>;
 }
 
-/** `npm start`, resolved once `ready` matches the output (or rejected when the process exits). */
-export function startNpm(env: Record<string, string>, ready: RegExp): Promise<StartedProcess> {
+/** How long `npm start` may take to print what a test waits for, and to exit on SIGTERM. */
+const START_DEADLINE_MS = 90_000;
+const STOP_DEADLINE_MS = 40_000;
+
+/**
+ * `npm start`, resolved once `ready` matches the output; rejected with the output so far when the
+ * process exits first or `ready` has not appeared within the deadline (the process is then stopped),
+ * so a stalled start fails with what it printed instead of the test's bare timeout.
+ */
+export function startNpm(env: Record<string, string>, ready: RegExp, deadlineMs = START_DEADLINE_MS): Promise<StartedProcess> {
   return new Promise((resolve, reject) => {
+    const began = Date.now();
     const child = spawn("npm", ["start"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let out = "";
+    const signal = (name: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid!, name);
+      } catch {
+        // The group has already gone.
+      }
+    };
     const stop = () =>
       new Promise<number | null>((done) => {
         if (child.exitCode !== null || child.signalCode !== null) return done(child.exitCode);
-        child.once("close", (code) => done(code));
-        process.kill(-child.pid!, "SIGTERM");
+        const kill = setTimeout(() => signal("SIGKILL"), STOP_DEADLINE_MS);
+        child.once("close", (code) => {
+          clearTimeout(kill);
+          done(code);
+        });
+        signal("SIGTERM");
       });
     const release = holdOpen(`npm start (pid ${child.pid})`, stop);
     child.once("close", release);
     const started: StartedProcess = { child, output: () => out, stop };
+    const deadline = setTimeout(() => {
+      reject(new Error(`npm start printed no ${ready} within ${deadlineMs} ms; its output:\n${out}`));
+      void stop();
+    }, deadlineMs);
     const onData = (d: Buffer) => {
       out += d;
-      if (ready.test(out)) resolve(started);
+      if (ready.test(out)) {
+        clearTimeout(deadline);
+        resolve(started);
+      }
     };
     child.stdout!.on("data", onData);
     child.stderr!.on("data", onData);
-    child.on("close", (code) => reject(new Error(`npm start exited with ${code}:\n${out}`)));
+    child.on("close", (code) => {
+      clearTimeout(deadline);
+      reject(new Error(`npm start exited with ${code} after ${Date.now() - began} ms:\n${out}`));
+    });
   });
 }

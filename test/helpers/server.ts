@@ -5,7 +5,7 @@ import pino, { type Logger } from "pino";
 import type { ClientIpResolver } from "../../src/transports/http/client-ip.ts";
 import { createApiApp, type ApiAppDeps } from "../../src/transports/rest/api-app.ts";
 import { answerParserErrorsInEnvelope } from "../../src/transports/http/parser-errors.ts";
-import { handlers as realHandlers } from "../../generated/handlers.ts";
+import { handlers as realHandlers, preflights } from "../../src/modules/handlers.ts";
 import { REST_BUDGET } from "../../src/pipeline/rate-limit.ts";
 import type { AppHandlers } from "../../src/pipeline/execute.ts";
 import { DEFAULT_CONNECTORS_DIR } from "../../src/config.ts";
@@ -92,6 +92,7 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
       kv,
       appKey: TEST_APP_KEY,
       handlers: { ...realHandlers, ...options.handlers } as AppHandlers,
+      preflights,
       now: options.clock?.now ?? (() => new Date()),
       release: "3.0.0",
       baseUrl: url,

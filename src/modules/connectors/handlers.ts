@@ -1,8 +1,9 @@
-import { creatorContext, domainContext, type OperationContext } from "../../pipeline/context.ts";
+import { creatorContext, domainContext, type OperationContext, type Preflights } from "../../pipeline/context.ts";
 import type { AreaHandlers } from "../../../generated/operations.ts";
 import { listEnvelope, pageWindow } from "../../pipeline/pagination.ts";
 import { listConnectorCards } from "./catalog-page.ts";
-import { getInstallation, installConnector, listInstallations, uninstallConnector, updateInstallation } from "./installations.ts";
+import { getInstallation, installConnector, InstallPlan, listInstallations, prepareInstall, uninstallConnector } from "./installations.ts";
+import { prepareUpdate, updateInstallation, UpdatePlan } from "./installation-changes.ts";
 
 export const handlers = {
   // The catalog holds no team data: the pipeline's ability and tenancy checks are the whole gate.
@@ -14,16 +15,22 @@ export const handlers = {
     const { rows, total } = await listInstallations(domainContext(ctx), path.project, pageWindow(query));
     return listEnvelope(rows, total, query, ctx.resourceUrl);
   },
-  async install_connector({ path, body }, ctx) {
-    return { data: await installConnector(creatorContext(ctx), ctx, path.project, path.key, body) };
+  async install_connector({ path }, ctx) {
+    return { data: await installConnector(creatorContext(ctx), ctx, path.project, path.key, InstallPlan.of(ctx.preflight)) };
   },
   async get_project_connector({ path }, ctx) {
     return { data: await getInstallation(domainContext(ctx), ctx, path.project, path.key) };
   },
   async update_project_connector({ path, body }, ctx) {
-    return { data: await updateInstallation(domainContext(ctx), ctx, path.project, path.key, body) };
+    return { data: await updateInstallation(domainContext(ctx), ctx, path.project, path.key, body, UpdatePlan.of(ctx.preflight)) };
   },
   async uninstall_connector({ path }, ctx) {
     await uninstallConnector(domainContext(ctx), ctx, path.project, path.key);
   },
 } satisfies AreaHandlers<OperationContext, "connectors">;
+
+/** The platform's verdict on credentials, asked before the write's transaction opens. */
+export const preflights = {
+  install_connector: ({ path, body }, ctx) => prepareInstall(domainContext(ctx), ctx, path.project, path.key, body),
+  update_project_connector: ({ path, body }, ctx) => prepareUpdate(domainContext(ctx), ctx, path.project, path.key, body),
+} satisfies Preflights;

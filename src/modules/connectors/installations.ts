@@ -3,6 +3,9 @@
 // change settings or credentials, uninstall. At most one installation per connector on a project;
 // a second distinct connector needs Growth, and Growth runs at most two. Every change writes its
 // activity entry on the project and its event; neither ever holds a credential.
+// No platform call runs inside the change's transaction: the credentials are verified before it
+// opens (the operations' preflights), and pointing a bot's updates here, or stopping them, is a
+// platform task the change queues and the process runs after COMMIT (platform-tasks.ts).
 import { randomUUID } from "node:crypto";
 import { ApiError, domainRefusal, mergeFieldErrors, emptyFieldErrors, addFieldError, validationFailed } from "../../errors.ts";
 import { unscoped, type DomainContext } from "../../db/tenant.ts";
@@ -17,7 +20,7 @@ import { installationsTable, type InstallationRow } from "./tables.ts";
 import { credentialsBinding, type ConnectorEnvironment } from "./environment.ts";
 import { checkFieldValues, defaultValues, type FieldValue } from "./field-rules.ts";
 import { driverFor } from "./drivers/index.ts";
-import { installationSession, updatesSecret, updatesUrl } from "./bot/session.ts";
+import { queuePlatformTask } from "./platform-tasks.ts";
 import { PlatformError, type ConnectorDriver, type InstallInput, type VerifiedAccount } from "./drivers/driver.ts";
 import { uniquely } from "../../db/unique.ts";
 
@@ -40,7 +43,7 @@ export function presentInstallation(row: InstallationRow) {
   };
 }
 
-function sealFields(env: ConnectorEnvironment, installationId: string, fields: Record<string, FieldValue>): string | null {
+export function sealFields(env: ConnectorEnvironment, installationId: string, fields: Record<string, FieldValue>): string | null {
   return Object.keys(fields).length ? encrypt(env.appKey, JSON.stringify(fields), credentialsBinding(installationId)) : null;
 }
 
@@ -56,15 +59,22 @@ function cardOf(env: ConnectorEnvironment, key: string) {
   return card;
 }
 
-function unavailable(key: string, why: string): ApiError {
+export function unavailable(key: string, why: string): ApiError {
   return new ApiError("CONNECTOR_UNAVAILABLE", `The connector ${key} cannot be installed: ${why}.`, { context: { connector: key } });
 }
 
 /** The project's installation of `key`: 404 unknown_connector or CONNECTOR_NOT_INSTALLED otherwise. */
-export async function installationOf(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, key: string): Promise<InstallationRow> {
+export async function installationOf(
+  ctx: DomainContext,
+  env: ConnectorEnvironment,
+  projectId: string,
+  key: string,
+  lock = false,
+): Promise<InstallationRow> {
   await assertProjectsVisible(ctx, [projectId]);
   cardOf(env, key);
-  const row = (await installationsTable.rows(ctx).where({ project_id: projectId, connector_key: key }).first()) as InstallationRow | undefined;
+  const query = installationsTable.rows(ctx).where({ project_id: projectId, connector_key: key });
+  const row = (await (lock ? query.forUpdate() : query).first()) as InstallationRow | undefined;
   if (!row) {
     throw new ApiError("CONNECTOR_NOT_INSTALLED", `The project does not run the connector ${key}.`, {
       context: { connector: key, project_id: projectId },
@@ -78,7 +88,7 @@ export async function installationOf(ctx: DomainContext, env: ConnectorEnvironme
  * A bot (an account members open through a bot URL) answers one installation: the platform sends
  * its updates to one place. Another installation's bot is refused, naming the credential.
  */
-async function refuseBotInUse(ctx: DomainContext, key: string, account: VerifiedAccount, except: string | null) {
+export async function refuseBotInUse(ctx: DomainContext, key: string, account: VerifiedAccount, except: string | null) {
   if (!account.botUrl) return;
   const other = await unscoped(
     ctx,
@@ -92,8 +102,8 @@ async function refuseBotInUse(ctx: DomainContext, key: string, account: Verified
 }
 
 /** The index behind refuseBotInUse (its migration): two installs of one bot at once. */
-const ONE_BOT_INDEX = "connector_installations_one_bot";
-const botInUse = (account: Pick<VerifiedAccount, "accountName">) =>
+export const ONE_BOT_INDEX = "connector_installations_one_bot";
+export const botInUse = (account: Pick<VerifiedAccount, "accountName">) =>
   validationFailed({
     "fields.bot_token": [`the bot ${account.accountName} is already connected to another project; create a bot for this one`],
   });
@@ -112,28 +122,9 @@ async function onPlatform<T>(key: string, step: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * Points the platform's pushed updates (Telegram's webhook) at this installation's address, or
- * stops them (`on` false). A platform without pushed updates needs nothing.
- */
-async function deliverUpdates(env: ConnectorEnvironment, installation: InstallationRow, on: boolean): Promise<void> {
-  const session = installationSession(env, installation);
-  if (!session.deliverUpdates) return;
-  const target = on ? { url: updatesUrl(env.baseUrl, installation), secret: updatesSecret(env.appKey, installation.id) } : null;
-  await onPlatform(installation.connector_key, () => session.deliverUpdates!(target));
-}
-
-/** The driver's verdict on the credentials, as the API answers a refusal. */
-async function verify(
-  ctx: DomainContext,
-  driver: ConnectorDriver,
-  key: string,
-  input: InstallInput,
-  except: string | null,
-): Promise<VerifiedAccount> {
-  const account = await onPlatform(key, () => driver.verify(input));
-  await refuseBotInUse(ctx, key, account, except);
-  return account;
+/** The driver's verdict on the credentials, as the API answers a refusal (called before any transaction). */
+export function verify(driver: ConnectorDriver, key: string, input: InstallInput): Promise<VerifiedAccount> {
+  return onPlatform(key, () => driver.verify(input));
 }
 
 const SORT: Record<string, string> = { created_at: "created_at", connector: "connector_key" };
@@ -148,7 +139,7 @@ export async function getInstallation(ctx: DomainContext, env: ConnectorEnvironm
   return presentInstallation(await installationOf(ctx, env, projectId, key));
 }
 
-type Values = Readonly<Record<string, FieldValue | null>>;
+export type Values = Readonly<Record<string, FieldValue | null>>;
 
 export interface InstallBody {
   fields?: Values;
@@ -156,15 +147,17 @@ export interface InstallBody {
   settings?: Values;
 }
 
-/** The refusals that come before the body: availability, one per connector, the tier rule. */
-async function checkInstallable(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, key: string) {
+/**
+ * The refusals that come before the body: availability, one per connector, the tier rule. `lock`
+ * (inside the install's transaction) holds the project so they stay true until the insert commits.
+ */
+async function checkInstallable(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, key: string, lock: boolean) {
   const card = cardOf(env, key);
   if (card.status !== "available") throw unavailable(key, `it is ${card.status.replace("_", " ")}`);
   const pkg = env.connectors.packages.get(key);
   const driver = driverFor(key, env.platforms);
   if (!pkg || !driver) throw unavailable(key, "this release has no driver for it");
-  // Installs on one project are serialised: the checks below stay true until the insert commits.
-  await projectsTable.rows(ctx).where({ id: projectId }).forUpdate().first("id");
+  if (lock) await projectsTable.rows(ctx).where({ id: projectId }).forUpdate().first("id");
   const running: string[] = await installationsTable.rows(ctx).where({ project_id: projectId }).pluck("connector_key");
   if (running.includes(key)) {
     throw domainRefusal(`The project already runs the connector ${key}; change it with PATCH or uninstall it first.`, {
@@ -196,15 +189,31 @@ async function checkInstallable(ctx: DomainContext, env: ConnectorEnvironment, p
   return { pkg, driver };
 }
 
-export async function installConnector(
-  ctx: DomainContext & { actor: { userId: string } },
+/** An install checked and its credentials verified by the platform, before its transaction (prepareInstall). */
+export class InstallPlan {
+  constructor(
+    readonly fields: Record<string, FieldValue>,
+    readonly settings: Record<string, FieldValue | null>,
+    readonly account: VerifiedAccount,
+  ) {}
+
+  /** The plan the operation's preflight made (ctx.preflight). */
+  static of(preflight: unknown): InstallPlan {
+    if (!(preflight instanceof InstallPlan)) throw new Error("install_connector runs after its preflight (prepareInstall)");
+    return preflight;
+  }
+}
+
+/** An install's checks, in the spec's order, and last the platform's verdict on the credentials. */
+export async function prepareInstall(
+  ctx: DomainContext,
   env: ConnectorEnvironment,
   projectId: string,
   key: string,
   body: InstallBody,
-) {
+): Promise<InstallPlan> {
   await assertProjectsVisible(ctx, [projectId]);
-  const { pkg, driver } = await checkInstallable(ctx, env, projectId, key);
+  const { pkg, driver } = await checkInstallable(ctx, env, projectId, key, false);
   const { install } = pkg.manifest;
   const fields = checkFieldValues(install.fields, body.fields ?? {}, "fields");
   const settings = checkFieldValues(install.settings_fields, { ...defaultValues(install.settings_fields ?? []), ...body.settings }, "settings");
@@ -212,8 +221,22 @@ export async function installConnector(
   if (install.mode === "oauth" && !body.oauth) addFieldError(errors, "oauth", `is required: ${pkg.manifest.name} installs through OAuth`);
   if (install.mode !== "oauth" && body.oauth) addFieldError(errors, "oauth", `${pkg.manifest.name} does not install through OAuth`);
   if (Object.keys(errors).length) throw validationFailed(errors);
+  const account = await verify(driver, key, { fields: fields.values, oauth: body.oauth ?? null });
+  return new InstallPlan(fields.values, settings.values, account);
+}
 
-  const account = await verify(ctx, driver, key, { fields: fields.values, oauth: body.oauth ?? null }, null);
+/** The install itself, in its transaction: the checks again under the project's lock, then the writes. */
+export async function installConnector(
+  ctx: DomainContext & { actor: { userId: string } },
+  env: ConnectorEnvironment,
+  projectId: string,
+  key: string,
+  plan: InstallPlan,
+) {
+  await assertProjectsVisible(ctx, [projectId]);
+  const { pkg } = await checkInstallable(ctx, env, projectId, key, true);
+  const { account } = plan;
+  await refuseBotInUse(ctx, key, account, null);
   const id = randomUUID();
   const row: InstallationRow = {
     id,
@@ -224,14 +247,14 @@ export async function installConnector(
     platform_account_id: account.accountId,
     platform_account_name: account.accountName,
     bot_url: account.botUrl,
-    credentials: sealFields(env, id, fields.values),
-    settings: settings.values,
+    credentials: sealFields(env, id, plan.fields),
+    settings: plan.settings,
     created_by_user_id: ctx.actor.userId,
     created_at: ctx.now,
     updated_at: ctx.now,
   };
   await uniquely(installationsTable.insert(ctx, { ...row, settings: JSON.stringify(row.settings) }), () => botInUse(account), ONE_BOT_INDEX);
-  await deliverUpdates(env, row, true);
+  await queuePlatformTask(ctx, env, row, "deliver_updates");
   const installation = presentInstallation(row);
   await recordActivity(ctx, {
     event: "connector_installed",
@@ -239,80 +262,18 @@ export async function installConnector(
     subjectType: "project",
     subjectId: projectId,
     projectId,
-    properties: { connector: key, installation_id: id, platform_account_name: account.accountName, settings: Object.keys(settings.values).sort() },
+    properties: { connector: key, installation_id: id, platform_account_name: account.accountName, settings: Object.keys(plan.settings).sort() },
   });
   await emitEvent(ctx, { type: "connector.installed", projectId, data: { installation } });
-  return installation;
-}
-
-export async function updateInstallation(
-  ctx: DomainContext,
-  env: ConnectorEnvironment,
-  projectId: string,
-  key: string,
-  body: { fields?: Values; settings?: Values },
-) {
-  const row = await installationOf(ctx, env, projectId, key);
-  const pkg = env.connectors.packages.get(key);
-  const driver = driverFor(key, env.platforms);
-  if (!pkg || !driver) throw unavailable(key, "this release has no driver for it");
-  const { install } = pkg.manifest;
-  const errors = emptyFieldErrors();
-  const changes: Partial<InstallationRow> = {};
-  const changed: ("settings" | "credentials")[] = [];
-  if (body.settings) {
-    const settings = checkFieldValues(install.settings_fields, { ...presentInstallation(row).settings, ...body.settings }, "settings");
-    mergeFieldErrors(errors, settings.errors);
-    changes.settings = settings.values;
-    changed.push("settings");
-  }
-  let fields: Record<string, FieldValue> | null = null;
-  if (body.fields) {
-    if (install.mode === "oauth")
-      addFieldError(errors, "fields", `${pkg.manifest.name} installs through OAuth: uninstall it and install it again to authorise anew`);
-    else {
-      const checked = checkFieldValues(install.fields, body.fields, "fields");
-      mergeFieldErrors(errors, checked.errors);
-      fields = checked.values;
-    }
-  }
-  if (Object.keys(errors).length) throw validationFailed(errors);
-  if (fields) {
-    const account = await verify(ctx, driver, key, { fields, oauth: null }, row.id);
-    Object.assign(changes, {
-      platform_account_id: account.accountId,
-      platform_account_name: account.accountName,
-      bot_url: account.botUrl,
-      credentials: sealFields(env, row.id, fields),
-    });
-    changed.push("credentials");
-  }
-  const updated: InstallationRow = { ...row, ...changes, updated_at: ctx.now };
-  // A new bot token may name another bot: its updates come here too.
-  if (fields) await deliverUpdates(env, updated, true);
-  const write = installationsTable
-    .rows(ctx)
-    .where({ id: row.id })
-    .update({ ...changes, ...(changes.settings ? { settings: JSON.stringify(changes.settings) } : {}), updated_at: ctx.now });
-  await uniquely(write, () => botInUse({ accountName: updated.platform_account_name ?? "" }), ONE_BOT_INDEX);
-  const installation = presentInstallation(updated);
-  await recordActivity(ctx, {
-    event: "connector_updated",
-    description: `Connector ${pkg.manifest.name} changed (${changed.join(" and ")})`,
-    subjectType: "project",
-    subjectId: projectId,
-    projectId,
-    properties: { connector: key, installation_id: row.id, changed, ...(body.settings ? { settings: Object.keys(body.settings).sort() } : {}) },
-  });
-  await emitEvent(ctx, { type: "connector.updated", projectId, data: { installation, changed } });
   return installation;
 }
 
 export async function uninstallConnector(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, key: string) {
   const row = await installationOf(ctx, env, projectId, key);
   await installationsTable.rows(ctx).where({ id: row.id }).delete();
-  // Best effort: a revoked token or a platform down must not keep an installation the creator removes.
-  await deliverUpdates(env, row, false).catch(() => undefined);
+  // After COMMIT, and again later while the platform is down or refuses: a revoked token or a
+  // platform down must not keep an installation the creator removes.
+  await queuePlatformTask(ctx, env, row, "stop_updates");
   const installation = presentInstallation(row);
   await recordActivity(ctx, {
     event: "connector_uninstalled",

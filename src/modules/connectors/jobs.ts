@@ -1,7 +1,9 @@
-// The connectors' scheduled work: bring the platforms in line with the access ledger (see
-// access-sync.ts). Every minute; a sweep that finds nothing to do changes nothing.
+// The connectors' scheduled work, every minute (a sweep that finds nothing to do changes nothing):
+// bring the platforms in line with the access ledger (access-sync.ts), and carry out the platform
+// tasks installation changes queued that have not run yet or failed (platform-tasks.ts).
 import type { ScheduledJob } from "../jobs/scheduled-job.ts";
 import { syncPlatformAccess } from "./access-sync.ts";
+import { runPlatformTasks } from "./platform-tasks.ts";
 
 export const scheduledJobs: ScheduledJob[] = [
   {
@@ -11,6 +13,16 @@ export const scheduledJobs: ScheduledJob[] = [
     async run(job) {
       if (!job.platformAccess) throw new Error("connectors.sync-access: the worker was started without the platform settings");
       return { changed: await syncPlatformAccess(job.db, job.platformAccess, job.now, {}, job.logger) };
+    },
+  },
+  {
+    name: "connectors.platform-tasks",
+    cron: "* * * * *",
+    description:
+      "Points bots' updates at their installations, or stops them, where an installation change's platform task has not run yet or failed.",
+    async run(job) {
+      if (!job.platformAccess) throw new Error("connectors.platform-tasks: the worker was started without the platform settings");
+      return { changed: await runPlatformTasks(job.db, job.platformAccess, job.now, {}, job.logger) };
     },
   },
 ];

@@ -10,6 +10,7 @@ import { discoveryDocument } from "../http/discovery-document.ts";
 import { requestContext } from "../http/request.ts";
 import type { ClientIpResolver } from "../http/client-ip.ts";
 import type { AppHandlers } from "../../pipeline/execute.ts";
+import type { Preflights } from "../../pipeline/context.ts";
 import type { ConnectorRegistry } from "../../modules/connectors/registry.ts";
 import type { PlatformEndpoints } from "../../modules/connectors/platforms.ts";
 import type { Window } from "../../pipeline/rate-limit.ts";
@@ -27,6 +28,7 @@ export interface McpAppDeps {
   db: Knex;
   kv: Kv;
   handlers: AppHandlers;
+  preflights: Preflights;
   now: () => Date;
   release: string;
   /** Public addresses: this surface, the REST API, the authorization server, the reference. */

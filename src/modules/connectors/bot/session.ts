@@ -7,7 +7,10 @@ import { credentialsBinding } from "../environment.ts";
 import type { ConnectorEnvironment } from "../environment.ts";
 import type { InstallationRow } from "../tables.ts";
 
-export function installationSession(env: Pick<ConnectorEnvironment, "platforms" | "appKey">, installation: InstallationRow): PlatformSession {
+/** What opening a session needs of an installation (a platform task keeps these of one it outlives). */
+export type SessionSource = Pick<InstallationRow, "id" | "connector_key" | "credentials" | "platform_account_id">;
+
+export function installationSession(env: Pick<ConnectorEnvironment, "platforms" | "appKey">, installation: SessionSource): PlatformSession {
   const driver = driverFor(installation.connector_key, env.platforms);
   if (!driver) throw new Error(`no driver for the connector ${installation.connector_key}`);
   const fields = installation.credentials

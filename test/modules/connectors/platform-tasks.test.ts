@@ -1,0 +1,158 @@
+// No platform call inside a transaction: an install's credentials are verified before its
+// transaction opens, and what the change asks of the platform (a bot's updates pointed here, or
+// stopped) is a task written with the change and carried out after COMMIT, tried again by the
+// connectors.platform-tasks job while the platform fails.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { ApiClient } from "../../helpers/http.ts";
+import { startApi, TEST_APP_KEY } from "../../helpers/server.ts";
+import { useApiWithCreator } from "../../helpers/suite.ts";
+import { testDatabase } from "../../helpers/backends.ts";
+import { newTelegramBot, testPlatform } from "../../helpers/platforms.ts";
+import { startFakePlatform, type FakePlatform } from "../../../src/modules/connectors/fake-platform.ts";
+import { fakePlatformEndpoints } from "../../../src/modules/connectors/platforms.ts";
+import { queuePlatformTask, runPlatformTasks } from "../../../src/modules/connectors/platform-tasks.ts";
+import { createDomainContext, systemActor } from "../../../src/db/tenant.ts";
+import type { InstallationRow } from "../../../src/modules/connectors/tables.ts";
+import { installPath, installTelegram, newProject } from "./support.ts";
+
+async function tasksOf(installationId: string) {
+  const { db } = await testDatabase();
+  return db("connector_platform_tasks").where({ installation_id: installationId }).orderBy("created_at").orderBy("action");
+}
+
+function botCalls(fake: FakePlatform, bot: { id: number }, from = 0) {
+  return fake.calls
+    .slice(from)
+    .filter((c) => c.bot === String(bot.id))
+    .map((c) => c.name);
+}
+
+describe("connector platform calls outside transactions", () => {
+  const suite = useApiWithCreator({ creator: { label: "platform-tasks" } });
+
+  it("verifies the credentials before the install's transaction opens: the project changes meanwhile", async () => {
+    const slow = await startFakePlatform();
+    const bot = { token: `876543219:${"C".repeat(35)}`, id: 876543219 };
+    slow.addTelegramBot(bot.token, { id: bot.id, username: "patient_bot" });
+    slow.delay(5_000);
+    const api = await startApi({ platforms: fakePlatformEndpoints(slow, 15_000) });
+    try {
+      const client = new ApiClient(api.url, suite.creator.token);
+      const project = await newProject(suite.creator);
+      const install = client.post(installPath(project), { fields: { bot_token: bot.token } });
+      // The install now waits on getMe: a transaction open around it would hold the project (and,
+      // embedded, the whole database) until the platform answers.
+      await new Promise((r) => setTimeout(r, 600));
+      const renamed = await client.patch(`/v1/projects/${project}`, { name: "Renamed while the platform thinks" });
+      assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+      assert.deepEqual(botCalls(slow, bot), [], "the rename answered before the platform answered the install's getMe");
+      const res = await install;
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.deepEqual(botCalls(slow, bot), ["getMe", "setWebhook"]);
+      const [task] = await tasksOf(res.body.data.id);
+      assert.equal(task.action, "deliver_updates");
+      assert.equal(task.outcome, "done");
+      assert.equal(task.target_url, `${api.url}/connectors/telegram/${res.body.data.id}/updates`);
+    } finally {
+      await api.close();
+      await slow.close();
+    }
+  });
+
+  it("uninstalls while the platform is down; the job stops the bot's updates once it answers", async () => {
+    const platform = await startFakePlatform();
+    const token = `765432198:${"D".repeat(35)}`;
+    const bot = { id: 765432198, username: "gone_bot" };
+    platform.addTelegramBot(token, bot);
+    const api = await startApi({ platforms: fakePlatformEndpoints(platform, 1_000) });
+    let later: FakePlatform | null = null;
+    try {
+      const client = new ApiClient(api.url, suite.creator.token);
+      const project = await newProject(suite.creator);
+      const installed = await client.post(installPath(project), { fields: { bot_token: token } });
+      assert.equal(installed.status, 201, JSON.stringify(installed.body));
+      const id = installed.body.data.id as string;
+      await platform.close();
+
+      const removed = await client.request("DELETE", installPath(project));
+      assert.equal(removed.status, 204, "the platform being down does not keep an installation the creator removes");
+      const [, stop] = await tasksOf(id);
+      assert.equal(stop.action, "stop_updates");
+      assert.equal(stop.finished_at, null, "the stop waits for the platform");
+      assert.equal(stop.attempts, 1);
+      assert.ok(stop.last_error, "the failure is recorded on the task");
+
+      later = await startFakePlatform();
+      later.addTelegramBot(token, bot);
+      const { db } = await testDatabase();
+      const env = { platforms: fakePlatformEndpoints(later), appKey: TEST_APP_KEY };
+      assert.equal(await runPlatformTasks(db, env, new Date(), { taskIds: [stop.id] }), 0, "not due before its retry delay");
+      const due = new Date(Date.now() + 31_000);
+      assert.equal(await runPlatformTasks(db, env, due, { taskIds: [stop.id] }), 1);
+      assert.deepEqual(botCalls(later, bot), ["deleteWebhook"]);
+      const [, done] = await tasksOf(id);
+      assert.equal(done.outcome, "done");
+      assert.equal(done.attempts, 2);
+      assert.equal(await runPlatformTasks(db, env, new Date(due.getTime() + 3_600_000), { taskIds: [stop.id] }), 0, "a done task never runs again");
+    } finally {
+      await api.close();
+      await platform.close();
+      await later?.close();
+    }
+  });
+
+  it("a new bot token: the old bot's updates stop and the new bot's point at the installation", async () => {
+    const fake = await testPlatform();
+    const project = await newProject(suite.creator);
+    const { installation, bot: first } = await installTelegram(suite.client, project);
+    const second = await newTelegramBot("successor");
+    const mark = fake.calls.length;
+    const res = await suite.client.patch(installPath(project), { fields: { bot_token: second.token } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(botCalls(fake, first, mark), ["deleteWebhook"]);
+    assert.deepEqual(botCalls(fake, second, mark), ["getMe", "setWebhook"]);
+    const tasks = await tasksOf(installation.id);
+    assert.deepEqual(
+      tasks.map((t) => [t.action, t.platform_account_id, t.outcome]),
+      [
+        ["deliver_updates", String(first.id), "done"],
+        ["deliver_updates", String(second.id), "done"],
+        ["stop_updates", String(first.id), "done"],
+      ],
+    );
+  });
+
+  it("asks nothing of the platform for a change that rolls back, and keeps only a bot's latest wish", async () => {
+    const { db } = await testDatabase();
+    const project = await newProject(suite.creator);
+    const installation = {
+      id: randomUUID(),
+      project_id: project,
+      connector_key: "telegram",
+      platform_account_id: "42",
+      credentials: null,
+    } as unknown as InstallationRow;
+    const env = { baseUrl: "https://api.example.test" };
+    await assert.rejects(
+      db.transaction(async (trx) => {
+        await queuePlatformTask(createDomainContext(trx, systemActor(suite.creator.teamId), new Date()), env, installation, "deliver_updates");
+        throw new Error("the change failed after queueing");
+      }),
+      /the change failed/,
+    );
+    assert.deepEqual(await tasksOf(installation.id), [], "nothing was queued");
+
+    await db.transaction(async (trx) => {
+      const ctx = createDomainContext(trx, systemActor(suite.creator.teamId), new Date());
+      await queuePlatformTask(ctx, env, installation, "deliver_updates");
+      await queuePlatformTask(ctx, env, installation, "stop_updates");
+    });
+    const tasks = await tasksOf(installation.id);
+    assert.deepEqual(tasks.map((t) => [t.action, t.outcome]).sort(), [
+      ["deliver_updates", "superseded"],
+      ["stop_updates", null],
+    ]);
+    await db("connector_platform_tasks").where({ installation_id: installation.id }).delete();
+  });
+});

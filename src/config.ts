@@ -2,7 +2,7 @@
 // the embedded mode needs. A bad value fails at boot with a message naming the variable.
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseTrustProxy, type TrustProxy } from "./transports/http/client-ip.ts";
+import { parseTrustProxy, type TrustProxy } from "./http/client-ip.ts";
 import { repositoryFile } from "./repository-files.ts";
 import ipaddr from "ipaddr.js";
 import type { WebhookNetwork } from "./modules/webhooks/address-guard.ts";

@@ -4,18 +4,18 @@
 // (SURFACES=api WORKER=off), and the worker alone (SURFACES= WORKER=on).
 import { createServer, type Server } from "node:http";
 import { ConfigError, loadConfig, type SurfaceName } from "./config.ts";
-import { EmbeddedDatabaseError } from "./db/embedded.ts";
+import { EmbeddedDatabaseError } from "./embedded/database.ts";
 import { openServices, type Services } from "./services.ts";
 import { countCreators } from "./modules/account/creators.ts";
 import { DEMO_EMAIL, seedDemo } from "./operator.ts";
-import { createApiApp } from "./transports/rest/api-app.ts";
-import { clientIpResolver } from "./transports/http/client-ip.ts";
-import { answerParserErrorsInEnvelope } from "./transports/http/parser-errors.ts";
-import { createDocsApp } from "./site/docs-app.ts";
-import { createAuthApp } from "./auth/auth-app.ts";
-import { createSiteApp } from "./site/site-app.ts";
-import { createPortalApp } from "./portal/portal-app.ts";
-import { createMcpApp } from "./transports/mcp/mcp-app.ts";
+import { createApiApp } from "./apps/api/api-app.ts";
+import { clientIpResolver } from "./http/client-ip.ts";
+import { answerParserErrorsInEnvelope } from "./http/parser-errors.ts";
+import { createDocsApp } from "./apps/docs/docs-app.ts";
+import { createAuthApp } from "./apps/auth/auth-app.ts";
+import { createSiteApp } from "./apps/site/site-app.ts";
+import { createPortalApp } from "./apps/portal/portal-app.ts";
+import { createMcpApp } from "./apps/mcp/mcp-app.ts";
 import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./pipeline/rate-limit.ts";
 import { handlers, preflights } from "./modules/handlers.ts";
 import { loadConnectorRegistry, type ConnectorRegistry } from "./modules/connectors/registry.ts";
@@ -23,9 +23,9 @@ import { ConnectorLoadError, displayPath } from "./modules/connectors/problems.t
 import { openPlatforms, type PlatformEndpoints } from "./modules/connectors/platforms.ts";
 import type Koa from "koa";
 import { readRepositoryText } from "./repository-files.ts";
-import { discoverScheduledJobs } from "./transports/jobs/discovery.ts";
-import { startJobWorker, type JobWorker } from "./transports/jobs/worker.ts";
-import { startDeliveryWorker, type DeliveryWorker } from "./modules/webhooks/runner.ts";
+import { discoverScheduledJobs } from "./workers/jobs/discovery.ts";
+import { startJobWorker, type JobWorker } from "./workers/jobs/worker.ts";
+import { startDeliveryWorker, type DeliveryWorker } from "./workers/deliveries/worker.ts";
 
 const release = (JSON.parse(readRepositoryText("package.json")) as { version: string }).version;
 

@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import pino from "pino";
 import { ConfigError, loadConfig, type Config, type Env } from "./config.ts";
 import { migrate, openConfiguredDatabase, type OpenedDatabase } from "./db/database.ts";
-import { EmbeddedDatabaseError } from "./db/embedded.ts";
+import { EmbeddedDatabaseError } from "./embedded/database.ts";
 import { ApiError } from "./errors.ts";
 import { createDomainContext } from "./db/tenant.ts";
 import { TIERS } from "./modules/teams/tier.ts";
@@ -21,8 +21,8 @@ import { AccountError, createCreatorAccount, mintTokenForCreator } from "./opera
 import { findCreatorByEmail } from "./modules/account/creators.ts";
 import { pendingMail } from "./modules/mail/outbox.ts";
 import { loggerOptions } from "./services.ts";
-import { discoverScheduledJobs, ScheduledJobError } from "./transports/jobs/discovery.ts";
-import { runLogged } from "./transports/jobs/worker.ts";
+import { discoverScheduledJobs, ScheduledJobError } from "./workers/jobs/discovery.ts";
+import { runLogged } from "./workers/jobs/worker.ts";
 import { openPlatforms } from "./modules/connectors/platforms.ts";
 import { loadAppKey } from "./security/app-key.ts";
 

@@ -11,7 +11,7 @@ import { createProject } from "../../src/modules/projects/projects.ts";
 import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
 import { mintTokenForCreator } from "../../src/operator.ts";
 import { handlers, preflights } from "../../src/modules/handlers.ts";
-import { createMcpApp } from "../../src/transports/mcp/mcp-app.ts";
+import { createMcpApp } from "../../src/apps/mcp/mcp-app.ts";
 import { GroupedActivityWriter } from "../../src/modules/activity/grouped-writer.ts";
 import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET, type Window } from "../../src/pipeline/rate-limit.ts";
 import { DEFAULT_CONNECTORS_DIR, loadConfig } from "../../src/config.ts";

@@ -5,7 +5,7 @@
 //
 //   npx tsx scripts/bench/mcp-tools-size.ts
 import { writeFileSync } from "node:fs";
-import { defaultToolsets, toolDefinitions, toolsets } from "../../src/transports/mcp/tool-catalog.ts";
+import { defaultToolsets, toolDefinitions, toolsets } from "../../src/apps/mcp/tool-catalog.ts";
 import { RELEASE, startThrowawayMcp } from "./mcp-harness.ts";
 
 const resultsFile = new URL("./results/mcp-tools-size.json", import.meta.url);

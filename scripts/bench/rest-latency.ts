@@ -16,7 +16,7 @@ import { migrate, openConfiguredDatabase } from "../../src/db/database.ts";
 import { MemoryKv } from "../../src/kv/memory.ts";
 import { RedisKv } from "../../src/kv/redis.ts";
 import type { Kv } from "../../src/kv/kv.ts";
-import { createApiApp } from "../../src/transports/rest/api-app.ts";
+import { createApiApp } from "../../src/apps/api/api-app.ts";
 import { handlers, preflights } from "../../src/modules/handlers.ts";
 import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
 import { openPlatforms } from "../../src/modules/connectors/platforms.ts";

@@ -14,7 +14,7 @@ import { migrate, openDatabase } from "../../src/db/database.ts";
 import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
 import { createCreator } from "../../src/modules/account/creators.ts";
 import { createEndpoint } from "../../src/modules/webhooks/endpoints.ts";
-import { DEFAULT_IDLE_POLL_MS, startDeliveryWorker } from "../../src/modules/webhooks/runner.ts";
+import { DEFAULT_IDLE_POLL_MS, startDeliveryWorker } from "../../src/workers/deliveries/worker.ts";
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const RETRIES = Number(process.env.BENCH_RETRIES ?? 2_000);

@@ -6,7 +6,7 @@ import knex, { type Knex } from "knex";
 import ClientPgLite from "knex-pglite";
 import pg from "pg";
 import { migrationSource } from "./migrations/index.ts";
-import { isSharedEmbedded, openEmbeddedDatabase } from "./embedded.ts";
+import { isSharedEmbedded, openEmbeddedDatabase } from "../embedded/database.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./timeouts.ts";
 import { connectionSettings, pgDatabase } from "./pool.ts";
 

@@ -35,14 +35,17 @@ function importsOf(file: string, text: string): string[] {
 }
 
 describe("architecture", () => {
+  const surfaces = ["src/apps/", "src/workers/", "src/http/"];
   const rules: [string, (file: string) => boolean, string[]][] = [
-    ["the data layer (src/db)", (f) => f.startsWith("src/db/"), ["src/modules/", "src/pipeline/", "src/transports/"]],
+    ["the data layer (src/db)", (f) => f.startsWith("src/db/"), ["src/modules/", "src/pipeline/", ...surfaces]],
+    ["the embedded database (src/embedded)", (f) => f.startsWith("src/embedded/"), ["src/modules/", "src/pipeline/", ...surfaces]],
     [
       "an area's rules (src/modules, except handlers.ts)",
       (f) => f.startsWith("src/modules/") && !f.endsWith("/handlers.ts"),
-      ["src/pipeline/", "src/transports/"],
+      ["src/pipeline/", ...surfaces],
     ],
-    ["the pipeline (src/pipeline)", (f) => f.startsWith("src/pipeline/"), ["src/transports/"]],
+    ["the pipeline (src/pipeline)", (f) => f.startsWith("src/pipeline/"), surfaces],
+    ["the workers (src/workers)", (f) => f.startsWith("src/workers/"), ["src/apps/", "src/pipeline/"]],
   ];
   for (const [layer, inLayer, forbidden] of rules) {
     it(`keeps ${layer} free of imports from ${forbidden.join(", ")}`, () => {

@@ -11,7 +11,7 @@ import { TestClock } from "../helpers/clock.ts";
 import { createTestCreator, joinTeamWithToken, type TestCreator } from "../helpers/fixtures.ts";
 import { approvedCode, connectOAuth, exchangeCode, newClient, newVerifier, REDIRECT_URI, registerClient, tokenRequest } from "../helpers/oauth.ts";
 import { issueAuthorizationCode, s256 } from "../../src/modules/oauth/authorization.ts";
-import { OAuthError } from "../../src/auth/oauth-error.ts";
+import { OAuthError } from "../../src/modules/oauth/oauth-error.ts";
 import { sha256Hex } from "../../src/security/crypto.ts";
 
 const DAY = 24 * 3_600_000;

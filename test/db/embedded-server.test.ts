@@ -1,10 +1,10 @@
-// The socket server that shares one PGlite among PostgreSQL clients (src/db/embedded-server.ts):
+// The socket server that shares one PGlite among PostgreSQL clients (src/embedded/server.ts):
 // a client's batch and a client's transaction are never interleaved with another client's work.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
-import { EmbeddedServer } from "../../src/db/embedded-server.ts";
+import { EmbeddedServer } from "../../src/embedded/server.ts";
 import { tempDir } from "../helpers/processes.ts";
 
 describe("embedded database server (PGlite on a unix socket)", function () {

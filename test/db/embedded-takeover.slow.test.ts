@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { openEmbeddedDatabase, type EmbeddedDatabase } from "../../src/db/embedded.ts";
+import { openEmbeddedDatabase, type EmbeddedDatabase } from "../../src/embedded/database.ts";
 import { tempDir } from "../helpers/processes.ts";
 
 /** A socket file whose process was killed (kill -9 leaves the file behind). */

@@ -1,7 +1,7 @@
 // The authorization server started in-process on a free port, as the auth tests use it.
 import { testDatabase, testKv } from "./backends.ts";
 import { DOCS_URL, serveOnFreePort, TEST_APP_KEY, testLogger } from "./server.ts";
-import { createAuthApp, type AuthDeps } from "../../src/auth/auth-app.ts";
+import { createAuthApp, type AuthDeps } from "../../src/apps/auth/auth-app.ts";
 
 export async function startAuth(options: Partial<AuthDeps> = {}) {
   const { db } = await testDatabase();

@@ -2,7 +2,7 @@
 // startApi), and connects MCP SDK v2 clients pinned to 2026-07-28.
 import { request } from "node:http";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createMcpApp, type McpAppDeps } from "../../src/transports/mcp/mcp-app.ts";
+import { createMcpApp, type McpAppDeps } from "../../src/apps/mcp/mcp-app.ts";
 import { GroupedActivityWriter } from "../../src/modules/activity/grouped-writer.ts";
 import { handlers as realHandlers, preflights } from "../../src/modules/handlers.ts";
 import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/pipeline/rate-limit.ts";

@@ -2,9 +2,9 @@
 import { createServer, type Server } from "node:http";
 import type Koa from "koa";
 import pino, { type Logger } from "pino";
-import type { ClientIpResolver } from "../../src/transports/http/client-ip.ts";
-import { createApiApp, type ApiAppDeps } from "../../src/transports/rest/api-app.ts";
-import { answerParserErrorsInEnvelope } from "../../src/transports/http/parser-errors.ts";
+import type { ClientIpResolver } from "../../src/http/client-ip.ts";
+import { createApiApp, type ApiAppDeps } from "../../src/apps/api/api-app.ts";
+import { answerParserErrorsInEnvelope } from "../../src/http/parser-errors.ts";
 import { handlers as realHandlers, preflights } from "../../src/modules/handlers.ts";
 import { REST_BUDGET } from "../../src/pipeline/rate-limit.ts";
 import type { AppHandlers } from "../../src/pipeline/execute.ts";

@@ -3,9 +3,9 @@
 // both surfaces started beside the API.
 import { AUTH_URL, MCP_URL, repositoryConnectorRegistry, serveOnFreePort, startApi, TEST_APP_KEY, testLogger, type RunningApi } from "./server.ts";
 import { testDatabase, testKv } from "./backends.ts";
-import type { MarketingDeps } from "../../src/site/marketing/mount.ts";
-import { createDocsApp } from "../../src/site/docs-app.ts";
-import { createSiteApp } from "../../src/site/site-app.ts";
+import type { MarketingDeps } from "../../src/apps/site/marketing/mount.ts";
+import { createDocsApp } from "../../src/apps/docs/docs-app.ts";
+import { createSiteApp } from "../../src/apps/site/site-app.ts";
 
 export const BASE_URL = "http://api.test";
 

@@ -2,7 +2,7 @@
 // the operator trusts (TRUST_PROXY). Without that, a header cannot move a client to a fresh bucket.
 import assert from "node:assert/strict";
 import type { IncomingMessage } from "node:http";
-import { clientIpResolver, parseTrustProxy } from "../../src/transports/http/client-ip.ts";
+import { clientIpResolver, parseTrustProxy } from "../../src/http/client-ip.ts";
 import { loadConfig } from "../../src/config.ts";
 import { rawRpc, startMcp } from "../helpers/mcp.ts";
 

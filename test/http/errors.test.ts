@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { startApi, DOCS_URL, testLogger, serveOnFreePort } from "../helpers/server.ts";
 import { ApiClient, expectError } from "../helpers/http.ts";
 import { useApiWithCreator } from "../helpers/suite.ts";
-import { createDocsApp } from "../../src/site/docs-app.ts";
+import { createDocsApp } from "../../src/apps/docs/docs-app.ts";
 import { docsTestAddresses } from "../helpers/site.ts";
 import { errorCatalog } from "../../generated/catalog.ts";
 

@@ -4,7 +4,7 @@ import { request } from "node:http";
 import { useApiWithCreator } from "../helpers/suite.ts";
 import { testDatabase } from "../helpers/backends.ts";
 import { ENVELOPE_META, startMcp, type RunningMcp } from "../helpers/mcp.ts";
-import { MCP_PROTOCOL_VERSION } from "../../src/transports/mcp/mcp-server.ts";
+import { MCP_PROTOCOL_VERSION } from "../../src/apps/mcp/mcp-server.ts";
 import {
   ITEMS_MESSAGE,
   MAX_INPUT_DEPTH,

@@ -8,7 +8,7 @@ import { useApiWithCreator } from "../helpers/suite.ts";
 import { tokenFor } from "../helpers/fixtures.ts";
 import { testDatabase } from "../helpers/backends.ts";
 import { TestClock } from "../helpers/clock.ts";
-import { idempotencyRecordKey } from "../../src/transports/rest/idempotency.ts";
+import { idempotencyRecordKey } from "../../src/apps/api/idempotency.ts";
 import { IDEMPOTENCY_TTL_MS } from "../../src/modules/idempotency/records.ts";
 import { sha256Hex } from "../../src/security/crypto.ts";
 

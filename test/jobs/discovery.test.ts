@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ScheduledJob } from "../../src/modules/jobs/scheduled-job.ts";
-import { checkScheduledJobs, discoverScheduledJobs, isFiveFieldCron, ScheduledJobError } from "../../src/transports/jobs/discovery.ts";
+import { checkScheduledJobs, discoverScheduledJobs, isFiveFieldCron, ScheduledJobError } from "../../src/workers/jobs/discovery.ts";
 import { tempDir } from "../helpers/processes.ts";
 
 /** A modules folder with the given <area>/jobs.ts sources. */

@@ -9,7 +9,7 @@ import { purgeEndedRegistrations } from "../../src/modules/agent-registrations/j
 import { purgeExpiredGrants } from "../../src/modules/oauth/jobs.ts";
 import { purgeExpiredIdempotencyRecords } from "../../src/modules/idempotency/jobs.ts";
 import type { ScheduledJob } from "../../src/modules/jobs/scheduled-job.ts";
-import { discoverScheduledJobs } from "../../src/transports/jobs/discovery.ts";
+import { discoverScheduledJobs } from "../../src/workers/jobs/discovery.ts";
 import { deleteInBatches } from "../../src/db/purge.ts";
 import { randomToken, sha256Hex } from "../../src/security/crypto.ts";
 import { testDatabase } from "../helpers/backends.ts";

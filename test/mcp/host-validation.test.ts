@@ -2,7 +2,7 @@
 // operator allows more names (MCP_ALLOWED_HOSTS / MCP_ALLOWED_ORIGINS).
 import assert from "node:assert/strict";
 import { loadConfig, ConfigError } from "../../src/config.ts";
-import { hostPolicy } from "../../src/transports/mcp/host-validation.ts";
+import { hostPolicy } from "../../src/apps/mcp/host-validation.ts";
 import { createTestCreator, type TestCreator } from "../helpers/fixtures.ts";
 import { rawRpc, startMcp, type RunningMcp } from "../helpers/mcp.ts";
 

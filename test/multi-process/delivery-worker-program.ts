@@ -4,7 +4,7 @@
 // milliseconds. Loopback is exempt, as WEBHOOK_ALLOWED_CIDRS=127.0.0.0/8 makes it for development.
 import pino from "pino";
 import { openDatabase } from "../../src/db/database.ts";
-import { startDeliveryWorker } from "../../src/modules/webhooks/runner.ts";
+import { startDeliveryWorker } from "../../src/workers/deliveries/worker.ts";
 
 const env = process.env;
 const epoch = Number(env.CHAOS_EPOCH);

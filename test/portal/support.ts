@@ -2,7 +2,7 @@
 // Telegram installed and a published plan, a browser-like HTTP client (cookies, CSRF tokens), and
 // the Telegram update that carries a member's /start.
 import { randomInt } from "node:crypto";
-import { createPortalApp } from "../../src/portal/portal-app.ts";
+import { createPortalApp } from "../../src/apps/portal/portal-app.ts";
 import { updatesSecret } from "../../src/modules/connectors/bot/session.ts";
 import { testDatabase, testKv } from "../helpers/backends.ts";
 import { DOCS_URL, repositoryConnectorRegistry, serveOnFreePort, TEST_APP_KEY, testLogger } from "../helpers/server.ts";

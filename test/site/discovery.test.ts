@@ -16,7 +16,7 @@ import { createTestCreator } from "../helpers/fixtures.ts";
 import { AUTH_URL, connectMcp, startMcp, type RunningMcp } from "../helpers/mcp.ts";
 import { marketingTestDeps } from "../helpers/site.ts";
 import { DOCS_URL, MCP_URL, serveOnFreePort, startApi, TEST_APP_KEY, testLogger, type RunningApi } from "../helpers/server.ts";
-import { createSiteApp } from "../../src/site/site-app.ts";
+import { createSiteApp } from "../../src/apps/site/site-app.ts";
 
 type Json = Record<string, any>;
 const RELEASE = "3.0.0";

@@ -19,7 +19,7 @@ import { deliveryHeaders } from "../../src/modules/webhooks/signature.ts";
 import { messageSignatureHeaders } from "../../src/modules/webhooks/message-signature.ts";
 
 const sdk = (file: string) => JSON.stringify(fileURLToPath(new URL(`../../sdk/src/${file}`, import.meta.url)));
-const guide = (name: string) => readFileSync(new URL(`../../src/site/docs/guides/${name}.md`, import.meta.url), "utf8");
+const guide = (name: string) => readFileSync(new URL(`../../src/apps/docs/pages/guides/${name}.md`, import.meta.url), "utf8");
 
 /** The n-th ts block after a heading of a guide, its SDK imports pointed at the sources. */
 function example(name: string, heading: string, n = 0): string {

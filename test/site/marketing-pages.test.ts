@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { startSites, type RunningSites } from "../helpers/site.ts";
 import { repositoryConnectorRegistry } from "../helpers/server.ts";
-import { renderMarkdown } from "../../src/site/pages/markdown.ts";
+import { renderMarkdown } from "../../src/apps/site/pages/markdown.ts";
 import { PROJECT_LIMITS } from "../../src/modules/projects/limits.ts";
 import { MONTHLY_CODE_QUOTA } from "../../src/modules/access-codes/codes.ts";
 

@@ -7,7 +7,7 @@ import { createVerifier, httpbis } from "http-message-signatures";
 import { testDatabase, testKv } from "../helpers/backends.ts";
 import { DOCS_URL, serveOnFreePort, TEST_APP_KEY, testLogger } from "../helpers/server.ts";
 import { marketingTestDeps } from "../helpers/site.ts";
-import { createSiteApp } from "../../src/site/site-app.ts";
+import { createSiteApp } from "../../src/apps/site/site-app.ts";
 import { activeSigningKey } from "../../src/modules/webhooks/signing-keys.ts";
 import { messageSignatureHeaders } from "../../src/modules/webhooks/message-signature.ts";
 import { fetchSigningKeyDirectory, verifyWebhookMessageSignature } from "../../sdk/src/index.ts";

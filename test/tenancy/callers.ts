@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
 import { operationTable, type OperationId } from "../../generated/operations.ts";
-import { toolNamed } from "../../src/transports/mcp/tool-catalog.ts";
+import { toolNamed } from "../../src/apps/mcp/tool-catalog.ts";
 import { ApiClient } from "../helpers/http.ts";
 import { connectMcp, type RunningMcp } from "../helpers/mcp.ts";
 import type { CallInput, CallResult, Caller, Transport } from "./types.ts";

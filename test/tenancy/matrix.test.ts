@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { OperationSpec } from "../../generated/operations.ts";
 import { grantableAbilities } from "../../src/modules/tokens/abilities.ts";
-import { toolNamed } from "../../src/transports/mcp/tool-catalog.ts";
+import { toolNamed } from "../../src/apps/mcp/tool-catalog.ts";
 import type { Window } from "../../src/pipeline/rate-limit.ts";
 import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtures.ts";
 import { ApiClient } from "../helpers/http.ts";

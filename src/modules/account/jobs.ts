@@ -1,4 +1,4 @@
-// The account area's scheduled jobs (the worker in src/transports/jobs finds them here).
+// The account area's scheduled jobs (the worker in src/workers/jobs finds them here).
 //
 // account.purge-expired: browser sessions past their expiry (the session store already ignores
 // them; the rows would only pile up) and sign-ups whose link expired or was used more than a day

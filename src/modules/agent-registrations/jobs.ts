@@ -1,4 +1,4 @@
-// The agent-registration area's scheduled jobs (the worker in src/transports/jobs finds them here).
+// The agent-registration area's scheduled jobs (the worker in src/workers/jobs finds them here).
 //
 // agent-registrations.purge-expired deletes registrations whose claim token expired more than a
 // day ago, whatever their state: unconfirmed, ended by wrong codes, confirmed but never collected,

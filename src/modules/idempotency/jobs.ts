@@ -1,4 +1,4 @@
-// The idempotency area's scheduled job (the worker in src/transports/jobs finds it here).
+// The idempotency area's scheduled job (the worker in src/workers/jobs finds it here).
 //
 // idempotency.purge-expired deletes the responses kept for Idempotency-Key replays once their 24
 // hours are over (keptResponse already ignores them; the rows, which hold encrypted response

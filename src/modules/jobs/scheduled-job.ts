@@ -1,4 +1,4 @@
-// What a scheduled job is (the worker runs them; see src/transports/jobs). An area declares its
+// What a scheduled job is (the worker runs them; see src/workers/jobs). An area declares its
 // jobs in src/modules/<area>/jobs.ts as `export const scheduledJobs: ScheduledJob[]`; the worker
 // finds them there, so adding a job edits no shared list.
 import type { Db } from "../../db/tenant.ts";

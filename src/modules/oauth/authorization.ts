@@ -5,8 +5,8 @@
 import { createHash } from "node:crypto";
 import { randomToken, sha256Hex } from "../../security/crypto.ts";
 import { unscoped, type Db } from "../../db/tenant.ts";
-import { OAuthError } from "../../auth/oauth-error.ts";
-import { MCP_SCOPE } from "../../auth/metadata.ts";
+import { OAuthError } from "./oauth-error.ts";
+import { MCP_SCOPE } from "./metadata.ts";
 import { teamGrantsOf } from "../roles/grants.ts";
 import { findClient, type OAuthClient } from "./clients.ts";
 

@@ -2,8 +2,8 @@
 // for client authentication), each with the exact redirect URIs it may receive codes at.
 import { randomToken } from "../../security/crypto.ts";
 import { unscoped, type Db } from "../../db/tenant.ts";
-import { OAuthError } from "../../auth/oauth-error.ts";
-import { MCP_SCOPE } from "../../auth/metadata.ts";
+import { OAuthError } from "./oauth-error.ts";
+import { MCP_SCOPE } from "./metadata.ts";
 
 export const CLIENT_GRANT_TYPES = ["authorization_code", "refresh_token"] as const;
 /** Private-use schemes of the native MCP clients the description names. */

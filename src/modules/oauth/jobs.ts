@@ -1,4 +1,4 @@
-// The OAuth area's scheduled jobs (the worker in src/transports/jobs finds them here).
+// The OAuth area's scheduled jobs (the worker in src/workers/jobs finds them here).
 //
 // oauth.purge-expired deletes what can no longer be used nor tell anything, a day after it stopped
 // working (the day keeps a replayed code or refresh token recognised, so it still revokes its

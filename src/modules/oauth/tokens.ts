@@ -7,8 +7,8 @@
 import { randomUUID } from "node:crypto";
 import { randomToken, safeEqual, sha256Hex } from "../../security/crypto.ts";
 import { unscoped, type Db } from "../../db/tenant.ts";
-import { OAuthError } from "../../auth/oauth-error.ts";
-import { MCP_SCOPE } from "../../auth/metadata.ts";
+import { OAuthError } from "./oauth-error.ts";
+import { MCP_SCOPE } from "./metadata.ts";
 import { teamGrantsOf } from "../roles/grants.ts";
 import { grantableAbilities } from "../tokens/abilities.ts";
 import { credentialRecord, type CredentialRow, type TokenRecord } from "../tokens/tokens.ts";

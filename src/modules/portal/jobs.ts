@@ -1,4 +1,4 @@
-// The portal area's scheduled jobs (the worker in src/transports/jobs finds them here).
+// The portal area's scheduled jobs (the worker in src/workers/jobs finds them here).
 //
 // portal.purge-expired: sign-in handoffs and member sessions past their expiry by more than a day
 // (both are already refused by time; the day keeps "this sign-in link has expired" answerable for

@@ -1,4 +1,4 @@
-// The teams area's scheduled jobs (the worker in src/transports/jobs finds them here).
+// The teams area's scheduled jobs (the worker in src/workers/jobs finds them here).
 //
 // teams.invitations.expire: an invitation past its expires_at can no longer be accepted (reads
 // already compare the date), but its row stays "pending" until something moves it; this job does,

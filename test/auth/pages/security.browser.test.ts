@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { generate } from "otplib";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { createAuthApp } from "../../../src/auth/auth-app.ts";
+import { createAuthApp } from "../../../src/apps/auth/auth-app.ts";
 import { testDatabase, testKv } from "../../helpers/backends.ts";
 import { freshPage, launchBrowser, screenshot, signIn } from "../../helpers/browser.ts";
 import { allOrNothing } from "../../helpers/open-resources.ts";

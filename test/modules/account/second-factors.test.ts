@@ -16,7 +16,7 @@ import {
   startTotpEnrolment,
   totpEnabled,
 } from "../../../src/modules/account/totp.ts";
-import { secondFactorsOf } from "../../../src/auth/pages/second-factor.ts";
+import { secondFactorsOf } from "../../../src/apps/auth/pages/second-factor.ts";
 import { decrypt } from "../../../src/security/crypto.ts";
 
 const epochOf = (date: Date) => Math.floor(date.getTime() / 1000);

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import { updatesSecret } from "../../../src/modules/connectors/bot/session.ts";
-import { SUPPORT_ACKNOWLEDGEMENT } from "../../../src/transports/rest/telegram-updates.ts";
+import { SUPPORT_ACKNOWLEDGEMENT } from "../../../src/apps/api/telegram-updates.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { eventsOf } from "../../helpers/events.ts";
 import { TEST_APP_KEY } from "../../helpers/server.ts";

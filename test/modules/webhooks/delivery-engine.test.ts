@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { verifyWebhook, verifyWebhookMessageSignature } from "../../../sdk/src/webhooks.ts";
 import { signingKeyDirectory } from "../../../src/modules/webhooks/signing-keys.ts";
-import { deliverDue, type DeliveryWorkerOptions } from "../../../src/modules/webhooks/runner.ts";
+import { deliverDue, type DeliveryWorkerOptions } from "../../../src/workers/deliveries/worker.ts";
 import { RETRY_DELAYS_SECONDS } from "../../../src/modules/webhooks/ladder.ts";
 import type { WebhookNetwork } from "../../../src/modules/webhooks/address-guard.ts";
 import { testDatabase } from "../../helpers/backends.ts";

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { claimDueDeliveries, recordOutcomes } from "../../../src/modules/webhooks/delivery-queue.ts";
 import { deliverableData } from "../../../src/modules/webhooks/payload-policy.ts";
-import { deliverDue, type DeliveryWorkerOptions } from "../../../src/modules/webhooks/runner.ts";
+import { deliverDue, type DeliveryWorkerOptions } from "../../../src/workers/deliveries/worker.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { TEST_APP_KEY, TEST_WEBHOOK_NETWORK, testLogger } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";

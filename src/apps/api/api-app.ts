@@ -1,0 +1,37 @@
+// The REST API surface ({base_url}): the operation table routed through one pipeline, plus the
+// public metadata routes.
+import Koa from "koa";
+import { Router } from "@koa/router";
+import type { Logger } from "pino";
+import { operationList } from "../../../generated/operations.ts";
+import { operationRoute, type OperationRouteDeps } from "./operation-route.ts";
+import { requestContext } from "../../http/request.ts";
+import type { ClientIpResolver } from "../../http/client-ip.ts";
+import { routeFallback } from "../../http/route-fallback.ts";
+import { publicDocuments } from "./public-documents.ts";
+import { TELEGRAM_UPDATES_PATH, telegramUpdates } from "./telegram-updates.ts";
+import { mountApiDiscovery } from "../site/discovery/routes.ts";
+
+export interface ApiAppDeps extends OperationRouteDeps {
+  logger: Logger;
+  docsUrl: string;
+  /** {mcp_url}: the API catalog on this host lists the MCP server too. */
+  mcpUrl: string;
+  /** How the per-IP limits find the client (TRUST_PROXY); the socket's address by default. */
+  clientIp?: ClientIpResolver;
+}
+
+export function createApiApp(deps: ApiAppDeps): Koa {
+  const app = new Koa();
+  const router = new Router();
+  for (const op of operationList) router.register(op.routePath, [op.method], operationRoute(op, deps));
+  const documents = publicDocuments(deps.baseUrl, deps.release);
+  for (const doc of documents) router.register(doc.path, ["GET"], doc.middleware);
+  router.register(TELEGRAM_UPDATES_PATH, ["POST"], telegramUpdates(deps));
+  mountApiDiscovery(router, deps);
+
+  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "api", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
+  app.use(router.routes());
+  app.use(routeFallback(router, "Check the method and path against the API reference (GET /openapi.json)."));
+  return app;
+}

@@ -1,0 +1,120 @@
+// Telegram's updates for an installation's bot: POST {base_url}/connectors/telegram/{installation}/updates,
+// the address the bot's webhook is set to at install (setWebhook with secret_token). Telegram proves
+// itself with the X-Telegram-Bot-Api-Secret-Token header (updatesSecret: an HMAC of the
+// installation id under APP_KEY). A /start message runs the
+// bot's start handling (openStart) as a webhook-triggered action, the bot answers in the chat, and
+// the member's platform access is synced at once (the connector sweep retries whatever fails). A
+// private message that is no command is a support message (relay.ts of the Support area).
+// Telegram retries an update until it gets a 2xx, so every update that was read answers 200, also
+// one the bot ignores.
+import type Koa from "koa";
+import type { Logger } from "pino";
+import { createDomainContext, unscoped, type Actor } from "../../db/tenant.ts";
+import { ApiError } from "../../errors.ts";
+import { safeEqual } from "../../security/crypto.ts";
+import { openStart } from "../../modules/connectors/bot/start.ts";
+import { installationSession, updatesPath, updatesSecret } from "../../modules/connectors/bot/session.ts";
+import { syncPlatformAccess } from "../../modules/connectors/access-sync.ts";
+import type { InstallationRow } from "../../modules/connectors/tables.ts";
+import type { PipelineDeps } from "../../pipeline/run.ts";
+import { readBodyText } from "../../http/body.ts";
+import type { RequestState } from "../../http/request.ts";
+import { UUID } from "../../uuid.ts";
+import { receiveSupportMessage } from "../../modules/support/relay.ts";
+import type { PlatformAccount } from "../../modules/members/members.ts";
+
+export const TELEGRAM_UPDATES_PATH = updatesPath("telegram", ":installation");
+
+interface TelegramMessage {
+  text?: unknown;
+  chat?: { id?: unknown; type?: unknown };
+  from?: { id?: unknown; first_name?: unknown; last_name?: unknown; username?: unknown; is_bot?: unknown };
+}
+
+/** The start payload of a /start message ("" for a bare /start), or null for any other message. */
+export function startPayloadOf(text: string): string | null {
+  const match = /^\/start(?:@\w+)?(?:\s+(\S+))?\s*$/.exec(text);
+  return match ? (match[1] ?? "") : null;
+}
+
+function displayName(from: NonNullable<TelegramMessage["from"]>): string | null {
+  const full = [from.first_name, from.last_name].filter((p): p is string => typeof p === "string" && p.length > 0).join(" ");
+  return full || (typeof from.username === "string" ? from.username : null);
+}
+
+export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Middleware {
+  return async (ctx) => {
+    const id = String(ctx.params?.installation ?? "");
+    const notFound = () => new ApiError("RESOURCE_NOT_FOUND", "No installation is reachable at this address.");
+    if (!UUID.test(id)) throw notFound();
+    const offered = ctx.get("x-telegram-bot-api-secret-token");
+    if (!offered || !safeEqual(offered, updatesSecret(deps.appKey, id))) throw notFound();
+    const db = unscoped(deps.db, "Telegram's updates: the installation is found by its id, proven by its secret token");
+    const installation = (await db("connector_installations").where({ id, connector_key: "telegram" }).first()) as InstallationRow | undefined;
+    if (!installation) throw notFound();
+    const { text } = await readBodyText(ctx);
+    let update: { message?: TelegramMessage } | null = null;
+    try {
+      update = JSON.parse(text) as { message?: TelegramMessage };
+    } catch {
+      update = null;
+    }
+    ctx.status = 200;
+    ctx.body = {};
+    const message = update?.message;
+    const from = message?.from;
+    if (typeof message?.text !== "string" || message.chat?.type !== "private" || typeof from?.id !== "number" || from.is_bot === true) return;
+    const payload = startPayloadOf(message.text);
+    const now = deps.now();
+    const account = { connectorKey: "telegram", externalUserId: String(from.id), displayName: displayName(from) };
+    const actor: Actor = {
+      userId: null,
+      teamId: installation.team_id,
+      projectIds: null,
+      kind: "webhook",
+      credentialKind: null,
+      requestId: (ctx.state as RequestState).requestId,
+    };
+    if (payload === null) {
+      // Another command is not the bot's to answer; any other text is a support message.
+      if (!message.text.startsWith("/")) await relaySupportMessage(deps, installation, { account, text: message.text, actor, now });
+      return;
+    }
+    const reply = await deps.db.transaction((trx) =>
+      openStart(createDomainContext(trx, actor, now), { installation, account, payload: payload || null, portalUrl: deps.portalUrl }),
+    );
+    try {
+      await installationSession(deps, installation).sendMessage(String(from.id), reply.text);
+      if (reply.outcome.kind === "redeemed")
+        await syncPlatformAccess(deps.db, deps, now, { memberId: reply.outcome.redemption.member.id }, deps.logger);
+    } catch (err) {
+      // The change is committed; the answer or the access follows on the connector sweep.
+      deps.logger.warn({ installation_id: id, err }, "bot reply or access sync failed after a start");
+    }
+  };
+}
+
+/** The text the bot answers the first message of a new support conversation with. */
+export const SUPPORT_ACKNOWLEDGEMENT = "Thanks, your message reached the team. They will answer you here.";
+
+/** A member's private message to the bot: the project's support relay, acknowledged when it opens a conversation. */
+async function relaySupportMessage(
+  deps: PipelineDeps & { logger: Logger },
+  installation: InstallationRow,
+  input: { account: PlatformAccount; text: string; actor: Actor; now: Date },
+): Promise<void> {
+  const receipt = await deps.db.transaction((trx) =>
+    receiveSupportMessage(createDomainContext(trx, input.actor, input.now), deps.connectors, {
+      installation,
+      account: input.account,
+      text: input.text,
+    }),
+  );
+  if (receipt.kind !== "opened") return;
+  try {
+    await installationSession(deps, installation).sendMessage(input.account.externalUserId, SUPPORT_ACKNOWLEDGEMENT);
+  } catch (err) {
+    // The conversation is recorded; only the acknowledgement is lost.
+    deps.logger.warn({ installation_id: installation.id, err }, "support acknowledgement failed");
+  }
+}

@@ -1,0 +1,21 @@
+// What the authorization server's routes need.
+import type { Logger } from "pino";
+import type { Database } from "../../db/database.ts";
+import type { Kv } from "../../kv/kv.ts";
+import type { ClientIpResolver } from "../../http/client-ip.ts";
+
+export interface AuthDeps {
+  db: Database;
+  kv: Kv;
+  appKey: Buffer;
+  now: () => Date;
+  release: string;
+  logger: Logger;
+  /** This surface's public address (issuer, endpoints, pages). */
+  authUrl: string;
+  /** The MCP server's address (the resource its tokens are for). */
+  mcpUrl: string;
+  baseUrl: string;
+  docsUrl: string;
+  clientIp?: ClientIpResolver;
+}

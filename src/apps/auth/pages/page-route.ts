@@ -1,0 +1,60 @@
+// A page handler's refusals, shown to a person: PageError (and an AccountError from the account
+// rules) becomes an HTML page with a readable message and its status. Anything else is left to the
+// request context (500 with a request id, nothing internal shown).
+import type Koa from "koa";
+import { AccountError } from "../../../modules/account/creators.ts";
+import { PageError } from "./page-error.ts";
+import { html } from "./html.ts";
+import { notice, renderPage } from "./layout.ts";
+
+export function pageRoute(handler: (ctx: Koa.Context) => Promise<void>): Koa.Middleware {
+  return async (ctx) => {
+    try {
+      await handler(ctx);
+    } catch (err) {
+      if (err instanceof PageError) {
+        for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
+        renderPage(ctx, {
+          title: titleFor(err.status),
+          status: err.status,
+          body: html`${notice("error", err.message)}
+            <p><a href="/">Go to your account</a></p>`,
+        });
+        return;
+      }
+      if (err instanceof AccountError) {
+        renderPage(ctx, {
+          title: "That did not work",
+          status: 400,
+          body: html`${notice("error", err.message)}
+            <p><a href="/">Go to your account</a></p>`,
+        });
+        return;
+      }
+      throw err;
+    }
+  };
+}
+
+function titleFor(status: number): string {
+  if (status === 403) return "Not allowed";
+  if (status === 404) return "Not found";
+  if (status === 429) return "Too many attempts";
+  return "That did not work";
+}
+
+/** A person's browser asking for an address that does not exist gets a page; clients get `{error}` from the fallback after this. */
+export function pageNotFound(): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.method === "GET" && ctx.accepts("json", "html") === "html") {
+      renderPage(ctx, {
+        title: "Not found",
+        status: 404,
+        body: html`${notice("error", "There is no page at this address.")}
+          <p><a href="/">Go to your account</a></p>`,
+      });
+      return;
+    }
+    await next();
+  };
+}

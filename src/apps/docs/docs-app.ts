@@ -1,0 +1,83 @@
+// The reference site ({docs_url}): the API reference (Scalar, from the OpenAPI document served
+// here too), the guides, the webhook event catalog and the error reference every error's docs_url
+// points into. Every page but the API reference is written in Markdown and has its twin at
+// <page>.md. Read-only: other methods answer 405.
+import Koa from "koa";
+import { Router } from "@koa/router";
+import type { Logger } from "pino";
+import { requestContext } from "../../http/request.ts";
+import type { ClientIpResolver } from "../../http/client-ip.ts";
+import { routeFallback } from "../../http/route-fallback.ts";
+import { servedOpenApi } from "../api/public-documents.ts";
+import { readGeneratedJson } from "../../repository-files.ts";
+import { mountMarkdownPages } from "../site/pages/markdown-routes.ts";
+import { mountSiteAssets, SITE_STYLESHEET } from "../site/pages/assets.ts";
+import type { Shell } from "../site/pages/layout.ts";
+import type { DocsAddresses } from "./pages/addresses.ts";
+import { docsIndexPage } from "./pages/index-page.ts";
+import { guidePages } from "./pages/guides.ts";
+import { eventCatalogPage } from "./pages/event-catalog.ts";
+import { errorReferencePage, type ErrorEntry } from "./pages/error-reference.ts";
+import { referencePage, SCALAR_BUNDLE } from "./pages/reference-page.ts";
+
+export interface DocsAppDeps extends DocsAddresses {
+  logger: Logger;
+  clientIp?: ClientIpResolver;
+}
+
+export function docsShell(a: DocsAddresses): Shell {
+  return {
+    siteName: "SubBridge reference",
+    home: "/",
+    nav: [
+      { href: "/reference", label: "API reference" },
+      { href: "/guides/rest-api", label: "REST API" },
+      { href: "/guides/mcp", label: "MCP server" },
+      { href: "/guides/webhooks", label: "Webhooks" },
+      { href: "/webhooks/events", label: "Events" },
+      { href: "/errors", label: "Errors" },
+    ],
+    footer: [
+      { href: `${a.siteUrl}/`, label: "SubBridge" },
+      { href: `${a.siteUrl}/developers`, label: "Developers" },
+      { href: "/openapi.json", label: "OpenAPI document" },
+    ],
+  };
+}
+
+function jsonDocument(text: string): Koa.Middleware {
+  return async (ctx) => {
+    ctx.set("Cache-Control", "public, max-age=3600");
+    ctx.set("Access-Control-Allow-Origin", "*");
+    ctx.type = "application/json";
+    ctx.body = text;
+  };
+}
+
+export function createDocsApp(deps: DocsAppDeps): Koa {
+  const shell = docsShell(deps);
+  const catalog = readGeneratedJson<{ errors: ErrorEntry[] }>("error-codes.json");
+  const router = new Router();
+  // GET routes answer HEAD too (the router adds it).
+  mountMarkdownPages(router, [docsIndexPage(deps), ...guidePages(deps), eventCatalogPage(), errorReferencePage(catalog.errors)], { shell });
+  const catalogText = JSON.stringify(catalog);
+  router.register("/errors/error-codes.json", ["GET"], jsonDocument(catalogText));
+  router.register("/error-codes.json", ["GET"], jsonDocument(catalogText));
+  // The same document as {base_url}/openapi.json (its server is the API), served here so the
+  // reference page reads it from its own origin.
+  router.register("/openapi.json", ["GET"], jsonDocument(JSON.stringify(servedOpenApi(deps.baseUrl))));
+  router.register("/reference", ["GET"], referencePage(shell, deps.baseUrl));
+  mountSiteAssets(router, {
+    ...SITE_STYLESHEET,
+    [SCALAR_BUNDLE.slice("/assets/".length)]: {
+      file: "node_modules/@scalar/api-reference/dist/browser/standalone.js",
+      type: "text/javascript; charset=utf-8",
+    },
+  });
+
+  const app = new Koa();
+  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "docs", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
+  app.use(router.routes());
+  app.use(routeFallback(router, `The reference site's pages are listed at ${deps.docsUrl}/.`));
+  return app;
+}

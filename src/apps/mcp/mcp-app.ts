@@ -1,0 +1,88 @@
+// The MCP surface ({mcp_url}): the endpoint at the root, its health check and its discovery
+// documents (protected-resource metadata, server card). Stateless: every process serves alike.
+import Koa from "koa";
+import { Router } from "@koa/router";
+import type { Knex } from "knex";
+import type { Logger } from "pino";
+import type { Kv } from "../../kv/kv.ts";
+import { routeFallback } from "../../http/route-fallback.ts";
+import { discoveryDocument } from "../../http/discovery-document.ts";
+import { requestContext } from "../../http/request.ts";
+import type { ClientIpResolver } from "../../http/client-ip.ts";
+import type { AppHandlers } from "../../pipeline/execute.ts";
+import type { Preflights } from "../../pipeline/context.ts";
+import type { ConnectorRegistry } from "../../modules/connectors/registry.ts";
+import type { PlatformEndpoints } from "../../modules/connectors/platforms.ts";
+import type { Window } from "../../pipeline/rate-limit.ts";
+import { mcpCors } from "./cors.ts";
+import { mcpEndpoint } from "./endpoint.ts";
+import type { GroupedActivityWriter } from "../../modules/activity/grouped-writer.ts";
+import { hostPolicy } from "./host-validation.ts";
+import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "./protected-resource-metadata.ts";
+import { resourceCatalog } from "./resources/catalog.ts";
+import { SERVER_CARD_PATH, serverCard } from "./server-card.ts";
+import { mountMcpDiscovery } from "../site/discovery/routes.ts";
+import type { WebhookNetwork } from "../../modules/webhooks/address-guard.ts";
+
+export interface McpAppDeps {
+  db: Knex;
+  kv: Kv;
+  handlers: AppHandlers;
+  preflights: Preflights;
+  now: () => Date;
+  release: string;
+  /** Public addresses: this surface, the REST API, the authorization server, the reference. */
+  mcpUrl: string;
+  baseUrl: string;
+  authUrl: string;
+  docsUrl: string;
+  logger: Logger;
+  /** Where the entries of reads and refusals are written (Services.activity: one per process, drained on shutdown). */
+  invocations: GroupedActivityWriter;
+  /** Answer a read or a refusal once its entry is committed (MCP_INVOCATION_ENTRIES=committed), not when it is queued. */
+  awaitInvocationEntries?: boolean;
+  /** Per token (MCP_BUDGET in production). */
+  budget: readonly Window[];
+  /** Per IP, for requests without a valid credential (UNAUTHENTICATED_MCP_BUDGET). */
+  unauthenticatedBudget: readonly Window[];
+  /** MCP_ALLOWED_HOSTS and MCP_ALLOWED_ORIGINS (config). */
+  allowedHosts: readonly string[];
+  allowedOrigins: readonly string[];
+  /** The connector packages loaded at start (tools over connectors need them, as REST does). */
+  connectors: ConnectorRegistry;
+  /** Where the connector drivers reach their platforms, APP_KEY and the portal's address (as REST has them). */
+  platforms: PlatformEndpoints;
+  appKey: Buffer;
+  portalUrl: string;
+  /** Where webhooks may be sent (config.webhooks); default: https to public addresses only. */
+  webhooks?: WebhookNetwork;
+  /** How the per-IP limits find the client (TRUST_PROXY); the socket's address by default. */
+  clientIp?: ClientIpResolver;
+}
+
+/** Discovery documents: public, cacheable for an hour, readable from any origin. */
+export function createMcpApp(deps: McpAppDeps): Koa {
+  const app = new Koa();
+  const resources = resourceCatalog({ mcpUrl: deps.mcpUrl, baseUrl: deps.baseUrl, authUrl: deps.authUrl, docsUrl: deps.docsUrl });
+
+  const endpoint = mcpEndpoint({
+    ...deps,
+    resources,
+    hostPolicy: hostPolicy(deps.mcpUrl, deps.allowedHosts, deps.allowedOrigins),
+  });
+  const router = new Router();
+  router.register("/", ["POST", "GET", "DELETE", "PUT", "PATCH"], endpoint);
+  router.register("/up", ["GET"], async (ctx) => {
+    ctx.set("Cache-Control", "no-store");
+    ctx.body = { status: "up", release: deps.release };
+  });
+  router.register(PROTECTED_RESOURCE_PATH, ["GET"], discoveryDocument(deps, protectedResourceMetadata(deps)));
+  router.register(SERVER_CARD_PATH, ["GET"], discoveryDocument(deps, serverCard({ ...deps, resourceCount: resources.length })));
+  mountMcpDiscovery(router, deps);
+
+  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "mcp", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
+  app.use(mcpCors());
+  app.use(router.routes());
+  app.use(routeFallback(router, `The MCP endpoint is ${deps.mcpUrl} (POST); see ${deps.mcpUrl}${SERVER_CARD_PATH}.`));
+  return app;
+}

@@ -1,0 +1,102 @@
+// The first middleware of every surface: a request id (X-Request-Id), the error envelope for
+// anything thrown below, and one structured log line per request.
+import { randomUUID } from "node:crypto";
+import type Koa from "koa";
+import type { Logger } from "pino";
+import { ApiError, errorEnvelope, toApiError } from "../errors.ts";
+import { socketAddress, type ClientIpResolver } from "./client-ip.ts";
+
+export interface RequestState {
+  requestId: string;
+  /** Set once a credential is resolved, for the log line. */
+  credentialId?: string;
+  /** The client's address: the socket's, or as trusted proxies report it (TRUST_PROXY). */
+  clientIp: string;
+}
+
+/**
+ * Whether the client went away mid-request (it closed the connection while its body was being
+ * read). Nothing can be answered; it is logged as aborted, not as a server failure.
+ */
+function clientAborted(ctx: Koa.Context, err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return (ctx.req.destroyed && !ctx.req.complete) || code === "ECONNRESET" || code === "ECONNABORTED";
+}
+
+/** Errors thrown by Koa or the router (http-errors) become catalog errors; the rest as toApiError says. */
+function asApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const status = (err as { status?: number; expose?: boolean })?.status;
+  if (status === 404) return new ApiError("RESOURCE_NOT_FOUND", "Nothing exists at this address.");
+  if (status === 405) return new ApiError("METHOD_NOT_ALLOWED", "This route does not accept this method.");
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    return new ApiError("VALIDATION_FAILED", "The request could not be read.", { fields: { request: [(err as Error).message || "is malformed"] } });
+  }
+  return toApiError(err);
+}
+
+/**
+ * The request target's path, or null when it cannot be parsed: Node accepts an absolute-form
+ * target naming a malformed host (GET http://[::1/v1/ping), which Koa's ctx.path throws on.
+ */
+function pathOf(ctx: Koa.Context): string | null {
+  try {
+    return ctx.path;
+  } catch {
+    return null;
+  }
+}
+
+/** How much of an unparseable target the log line keeps. */
+const LOGGED_TARGET_LENGTH = 200;
+
+export interface RequestContextOptions {
+  logger: Logger;
+  docsUrl: string;
+  surface: string;
+  /** How to find the client's address (config.trustProxy); the socket's when omitted. */
+  clientIp?: ClientIpResolver;
+}
+
+export function requestContext(options: RequestContextOptions): Koa.Middleware {
+  const clientIp = options.clientIp ?? socketAddress;
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const state = ctx.state as RequestState;
+    state.requestId = randomUUID();
+    state.clientIp = clientIp(ctx.req);
+    let aborted = false;
+    ctx.set("X-Request-Id", state.requestId);
+    ctx.set("X-Content-Type-Options", "nosniff");
+    const path = pathOf(ctx);
+    try {
+      if (path === null) throw new ApiError("MALFORMED_REQUEST", "The request target could not be parsed as a URL.");
+      await next();
+    } catch (err) {
+      if (clientAborted(ctx, err)) {
+        aborted = true;
+        ctx.respond = false;
+        return;
+      }
+      const apiError = asApiError(err);
+      if (apiError.code === "SERVICE_BUSY") options.logger.warn({ request_id: state.requestId, err }, "request gave up waiting");
+      else if (apiError.status >= 500) options.logger.error({ request_id: state.requestId, err }, "request failed");
+      for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
+      ctx.status = apiError.status;
+      ctx.type = "application/json";
+      ctx.body = errorEnvelope(apiError, state.requestId, options.docsUrl);
+    } finally {
+      options.logger.info({
+        surface: options.surface,
+        request_id: state.requestId,
+        method: ctx.method,
+        path: path ?? (ctx.url ?? "").slice(0, LOGGED_TARGET_LENGTH),
+        // 499: nginx's "client closed request"; only in the log, nothing was answered.
+        status: aborted ? 499 : ctx.status,
+        ...(aborted ? { aborted: true } : {}),
+        duration_ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+        ...(state.credentialId ? { credential_id: state.credentialId } : {}),
+      });
+    }
+  };
+}

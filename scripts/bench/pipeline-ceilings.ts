@@ -261,7 +261,7 @@ async function main() {
   const pairs: [string, string, string][] = [
     ["authenticated GET / one-query ceiling (goal >= 0.5)", "GET /v1/teams/current", "Koa + select 1"],
     ["token list / one-query ceiling", "GET /v1/tokens?per_page=25", "Koa + select 1"],
-    ["idempotent write / one-query ceiling (goal >= 0.25)", "POST /v1/tokens (idempotent write)", "Koa + select 1"],
+    ["idempotent write / one-query ceiling (goal >= 0.15)", "POST /v1/tokens (idempotent write)", "Koa + select 1"],
     ["MCP tools/call / its REST twin (goal >= 0.7)", "MCP tools/call get_current_team", "GET /v1/teams/current"],
     ["one-query ceiling / bare Koa", "Koa + select 1", "bare Koa"],
     ["Redis-admitted floor (one EVALSHA + one query) / one-query ceiling", "Koa + EVALSHA + select 1", "Koa + select 1"],

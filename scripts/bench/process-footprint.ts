@@ -1,5 +1,5 @@
-// The production process's footprint: `node dist/src/main.js` (the compiled build: run `npm run
-// build` first), every surface and the worker in one process, as an operator runs it. For each
+// The production process's footprint: `npm run start:prod`'s node command (the compiled build: run
+// `npm run build` first), every surface and the worker in one process, as an operator runs it. For each
 // backend - PostgreSQL + Redis (BENCH_DATABASE_URL, BENCH_REDIS_URL; skipped when unset) and the
 // embedded defaults (PGlite on disk, in-process KV) - it measures:
 //   cold start   spawn -> every surface's /up answering: the first start on an empty data folder
@@ -18,7 +18,12 @@ import { currentTeamToolCall } from "./load-harness.ts";
 import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const ENTRY = join(ROOT, "dist/src/main.js");
+/** What `npm run start:prod` runs (node's flags and the entry), read from package.json so the two never differ. */
+const START_PROD = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["start:prod"]!;
+const [NODE, ...START_ARGS] = START_PROD.split(/\s+/);
+if (NODE !== "node") throw new Error(`start:prod should run node directly (the process measured is the server), not: ${START_PROD}`);
+const ENTRY = join(ROOT, START_ARGS.at(-1)!);
+const NODE_FLAGS = START_ARGS.slice(0, -1);
 const SURFACES = ["API", "MCP", "AUTH", "SITE", "DOCS", "PORTAL"] as const;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 /** What answers once a surface serves: its /up (the reference site has none: its home page). */
@@ -61,7 +66,7 @@ async function start(env: Record<string, string>): Promise<{ running: Running; s
     urls[surface] = `http://127.0.0.1:${port}`;
   }
   const began = performance.now();
-  const child = spawn(process.execPath, [ENTRY], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ENTRY], {
     cwd: ROOT,
     env: { PATH: process.env.PATH!, HOST: "127.0.0.1", LOG_LEVEL: "warn", ...portEnv, ...env },
     stdio: ["ignore", "ignore", "inherit"],
@@ -211,7 +216,7 @@ async function measureBackend(label: string, env: Record<string, string>, tokenF
 
 async function main() {
   if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run npm run build first`);
-  const results: Record<string, unknown> = { measured_at: new Date().toISOString(), node: process.version, entry: "node dist/src/main.js" };
+  const results: Record<string, unknown> = { measured_at: new Date().toISOString(), node: process.version, entry: START_PROD };
 
   const dataDir = mkdtempSync(join(tmpdir(), "sb-footprint-"));
   try {

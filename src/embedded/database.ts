@@ -10,7 +10,14 @@
 //
 // Binding the socket is the lock: bind() fails with EADDRINUSE while the file exists; a file left
 // by a process that died refuses connections (ECONNREFUSED) and is removed before binding again.
-import { mkdirSync, rmSync, statSync, unlinkSync } from "node:fs";
+//
+// Memory: WebAssembly memory never shrinks, so what PGlite touches once stays in the process.
+// initdb (the first start on an empty folder) touches about 800 MB: it runs in a short-lived
+// child process, and the owner then opens the initialised folder. The owner runs PostgreSQL with
+// 16 MB of shared buffers instead of initdb's 128 MB (the files are read through the operating
+// system's cache anyway); docs/performance.md has the measurements.
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -18,6 +25,30 @@ import type knex from "knex";
 import { EmbeddedServer } from "./server.ts";
 import { pgDatabase } from "../db/pool.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "../db/timeouts.ts";
+
+/** PostgreSQL settings of the owner's PGlite, after PGlite's own (see the header). */
+const START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
+/** The longest initdb may take in its child process. */
+const INITDB_TIMEOUT_MS = 120_000;
+
+/**
+ * Initialises an empty PostgreSQL folder in a child process, so that the memory initdb touches
+ * leaves with it (see the header). A folder PostgreSQL already initialised is left alone.
+ */
+async function initialise(pgdata: string): Promise<void> {
+  if (existsSync(join(pgdata, "PG_VERSION"))) return;
+  const module = import.meta.resolve("@electric-sql/pglite");
+  const script = `import { PGlite } from ${JSON.stringify(module)}; const db = await PGlite.create({ dataDir: ${JSON.stringify(pgdata)} }); await db.close();`;
+  await new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, ["--input-type=module", "-e", script], { timeout: INITDB_TIMEOUT_MS }, (err, _stdout, stderr) => {
+      if (!err) return resolve();
+      const why = err.killed
+        ? `it did not finish within ${INITDB_TIMEOUT_MS / 1000} s`
+        : stderr.trim().split("\n").slice(-3).join(" ") || err.message;
+      reject(new EmbeddedDatabaseError(`could not initialise the embedded database in ${pgdata}: ${why}`));
+    });
+  });
+}
 
 /** PostgreSQL's socket file name for the default port: psql -h DATA_DIR finds it. */
 export const SOCKET_PORT = 5432;
@@ -146,7 +177,9 @@ export async function openEmbeddedDatabase(options: EmbeddedOptions): Promise<Em
     if (await claim(server, socketPath)) {
       let pglite: PGlite;
       try {
-        pglite = await PGlite.create({ dataDir: join(dataDir, "pgdata") });
+        const pgdata = join(dataDir, "pgdata");
+        await initialise(pgdata);
+        pglite = await PGlite.create({ dataDir: pgdata, startParams: START_PARAMS });
       } catch (err) {
         await server.stop(0);
         throw err;

@@ -12,10 +12,13 @@ export type AppHandlers = Handlers<OperationContext>;
 export type OperationFacts = Omit<OperationContext, "domain" | "operation" | "preflight">;
 
 /**
- * Work a transport adds to the operation's own transaction, once the handler has answered `output`
- * (MCP: the tool invocation entry; REST: the response kept for its Idempotency-Key).
+ * The one hook a transport has into a write: `beforeCommit` runs in the operation's own
+ * transaction once the handler has answered `output`, so what it writes commits with the change or
+ * not at all (REST: the response kept for its Idempotency-Key; MCP: the tool invocation entry).
  */
-export type AlsoRecord = (domain: DomainContext, output: unknown) => Promise<void>;
+export interface ExecutionHooks {
+  beforeCommit?: (domain: DomainContext, output: unknown) => Promise<void>;
+}
 
 export async function executeOperation<Id extends OperationId>(
   db: Knex,
@@ -27,7 +30,7 @@ export async function executeOperation<Id extends OperationId>(
   facts: OperationFacts,
   /** Applies what the committed change asks for outside the database (before the answer is sent). */
   committed: (effects: readonly CommitEffect[]) => Promise<void>,
-  also?: AlsoRecord,
+  hooks: ExecutionHooks = {},
 ): Promise<Output<Id>> {
   const handler = handlers[op.id] as (input: Input<Id>, ctx: OperationContext) => Promise<Output<Id>>;
   const preflight = preflights[op.id] as ((input: Input<Id>, ctx: OperationContext) => Promise<unknown>) | undefined;
@@ -38,7 +41,7 @@ export async function executeOperation<Id extends OperationId>(
   const run = async (handle: Knex | Knex.Transaction) => {
     domain = actor ? createDomainContext(handle, actor, facts.now) : null;
     const output = await handler(input, { ...facts, operation: op, domain, preflight: before });
-    if (also && domain) await also(domain, output);
+    if (hooks.beforeCommit && domain) await hooks.beforeCommit(domain, output);
     return output;
   };
   const output = op.write ? await db.transaction(run) : await run(db);

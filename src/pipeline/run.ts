@@ -17,7 +17,7 @@ import type { PlatformEndpoints } from "../modules/connectors/platforms.ts";
 import { admitBearer, type Admission } from "./authenticate.ts";
 import { authorizeOperation } from "./authorize.ts";
 import type { Preflights, Principal } from "./context.ts";
-import { executeOperation, type AlsoRecord, type AppHandlers } from "./execute.ts";
+import { executeOperation, type AppHandlers, type ExecutionHooks } from "./execute.ts";
 import type { Window } from "./rate-limit.ts";
 import { validateInput } from "./validate.ts";
 import { applyCredentialEffects } from "./credential-cache.ts";
@@ -105,8 +105,8 @@ export interface OperationCall {
 export interface PreparedOperation<Id extends OperationId = OperationId> {
   input: Input<Id>;
   actor: Actor | null;
-  /** Runs the handler; `also` joins the operation's transaction (it runs after the handler). */
-  execute(also?: AlsoRecord): Promise<Output<Id>>;
+  /** Runs the preflight and the handler; `hooks.beforeCommit` joins the operation's transaction. */
+  execute(hooks?: ExecutionHooks): Promise<Output<Id>>;
 }
 
 export function actorOf(principal: Principal & { teamId: string }, kind: ActorKind, requestId: string): Actor {
@@ -149,7 +149,7 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
   return {
     input,
     actor,
-    execute: (also) =>
+    execute: (hooks) =>
       executeOperation(
         deps.db,
         deps.handlers,
@@ -159,7 +159,7 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
         actor,
         facts,
         (effects) => applyCommitEffects(deps, effects, call.now),
-        also,
+        hooks,
       ),
   };
 }

@@ -22,7 +22,7 @@ import type { Knex } from "knex";
 import type { Kv } from "../../kv/kv.ts";
 import { ApiError, validationFailed } from "../../errors.ts";
 import { decrypt, encrypt, sha256Hex } from "../../security/crypto.ts";
-import type { AlsoRecord } from "../../pipeline/execute.ts";
+import type { ExecutionHooks } from "../../pipeline/execute.ts";
 import { unscoped } from "../../db/tenant.ts";
 import { forgetExpired, isKeptAlready, keepResponse, keptResponse, type KeptResponse } from "../../modules/idempotency/records.ts";
 
@@ -111,7 +111,8 @@ export interface IdempotencyDeps {
 /**
  * Runs `execute` at most once per key; replays or refuses repeats as the table above says.
  * `keeps`: whether a success is kept (a 2xx JSON answer); `execute` runs the operation with the
- * AlsoRecord it is given in the operation's transaction and sets ctx's status and body.
+ * hooks it is given (the kept response, written in the operation's transaction by beforeCommit)
+ * and sets ctx's status and body.
  */
 export async function runIdempotently(
   ctx: Koa.Context,
@@ -119,7 +120,7 @@ export async function runIdempotently(
   claim: IdempotencyClaim,
   now: Date,
   keeps: { status: number } | null,
-  execute: (also?: AlsoRecord) => Promise<void>,
+  execute: (hooks?: ExecutionHooks) => Promise<void>,
 ): Promise<void> {
   const existing = await takeKey(deps.kv, claim);
   if (existing !== null) {
@@ -135,15 +136,17 @@ export async function runIdempotently(
     });
   }
 
-  const keep: AlsoRecord | undefined = keeps
-    ? (domain, output) =>
-        keepResponse(
-          unscoped(domain, "a kept response belongs to the credential's request, written with its change"),
-          claim.key,
-          { requestHash: claim.hash, status: keeps.status, body: encrypt(deps.appKey, JSON.stringify(output), claim.key) },
-          now,
-        )
-    : undefined;
+  const keep: ExecutionHooks = keeps
+    ? {
+        beforeCommit: (domain, output) =>
+          keepResponse(
+            unscoped(domain, "a kept response belongs to the credential's request, written with its change"),
+            claim.key,
+            { requestHash: claim.hash, status: keeps.status, body: encrypt(deps.appKey, JSON.stringify(output), claim.key) },
+            now,
+          ),
+      }
+    : {};
   for (let attempt = 0; ; attempt++) {
     try {
       await execute(keep);

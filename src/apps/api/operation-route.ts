@@ -11,7 +11,7 @@ import { admit, prepareOperation, type PipelineDeps } from "../../pipeline/run.t
 import { rateLimitHeaders, type Window } from "../../pipeline/rate-limit.ts";
 import { parseJsonBody, readBodyText } from "../../http/body.ts";
 import type { RequestState } from "../../http/request.ts";
-import type { AlsoRecord } from "../../pipeline/execute.ts";
+import type { ExecutionHooks } from "../../pipeline/execute.ts";
 import { idempotencyClaim, idempotencyKeyOf, runIdempotently, type IdempotencyClaim } from "./idempotency.ts";
 
 export interface OperationRouteDeps extends PipelineDeps {
@@ -60,8 +60,8 @@ export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa
       now,
     });
 
-    const respond = async (also?: AlsoRecord) => {
-      const output = await prepared.execute(also);
+    const respond = async (hooks?: ExecutionHooks) => {
+      const output = await prepared.execute(hooks);
       ctx.status = op.successStatus;
       if (op.successBody) ctx.body = output;
     };

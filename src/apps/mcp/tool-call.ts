@@ -60,7 +60,7 @@ export async function invokeTool(
     });
     let output: unknown;
     if (op.write) {
-      output = await prepared.execute((domain) => recordToolInvocation(domain, invocationOf(tool, args, projectId, "ok")));
+      output = await prepared.execute({ beforeCommit: (domain) => recordToolInvocation(domain, invocationOf(tool, args, projectId, "ok")) });
     } else {
       output = await prepared.execute();
       await recordInvocation(deps, principal, requestId, invocationOf(tool, args, projectId, "ok"));

@@ -1,7 +1,11 @@
-// Files the pages load, all from this host (no CDN), read once at start: the one stylesheet both
-// sites share and, on the reference site, Scalar's standalone bundle from node_modules.
+// Files the pages load, all from this host (no CDN): the one stylesheet both sites share and, on
+// the reference site, Scalar's standalone bundle from node_modules. Small files are read once at
+// start; a large one (Scalar's, about 8 MB) is streamed from disk on each request instead of held in
+// every process's memory: browsers keep it for an hour, so it is asked for rarely.
+import { createReadStream, statSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { Router } from "@koa/router";
-import { readRepositoryText } from "../../../repository-files.ts";
+import { readRepositoryText, repositoryFile } from "../../../repository-files.ts";
 
 export interface Asset {
   file: string;
@@ -10,14 +14,30 @@ export interface Asset {
 
 export const SITE_STYLESHEET: Record<string, Asset> = { "site.css": { file: "src/apps/site/assets/site.css", type: "text/css; charset=utf-8" } };
 
+/** Files up to this size are kept in memory. */
+const KEPT_BYTES = 256 * 1024;
+
+type Served = { type: string; body: string } | { type: string; path: string; size: number };
+
+function load(asset: Asset): Served {
+  const path = fileURLToPath(repositoryFile(asset.file));
+  // Read at start either way: a missing file stops the start, not a later request.
+  const { size } = statSync(path);
+  return size <= KEPT_BYTES ? { type: asset.type, body: readRepositoryText(asset.file) } : { type: asset.type, path, size };
+}
+
 export function mountSiteAssets(router: Router, assets: Record<string, Asset>): void {
-  const loaded = new Map(Object.entries(assets).map(([name, a]) => [name, { body: readRepositoryText(a.file), type: a.type }]));
+  const loaded = new Map(Object.entries(assets).map(([name, a]) => [name, load(a)]));
   router.register("/assets/:name", ["GET"], async (ctx, next) => {
     const asset = loaded.get(ctx.params.name!);
     if (!asset) return next(); // the surface's 404 answer
     ctx.type = asset.type;
     ctx.set("Cache-Control", "public, max-age=3600");
     ctx.set("X-Content-Type-Options", "nosniff");
-    ctx.body = asset.body;
+    if ("body" in asset) ctx.body = asset.body;
+    else {
+      ctx.length = asset.size;
+      ctx.body = createReadStream(asset.path);
+    }
   });
 }

@@ -303,12 +303,12 @@ export interface paths {
         put?: never;
         /**
          * Install a connector on the project
-         * @description Installs the connector `key` on the project: the credentials are verified with the platform through the connector's driver, the install fields are stored sealed, the settings are checked by the manifest's rules. 404 RESOURCE_NOT_FOUND (context.reason unknown_connector) when the key names no connector; 422 CONNECTOR_UNAVAILABLE (context.connector) when it is a roadmap entry, in development or paused; 422 when the project already runs it (context.reason already_installed); 403 CONNECTOR_TIER_REQUIRED for a second distinct connector unless the team's owner is on Growth; 422 with `fields.<group>.<name>` for bad fields or settings, for credentials the platform refuses and for a bot already connected to another project; 422 with context.reason platform_unreachable when the platform does not answer. Emits connector.installed.
+         * @description Installs the connector `key` on the project: the credentials are verified with the platform through the connector's driver, the install fields are stored sealed, the settings are checked by the manifest's rules. 404 RESOURCE_NOT_FOUND (context.reason unknown_connector) when the key names no connector; 422 CONNECTOR_UNAVAILABLE (context.connector) when it is a roadmap entry, in development or paused; 422 when the project already runs it (context.reason already_installed); 403 CONNECTOR_TIER_REQUIRED for a second distinct connector unless the team's owner is on Growth; 422 with `fields.<group>.<name>` for bad fields or settings, for credentials the platform refuses and for a bot already connected to another project; 422 with context.reason platform_unreachable when the platform does not answer. Once the installation is committed, the platform is told where to send the bot's updates (retried in the background while it fails). Emits connector.installed.
          */
         post: operations["install_connector"];
         /**
          * Uninstall a connector from the project
-         * @description Removes the project's installation of the connector `key` and its sealed credentials. The project's resources stay (their link to the installation is cleared) and members keep what they were granted. 404 CONNECTOR_NOT_INSTALLED when the project does not run it. Emits connector.uninstalled.
+         * @description Removes the project's installation of the connector `key` and its sealed credentials. The project's resources stay (their link to the installation is cleared) and members keep what they were granted. The bot's updates are stopped on the platform after the removal is committed (retried in the background while the platform fails; the answer does not wait for it). 404 CONNECTOR_NOT_INSTALLED when the project does not run it. Emits connector.uninstalled.
          */
         delete: operations["uninstall_connector"];
         options?: never;

@@ -35,7 +35,8 @@ process.env.TEST_RUN_ID ??= require("node:crypto").randomBytes(4).toString("hex"
 // Settings every run shares; the tiers (test/mocharc.fast.cjs, test/mocharc.slow.cjs) add which
 // files and how many processes. `npx mocha <file>` runs one file with these settings.
 module.exports = {
-  "node-option": ["import=tsx", "no-experimental-require-module"],
+  // conditions: @subbridge/sdk (a workspace) is imported from its sources (sdk/package.json).
+  "node-option": ["import=tsx", "conditions=subbridge-source", "no-experimental-require-module"],
   require: ["test/helpers/hooks.mjs"],
   timeout: 30000,
   slow: 1000,

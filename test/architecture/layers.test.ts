@@ -75,6 +75,28 @@ describe("architecture", () => {
     assert.deepEqual(offending, []);
   });
 
+  it("shares code with the SDK through its package (@subbridge/sdk), never a path into sdk/", () => {
+    const offending = sources.flatMap(({ file, text }) =>
+      importsOf(file, text)
+        .filter((t) => t.startsWith("sdk/"))
+        .map((t) => `${file} -> ${t}`),
+    );
+    assert.deepEqual(offending, []);
+  });
+
+  it("keeps generated/ free of imports from src/ (generated code serves the server, never the reverse)", () => {
+    const generated = join(ROOT, "generated");
+    const offending = readdirSync(generated)
+      .filter((name) => /\.(ts|js)$/.test(name))
+      .flatMap((name) => {
+        const file = `generated/${name}`;
+        return importsOf(file, readFileSync(join(generated, name), "utf8"))
+          .filter((t) => t.startsWith("src/"))
+          .map((t) => `${file} -> ${t}`);
+      });
+    assert.deepEqual(offending, []);
+  });
+
   it("has no import cycle in src/ (type imports included)", () => {
     const graph = new Map(sources.map(({ file, text }) => [file, importsOf(file, text)]));
     // Tarjan's strongly connected components: every component of more than one file is a cycle.

@@ -79,7 +79,7 @@ describe("npm start with connector packages", () => {
       m.capabilities.push("teleportation");
     });
     const data = join(dataDir(), "never-created");
-    const started = run("npx", ["tsx", "src/main.ts"], { cwd: ROOT, env: startEnv({ CONNECTORS_DIR: connectors, DATA_DIR: data }) });
+    const started = run("npx", ["tsx", "--conditions=subbridge-source", "src/main.ts"], { cwd: ROOT, env: startEnv({ CONNECTORS_DIR: connectors, DATA_DIR: data }) });
     const { code, stderr, stdout } = await within(30_000, "the refused start", started.exited, () => stop(started.child, "SIGKILL"));
 
     assert.equal(code, 1, `exit code (stdout: ${stdout})`);
@@ -96,7 +96,7 @@ describe("npm start with connector packages", () => {
     const port = await freePort();
     const tsx = join(ROOT, "node_modules/.bin/tsx");
     const cwd = dataDir();
-    const started = run(tsx, [join(ROOT, "src/main.ts")], {
+    const started = run(tsx, ["--conditions=subbridge-source", join(ROOT, "src/main.ts")], {
       cwd,
       env: startEnv({ DATA_DIR: join(cwd, "data"), SURFACES: "api", API_PORT: String(port) }),
     });

@@ -43,7 +43,7 @@ async function flakyReceiver() {
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "test/multi-process/delivery-worker-program.ts"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=subbridge-source", "test/multi-process/delivery-worker-program.ts"], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "inherit"],

@@ -4,7 +4,7 @@
 // an English translation in lang/en.json.
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { validateManifest } from "../../../sdk/src/connector/index.ts";
+import { validateManifest } from "@subbridge/sdk/connector";
 import type { ConnectorManifest } from "../../../generated/connector-manifest.d.ts";
 import { creatorStrings, type CreatorString } from "./creator-strings.ts";
 import { pointerToken, quoted, type PackageProblem } from "./problems.ts";

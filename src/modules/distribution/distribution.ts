@@ -3,7 +3,7 @@
 // portal's address for the current handle.
 import { domainRefusal, notFound, validationFailed } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
-import { readStartPayload } from "../../../sdk/src/connector/index.ts";
+import { readStartPayload } from "@subbridge/sdk/connector";
 import { projectsTable } from "../projects/projects.ts";
 import { assertProjectsVisible } from "../projects/tables.ts";
 import { plansTable } from "../plans/tables.ts";

@@ -4,7 +4,7 @@
 // role or groups grant the command's ability. For anyone else the link opens the home screen.
 // <user_id> is the member's account on the platform (what the admin sees in the chat) or the
 // member's id.
-import { commandStartPayload } from "../../../../sdk/src/connector/index.ts";
+import { commandStartPayload } from "@subbridge/sdk/connector";
 import { unscoped, type DomainContext, type TenantTable } from "../../../db/tenant.ts";
 import { banMember } from "../../members/ban.ts";
 import { membersTable, type MemberRow } from "../../members/tables.ts";

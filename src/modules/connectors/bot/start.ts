@@ -3,7 +3,7 @@
 // one reader connector authors use too: `auth_<token>` (a portal sign-in handoff), `-<command>`
 // (an admin command, effective only for a project admin), a bare UUID (a plan of the project, then
 // an access code), anything else the home screen. There is no key=value syntax.
-import { readStartPayload } from "../../../../sdk/src/connector/index.ts";
+import { readStartPayload } from "@subbridge/sdk/connector";
 import { ApiError } from "../../../errors.ts";
 import { inTransaction, type DomainContext } from "../../../db/tenant.ts";
 import { redeemAccessCode, type Redemption } from "../../access-codes/redeem.ts";

@@ -20,11 +20,15 @@ export function startServer(target: string, env: Record<string, string>): Promis
   return new Promise((resolve, reject) => {
     // BENCH_PROFILE_DIR=<dir>: each server writes a V8 CPU profile there when it stops.
     const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-interval=100", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-    const child = spawn("taskset", ["-c", "0", process.execPath, ...profile, "--import", "tsx", "--conditions=subbridge-source", "scripts/bench/bench-server.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, ...env, BENCH_TARGET: target, LOG_LEVEL: "info" },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = spawn(
+      "taskset",
+      ["-c", "0", process.execPath, ...profile, "--import", "tsx", "--conditions=subbridge-source", "scripts/bench/bench-server.ts"],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...env, BENCH_TARGET: target, LOG_LEVEL: "info" },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     let seen = "";
     child.stdout!.on("data", (chunk: Buffer) => {
       if (seen === null) return; // logs after start: drained, as a log shipper would

@@ -79,7 +79,10 @@ describe("npm start with connector packages", () => {
       m.capabilities.push("teleportation");
     });
     const data = join(dataDir(), "never-created");
-    const started = run("npx", ["tsx", "--conditions=subbridge-source", "src/main.ts"], { cwd: ROOT, env: startEnv({ CONNECTORS_DIR: connectors, DATA_DIR: data }) });
+    const started = run("npx", ["tsx", "--conditions=subbridge-source", "src/main.ts"], {
+      cwd: ROOT,
+      env: startEnv({ CONNECTORS_DIR: connectors, DATA_DIR: data }),
+    });
     const { code, stderr, stdout } = await within(30_000, "the refused start", started.exited, () => stop(started.child, "SIGKILL"));
 
     assert.equal(code, 1, `exit code (stdout: ${stdout})`);

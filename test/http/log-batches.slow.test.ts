@@ -8,7 +8,9 @@ import { once } from "node:events";
 describe("the server's log batches", () => {
   it("lets a lone line out without waiting for more lines or for shutdown, and flushes the last at shutdown", async function () {
     this.timeout(30_000);
-    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=subbridge-source", "test/http/log-writer-program.ts"], { stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=subbridge-source", "test/http/log-writer-program.ts"], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     const closed = once(child, "close");
     const lines: Record<string, unknown>[] = [];
     let pending = "";

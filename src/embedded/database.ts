@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type knex from "knex";
 import { EmbeddedServer } from "./server.ts";
+import { Backend } from "./backend.ts";
 import { pgDatabase } from "../db/pool.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "../db/timeouts.ts";
 
@@ -166,26 +167,28 @@ export async function openEmbeddedDatabase(options: EmbeddedOptions): Promise<Em
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const socketPath = socketPathOf(dataDir);
   const deadline = Date.now() + (options.waitMs ?? 0);
+  const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
   for (;;) {
     const server = new EmbeddedServer({
       path: socketPath,
       maxClients: MAX_CLIENTS,
       ownerTag: OWNER_TAG,
       idleInTransactionMs: 5000,
+      statementMs: timeouts.statementMs,
       onFatal: (err) => options.onFatal?.(err),
     });
     if (await claim(server, socketPath)) {
-      let pglite: PGlite;
+      let pglite: Backend;
       try {
         const pgdata = join(dataDir, "pgdata");
         await initialise(pgdata);
-        pglite = await PGlite.create({ dataDir: pgdata, startParams: START_PARAMS });
+        pglite = await Backend.open({ dataDir: pgdata, startParams: START_PARAMS, onFatal: (err) => options.onFatal?.(err) });
       } catch (err) {
         await server.stop(0);
         throw err;
       }
       server.attach(pglite);
-      const db = knexOver(dataDir, OWNER_TAG, 10, options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS);
+      const db = knexOver(dataDir, OWNER_TAG, 10, timeouts);
       return {
         db,
         owner: true,

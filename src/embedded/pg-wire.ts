@@ -70,3 +70,40 @@ export function finalReadyStatus(output: Buffer): string | null {
   if (!last || offset !== output.length || last.type !== 0x5a /* Z */) return null;
   return String.fromCharCode(output[last.at + 5]!);
 }
+
+/** ReadyForQuery ('Z') with a transaction status. */
+export function readyForQuery(status: "I" | "T" | "E"): Buffer {
+  return Buffer.from([0x5a, 0, 0, 0, 5, status.charCodeAt(0)]);
+}
+
+/** The messages of a complete run of messages: their types and where each starts. */
+function messagesOf(data: Buffer): { type: number; at: number; length: number }[] {
+  const messages: { type: number; at: number; length: number }[] = [];
+  let offset = 0;
+  while (offset + 5 <= data.length) {
+    const length = data.readInt32BE(offset + 1);
+    if (length < 4) break;
+    messages.push({ type: data[offset]!, at: offset, length });
+    offset += 1 + length;
+  }
+  return messages;
+}
+
+/** How many answers ending in ReadyForQuery a client's batch expects: one per Query and per Sync. */
+export function expectedReadies(input: Buffer): number {
+  return messagesOf(input).filter((m) => m.type === 0x51 /* Q */ || m.type === 0x53 /* S */).length;
+}
+
+/**
+ * The backend's answer to a startup with its BackendKeyData ('K') replaced: every client of the
+ * shared session gets its own process id and key, so a CancelRequest names the client it is for.
+ */
+export function withBackendKey(output: Buffer, processId: number, secretKey: number): Buffer {
+  const copy = Buffer.from(output);
+  for (const m of messagesOf(copy)) {
+    if (m.type !== 0x4b /* K */ || m.length !== 12) continue;
+    copy.writeInt32BE(processId, m.at + 5);
+    copy.writeInt32BE(secretKey, m.at + 9);
+  }
+  return copy;
+}

@@ -20,22 +20,32 @@
 //
 // Everything on the socket shares one PostgreSQL session: SET, temporary tables, named prepared
 // statements and session advisory locks are common to every client (Knex uses none of them).
+//
+// PGlite runs on a thread of its own (backend.ts), so a long statement never stops this process's
+// event loop. A statement can be stopped: each client gets its own BackendKeyData, so a
+// CancelRequest names its client, and a batch running longer than statementMs is stopped as
+// statement_timeout would stop it. Stopping ends PGlite's thread and opens the database again;
+// the client that held the session gets 57014, and its open transaction is gone (rolled back).
 import { chmodSync } from "node:fs";
+import { randomInt } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
-import type { PGlite } from "@electric-sql/pglite";
+import { Interrupted, type Backend } from "./backend.ts";
 import {
   CANCEL_REQUEST,
   errorResponse,
+  expectedReadies,
   finalReadyStatus,
   FRONTEND_TYPES,
   GSSENC_REQUEST,
   MAX_MESSAGE,
   MAX_STARTUP_PACKET,
   queryMessage,
+  readyForQuery,
   SSL_REQUEST,
   STARTUP,
   startupParameters,
   SYNC,
+  withBackendKey,
 } from "./pg-wire.ts";
 
 export interface EmbeddedServerOptions {
@@ -56,6 +66,8 @@ export interface EmbeddedServerOptions {
    * idle_in_transaction_session_timeout would: a psql left in BEGIN must not stop the server.
    */
   idleInTransactionMs: number;
+  /** A batch running longer is stopped with 57014, as PostgreSQL's statement_timeout would stop it. */
+  statementMs: number;
 }
 
 interface Session {
@@ -68,12 +80,21 @@ interface Session {
   pending: Buffer[];
   closed: boolean;
   lastActivity: number;
+  /** The secret of this client's BackendKeyData (its process id is its id). */
+  cancelKey: number;
+}
+
+/** The batch PGlite is running, and why it is being stopped (null while it is not). */
+interface Running {
+  session: Session;
+  reason: string | null;
 }
 
 export class EmbeddedServer {
   private readonly options: EmbeddedServerOptions;
   private server: Server | null = null;
-  private db: PGlite | null = null;
+  private db: Backend | null = null;
+  private running: Running | null = null;
   private readonly sessions = new Set<Session>();
   /** The session that has the PostgreSQL session (mid-batch or in a transaction). */
   private holder: Session | null = null;
@@ -108,7 +129,7 @@ export class EmbeddedServer {
   }
 
   /** Starts serving the database: queued connections proceed. */
-  attach(db: PGlite): void {
+  attach(db: Backend): void {
     this.db = db;
     this.schedule();
   }
@@ -153,6 +174,7 @@ export class EmbeddedServer {
       pending: [],
       closed: false,
       lastActivity: Date.now(),
+      cancelKey: randomInt(1, 2 ** 31),
     };
     this.sessions.add(session);
     socket.on("data", (chunk: Buffer) => this.receive(session, chunk));
@@ -179,7 +201,11 @@ export class EmbeddedServer {
           continue;
         }
         if (code === CANCEL_REQUEST) {
-          s.socket.destroy(); // PGlite has no backend to signal: the request is dropped, as the protocol allows
+          // Answered by closing the connection, as PostgreSQL does; honoured when it names the
+          // client whose batch is running.
+          if (length === 16) this.cancel(packet.readInt32BE(8), packet.readInt32BE(12));
+          s.socket.destroy();
+          this.closeSession(s);
           return;
         }
         if (code >>> 16 !== 3) return this.fatal(s, "0A000", `unsupported frontend protocol ${code >>> 16}.${code & 0xffff}`);
@@ -252,7 +278,8 @@ export class EmbeddedServer {
       try {
         for (const input of runs) {
           if (!input || input.length === 0) continue;
-          const output = await this.run(db, input);
+          let output = await this.execute(db, s, input);
+          if (input === messages[0] && input[0] === 0) output = withBackendKey(output, s.id, s.cancelKey);
           if (!s.closed && s.socket.writable && output.length) s.socket.write(output);
           status = finalReadyStatus(output);
         }
@@ -276,28 +303,44 @@ export class EmbeddedServer {
     }
   }
 
-  private async run(db: PGlite, input: Buffer): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    let open = true;
-    await db.runExclusive(() =>
-      db.execProtocolRawStream(input, {
-        onRawData: (data) => {
-          if (open) chunks.push(Buffer.from(data));
-        },
-      }),
-    );
-    open = false;
-    return Buffer.concat(chunks);
+  /** Runs a batch for `s`, stopped past statementMs or on its client's CancelRequest. */
+  private async execute(db: Backend, s: Session, input: Buffer): Promise<Buffer> {
+    await db.whenReady();
+    const running: Running = { session: s, reason: null };
+    this.running = running;
+    const timer = setTimeout(() => this.interrupt(running, "statement timeout"), this.options.statementMs);
+    try {
+      return await db.run(input);
+    } catch (err) {
+      if (!(err instanceof Interrupted) || running.reason === null) throw err;
+      const answer = [errorResponse("ERROR", "57014", `canceling statement due to ${running.reason}`), readyForQuery("I")];
+      return Buffer.concat(Array.from({ length: Math.max(1, expectedReadies(input)) }, () => answer).flat());
+    } finally {
+      clearTimeout(timer);
+      if (this.running === running) this.running = null;
+    }
+  }
+
+  /** A CancelRequest: honoured when it names the client whose batch runs, else dropped (as PostgreSQL may). */
+  private cancel(processId: number, secretKey: number) {
+    const running = this.running;
+    if (running && running.session.id === processId && running.session.cancelKey === secretKey) this.interrupt(running, "user request");
+  }
+
+  private interrupt(running: Running, reason: string) {
+    if (this.running !== running || running.reason !== null || !this.db) return;
+    running.reason = reason;
+    this.db.interrupt().catch((err: unknown) => this.fail(err));
   }
 
   /**
    * A client went away holding the session: end what it left (an unfinished batch is aborted,
    * then the Sync ends the extended-protocol state, then an open transaction rolls back).
    */
-  private async release(db: PGlite, s: Session) {
+  private async release(db: Backend, s: Session) {
     if (this.holder === s) {
-      for (const input of [queryMessage("ROLLBACK"), SYNC]) await this.run(db, input);
-      if (db.isInTransaction()) await this.run(db, queryMessage("ROLLBACK"));
+      for (const input of [queryMessage("ROLLBACK"), SYNC]) await this.execute(db, s, input);
+      if (await db.isInTransaction()) await this.execute(db, s, queryMessage("ROLLBACK"));
       this.holder = null;
     }
   }

@@ -5,21 +5,23 @@
 // password, presence is enough. The signature counter is kept: a counter that goes backwards
 // (a cloned authenticator) is refused.
 import { randomUUID } from "node:crypto";
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import type { Db } from "../../db/tenant.ts";
 import { AccountError } from "./creators.ts";
 import { factorTables, recordFactorChange, type FactorOwner } from "./factor-changes.ts";
 import { deleteRecoveryCodes, issueRecoveryCodes } from "./recovery-codes.ts";
 import { totpEnabled } from "./totp.ts";
+
+/**
+ * The library, loaded on the first passkey ceremony: with its dependencies it holds about 25 MB
+ * that every process would otherwise keep from its start (docs/performance.md).
+ */
+const webauthn = () => import("@simplewebauthn/server");
 
 export interface RelyingParty {
   id: string;
@@ -61,6 +63,7 @@ export async function passkeyRegistrationOptions(
   creator: { userId: string; email: string },
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const existing = await passkeysOf(db, creator.userId);
+  const { generateRegistrationOptions } = await webauthn();
   return generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -81,6 +84,7 @@ export async function addPasskey(
   rp: RelyingParty,
   input: { response: unknown; challenge: string; name: string },
 ): Promise<{ passkey: PasskeyRow; recoveryCodes: string[] | null }> {
+  const { verifyRegistrationResponse } = await webauthn();
   let verified;
   try {
     verified = await verifyRegistrationResponse({
@@ -140,6 +144,7 @@ export function removePasskey(owner: FactorOwner, id: string): Promise<boolean> 
  */
 export async function passkeyAuthenticationOptions(db: Db, rp: RelyingParty, userId: string | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const allow = userId ? (await passkeysOf(db, userId)).map((row) => ({ id: row.credential_id, transports: transportsOf(row) })) : [];
+  const { generateAuthenticationOptions } = await webauthn();
   return generateAuthenticationOptions({ rpID: rp.id, allowCredentials: allow, userVerification: userId ? "preferred" : "required" });
 }
 
@@ -154,6 +159,7 @@ export async function verifyPasskey(
 ): Promise<string | null> {
   const response = input.response as AuthenticationResponseJSON;
   if (typeof response?.id !== "string") return null;
+  const { verifyAuthenticationResponse } = await webauthn();
   return db.transaction(async (trx) => {
     const row = (await factorTables(trx)("webauthn_credentials").where({ credential_id: response.id }).forUpdate().first()) as PasskeyRow | undefined;
     if (!row || (input.userId && row.user_id !== input.userId)) return null;

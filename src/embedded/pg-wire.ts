@@ -59,15 +59,9 @@ export function startupParameters(packet: Buffer): Map<string, string> {
  * batch is not finished: more messages of it are due).
  */
 export function finalReadyStatus(output: Buffer): string | null {
-  let offset = 0;
-  let last: { type: number; at: number } | null = null;
-  while (offset + 5 <= output.length) {
-    const length = output.readInt32BE(offset + 1);
-    if (length < 4 || offset + 1 + length > output.length) return null;
-    last = { type: output[offset]!, at: offset };
-    offset += 1 + length;
-  }
-  if (!last || offset !== output.length || last.type !== 0x5a /* Z */) return null;
+  const { messages, complete } = messagesOf(output);
+  const last = messages.at(-1);
+  if (!complete || !last || last.type !== 0x5a /* Z */) return null;
   return String.fromCharCode(output[last.at + 5]!);
 }
 
@@ -76,22 +70,22 @@ export function readyForQuery(status: "I" | "T" | "E"): Buffer {
   return Buffer.from([0x5a, 0, 0, 0, 5, status.charCodeAt(0)]);
 }
 
-/** The messages of a complete run of messages: their types and where each starts. */
-function messagesOf(data: Buffer): { type: number; at: number; length: number }[] {
+/** The whole messages at the start of `data` (type, offset, length field), and whether nothing follows them. */
+function messagesOf(data: Buffer): { messages: { type: number; at: number; length: number }[]; complete: boolean } {
   const messages: { type: number; at: number; length: number }[] = [];
   let offset = 0;
   while (offset + 5 <= data.length) {
     const length = data.readInt32BE(offset + 1);
-    if (length < 4) break;
+    if (length < 4 || offset + 1 + length > data.length) break;
     messages.push({ type: data[offset]!, at: offset, length });
     offset += 1 + length;
   }
-  return messages;
+  return { messages, complete: offset === data.length };
 }
 
 /** How many answers ending in ReadyForQuery a client's batch expects: one per Query and per Sync. */
 export function expectedReadies(input: Buffer): number {
-  return messagesOf(input).filter((m) => m.type === 0x51 /* Q */ || m.type === 0x53 /* S */).length;
+  return messagesOf(input).messages.filter((m) => m.type === 0x51 /* Q */ || m.type === 0x53 /* S */).length;
 }
 
 /**
@@ -100,7 +94,7 @@ export function expectedReadies(input: Buffer): number {
  */
 export function withBackendKey(output: Buffer, processId: number, secretKey: number): Buffer {
   const copy = Buffer.from(output);
-  for (const m of messagesOf(copy)) {
+  for (const m of messagesOf(copy).messages) {
     if (m.type !== 0x4b /* K */ || m.length !== 12) continue;
     copy.writeInt32BE(processId, m.at + 5);
     copy.writeInt32BE(secretKey, m.at + 9);

@@ -2,18 +2,13 @@
 // documents (protected-resource metadata, server card). Stateless: every process serves alike.
 import Koa from "koa";
 import { Router } from "@koa/router";
-import type { Knex } from "knex";
 import type { Logger } from "pino";
-import type { Kv } from "../../kv/kv.ts";
 import { routeFallback } from "../../http/route-fallback.ts";
 import { discoveryDocument } from "../../http/discovery-document.ts";
 import { requestContext } from "../../http/request.ts";
 import type { ClientIpResolver } from "../../http/client-ip.ts";
-import type { AppHandlers } from "../../pipeline/execute.ts";
-import type { Preflights } from "../../pipeline/context.ts";
-import type { ConnectorRegistry } from "../../modules/connectors/registry.ts";
-import type { PlatformEndpoints } from "../../modules/connectors/platforms.ts";
 import type { Window } from "../../pipeline/rate-limit.ts";
+import type { PipelineDeps } from "../../pipeline/run.ts";
 import { mcpCors } from "./cors.ts";
 import { mcpEndpoint } from "./endpoint.ts";
 import type { GroupedActivityWriter } from "../../modules/activity/grouped-writer.ts";
@@ -22,19 +17,11 @@ import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "./protected-
 import { resourceCatalog } from "./resources/catalog.ts";
 import { SERVER_CARD_PATH, serverCard } from "./server-card.ts";
 import { mountMcpDiscovery } from "../site/discovery/routes.ts";
-import type { WebhookNetwork } from "../../modules/webhooks/address-guard.ts";
 
-export interface McpAppDeps {
-  db: Knex;
-  kv: Kv;
-  handlers: AppHandlers;
-  preflights: Preflights;
-  now: () => Date;
-  release: string;
-  /** Public addresses: this surface, the REST API, the authorization server, the reference. */
+/** What the pipeline needs (PipelineDeps), and what the MCP surface adds. */
+export interface McpAppDeps extends PipelineDeps {
+  /** Public addresses of this surface and of the reference (the pipeline's cover the rest). */
   mcpUrl: string;
-  baseUrl: string;
-  authUrl: string;
   docsUrl: string;
   logger: Logger;
   /** Where the entries of reads and refusals are written (Services.activity: one per process, drained on shutdown). */
@@ -48,14 +35,6 @@ export interface McpAppDeps {
   /** MCP_ALLOWED_HOSTS and MCP_ALLOWED_ORIGINS (config). */
   allowedHosts: readonly string[];
   allowedOrigins: readonly string[];
-  /** The connector packages loaded at start (tools over connectors need them, as REST does). */
-  connectors: ConnectorRegistry;
-  /** Where the connector drivers reach their platforms, APP_KEY and the portal's address (as REST has them). */
-  platforms: PlatformEndpoints;
-  appKey: Buffer;
-  portalUrl: string;
-  /** Where webhooks may be sent (config.webhooks); default: https to public addresses only. */
-  webhooks?: WebhookNetwork;
   /** How the per-IP limits find the client (TRUST_PROXY); the socket's address by default. */
   clientIp?: ClientIpResolver;
 }

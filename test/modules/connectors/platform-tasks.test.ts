@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { ApiClient } from "../../helpers/http.ts";
 import { startApi, TEST_APP_KEY } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
-import { testDatabase } from "../../helpers/backends.ts";
+import { testDatabase, usingPostgres } from "../../helpers/backends.ts";
 import { newTelegramBot, testPlatform } from "../../helpers/platforms.ts";
 import { startFakePlatform, type FakePlatform } from "../../../src/modules/connectors/fake-platform.ts";
 import { fakePlatformEndpoints } from "../../../src/modules/connectors/platforms.ts";
@@ -47,6 +47,15 @@ describe("connector platform calls outside transactions", () => {
       const renamed = await client.patch(`/v1/projects/${project}`, { name: "Renamed while the platform thinks" });
       assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
       assert.deepEqual(botCalls(slow, bot), [], "the rename answered before the platform answered the install's getMe");
+      if (usingPostgres) {
+        // On PostgreSQL the rename would pass a transaction that holds no lock yet: none may stay open
+        // since before the rename (another test's brief commit is younger).
+        const { db } = await testDatabase();
+        const open = await db.raw(
+          "select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%' and now() - xact_start > interval '400 milliseconds'",
+        );
+        assert.equal(open.rows[0].n, 0, "no transaction is open while the platform answers");
+      }
       const res = await install;
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.deepEqual(botCalls(slow, bot), ["getMe", "setWebhook"]);

@@ -1268,7 +1268,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member
-         * @description Ends a membership. The member loses the team's projects and settings at once: their tokens on the team answer TENANT_MISMATCH from the next request. Not tier-gated. The owner, an invitee and anyone not a member answer 404. Emits team.member.removed.
+         * @description Ends a membership. The member loses the team's projects and settings at once: their tokens on the team (personal and agent registration tokens) and their OAuth connections to it are revoked, so they answer 401 from the next request and stay revoked if the person joins the team again. Not tier-gated. The owner, an invitee and anyone not a member answer 404. Emits team.member.removed.
          */
         delete: operations["remove_team_member"];
         options?: never;

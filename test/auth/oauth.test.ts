@@ -344,5 +344,20 @@ describe("OAuth 2.1 for MCP clients", () => {
       assertRefused(await exchangeCode(auth, clientId, pending.code, pending.verifier), "invalid_grant", /^TENANT_MISMATCH: /);
       assertRefused(await refresh(tokens.refresh_token, clientId), "invalid_grant", /^TENANT_MISMATCH: /);
     });
+
+    it("a renewal refused for a creator who left ends the connection: rejoining does not revive it", async () => {
+      const { db } = await testDatabase();
+      const owner = await createTestCreator({ label: "owner" });
+      const member = await createTestCreator({ label: "member" });
+      await joinTeamWithToken(owner, member, ["team:view"]);
+      const { clientId, tokens } = await connectOAuth(auth, { userId: member.userId, teamId: owner.teamId }, clock.now());
+      const membership = await db("team_members").where({ team_id: owner.teamId, user_id: member.userId }).first();
+      await db("team_members").where({ id: membership.id }).delete();
+      assertRefused(await refresh(tokens.refresh_token, clientId), "invalid_grant", /^TENANT_MISMATCH: /);
+      await db("team_members").insert(membership);
+      assertRefused(await refresh(tokens.refresh_token, clientId), "invalid_grant", /revoked/);
+      const access = await db("oauth_access_tokens").where({ client_id: clientId });
+      assert.ok(access.length > 0 && access.every((row: { revoked_at: Date | null }) => row.revoked_at !== null));
+    });
   });
 });

@@ -6,14 +6,14 @@
 // that connection - is revoked (OAuth 2.1 section 4.3.1). Only hashes are stored.
 import { randomUUID } from "node:crypto";
 import { randomToken, safeEqual, sha256Hex } from "../../security/crypto.ts";
-import { unscoped, type Db } from "../../db/tenant.ts";
+import { unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 import { OAuthError } from "./oauth-error.ts";
 import { MCP_SCOPE } from "./metadata.ts";
 import { teamGrantsOf } from "../roles/grants.ts";
 import { grantableAbilities } from "../tokens/abilities.ts";
 import { credentialRecord, type CredentialRow, type TokenRecord } from "../tokens/tokens.ts";
 import { s256, tenantMismatch } from "./authorization.ts";
-import "./tables.ts"; // declares the area's tenant tables
+import { oauthAccessTokensTable, oauthCodesTable, oauthRefreshTokensTable } from "./tables.ts";
 
 export const ACCESS_TOKEN_PREFIX = "sbo_live_";
 const REFRESH_TOKEN_PREFIX = "sbr_live_";
@@ -75,10 +75,20 @@ async function revokeFamily(db: Db, familyId: string, now: Date): Promise<void> 
   await db("oauth_access_tokens").where({ family_id: familyId }).whereNull("revoked_at").update({ revoked_at: now });
 }
 
-/** The creator must still own or belong to the team they approved for. */
-async function checkTenant(db: Db, userId: string, teamId: string): Promise<void> {
-  if (!(await teamGrantsOf(db, userId, teamId)))
-    throw tenantMismatch("invalid_grant", "the creator no longer owns or belongs to the team this connection was approved for.");
+/** The refusal when the creator no longer owns or belongs to the team they approved for, else null. */
+async function tenantGone(db: Db, userId: string, teamId: string): Promise<OAuthError | null> {
+  if (await teamGrantsOf(db, userId, teamId)) return null;
+  return tenantMismatch("invalid_grant", "the creator no longer owns or belongs to the team this connection was approved for.");
+}
+
+/**
+ * Ends every OAuth connection the creator approved for this team (they were removed from it): a
+ * later return to the team must not bring them back. Unused codes are spent so none can be exchanged.
+ */
+export async function revokeConnectionsOf(ctx: DomainContext, userId: string): Promise<void> {
+  await oauthRefreshTokensTable.rows(ctx).where({ user_id: userId }).whereNot({ status: "revoked" }).update({ status: "revoked" });
+  await oauthAccessTokensTable.rows(ctx).where({ user_id: userId }).whereNull("revoked_at").update({ revoked_at: ctx.now });
+  await oauthCodesTable.rows(ctx).where({ user_id: userId }).whereNull("used_at").update({ used_at: ctx.now });
 }
 
 function required(form: Record<string, string>, names: string[]): void {
@@ -126,7 +136,8 @@ export async function exchangeAuthorizationCode(from: Db, form: Record<string, s
     if (row.redirect_uri !== form.redirect_uri) return { refused: invalidGrant("redirect_uri differs from the one of the authorization request.") };
     if (!safeEqual(s256(form.code_verifier!), row.code_challenge))
       return { refused: invalidGrant("code_verifier does not match the code_challenge (S256).") };
-    await checkTenant(db, row.user_id, row.team_id);
+    const gone = await tenantGone(db, row.user_id, row.team_id);
+    if (gone) return { refused: gone };
     const familyId = randomUUID();
     const spent = await db("oauth_authorization_codes")
       .where({ code_hash: row.code_hash })
@@ -162,7 +173,12 @@ export async function renewWithRefreshToken(from: Db, form: Record<string, strin
       return { refused: invalidGrant("The refresh token was already used (rotated); the connection is revoked: authorize again.") };
     }
     if (new Date(row.expires_at).getTime() <= now.getTime()) return { refused: invalidGrant("The refresh token has expired (30 days without use).") };
-    await checkTenant(db, row.user_id, row.team_id);
+    const gone = await tenantGone(db, row.user_id, row.team_id);
+    if (gone) {
+      // A refusal that commits: the connection ends for good, it does not wait for the creator's return.
+      await revokeFamily(db, row.family_id, now);
+      return { refused: gone };
+    }
     const spent = await db("oauth_refresh_tokens")
       .where({ token_hash: row.token_hash, status: "active" })
       .update({ status: "rotated", used_at: now });

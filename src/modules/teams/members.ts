@@ -6,6 +6,7 @@ import { afterCommit, unscoped, type DomainContext } from "../../db/tenant.ts";
 import { tokensTable } from "../tokens/tables.ts";
 import { roleByCode } from "../roles/roles.ts";
 import { leaveGroups } from "../groups/groups.ts";
+import { revokeConnectionsOf } from "../oauth/tokens.ts";
 import { unassignConversationsOf } from "../support/conversations.ts";
 import { teamMembersTable, teamsTable, type TeamRow } from "./tables.ts";
 import { requireGrowth } from "./tier.ts";
@@ -85,6 +86,17 @@ async function memberTokensChanged(ctx: DomainContext, userId: string) {
   afterCommit(ctx, { kind: "credentials-changed", tokenIds: tokenIds.map(String) });
 }
 
+/**
+ * A removed member's tokens and OAuth connections on this team end for good: joining again later
+ * must not revive credentials minted under the old membership.
+ */
+async function revokeMemberCredentials(ctx: DomainContext, userId: string) {
+  const tokenIds: (string | number)[] = await tokensTable.rows(ctx).where({ user_id: userId }).whereNull("revoked_at").pluck("id");
+  await tokensTable.rows(ctx).whereIn("id", tokenIds).update({ revoked_at: ctx.now });
+  await revokeConnectionsOf(ctx, userId);
+  afterCommit(ctx, { kind: "credentials-revoked", tokenIds: tokenIds.map(String) });
+}
+
 /** Ends a membership: access to the team's projects and settings ends at once. */
 export async function removeMember(ctx: DomainContext, userId: string): Promise<void> {
   const member = await membership(ctx, userId);
@@ -92,7 +104,7 @@ export async function removeMember(ctx: DomainContext, userId: string): Promise<
   await teamMembersTable.rows(ctx).where({ user_id: userId }).delete();
   await leaveGroups(ctx, userId);
   await unassignConversationsOf(ctx, userId);
-  await memberTokensChanged(ctx, userId);
+  await revokeMemberCredentials(ctx, userId);
   const ref = { user_id: member.user_id, email: member.email, role: member.role };
   await recordTeamChange(ctx, owned, {
     activity: "member_removed",

@@ -1,6 +1,7 @@
 // The roster and memberships: owner first and not a membership, email only with team-member:view,
-// removal and role changes taking effect on the member's tokens at once, with their events.
+// removal (revoking the member's tokens) and role changes taking effect on the member's tokens at once, with their events.
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { createTestCreator, joinTeamWithToken, tokenFor, type TestCreator } from "../../helpers/fixtures.ts";
 import { ApiClient, expectError } from "../../helpers/http.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
@@ -102,7 +103,7 @@ describe("teams: roster and memberships", () => {
     assert.equal((await asMember.get("/v1/teams/current")).status, 200);
     assert.equal((await asMember.get("/v1/teams/current")).status, 200);
     assert.equal((await suite.client.delete(`/v1/teams/${owner.teamId}/members/${member.userId}`)).status, 204);
-    expectError(await asMember.get("/v1/teams/current"), 404, "TENANT_MISMATCH");
+    expectError(await asMember.get("/v1/teams/current"), 401, "AUTHENTICATION_REQUIRED");
 
     const [event] = (await eventsOf(owner.teamId, "team.member.removed")).slice(-1);
     assertValidEvent(event!);
@@ -112,5 +113,33 @@ describe("teams: roster and memberships", () => {
     assert.equal(entry.actor_kind, "api_token");
     assert.equal(entry.causer_id, owner.userId);
     expectError(await suite.client.delete(`/v1/teams/${owner.teamId}/members/${member.userId}`), 404, "RESOURCE_NOT_FOUND");
+  });
+
+  it("revokes a removed member's tokens and OAuth connections on the team: rejoining does not bring them back", async () => {
+    const member = await createTestCreator({ label: "rejoining" });
+    const { token } = await joinTeamWithToken(owner, member, ["team:view"], "member");
+    const own = await tokenFor(member, ["team:view"]);
+    const { db } = await testDatabase();
+    const familyId = randomUUID();
+    const oauth = { client_id: `sbc_test_${familyId}`, user_id: member.userId, team_id: owner.teamId, family_id: familyId, scope: "mcp:use" };
+    const later = new Date(Date.now() + 3_600_000);
+    await db("oauth_clients").insert({
+      client_id: oauth.client_id,
+      client_name: "Test",
+      redirect_uris: JSON.stringify(["http://127.0.0.1/cb"]),
+      created_at: new Date(),
+    });
+    await db("oauth_access_tokens").insert({ ...oauth, secret_hash: randomUUID(), expires_at: later, created_at: new Date() });
+    await db("oauth_refresh_tokens").insert({ ...oauth, token_hash: randomUUID(), expires_at: later, created_at: new Date() });
+
+    assert.equal((await suite.client.delete(`/v1/teams/${owner.teamId}/members/${member.userId}`)).status, 204);
+    const role = await db("roles").where({ team_id: owner.teamId, code: "member" }).first("id");
+    await db("team_members").insert({ id: randomUUID(), team_id: owner.teamId, user_id: member.userId, role_id: role.id, created_at: new Date() });
+
+    expectError(await new ApiClient(suite.api.url, token).get("/v1/teams/current"), 401, "AUTHENTICATION_REQUIRED");
+    assert.notEqual((await db("personal_access_tokens").where({ user_id: member.userId, team_id: owner.teamId }).first()).revoked_at, null);
+    assert.notEqual((await db("oauth_access_tokens").where({ family_id: familyId }).first()).revoked_at, null);
+    assert.equal((await db("oauth_refresh_tokens").where({ family_id: familyId }).first()).status, "revoked");
+    assert.equal((await new ApiClient(suite.api.url, own.token).get("/v1/teams/current")).status, 200, "the member's own team keeps its tokens");
   });
 });

@@ -153,8 +153,49 @@ describe("purge jobs (expired sessions, sign-ups, OAuth grants, agent registrati
     assert.deepEqual(await remaining("oauth_authorization_codes", "code_hash", codes), ["expiredRecently"]);
     assert.deepEqual(await remaining("oauth_access_tokens", "id", accessTokens), ["expiredRecently", "live"]);
     assert.deepEqual(await remaining("oauth_refresh_tokens", "token_hash", refreshTokens), ["liveActive", "liveRotated"]);
-    assert.equal((await db("oauth_clients").where({ client_id: clientId })).length, 1, "clients stay");
+    assert.equal((await db("oauth_clients").where({ client_id: clientId })).length, 1, "a client with a live connection stays");
     assert.equal(await run(purgeExpiredGrants), 0, "a second run deletes nothing more");
+  });
+
+  it("oauth.purge-expired: clients older than a day with no code or token left", async () => {
+    const { db } = await testDatabase();
+    const client = async (label: string, createdAt: Date) => {
+      const clientId = `purge-${label}-${randomUUID()}`;
+      await db("oauth_clients").insert({
+        client_id: clientId,
+        client_name: label,
+        redirect_uris: JSON.stringify(["http://localhost/cb"]),
+        created_at: createdAt,
+      });
+      return clientId;
+    };
+    const clients = {
+      neverUsed: await client("never-used", at(-2 * DAY)),
+      justRegistered: await client("just-registered", at(-HOUR)),
+      withCode: await client("with-code", at(-2 * DAY)),
+      withRefreshToken: await client("with-refresh", at(-60 * DAY)),
+    };
+    const owner = { user_id: creator.userId, team_id: creator.teamId, scope: "mcp:use" };
+    await db("oauth_authorization_codes").insert({
+      ...owner,
+      client_id: clients.withCode,
+      code_hash: sha256Hex(randomToken(20)),
+      redirect_uri: "http://localhost/cb",
+      code_challenge: "x".repeat(43),
+      expires_at: at(-HOUR),
+      created_at: at(-HOUR),
+    });
+    await db("oauth_refresh_tokens").insert({
+      ...owner,
+      client_id: clients.withRefreshToken,
+      token_hash: sha256Hex(randomToken(20)),
+      family_id: randomUUID(),
+      status: "active",
+      expires_at: at(10 * DAY),
+      created_at: at(-20 * DAY),
+    });
+    await run(purgeExpiredGrants);
+    assert.deepEqual(await remaining("oauth_clients", "client_id", clients), ["justRegistered", "withCode", "withRefreshToken"]);
   });
 
   it("agent-registrations.purge-expired: registrations a day after their claim token expired, whatever their state", async () => {

@@ -8,8 +8,12 @@
 //   live ones, the expired ones are refused by their date anyway);
 // - refresh tokens expired more than a day ago, only in families with no live refresh token left:
 //   a live connection keeps its rotated tokens, so presenting one of them again still revokes it.
-// Clients are kept (a registered client_id may be used at any time). Tokens belong to a team, but
-// deleting dead credentials is no change of the team's: no activity entry and no event.
+// - clients registered more than a day ago with no code or token left: never used within a day of
+//   registering, or every connection dead (a refresh token lives 30 days from its last use, so
+//   that is a month without use). Registration is anonymous, so without this its table only grows;
+//   a client whose id was purged registers again, as MCP clients do when the server forgets them.
+// Tokens belong to a team, but deleting dead credentials is no change of the team's: no activity
+// entry and no event.
 import { unscoped } from "../../db/tenant.ts";
 import { deleteInBatches } from "../../db/purge.ts";
 import type { ScheduledJob } from "../jobs/scheduled-job.ts";
@@ -20,7 +24,8 @@ export const EXPIRED_GRANT_KEPT_MS = 24 * 3600_000;
 export const purgeExpiredGrants: ScheduledJob = {
   name: "oauth.purge-expired",
   cron: "27 * * * *",
-  description: "Deletes OAuth codes and access tokens expired more than a day ago, and refresh tokens of connections with none left alive.",
+  description:
+    "Deletes OAuth codes and access tokens expired more than a day ago, refresh tokens of connections with none left alive, and clients older than a day with no code or token left.",
   async run({ db, now }) {
     const grants = unscoped(db, "a job clears expired OAuth codes and tokens of every team");
     const cutoff = new Date(now.getTime() - EXPIRED_GRANT_KEPT_MS);
@@ -36,7 +41,15 @@ export const purgeExpiredGrants: ScheduledJob = {
             .where("live.expires_at", ">", now),
         ),
     );
-    return { changed: codes + accessTokens + refreshTokens };
+    const unused = (table: string) => grants(table).whereRaw(`${table}.client_id = oauth_clients.client_id`);
+    const clients = await deleteInBatches(grants, "oauth_clients", "client_id", (q) =>
+      q
+        .where("created_at", "<=", cutoff)
+        .whereNotExists(unused("oauth_authorization_codes"))
+        .whereNotExists(unused("oauth_access_tokens"))
+        .whereNotExists(unused("oauth_refresh_tokens")),
+    );
+    return { changed: codes + accessTokens + refreshTokens + clients };
   },
 };
 

@@ -306,6 +306,16 @@ describe("OAuth 2.1 for MCP clients", () => {
       assert.equal((await refresh(tokens.refresh_token, clientId)).status, 200);
     });
 
+    it("answers an unregistered (or purged) client_id with 401 invalid_client, so the client registers again", async () => {
+      const { tokens } = await connectOAuth(auth, creator, clock.now());
+      const unknown = await refresh(tokens.refresh_token, "sbc_never_registered");
+      assert.equal(unknown.status, 401);
+      assert.equal(unknown.body.error, "invalid_client");
+      const exchange = await exchangeCode(auth, "sbc_never_registered", "code", newVerifier());
+      assert.equal(exchange.status, 401);
+      assert.equal(exchange.body.error, "invalid_client");
+    });
+
     it("lives 30 days from its last use", async () => {
       const { clientId, tokens } = await connectOAuth(auth, creator, clock.now());
       clock.advance(29 * DAY);

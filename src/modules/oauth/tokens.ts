@@ -13,6 +13,7 @@ import { teamGrantsOf } from "../roles/grants.ts";
 import { grantableAbilities } from "../tokens/abilities.ts";
 import { credentialRecord, type CredentialRow, type TokenRecord } from "../tokens/tokens.ts";
 import { s256, tenantMismatch } from "./authorization.ts";
+import { findClient } from "./clients.ts";
 import { oauthAccessTokensTable, oauthCodesTable, oauthRefreshTokensTable } from "./tables.ts";
 
 export const ACCESS_TOKEN_PREFIX = "sbo_live_";
@@ -95,6 +96,15 @@ function required(form: Record<string, string>, names: string[]): void {
   for (const name of names) if (!form[name]) throw new OAuthError("invalid_request", `${name} is required.`);
 }
 
+/**
+ * RFC 6749 section 5.2: an unregistered client_id is invalid_client (401), which tells an MCP client
+ * its registration was forgotten (purged) and to register again, rather than a grant refusal.
+ */
+async function requireClient(db: Db, clientId: string): Promise<void> {
+  if (!(await findClient(db, clientId)))
+    throw new OAuthError("invalid_client", "No client is registered with this client_id: register again at the registration endpoint.", 401);
+}
+
 type Outcome = { tokens: TokenResponse } | { refused: OAuthError };
 
 /** Runs `work` in a transaction that commits even when the answer is a refusal (a revocation must stick). */
@@ -121,6 +131,7 @@ export async function exchangeAuthorizationCode(from: Db, form: Record<string, s
   required(form, ["client_id", "code", "redirect_uri", "code_verifier"]);
   if (!VERIFIER.test(form.code_verifier!))
     throw new OAuthError("invalid_request", "code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.");
+  await requireClient(from, form.client_id!);
   return settle(unscoped(from, "OAuth: a code names its creator and team before any actor exists"), async (db) => {
     const row = (await db("oauth_authorization_codes")
       .where({ code_hash: sha256Hex(form.code!) })
@@ -162,6 +173,7 @@ interface RefreshRow {
 export async function renewWithRefreshToken(from: Db, form: Record<string, string>, now: Date): Promise<TokenResponse> {
   required(form, ["refresh_token", "client_id"]);
   if (form.scope !== undefined && form.scope !== MCP_SCOPE) throw new OAuthError("invalid_scope", `The one scope is ${MCP_SCOPE}.`);
+  await requireClient(from, form.client_id!);
   return settle(unscoped(from, "OAuth: a refresh token names its creator and team before any actor exists"), async (db) => {
     const row = (await db("oauth_refresh_tokens")
       .where({ token_hash: sha256Hex(form.refresh_token!) })

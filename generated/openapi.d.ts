@@ -1467,7 +1467,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to an endpoint
-         * @description Posts one signed sample event (of the first event the endpoint subscribes to) to the endpoint now and reports its answer, whatever its status; no delivery is recorded. 502 WEBHOOK_ENDPOINT_UNREACHABLE when no answer came within 10 seconds. Only the registering member or the team owner may (403 FORBIDDEN otherwise).
+         * @description Posts one signed sample event (of the first event the endpoint subscribes to) to the endpoint now and reports its answer, whatever its status; no delivery is recorded. The call follows a delivery's address rules: an address that is not public or lies outside the endpoint's allowed_ips is not called (502 WEBHOOK_ENDPOINT_UNREACHABLE, error.context.reason refused_address or outside_allowed_ips, error.context.address the refused address). 502 WEBHOOK_ENDPOINT_UNREACHABLE too when no answer came within 10 seconds. Only the registering member or the team owner may (403 FORBIDDEN otherwise).
          */
         post: operations["test_webhook_endpoint"];
         delete?: never;
@@ -4438,7 +4438,7 @@ export interface components {
          * @example 0f8fad5b-d9cb-469f-a165-70867728950e
          */
         Uuid: string;
-        /** @description IPv4/IPv6 addresses and CIDR ranges every address the endpoint's host resolves to must fall in at delivery (a delivery to another address is dead-lettered unposted); null for no list. */
+        /** @description IPv4/IPv6 addresses and CIDR ranges every address the endpoint's host resolves to must fall in at delivery and at the test call (a delivery to another address is dead-lettered unposted; the test call answers 502 with reason outside_allowed_ips); null for no list. */
         WebhookAllowedIps: string[] | null;
         WebhookDelivery: {
             id: components["schemas"]["Uuid"];
@@ -4841,7 +4841,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description WEBHOOK_ENDPOINT_UNREACHABLE: no answer came from the endpoint (context.reason: refused_address, unresolvable, connection_failed or timeout; context.address when an address was refused). */
+        /** @description WEBHOOK_ENDPOINT_UNREACHABLE: no answer came from the endpoint, or its address was refused before any call (context.reason: refused_address, outside_allowed_ips, unresolvable, connection_failed or timeout; context.address when an address was refused, and context.allowed_ips with outside_allowed_ips). */
         WebhookEndpointUnreachable: {
             headers: {
                 [name: string]: unknown;

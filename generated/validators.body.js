@@ -3954,7 +3954,7 @@ return errors === 0;
 }
 validate_urn_subbridge_schema_WebhookEventFilters.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema_urn_subbridge_schema_WebhookAllowedIps = {"type":["array","null"],"maxItems":50,"uniqueItems":true,"description":"IPv4/IPv6 addresses and CIDR ranges every address the endpoint's host resolves to must fall in at delivery (a delivery to another address is dead-lettered unposted); null for no list.","items":{"type":"string","minLength":2,"maxLength":64,"pattern":"^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$"},"$id":"urn:subbridge:schema:WebhookAllowedIps"};
+const schema_urn_subbridge_schema_WebhookAllowedIps = {"type":["array","null"],"maxItems":50,"uniqueItems":true,"description":"IPv4/IPv6 addresses and CIDR ranges every address the endpoint's host resolves to must fall in at delivery and at the test call (a delivery to another address is dead-lettered unposted; the test call answers 502 with reason outside_allowed_ips); null for no list.","items":{"type":"string","minLength":2,"maxLength":64,"pattern":"^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$"},"$id":"urn:subbridge:schema:WebhookAllowedIps"};
 const pattern_0d71ab978f = new RegExp("^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$", "u");
 
 function validate_urn_subbridge_schema_WebhookAllowedIps(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){

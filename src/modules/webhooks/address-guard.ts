@@ -151,7 +151,7 @@ export function withSharedLookups(network: WebhookNetwork, ttlMs = 1_000, now: (
   };
 }
 
-export type UrlRefusal = "invalid" | "scheme" | "credentials" | "unresolvable" | "refused_address";
+export type UrlRefusal = "invalid" | "scheme" | "credentials" | "unresolvable" | "refused_address" | "outside_allowed_ips";
 
 export type UrlCheck =
   { ok: true; url: URL; host: string; addresses: string[] } | { ok: false; reason: UrlRefusal; message: string; address?: string };
@@ -195,4 +195,21 @@ export async function checkHost(url: URL, host: string, network: WebhookNetwork)
     }
   }
   return { ok: true, url, host, addresses };
+}
+
+/**
+ * The send-time check of one endpoint, shared by deliveries and the test call: its host resolved
+ * now, every address public (or exempt), and inside the endpoint's allowed_ips when it has them.
+ */
+export async function checkEndpointAddress(url: URL, network: WebhookNetwork, allowedIps: readonly string[] | null): Promise<UrlCheck> {
+  const host = bareHost(url);
+  const checked = await checkHost(url, host, network);
+  if (!checked.ok || allowedIps === null) return checked;
+  const outside = checked.addresses.find((a) => !withinAllowedIps(a, allowedIps));
+  if (outside === undefined) return checked;
+  const message =
+    outside === host
+      ? `${host} is outside the endpoint's allowed_ips`
+      : `the host ${host} resolves to ${outside}, outside the endpoint's allowed_ips`;
+  return { ok: false, reason: "outside_allowed_ips", message, address: outside };
 }

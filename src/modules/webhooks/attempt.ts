@@ -3,7 +3,7 @@
 // when it has them), then post the signed envelope to the address that was checked. A refused
 // address dead-letters the delivery unposted with the address in the excerpt; a name that does not
 // resolve, a non-2xx answer, a time-out or a connection failure follow the retry ladder.
-import { bareHost, checkHost, withinAllowedIps, type WebhookNetwork } from "./address-guard.ts";
+import { checkEndpointAddress, type WebhookNetwork } from "./address-guard.ts";
 import { endpointSecret } from "./endpoints.ts";
 import { nextAttemptAt } from "./ladder.ts";
 import { deliverableData } from "./payload-policy.ts";
@@ -18,16 +18,6 @@ export interface AttemptEnvironment {
   network: WebhookNetwork;
   release: string;
   agents: AgentPool;
-}
-
-/** Why a resolved host may not receive this delivery, or null when every address may. */
-function refusal(host: string, addresses: readonly string[], allowedIps: readonly string[] | null): string | null {
-  if (allowedIps === null) return null;
-  const outside = addresses.find((a) => !withinAllowedIps(a, allowedIps));
-  if (outside === undefined) return null;
-  return outside === host
-    ? `${host} is outside the endpoint's allowed_ips`
-    : `the host ${host} resolves to ${outside}, outside the endpoint's allowed_ips`;
 }
 
 export async function attemptDelivery(
@@ -52,11 +42,8 @@ export async function attemptDelivery(
   });
 
   const url = new URL(delivery.endpoint.url);
-  const host = bareHost(url);
-  const checked = await checkHost(url, host, env.network);
+  const checked = await checkEndpointAddress(url, env.network, delivery.endpoint.allowed_ips);
   if (!checked.ok) return checked.reason === "unresolvable" ? failure(`not posted: ${checked.message}`) : deadUnposted(checked.message);
-  const refused = refusal(host, checked.addresses, delivery.endpoint.allowed_ips);
-  if (refused) return deadUnposted(refused);
 
   const event = {
     ...delivery.event,

@@ -1,10 +1,11 @@
 // The synchronous test call: one signed sample event posted to the endpoint now, through the same
-// guard and pinned connection as a delivery, reported whatever the receiver answers. Nothing is
-// recorded; no answer at all is 502 WEBHOOK_ENDPOINT_UNREACHABLE with the reason.
+// address rules (public addresses, the endpoint's allowed_ips) and pinned connection as a delivery,
+// reported whatever the receiver answers. Nothing is recorded; no answer at all, or an address the
+// rules refuse, is 502 WEBHOOK_ENDPOINT_UNREACHABLE with the reason.
 import { monotonicFactory } from "ulid";
 import { ApiError } from "../../errors.ts";
 import { unscoped, type DomainContext } from "../../db/tenant.ts";
-import { bareHost, checkHost } from "./address-guard.ts";
+import { checkEndpointAddress } from "./address-guard.ts";
 import { changeableEndpoint, endpointSecret, type WebhookEnvironment } from "./endpoints.ts";
 import { eventSamples, filterCovers } from "./samples.ts";
 import { EndpointUnreachable, postToAddress } from "./send.ts";
@@ -32,11 +33,13 @@ export async function testEndpoint(ctx: DomainContext, env: WebhookEnvironment &
     project_id: row.project_id ?? sample.project_id,
   };
   const url = new URL(row.url);
-  const checked = await checkHost(url, bareHost(url), env.network);
+  const checked = await checkEndpointAddress(url, env.network, row.allowed_ips);
   if (!checked.ok) {
-    throw unreachable(`The endpoint was not called: ${checked.message}.`, {
+    const outside = checked.reason === "outside_allowed_ips";
+    throw unreachable(`The endpoint was not called: ${checked.message}${outside ? ` (${row.allowed_ips!.join(", ")})` : ""}.`, {
       reason: checked.reason,
       ...(checked.address ? { address: checked.address } : {}),
+      ...(outside ? { allowed_ips: row.allowed_ips } : {}),
     });
   }
   const body = JSON.stringify(event);

@@ -109,6 +109,21 @@ describe("webhook endpoint test call", () => {
     }
   });
 
+  it("applies the endpoint's allowed_ips as deliveries do: an address outside them is not called (502, reason outside_allowed_ips)", async () => {
+    const { data } = await createEndpoint(suite.client, { url: receiver.url, allowed_ips: ["10.0.0.0/8"] });
+    const count = receiver.received.length;
+    const error = expectError(await suite.client.post(`${BASE}/${data.id}/test`), 502, "WEBHOOK_ENDPOINT_UNREACHABLE");
+    assert.deepEqual(error.context, { reason: "outside_allowed_ips", address: "127.0.0.1", allowed_ips: ["10.0.0.0/8"] });
+    assert.equal(error.message, "The endpoint was not called: 127.0.0.1 is outside the endpoint's allowed_ips (10.0.0.0/8).");
+    assert.equal(receiver.received.length, count, "nothing was posted");
+
+    // Inside them, the call goes out.
+    const inside = (await createEndpoint(suite.client, { url: receiver.url, allowed_ips: ["10.0.0.0/8", "127.0.0.1"] })).data;
+    const res = await suite.client.post(`${BASE}/${inside.id}/test`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(receiver.received.length, count + 1);
+  });
+
   it("checks the address again before sending: an endpoint now refused is not called (502, reason refused_address)", async () => {
     const { data } = await createEndpoint(suite.client, { url: receiver.url });
     const strict = await startApi({ webhooks: STRICT_WEBHOOK_NETWORK });

@@ -25,17 +25,5 @@ export async function readPageForm(ctx: Koa.Context): Promise<{ fields: Record<s
   return { fields, all: (name) => params.getAll(name) };
 }
 
-/**
- * Where to go after a page's action: only a path on this host. An absolute URL is accepted when it
- * names {auth_url}'s origin (kept as its path and query); anything else goes home.
- */
-export function safeReturnTo(value: string | undefined | null, authOrigin: string): string {
-  if (!value) return "/";
-  try {
-    const url = new URL(value, authOrigin);
-    if (url.origin !== authOrigin) return "/";
-    return url.pathname + url.search;
-  } catch {
-    return "/";
-  }
-}
+// The return-address rule is shared with every surface (src/http/return-address.ts); exported here too for the pages that read it with their forms.
+export { safeReturnTo } from "../../../http/return-address.ts";

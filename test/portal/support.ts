@@ -82,39 +82,5 @@ export async function botStart(apiUrl: string, installationId: string, botId: nu
   return calls.map((c) => String(c.params.text)).join("\n");
 }
 
-/** A browser without JavaScript: keeps cookies, follows nothing, reads the forms' CSRF token. */
-export class PortalBrowser {
-  readonly cookies = new Map<string, string>();
-  readonly ip = `10.77.${randomInt(256)}.${randomInt(256)}`;
-  constructor(readonly base: string) {}
-
-  async request(method: string, path: string, form?: Record<string, string>): Promise<Response> {
-    const headers: Record<string, string> = { "x-test-ip": this.ip };
-    if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-    if (form) headers["content-type"] = "application/x-www-form-urlencoded";
-    const res = await fetch(`${this.base}${path}`, {
-      method,
-      headers,
-      redirect: "manual",
-      ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-    });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(";");
-      const at = pair!.indexOf("=");
-      this.cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
-    }
-    return res;
-  }
-
-  get(path: string) {
-    return this.request("GET", path);
-  }
-
-  /** Posts a form with a CSRF token read from `from` (a page of this portal). */
-  async post(path: string, fields: Record<string, string> = {}, from = "/up-page"): Promise<Response> {
-    const page = await (await this.get(from)).text();
-    const token = /name="_csrf" value="([^"]+)"/.exec(page)?.[1];
-    if (!token) throw new Error(`no CSRF token on ${from}`);
-    return this.request("POST", path, { _csrf: token, ...fields });
-  }
-}
+/** A browser without JavaScript on the portal (cookies, CSRF tokens): the pages' shared form client. */
+export { FormBrowser as PortalBrowser } from "../helpers/form-browser.ts";

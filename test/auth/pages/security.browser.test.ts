@@ -2,7 +2,8 @@
 // key read from the page, codes made with otplib), the second sign-in step (a wrong code refused, a
 // right one accepted, a recovery code accepted once, the wrong-code limit), and passkeys with
 // Chromium's virtual authenticator (added on the security page, used from the sign-in page without
-// an address and as the second step, removed). WebAuthn refuses an IP address as the relying
+// an address and as the second step, removed). Each change is made after confirming it is the
+// creator (the password, on the security page). WebAuthn refuses an IP address as the relying
 // party, so this auth server's address is http://localhost:<port>.
 import assert from "node:assert/strict";
 import { generate } from "otplib";
@@ -32,6 +33,13 @@ async function startAuthOnLocalhost() {
     }),
   );
   return { url: running.url.replace("127.0.0.1", "localhost"), close: running.close };
+}
+
+/** The security page's confirmation (its changes then stay open for 10 minutes). */
+async function confirmItIsMe(page: Page): Promise<void> {
+  await page.getByLabel("Your password").fill(TEST_PASSWORD);
+  await page.getByRole("button", { name: "Confirm it is me" }).click();
+  await page.getByText(/changes stay open until/).waitFor();
 }
 
 async function signOut(page: Page): Promise<void> {
@@ -71,6 +79,11 @@ describe("auth pages: two-factor authentication and passkeys (Chromium)", functi
     const { context, page } = await freshPage(browser);
     await signIn(page, auth.url, creator.email, TEST_PASSWORD, "/security");
     await page.getByRole("heading", { name: "Security" }).waitFor();
+    await screenshot(page, "security-confirm");
+    await page.setViewportSize({ width: 390, height: 800 });
+    await screenshot(page, "security-confirm-390");
+    await page.setViewportSize({ width: 1100, height: 800 });
+    await confirmItIsMe(page);
     await screenshot(page, "security-start");
     await page.getByRole("button", { name: "Set up an authenticator app" }).click();
     await page.getByRole("heading", { name: "Set up an authenticator app" }).waitFor();
@@ -155,6 +168,7 @@ describe("auth pages: two-factor authentication and passkeys (Chromium)", functi
     const creator = await createTestCreator({ label: "totp-pending" });
     const { context, page } = await freshPage(browser);
     await signIn(page, auth.url, creator.email, TEST_PASSWORD, "/security");
+    await confirmItIsMe(page);
     await page.getByRole("button", { name: "Set up an authenticator app" }).click();
     const secret = (await page.locator("#totp-secret").innerText()).replace(/\s/g, "");
     await page.getByLabel("Code from the app").fill(await generate({ secret }));
@@ -183,6 +197,7 @@ describe("auth pages: two-factor authentication and passkeys (Chromium)", functi
     await other.page.getByRole("heading", { name: "Your account" }).waitFor();
     const { context, page } = await freshPage(browser);
     await signIn(page, auth.url, creator.email, TEST_PASSWORD, "/security");
+    await confirmItIsMe(page);
     await page.getByRole("button", { name: "Set up an authenticator app" }).click();
     const secret = (await page.locator("#totp-secret").innerText()).replace(/\s/g, "");
     await page.getByLabel("Code from the app").fill(await generate({ secret }));
@@ -223,6 +238,7 @@ describe("auth pages: two-factor authentication and passkeys (Chromium)", functi
     assert.equal(refused.body.error, "invalid_request");
     assert.ok(refused.body.error_description);
 
+    await confirmItIsMe(page);
     await page.getByLabel("Passkey name (optional)").fill("Test laptop");
     await page.getByRole("button", { name: "Add a passkey" }).click();
     // The first second factor comes with recovery codes.
@@ -252,6 +268,8 @@ describe("auth pages: two-factor authentication and passkeys (Chromium)", functi
 
     await page.goto(`${auth.url}/security`);
     assert.match(await page.locator("table.passkeys").innerText(), /Test laptop\s+\d{4}-\d\d-\d\d\s+\d{4}-\d\d-\d\d/, "last used is recorded");
+    // A new session: signing in (even with the passkey) does not open changes.
+    await confirmItIsMe(page);
     await page.getByRole("button", { name: "Remove passkey Test laptop" }).click();
     assert.match(await page.getByRole("status").innerText(), /Passkey removed/);
     assert.match(await page.locator("main").innerText(), /No passkeys yet/);

@@ -1,7 +1,9 @@
 // The security page (/security): the authenticator app (set up with a QR code or the key typed by
 // hand, confirmed with a code; turned off with a current code), recovery codes (shown once when
 // issued), and passkeys (listed, added through the passkey script, removed). Every change is a
-// CSRF-checked POST; passkeys are added through JSON endpoints under /security/passkeys.
+// CSRF-checked POST; passkeys are added through JSON endpoints under /security/passkeys. Every
+// change, and every page showing a factor's secret, needs a recent confirmation that it is the
+// creator (./reauthentication.ts): a copied session cookie alone changes nothing.
 import type { Router } from "@koa/router";
 import type Koa from "koa";
 import QRCode from "qrcode";
@@ -17,6 +19,13 @@ import { csrfField } from "./csrf.ts";
 import { readPageForm } from "./forms.ts";
 import { PageError } from "./page-error.ts";
 import { html } from "./html.ts";
+import {
+  mountReauthentication,
+  reauthenticated,
+  reauthenticatedUntil,
+  reauthenticationForms,
+  refuseUnlessReauthenticated,
+} from "./reauthentication.ts";
 import { notice, renderPage } from "./layout.ts";
 import { pageRoute } from "./page-route.ts";
 import { keepChallenge, PASSKEY_SCRIPTS, passkeyControl, passkeyEndpoint, relyingParty, takeChallenge } from "./passkey-endpoints.ts";
@@ -55,23 +64,41 @@ async function securityPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn,
     secondFactorsOf(deps.db, creator.userId),
   ]);
   const done = typeof ctx.query.done === "string" ? DONE[ctx.query.done] : undefined;
-  const totpSection = totpOn
-    ? html`<p><span class="badge">On</span> Sign-in asks for a code from your authenticator app after your password.</p>
-        <form method="post" action="/security/totp/disable" class="stack">
-          ${csrfField(ctx)}
-          ${field({ name: "code", label: "Current code from the app", autocomplete: "one-time-code", hint: "To turn the app off, type the 6-digit code it shows now." })}
-          <button type="submit" class="danger">Turn off the authenticator app</button>
-        </form>`
-    : html`<p><span class="badge">Off</span> Use an authenticator app (1Password, Google Authenticator, Authy...) for a code at each sign-in.</p>
-        ${pending ? html`<p>A set-up was started but not confirmed. <a href="/security/totp">Continue setting up</a></p>` : ""}
-        <form method="post" action="/security/totp/start">${csrfField(ctx)}<button type="submit">Set up an authenticator app</button></form>`;
+  // Without a recent confirmation the page shows where things stand and asks for it; the change forms come after.
+  const until = reauthenticatedUntil(ctx, deps, creator);
+  const confirmSection = until
+    ? html`<p class="hint">You confirmed it is you: changes stay open until ${until.toISOString().slice(11, 16)} UTC.</p>`
+    : html`<section aria-labelledby="confirm-heading">
+        <h2 id="confirm-heading">Confirm it is you</h2>
+        <p>To change how you sign in, type your password${totpOn ? " or a code from your authenticator app" : ""} first.</p>
+        ${reauthenticationForms(ctx, { returnTo: "/security", totp: totpOn })}
+      </section>`;
+  const totpSection = !until
+    ? html`<p>
+        <span class="badge">${totpOn ? "On" : "Off"}</span>
+        ${totpOn ? "Sign-in asks for a code from your authenticator app after your password." : "Sign-in does not ask for an authenticator app's code."}
+      </p>`
+    : totpOn
+      ? html`<p><span class="badge">On</span> Sign-in asks for a code from your authenticator app after your password.</p>
+          <form method="post" action="/security/totp/disable" class="stack">
+            ${csrfField(ctx)}
+            ${field({ name: "code", label: "Current code from the app", autocomplete: "one-time-code", hint: "To turn the app off, type the 6-digit code it shows now." })}
+            <button type="submit" class="danger">Turn off the authenticator app</button>
+          </form>`
+      : html`<p><span class="badge">Off</span> Use an authenticator app (1Password, Google Authenticator, Authy...) for a code at each sign-in.</p>
+          ${pending ? html`<p>A set-up was started but not confirmed. <a href="/security/totp">Continue setting up</a></p>` : ""}
+          <form method="post" action="/security/totp/start">${csrfField(ctx)}<button type="submit">Set up an authenticator app</button></form>`;
   const recoverySection =
     factors.totp || factors.passkeys
       ? html`<p>${unused} of ${RECOVERY_CODE_COUNT} recovery codes unused. Each works once, in place of a code or a passkey.</p>
-          <form method="post" action="/security/recovery-codes">
-            ${csrfField(ctx)}<button type="submit" class="secondary">Make new recovery codes</button>
-            <span class="hint">The old codes stop working.</span>
-          </form>`
+          ${
+            until
+              ? html`<form method="post" action="/security/recovery-codes">
+                  ${csrfField(ctx)}<button type="submit" class="secondary">Make new recovery codes</button>
+                  <span class="hint">The old codes stop working.</span>
+                </form>`
+              : ""
+          }`
       : html`<p>You get recovery codes when you set up an authenticator app or add a passkey.</p>`;
   const passkeyList = passkeys.length
     ? html`<table class="passkeys">
@@ -83,7 +110,7 @@ async function securityPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn,
             <th scope="col">Name</th>
             <th scope="col">Added</th>
             <th scope="col">Last used</th>
-            <th scope="col"><span class="visually-hidden">Actions</span></th>
+            ${until ? html`<th scope="col"><span class="visually-hidden">Actions</span></th>` : ""}
           </tr>
         </thead>
         <tbody>
@@ -93,11 +120,15 @@ async function securityPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn,
                 <td>${p.name}</td>
                 <td>${day(p.created_at)}</td>
                 <td>${day(p.last_used_at)}</td>
-                <td>
-                  <form method="post" action="/security/passkeys/${p.id}/remove">
-                    ${csrfField(ctx)}<button type="submit" class="danger" aria-label="Remove passkey ${p.name}">Remove</button>
-                  </form>
-                </td>
+                ${
+                  until
+                    ? html`<td>
+                        <form method="post" action="/security/passkeys/${p.id}/remove">
+                          ${csrfField(ctx)}<button type="submit" class="danger" aria-label="Remove passkey ${p.name}">Remove</button>
+                        </form>
+                      </td>`
+                    : ""
+                }
               </tr>`,
           )}
         </tbody>
@@ -108,7 +139,7 @@ async function securityPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn,
     creator,
     status: options.status ?? 200,
     scripts: PASSKEY_SCRIPTS,
-    body: html`${options.error ? notice("error", options.error) : ""}${done ? notice("success", done) : ""}
+    body: html`${options.error ? notice("error", options.error) : ""}${done ? notice("success", done) : ""} ${confirmSection}
       <section aria-labelledby="totp-heading">
         <h2 id="totp-heading">Authenticator app</h2>
         ${totpSection}
@@ -120,19 +151,23 @@ async function securityPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn,
       <section aria-labelledby="passkeys-heading">
         <h2 id="passkeys-heading">Passkeys</h2>
         <p>A passkey signs you in with your device's screen lock or a security key, without a password.</p>
-        ${passkeyList}
-        ${passkeyControl(ctx, {
-          mode: "register",
-          optionsUrl: "/security/passkeys/options",
-          verifyUrl: "/security/passkeys",
-          label: "Add a passkey",
-          intro: html`<p class="field">
-            <label for="passkey-name">Passkey name (optional)</label>
-            <span class="hint" id="passkey-name-hint">So you can tell your passkeys apart, for example "Work laptop".</span>
-            <input id="passkey-name" name="passkey_name" type="text" maxlength="${PASSKEY_NAME_MAX}" aria-describedby="passkey-name-hint" />
-          </p>`,
-        })}
+        ${passkeyList} ${until ? addPasskeyControl(ctx) : ""}
       </section>`,
+  });
+}
+
+/** The passkey script's button that adds a passkey, with the optional name. */
+function addPasskeyControl(ctx: Koa.Context) {
+  return passkeyControl(ctx, {
+    mode: "register",
+    optionsUrl: "/security/passkeys/options",
+    verifyUrl: "/security/passkeys",
+    label: "Add a passkey",
+    intro: html`<p class="field">
+      <label for="passkey-name">Passkey name (optional)</label>
+      <span class="hint" id="passkey-name-hint">So you can tell your passkeys apart, for example "Work laptop".</span>
+      <input id="passkey-name" name="passkey_name" type="text" maxlength="${PASSKEY_NAME_MAX}" aria-describedby="passkey-name-hint" />
+    </p>`,
   });
 }
 
@@ -194,6 +229,7 @@ function recoveryCodesPage(ctx: Koa.Context, creator: SignedIn, codes: string[],
 
 export function mountSecurityPages(router: Router, deps: AuthDeps): void {
   const rp = relyingParty(deps);
+  mountReauthentication(router, deps);
 
   router.register(
     "/security",
@@ -210,7 +246,7 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
     pageRoute(async (ctx) => {
       await readPageForm(ctx);
       const creator = await requireCreator(ctx, deps.db);
-      if (!creator) return;
+      if (!creator || !(await reauthenticated(ctx, deps, creator, "/security"))) return;
       await startTotpEnrolment(ownerOf(ctx, deps, creator));
       ctx.redirect("/security/totp");
     }),
@@ -221,7 +257,7 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
     ["GET"],
     pageRoute(async (ctx) => {
       const creator = await requireCreator(ctx, deps.db);
-      if (creator) await enrolmentPage(ctx, deps, creator);
+      if (creator && (await reauthenticated(ctx, deps, creator, "/security/totp"))) await enrolmentPage(ctx, deps, creator);
     }),
   );
 
@@ -231,7 +267,7 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
     pageRoute(async (ctx) => {
       const { fields } = await readPageForm(ctx);
       const creator = await requireCreator(ctx, deps.db);
-      if (!creator) return;
+      if (!creator || !(await reauthenticated(ctx, deps, creator, "/security/totp"))) return;
       const codes = await confirmTotpEnrolment(ownerOf(ctx, deps, creator), fields.code ?? "");
       if (!codes) {
         await enrolmentPage(ctx, deps, creator, "That code does not match. Check the app's clock and type the code it shows now.");
@@ -248,7 +284,7 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
     pageRoute(async (ctx) => {
       const { fields } = await readPageForm(ctx);
       const creator = await requireCreator(ctx, deps.db);
-      if (!creator) return;
+      if (!creator || !(await reauthenticated(ctx, deps, creator, "/security"))) return;
       await refuseWhenWrongCodesSpent(deps, creator.userId);
       if (!(await disableTotp(ownerOf(ctx, deps, creator), fields.code ?? ""))) {
         await countWrongCode(deps, creator.userId);
@@ -269,7 +305,7 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
     pageRoute(async (ctx) => {
       await readPageForm(ctx);
       const creator = await requireCreator(ctx, deps.db);
-      if (!creator) return;
+      if (!creator || !(await reauthenticated(ctx, deps, creator, "/security"))) return;
       const factors = await secondFactorsOf(deps.db, creator.userId);
       if (!factors.totp && !factors.passkeys)
         throw new PageError(400, "Recovery codes come with an authenticator app or a passkey. Set one up first.");
@@ -285,7 +321,7 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
     pageRoute(async (ctx) => {
       await readPageForm(ctx);
       const creator = await requireCreator(ctx, deps.db);
-      if (!creator) return;
+      if (!creator || !(await reauthenticated(ctx, deps, creator, "/security"))) return;
       const id = ctx.params.id ?? "";
       const removed = /^[0-9a-f-]{36}$/i.test(id) && (await removePasskey(ownerOf(ctx, deps, creator), id));
       if (!removed) throw new PageError(404, "That passkey is not one of yours, or it was already removed.");
@@ -300,6 +336,7 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
     ["POST"],
     passkeyEndpoint(async (ctx) => {
       const creator = await signedInOrRefused(ctx, deps);
+      refuseUnlessReauthenticated(ctx, deps, creator);
       const options = await passkeyRegistrationOptions(deps.db, rp, creator);
       keepChallenge(ctx, "register", options.challenge, deps.now());
       return options;
@@ -311,6 +348,7 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
     ["POST"],
     passkeyEndpoint(async (ctx, body) => {
       const creator = await signedInOrRefused(ctx, deps);
+      refuseUnlessReauthenticated(ctx, deps, creator);
       const challenge = takeChallenge(ctx, "register", deps.now());
       const added = await addPasskey(ownerOf(ctx, deps, creator), rp, {
         response: body.response,
@@ -331,7 +369,7 @@ export function mountSecurityPages(router: Router, deps: AuthDeps): void {
     ["GET"],
     pageRoute(async (ctx) => {
       const creator = await requireCreator(ctx, deps.db);
-      if (!creator) return;
+      if (!creator || !(await reauthenticated(ctx, deps, creator, "/security/recovery-codes/new"))) return;
       const session = sessionOf(ctx);
       const sealed = session.freshRecoveryCodes;
       delete session.freshRecoveryCodes;

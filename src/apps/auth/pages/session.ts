@@ -10,6 +10,8 @@ import type { AuthDeps } from "../deps.ts";
 
 /** A session lasts two weeks from its last renewal. */
 export const SESSION_MAX_AGE_MS = 14 * 24 * 3600_000;
+/** How long confirming it is them (password or a second factor) lets a creator change how they sign in. */
+export const REAUTHENTICATION_WINDOW_MS = 10 * 60_000;
 
 export interface SessionData {
   /** The signed-in creator. */
@@ -18,6 +20,8 @@ export interface SessionData {
   team?: string;
   /** Password checked, second factor still owed (sign-in is not complete). */
   pending?: { uid: string; returnTo: string; at: number };
+  /** When the signed-in creator last confirmed it is them (ms); kept in the session row, never read from the client. */
+  reauthenticated?: { uid: string; at: number };
   /** Anything a flow keeps between two requests (a WebAuthn challenge). */
   [key: string]: unknown;
 }
@@ -83,6 +87,19 @@ export async function establishSession(ctx: Koa.Context, userId: string, teamId:
   await holder.session.regenerate();
   holder.session.uid = userId;
   if (teamId) holder.session.team = teamId;
+}
+
+/** Notes that the session's creator just confirmed it is them (the security page's changes open for a while). */
+export function markReauthenticated(ctx: Koa.Context, userId: string, now: Date): void {
+  sessionOf(ctx).reauthenticated = { uid: userId, at: now.getTime() };
+}
+
+/** When the creator's re-authentication in this session stops counting, or null when there is none still counting. */
+export function reauthenticationEndsAt(ctx: Koa.Context, userId: string, now: Date): Date | null {
+  const mark = sessionOf(ctx).reauthenticated;
+  if (!mark || mark.uid !== userId || typeof mark.at !== "number") return null;
+  const age = now.getTime() - mark.at;
+  return age >= 0 && age < REAUTHENTICATION_WINDOW_MS ? new Date(mark.at + REAUTHENTICATION_WINDOW_MS) : null;
 }
 
 /** Ends the session (its row is deleted; the cookie is cleared). */

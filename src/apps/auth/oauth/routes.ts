@@ -17,9 +17,9 @@ export const REGISTRATION_BUDGET: readonly Window[] = [{ name: "oauth-register-m
 export function mountOAuthRoutes(router: Router, deps: AuthDeps): void {
   router.register("/oauth/register", ["POST"], async (ctx) => {
     const now = deps.now();
-    const rate = await consumeBudget(deps.kv, `oauth-register:${(ctx.state as RequestState).clientIp}`, REGISTRATION_BUDGET, now.getTime());
+    const rate = await consumeBudget(deps.kv, `oauth-register:${(ctx.state as RequestState).clientNetwork}`, REGISTRATION_BUDGET, now.getTime());
     if (rate.retryAfter !== null) throw rateLimited(rate);
-    const client = await registerClient(deps.db, await readJsonObject(ctx), now);
+    const client = await registerClient(deps.db, await readJsonObject(ctx, "invalid_client_metadata"), now);
     ctx.status = 201;
     ctx.set("Cache-Control", "no-store");
     ctx.body = client;

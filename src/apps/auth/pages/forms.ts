@@ -2,10 +2,14 @@
 // readable message and the right status, never JSON or a stack trace).
 import type Koa from "koa";
 import { readBodyText } from "../../../http/body.ts";
+import { readUrlencoded } from "../requests.ts";
 import { verifyCsrf } from "./csrf.ts";
 import { PageError } from "./page-error.ts";
 
-/** A urlencoded form's fields (the last value of a repeated name wins, except those read with `all`), CSRF checked. */
+/**
+ * A urlencoded form's fields (the last value of a repeated name wins, except those read with `all`),
+ * CSRF checked; a field the input rules refuse (src/apps/auth/requests.ts) is a 400 page.
+ */
 export async function readPageForm(ctx: Koa.Context): Promise<{ fields: Record<string, string>; all: (name: string) => string[] }> {
   const type = ctx.get("content-type").split(";")[0]!.trim().toLowerCase();
   let text = "";
@@ -18,11 +22,12 @@ export async function readPageForm(ctx: Koa.Context): Promise<{ fields: Record<s
   } else if (type !== "" || Number(ctx.get("content-length") || 0) > 0) {
     throw new PageError(415, "This page takes a form (application/x-www-form-urlencoded).");
   }
-  const params = new URLSearchParams(text);
+  const { values, refused } = readUrlencoded(text);
+  if (refused) throw new PageError(400, `The form could not be read: ${refused}. Go back, correct it and send it again.`);
   const fields: Record<string, string> = {};
-  for (const [name, value] of params) fields[name] = value;
+  for (const [name, given] of values) fields[name] = given.at(-1)!;
   verifyCsrf(ctx, fields);
-  return { fields, all: (name) => params.getAll(name) };
+  return { fields, all: (name) => values.get(name) ?? [] };
 }
 
 // The return-address rule is shared with every surface (src/http/return-address.ts); exported here too for the pages that read it with their forms.

@@ -1,8 +1,10 @@
 // A page handler's refusals, shown to a person: PageError (and an AccountError from the account
-// rules) becomes an HTML page with a readable message and its status. Anything else is left to the
-// request context (500 with a request id, nothing internal shown).
+// rules) becomes an HTML page with a readable message and its status, and so does a query string
+// the input rules refuse (src/apps/auth/requests.ts). Anything else is left to the request context
+// (500 with a request id, nothing internal shown).
 import type Koa from "koa";
 import { AccountError } from "../../../modules/account/creators.ts";
+import { readUrlencoded } from "../requests.ts";
 import { PageError } from "./page-error.ts";
 import { html } from "./html.ts";
 import { notice, renderPage } from "./layout.ts";
@@ -10,6 +12,9 @@ import { notice, renderPage } from "./layout.ts";
 export function pageRoute(handler: (ctx: Koa.Context) => Promise<void>): Koa.Middleware {
   return async (ctx) => {
     try {
+      // Pages read their parameters from ctx.query: one the input rules refuse never reaches them.
+      const { refused } = readUrlencoded(ctx.querystring);
+      if (refused) throw new PageError(400, `This address could not be read: the parameter ${refused}. Check the link you followed.`);
       await handler(ctx);
     } catch (err) {
       if (err instanceof PageError) {

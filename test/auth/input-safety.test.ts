@@ -26,7 +26,7 @@ function withNul<T extends Record<string, unknown>>(fields: T): [string, Record<
 }
 
 describe("auth host: input rules", () => {
-  const logged: { level: number; msg?: string }[] = [];
+  const logged: { level: number; status?: number }[] = [];
   const logger = pino(
     { level: "info" },
     new Writable({
@@ -49,7 +49,7 @@ describe("auth host: input rules", () => {
     assert.deepEqual(errors, [], "no error-level log line");
     assert.ok(logged.length > 0, "the requests were logged");
     assert.ok(
-      logged.every((line) => (line as { status?: number }).status === undefined || (line as { status: number }).status < 500),
+      logged.every((line) => line.status === undefined || line.status < 500),
       "no 5xx",
     );
   });

@@ -18,7 +18,7 @@ import { html, type Html } from "./html.ts";
 import { notice, renderPage } from "./layout.ts";
 import { pageRoute } from "./page-route.ts";
 import { secondFactorsOf } from "./second-factor.ts";
-import { PASSKEY_SCRIPTS, passkeySignIn } from "./passkey-endpoints.ts";
+import { jsonRefusal, PASSKEY_SCRIPTS, passkeySignIn } from "./passkey-endpoints.ts";
 
 import { endSession, establishSession, sessionOf } from "./session.ts";
 
@@ -42,6 +42,18 @@ async function spend(deps: AuthDeps, subject: string, budget: readonly Window[],
 
 const ipOf = (ctx: Koa.Context) => (ctx.state as RequestState).clientIp;
 const authOriginOf = (ctx: Koa.Context) => (ctx.state as { authOrigin: string }).authOrigin;
+
+/** The network's sign-in budget before a JSON endpoint (its refusal is too_many_requests, 429). */
+function signInBudget(deps: AuthDeps): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await spend(deps, `sign-in-ip:${ipOf(ctx)}`, SIGN_IN_PER_IP, "sign-in attempts from this network");
+    } catch (err) {
+      throw jsonRefusal(err);
+    }
+    await next();
+  };
+}
 
 /** A labelled input with its error (if any) announced and linked by aria-describedby. */
 export function field(input: {
@@ -136,6 +148,10 @@ export async function startSignedInSession(ctx: Koa.Context, deps: AuthDeps, use
 }
 
 export function mountAccountPages(router: Router, deps: AuthDeps): void {
+  // Anyone may ask for a passkey sign-in's challenge (the route is in two-factor-pages.ts, mounted
+  // after this): each costs the network's sign-in budget, as a password attempt does.
+  router.use("/sign-in/passkey/options", signInBudget(deps));
+
   const signUpLinks = {
     confirmUrl: (secret: string) => `${deps.authUrl}/sign-up/confirm?token=${encodeURIComponent(secret)}`,
     signInUrl: `${deps.authUrl}/sign-in`,

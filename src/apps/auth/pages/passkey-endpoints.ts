@@ -1,7 +1,8 @@
 // The JSON endpoints the passkey script calls (WebAuthn needs the browser's API, so these are the
 // one place the pages use JavaScript). Each is a POST with a JSON object body and the page's CSRF
 // token in X-CSRF-Token; refusals are `{error, error_description}` with a sentence the script shows
-// as it is. The challenge the browser must sign lives in the session, for one use and 5 minutes.
+// as it is. The challenge the browser must sign lives in the session, for one use and 5 minutes
+// (before sign-in that session is a KV entry, not a row: ./session.ts).
 import type Koa from "koa";
 import { AccountError } from "../../../modules/account/creators.ts";
 import { relyingPartyOf, type RelyingParty } from "../../../modules/account/passkeys.ts";
@@ -40,6 +41,14 @@ export function takeChallenge(ctx: Koa.Context, purpose: ChallengePurpose, now: 
   return kept.challenge;
 }
 
+/** A page's refusal (PageError, AccountError) as a JSON endpoint answers it; anything else as it is. */
+export function jsonRefusal(err: unknown): unknown {
+  if (err instanceof PageError)
+    return new OAuthError(err.status === 429 ? "too_many_requests" : "invalid_request", err.message, err.status, err.headers);
+  if (err instanceof AccountError) return new OAuthError("invalid_request", err.message);
+  return err;
+}
+
 /** A JSON endpoint for the passkey script: CSRF-checked, answering `{error, error_description}` on refusal. */
 export function passkeyEndpoint(handler: (ctx: Koa.Context, body: Record<string, unknown>) => Promise<unknown>): Koa.Middleware {
   return async (ctx) => {
@@ -49,10 +58,7 @@ export function passkeyEndpoint(handler: (ctx: Koa.Context, body: Record<string,
       const body = await readJsonObject(ctx);
       ctx.body = await handler(ctx, body);
     } catch (err) {
-      if (err instanceof PageError)
-        throw new OAuthError(err.status === 429 ? "too_many_requests" : "invalid_request", err.message, err.status, err.headers);
-      if (err instanceof AccountError) throw new OAuthError("invalid_request", err.message);
-      throw err;
+      throw jsonRefusal(err);
     }
   };
 }

@@ -1,6 +1,8 @@
 // Browser sessions on {auth_url} (koa-session with the database as its store, so any number of
 // processes share them): the cookie holds a random key, the table its SHA-256 and the session's
-// data. Signing in regenerates the key (no fixation); signing out deletes the row. A session acts
+// data; a session nobody signed in to is kept in the KV store instead, for 15 minutes (anyone can
+// start one, so it must not cost a durable row). Signing in regenerates the key (no fixation);
+// signing out deletes the row. A session acts
 // on one team at a time, chosen with the team switcher.
 import type Koa from "koa";
 import createSession from "koa-session";
@@ -26,10 +28,22 @@ export interface SessionData {
   [key: string]: unknown;
 }
 
-const sessions = (db: Db) => unscoped(db, "browser sessions belong to people, not teams")("auth_sessions");
+/**
+ * A session without a signed-in creator (a passkey sign-in's challenge, a password waiting for its
+ * second factor) lives this long in the KV store and never as a row, since anyone may start one;
+ * longer than what it holds lives (a challenge 5 minutes, a pending sign-in 10).
+ */
+export const ANONYMOUS_SESSION_MS = 15 * 60_000;
 
-/** The session middleware: one cookie, HttpOnly, SameSite=Lax, Secure and __Host- on https. */
-export function sessionMiddleware(app: Koa, deps: Pick<AuthDeps, "db" | "now" | "authUrl">): Koa.Middleware {
+const sessions = (db: Db) => unscoped(db, "browser sessions belong to people, not teams")("auth_sessions");
+const anonymousKey = (key: string) => `auth-session:${sha256Hex(key)}`;
+
+/**
+ * The session middleware: one cookie, HttpOnly, SameSite=Lax, Secure and __Host- on https. A
+ * session gains its creator only under a new key (establishSession) and loses it only by ending,
+ * so a key's data is either a row (signed in) or a KV entry (anonymous), never both.
+ */
+export function sessionMiddleware(app: Koa, deps: Pick<AuthDeps, "db" | "kv" | "now" | "authUrl">): Koa.Middleware {
   const secure = new URL(deps.authUrl).protocol === "https:";
   return createSession(
     {
@@ -47,16 +61,21 @@ export function sessionMiddleware(app: Koa, deps: Pick<AuthDeps, "db" | "now" | 
             .where({ key_hash: sha256Hex(key) })
             .where("expires_at", ">", deps.now())
             .first("data")) as { data: SessionData | string } | undefined;
-          if (!row) return undefined;
-          return typeof row.data === "string" ? JSON.parse(row.data) : row.data;
+          if (row) return typeof row.data === "string" ? JSON.parse(row.data) : row.data;
+          const anonymous = await deps.kv.get(anonymousKey(key));
+          return anonymous === null ? undefined : JSON.parse(anonymous);
         },
         async set(key: string, data: SessionData, maxAge: number | string) {
           const now = deps.now();
           const ms = typeof maxAge === "number" ? maxAge : SESSION_MAX_AGE_MS;
+          if (typeof data.uid !== "string") {
+            await deps.kv.set(anonymousKey(key), JSON.stringify(data), { ttlMs: Math.min(ms, ANONYMOUS_SESSION_MS) });
+            return;
+          }
           await sessions(deps.db)
             .insert({
               key_hash: sha256Hex(key),
-              user_id: typeof data.uid === "string" ? data.uid : null,
+              user_id: data.uid,
               data: JSON.stringify(data),
               expires_at: new Date(now.getTime() + ms),
               created_at: now,
@@ -69,6 +88,8 @@ export function sessionMiddleware(app: Koa, deps: Pick<AuthDeps, "db" | "now" | 
           await sessions(deps.db)
             .where({ key_hash: sha256Hex(key) })
             .delete();
+          const anonymous = await deps.kv.get(anonymousKey(key));
+          if (anonymous !== null) await deps.kv.compareAndDelete(anonymousKey(key), anonymous);
         },
       },
     },

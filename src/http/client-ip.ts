@@ -4,6 +4,7 @@
 // library behind Express's `trust proxy`): with nothing trusted, the socket's address is the
 // client; a header can never move a client into another bucket.
 import type { IncomingMessage } from "node:http";
+import ipaddr from "ipaddr.js";
 import proxyaddr from "proxy-addr";
 
 export type ClientIpResolver = (req: IncomingMessage) => string;
@@ -47,4 +48,17 @@ export function parseTrustProxy(raw: string | undefined): TrustProxy {
     .filter(Boolean);
   proxyaddr.compile(entries);
   return { kind: "addresses", entries };
+}
+
+/**
+ * The network a per-IP budget counts: an IPv4 address (an IPv4-mapped IPv6 one as IPv4), or an
+ * IPv6 address's /64. One IPv6 subscriber is routinely given a whole /64, so counting single
+ * addresses would hand each client 2^64 budgets.
+ */
+export function clientNetwork(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const address = ipaddr.process(ip);
+  if (address.kind() === "ipv4") return address.toString();
+  const parts = (address as ipaddr.IPv6).parts.slice(0, 4);
+  return `${ipaddr.IPv6.parse(`${parts.map((p) => p.toString(16)).join(":")}::`).toString()}/64`;
 }

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type Koa from "koa";
 import type { Logger } from "pino";
 import { ApiError, errorEnvelope, toApiError } from "../errors.ts";
-import { socketAddress, type ClientIpResolver } from "./client-ip.ts";
+import { clientNetwork, socketAddress, type ClientIpResolver } from "./client-ip.ts";
 
 export interface RequestState {
   requestId: string;
@@ -12,6 +12,8 @@ export interface RequestState {
   credentialId?: string;
   /** The client's address: the socket's, or as trusted proxies report it (TRUST_PROXY). */
   clientIp: string;
+  /** What per-IP budgets count: the IPv4 address or the IPv6 /64 of clientIp (clientNetwork). */
+  clientNetwork: string;
 }
 
 /**
@@ -65,6 +67,7 @@ export function requestContext(options: RequestContextOptions): Koa.Middleware {
     const state = ctx.state as RequestState;
     state.requestId = randomUUID();
     state.clientIp = clientIp(ctx.req);
+    state.clientNetwork = clientNetwork(state.clientIp);
     let aborted = false;
     ctx.set("X-Request-Id", state.requestId);
     ctx.set("X-Content-Type-Options", "nosniff");

@@ -8,6 +8,16 @@ export interface CounterState {
   ttlMs: number;
 }
 
+/**
+ * A counter to count in a batch: incremented (a new one lives ttlMs), or with `peek` only read (0
+ * when absent; nothing is created), as a sliding-window budget reads the previous window.
+ */
+export interface CounterSpec {
+  key: string;
+  ttlMs: number;
+  peek?: boolean;
+}
+
 export interface Kv {
   get(key: string): Promise<string | null>;
   /** Sets key with a time-to-live; with onlyIfAbsent, returns false (and writes nothing) when the key exists. */
@@ -18,8 +28,8 @@ export interface Kv {
   compareAndDelete(key: string, expected: string): Promise<boolean>;
   /** Atomically increments a counter; a new counter lives ttlMs. */
   increment(key: string, ttlMs: number): Promise<CounterState>;
-  /** Increments several counters in one round trip (each as `increment` would). */
-  incrementAll(counters: readonly { key: string; ttlMs: number }[]): Promise<CounterState[]>;
+  /** Counts several counters in one round trip (each as `increment` would, or read when peeked). */
+  incrementAll(counters: readonly CounterSpec[]): Promise<CounterState[]>;
   /**
    * Reads `key` and, only when its value starts with `prefix`, increments `counters` - one atomic
    * round trip. `counts` is null when nothing was incremented.
@@ -27,7 +37,7 @@ export interface Kv {
   incrementIfPrefixed(
     key: string,
     prefix: string,
-    counters: readonly { key: string; ttlMs: number }[],
+    counters: readonly CounterSpec[],
   ): Promise<{ value: string | null; counts: CounterState[] | null }>;
   /** Milliseconds the key has left to live; null when it does not exist. */
   ttlMs(key: string): Promise<number | null>;

@@ -1,4 +1,4 @@
-import type { CounterState, Kv } from "./kv.ts";
+import type { CounterSpec, CounterState, Kv } from "./kv.ts";
 
 interface Entry {
   value: string;
@@ -62,13 +62,17 @@ export class MemoryKv implements Kv {
     return { value: Number(entry.value), ttlMs: entry.expiresAt - this.now() };
   }
 
-  async incrementAll(counters: readonly { key: string; ttlMs: number }[]) {
+  async incrementAll(counters: readonly CounterSpec[]) {
     const states: CounterState[] = [];
-    for (const { key, ttlMs } of counters) states.push(await this.increment(key, ttlMs));
+    for (const { key, ttlMs, peek } of counters) {
+      const entry = peek ? this.live(key) : undefined;
+      if (peek) states.push({ value: entry ? Number(entry.value) : 0, ttlMs: entry ? entry.expiresAt - this.now() : 0 });
+      else states.push(await this.increment(key, ttlMs));
+    }
     return states;
   }
 
-  async incrementIfPrefixed(key: string, prefix: string, counters: readonly { key: string; ttlMs: number }[]) {
+  async incrementIfPrefixed(key: string, prefix: string, counters: readonly CounterSpec[]) {
     const value = this.live(key)?.value ?? null;
     if (value === null || !value.startsWith(prefix)) return { value, counts: null };
     return { value, counts: await this.incrementAll(counters) };

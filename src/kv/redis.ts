@@ -1,33 +1,44 @@
 import { createHash } from "node:crypto";
 import { createClient } from "redis";
-import type { CounterState, Kv } from "./kv.ts";
+import type { CounterSpec, CounterState, Kv } from "./kv.ts";
+
+/** A counter's script argument: its TTL in whole milliseconds (at least 1), or "peek". */
+const countArgument = (c: CounterSpec) => (c.peek ? "peek" : String(Math.max(1, Math.ceil(c.ttlMs))));
+
+/**
+ * Counts KEYS[i] (offset by the caller): ARGV "peek" reads it (0 when absent, nothing created),
+ * otherwise it is incremented and a new one gets ARGV as its TTL. Appends value, pttl to out.
+ */
+const COUNT = `
+local function count(out, key, ttl)
+  local value
+  if ttl == 'peek' then
+    value = tonumber(redis.call('GET', key)) or 0
+  else
+    value = redis.call('INCR', key)
+    if value == 1 then redis.call('PEXPIRE', key, ttl) end
+  end
+  out[#out + 1] = value
+  out[#out + 1] = redis.call('PTTL', key)
+end
+`;
 
 /**
  * KEYS[1] is read; only when its value starts with ARGV[1] are the ARGV[2] counters KEYS[2..]
- * incremented (TTLs from ARGV[3]). Replies {value or false, then value, pttl pairs of the counters}.
+ * counted (TTLs or "peek" from ARGV[3]). Replies {value or false, then value, pttl pairs of the counters}.
  */
-const INCREMENT_IF_PREFIXED = `
+const INCREMENT_IF_PREFIXED = `${COUNT}
 local value = redis.call('GET', KEYS[1])
 if not value or string.sub(value, 1, string.len(ARGV[1])) ~= ARGV[1] then return {value} end
 local out = {value}
 local counters = tonumber(ARGV[2])
-for i = 1, counters do
-  local count = redis.call('INCR', KEYS[1 + i])
-  if count == 1 then redis.call('PEXPIRE', KEYS[1 + i], ARGV[2 + i]) end
-  out[#out + 1] = count
-  out[#out + 1] = redis.call('PTTL', KEYS[1 + i])
-end
+for i = 1, counters do count(out, KEYS[1 + i], ARGV[2 + i]) end
 return out`;
 
-/** Increments every key; a new one gets its TTL. Replies value, pttl pairs, flattened. */
-const INCREMENT_ALL = `
+/** Counts every key (a TTL or "peek" each). Replies value, pttl pairs, flattened. */
+const INCREMENT_ALL = `${COUNT}
 local out = {}
-for i, key in ipairs(KEYS) do
-  local value = redis.call('INCR', key)
-  if value == 1 then redis.call('PEXPIRE', key, ARGV[i]) end
-  out[#out + 1] = value
-  out[#out + 1] = redis.call('PTTL', key)
-end
+for i, key in ipairs(KEYS) do count(out, key, ARGV[i]) end
 return out`;
 
 const COMPARE_AND_SET = `
@@ -123,21 +134,20 @@ export class RedisKv implements Kv {
     return (await this.incrementAll([{ key, ttlMs }]))[0]!;
   }
 
-  async incrementAll(counters: readonly { key: string; ttlMs: number }[]): Promise<CounterState[]> {
+  async incrementAll(counters: readonly CounterSpec[]): Promise<CounterState[]> {
     const reply = (await incrementAll.run(
       this.client,
       counters.map((c) => this.k(c.key)),
-      counters.map((c) => String(Math.max(1, Math.ceil(c.ttlMs)))),
+      counters.map(countArgument),
     )) as number[];
     return counters.map((_c, i) => ({ value: Number(reply[2 * i]), ttlMs: Number(reply[2 * i + 1]) }));
   }
 
-  async incrementIfPrefixed(key: string, prefix: string, counters: readonly { key: string; ttlMs: number }[]) {
-    const ttl = (ms: number) => String(Math.max(1, Math.ceil(ms)));
+  async incrementIfPrefixed(key: string, prefix: string, counters: readonly CounterSpec[]) {
     const reply = (await incrementIfPrefixed.run(
       this.client,
       [this.k(key), ...counters.map((c) => this.k(c.key))],
-      [prefix, String(counters.length), ...counters.map((c) => ttl(c.ttlMs))],
+      [prefix, String(counters.length), ...counters.map(countArgument)],
     )) as [string | null, ...number[]];
     const value = typeof reply[0] === "string" ? reply[0] : null;
     if (reply.length === 1) return { value, counts: null };

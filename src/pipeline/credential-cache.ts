@@ -13,7 +13,7 @@
 import type { Kv } from "../kv/kv.ts";
 import type { CommitEffect } from "../db/tenant.ts";
 import type { TokenRecord } from "../modules/tokens/tokens.ts";
-import type { BudgetCounter } from "./rate-limit.ts";
+import { kvCounters, type BudgetCounter } from "./rate-limit.ts";
 import type { CounterState } from "../kv/kv.ts";
 
 /**
@@ -43,7 +43,7 @@ const key = (tokenId: string) => `cred:pat:${tokenId}`;
 
 /** Looks the token up and, when the secret matches, counts the request against `counters`, in one round trip. */
 export async function admitCached(kv: Kv, tokenId: string, secretHash: string, counters: readonly BudgetCounter[]): Promise<CachedCredential> {
-  const { value, counts } = await kv.incrementIfPrefixed(key(tokenId), `${secretHash}:`, counters);
+  const { value, counts } = await kv.incrementIfPrefixed(key(tokenId), `${secretHash}:`, kvCounters(counters));
   if (value === null) return { state: "miss" };
   if (value === REVOKED) return { state: "revoked" };
   if (value === CHANGED) return { state: "changed" };

@@ -179,7 +179,7 @@ describe("agent registration (no browser)", () => {
     const res = await auth.register({ type: "service_auth", login_hint: uniqueEmail("ip"), client_name: "Bot" }, "10.1.0.1");
     await expectOAuthError(res, 429, "too_many_requests");
     const retryAfter = Number(res.headers.get("retry-after"));
-    assert.ok(retryAfter > 0 && retryAfter <= 3600, `Retry-After ${retryAfter}`);
+    assert.ok(retryAfter > 0 && retryAfter <= 2 * 3600, `Retry-After ${retryAfter}`);
     await registered(await auth.register({ type: "service_auth", login_hint: uniqueEmail("ip"), client_name: "Bot" }, "10.1.0.2"));
   });
 
@@ -196,7 +196,7 @@ describe("agent registration (no browser)", () => {
     await expectOAuthError(res, 429, "too_many_requests");
     assert.ok(Number(res.headers.get("retry-after")) > 0);
     await registered(await auth.register({ type: "service_auth", login_hint: uniqueEmail("mail"), client_name: "Bot" }, "10.2.1.1"));
-    auth.clock.advance(3_600_000);
+    auth.clock.advance(Number(res.headers.get("retry-after")) * 1000);
     await registered(await auth.register({ type: "service_auth", login_hint: email, client_name: "Bot" }, "10.2.1.2"));
   });
 

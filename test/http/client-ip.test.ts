@@ -2,7 +2,7 @@
 // the operator trusts (TRUST_PROXY). Without that, a header cannot move a client to a fresh bucket.
 import assert from "node:assert/strict";
 import type { IncomingMessage } from "node:http";
-import { clientIpResolver, parseTrustProxy } from "../../src/http/client-ip.ts";
+import { clientIpResolver, clientNetwork, parseTrustProxy } from "../../src/http/client-ip.ts";
 import { loadConfig } from "../../src/config.ts";
 import { rawRpc, startMcp } from "../helpers/mcp.ts";
 
@@ -62,6 +62,29 @@ describe("client address (TRUST_PROXY)", () => {
       for (let i = 0; i < 5; i++) assert.equal((await rawRpc(mcp, "tools/list", client(1))).status, 401);
       assert.equal((await rawRpc(mcp, "tools/list", client(1))).status, 429);
       assert.equal((await rawRpc(mcp, "tools/list", client(2))).status, 401, "another client has its own budget");
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("counts an IPv6 client by its /64, an IPv4 one (mapped or not) by its address", () => {
+    assert.equal(clientNetwork("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::/64");
+    assert.equal(clientNetwork("2001:0db8:0001:0002::1"), "2001:db8:1:2::/64");
+    assert.equal(clientNetwork("2001:db8::1"), "2001:db8::/64");
+    assert.equal(clientNetwork("::1"), "::/64");
+    assert.equal(clientNetwork("::ffff:203.0.113.9"), "203.0.113.9");
+    assert.equal(clientNetwork("203.0.113.9"), "203.0.113.9");
+    assert.equal(clientNetwork("unknown"), "unknown");
+  });
+
+  it("gives one budget to every address of an IPv6 /64: rotating the interface id earns no fresh budget", async () => {
+    const mcp = await startMcp({ clientIp: clientIpResolver(parseTrustProxy("loopback")) });
+    try {
+      const client = (suffix: string) => ({ token: null, headers: { "x-forwarded-for": `2001:db8:5:6:${suffix}` } });
+      for (let i = 0; i < 5; i++) assert.equal((await rawRpc(mcp, "tools/list", client(`${i + 1}:0:0:1`))).status, 401);
+      assert.equal((await rawRpc(mcp, "tools/list", client("ffff:0:0:2"))).status, 429, "the same /64");
+      const other = { token: null, headers: { "x-forwarded-for": "2001:db8:5:7::1" } };
+      assert.equal((await rawRpc(mcp, "tools/list", other)).status, 401, "another /64 has its own budget");
     } finally {
       await mcp.close();
     }

@@ -43,7 +43,7 @@ describe("rate limits", () => {
     }
   });
 
-  it("answer 429 with Retry-After once the minute is spent, and refill with the next minute", async () => {
+  it("answer 429 with Retry-After once the minute is spent, and admit again as the sliding minute moves on", async () => {
     const clock = new TestClock(Date.UTC(2026, 10, 21, 10, 0, 15));
     const api = await startApi({ clock });
     try {
@@ -54,15 +54,42 @@ describe("rate limits", () => {
       }
       const limited = await client.get("/v1/teams/current");
       expectError(limited, 429, "RATE_LIMITED");
-      assert.equal(limited.headers.get("retry-after"), "45");
+      // 45 s to the minute's end, then the 301 counted fade until fewer than 300 remain: 45 + 60 * (1 - 300/301).
+      assert.equal(limited.headers.get("retry-after"), "46");
       assert.equal(limited.headers.get("x-ratelimit-remaining"), "0");
-      assert.equal(limited.body.error.context.retry_after, 45);
+      assert.equal(limited.body.error.context.retry_after, 46);
       clock.advance(44_000);
       expectError(await client.get("/v1/teams/current"), 429, "RATE_LIMITED");
+      clock.advance(2_000);
+      const admitted = await client.get("/v1/teams/current");
+      assert.equal(admitted.status, 200);
+      // At 10:01:01 the previous minute's 302 (refusals count too) weigh 59/60: 296, and 297 with this one.
+      assert.equal(admitted.headers.get("x-ratelimit-remaining"), "3");
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("admit no burst of twice the limit across a window boundary (sliding window)", async () => {
+    const clock = new TestClock(Date.UTC(2026, 10, 21, 10, 0, 59, 500));
+    const api = await startApi({ clock, budget: [{ name: "minute", limit: 20, windowMs: 60_000 }] });
+    try {
+      const client = new ApiClient(api.url, (await tokenFor(creator, ["team:view"])).token);
+      for (let i = 0; i < 20; i++) assert.equal((await client.get("/v1/teams/current")).status, 200);
       clock.advance(1_000);
-      const refilled = await client.get("/v1/teams/current");
-      assert.equal(refilled.status, 200);
-      assert.equal(refilled.headers.get("x-ratelimit-remaining"), "299");
+      let admitted = 0;
+      let retryAfter = 0;
+      for (let i = 0; i < 20; i++) {
+        const res = await client.get("/v1/teams/current");
+        if (res.status === 200) admitted++;
+        else retryAfter = Number(res.headers.get("retry-after"));
+      }
+      // A fixed window would admit all 20 again one second later; the sliding estimate still counts 19 of the 20.
+      assert.equal(admitted, 1);
+      assert.ok(retryAfter > 1);
+      // Refusals count too, so this waits exactly what the last refusal said, without probing earlier.
+      clock.advance(retryAfter * 1000);
+      assert.equal((await client.get("/v1/teams/current")).status, 200, "admitted again once Retry-After has passed");
     } finally {
       await api.close();
     }
@@ -94,14 +121,16 @@ describe("rate limits", () => {
       const remaining: string[] = [];
       for (let i = 0; i < 3; i++) remaining.push((await client.get("/v1/teams/current")).headers.get("x-ratelimit-remaining")!);
       assert.deepEqual(remaining, ["2", "1", "0"]);
-      clock.advance(60_000);
+      // Two minutes on, the minute's window is empty again (one minute on, the sliding minute still holds the three).
+      clock.advance(120_000);
       const fourth = await client.get("/v1/teams/current");
       assert.equal(fourth.headers.get("x-ratelimit-limit"), "3");
       assert.equal(fourth.headers.get("x-ratelimit-remaining"), "1", "the hour has 1 left, fewer than the minute's 2");
       assert.equal((await client.get("/v1/teams/current")).status, 200);
       const limited = await client.get("/v1/teams/current");
       expectError(limited, 429, "RATE_LIMITED");
-      assert.equal(limited.headers.get("retry-after"), String(3600 - 60), "waits for the hour, not the minute");
+      // Waits for the hour: 58 minutes to its end, then until its 6 counted fade below 5 (a sixth of an hour).
+      assert.equal(limited.headers.get("retry-after"), String(3600 - 120 + 600 + 1), "waits for the hour, not the minute");
     } finally {
       await api.close();
     }

@@ -6,7 +6,10 @@ import { createTestCreator, tokenFor, type TestCreator } from "../helpers/fixtur
 import { TestClock } from "../helpers/clock.ts";
 import { connectMcp, rawRpc, startMcp, type RunningMcp } from "../helpers/mcp.ts";
 
-/** 15 seconds into a minute, so a spent one-minute window asks for 45 seconds. */
+/**
+ * 15 seconds into a minute: a spent one-minute window asks for the 45 seconds to its end, plus the
+ * time its count (refusals included) takes to fade below the limit in the sliding minute.
+ */
 const clockAtQuarterPast = () => new TestClock(Math.floor(Date.now() / 60_000) * 60_000 + 15_000);
 
 describe("mcp rate limits", () => {
@@ -41,14 +44,14 @@ describe("mcp rate limits", () => {
     }
     const spent = await rawRpc(mcp, "tools/call", { token, params: { name: "get_current_team", arguments: {} } });
     assert.equal(spent.status, 429);
-    assert.equal(spent.headers.get("retry-after"), "45");
+    assert.equal(spent.headers.get("retry-after"), "46", "45 + 60 * (1 - 120/121)");
     assert.equal(spent.headers.get("x-ratelimit-limit"), "120");
     assert.equal(spent.headers.get("x-ratelimit-remaining"), "0");
     assert.equal(spent.body.error.code, "RATE_LIMITED");
 
-    // Another token has its own budget; the next minute refills this one.
+    // Another token has its own budget; this one is admitted again after Retry-After.
     assert.equal((await rawRpc(mcp, "tools/list", { token: creator.token })).status, 200);
-    clock.advance(45_000);
+    clock.advance(46_000);
     assert.equal((await rawRpc(mcp, "tools/list", { token })).status, 200);
   });
 
@@ -60,7 +63,7 @@ describe("mcp rate limits", () => {
       assert.notEqual((await client.callTool({ name: "get_current_team", arguments: {} })).isError, true); // 2
       assert.notEqual((await client.callTool({ name: "get_current_team", arguments: {} })).isError, true); // 3
       await assert.rejects(client.callTool({ name: "get_current_team", arguments: {} }), (err: Error & { status?: number }) => err.status === 429);
-      clock.advance(60_000);
+      clock.advance(120_000);
       assert.notEqual((await client.callTool({ name: "get_current_team", arguments: {} })).isError, true);
     } finally {
       await client.close();
@@ -76,11 +79,11 @@ describe("mcp rate limits", () => {
     }
     const spent = await rawRpc(mcp, "tools/list", { token: null });
     assert.equal(spent.status, 429);
-    assert.equal(spent.headers.get("retry-after"), "45");
+    assert.equal(spent.headers.get("retry-after"), "56", "45 + 60 * (1 - 5/6)");
     assert.equal(spent.body.error.code, "RATE_LIMITED");
     // A valid token is not held back by its IP's unauthenticated budget.
     assert.equal((await rawRpc(mcp, "tools/list", { token: creator.token })).status, 200);
-    clock.advance(45_000);
+    clock.advance(56_000);
     assert.equal((await rawRpc(mcp, "tools/list", { token: null })).status, 401);
   });
 

@@ -100,8 +100,8 @@ describe("discovery documents", () => {
     site = await startSite(clock, { baseUrl: api.url, mcpUrl: mcp.url });
   });
   after(() => Promise.all([site.close(), mcp.close(), api.close()]));
-  // Each test starts in a fresh rate-limit window: the per-IP budget is tested on its own below.
-  beforeEach(() => clock.advance(61_000));
+  // Each test starts with a fresh rate-limit budget (two minutes on, the sliding minute is empty): the per-IP budget is tested on its own below.
+  beforeEach(() => clock.advance(121_000));
 
   const siteDocuments = () => [
     "/.well-known/api-catalog",
@@ -407,11 +407,11 @@ describe("discovery documents", () => {
       }
       const refused = await fetch(`${limited.url}/.well-known/agent-card.json`);
       assert.equal(refused.status, 429);
-      assert.equal(refused.headers.get("retry-after"), "60");
+      assert.equal(refused.headers.get("retry-after"), "61", "the minute's 60 s, then until its 61 counted fade below 60");
       assert.equal(refused.headers.get("access-control-allow-origin"), "*");
       assert.notEqual(refused.headers.get("cache-control"), "public, max-age=3600", "a refusal is not cached as the document");
       assert.equal(((await refused.json()) as Json).error.code, "RATE_LIMITED");
-      own.advance(60_000);
+      own.advance(61_000);
       assert.equal((await fetch(`${limited.url}/.well-known/agent-card.json`)).status, 200);
     } finally {
       await limited.close();

@@ -34,7 +34,7 @@ export async function authenticateMcpRequest(ctx: Koa.Context, deps: McpAuthDeps
     admission = await admit(deps, ctx.get("authorization"), deps.budget, "mcp", now);
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== "AUTHENTICATION_REQUIRED") throw err;
-    const rate = await consumeBudget(deps.kv, `mcp-ip:${(ctx.state as RequestState).clientIp}`, deps.unauthenticatedBudget, now.getTime());
+    const rate = await consumeBudget(deps.kv, `mcp-ip:${(ctx.state as RequestState).clientNetwork}`, deps.unauthenticatedBudget, now.getTime());
     if (rate.retryAfter !== null) throw rateLimited(rate);
     ctx.set("WWW-Authenticate", bearerChallenge(deps.mcpUrl));
     throw err;

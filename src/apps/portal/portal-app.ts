@@ -67,7 +67,7 @@ export const PORTAL_ACTION_BUDGET: readonly Window[] = [{ name: "portal-action-m
 function limitPortalActions(deps: PortalDeps): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.method === "POST") {
-      const state = await consumeBudget(deps.kv, `portal-action:${(ctx.state as RequestState).clientIp}`, PORTAL_ACTION_BUDGET, deps.now().getTime());
+      const state = await consumeBudget(deps.kv, `portal-action:${(ctx.state as RequestState).clientNetwork}`, PORTAL_ACTION_BUDGET, deps.now().getTime());
       if (state.retryAfter !== null) {
         ctx.set("Retry-After", String(state.retryAfter));
         renderPortalPage(ctx, {

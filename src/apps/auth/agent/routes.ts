@@ -88,7 +88,7 @@ function attemptBlock(deps: AuthDeps, attempt: ClaimAttempt, now: Date) {
 
 export function mountAgentRoutes(router: Router, deps: AuthDeps): void {
   const perAddress: Koa.Middleware = async (ctx, next) => {
-    const ip = (ctx.state as RequestState).clientIp;
+    const ip = (ctx.state as RequestState).clientNetwork;
     throwIfSpent(await consumeBudget(deps.kv, `agent-endpoint-ip:${ip}`, AGENT_ENDPOINT_BUDGET, deps.now().getTime()));
     ctx.set("Cache-Control", "no-store");
     await next();
@@ -105,7 +105,7 @@ export function mountAgentRoutes(router: Router, deps: AuthDeps): void {
         // Both are counted before either is checked, so a client cannot skip one by failing the other.
         const byAddress = await consumeBudget(
           deps.kv,
-          `agent-registration-ip:${(ctx.state as RequestState).clientIp}`,
+          `agent-registration-ip:${(ctx.state as RequestState).clientNetwork}`,
           AGENT_REGISTRATION_BUDGET,
           now.getTime(),
         );

@@ -40,7 +40,7 @@ async function spend(deps: AuthDeps, subject: string, budget: readonly Window[],
   if (state.retryAfter !== null) throw tooMany(state.retryAfter, what);
 }
 
-const ipOf = (ctx: Koa.Context) => (ctx.state as RequestState).clientIp;
+const ipOf = (ctx: Koa.Context) => (ctx.state as RequestState).clientNetwork;
 const authOriginOf = (ctx: Koa.Context) => (ctx.state as { authOrigin: string }).authOrigin;
 
 /** The network's sign-in budget before a JSON endpoint (its refusal is too_many_requests, 429). */

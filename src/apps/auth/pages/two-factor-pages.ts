@@ -185,7 +185,7 @@ export function mountTwoFactorPages(router: Router, deps: AuthDeps): void {
     ["POST"],
     passkeyEndpoint(async (ctx, body) => {
       const now = deps.now();
-      const ip = (ctx.state as RequestState).clientIp;
+      const ip = (ctx.state as RequestState).clientNetwork;
       const state = await consumeBudget(deps.kv, `sign-in-ip:${ip}`, SIGN_IN_PER_IP, now.getTime());
       if (state.retryAfter !== null) {
         throw new OAuthError("too_many_requests", "Too many sign-in attempts from this network. Wait a few minutes, then try again.", 429, {

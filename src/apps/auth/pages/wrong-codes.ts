@@ -3,7 +3,7 @@
 // signs in often is never held up; the count is read before a code is checked and raised after a
 // wrong one.
 import type { AuthDeps } from "../deps.ts";
-import { budgetCounters, consumeBudget, type Window } from "../../../pipeline/rate-limit.ts";
+import { consumeBudget, peekBudget, type Window } from "../../../pipeline/rate-limit.ts";
 import { PageError } from "./page-error.ts";
 
 export const WRONG_CODES_PER_USER: readonly Window[] = [{ name: "two-factor-user", limit: 5, windowMs: 15 * 60_000 }];
@@ -19,11 +19,8 @@ function tooManyWrongCodes(retryAfter: number): PageError {
 
 /** Refuses (429) before a code is checked when the creator's wrong codes are spent. */
 export async function refuseWhenWrongCodesSpent(deps: Pick<AuthDeps, "kv" | "now">, userId: string): Promise<void> {
-  const nowMs = deps.now().getTime();
-  for (const counter of budgetCounters(subject(userId), WRONG_CODES_PER_USER, nowMs)) {
-    const spent = Number((await deps.kv.get(counter.key)) ?? 0);
-    if (spent >= counter.window.limit) throw tooManyWrongCodes(Math.ceil((counter.endsAt - nowMs) / 1000));
-  }
+  const state = await peekBudget(deps.kv, subject(userId), WRONG_CODES_PER_USER, deps.now().getTime());
+  if (state.retryAfter !== null) throw tooManyWrongCodes(state.retryAfter);
 }
 
 export async function countWrongCode(deps: Pick<AuthDeps, "kv" | "now">, userId: string): Promise<void> {

@@ -1,12 +1,13 @@
 // The agent's side of the end of a registration: polling the token endpoint with the claim token
 // (grant urn:example:agent-auth:grant-type:claim). Every poll is noted (slow_down compares with
 // the last one); the first poll after the creator confirmed mints the personal access token - for
-// the creator, on the team they confirmed with, exactly the registration's abilities, no expiry,
+// the creator, on the team they confirmed with, the abilities kept at confirmation, no expiry,
 // kind agent_registration under the client's name - and marks the registration collected, in one
 // transaction with its activity entries.
 import { createDomainContext, type Actor, type Db } from "../../db/tenant.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { mintToken } from "../tokens/tokens.ts";
+import { grantedAbilities } from "./confirmation.ts";
 import {
   AgentRegistrationError,
   claimTokenExpired,
@@ -67,12 +68,10 @@ async function mintFor(trx: Db, row: RegistrationRow, now: Date, requestId: stri
     requestId,
   };
   const ctx = createDomainContext(trx, actor, now);
-  // The abilities were checked to be mintable at registration; null = no minting token narrows them.
-  const minted = await mintToken(
-    ctx,
-    { name: row.client_name, abilities: row.abilities, kind: "agent_registration", projectIds: null, expiresAt: null },
-    null,
-  );
+  // Kept at confirmation (bounded by the creator's place then); a row confirmed before that was
+  // kept is bounded now. Mintable since registration; null = no minting token narrows them.
+  const abilities = row.granted_abilities ?? (await grantedAbilities(trx, actor.userId, actor.teamId, row.abilities));
+  const minted = await mintToken(ctx, { name: row.client_name, abilities, kind: "agent_registration", projectIds: null, expiresAt: null }, null);
   await registrations(trx).where({ id: row.id }).update({ state: "collected", token_id: minted.data.id, collected_at: now, updated_at: now });
   // minted_credential_id, not token_id: properties named like a secret are dropped from entries.
   await recordActivity(ctx, {

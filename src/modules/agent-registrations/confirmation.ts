@@ -1,9 +1,12 @@
 // The creator's side of an agent registration: what the claim page shows, and the confirmation
 // (the signed-in creator types the 6-digit code). Only the named creator may confirm; anyone else
 // is refused without the page learning the address. A wrong code counts (5 end the registration),
-// and that count is committed even though the attempt is refused.
+// and that count is committed even though the attempt is refused. The token gets only the asked-for
+// abilities the confirming creator's place on the team grants (as the tokens page bounds a mint),
+// fixed at confirmation: a role raised later does not widen it.
 import { createDomainContext, unscoped, type Actor, type Db } from "../../db/tenant.ts";
 import { recordActivity } from "../activity/activity-log.ts";
+import { abilitiesGrantable, teamGrantsOf } from "../roles/grants.ts";
 import { canSeeTeam } from "../teams/teams.ts";
 import {
   AgentRegistrationError,
@@ -21,8 +24,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export interface AgentRegistrationView {
   registration_id: string;
   client_name: string;
-  /** The abilities the collected token will carry (post_claim_scopes). */
+  /** What the agent asked for (post_claim_scopes). */
   abilities: string[];
+  /** Those the collected token will carry: what the creator's place on the team grants (fixed once confirmed). */
+  granted: string[];
+  /** Those it will not carry: the creator's place on the team does not grant them. */
+  dropped: string[];
   /** The team the token will act on: the one the creator is working in. */
   team: { id: string; name: string };
   state: RegistrationState;
@@ -44,6 +51,13 @@ async function teamOf(db: Db, userId: string, teamId: string): Promise<{ id: str
     name: string;
   };
   return team;
+}
+
+/** The asked-for abilities that `userId`'s place on `teamId` lets them hand to a token (none without a place there). */
+export async function grantedAbilities(db: Db, userId: string, teamId: string, asked: readonly string[]): Promise<string[]> {
+  const grants = await teamGrantsOf(db, userId, teamId);
+  const allowed = grants ? abilitiesGrantable(grants) : new Set<string>();
+  return asked.filter((a) => allowed.has(a)).sort();
 }
 
 /** The state a row is in at `now`: a registration whose 30 minutes are over has expired. */
@@ -68,14 +82,18 @@ export async function describeAgentRegistration(
   const row = (await registrations(db).where({ id: input.registrationId }).first()) as RegistrationRow | undefined;
   if (!row) throw notFound();
   if (row.login_email !== (await emailOf(db, input.userId))) throw wrongAccount();
-  return view(row, await teamOf(db, input.userId, input.teamId), stateAt(row, input.now));
+  const team = await teamOf(db, input.userId, input.teamId);
+  const granted = row.granted_abilities ?? (await grantedAbilities(db, input.userId, team.id, row.abilities));
+  return view(row, team, stateAt(row, input.now), granted);
 }
 
-function view(row: RegistrationRow, team: { id: string; name: string }, state: RegistrationState): AgentRegistrationView {
+function view(row: RegistrationRow, team: { id: string; name: string }, state: RegistrationState, granted: string[]): AgentRegistrationView {
   return {
     registration_id: row.id,
     client_name: row.client_name,
     abilities: [...row.abilities].sort(),
+    granted: [...granted].sort(),
+    dropped: row.abilities.filter((a) => !granted.includes(a)).sort(),
     team,
     state,
     user_code_expires_at: new Date(row.user_code_expires_at).toISOString(),
@@ -96,39 +114,46 @@ export interface ConfirmInput {
 }
 
 /**
- * Confirms a registration for the signed-in creator: state claimed, remembering the creator and
- * the team; the agent's next poll collects the token. Refuses with AgentRegistrationError:
- * not_found; wrong_account (the signed-in account is not the named creator; the address is not
- * named); team_not_visible; already_confirmed; registration_expired (30 minutes over or 5 wrong
- * codes); code_expired (10 minutes over: the agent renews it); wrong_code (counted; the 5th ends
- * the registration and answers registration_expired).
+ * The code-only claim page's first step: the creator's open registration whose current code this
+ * is, described for the team they work in (nothing is confirmed yet: the page shows the agent and
+ * its abilities before the creator confirms). Refuses and counts wrong codes as
+ * confirmAgentRegistration does.
  */
-export async function confirmAgentRegistration(db: Db, input: ConfirmInput): Promise<AgentRegistrationView> {
-  // Decided inside the transaction, thrown after it commits: a wrong code's count must persist.
-  const outcome = await db.transaction(async (trx) => {
-    const email = await emailOf(trx, input.userId);
-    const candidates = await candidatesFor(trx, input, email);
-    const team = await teamOf(trx, input.userId, input.teamId);
-    const open = candidates.filter((row) => stateAt(row, input.now) === "registered");
-    if (!open.length) {
-      const ended = candidates.some((row) => stateAt(row, input.now) === "expired");
-      return new AgentRegistrationError(
-        ended ? "registration_expired" : "already_confirmed",
-        ended ? "This registration has ended: the agent registers again." : "This registration is already confirmed.",
-      );
-    }
-    const match = open.find((row) => codeMatches(row, input.code.trim()));
-    if (!match) {
-      const ended = await countWrongCode(trx, open, input.now);
-      return ended
-        ? new AgentRegistrationError("registration_expired", `${MAX_WRONG_CODES} wrong codes ended this registration: the agent registers again.`)
-        : new AgentRegistrationError("wrong_code", "That code is not right.");
-    }
-    if (new Date(match.user_code_expires_at).getTime() <= input.now.getTime())
-      return new AgentRegistrationError("code_expired", "That code has expired: the agent asks for a fresh one.");
+export function identifyAgentRegistration(db: Db, input: Omit<ConfirmInput, "registrationId" | "requestId">): Promise<AgentRegistrationView> {
+  return decidedThenThrown(db, async (trx) => {
+    const found = await matchingRegistration(trx, input);
+    if (found instanceof AgentRegistrationError) return found;
+    return view(found.match, found.team, "registered", await grantedAbilities(trx, input.userId, found.team.id, found.match.abilities));
+  });
+}
+
+/**
+ * Confirms a registration for the signed-in creator: state claimed, remembering the creator, the
+ * team and the abilities granted; the agent's next poll collects the token. Refuses with
+ * AgentRegistrationError: not_found; wrong_account (the signed-in account is not the named creator;
+ * the address is not named); team_not_visible; already_confirmed; registration_expired (30 minutes
+ * over or 5 wrong codes); code_expired (10 minutes over: the agent renews it); wrong_code (counted;
+ * the 5th ends the registration and answers registration_expired); nothing_granted (the creator's
+ * place on the team grants none of the asked-for abilities; the registration stays open).
+ */
+export function confirmAgentRegistration(db: Db, input: ConfirmInput): Promise<AgentRegistrationView> {
+  return decidedThenThrown(db, async (trx) => {
+    const found = await matchingRegistration(trx, input);
+    if (found instanceof AgentRegistrationError) return found;
+    const { match, team } = found;
+    const granted = await grantedAbilities(trx, input.userId, team.id, match.abilities);
+    if (!granted.length)
+      return new AgentRegistrationError("nothing_granted", `Your place on ${team.name} grants none of the abilities this agent asks for.`);
     await registrations(trx)
       .where({ id: match.id })
-      .update({ state: "claimed", confirmed_user_id: input.userId, confirmed_team_id: team.id, confirmed_at: input.now, updated_at: input.now });
+      .update({
+        state: "claimed",
+        confirmed_user_id: input.userId,
+        confirmed_team_id: team.id,
+        confirmed_at: input.now,
+        granted_abilities: JSON.stringify(granted),
+        updated_at: input.now,
+      });
     const actor: Actor = {
       userId: input.userId,
       teamId: team.id,
@@ -142,16 +167,49 @@ export async function confirmAgentRegistration(db: Db, input: ConfirmInput): Pro
       description: `Agent registration "${match.client_name}" confirmed`,
       subjectType: "agent-registration",
       subjectId: match.id,
-      properties: { client_name: match.client_name, abilities: match.abilities },
+      properties: { client_name: match.client_name, abilities: granted, requested_abilities: match.abilities },
     });
-    return view({ ...match, state: "claimed" }, team, "claimed");
+    return view({ ...match, state: "claimed" }, team, "claimed", granted);
   });
+}
+
+/** Runs `decide` in a transaction and throws the refusal it returns only after COMMIT: a wrong code's count must persist. */
+async function decidedThenThrown<T>(db: Db, decide: (trx: Db) => Promise<T | AgentRegistrationError>): Promise<T> {
+  const outcome = await db.transaction(decide);
   if (outcome instanceof AgentRegistrationError) throw outcome;
   return outcome;
 }
 
+/** The open registration `input.code` is the current code of (rows locked), with the team; or the refusal, a wrong code counted. */
+async function matchingRegistration(
+  trx: Db,
+  input: Omit<ConfirmInput, "requestId">,
+): Promise<{ match: RegistrationRow; team: { id: string; name: string } } | AgentRegistrationError> {
+  const email = await emailOf(trx, input.userId);
+  const candidates = await candidatesFor(trx, input, email);
+  const team = await teamOf(trx, input.userId, input.teamId);
+  const open = candidates.filter((row) => stateAt(row, input.now) === "registered");
+  if (!open.length) {
+    const ended = candidates.some((row) => stateAt(row, input.now) === "expired");
+    return new AgentRegistrationError(
+      ended ? "registration_expired" : "already_confirmed",
+      ended ? "This registration has ended: the agent registers again." : "This registration is already confirmed.",
+    );
+  }
+  const match = open.find((row) => codeMatches(row, input.code.trim()));
+  if (!match) {
+    const ended = await countWrongCode(trx, open, input.now);
+    return ended
+      ? new AgentRegistrationError("registration_expired", `${MAX_WRONG_CODES} wrong codes ended this registration: the agent registers again.`)
+      : new AgentRegistrationError("wrong_code", "That code is not right.");
+  }
+  if (new Date(match.user_code_expires_at).getTime() <= input.now.getTime())
+    return new AgentRegistrationError("code_expired", "That code has expired: the agent asks for a fresh one.");
+  return { match, team };
+}
+
 /** The rows a confirmation may be for, locked; only the named creator's. */
-async function candidatesFor(trx: Db, input: ConfirmInput, email: string | null): Promise<RegistrationRow[]> {
+async function candidatesFor(trx: Db, input: Pick<ConfirmInput, "registrationId">, email: string | null): Promise<RegistrationRow[]> {
   if (input.registrationId !== undefined) {
     if (!UUID.test(input.registrationId)) throw notFound();
     const row = (await registrations(trx).where({ id: input.registrationId }).forUpdate().first()) as RegistrationRow | undefined;

@@ -42,7 +42,10 @@ export interface RegistrationRow {
   registration_type: RegistrationType;
   client_name: string;
   login_email: string;
+  /** What the agent asked for (post_claim_scopes). */
   abilities: string[];
+  /** Set at confirmation: the asked-for abilities the confirming creator's place on the team granted. */
+  granted_abilities: string[] | null;
   claim_token_hash: string;
   claim_expires_at: Date;
   user_code_hash: string;

@@ -1,9 +1,10 @@
 // What a creator may do on a team, from their place in it: the owner everything; a member what
 // their role grants team-wide, plus what each of their groups grants on its projects. A token
 // acts with the abilities it carries that these also grant: never wider than either.
-import { abilityCatalog } from "../../../generated/catalog.ts";
+import { abilityCatalog, abilityValues } from "../../../generated/catalog.ts";
 import { unscoped, type Db } from "../../db/tenant.ts";
 import { builtInRole } from "../teams/built-in-roles.ts";
+import { whyNotMintable } from "../tokens/abilities.ts";
 
 export interface GroupGrant {
   projectIds: string[];
@@ -41,6 +42,21 @@ export function narrowAbilities(tokenAbilities: readonly string[], granted: read
   if (granted === null) return [...tokenAbilities];
   const byRole = covered(granted);
   return [...covered(tokenAbilities)].filter((a) => PERSONAL.has(a) || byRole.has(a)).sort();
+}
+
+/** Every ability a token may be minted with (no retired ability, never token:create). */
+export const mintableAbilities: readonly string[] = abilityValues.filter((a) => whyNotMintable(a) === null);
+
+/**
+ * The mintable abilities a creator with these grants may put on a token of that team (their role
+ * team-wide, their groups on their projects; the owner everything): what the tokens page offers
+ * and what an agent registration's confirmation keeps.
+ */
+export function abilitiesGrantable(grants: TeamGrants): Set<string> {
+  const mintable = new Set(mintableAbilities);
+  const allowed = new Set(narrowAbilities(mintableAbilities, grants.roleAbilities));
+  for (const group of grants.groupGrants) for (const a of narrowAbilities(mintableAbilities, group.abilities)) allowed.add(a);
+  return new Set([...allowed].filter((a) => mintable.has(a)));
 }
 
 /**

@@ -2,7 +2,7 @@
 // claim URL), sees the agent's name, abilities and team, types the code; the agent's next poll
 // collects the token, which is listed on the tokens page. Another account is refused without the
 // address being named; 5 wrong codes end the registration; the code alone finds the registration
-// when the URL does not name it.
+// when the URL does not name it, and shows it (name, abilities) before the creator confirms.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import type { Browser } from "playwright-core";
@@ -77,7 +77,9 @@ describe("auth pages: agent registration claim (Chromium)", function () {
     assert.match(main, /Release bot/);
     assert.match(main, /project:view-any/);
     assert.match(main, /team:view/);
-    assert.match(main, /Abilities \(2\)/);
+    assert.match(main, /Asked for \(2\)/);
+    assert.match(main, /It will get\s+All 2/);
+    assert.doesNotMatch(main, /Dropped/);
     assert.match(main, /tokens page/);
 
     // The team: the session's, changed with the team switcher (which comes back to this page).
@@ -139,7 +141,7 @@ describe("auth pages: agent registration claim (Chromium)", function () {
     // By the code alone, the other account finds nothing either (and the code is not spent on them).
     await page.goto(`${auth.url}/agent/claim`);
     await page.getByLabel("Code").fill(reg.claim.user_code);
-    await page.getByRole("button", { name: "Confirm and connect the agent" }).click();
+    await page.getByRole("button", { name: "Show the agent" }).click();
     assert.match(await page.getByRole("alert").innerText(), /No open agent registration for your account/);
     assert.ok(!(await page.content()).includes(named.email));
     await context.close();
@@ -179,6 +181,18 @@ describe("auth pages: agent registration claim (Chromium)", function () {
     await page.getByRole("heading", { name: "Connect an agent" }).waitFor();
     await screenshot(page, "claim-by-code");
     await page.getByLabel("Code").fill(reg.claim.user_code);
+    await page.getByRole("button", { name: "Show the agent" }).click();
+    // The code found it; nothing is confirmed until the person has seen the agent and its abilities.
+    await page.getByRole("button", { name: "Confirm and connect the agent" }).waitFor();
+    const shown = await page.locator("dl.claim").innerText();
+    assert.match(shown, /Agent\s+Code-only bot/);
+    assert.match(shown, /Asked for \(\d+\)[\s\S]*team:view/);
+    await screenshot(page, "claim-by-code-shown");
+    await page.setViewportSize({ width: 390, height: 800 });
+    await screenshot(page, "claim-by-code-shown-390");
+    await page.setViewportSize({ width: 1100, height: 800 });
+    const { db } = await testDatabase();
+    assert.equal((await db("agent_registrations").where({ id: reg.registration_id }).first("state")).state, "registered");
     await page.getByRole("button", { name: "Confirm and connect the agent" }).click();
     await page.getByRole("heading", { name: "Agent connected" }).waitFor();
     assert.match(await page.locator("main").innerText(), /Code-only bot/);

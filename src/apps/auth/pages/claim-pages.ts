@@ -1,16 +1,19 @@
 // The agent-registration claim page: claim.verification_uri = {auth_url}/agent/claim (claim_url adds
-// ?registration_id=<uuid>). The signed-in creator sees the agent's client_name, the abilities its
-// token will carry and the team it will act on (the session's, changed with the team switcher),
-// and types the 6-digit code. Only the named creator may confirm: any other account is refused
-// without the page naming the address. Without registration_id the code alone finds the
-// registration among the creator's open ones. The rules (10-minute code, 5 wrong codes end the
-// registration) live in src/modules/agent-registrations/confirmation.ts.
+// ?registration_id=<uuid>). The signed-in creator sees the agent's client_name, the abilities it
+// asked for and those its token will get (what the creator's role on the team grants; the rest is
+// shown as dropped), the team it will act on (the session's, changed with the team switcher), and
+// types the 6-digit code. Only the named creator may confirm: any other account is refused without
+// the page naming the address. Without registration_id the code alone finds the registration among
+// the creator's open ones, and the page then shows it with a button to confirm: nothing is
+// confirmed before the person has seen what. The rules (10-minute code, 5 wrong codes end the
+// registration, abilities bounded at confirmation) live in src/modules/agent-registrations/confirmation.ts.
 import type { Router } from "@koa/router";
 import type Koa from "koa";
 import type { AuthDeps } from "../deps.ts";
 import {
   confirmAgentRegistration,
   describeAgentRegistration,
+  identifyAgentRegistration,
   type AgentRegistrationView,
 } from "../../../modules/agent-registrations/confirmation.ts";
 import { AgentRegistrationError } from "../../../modules/agent-registrations/registrations.ts";
@@ -50,43 +53,69 @@ const MESSAGES: Record<string, { status: number; text: string; retry?: boolean }
     text: "That code is not right. Check the code the agent shows and type it again: 5 wrong codes end the registration.",
     retry: true,
   },
+  nothing_granted: {
+    status: 403,
+    text: "Your role on this team grants none of the abilities this agent asks for. Choose another team with the team switcher, or ask the team's owner.",
+    retry: true,
+  },
 };
 
 function refusal(err: AgentRegistrationError): { status: number; text: string; retry?: boolean } {
   return MESSAGES[err.code] ?? { status: 400, text: "The agent registration could not be confirmed." };
 }
 
-function details(view: AgentRegistrationView): Html {
+const abilityList = (abilities: string[]) =>
+  html`<ul class="plain columns">
+    ${abilities.map((a) => html`<li><code>${a}</code></li>`)}
+  </ul>`;
+
+function details(view: AgentRegistrationView, confirmed = false): Html {
+  const count = (n: number) => `${n} abilit${n === 1 ? "y" : "ies"}`;
   return html`<dl class="claim">
       <dt>Agent</dt>
       <dd><strong>${view.client_name}</strong></dd>
       <dt>Team</dt>
       <dd>${view.team.name} <span class="hint">(the team you are working in; change it with the team switcher above)</span></dd>
-      <dt>Abilities (${view.abilities.length})</dt>
-      <dd>
-        <ul class="plain columns">
-          ${view.abilities.map((a) => html`<li><code>${a}</code></li>`)}
-        </ul>
-      </dd>
+      <dt>Asked for (${view.abilities.length})</dt>
+      <dd>${abilityList(view.abilities)}</dd>
+      ${
+        view.dropped.length
+          ? html`<dt>${confirmed ? "Granted" : "It will get"} (${view.granted.length})</dt>
+              <dd>${view.granted.length ? abilityList(view.granted) : html`<p>None: your role on ${view.team.name} grants none of them.</p>`}</dd>
+              <dt>Dropped (${view.dropped.length})</dt>
+              <dd>
+                <p class="hint">
+                  Your role on ${view.team.name} does not grant these, so the token will not carry them, even if your role changes later.
+                </p>
+                ${abilityList(view.dropped)}
+              </dd>`
+          : html`<dt>${confirmed ? "Granted" : "It will get"}</dt>
+              <dd>All ${view.abilities.length}: your role on ${view.team.name} grants each of them.</dd>`
+      }
     </dl>
     <p>
-      Once you confirm, the agent receives a personal access token with exactly these abilities on ${view.team.name}. It appears on your
-      <a href="/tokens">tokens page</a>, marked as an agent registration, where you can delete it.
+      ${confirmed ? "The agent receives" : "Once you confirm, the agent receives"} a personal access token with the ${count(view.granted.length)} it
+      gets, on ${view.team.name}. It appears on your <a href="/tokens">tokens page</a>, marked as an agent registration, where you can delete it.
     </p>`;
 }
 
-function codeForm(ctx: Koa.Context, teamId: string, registrationId: string | null, error?: string): Html {
+/** The code form; with `code` (the code-only page's second step) the typed code rides along and only the button is left. */
+function codeForm(ctx: Koa.Context, teamId: string, registrationId: string | null, options: { error?: string; code?: string } = {}): Html {
   return html`<form method="post" action="/agent/claim" class="stack">
     ${csrfField(ctx)}<input type="hidden" name="team_id" value="${teamId}" />
     ${registrationId ? html`<input type="hidden" name="registration_id" value="${registrationId}" />` : ""}
-    ${field({
-      name: "code",
-      label: "Code",
-      autocomplete: "one-time-code",
-      hint: "The 6 digits the agent shows you.",
-      ...(error ? { error } : {}),
-    })}
-    <button type="submit">Confirm and connect the agent</button>
+    ${
+      options.code
+        ? html`<input type="hidden" name="code" value="${options.code}" />`
+        : field({
+            name: "code",
+            label: "Code",
+            autocomplete: "one-time-code",
+            hint: "The 6 digits the agent shows you.",
+            ...(options.error ? { error: options.error } : {}),
+          })
+    }
+    <button type="submit">${registrationId ? "Confirm and connect the agent" : "Show the agent"}</button>
   </form>`;
 }
 
@@ -105,14 +134,47 @@ function teamName(creator: SignedIn, teamId: string): string {
   return creator.teams.find((t) => t.id === teamId)?.name ?? "";
 }
 
+/**
+ * The page before confirming: the registration (when known) with what it asks for and gets, and the
+ * form. Known through the code alone, the typed code rides along and the button confirms; with
+ * nothing granted on this team there is nothing to confirm here.
+ */
+function claimPage(
+  ctx: Koa.Context,
+  creator: SignedIn,
+  teamId: string,
+  view: AgentRegistrationView | null,
+  options: { error?: { status: number; text: string }; code?: string } = {},
+): void {
+  const form = codeForm(ctx, teamId, view?.registration_id ?? null, {
+    ...(options.error ? { error: options.error.text } : {}),
+    ...(options.code ? { code: options.code } : {}),
+  });
+  renderPage(ctx, {
+    title: TITLE,
+    creator,
+    status: options.error?.status ?? 200,
+    body: html`${
+      view
+        ? details(view)
+        : html`<p>
+            Type the code your agent shows to give it a token on <strong>${teamName(creator, teamId)}</strong> (the team you are working in; change it
+            with the team switcher above). The next page shows the agent's name and the abilities it asks for; nothing is connected until you confirm
+            there.
+          </p>`
+    }
+    ${view && !view.granted.length ? notice("error", MESSAGES.nothing_granted!.text) : form}`,
+  });
+}
+
 export function mountClaimPages(router: Router, deps: AuthDeps): void {
-  /** The page before confirming: with the registration when the link names it, else the code alone. */
+  /** The claim page, with the registration when the link names it, else the code alone. */
   async function showClaim(
     ctx: Koa.Context,
     creator: SignedIn,
     teamId: string,
     registrationId: string | null,
-    error?: { status: number; text: string },
+    options: { error?: { status: number; text: string }; code?: string } = {},
   ) {
     let view: AgentRegistrationView | null = null;
     if (registrationId) {
@@ -125,21 +187,7 @@ export function mountClaimPages(router: Router, deps: AuthDeps): void {
       if (view.state === "claimed" || view.state === "collected") return outcomePage(ctx, creator, 200, MESSAGES.already_confirmed!.text, "info");
       if (view.state === "expired") return outcomePage(ctx, creator, 410, MESSAGES.registration_expired!.text);
     }
-    renderPage(ctx, {
-      title: TITLE,
-      creator,
-      status: error?.status ?? 200,
-      body: html`${
-        view
-          ? details(view)
-          : html`<p>
-              Type the code your agent shows to give it a token on <strong>${teamName(creator, teamId)}</strong> (the team you are working in; change
-              it with the team switcher above). You see the agent's name and abilities once the code is confirmed; the token then appears on your
-              <a href="/tokens">tokens page</a>.
-            </p>`
-      }
-      ${codeForm(ctx, teamId, registrationId, error?.text)}`,
-    });
+    claimPage(ctx, creator, teamId, view, options);
   }
 
   router.register(
@@ -165,21 +213,18 @@ export function mountClaimPages(router: Router, deps: AuthDeps): void {
       const teamId = fields.team_id ?? creator.teamId ?? "";
       const registrationId = fields.registration_id || null;
       const code = (fields.code ?? "").replace(/\s+/g, "");
-      if (!CODE.test(code)) return showClaim(ctx, creator, teamId, registrationId, { status: 400, text: "Type the 6 digits the agent shows." });
+      if (!CODE.test(code))
+        return showClaim(ctx, creator, teamId, registrationId, { error: { status: 400, text: "Type the 6 digits the agent shows." } });
+      const input = { code, userId: creator.userId, teamId, now: deps.now() };
       let view: AgentRegistrationView;
       try {
-        view = await confirmAgentRegistration(deps.db, {
-          ...(registrationId ? { registrationId } : {}),
-          code,
-          userId: creator.userId,
-          teamId,
-          now: deps.now(),
-          requestId: (ctx.state as RequestState).requestId ?? null,
-        });
+        // The code alone identifies the registration first: the person sees the agent and its abilities, then confirms.
+        if (!registrationId) return claimPage(ctx, creator, teamId, await identifyAgentRegistration(deps.db, input), { code });
+        view = await confirmAgentRegistration(deps.db, { ...input, registrationId, requestId: (ctx.state as RequestState).requestId ?? null });
       } catch (err) {
         if (!(err instanceof AgentRegistrationError)) throw err;
         const refused = refusal(err);
-        if (refused.retry) return showClaim(ctx, creator, teamId, registrationId, refused);
+        if (refused.retry) return showClaim(ctx, creator, teamId, registrationId, { error: refused });
         // The domain's words for an ended registration say why it ended (time, or the 5th wrong code).
         const text = err.code === "registration_expired" ? `${err.message}` : refused.text;
         return outcomePage(ctx, creator, refused.status, text, err.code === "already_confirmed" ? "info" : "error");
@@ -187,7 +232,7 @@ export function mountClaimPages(router: Router, deps: AuthDeps): void {
       renderPage(ctx, {
         title: "Agent connected",
         creator,
-        body: html`${notice("success", `You confirmed ${view.client_name}. It receives its token on its next poll.`)} ${details(view)}`,
+        body: html`${notice("success", `You confirmed ${view.client_name}. It receives its token on its next poll.`)} ${details(view, true)}`,
       });
     }),
   );

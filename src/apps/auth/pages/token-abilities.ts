@@ -3,10 +3,10 @@
 // creator's place on the chosen team lets them hand to a token (their role team-wide, their groups
 // on their projects; the owner everything). A token never acts wider than that place anyway
 // (verifyToken narrows); refusing the rest at mint keeps the page from promising what cannot work.
-import { abilityValues } from "../../../../generated/catalog.ts";
 import { readGeneratedJson } from "../../../repository-files.ts";
-import { whyNotMintable } from "../../../modules/tokens/abilities.ts";
-import { narrowAbilities, type TeamGrants } from "../../../modules/roles/grants.ts";
+import { mintableAbilities } from "../../../modules/roles/grants.ts";
+
+export { abilitiesGrantable } from "../../../modules/roles/grants.ts";
 
 interface CatalogDocument {
   categories: Record<string, string>;
@@ -18,8 +18,6 @@ export interface AbilityGroup {
   description: string;
   abilities: { value: string; note: string; status: string }[];
 }
-
-export const mintableAbilities: readonly string[] = abilityValues.filter((a) => whyNotMintable(a) === null);
 
 const document = readGeneratedJson<CatalogDocument>("abilities.json");
 
@@ -33,11 +31,3 @@ export const abilityGroups: readonly AbilityGroup[] = Object.entries(document.ca
       .map((a) => ({ value: a.value, note: a.note ?? "", status: a.status })),
   }))
   .filter((group) => group.abilities.length > 0);
-
-/** The mintable abilities a creator with these grants may put on a token of that team. */
-export function abilitiesGrantable(grants: TeamGrants): Set<string> {
-  const mintable = new Set(mintableAbilities);
-  const allowed = new Set(narrowAbilities(mintableAbilities, grants.roleAbilities));
-  for (const group of grants.groupGrants) for (const a of narrowAbilities(mintableAbilities, group.abilities)) allowed.add(a);
-  return new Set([...allowed].filter((a) => mintable.has(a)));
-}

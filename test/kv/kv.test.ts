@@ -52,6 +52,28 @@ describe(`KV store (${usingRedis ? "Redis" : "in-process"})`, () => {
     assert.ok(ttl > 50_000 && ttl <= 60_000, String(ttl));
   });
 
+  it("reads a peeked counter without creating or counting it, beside the counted ones", async () => {
+    const counted = { key: "window-now", ttlMs: 60_000 };
+    const previous = { key: "window-before", ttlMs: 0, peek: true };
+    assert.deepEqual(
+      (await kv.incrementAll([counted, previous])).map((c) => c.value),
+      [1, 0],
+    );
+    assert.equal(await kv.get("window-before"), null, "a peek creates nothing");
+    await kv.increment("window-before", 60_000);
+    await kv.increment("window-before", 60_000);
+    assert.deepEqual(
+      (await kv.incrementAll([counted, previous])).map((c) => c.value),
+      [2, 2],
+    );
+    await kv.set("cred-peek", "abc:x", { ttlMs: 60_000 });
+    const { counts } = await kv.incrementIfPrefixed("cred-peek", "abc:", [counted, previous]);
+    assert.deepEqual(
+      counts!.map((c) => c.value),
+      [3, 2],
+    );
+  });
+
   it("lets exactly one of many concurrent writers take a key set only where absent", async () => {
     const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => kv.set("lock", `claim ${i}`, { ttlMs: 30_000, onlyIfAbsent: true })));
     assert.equal(outcomes.filter(Boolean).length, 1);

@@ -5,6 +5,7 @@
 // clock decides what is due, and tests drive `deliverDue` at a chosen `now` instead of the loop.
 import type { Logger } from "pino";
 import type { Database } from "../../db/database.ts";
+import { countDeliveryAttempt } from "../../observability/metrics.ts";
 import { grantsAbility, teamGrantsOf } from "../../modules/roles/grants.ts";
 import { DNS_TIMEOUT_MS, withSharedLookups, type WebhookNetwork } from "../../modules/webhooks/address-guard.ts";
 import { attemptDelivery, type AttemptEnvironment } from "../../modules/webhooks/attempt.ts";
@@ -100,7 +101,7 @@ async function attemptAll(s: Settings, batch: readonly ClaimedDelivery[], now: D
         // another attempt is made then; nothing is recorded against the endpoint.
         s.logger.error({ err, delivery_id: d.id }, "webhook delivery attempt failed unexpectedly");
       } finally {
-        settled(outcome);
+        settled(outcome && countDeliveryAttempt(outcome));
       }
     }),
   );

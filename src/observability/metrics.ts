@@ -1,0 +1,72 @@
+// What the process counts as it serves, in Prometheus form (prom-client): requests by surface,
+// operation and status with their latency, MCP tool calls, and webhook delivery attempts by
+// outcome. One registry per process: the instruments are process-wide facts, recorded where the
+// work happens (src/http/request.ts, the MCP server, the delivery worker) and read by the metrics
+// listener (./metrics-app.ts), which adds the values it reads at scrape time (./scrape-gauges.ts).
+import { Counter, Histogram, Registry } from "prom-client";
+
+export const processRegistry = new Registry();
+
+/** Seconds; from a cached read (a millisecond) to the slowest bounded wait (the statement timeout). */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+const httpRequests = new Counter({
+  name: "subbridge_http_requests_total",
+  help: "HTTP requests answered, by surface, operation (REST operationId, MCP method or tool, or the route) and status.",
+  labelNames: ["surface", "operation", "status"] as const,
+  registers: [processRegistry],
+});
+
+const httpDuration = new Histogram({
+  name: "subbridge_http_request_duration_seconds",
+  help: "Time from a request's arrival to its answer, by surface, operation and status.",
+  labelNames: ["surface", "operation", "status"] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [processRegistry],
+});
+
+const mcpToolCalls = new Counter({
+  name: "subbridge_mcp_tool_calls_total",
+  help: "MCP tools/call requests, by tool (unknown for a name outside the catalog) and outcome (ok, an error code, or not_found).",
+  labelNames: ["tool", "outcome"] as const,
+  registers: [processRegistry],
+});
+
+const mcpToolDuration = new Histogram({
+  name: "subbridge_mcp_tool_call_duration_seconds",
+  help: "Time an MCP tool call took, by tool.",
+  labelNames: ["tool"] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [processRegistry],
+});
+
+const deliveryAttempts = new Counter({
+  name: "subbridge_webhook_delivery_attempts_total",
+  help: "Webhook delivery attempts this process finished, by outcome (delivered, failed, refused).",
+  labelNames: ["outcome"] as const,
+  registers: [processRegistry],
+});
+
+/** One answered HTTP request; `seconds` from its arrival. */
+export function recordRequest(surface: string, operation: string, status: number, seconds: number): void {
+  const labels = { surface, operation, status: String(status) };
+  httpRequests.inc(labels);
+  httpDuration.observe(labels, seconds);
+}
+
+/** One MCP tools/call; `tool` must come from the catalog (or be "unknown"): labels stay a bounded set. */
+export function recordToolCall(tool: string, outcome: string, seconds: number): void {
+  mcpToolCalls.inc({ tool, outcome });
+  mcpToolDuration.observe({ tool }, seconds);
+}
+
+/** One finished webhook delivery attempt, as the delivery worker records it. */
+export function countDeliveryAttempt<T extends { status: string; refused?: boolean }>(outcome: T): T {
+  deliveryAttempts.inc({ outcome: outcome.status === "delivered" ? "delivered" : outcome.refused ? "refused" : "failed" });
+  return outcome;
+}
+
+/** Seconds since `started` (process.hrtime.bigint()). */
+export function secondsSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}

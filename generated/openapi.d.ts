@@ -1379,7 +1379,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Registers an https endpoint on a public host for the named events and answers it with its signing secret (whsec_...), returned this once beside data. A URL that is not https, carries credentials, does not resolve or reaches a non-public address is refused with 422 naming url.
+         * @description Registers an https endpoint on a public host for the named events and answers it with its signing secret (whsec_...), returned this once beside data. A URL that is not https, carries credentials, does not resolve or reaches a non-public address is refused with 422 naming url. A team registers at most 20 endpoints (the deployment may set another number): one more is refused with 422 VALIDATION_FAILED, context.reason endpoint_limit, context.limit and context.count.
          */
         post: operations["create_webhook_endpoint"];
         delete?: never;

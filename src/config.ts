@@ -6,6 +6,7 @@ import { parseTrustProxy, type TrustProxy } from "./http/client-ip.ts";
 import { repositoryFile } from "./repository-files.ts";
 import ipaddr from "ipaddr.js";
 import type { WebhookNetwork } from "./modules/webhooks/address-guard.ts";
+import { DEFAULT_WEBHOOK_LIMITS } from "./modules/webhooks/limits.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./db/timeouts.ts";
 
 export interface SurfaceConfig {
@@ -68,6 +69,8 @@ export interface Config {
    * Where webhooks may be sent. WEBHOOK_ALLOWED_CIDRS (comma-separated ranges, default none) exempts
    * ranges from the public-address rule and WEBHOOK_ALLOW_HTTP=on accepts http URLs: both for local
    * development and tests only. WEBHOOK_TIMEOUT_MS (default 10000) bounds one request to an endpoint.
+   * WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT (8), WEBHOOK_MAX_IN_FLIGHT_PER_TEAM (32) and
+   * WEBHOOK_MAX_ENDPOINTS_PER_TEAM (20) keep one team from holding every delivery slot.
    */
   webhooks: WebhookNetwork;
 }
@@ -215,7 +218,13 @@ function webhookNetwork(env: Env): WebhookNetwork {
   if (allowHttp !== "on" && allowHttp !== "off" && allowHttp !== "")
     throw new ConfigError(`WEBHOOK_ALLOW_HTTP must be on or off, got "${env.WEBHOOK_ALLOW_HTTP}"`);
   const timeoutMs = milliseconds(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000);
-  return { allowedCidrs, allowHttp: allowHttp === "on", timeoutMs };
+  const d = DEFAULT_WEBHOOK_LIMITS;
+  const limits = {
+    inFlightPerEndpoint: integer(env, "WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT", d.inFlightPerEndpoint, 1, 1_000),
+    inFlightPerTeam: integer(env, "WEBHOOK_MAX_IN_FLIGHT_PER_TEAM", d.inFlightPerTeam, 1, 10_000),
+    endpointsPerTeam: integer(env, "WEBHOOK_MAX_ENDPOINTS_PER_TEAM", d.endpointsPerTeam, 1, 1_000),
+  };
+  return { allowedCidrs, allowHttp: allowHttp === "on", timeoutMs, limits };
 }
 
 function platformConfig(env: Env): PlatformConfig {
@@ -236,6 +245,11 @@ function platformConfig(env: Env): PlatformConfig {
 
 /** A bound in milliseconds from `name`, within [min, max]; `fallback` when unset. */
 function milliseconds(env: Env, name: string, fallback: number, min: number, max: number): number {
+  return integer(env, name, fallback, min, max);
+}
+
+/** A whole number from `name`, within [min, max]; `fallback` when unset. */
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const value = Number(raw);

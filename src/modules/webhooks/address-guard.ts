@@ -9,6 +9,7 @@
 // the classification below sees one canonical form.
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
+import { DEFAULT_WEBHOOK_LIMITS, type WebhookLimits } from "./limits.ts";
 
 export interface WebhookNetwork {
   /** Ranges exempt from the public-address rule (WEBHOOK_ALLOWED_CIDRS), e.g. 127.0.0.0/8 in tests. */
@@ -19,10 +20,12 @@ export interface WebhookNetwork {
   timeoutMs: number;
   /** Resolves a host name to its addresses; default: the system resolver, given DNS_TIMEOUT_MS. */
   resolve?: (hostname: string) => Promise<string[]>;
+  /** The fairness caps and the endpoint cap (WEBHOOK_MAX_*); DEFAULT_WEBHOOK_LIMITS where unset. */
+  limits?: Partial<WebhookLimits>;
 }
 
-/** The production setting: https only, public addresses only, 10 seconds a request. */
-export const STRICT_WEBHOOK_NETWORK: WebhookNetwork = { allowedCidrs: [], allowHttp: false, timeoutMs: 10_000 };
+/** The production setting: https only, public addresses only, 10 seconds a request, the default caps. */
+export const STRICT_WEBHOOK_NETWORK: WebhookNetwork = { allowedCidrs: [], allowHttp: false, timeoutMs: 10_000, limits: DEFAULT_WEBHOOK_LIMITS };
 
 /** How long a registration or a send waits for a name to resolve. */
 export const DNS_TIMEOUT_MS = 3_000;

@@ -1,6 +1,7 @@
 // The deliveries as a work queue in PostgreSQL, shared by any number of workers on any number of
-// machines. A worker claims due queued deliveries of active endpoints (FOR UPDATE SKIP LOCKED: two
-// workers never claim one row) and leases them while it posts, outside any transaction; a worker
+// machines. A worker claims due queued deliveries of active endpoints, fairly across teams and
+// endpoints and within the in-flight caps (./limits.ts; FOR UPDATE SKIP LOCKED: two workers never
+// claim one row) and leases them while it posts, outside any transaction; a worker
 // killed mid-delivery leaves its lease to run out, and the delivery is claimed again (at least once,
 // never lost). Outcomes are written back only under the claim that holds the lease, together with the
 // endpoints' consecutive-failure counts, the disabling of an endpoint at 20, and its activity entry,
@@ -10,6 +11,7 @@ import type { Database } from "../../db/database.ts";
 import { createDomainContext, systemActor, unscoped } from "../../db/tenant.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { DISABLE_AFTER_FAILURES } from "./ladder.ts";
+import { DEFAULT_WEBHOOK_LIMITS, type WebhookLimits } from "./limits.ts";
 
 /** A claimed delivery with what sending it needs: its event and its endpoint. */
 export interface ClaimedDelivery {
@@ -38,17 +40,54 @@ export interface DeliveryOutcome {
   durationMs: number | null;
 }
 
+// Fair claiming: a noisy team or a slow endpoint cannot take every slot. Attempts in flight are
+// the leased deliveries (a lease is cleared when the outcome is recorded), counted over every
+// worker. Each active endpoint offers its oldest due deliveries up to its free in-flight places;
+// within a team they are taken round-robin over its endpoints, up to the team's free places; and
+// across teams the least loaded team's go first (load: its attempts in flight plus those taken in
+// this claim). Claims take turns on an advisory lock (one short statement each), so concurrent
+// workers count each other's leases and the caps hold across processes; SKIP LOCKED passes over
+// rows an outcome being recorded holds.
 const claimSql = (teams: number) => `
-with due as (
+with leased as (
+  select endpoint_id, team_id, count(*)::int as n
+  from webhook_deliveries
+  where lease_expires_at > ? and status = 'queued'
+  group by endpoint_id, team_id
+), team_leased as (
+  select team_id, sum(n)::int as n from leased group by team_id
+), offered as (
+  select due.id, endpoint.team_id, due.next_attempt_at,
+         coalesce(leased.n, 0) + row_number() over (partition by endpoint.id order by due.next_attempt_at, due.id) as endpoint_load
+  from webhook_endpoints endpoint
+  left join leased on leased.endpoint_id = endpoint.id
+  cross join lateral (
+    select delivery.id, delivery.next_attempt_at
+    from webhook_deliveries delivery
+    where delivery.endpoint_id = endpoint.id
+      and delivery.status = 'queued'
+      and delivery.next_attempt_at <= ?
+      and (delivery.lease_expires_at is null or delivery.lease_expires_at <= ?)
+    order by delivery.next_attempt_at, delivery.id
+    limit ?
+  ) due
+  where endpoint.is_active
+    and coalesce(leased.n, 0) < ?
+    ${teams > 0 ? `and endpoint.team_id in (${Array(teams).fill("?").join(", ")})` : ""}
+), ranked as (
+  select offered.id, offered.next_attempt_at,
+         coalesce(team_leased.n, 0) + row_number() over (partition by offered.team_id order by offered.endpoint_load, offered.next_attempt_at, offered.id) as team_load
+  from offered
+  left join team_leased on team_leased.team_id = offered.team_id
+  where offered.endpoint_load <= ?
+), picked as (
+  select id from ranked where team_load <= ? order by team_load, next_attempt_at, id limit ?
+), due as (
   select delivery.id
   from webhook_deliveries delivery
-  join webhook_endpoints endpoint on endpoint.id = delivery.endpoint_id and endpoint.is_active
-  where delivery.status = 'queued'
-    and delivery.next_attempt_at <= ?
+  where delivery.id in (select id from picked)
+    and delivery.status = 'queued'
     and (delivery.lease_expires_at is null or delivery.lease_expires_at <= ?)
-    ${teams > 0 ? `and delivery.team_id in (${Array(teams).fill("?").join(", ")})` : ""}
-  order by delivery.next_attempt_at
-  limit ?
   for update of delivery skip locked
 ), claimed as (
   update webhook_deliveries delivery
@@ -62,6 +101,9 @@ select claimed.*, event.type, event.project_id, event.api_version, event.data, e
 from claimed
 join events event on event.id = claimed.event_id
 join webhook_endpoints endpoint on endpoint.id = claimed.endpoint_id`;
+
+/** The advisory lock claims take turns on (any fixed bigint, not the migrations' or the jobs'). */
+const CLAIM_LOCK = "5313092467716393";
 
 interface ClaimRow {
   id: string;
@@ -84,18 +126,26 @@ interface ClaimRow {
 
 const parsed = <T>(value: T | string): T => (typeof value === "string" ? (JSON.parse(value) as T) : value);
 
-/** Claims up to `limit` due deliveries at `now` (of some teams only, when `teams` names them), leased for `leaseMs`. */
+/**
+ * Claims up to `limit` due deliveries at `now` (of some teams only, when `teams` names them), leased
+ * for `leaseMs`, within the in-flight caps of `limits` (fairly: see claimSql).
+ */
 export async function claimDueDeliveries(
   db: Database,
   now: Date,
   limit: number,
   leaseMs: number,
-  teams: readonly string[] = [],
+  options: { teams?: readonly string[]; limits?: WebhookLimits } = {},
 ): Promise<ClaimedDelivery[]> {
-  const handle = unscoped(db, "the delivery workers serve every team's queue; each row keeps its team");
+  const teams = options.teams ?? [];
+  const { inFlightPerEndpoint: perEndpoint, inFlightPerTeam: perTeam } = options.limits ?? DEFAULT_WEBHOOK_LIMITS;
   const claimId = randomUUID();
-  const result = await handle.raw(claimSql(teams.length), [now, now, ...teams, limit, new Date(now.getTime() + leaseMs), claimId]);
-  return (result.rows as ClaimRow[]).map((r) => ({
+  const bindings = [now, now, now, perEndpoint, perEndpoint, ...teams, perEndpoint, perTeam, limit, now, new Date(now.getTime() + leaseMs), claimId];
+  const rows = await unscoped(db, "the delivery workers serve every team's queue; each row keeps its team").transaction(async (trx) => {
+    await trx.raw("select pg_advisory_xact_lock(?::bigint)", [CLAIM_LOCK]);
+    return (await trx.raw(claimSql(teams.length), bindings)).rows as ClaimRow[];
+  });
+  return rows.map((r) => ({
     id: r.id,
     team_id: r.team_id,
     project_id: r.endpoint_project_id,

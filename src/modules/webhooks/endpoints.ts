@@ -12,6 +12,7 @@ import { assertProjectsVisible } from "../projects/tables.ts";
 import { iso } from "../resources/catalog-change.ts";
 import { teamsTable } from "../teams/tables.ts";
 import { checkWebhookUrl, isAddressOrRange, type WebhookNetwork } from "./address-guard.ts";
+import { webhookLimits, type WebhookLimits } from "./limits.ts";
 import { FILTER_ABILITIES, type WebhookEventFilter } from "./samples.ts";
 import { SECRET_PREFIX } from "./signature.ts";
 import { webhookEndpointsTable, type WebhookEndpointRow } from "./tables.ts";
@@ -102,6 +103,21 @@ function checkAllowedIps(fields: FieldErrors, allowedIps: readonly string[] | nu
   }
 }
 
+/**
+ * 422 VALIDATION_FAILED (context.reason endpoint_limit, limit, count) unless the team may register
+ * one more endpoint. The team's row stays locked until the transaction ends, so two registrations
+ * cannot both take the last place.
+ */
+async function requireEndpointPlace(ctx: DomainContext, limits: WebhookLimits): Promise<void> {
+  await teamsTable.rows(ctx).forUpdate().first("id");
+  const count = Number((await webhookEndpointsTable.teamRows(ctx).count({ n: "*" }).first())?.n ?? 0);
+  if (count < limits.endpointsPerTeam) return;
+  throw new ApiError("VALIDATION_FAILED", `A team registers at most ${limits.endpointsPerTeam} webhook endpoints; this team has ${count}.`, {
+    context: { reason: "endpoint_limit", limit: limits.endpointsPerTeam, count },
+    remediation: "Delete an endpoint the team no longer uses, or subscribe an existing endpoint to more events.",
+  });
+}
+
 export interface EndpointInput {
   name: string;
   url: string;
@@ -123,6 +139,7 @@ export async function createEndpoint(ctx: DomainContext, env: WebhookEnvironment
   const checked = await checkWebhookUrl(input.url, env.network);
   if (!checked.ok) addFieldError(fields, "url", checked.message);
   if (Object.keys(fields).length) throw validationFailed(fields);
+  await requireEndpointPlace(ctx, webhookLimits(env.network.limits));
   const id = randomUUID();
   const { secret, sealed } = newSecret(env.appKey, id);
   const row = {

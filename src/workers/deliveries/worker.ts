@@ -1,6 +1,8 @@
 // A delivery worker: keeps up to `concurrency` attempts in flight, claiming due deliveries as slots
-// free up (./delivery-queue.ts), and writes outcomes back in batches as attempts finish. Idle, it
-// looks for due deliveries every `idlePollMs`. Any number of workers may run against one database;
+// free up (./delivery-queue.ts: fairly, within the network's in-flight caps per endpoint and per
+// team), and writes outcomes back in batches as attempts finish. A claim cut short by the caps is
+// tried again when an outcome is recorded (its lease freed a place). Idle, it looks for due
+// deliveries every `idlePollMs`. Any number of workers may run against one database;
 // each process that runs the worker (SURFACES=worker, or npm start) runs one. Time is injected: the
 // clock decides what is due, and tests drive `deliverDue` at a chosen `now` instead of the loop.
 import type { Logger } from "pino";
@@ -10,6 +12,7 @@ import { grantsAbility, teamGrantsOf } from "../../modules/roles/grants.ts";
 import { DNS_TIMEOUT_MS, withSharedLookups, type WebhookNetwork } from "../../modules/webhooks/address-guard.ts";
 import { attemptDelivery, type AttemptEnvironment } from "../../modules/webhooks/attempt.ts";
 import { claimDueDeliveries, recordOutcomes, type ClaimedDelivery, type DeliveryOutcome } from "../../modules/webhooks/delivery-queue.ts";
+import { webhookLimits, type WebhookLimits } from "../../modules/webhooks/limits.ts";
 import { AgentPool } from "../../modules/webhooks/send.ts";
 import { activeSigningKey, type WebhookSigningKey } from "../../modules/webhooks/signing-keys.ts";
 
@@ -29,6 +32,8 @@ export interface DeliveryWorkerOptions {
   idlePollMs?: number;
   /** How long a claim holds its deliveries (default: the request time-out, DNS, and 30 s). */
   leaseMs?: number;
+  /** Serves these teams' deliveries only (tests on a shared database); default every team's. */
+  teams?: readonly string[];
 }
 
 export interface DeliveryWorker {
@@ -41,6 +46,7 @@ interface Settings {
   env: AttemptEnvironment;
   leaseMs: number;
   logger: Logger;
+  claim: { teams?: readonly string[]; limits: WebhookLimits };
 }
 
 function settingsOf(options: DeliveryWorkerOptions): Settings {
@@ -48,6 +54,7 @@ function settingsOf(options: DeliveryWorkerOptions): Settings {
     db: options.db,
     logger: options.logger,
     leaseMs: options.leaseMs ?? options.network.timeoutMs + DNS_TIMEOUT_MS + 30_000,
+    claim: { teams: options.teams, limits: webhookLimits(options.network.limits) },
     env: {
       appKey: options.appKey,
       network: withSharedLookups(options.network),
@@ -112,20 +119,19 @@ async function attemptAll(s: Settings, batch: readonly ClaimedDelivery[], now: D
  * nothing is due; answers the outcomes. The one-shot form of the worker: tests drive it at an
  * injected time, each for its own team on a database other tests share.
  */
-export async function deliverDue(
-  options: DeliveryWorkerOptions & { now: Date; batchSize?: number; teams?: readonly string[] },
-): Promise<DeliveryOutcome[]> {
+export async function deliverDue(options: DeliveryWorkerOptions & { now: Date; batchSize?: number }): Promise<DeliveryOutcome[]> {
   const s = settingsOf(options);
   const limit = options.batchSize ?? 100;
   const all: DeliveryOutcome[] = [];
   try {
     for (;;) {
-      const batch = await claimDueDeliveries(s.db, options.now, limit, s.leaseMs, options.teams);
+      const batch = await claimDueDeliveries(s.db, options.now, limit, s.leaseMs, s.claim);
+      // An empty claim ends it: a short one may only have met the in-flight caps.
+      if (batch.length === 0) return all;
       const outcomes: DeliveryOutcome[] = [];
       await attemptAll(s, batch, options.now, (o) => o && outcomes.push(o));
       await recordOutcomes(s.db, outcomes, options.now);
       all.push(...outcomes);
-      if (batch.length < limit) return all;
     }
   } finally {
     await s.env.agents.close();
@@ -141,16 +147,17 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   let inFlight = 0;
   let pending: DeliveryOutcome[] = [];
   let flushing: Promise<void> | null = null;
-  // Set while the loop waits for free slots: a finished attempt wakes it. stop() wakes any wait.
+  // What ends a wait early: a finished attempt (waiting for free slots), or a recorded outcome
+  // (after a claim the caps cut short: recording frees a lease, so a place). stop() wakes any wait.
   let wake: (() => void) | null = null;
-  let waitingForSlots = false;
+  let wakeOn: "settled" | "recorded" | null = null;
   const nudge = () => {
     wake?.();
     wake = null;
   };
-  const pause = (ms: number, forSlots: boolean) =>
+  const pause = (ms: number, until: typeof wakeOn) =>
     new Promise<void>((resolve) => {
-      waitingForSlots = forSlots;
+      wakeOn = until;
       const timer = setTimeout(resolve, ms);
       wake = () => {
         clearTimeout(timer);
@@ -169,6 +176,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         try {
           const disabled = await recordOutcomes(s.db, outcomes, clock());
           if (disabled.length > 0) s.logger.warn({ endpoints: disabled }, "webhook endpoints disabled after consecutive failures");
+          if (wakeOn === "recorded") nudge();
         } catch (err) {
           // Unrecorded outcomes are retried when their leases run out: delivered at least once.
           s.logger.error({ err, outcomes: outcomes.length }, "could not record webhook delivery outcomes");
@@ -183,16 +191,16 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     while (running) {
       const free = concurrency - inFlight;
       if (free < claimAt && inFlight > 0) {
-        await pause(idlePollMs, true);
+        await pause(idlePollMs, "settled");
         continue;
       }
       const now = clock();
       let batch: ClaimedDelivery[] = [];
       try {
-        batch = await claimDueDeliveries(s.db, now, free, s.leaseMs);
+        batch = await claimDueDeliveries(s.db, now, free, s.leaseMs, s.claim);
       } catch (err) {
         s.logger.error({ err }, "could not claim webhook deliveries");
-        await pause(1_000, false);
+        await pause(1_000, null);
         continue;
       }
       if (batch.length > 0) {
@@ -201,10 +209,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
           inFlight -= 1;
           if (outcome) pending.push(outcome);
           void flush();
-          if (waitingForSlots) nudge();
+          if (wakeOn === "settled") nudge();
         });
       }
-      if (batch.length < free) await pause(idlePollMs, false);
+      if (batch.length < free) await pause(idlePollMs, inFlight > 0 ? "recorded" : null);
     }
   })();
 

@@ -64,7 +64,7 @@ describe("webhook delivery leases", function () {
     const t = later(60);
     const leaseMs = 30_000;
     // Worker A claims, then "dies": it never records an outcome.
-    const [claimed] = await claimDueDeliveries(db, t, 10, leaseMs, [suite.creator.teamId]);
+    const [claimed] = await claimDueDeliveries(db, t, 10, leaseMs, { teams: [suite.creator.teamId] });
     assert.ok(claimed);
     assert.equal((await deliverDue({ ...(await options(new Date(t.getTime() + leaseMs - 1))), leaseMs })).length, 0, "leased: not claimed again");
     const retaken = await deliverDue({ ...(await options(new Date(t.getTime() + leaseMs))), leaseMs });

@@ -8,6 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { freshPage, launchBrowser, screenshot } from "../helpers/browser.ts";
 import { allOrNothing } from "../helpers/open-resources.ts";
 import { startSites, type RunningSites } from "../helpers/site.ts";
+import { createTestCreator } from "../helpers/fixtures.ts";
 
 /** Console errors and failed requests (a CSP violation is reported as a console error). */
 function watchProblems(page: Page): string[] {
@@ -106,6 +107,28 @@ describe("marketing and reference sites (Chromium)", function () {
       problems.filter((p) => /Content Security Policy|Refused/.test(p)),
       [],
     );
+    await context.close();
+  });
+
+  it("reference: a request from the reference page's origin reaches the API with a bearer token (CSP connect-src and CORS)", async () => {
+    const creator = await createTestCreator({ label: "reference-cors" });
+    const { context, page } = await freshPage(browser);
+    await page.goto(sites.docs.url + "/reference");
+    // What Scalar's "Test request" does: a cross-origin fetch with Authorization and, for a write, Idempotency-Key (a preflight).
+    const script = `(async () => {
+      const read = await fetch(${JSON.stringify(sites.api.url + "/v1/teams/current")}, { headers: { Authorization: "Bearer ${creator.token}" } });
+      const write = await fetch(${JSON.stringify(sites.api.url + "/v1/projects")}, {
+        method: "POST",
+        headers: { Authorization: "Bearer ${creator.token}", "Content-Type": "application/json", "Idempotency-Key": crypto.randomUUID() },
+        body: JSON.stringify({}),
+      });
+      return { read: read.status, requestId: read.headers.get("X-Request-Id"), write: write.status, code: (await write.json()).error?.code };
+    })()`;
+    const answer = (await page.evaluate(script)) as { read: number; requestId: string | null; write: number; code: string };
+    assert.equal(answer.read, 200);
+    assert.ok(answer.requestId, "exposed response headers are readable");
+    assert.equal(answer.write, 422, "the preflighted write reached the API (and was validated)");
+    assert.equal(answer.code, "VALIDATION_FAILED");
     await context.close();
   });
 

@@ -11,6 +11,7 @@ import { routeFallback } from "../../http/route-fallback.ts";
 import { publicDocuments } from "./public-documents.ts";
 import { TELEGRAM_UPDATES_PATH, telegramUpdates } from "./telegram-updates.ts";
 import { mountApiDiscovery } from "../site/discovery/routes.ts";
+import { apiCors } from "./cors.ts";
 
 export interface ApiAppDeps extends OperationRouteDeps {
   logger: Logger;
@@ -31,6 +32,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   mountApiDiscovery(router, deps);
 
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "api", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
+  app.use(apiCors());
   app.use(router.routes());
   app.use(routeFallback(router, "Check the method and path against the API reference (GET /openapi.json)."));
   return app;

@@ -6,10 +6,14 @@ import { randomInt } from "node:crypto";
 export class FormBrowser {
   readonly cookies = new Map<string, string>();
   readonly ip = `10.77.${randomInt(256)}.${randomInt(256)}`;
-  constructor(readonly base: string) {}
+  constructor(
+    readonly base: string,
+    /** The User-Agent it sends (none when absent, as fetch sends its own). */
+    readonly userAgent?: string,
+  ) {}
 
   async request(method: string, path: string, form?: Record<string, string>, headers: Record<string, string> = {}, body?: string): Promise<Response> {
-    const sent: Record<string, string> = { "x-test-ip": this.ip, ...headers };
+    const sent: Record<string, string> = { "x-test-ip": this.ip, ...(this.userAgent ? { "user-agent": this.userAgent } : {}), ...headers };
     if (this.cookies.size) sent.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
     if (form) sent["content-type"] = "application/x-www-form-urlencoded";
     const res = await fetch(`${this.base}${path}`, {

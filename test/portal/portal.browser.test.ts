@@ -10,7 +10,7 @@ import { useApiWithCreator } from "../helpers/suite.ts";
 import { asDomain, codesFor } from "../modules/subscriptions/commerce.ts";
 import { changeHandle } from "../../src/modules/projects/handles.ts";
 import { projectsTable } from "../../src/modules/projects/tables.ts";
-import { botStart, projectWithPlan, startPortal, type PortalProjectFixture } from "./support.ts";
+import { botStart, confirmationPath, projectWithPlan, startPortal, type PortalProjectFixture } from "./support.ts";
 
 describe("subscriber portal (Chromium)", function () {
   this.timeout(120_000);
@@ -72,11 +72,20 @@ describe("subscriber portal (Chromium)", function () {
     const link = await page.getByRole("link", { name: "Open Telegram" }).getAttribute("href");
     const payload = new URL(link!).searchParams.get("start")!;
     assert.match(payload, /^auth_[A-Za-z0-9]{40}$/);
-    // The member presses Start in Telegram: the bot receives /start auth_<token>.
-    assert.match(
-      await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, randomInt(1_000_000, 9_999_999), payload),
-      /signed in to the portal/,
-    );
+    // The member presses Start in Telegram: the bot receives /start auth_<token> and answers with a link
+    // whose page names this browser; the member confirms there (on their phone: another browser).
+    const reply = await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, randomInt(1_000_000, 9_999_999), payload);
+    assert.match(reply, /Someone asked to sign in to the portal as you from Chrome on Linux/);
+    const phone = await freshPage(browser);
+    await phone.page.goto(`${portal.url}${confirmationPath(reply)}`);
+    await phone.page.getByRole("heading", { name: "Confirm a sign-in" }).waitFor();
+    assert.match(await phone.page.locator("main").innerText(), /Browser\s+Chrome on Linux\s+Asked at\s+\d\d:\d\d UTC/);
+    await screenshot(phone.page, "portal-sign-in-confirm");
+    await phone.page.setViewportSize({ width: 390, height: 800 });
+    await screenshot(phone.page, "portal-sign-in-confirm-390");
+    await phone.page.getByRole("button", { name: "Yes, sign in Chrome on Linux" }).click();
+    await phone.page.getByText("Confirmed. Go back to Chrome on Linux and press Continue there.").waitFor();
+    await phone.context.close();
     await page.getByRole("button", { name: "Continue" }).click();
     await page.getByRole("heading", { name: "Your membership" }).waitFor();
 

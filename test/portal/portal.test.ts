@@ -1,6 +1,7 @@
 // The subscriber portal over HTTP: a project's page at its current handle only (404 for an unknown
 // or superseded handle), strict headers, the sign-in handoff (single use, bound to the browser,
-// expiring, confirmed by the bot's /start auth_<token>), and access-code redemption as the
+// expiring, proposed by the bot's /start auth_<token> and confirmed on the page of the link the bot
+// sends, which names the browser that asked and when), and access-code redemption as the
 // signed-in member with refusals in words.
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
@@ -10,7 +11,9 @@ import { asDomain, codesFor } from "../modules/subscriptions/commerce.ts";
 import { changeHandle } from "../../src/modules/projects/handles.ts";
 import { projectsTable } from "../../src/modules/projects/tables.ts";
 import { EXPIRED_PORTAL_ROWS_KEPT_MS, purgeExpiredPortalRows } from "../../src/modules/portal/jobs.ts";
-import { botStart, PortalBrowser, projectWithPlan, startPortal, type PortalProjectFixture } from "./support.ts";
+import { botStart, confirmationPath, PortalBrowser, projectWithPlan, startPortal, type PortalProjectFixture } from "./support.ts";
+
+const ANDROID_CHROME = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
 
 describe("subscriber portal (HTTP)", function () {
   this.timeout(90_000);
@@ -31,11 +34,22 @@ describe("subscriber portal (HTTP)", function () {
     const waiting = started.headers.get("location")!;
     const page = await (await browser.get(waiting)).text();
     const token = /start=auth_([A-Za-z0-9]+)/.exec(page)![1]!;
-    assert.match(await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, userId, `auth_${token}`), /You are signed in to the portal/);
+    await confirmInBot(await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, userId, `auth_${token}`));
     const done = await browser.post(waiting, {}, waiting);
     assert.equal(done.status, 303);
     assert.equal(done.headers.get("location"), `/${fixture.handle}/account`);
     return { browser, waiting, token };
+  }
+
+  /** The member opens the bot's link (on their phone, say) and confirms; answers the confirmation page. */
+  async function confirmInBot(reply: string): Promise<string> {
+    const phone = new PortalBrowser(portal.url);
+    const path = confirmationPath(reply);
+    const done = await phone.post(path, {}, path);
+    const page = await done.text();
+    assert.equal(done.status, 200, page.slice(0, 500));
+    assert.match(page, /Confirmed\. Go back to/);
+    return page;
   }
 
   it("shows the project's page at its current handle: plans, what they grant, the connector's button", async () => {
@@ -122,13 +136,54 @@ describe("subscriber portal (HTTP)", function () {
     const early = await mine.post(waiting, {}, waiting);
     assert.equal(early.status, 303);
     assert.match(early.headers.get("location")!, /\?waiting$/);
-    await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, randomInt(1_000_000, 9_999_999), `auth_${token}`);
+    await confirmInBot(await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, randomInt(1_000_000, 9_999_999), `auth_${token}`));
     const other = new PortalBrowser(portal.url);
     assert.equal((await other.get(waiting)).status, 404);
     assert.equal((await other.post(waiting, {}, `/${fixture.handle}`)).status, 404);
     // Without a CSRF token: refused.
     assert.equal((await mine.request("POST", waiting, {})).status, 403);
     assert.equal((await mine.post(waiting, {}, waiting)).status, 303);
+  });
+
+  it("signs nobody in from the bot's Start alone: the link's page names the browser that asked and when, and only its button confirms", async () => {
+    // Someone starts a sign-in in their browser and gets the start link pressed by another person's account.
+    const requester = new PortalBrowser(portal.url, ANDROID_CHROME);
+    const started = await requester.post(`/${fixture.handle}/sign-in`, { installation: fixture.installation.id }, `/${fixture.handle}`);
+    const waiting = started.headers.get("location")!;
+    const waitingPage = await (await requester.get(waiting)).text();
+    assert.match(waitingPage, /names this browser as\s*<strong>Chrome on Android<\/strong>/);
+    const token = /start=auth_([A-Za-z0-9]+)/.exec(waitingPage)![1]!;
+    const reply = await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, randomInt(1_000_000, 9_999_999), `auth_${token}`);
+    assert.match(reply, /Someone asked to sign in to the portal as you from Chrome on Android, at \d\d:\d\d UTC on \d{4}-\d\d-\d\d\./);
+    assert.match(reply, /If it was not you, ignore this message: nobody is signed in\./);
+    assert.doesNotMatch(reply, /You are signed in/);
+    const { db } = await testDatabase();
+    const id = waiting.split("/").pop();
+    assert.equal((await db("portal_handoffs").where({ id }).first("member_id")).member_id, null, "Start alone claims nothing");
+    const early = await requester.post(waiting, {}, waiting);
+    assert.match(early.headers.get("location")!, /\?waiting$/, "the requesting browser still waits");
+
+    // The confirmation page, before its button: who, which browser, when.
+    const phone = new PortalBrowser(portal.url);
+    const path = confirmationPath(reply);
+    const shown = await phone.get(path);
+    const page = await shown.text();
+    assert.equal(shown.status, 200, page.slice(0, 500));
+    assert.match(page, /A sign-in to <strong>Night Owls Club<\/strong> as <strong>Ada Member<\/strong> \(Telegram\) was asked for from:/);
+    assert.match(page, /<dt>Browser<\/dt>\s*<dd><strong>Chrome on Android<\/strong><\/dd>/);
+    assert.match(page, /<dt>Asked at<\/dt>\s*<dd>\d\d:\d\d UTC on \d{4}-\d\d-\d\d, (less than a minute|\d+ minutes?) ago<\/dd>/);
+    assert.ok(page.indexOf("Chrome on Android") < page.indexOf('type="submit"'), "the browser is named before the button");
+    assert.equal((await db("portal_handoffs").where({ id }).first("member_id")).member_id, null, "opening the link claims nothing");
+    // A guessed or altered link finds nothing; without the page's CSRF token the button is refused.
+    assert.equal((await phone.get(`${path.slice(0, -4)}AAAA`)).status, 404);
+    assert.equal((await phone.request("POST", path, {})).status, 403);
+
+    const confirmed = await phone.post(path, {}, path);
+    assert.match(await confirmed.text(), /Confirmed\. Go back to <strong>Chrome on Android<\/strong>/);
+    const done = await requester.post(waiting, {}, waiting);
+    assert.equal(done.headers.get("location"), `/${fixture.handle}/account`);
+    // The link after use: the sign-in is over.
+    assert.equal((await phone.get(path)).status, 410);
   });
 
   it("refuses an expired handoff, in the bot and in the browser", async () => {

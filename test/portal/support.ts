@@ -82,5 +82,12 @@ export async function botStart(apiUrl: string, installationId: string, botId: nu
   return calls.map((c) => String(c.params.text)).join("\n");
 }
 
+/** The path of the confirmation link in the bot's answer to /start auth_<token> (its host is the API's PORTAL_URL). */
+export function confirmationPath(reply: string): string {
+  const link = /https?:\/\/\S+(\/[a-z0-9-]+\/sign-in\/confirm\/[A-Za-z0-9_-]+)/.exec(reply);
+  if (!link) throw new Error(`no confirmation link in the bot's answer: ${reply}`);
+  return link[1]!;
+}
+
 /** A browser without JavaScript on the portal (cookies, CSRF tokens): the pages' shared form client. */
 export { FormBrowser as PortalBrowser } from "../helpers/form-browser.ts";

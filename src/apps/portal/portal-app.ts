@@ -17,6 +17,7 @@ import type { PortalDeps } from "./deps.ts";
 import { portalNotice, renderPortalPage } from "./layout.ts";
 import { renderProjectPage } from "./project-page.ts";
 import { continueSignIn, showSignIn, startSignIn } from "./sign-in.ts";
+import { confirmSignIn, showSignInConfirmation } from "./confirm-sign-in.ts";
 import { currentMember, redeemCode, showAccount, signOut } from "./account-page.ts";
 
 export type { PortalDeps } from "./deps.ts";
@@ -67,7 +68,12 @@ export const PORTAL_ACTION_BUDGET: readonly Window[] = [{ name: "portal-action-m
 function limitPortalActions(deps: PortalDeps): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.method === "POST") {
-      const state = await consumeBudget(deps.kv, `portal-action:${(ctx.state as RequestState).clientNetwork}`, PORTAL_ACTION_BUDGET, deps.now().getTime());
+      const state = await consumeBudget(
+        deps.kv,
+        `portal-action:${(ctx.state as RequestState).clientNetwork}`,
+        PORTAL_ACTION_BUDGET,
+        deps.now().getTime(),
+      );
       if (state.retryAfter !== null) {
         ctx.set("Retry-After", String(state.retryAfter));
         renderPortalPage(ctx, {
@@ -104,6 +110,8 @@ export function createPortalApp(deps: PortalDeps): Koa {
   router.register("/:handle/sign-in", ["POST"], projectRoute(deps, startSignIn));
   router.register("/:handle/sign-in/:id", ["GET"], projectRoute(deps, showSignIn));
   router.register("/:handle/sign-in/:id", ["POST"], projectRoute(deps, continueSignIn));
+  router.register("/:handle/sign-in/confirm/:secret", ["GET"], projectRoute(deps, showSignInConfirmation));
+  router.register("/:handle/sign-in/confirm/:secret", ["POST"], projectRoute(deps, confirmSignIn));
   router.register("/:handle/sign-out", ["POST"], projectRoute(deps, signOut));
 
   const app = new Koa();

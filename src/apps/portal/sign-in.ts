@@ -1,7 +1,8 @@
 // The member's sign-in through the connector handoff: POST /<handle>/sign-in starts a handoff bound
-// to this browser and shows the waiting page (GET /<handle>/sign-in/<id>: the bot link with
-// auth_<token>, and Continue); the bot claims it when the member presses Start; Continue (POST,
-// CSRF) completes it once into a portal session for this project.
+// to this browser (named from its User-Agent) and shows the waiting page (GET /<handle>/sign-in/<id>:
+// the bot link with auth_<token>, and Continue); when the member presses Start the bot sends a link
+// to a page naming this browser, where they confirm (./confirm-sign-in.ts); Continue (POST, CSRF)
+// then completes it once into a portal session for this project.
 import type Koa from "koa";
 import { html } from "../auth/pages/html.ts";
 import { csrfField } from "../auth/pages/csrf.ts";
@@ -14,6 +15,7 @@ import type { PortalProject } from "../../modules/projects/handles.ts";
 import type { RequestState } from "../../http/request.ts";
 import { connectedInstallations, portalContext, startLink } from "./catalog.ts";
 import { browserKeyOf, ensureBrowserKey, setBrowserKey } from "./browser-key.ts";
+import { browserSummary } from "./browser-summary.ts";
 import type { PortalDeps } from "./deps.ts";
 import { portalNotice, portalPath, renderPortalPage } from "./layout.ts";
 
@@ -30,7 +32,12 @@ export async function startSignIn(ctx: Koa.Context, deps: PortalDeps, project: P
   if (!chosen) refuse("Signing in through that connector is not available here. Go back and choose another.", 400);
   const browserKey = ensureBrowserKey(ctx);
   const handoff = await deps.db.transaction((trx) =>
-    startHandoff(portalContext(deps, project, requestId(ctx), trx), { appKey: deps.appKey, installation: chosen.installation, browserKey }),
+    startHandoff(portalContext(deps, project, requestId(ctx), trx), {
+      appKey: deps.appKey,
+      installation: chosen.installation,
+      browserKey,
+      browser: browserSummary(ctx.get("user-agent")),
+    }),
   );
   ctx.status = 303;
   ctx.redirect(portalPath(project.handle, `/sign-in/${handoff.id}`));
@@ -64,12 +71,23 @@ export async function showSignIn(ctx: Koa.Context, deps: PortalDeps, project: Po
     title: `Sign in with ${via.connectorName}`,
     project,
     body: html`<h1>Sign in with ${via.connectorName}</h1>
-      ${waiting ? portalNotice("error", html`${via.connectorName} has not confirmed yet. Press <strong>Start</strong> in the bot, then Continue.`) : ""}
+      ${
+        waiting
+          ? portalNotice(
+              "error",
+              html`Not confirmed yet. Press <strong>Start</strong> in the bot, open the link it sends and confirm there, then Continue.`,
+            )
+          : ""
+      }
       ${handoff.state === "confirmed" ? portalNotice("success", `${via.connectorName} confirmed your account. Press Continue.`) : ""}
       <ol class="steps">
         <li>
           <a class="button" href="${startLink(via.installation, handoff.payload)}" rel="noopener noreferrer">Open ${via.connectorName}</a>
-          and press <strong>Start</strong>. The bot answers that you are signed in.
+          and press <strong>Start</strong>.
+        </li>
+        <li>
+          The bot sends you a link. Open it and confirm the sign-in: it names this browser as
+          <strong>${handoff.row.browser_summary}</strong>.
         </li>
         <li>
           Come back to this page and press Continue.

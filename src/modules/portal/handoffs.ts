@@ -1,9 +1,12 @@
 // The portal's member sign-in through a connector (description: the `auth_<token>` start payload,
 // "portal sign-in handoff"). The browser starts a handoff bound to its portal cookie and opens the
-// bot with `/start auth_<token>`; the bot claims it for the platform account that pressed Start
-// (that account's member of the project); the same browser then completes it once, within ten
-// minutes, into a portal session. The token is stored as its SHA-256 (and sealed with APP_KEY so
-// the waiting page can show the link again), the browser key as its SHA-256.
+// bot with `/start auth_<token>`; the bot proposes it for the platform account that pressed Start
+// (that account's member of the project) and sends that account a one-time confirmation link,
+// whose page names the browser that asked and when; confirming there claims the handoff; the
+// browser that started it then completes it once, within ten minutes, into a portal session. A
+// start link passed to someone else thus signs nobody in unseen. The token and the confirmation
+// secret are stored as their SHA-256 (the token also sealed with APP_KEY so the waiting page can
+// show the link again), the browser key as its SHA-256.
 import { randomUUID } from "node:crypto";
 import { decrypt, encrypt, randomToken, safeEqual, sha256Hex } from "../../security/crypto.ts";
 import type { DomainContext } from "../../db/tenant.ts";
@@ -20,10 +23,10 @@ export interface StartedHandoff {
   payload: string;
 }
 
-/** A new handoff of the project through `installation`, bound to the browser holding `browserKey`. */
+/** A new handoff of the project through `installation`, bound to the browser holding `browserKey` (`browser` names it in a few words). */
 export async function startHandoff(
   ctx: DomainContext,
-  input: { appKey: Buffer; installation: InstallationRow; browserKey: string },
+  input: { appKey: Buffer; installation: InstallationRow; browserKey: string; browser: string },
 ): Promise<StartedHandoff> {
   const id = randomUUID();
   const token = randomToken(40);
@@ -34,6 +37,7 @@ export async function startHandoff(
     token_hash: sha256Hex(token),
     token_sealed: encrypt(input.appKey, token, id),
     browser_hash: sha256Hex(input.browserKey),
+    browser_summary: input.browser,
     expires_at: new Date(ctx.now.getTime() + HANDOFF_TTL_MS),
     created_at: ctx.now,
   });
@@ -66,34 +70,62 @@ export async function handoffOfBrowser(
   return { row, state: stateOf(row, ctx.now), payload: `${AUTH_PAYLOAD_PREFIX}${decrypt(input.appKey, row.token_sealed, row.id)}` };
 }
 
-export type ClaimResult = { claimed: true; memberId: string } | { claimed: false; reason: "unknown" | "expired" | "used" | "banned" };
+export type ProposeResult =
+  { proposed: true; secret: string; browser: string; requestedAt: Date } | { proposed: false; reason: "unknown" | "expired" | "used" | "banned" };
 
 /**
- * The bot received `/start auth_<token>` from `account`: claims the handoff for that account's
- * member of the project (found or created). Only the installation the link pointed at may claim
- * it, once, before it expires.
+ * The bot received `/start auth_<token>` from `account`: proposes the handoff for that account's
+ * member of the project (found or created) and answers the secret of the confirmation link, to be
+ * sent in that account's chat only. Nothing is signed in yet; pressing Start again replaces the
+ * link. Only the installation the link pointed at may propose it, before it expires.
  */
-export async function claimHandoff(
+export async function proposeHandoff(
   ctx: DomainContext,
   input: { installation: InstallationRow; account: PlatformAccount; token: string },
-): Promise<ClaimResult> {
+): Promise<ProposeResult> {
   const row = (await portalHandoffsTable
     .rows(ctx)
     .where({ token_hash: sha256Hex(input.token), installation_id: input.installation.id })
     .forUpdate()
     .first()) as HandoffRow | undefined;
-  if (!row) return { claimed: false, reason: "unknown" };
+  if (!row) return { proposed: false, reason: "unknown" };
   const state = stateOf(row, ctx.now);
-  if (state === "expired") return { claimed: false, reason: "expired" };
-  if (state !== "waiting") return { claimed: false, reason: "used" };
+  if (state === "expired") return { proposed: false, reason: "expired" };
+  if (state !== "waiting") return { proposed: false, reason: "used" };
   const { member } = await findOrCreateMember(ctx, row.project_id, input.account);
-  if (member.status === "banned") return { claimed: false, reason: "banned" };
-  const updated = await portalHandoffsTable
+  if (member.status === "banned") return { proposed: false, reason: "banned" };
+  const secret = randomToken(32);
+  await portalHandoffsTable
     .rows(ctx)
     .where({ id: row.id })
+    .update({ proposed_member_id: member.id, confirm_hash: sha256Hex(secret) });
+  return { proposed: true, secret, browser: row.browser_summary, requestedAt: new Date(row.created_at) };
+}
+
+/** The project's handoff a confirmation link's `secret` names (locked), with its state; null for any other secret. */
+export async function handoffToConfirm(
+  ctx: DomainContext,
+  input: { projectId: string; secret: string },
+): Promise<{ row: HandoffRow & { proposed_member_id: string }; state: HandoffState } | null> {
+  const row = (await portalHandoffsTable
+    .rows(ctx)
+    .where({ confirm_hash: sha256Hex(input.secret), project_id: input.projectId })
+    .forUpdate()
+    .first()) as HandoffRow | undefined;
+  if (!row?.proposed_member_id) return null;
+  return { row: row as HandoffRow & { proposed_member_id: string }, state: stateOf(row, ctx.now) };
+}
+
+/** The confirmation page's button: the proposed member claims the waiting handoff, once. */
+export async function confirmHandoff(ctx: DomainContext, input: { projectId: string; secret: string }): Promise<boolean> {
+  const found = await handoffToConfirm(ctx, input);
+  if (!found || found.state !== "waiting") return false;
+  const updated = await portalHandoffsTable
+    .rows(ctx)
+    .where({ id: found.row.id })
     .whereNull("member_id")
-    .update({ member_id: member.id, claimed_at: ctx.now });
-  return updated ? { claimed: true, memberId: member.id } : { claimed: false, reason: "used" };
+    .update({ member_id: found.row.proposed_member_id, claimed_at: ctx.now });
+  return updated === 1;
 }
 
 /**

@@ -12,6 +12,11 @@ export interface HandoffRow {
   token_hash: string;
   token_sealed: string;
   browser_hash: string;
+  /** The browser that asked, in a few words, shown to the person who confirms. */
+  browser_summary: string;
+  /** The member a bot's /start proposed; confirmed through the link it sent (confirm_hash). */
+  proposed_member_id: string | null;
+  confirm_hash: string | null;
   member_id: string | null;
   claimed_at: Date | null;
   completed_at: Date | null;

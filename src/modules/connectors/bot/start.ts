@@ -12,7 +12,7 @@ import { plansTable, type PlanRow } from "../../plans/tables.ts";
 import { resourcesTable } from "../../resources/tables.ts";
 import type { StartInput } from "./start-input.ts";
 import { labelsById, runAdminCommand } from "./admin.ts";
-import { claimHandoff } from "../../portal/handoffs.ts";
+import { proposeHandoff } from "../../portal/handoffs.ts";
 
 export type StartOutcome =
   | { kind: "home" }
@@ -20,7 +20,7 @@ export type StartOutcome =
   | { kind: "redeemed"; redemption: Redemption }
   | { kind: "refused"; code: string }
   | { kind: "command"; name: string; done: boolean }
-  | { kind: "portal-sign-in"; signedIn: boolean };
+  | { kind: "portal-sign-in"; proposed: boolean };
 
 export interface StartReply {
   outcome: StartOutcome;
@@ -104,12 +104,21 @@ const SIGN_IN_REFUSALS = {
   banned: "You cannot sign in to this community.",
 };
 
-/** auth_<token>: the portal's sign-in handoff, claimed for this account's member of the project. */
+/**
+ * auth_<token>: the portal's sign-in handoff, proposed for this account's member of the project.
+ * The reply names the browser that asked and when, with the link whose page signs it in: a start
+ * link someone else made signs nobody in unless this person confirms it, having seen for what.
+ */
 async function portalSignIn(ctx: DomainContext, input: StartInput, token: string): Promise<StartReply> {
-  const result = await claimHandoff(ctx, { installation: input.installation, account: input.account, token });
-  if (result.claimed)
-    return { outcome: { kind: "portal-sign-in", signedIn: true }, text: "You are signed in to the portal: go back to your browser." };
-  return { outcome: { kind: "portal-sign-in", signedIn: false }, text: SIGN_IN_REFUSALS[result.reason] };
+  const result = await proposeHandoff(ctx, { installation: input.installation, account: input.account, token });
+  if (!result.proposed) return { outcome: { kind: "portal-sign-in", proposed: false }, text: SIGN_IN_REFUSALS[result.reason] };
+  const at = result.requestedAt.toISOString();
+  const text = [
+    `Someone asked to sign in to the portal as you from ${result.browser}, at ${at.slice(11, 16)} UTC on ${at.slice(0, 10)}.`,
+    `If that was you, confirm here, then go back to that browser and press Continue: ${await portalOf(ctx, input)}/sign-in/confirm/${result.secret}`,
+    "If it was not you, ignore this message: nobody is signed in.",
+  ].join("\n");
+  return { outcome: { kind: "portal-sign-in", proposed: true }, text };
 }
 
 async function home(ctx: DomainContext, input: StartInput, notice?: string): Promise<StartReply> {

@@ -163,6 +163,16 @@ describe("webhook delivery fairness", function () {
     assert.equal(next?.team_id, quiet.teamId);
   });
 
+  it("claims made at once (several workers) together stay within the caps", async () => {
+    for (let i = 0; i < 4; i++) await createEndpoint(suite.client, { events: ["project.updated"] });
+    await fire(suite.client, suite.creator, 5);
+    const now = later(60);
+    const claims = await Promise.all(Array.from({ length: 4 }, () => claim(now, 8)));
+    const all = claims.flat();
+    assert.equal(all.length, limits.inFlightPerTeam, JSON.stringify(claims.map((c) => c.length)));
+    assert.ok([...countBy(all, (d) => d.endpoint_id).values()].every((n) => n <= limits.inFlightPerEndpoint));
+  });
+
   it("a worker delivers the quiet team's event while the noisy team's slow endpoints hold their places, then drains the backlog", async () => {
     const receiver = await heldReceiver();
     const { db } = await testDatabase();

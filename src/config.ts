@@ -69,7 +69,7 @@ export interface Config {
    * Where webhooks may be sent. WEBHOOK_ALLOWED_CIDRS (comma-separated ranges, default none) exempts
    * ranges from the public-address rule and WEBHOOK_ALLOW_HTTP=on accepts http URLs: both for local
    * development and tests only. WEBHOOK_TIMEOUT_MS (default 10000) bounds one request to an endpoint.
-   * WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT (8), WEBHOOK_MAX_IN_FLIGHT_PER_TEAM (32) and
+   * WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT (16), WEBHOOK_MAX_IN_FLIGHT_PER_TEAM (32) and
    * WEBHOOK_MAX_ENDPOINTS_PER_TEAM (20) keep one team from holding every delivery slot.
    */
   webhooks: WebhookNetwork;

@@ -14,10 +14,10 @@ export interface WebhookLimits {
 }
 
 /**
- * 8 per endpoint, as many as the connections a worker keeps to one receiver; 32 per team, half of
- * one worker's 64 slots; 20 endpoints per team.
+ * 32 per team, half of one worker's 64 slots; 16 per endpoint, half a team's, so one slow endpoint
+ * leaves the team's others room; 20 endpoints per team.
  */
-export const DEFAULT_WEBHOOK_LIMITS: Readonly<WebhookLimits> = { inFlightPerEndpoint: 8, inFlightPerTeam: 32, endpointsPerTeam: 20 };
+export const DEFAULT_WEBHOOK_LIMITS: Readonly<WebhookLimits> = { inFlightPerEndpoint: 16, inFlightPerTeam: 32, endpointsPerTeam: 20 };
 
 /** The limits in force: the defaults where the setting names none. */
 export function webhookLimits(limits: Partial<WebhookLimits> | undefined): WebhookLimits {

@@ -151,6 +151,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   // (after a claim the caps cut short: recording frees a lease, so a place). stop() wakes any wait.
   let wake: (() => void) | null = null;
   let wakeOn: "settled" | "recorded" | null = null;
+  // Set when an outcome is recorded while a claim runs: that claim may not have seen the freed place.
+  let recordedSinceClaim = false;
   const nudge = () => {
     wake?.();
     wake = null;
@@ -176,6 +178,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         try {
           const disabled = await recordOutcomes(s.db, outcomes, clock());
           if (disabled.length > 0) s.logger.warn({ endpoints: disabled }, "webhook endpoints disabled after consecutive failures");
+          recordedSinceClaim = true;
           if (wakeOn === "recorded") nudge();
         } catch (err) {
           // Unrecorded outcomes are retried when their leases run out: delivered at least once.
@@ -196,6 +199,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       }
       const now = clock();
       let batch: ClaimedDelivery[] = [];
+      recordedSinceClaim = false;
       try {
         batch = await claimDueDeliveries(s.db, now, free, s.leaseMs, s.claim);
       } catch (err) {
@@ -212,7 +216,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
           if (wakeOn === "settled") nudge();
         });
       }
-      if (batch.length < free) await pause(idlePollMs, inFlight > 0 ? "recorded" : null);
+      if (batch.length < free && !recordedSinceClaim) await pause(idlePollMs, inFlight > 0 ? "recorded" : null);
     }
   })();
 

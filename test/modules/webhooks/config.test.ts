@@ -8,7 +8,7 @@ import { DEFAULT_WEBHOOK_LIMITS } from "../../../src/modules/webhooks/limits.ts"
 describe("webhook configuration", () => {
   it("defaults to https, public addresses only, 10 seconds a request and the default caps", () => {
     assert.deepEqual(loadConfig({}).webhooks, STRICT_WEBHOOK_NETWORK);
-    assert.deepEqual(DEFAULT_WEBHOOK_LIMITS, { inFlightPerEndpoint: 8, inFlightPerTeam: 32, endpointsPerTeam: 20 });
+    assert.deepEqual(DEFAULT_WEBHOOK_LIMITS, { inFlightPerEndpoint: 16, inFlightPerTeam: 32, endpointsPerTeam: 20 });
   });
 
   it("reads exempt ranges, the http allowance, the time-out and the caps", () => {

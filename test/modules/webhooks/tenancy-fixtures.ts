@@ -12,7 +12,22 @@ import { endpointBody, insertDelivery, PUBLIC_URL, startReceiver, type Receiver 
 let receiver: Promise<Receiver> | null = null;
 const receiverUrl = async () => (await (receiver ??= startReceiver())).url;
 
+/**
+ * Keeps a team under the endpoint cap (20) through the matrix's many fixtures, which all register on
+ * one team: endpoints past its newest ten go (a probe uses at most three at a time).
+ */
+async function makeRoom(teamId: string): Promise<void> {
+  const { db } = await testDatabase();
+  const older = db("webhook_endpoints")
+    .where({ team_id: teamId })
+    .orderBy([{ column: "created_at", order: "desc" }, { column: "id" }])
+    .offset(10)
+    .select("id");
+  await db("webhook_endpoints").whereIn("id", older).delete();
+}
+
 async function endpointOf(scope: FixtureScope, projectId: string | null): Promise<{ id: string }> {
+  await makeRoom(scope.owner.teamId);
   const body = endpointBody({ url: await receiverUrl(), ...(projectId ? { project_id: projectId } : {}) });
   const res = await scope.rest.post("/v1/webhook-endpoints", body);
   if (res.status !== 201) throw new Error(`webhook endpoint not created: ${JSON.stringify(res.body)}`);
@@ -55,6 +70,7 @@ export const tenancyFixtures: AreaFixtures = {
   list_webhook_endpoints: {
     async probe({ teamA, a, b, restricted }) {
       const [p1, p2] = teamA.projectIds as [string, string];
+      await makeRoom(teamA.teamId);
       const made = async (project: string | null) =>
         expectReached(await a.call("create_webhook_endpoint", { body: creation(project) })).data.id as string;
       const [teamWide, ofP1, ofP2] = [await made(null), await made(p1), await made(p2)];
@@ -71,6 +87,7 @@ export const tenancyFixtures: AreaFixtures = {
   create_webhook_endpoint: {
     async probe({ teamA, a, b, restricted }) {
       const [p1, p2] = teamA.projectIds as [string, string];
+      await makeRoom(teamA.teamId);
       const body = (project?: string) => ({ body: creation(project ?? null) });
       expectRefused(await b.call("create_webhook_endpoint", body(p1)), ["RESOURCE_NOT_FOUND"]);
       expectReached(await b.call("create_webhook_endpoint", body()), "team B registers for its own team");
@@ -85,6 +102,7 @@ export const tenancyFixtures: AreaFixtures = {
   retry_dead_webhook_deliveries: {
     async probe({ teamA, a, b, restricted }) {
       const [p1, p2] = teamA.projectIds as [string, string];
+      await makeRoom(teamA.teamId);
       const { db } = await testDatabase();
       const made = async (project: string | null) =>
         expectReached(await a.call("create_webhook_endpoint", { body: creation(project) })).data.id as string;

@@ -1,13 +1,28 @@
 // Every environment variable the service reads, parsed and validated once, with the defaults
 // the embedded mode needs. A bad value fails at boot with a message naming the variable.
-import { join, resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseTrustProxy, type TrustProxy } from "./http/client-ip.ts";
 import { repositoryFile } from "./repository-files.ts";
 import ipaddr from "ipaddr.js";
+import {
+  ConfigError,
+  hostnames,
+  integer,
+  isLoopback,
+  listenAddress,
+  milliseconds,
+  port,
+  portNumber,
+  url,
+  urlOrNull,
+  type Env,
+} from "./config-values.ts";
 import type { WebhookNetwork } from "./modules/webhooks/address-guard.ts";
 import { DEFAULT_WEBHOOK_LIMITS } from "./modules/webhooks/limits.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./db/timeouts.ts";
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http/server.ts";
 
 export interface SurfaceConfig {
   port: number;
@@ -33,8 +48,16 @@ export interface Config {
   trustProxy: TrustProxy;
   /** 32-byte key (base64 or hex) for AES-256-GCM; null = generated once under dataDir. */
   appKey: string | null;
-  logLevel: string;
+  /** LOG_LEVEL: one of LOG_LEVELS (default info). */
+  logLevel: LogLevel;
+  /** HOST: the address every surface listens on (default 0.0.0.0). */
   host: string;
+  /** Bounds on slow clients and on connections, per listener (HTTP_*): src/http/server.ts. */
+  http: HttpLimits;
+  /** The operator's listener: /metrics, /up and /ready (METRICS_PORT, METRICS_HOST, METRICS_TOKEN). */
+  metrics: MetricsConfig;
+  /** How long a graceful stop may take before the process exits anyway (SHUTDOWN_TIMEOUT_MS, default 30000). */
+  shutdownTimeoutMs: number;
   api: SurfaceConfig;
   mcp: SurfaceConfig;
   auth: SurfaceConfig;
@@ -105,57 +128,7 @@ export const AVAILABLE_SURFACES: readonly SurfaceName[] = ["api", "mcp", "auth",
 /** The repository's connectors/ folder, found from this file so `npm start` works from any directory. */
 export const DEFAULT_CONNECTORS_DIR = fileURLToPath(repositoryFile("connectors"));
 
-export class ConfigError extends Error {}
-
-export type Env = Record<string, string | undefined>;
-
-function port(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new ConfigError(`${name} must be a port number (0-65535), got "${raw}"`);
-  return value;
-}
-
-function url(env: Env, name: string, fallback: string): string {
-  const raw = env[name] || fallback;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new ConfigError(`${name} must use http or https, got "${raw}"`);
-  return raw.replace(/\/+$/, "");
-}
-
-function urlOrNull(env: Env, name: string, protocols: string[]): string | null {
-  const raw = env[name];
-  if (!raw) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be a URL, got a value that does not parse`);
-  }
-  if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must use ${protocols.join(" or ")}`);
-  return raw;
-}
-
-/** A comma-separated list of hostnames (no scheme, no port; IPv6 in brackets), lower-cased. */
-function hostnames(env: Env, name: string, options: { allowAny?: boolean } = {}): string[] {
-  const entries = (env[name] ?? "")
-    .split(",")
-    .map((h) => h.trim().toLowerCase())
-    .filter(Boolean);
-  for (const h of entries) {
-    if (options.allowAny && h === "*") continue;
-    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9.-]*[a-z0-9])?)$/.test(h)) {
-      throw new ConfigError(`${name} must list hostnames separated by commas (no scheme or port), got "${h}"`);
-    }
-  }
-  return entries;
-}
+export { ConfigError, type Env } from "./config-values.ts";
 
 export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
   const surface = (name: SurfaceName): SurfaceConfig => {
@@ -180,15 +153,18 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
   if (appKey !== null) decodeKeyOrThrow(appKey);
   return {
     release: env.RELEASE || release,
-    dataDir: resolve(env.DATA_DIR || join(process.cwd(), "data")),
+    dataDir: dataDir(env),
     databaseUrl: urlOrNull(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
     databaseTimeouts: databaseTimeouts(env),
     redisUrl: urlOrNull(env, "REDIS_URL", ["redis:", "rediss:"]),
     redisKeyPrefix: redisKeyPrefix(env),
     trustProxy: trustProxy(env),
     appKey,
-    logLevel: env.LOG_LEVEL || "info",
-    host: env.HOST || "0.0.0.0",
+    logLevel: logLevel(env),
+    host: listenAddress(env, "HOST", "0.0.0.0"),
+    http: httpLimits(env),
+    metrics: metricsConfig(env),
+    shutdownTimeoutMs: milliseconds(env, "SHUTDOWN_TIMEOUT_MS", 30_000, 1_000, 600_000),
     api: surface("api"),
     mcp: surface("mcp"),
     auth: surface("auth"),
@@ -243,21 +219,6 @@ function platformConfig(env: Env): PlatformConfig {
   };
 }
 
-/** A bound in milliseconds from `name`, within [min, max]; `fallback` when unset. */
-function milliseconds(env: Env, name: string, fallback: number, min: number, max: number): number {
-  return integer(env, name, fallback, min, max);
-}
-
-/** A whole number from `name`, within [min, max]; `fallback` when unset. */
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${env[name]}"`);
-  return value;
-}
-
 function databaseTimeouts(env: Env): DatabaseTimeouts {
   const d = DEFAULT_DATABASE_TIMEOUTS;
   return {
@@ -296,7 +257,9 @@ function trustProxy(env: Env): TrustProxy {
   try {
     return parseTrustProxy(env.TRUST_PROXY);
   } catch (err) {
-    throw new ConfigError(`TRUST_PROXY: ${(err as Error).message}`);
+    throw new ConfigError(
+      `TRUST_PROXY must be a number of proxy hops, or addresses, CIDR ranges and loopback, linklocal or uniquelocal separated by commas: ${(err as Error).message}`,
+    );
   }
 }
 
@@ -305,4 +268,64 @@ export function decodeKeyOrThrow(raw: string): Buffer {
   const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, "hex") : Buffer.from(raw, "base64");
   if (key.length !== 32) throw new ConfigError("APP_KEY must be 32 bytes, base64- or hex-encoded (generate one with: openssl rand -base64 32)");
   return key;
+}
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+function logLevel(env: Env): LogLevel {
+  const raw = (env.LOG_LEVEL ?? "").trim().toLowerCase();
+  if (raw === "") return "info";
+  if (!(LOG_LEVELS as readonly string[]).includes(raw))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
+  return raw as LogLevel;
+}
+
+/** DATA_DIR: a folder, created on first start if missing; a file in its place is refused here rather than by mkdir. */
+function dataDir(env: Env): string {
+  const dir = resolve(env.DATA_DIR || join(process.cwd(), "data"));
+  let existing = dir;
+  while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+  if (!statSync(existing).isDirectory())
+    throw new ConfigError(`DATA_DIR must be a folder (created if missing) for the embedded database and the app key, but ${existing} is a file`);
+  return dir;
+}
+
+function httpLimits(env: Env): HttpLimits {
+  const d = DEFAULT_HTTP_LIMITS;
+  const limits: HttpLimits = {
+    headersTimeoutMs: milliseconds(env, "HTTP_HEADERS_TIMEOUT_MS", d.headersTimeoutMs, 1_000, 300_000),
+    requestTimeoutMs: milliseconds(env, "HTTP_REQUEST_TIMEOUT_MS", d.requestTimeoutMs, 1_000, 3_600_000),
+    keepAliveTimeoutMs: milliseconds(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", d.keepAliveTimeoutMs, 1_000, 600_000),
+    maxConnections: integer(env, "HTTP_MAX_CONNECTIONS", d.maxConnections, 1, 1_000_000),
+  };
+  // Node refuses a server whose header bound exceeds its request bound.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs)
+    throw new ConfigError(
+      `HTTP_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}): the headers are part of the request`,
+    );
+  return limits;
+}
+
+export interface MetricsConfig {
+  /** METRICS_PORT; null (unset or "off") = no metrics listener. */
+  port: number | null;
+  /** METRICS_HOST, default 127.0.0.1: only this machine reaches /metrics unless the operator says otherwise. */
+  host: string;
+  /** METRICS_TOKEN: the bearer /metrics asks for; required when METRICS_HOST is not a loopback address. */
+  token: string | null;
+}
+
+function metricsConfig(env: Env): MetricsConfig {
+  const rawPort = (env.METRICS_PORT ?? "").trim().toLowerCase();
+  const port = rawPort === "" || rawPort === "off" ? null : portNumber("METRICS_PORT", env.METRICS_PORT!.trim(), "or off");
+  const host = listenAddress(env, "METRICS_HOST", "127.0.0.1");
+  const token = env.METRICS_TOKEN || null;
+  if (token !== null && !/^[\x21-\x7e]{16,}$/.test(token))
+    throw new ConfigError("METRICS_TOKEN must be 16 or more printable characters without spaces (generate one with: openssl rand -hex 32)");
+  if (port !== null && token === null && !isLoopback(host))
+    throw new ConfigError(
+      `METRICS_TOKEN must be set when METRICS_HOST (${host}) is not a loopback address: /metrics then asks for it as a bearer token`,
+    );
+  return { port, host, token };
 }

@@ -2,15 +2,18 @@
 // migrations, seeds a demo account on the first start of an empty embedded database, and serves
 // every surface of this release and the job worker in one process. Each surface can also run alone
 // (SURFACES=api WORKER=off), and the worker alone (SURFACES= WORKER=on).
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import { ConfigError, loadConfig, type SurfaceName } from "./config.ts";
 import { EmbeddedDatabaseError } from "./embedded/database.ts";
-import { openServices, type Services } from "./services.ts";
+import { BackendUnavailableError, openServices, type Services } from "./services.ts";
 import { countCreators } from "./modules/account/creators.ts";
 import { DEMO_EMAIL, seedDemo } from "./operator.ts";
+import { demoAccountLines } from "./first-start.ts";
 import { createApiApp } from "./apps/api/api-app.ts";
 import { clientIpResolver } from "./http/client-ip.ts";
-import { answerParserErrorsInEnvelope } from "./http/parser-errors.ts";
+import { createHttpServer, listen, stopServer } from "./http/server.ts";
+import { readinessProbe, type ReadinessProbe } from "./observability/readiness.ts";
+import { createMetricsApp } from "./observability/metrics-app.ts";
 import { createDocsApp } from "./apps/docs/docs-app.ts";
 import { createAuthApp } from "./apps/auth/auth-app.ts";
 import { createSiteApp } from "./apps/site/site-app.ts";
@@ -29,7 +32,7 @@ import { startDeliveryWorker, type DeliveryWorker } from "./workers/deliveries/w
 
 const release = (JSON.parse(readRepositoryText("package.json")) as { version: string }).version;
 
-function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegistry, platforms: PlatformEndpoints): Koa {
+function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegistry, platforms: PlatformEndpoints, readiness: ReadinessProbe): Koa {
   const { config } = s;
   // What every surface is built with: the backends, the clock, the logger, the public addresses.
   const common = {
@@ -45,7 +48,7 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
     clientIp: clientIpResolver(config.trustProxy),
   };
   // The surfaces that run operations (REST and MCP) also need the handlers and the platforms.
-  const operations = { ...common, handlers, preflights, connectors, platforms, portalUrl: config.portal.url, webhooks: config.webhooks };
+  const operations = { ...common, handlers, preflights, connectors, platforms, portalUrl: config.portal.url, webhooks: config.webhooks, readiness };
   switch (name) {
     case "api":
       return createApiApp({ ...operations, mcpUrl: config.mcp.url, budget: REST_BUDGET });
@@ -73,24 +76,19 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
   }
 }
 
-function listen(app: Koa, port: number, host: string, s: Services): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer(app.callback());
-    answerParserErrorsInEnvelope(server, { docsUrl: s.config.docs.url, logger: s.logger });
-    server.listen(port, host);
-    server.once("listening", () => resolve(server));
-    server.once("error", reject);
-  });
+function serve(app: Koa, port: number, host: string, s: Services): Promise<Server> {
+  return listen(createHttpServer(app, s.config.http, { docsUrl: s.config.docs.url, logger: s.logger }), port, host);
 }
 
-/** The longest a graceful stop may take (a running job gets up to 20 s of it) before the process exits anyway. */
-const SHUTDOWN_DEADLINE_MS = 30_000;
+/** A running job's share of the stop's deadline (the rest covers the listeners, the pools and the log). */
+const JOB_SHARE_OF_DEADLINE = 2 / 3;
 
 async function main() {
   const config = loadConfig(process.env, release);
   // Before the backends open: an invalid connector package refuses the start without side effects.
   const connectors = loadConnectorRegistry(config.connectorsDir);
   const services = await openServices(config);
+  const readiness = readinessProbe({ db: services.db, kv: services.kv });
   const platforms = await openPlatforms(config.platforms);
   const servers: Server[] = [];
   let worker: JobWorker | null = null;
@@ -98,19 +96,20 @@ async function main() {
   let stopping = false;
   const shutdown = async (signal: string) => {
     // A signal sent to the process group reaches this process twice under `npm start` (directly,
-    // and relayed by tsx): the repeat must not cut short the running job's graceful stop.
+    // and relayed by npm): the repeat must not cut short the running job's graceful stop.
     if (stopping) return;
     stopping = true;
-    services.logger.info({ signal }, "shutting down");
+    services.logger.info({ signal, deadline_ms: config.shutdownTimeoutMs }, "shutting down");
+    readiness.markStopping();
     // Every wait below is bounded, and so is their sum: a stop that stalls still ends the process.
     setTimeout(() => {
-      services.logger.error({ signal, afterMs: SHUTDOWN_DEADLINE_MS }, "graceful shutdown did not finish in time; exiting");
+      services.logger.error({ signal, afterMs: config.shutdownTimeoutMs }, "graceful shutdown did not finish in time; exiting");
+      services.logger.flush();
       process.exit(1);
-    }, SHUTDOWN_DEADLINE_MS).unref();
-    const closing = servers.map((s) => new Promise((r) => s.close(r)));
-    // Kept-alive connections with no request in flight would hold close() until they time out.
-    for (const server of servers) server.closeIdleConnections();
-    await Promise.all([worker?.stop(), deliveries?.stop(), ...closing]);
+    }, config.shutdownTimeoutMs).unref();
+    // The listeners take no new connection; requests in flight, the running job and the delivery
+    // attempts under way finish (their outcomes recorded) before the backends close.
+    await Promise.all([worker?.stop(), deliveries?.stop(), ...servers.map(stopServer)]);
     await platforms.close();
     await services.close();
     process.exit(0);
@@ -122,7 +121,11 @@ async function main() {
   const demo = !config.databaseUrl && creators === 0 ? await seedDemo(services.db, services.now()) : null;
 
   for (const name of config.surfaces)
-    servers.push(await listen(buildSurface(name, services, connectors, platforms.endpoints), config[name].port, config.host, services));
+    servers.push(await serve(buildSurface(name, services, connectors, platforms.endpoints, readiness), config[name].port, config.host, services));
+  if (config.metrics.port !== null) {
+    const metrics = createMetricsApp({ ...services, docsUrl: config.docs.url, release: config.release, readiness, token: config.metrics.token });
+    servers.push(await serve(metrics, config.metrics.port, config.metrics.host, services));
+  }
   const jobs = config.worker ? await discoverScheduledJobs() : [];
   if (config.worker)
     deliveries = startDeliveryWorker({
@@ -140,6 +143,7 @@ async function main() {
       jobs,
       clock: services.now,
       platformAccess: { platforms: platforms.endpoints, appKey: services.appKey },
+      timing: { stopTimeoutMs: Math.floor(config.shutdownTimeoutMs * JOB_SHARE_OF_DEADLINE) },
     });
 
   const lines = [
@@ -163,20 +167,10 @@ async function main() {
     `  Platforms     ${platforms.description}`,
     `  Job worker    ${config.worker ? `${jobs.length} scheduled job${jobs.length === 1 ? "" : "s"} on pg-boss (npm run cli -- jobs:list)` : "off (WORKER=off)"}`,
     `  Webhooks      ${config.worker ? `delivery worker on (timeout ${config.webhooks.timeoutMs / 1000} s)` : "no delivery worker here (WORKER=off)"}`,
+    `  Metrics       ${config.metrics.port !== null ? `http://${config.metrics.host}:${config.metrics.port}/metrics${config.metrics.token ? " (bearer METRICS_TOKEN)" : ""}, readiness /ready` : "off (set METRICS_PORT)"}`,
   ];
   if (demo) {
-    lines.push(
-      "",
-      "First start: created a demo creator, team and project.",
-      `  creator       ${demo.email} (password ${demo.password})`,
-      `  team          ${demo.teamId}`,
-      `  project       ${demo.projectId} (Demo Community)`,
-      `  token         ${demo.token.token}`,
-      `                (every grantable ability; shown only this once - store it now)`,
-      "",
-      "Try it:",
-      `  curl -H "Authorization: Bearer ${demo.token.token}" ${config.api.url}/v1/teams/current`,
-    );
+    lines.push("", ...demoAccountLines(demo, { apiUrl: config.api.url, tty: Boolean(process.stdout.isTTY), dataDir: config.dataDir }));
   } else if (creators === 0) {
     // PostgreSQL is never seeded: an operator's database gets no demo account it did not ask for.
     lines.push(
@@ -201,13 +195,21 @@ async function main() {
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     console.error(`configuration error: ${err.message}`);
-  } else if (err instanceof EmbeddedDatabaseError) {
+  } else if (err instanceof EmbeddedDatabaseError || err instanceof BackendUnavailableError) {
     console.error(err.message);
   } else if (err instanceof ConnectorLoadError) {
     console.error(`${err.message}\nFix the files above (or remove the package folder) and start again.`);
   } else if ((err as { code?: string }).code === "EADDRINUSE") {
     const { port } = err as { port?: number };
-    console.error(`port ${port} is already in use: stop the other process or choose another port (API_PORT, DOCS_PORT, ...)`);
+    console.error(`port ${port} is already in use: stop the other process or choose another port (API_PORT, DOCS_PORT, ..., METRICS_PORT)`);
+  } else if (["ENOTFOUND", "EAI_AGAIN", "EADDRNOTAVAIL"].includes((err as { code?: string }).code ?? "")) {
+    const { hostname, address } = err as { hostname?: string; address?: string };
+    console.error(
+      `configuration error: cannot listen on ${hostname ?? address} (${(err as { code: string }).code}): set HOST (or METRICS_HOST) to an address of this machine (0.0.0.0, ::, 127.0.0.1) or a hostname that resolves to one`,
+    );
+  } else if ((err as { code?: string }).code === "EACCES" && (err as { syscall?: string }).syscall === "listen") {
+    const { port } = err as { port?: number };
+    console.error(`configuration error: port ${port} needs privileges this process lacks: choose a port above 1023 (API_PORT, ..., METRICS_PORT)`);
   } else {
     console.error(err);
   }

@@ -9,6 +9,21 @@ import { RedisKv } from "./kv/redis.ts";
 import { loadAppKey } from "./security/app-key.ts";
 import { redactLogObject } from "./security/log-redaction.ts";
 import { GroupedActivityWriter } from "./modules/activity/grouped-writer.ts";
+import { TimeoutError, withTimeout } from "./observability/readiness.ts";
+
+/** A configured backend (DATABASE_URL, REDIS_URL) that cannot be reached at start; the message names the variable. */
+export class BackendUnavailableError extends Error {}
+
+/** How long the start waits for Redis (the client retries a refused connection without end). */
+const REDIS_CONNECT_TIMEOUT_MS = 10_000;
+
+/** Errors of reaching PostgreSQL at all (network, authentication, a database that does not exist), not of the work asked of it. */
+function isConnectionFailure(err: unknown): boolean {
+  const { code, name } = err as { code?: unknown; name?: unknown };
+  if (name === "KnexTimeoutError") return true;
+  if (typeof code !== "string") return false;
+  return ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ECONNRESET"].includes(code) || /^(28|3D)/.test(code);
+}
 
 export interface Services {
   config: Config;
@@ -49,6 +64,16 @@ export function createLogger(level: string): Logger {
   return pino(loggerOptions(level), destination);
 }
 
+/** Redis, or a BackendUnavailableError naming REDIS_URL when it cannot be reached in time. */
+async function connectRedis(url: string, keyPrefix: string): Promise<Kv> {
+  try {
+    return await withTimeout(RedisKv.connect(url, keyPrefix), REDIS_CONNECT_TIMEOUT_MS, "Redis");
+  } catch (err) {
+    const reason = err instanceof TimeoutError ? `no answer within ${REDIS_CONNECT_TIMEOUT_MS / 1000} s` : (err as Error).message;
+    throw new BackendUnavailableError(`REDIS_URL: could not connect to Redis at ${new URL(url).host}: ${reason}`);
+  }
+}
+
 export async function openServices(config: Config, logger = createLogger(config.logLevel)): Promise<Services> {
   const database = await openConfiguredDatabase({
     url: config.databaseUrl,
@@ -66,11 +91,15 @@ export async function openServices(config: Config, logger = createLogger(config.
     await migrate(db);
   } catch (err) {
     await database.close();
+    if (config.databaseUrl && isConnectionFailure(err))
+      throw new BackendUnavailableError(
+        `DATABASE_URL: could not connect to PostgreSQL at ${new URL(config.databaseUrl).host}: ${(err as Error).message}`,
+      );
     throw err;
   }
   let kv: Kv;
   try {
-    kv = config.redisUrl ? await RedisKv.connect(config.redisUrl, `${config.redisKeyPrefix}:${await deploymentId(db)}:`) : new MemoryKv();
+    kv = config.redisUrl ? await connectRedis(config.redisUrl, `${config.redisKeyPrefix}:${await deploymentId(db)}:`) : new MemoryKv();
   } catch (err) {
     await database.close();
     throw err;

@@ -20,7 +20,8 @@ import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts
 const ROOT = new URL("../../", import.meta.url).pathname;
 /** What `npm run start:prod` runs (node's flags and the entry), read from package.json so the two never differ. */
 const START_PROD = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["start:prod"]!;
-const [NODE, ...START_ARGS] = START_PROD.split(/\s+/);
+// The script execs node so that the supervisor's signal reaches the server; the process measured is that node.
+const [NODE, ...START_ARGS] = START_PROD.replace(/^exec\s+/, "").split(/\s+/);
 if (NODE !== "node") throw new Error(`start:prod should run node directly (the process measured is the server), not: ${START_PROD}`);
 const ENTRY = join(ROOT, START_ARGS.at(-1)!);
 const NODE_FLAGS = START_ARGS.slice(0, -1);

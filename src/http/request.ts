@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import type Koa from "koa";
 import type { Logger } from "pino";
 import { ApiError, errorEnvelope, toApiError } from "../errors.ts";
+import { recordRequest, secondsSince } from "../observability/metrics.ts";
 import { clientNetwork, socketAddress, type ClientIpResolver } from "./client-ip.ts";
 
 export interface RequestState {
@@ -12,6 +13,10 @@ export interface RequestState {
   credentialId?: string;
   /** The client's address: the socket's, or as trusted proxies report it (TRUST_PROXY). */
   clientIp: string;
+  /** What the request ran, for the log line and the metrics: a REST operationId or an MCP method (a bounded set). */
+  operation?: string;
+  /** The MCP tool a tools/call named, for the log line. */
+  tool?: string;
   /** What per-IP budgets count: the IPv4 address or the IPv6 /64 of clientIp (clientNetwork). */
   clientNetwork: string;
 }
@@ -47,6 +52,12 @@ function pathOf(ctx: Koa.Context): string | null {
   } catch {
     return null;
   }
+}
+
+/** The metrics label of a request no operation claimed: the route's pattern (a bounded set), never the raw path. */
+function routeOf(ctx: Koa.Context): string {
+  const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  return typeof route === "string" ? route : "unmatched";
 }
 
 /** How much of an unparseable target the log line keeps. */
@@ -89,14 +100,18 @@ export function requestContext(options: RequestContextOptions): Koa.Middleware {
       ctx.type = "application/json";
       ctx.body = errorEnvelope(apiError, state.requestId, options.docsUrl);
     } finally {
+      const status = aborted ? 499 : ctx.status;
+      recordRequest(options.surface, state.operation ?? routeOf(ctx), status, secondsSince(started));
       options.logger.info({
         surface: options.surface,
         request_id: state.requestId,
         method: ctx.method,
         path: path ?? (ctx.url ?? "").slice(0, LOGGED_TARGET_LENGTH),
         // 499: nginx's "client closed request"; only in the log, nothing was answered.
-        status: aborted ? 499 : ctx.status,
+        status,
         ...(aborted ? { aborted: true } : {}),
+        ...(state.operation ? { operation: state.operation } : {}),
+        ...(state.tool ? { tool: state.tool } : {}),
         duration_ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
         ...(state.credentialId ? { credential_id: state.credentialId } : {}),
       });

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { usingPostgres } from "../helpers/backends.ts";
-import { freePort, runNpm, startNpm, tempDir, type StartedProcess } from "../helpers/processes.ts";
+import { FIRST_START_READY, freePort, runNpm, startNpm, tempDir, type StartedProcess } from "../helpers/processes.ts";
 
 const SOCKET = ".s.PGSQL.5432";
 
@@ -34,7 +34,7 @@ if (!usingPostgres)
       dataDir = tempDir("shared");
       env = { DATA_DIR: dataDir, LOG_LEVEL: "warn", ...(await ports()) };
       api = `http://127.0.0.1:${env.API_PORT}`;
-      server = await startNpm(env, /Try it:[\s\S]*teams\/current\n/);
+      server = await startNpm(env, FIRST_START_READY);
     });
     after(async () => {
       await server?.stop();

@@ -1,8 +1,13 @@
 // A newcomer's first `npm start` on an empty embedded database: surfaces, a demo creator and a
-// token printed once, which works at once; the second start prints no token and keeps the data.
+// token that works at once; stdout here is not a terminal (it is the log stream), so the password
+// and token are in a file under DATA_DIR only this user reads, whose path is printed; the second
+// start makes and prints no token and keeps the data.
 import assert from "node:assert/strict";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { DEMO_CREDENTIALS_FILE } from "../../src/first-start.ts";
 import { emptyPostgresDatabase, usingPostgres } from "../helpers/backends.ts";
-import { freePort, startNpm, tempDir } from "../helpers/processes.ts";
+import { FIRST_START_READY, freePort, startNpm, tempDir } from "../helpers/processes.ts";
 
 describe("npm start on an empty embedded database", function () {
   this.timeout(300_000);
@@ -18,7 +23,7 @@ describe("npm start on an empty embedded database", function () {
       AUTH_PORT: await freePort(),
     };
     const env = { DATA_DIR: dataDir, LOG_LEVEL: "warn", ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
-    const first = await startNpm(env, /Try it:[\s\S]*teams\/current\n/);
+    const first = await startNpm(env, FIRST_START_READY);
     let token: string;
     try {
       const out = first.output();
@@ -38,7 +43,14 @@ describe("npm start on an empty embedded database", function () {
       assert.equal(((await metadata.json()) as { issuer: string }).issuer, `http://localhost:${ports.AUTH_PORT}`);
       assert.match(out, /Database\s+PGlite in /);
       assert.match(out, /KV store\s+in-process/);
-      token = /token\s+(sbt_live_\d+_[A-Za-z0-9]+)/.exec(out)![1]!;
+      const credentials = join(dataDir, DEMO_CREDENTIALS_FILE);
+      assert.ok(out.includes(credentials), "the banner names the file holding the secrets");
+      assert.ok(!/sbt_live_|\(password /.test(out), "no secret on stdout, the log stream");
+      assert.equal(statSync(credentials).mode & 0o777, 0o600);
+      const secrets = readFileSync(credentials, "utf8");
+      assert.match(secrets, /creator\s+demo@subbridge\.local \(password \S+\)/);
+      assert.match(secrets, /Try it:[\s\S]*teams\/current\n/);
+      token = /token\s+(sbt_live_\d+_[A-Za-z0-9]+)/.exec(secrets)![1]!;
       const res = await fetch(`http://127.0.0.1:${ports.API_PORT}/v1/teams/current`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(res.status, 200);
       const team = (await res.json()) as { data: { name: string } };

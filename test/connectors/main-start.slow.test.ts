@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { connectorsFolder, editJson, removeConnectorsFolders } from "./connector-folders.ts";
-import { freePort } from "../helpers/processes.ts";
+import { FIRST_START_READY, firstStartToken, freePort } from "../helpers/processes.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -108,7 +108,7 @@ describe("npm start with connector packages", () => {
         75_000,
         "the start",
         (async () => {
-          while (!/Try it:/.test(started.output().stdout)) {
+          while (!FIRST_START_READY.test(started.output().stdout)) {
             if (started.child.exitCode !== null) throw new Error(`main exited ${started.child.exitCode}: ${started.output().stderr}`);
             await new Promise((resolve) => setTimeout(resolve, 100));
           }
@@ -117,7 +117,7 @@ describe("npm start with connector packages", () => {
         () => stop(started.child, "SIGKILL"),
       );
       assert.match(banner, new RegExp(`Connectors {4}discord, telegram \\(from ${join(ROOT, "connectors")}\\)`));
-      const token = /sbt_live_\d+_[A-Za-z0-9]+/.exec(banner)![0];
+      const token = firstStartToken(join(cwd, "data"));
       const res = await fetch(`http://127.0.0.1:${port}/v1/connectors?sort_by=key&sort_direction=asc`, {
         headers: { authorization: `Bearer ${token}` },
       });

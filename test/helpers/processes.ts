@@ -2,10 +2,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { createServer } from "node:net";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { holdOpen } from "./open-resources.ts";
+import { DEMO_CREDENTIALS_FILE } from "../../src/first-start.ts";
 
 export const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -34,6 +35,15 @@ export async function freePort(): Promise<number> {
       return port;
     }
   }
+}
+
+/** What the first start on an empty embedded database prints last (stdout here is no terminal: the secrets go to a file). */
+export const FIRST_START_READY = /store them, then delete the file\.\n/;
+
+/** The demo token the first start wrote to DATA_DIR's credentials file. */
+export function firstStartToken(dataDir: string): string {
+  const secrets = readFileSync(join(dataDir, DEMO_CREDENTIALS_FILE), "utf8");
+  return /token\s+(sbt_live_\d+_[A-Za-z0-9]+)/.exec(secrets)![1]!;
 }
 
 export interface CommandResult {
@@ -70,14 +80,16 @@ const START_DEADLINE_MS = 90_000;
 const STOP_DEADLINE_MS = 40_000;
 
 /**
- * `npm start`, resolved once `ready` matches the output; rejected with the output so far when the
- * process exits first or `ready` has not appeared within the deadline (the process is then stopped),
- * so a stalled start fails with what it printed instead of the test's bare timeout.
+ * `npm start` (or `npm run <script>`, e.g. start:prod) in a process group of its own, resolved once
+ * `ready` matches the output; rejected with the output so far when the process exits first or
+ * `ready` has not appeared within the deadline (the process is then stopped), so a stalled start
+ * fails with what it printed instead of the test's bare timeout.
  */
-export function startNpm(env: Record<string, string>, ready: RegExp, deadlineMs = START_DEADLINE_MS): Promise<StartedProcess> {
+export function startNpm(env: Record<string, string>, ready: RegExp, deadlineMs = START_DEADLINE_MS, script = "start"): Promise<StartedProcess> {
   return new Promise((resolve, reject) => {
     const began = Date.now();
-    const child = spawn("npm", ["start"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const args = script === "start" ? ["start"] : ["run", script];
+    const child = spawn("npm", args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let out = "";
     const signal = (name: NodeJS.Signals) => {
       try {

@@ -57,6 +57,18 @@ describe("mcp toolsets at full size", () => {
     const res = await rawRpc(suite.mcp, "tools/call", { token: suite.creator.token, toolsets: null, params: { name: "list_tokens", arguments: {} } });
     assert.equal(res.body.error.code, -32602);
     assert.match(res.body.error.data.reason, /X-MCP-Toolsets.*tokens.*call_tool/);
+    // Clients show the message, seldom `data`: the reason and the way in are in the message itself.
+    assert.match(res.body.error.message, /^Tool list_tokens is not available on this connection: .*tokens toolset.*X-MCP-Toolsets.*call_tool/);
+    const readOnly = await rawRpc(suite.mcp, "tools/call", {
+      token: suite.creator.token,
+      headers: { "X-MCP-Readonly": "true" },
+      params: { name: "create_project", arguments: { name: "Nope" } },
+    });
+    assert.equal(readOnly.body.error.code, -32602);
+    assert.match(
+      readOnly.body.error.message,
+      /^Tool create_project is not available on this connection: it changes data and this connection is read-only/,
+    );
   });
 
   describe("dynamic mode", () => {

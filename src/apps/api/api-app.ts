@@ -11,6 +11,7 @@ import { routeFallback } from "../../http/route-fallback.ts";
 import { publicDocuments } from "./public-documents.ts";
 import { TELEGRAM_UPDATES_PATH, telegramUpdates } from "./telegram-updates.ts";
 import { mountApiDiscovery } from "../site/discovery/routes.ts";
+import { readinessRoute, type ReadinessProbe } from "../../observability/readiness.ts";
 import { apiCors } from "./cors.ts";
 
 export interface ApiAppDeps extends OperationRouteDeps {
@@ -20,6 +21,8 @@ export interface ApiAppDeps extends OperationRouteDeps {
   mcpUrl: string;
   /** How the per-IP limits find the client (TRUST_PROXY); the socket's address by default. */
   clientIp?: ClientIpResolver;
+  /** GET /ready answers from it (503 while the database or the KV store does not answer). */
+  readiness?: ReadinessProbe;
 }
 
 export function createApiApp(deps: ApiAppDeps): Koa {
@@ -29,6 +32,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   const documents = publicDocuments(deps.baseUrl, deps.release);
   for (const doc of documents) router.register(doc.path, ["GET"], doc.middleware);
   router.register(TELEGRAM_UPDATES_PATH, ["POST"], telegramUpdates(deps));
+  if (deps.readiness) router.register("/ready", ["GET"], readinessRoute(deps.readiness));
   mountApiDiscovery(router, deps);
 
   app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "api", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));

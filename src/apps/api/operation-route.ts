@@ -34,6 +34,7 @@ export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa
   return async (ctx) => {
     const now = deps.now();
     const state = ctx.state as RequestState;
+    state.operation = op.id;
     const admission = op.public ? null : await admitRest(ctx, deps, now);
     const principal = admission?.principal ?? null;
     let claim: IdempotencyClaim | null = null;

@@ -18,6 +18,29 @@ import { publicUrlOf } from "../../http/public-url.ts";
 /** The endpoint URL's query when it has none (most connections). */
 const NO_QUERY = new URLSearchParams();
 
+/** The JSON-RPC methods the log line and the metrics name; any other is counted as "mcp". */
+const MCP_METHODS = new Set([
+  "server/discover",
+  "ping",
+  "tools/list",
+  "tools/call",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+]);
+
+/** How much of a tool name the log line keeps (the catalog's are far shorter; a client may send anything). */
+const LOGGED_TOOL_LENGTH = 100;
+
+/** Names the request's JSON-RPC method and, for tools/call, the tool, on the request's log line. */
+function describeCall(state: RequestState, body: unknown): void {
+  const message = (body ?? {}) as { method?: unknown; params?: { name?: unknown } };
+  state.operation = typeof message.method === "string" && MCP_METHODS.has(message.method) ? message.method : "mcp";
+  if (state.operation === "tools/call" && typeof message.params?.name === "string") state.tool = message.params.name.slice(0, LOGGED_TOOL_LENGTH);
+}
+
 /** Where the request's resolved state rides through the SDK to the per-request factory. */
 const STATE_KEY = "subbridge";
 
@@ -84,6 +107,7 @@ export function mcpEndpoint(deps: McpEndpointDeps): Koa.Middleware {
       } catch {
         parsedBody = undefined;
       }
+      describeCall(state, parsedBody);
       const authInfo: AuthInfo = {
         token: principal.credentialId,
         clientId: `${principal.credentialKind}:${principal.credentialId}`,

@@ -17,6 +17,7 @@ import { PROTECTED_RESOURCE_PATH, protectedResourceMetadata } from "./protected-
 import { resourceCatalog } from "./resources/catalog.ts";
 import { SERVER_CARD_PATH, serverCard } from "./server-card.ts";
 import { mountMcpDiscovery } from "../site/discovery/routes.ts";
+import { readinessRoute, type ReadinessProbe } from "../../observability/readiness.ts";
 
 /** What the pipeline needs (PipelineDeps), and what the MCP surface adds. */
 export interface McpAppDeps extends PipelineDeps {
@@ -37,6 +38,8 @@ export interface McpAppDeps extends PipelineDeps {
   allowedOrigins: readonly string[];
   /** How the per-IP limits find the client (TRUST_PROXY); the socket's address by default. */
   clientIp?: ClientIpResolver;
+  /** GET /ready answers from it (503 while the database or the KV store does not answer). */
+  readiness?: ReadinessProbe;
 }
 
 /** Discovery documents: public, cacheable for an hour, readable from any origin. */
@@ -55,6 +58,7 @@ export function createMcpApp(deps: McpAppDeps): Koa {
     ctx.set("Cache-Control", "no-store");
     ctx.body = { status: "up", release: deps.release };
   });
+  if (deps.readiness) router.register("/ready", ["GET"], readinessRoute(deps.readiness));
   router.register(PROTECTED_RESOURCE_PATH, ["GET"], discoveryDocument(deps, protectedResourceMetadata(deps)));
   router.register(SERVER_CARD_PATH, ["GET"], discoveryDocument(deps, serverCard({ ...deps, resourceCount: resources.length })));
   mountMcpDiscovery(router, deps);

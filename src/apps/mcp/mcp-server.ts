@@ -7,10 +7,11 @@ import { ApiError, errorEnvelope, toApiError } from "../../errors.ts";
 import type { Principal } from "../../pipeline/context.ts";
 import { toolNamed, wireToolNamed } from "./tool-catalog.ts";
 import { invokeTool, type ToolCallDeps } from "./tool-call.ts";
-import { isSelected, listedTools, type ToolSelection } from "./tool-selection.ts";
+import { isSelected, listedTools, unselectedReason, type ToolSelection } from "./tool-selection.ts";
 import { callDynamicTool, DYNAMIC_TOOLS, isDynamicTool } from "./dynamic-tools.ts";
 import type { McpResource } from "./resources/catalog.ts";
 import { GETTING_STARTED_URI } from "./resources/catalog.ts";
+import { recordToolCall, secondsSince } from "../../observability/metrics.ts";
 
 export const MCP_PROTOCOL_VERSION = "2026-07-28";
 export const SERVER_NAME = "subbridge";
@@ -65,21 +66,34 @@ export function buildMcpServer(deps: McpServerDeps, state: McpRequestState, rele
     cacheScope: "private" as const,
   }));
 
-  server.setRequestHandler("tools/call", async (request): Promise<CallToolResult> => {
-    const { name } = request.params;
+  const callTool = async (name: string, args: Record<string, unknown>): Promise<CallToolResult> => {
     if (selection.dynamic && isDynamicTool(name)) {
-      return callDynamicTool(name, request.params.arguments ?? {}, { deps, caller: { principal, requestId }, selection, docsUrl: deps.docsUrl });
+      return callDynamicTool(name, args, { deps, caller: { principal, requestId }, selection, docsUrl: deps.docsUrl });
     }
     const tool = toolNamed(name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`, { name });
     if (!isSelected(tool, selection)) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`, {
-        name,
-        reason: `outside this connection's toolsets (${tool.toolset}); name it in X-MCP-Toolsets (e.g. default,${tool.toolset}) or use the dynamic mode's call_tool`,
-      });
+      // The reason is in the message itself: clients show the message and rarely `data`.
+      const reason = unselectedReason(tool, selection);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} is not available on this connection: ${reason}`, { name, reason });
     }
-    const result = await invokeTool(deps, { principal, requestId }, tool, request.params.arguments ?? {});
+    const result = await invokeTool(deps, { principal, requestId }, tool, args);
     return server.projectCallToolResult(result, tool.outputSchema);
+  };
+
+  server.setRequestHandler("tools/call", async (request): Promise<CallToolResult> => {
+    const { name } = request.params;
+    const started = process.hrtime.bigint();
+    // A name outside the catalog is counted as "unknown": the metric's labels stay a bounded set.
+    const known = toolNamed(name) !== undefined || isDynamicTool(name);
+    let outcome = "not_found";
+    try {
+      const result = await callTool(name, request.params.arguments ?? {});
+      outcome = result.isError ? String((result.structuredContent as { error?: { code?: string } } | undefined)?.error?.code ?? "error") : "ok";
+      return result;
+    } finally {
+      recordToolCall(known ? name : "unknown", outcome, secondsSince(started));
+    }
   });
 
   server.setRequestHandler("resources/list", () => ({

@@ -8,8 +8,9 @@
 //   - `dynamic` adds the few catalog tools (dynamic-tools.ts) with which a model searches every
 //     tool and calls any of them by name; alone, it lists only those;
 //   - `X-MCP-Readonly: true` (or `?read_only=true`) keeps only tools with readOnlyHint.
-// A direct call to a tool outside the selection is refused as an unknown tool; a call to a
-// selected tool the token cannot use reaches the ability check and names the missing ability.
+// A direct call to a tool outside the selection is refused (-32602) with the reason and the way to
+// reach it in the message; a call to a selected tool the token cannot use reaches the ability check
+// and names the missing ability.
 import { validationFailed } from "../../errors.ts";
 import { holdsAbility } from "../../modules/tokens/abilities.ts";
 import { perValue } from "./per-value.ts";
@@ -86,6 +87,13 @@ export function allowsTool(tool: ToolDefinition, selection: ToolSelection): bool
 /** Whether tools/list shows the tool and a direct tools/call reaches it. */
 export function isSelected(tool: ToolDefinition, selection: ToolSelection): boolean {
   return allowsTool(tool, selection) && (selection.toolsets === null || selection.toolsets.has(tool.toolset));
+}
+
+/** Why a direct call cannot reach `tool` on this connection, and how to reach it. */
+export function unselectedReason(tool: ToolDefinition, selection: ToolSelection): string {
+  if (!allowsTool(tool, selection))
+    return `it changes data and this connection is read-only (${READ_ONLY_HEADER}: true); connect without it to call ${tool.name}`;
+  return `it is in the ${tool.toolset} toolset, outside this connection's toolsets; name it in the ${TOOLSETS_HEADER} header (e.g. default,${tool.toolset}) or ?${TOOLSETS_QUERY}=, or use the dynamic mode's call_tool`;
 }
 
 /** The operation tools a connection lists: selected, and callable with the token's abilities. */

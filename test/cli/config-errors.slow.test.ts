@@ -1,0 +1,30 @@
+// A bad configuration value through the start command itself: one line naming the variable and
+// what it accepts on stderr, no stack trace, a non-zero exit (the fast tier checks every variable
+// on the loader: test/cli/config-errors.test.ts).
+import assert from "node:assert/strict";
+import { freePort, runNpm, tempDir } from "../helpers/processes.ts";
+
+describe("npm start with a bad configuration value", function () {
+  this.timeout(180_000);
+
+  for (const [name, value, message] of [
+    ["LOG_LEVEL", "loud", /^configuration error: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
+    ["HOST", "not_a_host", /^configuration error: HOST must be an IP address of this machine .* or a hostname, got "not_a_host"$/],
+  ] as const) {
+    it(`refuses ${name}=${value} in one line, without a stack trace`, async () => {
+      const result = await runNpm("start", [], { [name]: value, DATA_DIR: tempDir("bad-config") });
+      assert.notEqual(result.code, 0);
+      assert.match(result.stderr.trim(), message);
+      assert.doesNotMatch(result.stderr, /\n\s+at /);
+    });
+  }
+
+  it("names HOST when its name does not resolve (the listen fails, after the backends open)", async () => {
+    const env: Record<string, string> = { HOST: "no-such-host.invalid", DATA_DIR: tempDir("bad-host"), LOG_LEVEL: "warn" };
+    for (const surface of ["API", "MCP", "AUTH", "SITE", "DOCS", "PORTAL"]) env[`${surface}_PORT`] = String(await freePort());
+    const result = await runNpm("start", [], env);
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr.trim(), /^configuration error: cannot listen on no-such-host\.invalid \(E\w+\): set HOST \(or METRICS_HOST\)/m);
+    assert.doesNotMatch(result.stderr, /\n\s+at /);
+  });
+});

@@ -36,7 +36,7 @@ describe("the worker in npm start", function () {
       assert.match(out, /Webhooks\s+delivery worker on \(timeout 10 s\)/);
       assert.ok(!/REST API\s+http/.test(out), "no surface runs");
       assert.match(out, /teams\.invitations\.expire \(\*\/15 \* \* \* \*\)/);
-      assert.match(out, /"signal":"SIGTERM","msg":"shutting down"/);
+      assert.match(out, /"signal":"SIGTERM","deadline_ms":30000,"msg":"shutting down"/);
       assert.match(out, /"msg":"job worker stopped"/);
       assert.match(out, /"msg":"webhook delivery worker stopped"/);
     } finally {

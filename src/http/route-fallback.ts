@@ -4,11 +4,16 @@ import type Koa from "koa";
 import type { Router } from "@koa/router";
 import { ApiError } from "../errors.ts";
 
+/** The methods `path` answers to, as an Allow header's value; null when no route has the path. */
+export function allowedMethods(router: Router, ctx: Koa.Context): string | null {
+  const allowed = new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods));
+  return allowed.size ? [...allowed].sort().join(", ") : null;
+}
+
 export function routeFallback(router: Router, remediation: string): Koa.Middleware {
   return async (ctx) => {
-    const allowed = new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods));
-    if (allowed.size) {
-      const allow = [...allowed].sort().join(", ");
+    const allow = allowedMethods(router, ctx);
+    if (allow) {
       throw new ApiError("METHOD_NOT_ALLOWED", `${ctx.method} is not accepted on ${ctx.path}; use ${allow}.`, { headers: { Allow: allow } });
     }
     throw new ApiError("RESOURCE_NOT_FOUND", `No route ${ctx.method} ${ctx.path}.`, { remediation });

@@ -45,6 +45,19 @@ describe("authorization server surface", () => {
     assert.equal(head.status, 200);
   });
 
+  it("answers a browser opening a POST endpoint with 405 and Allow, on a page saying what it is; an unknown page 404", async () => {
+    for (const path of ["/oauth/token", "/oauth/register", "/agent/identity"]) {
+      const page = await fetch(`${auth.url}${path}`, { headers: { accept: "text/html" } });
+      assert.equal(page.status, 405, path);
+      assert.equal(page.headers.get("allow"), "POST");
+      assert.match(await page.text(), /endpoint for applications \(it takes POST\)/);
+      const client = await fetch(`${auth.url}${path}`, { headers: { accept: "application/json" } });
+      assert.equal(client.status, 405, path);
+      assert.equal(client.headers.get("allow"), "POST");
+    }
+    assert.equal((await fetch(`${auth.url}/no-such-page`, { headers: { accept: "text/html" } })).status, 404);
+  });
+
   it("answers refusals as {error, error_description}: unknown grant, missing grant, JSON to the token endpoint, unknown path", async () => {
     const token = (body: string, type = "application/x-www-form-urlencoded") =>
       fetch(`${auth.url}/oauth/token`, { method: "POST", headers: { "content-type": type }, body });

@@ -24,6 +24,17 @@ describe("public routes and the team read", () => {
     assert.deepEqual(await res.json(), { status: "up", release: "3.0.0" });
   });
 
+  it("answers its root and /v1 with an index of where to go (the address the banner, the API catalog and the SDK name)", async () => {
+    for (const path of ["/", "/v1"]) {
+      const res = await fetch(`${api.url}${path}`);
+      assert.equal(res.status, 200, path);
+      const index = (await res.json()) as Record<string, unknown>;
+      assert.equal(index.openapi, `${api.url}/openapi.json`);
+      assert.equal(index.ping, `${api.url}/v1/ping`);
+      assert.match(String(index.documentation), /\/guides\/rest-api$/);
+    }
+  });
+
   it("serves the OpenAPI document with this deployment as its server", async () => {
     const res = await fetch(`${api.url}/openapi.json`);
     assert.equal(res.status, 200);

@@ -29,7 +29,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   const app = new Koa();
   const router = new Router();
   for (const op of operationList) router.register(op.routePath, [op.method], operationRoute(op, deps));
-  const documents = publicDocuments(deps.baseUrl, deps.release);
+  const documents = publicDocuments(deps, deps.release);
   for (const doc of documents) router.register(doc.path, ["GET"], doc.middleware);
   router.register(TELEGRAM_UPDATES_PATH, ["POST"], telegramUpdates(deps));
   if (deps.readiness) router.register("/ready", ["GET"], readinessRoute(deps.readiness));

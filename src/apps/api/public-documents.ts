@@ -1,6 +1,7 @@
-// Public routes of the API host that need no token: /up and the generated documents.
+// Public routes of the API host that need no token: /up, the API's index and the generated documents.
 import type Koa from "koa";
 import { readGeneratedJson as readJson, readRepositoryText } from "../../repository-files.ts";
+import { API_CATALOG_PATH, guides } from "../site/discovery/addresses.ts";
 
 export interface PublicDocument {
   path: string;
@@ -43,8 +44,31 @@ export function servedOpenApi(baseUrl: string): Record<string, unknown> {
   return { ...doc, servers: [{ url: baseUrl, description: "This deployment of the SubBridge REST API." }] };
 }
 
-export function publicDocuments(baseUrl: string, release: string): PublicDocument[] {
+/**
+ * What {base_url} and {base_url}/v1 answer: the addresses everything else names as "the REST API"
+ * (the start banner, the API catalog's anchor, the SDK's base URL), so a person or a crawler opening
+ * them finds where to go instead of a 404.
+ */
+export function apiIndex(baseUrl: string, docsUrl: string, release: string) {
+  const docs = guides(docsUrl);
+  return {
+    name: "SubBridge REST API",
+    release,
+    versions: { v1: `${baseUrl}/v1` },
+    documentation: docs.restApi,
+    reference: docs.reference,
+    openapi: `${baseUrl}/openapi.json`,
+    api_catalog: `${baseUrl}${API_CATALOG_PATH}`,
+    ping: `${baseUrl}/v1/ping`,
+  };
+}
+
+export function publicDocuments(urls: { baseUrl: string; docsUrl: string }, release: string): PublicDocument[] {
+  const { baseUrl } = urls;
+  const index = apiIndex(baseUrl, urls.docsUrl, release);
   return [
+    jsonDocument("/", index),
+    jsonDocument("/v1", index),
     {
       path: "/up",
       middleware: async (ctx) => {

@@ -55,7 +55,7 @@ export function createAuthApp(deps: AuthDeps): Koa {
   app.use(cookieSecurity(deps.authUrl));
   app.use(sessionMiddleware(app, deps));
   app.use(router.routes());
-  app.use(pageNotFound());
+  app.use(pageNotFound(router));
   app.use(routeFallback(router, `The authorization server's metadata is at ${deps.authUrl}/.well-known/oauth-authorization-server.`));
   return app;
 }

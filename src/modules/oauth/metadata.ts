@@ -18,7 +18,7 @@ export function authorizationServerMetadata(urls: { authUrl: string; docsUrl: st
     code_challenge_methods_supported: ["S256"],
     scopes_supported: [MCP_SCOPE],
     token_endpoint_auth_methods_supported: ["none"],
-    service_documentation: `${urls.docsUrl}/mcp`,
+    service_documentation: `${urls.docsUrl}/guides/mcp`,
     agent_auth: {
       identity_endpoint: `${authUrl}/agent/identity`,
       register_uri: `${authUrl}/agent/identity`,

@@ -20,7 +20,7 @@ function asOAuthError(err: unknown): OAuthError | null {
   if (err instanceof ApiError) {
     if (err.code === "RATE_LIMITED") return new OAuthError("too_many_requests", err.message, 429, err.headers);
     if (err.status === 404) return new OAuthError("not_found", "Nothing exists at this address.", 404);
-    if (err.status === 405) return new OAuthError("invalid_request", "This address does not accept this method.", 405);
+    if (err.status === 405) return new OAuthError("invalid_request", err.message, 405, err.headers);
     if (err.status < 500) return new OAuthError("invalid_request", err.message, 400);
     return null;
   }

@@ -3,6 +3,8 @@
 // the input rules refuse (src/apps/auth/requests.ts). Anything else is left to the request context
 // (500 with a request id, nothing internal shown).
 import type Koa from "koa";
+import type { Router } from "@koa/router";
+import { allowedMethods } from "../../../http/route-fallback.ts";
 import { AccountError } from "../../../modules/account/creators.ts";
 import { readUrlencoded } from "../requests.ts";
 import { PageError } from "./page-error.ts";
@@ -48,14 +50,20 @@ function titleFor(status: number): string {
   return "That did not work";
 }
 
-/** A person's browser asking for an address that does not exist gets a page; clients get `{error}` from the fallback after this. */
-export function pageNotFound(): Koa.Middleware {
+/**
+ * A person's browser asking for an address that does not exist gets a page; clients get `{error}`
+ * from the fallback after this. An address that exists under other methods (the token endpoint,
+ * opened from the metadata or a guide) answers 405 with Allow, on a page saying what it is.
+ */
+export function pageNotFound(router: Router): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.method === "GET" && ctx.accepts("json", "html") === "html") {
+      const allow = allowedMethods(router, ctx);
+      if (allow) ctx.set("Allow", allow);
       renderPage(ctx, {
-        title: "Not found",
-        status: 404,
-        body: html`${notice("error", "There is no page at this address.")}
+        title: allow ? "Not a page" : "Not found",
+        status: allow ? 405 : 404,
+        body: html`${notice("error", allow ? `This address is an endpoint for applications (it takes ${allow}); there is no page to show.` : "There is no page at this address.")}
           <p><a href="/">Go to your account</a></p>`,
       });
       return;

@@ -46,7 +46,7 @@ toolsets are ${sets}. \`${TOOLSETS_HEADER}: dynamic\` lists five catalog tools i
 (list_toolsets, search_tools, describe_tool, call_tool, call_destructive_tool) that reach every
 tool by name; combine it with toolsets to list those too (\`dynamic,default\`).
 \`${READ_ONLY_HEADER}: true\` (or \`?read_only=true\`) keeps only read-only tools. A direct call to a
-tool outside the selection is refused like an unknown tool.
+tool outside the selection is refused (-32602) with a message naming why and how to reach it.
 
 ## Calling tools
 Arguments are one flat object: the REST path parameters, query parameters and body fields side

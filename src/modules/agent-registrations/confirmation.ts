@@ -133,8 +133,10 @@ export function identifyAgentRegistration(db: Db, input: Omit<ConfirmInput, "reg
  * AgentRegistrationError: not_found; wrong_account (the signed-in account is not the named creator;
  * the address is not named); team_not_visible; already_confirmed; registration_expired (30 minutes
  * over or 5 wrong codes); code_expired (10 minutes over: the agent renews it); wrong_code (counted;
- * the 5th ends the registration and answers registration_expired); nothing_granted (the creator's
- * place on the team grants none of the asked-for abilities; the registration stays open).
+ * the 5th ends the registration and answers registration_expired); abilities_not_granted (the
+ * creator's place on the team lacks one of the asked-for abilities: the token carries exactly the
+ * post_claim_scopes the agent was promised, never more than the role grants, so it is all or
+ * nothing; the registration stays open for someone whose role grants them).
  */
 export function confirmAgentRegistration(db: Db, input: ConfirmInput): Promise<AgentRegistrationView> {
   return decidedThenThrown(db, async (trx) => {
@@ -142,8 +144,12 @@ export function confirmAgentRegistration(db: Db, input: ConfirmInput): Promise<A
     if (found instanceof AgentRegistrationError) return found;
     const { match, team } = found;
     const granted = await grantedAbilities(trx, input.userId, team.id, match.abilities);
-    if (!granted.length)
-      return new AgentRegistrationError("nothing_granted", `Your place on ${team.name} grants none of the abilities this agent asks for.`);
+    const lacking = match.abilities.filter((a) => !granted.includes(a));
+    if (lacking.length)
+      return new AgentRegistrationError(
+        "abilities_not_granted",
+        `Your place on ${team.name} does not grant ${lacking.join(", ")}, which this agent asks for.`,
+      );
     await registrations(trx)
       .where({ id: match.id })
       .update({

@@ -1,12 +1,12 @@
 // The agent-registration claim page: claim.verification_uri = {auth_url}/agent/claim (claim_url adds
 // ?registration_id=<uuid>). The signed-in creator sees the agent's client_name, the abilities it
-// asked for and those its token will get (what the creator's role on the team grants; the rest is
-// shown as dropped), the team it will act on (the session's, changed with the team switcher), and
+// asked for (its token carries exactly these; any the creator's role on the team lacks are listed,
+// and then there is nothing to confirm), the team it will act on (the session's, changed with the team switcher), and
 // types the 6-digit code. Only the named creator may confirm: any other account is refused without
 // the page naming the address. Without registration_id the code alone finds the registration among
 // the creator's open ones, and the page then shows it with a button to confirm: nothing is
 // confirmed before the person has seen what. The rules (10-minute code, 5 wrong codes end the
-// registration, abilities bounded at confirmation) live in src/modules/agent-registrations/confirmation.ts.
+// registration, abilities bounded by the role at confirmation) live in src/modules/agent-registrations/confirmation.ts.
 import type { Router } from "@koa/router";
 import type Koa from "koa";
 import type { AuthDeps } from "../deps.ts";
@@ -53,9 +53,11 @@ const MESSAGES: Record<string, { status: number; text: string; retry?: boolean }
     text: "That code is not right. Check the code the agent shows and type it again: 5 wrong codes end the registration.",
     retry: true,
   },
-  nothing_granted: {
+  abilities_not_granted: {
     status: 403,
-    text: "Your role on this team grants none of the abilities this agent asks for. Choose another team with the team switcher, or ask the team's owner.",
+    text:
+      "Your role on this team does not grant every ability this agent asks for (listed as missing), and the agent's token carries exactly what it asked for. " +
+      "Choose another team with the team switcher, ask someone whose role grants them to confirm, or have the agent register again asking for less.",
     retry: true,
   },
 };
@@ -80,13 +82,9 @@ function details(view: AgentRegistrationView, confirmed = false): Html {
       <dd>${abilityList(view.abilities)}</dd>
       ${
         view.dropped.length
-          ? html`<dt>${confirmed ? "Granted" : "It will get"} (${view.granted.length})</dt>
-              <dd>${view.granted.length ? abilityList(view.granted) : html`<p>None: your role on ${view.team.name} grants none of them.</p>`}</dd>
-              <dt>Dropped (${view.dropped.length})</dt>
+          ? html`<dt>Your role lacks (${view.dropped.length})</dt>
               <dd>
-                <p class="hint">
-                  Your role on ${view.team.name} does not grant these, so the token will not carry them, even if your role changes later.
-                </p>
+                <p class="hint">Your role on ${view.team.name} does not grant these, so you cannot give the agent a token with them.</p>
                 ${abilityList(view.dropped)}
               </dd>`
           : html`<dt>${confirmed ? "Granted" : "It will get"}</dt>
@@ -136,8 +134,8 @@ function teamName(creator: SignedIn, teamId: string): string {
 
 /**
  * The page before confirming: the registration (when known) with what it asks for and gets, and the
- * form. Known through the code alone, the typed code rides along and the button confirms; with
- * nothing granted on this team there is nothing to confirm here.
+ * form. Known through the code alone, the typed code rides along and the button confirms; when the
+ * creator's role lacks an asked-for ability there is nothing to confirm here.
  */
 function claimPage(
   ctx: Koa.Context,
@@ -163,7 +161,7 @@ function claimPage(
             there.
           </p>`
     }
-    ${view && !view.granted.length ? notice("error", MESSAGES.nothing_granted!.text) : form}`,
+    ${view && view.dropped.length ? notice("error", MESSAGES.abilities_not_granted!.text) : form}`,
   });
 }
 

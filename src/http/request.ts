@@ -1,5 +1,6 @@
-// The first middleware of every surface: a request id (X-Request-Id), the error envelope for
-// anything thrown below, and one structured log line per request.
+// The first middleware of every surface: a request id (X-Request-Id), the headers every answer
+// carries (nosniff, HSTS on https), the error envelope for anything thrown below, and one
+// structured log line per request.
 import { randomUUID } from "node:crypto";
 import type Koa from "koa";
 import type { Logger } from "pino";
@@ -69,10 +70,17 @@ export interface RequestContextOptions {
   surface: string;
   /** How to find the client's address (config.trustProxy); the socket's when omitted. */
   clientIp?: ClientIpResolver;
+  /** The surface's public address: when it is https, every answer carries Strict-Transport-Security. */
+  publicUrl?: string;
 }
+
+/** A year (RFC 6797): browsers that met the surface over https keep to https for that long. */
+export const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
 
 export function requestContext(options: RequestContextOptions): Koa.Middleware {
   const clientIp = options.clientIp ?? socketAddress;
+  // Read from the public address, not the connection: TLS ends at a proxy in front.
+  const https = options.publicUrl !== undefined && new URL(options.publicUrl).protocol === "https:";
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const state = ctx.state as RequestState;
@@ -82,6 +90,7 @@ export function requestContext(options: RequestContextOptions): Koa.Middleware {
     let aborted = false;
     ctx.set("X-Request-Id", state.requestId);
     ctx.set("X-Content-Type-Options", "nosniff");
+    if (https) ctx.set("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY);
     const path = pathOf(ctx);
     try {
       if (path === null) throw new ApiError("MALFORMED_REQUEST", "The request target could not be parsed as a URL.");

@@ -11,8 +11,8 @@ import { routeFallback } from "../../http/route-fallback.ts";
 import { publicDocuments } from "./public-documents.ts";
 import { TELEGRAM_UPDATES_PATH, telegramUpdates } from "./telegram-updates.ts";
 import { mountApiDiscovery } from "../site/discovery/routes.ts";
-import { readinessRoute, type ReadinessProbe } from "../../observability/readiness.ts";
 import { apiCors } from "./cors.ts";
+import { readinessRoute, type ReadinessProbe } from "../../observability/readiness.ts";
 
 export interface ApiAppDeps extends OperationRouteDeps {
   logger: Logger;
@@ -35,7 +35,15 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   if (deps.readiness) router.register("/ready", ["GET"], readinessRoute(deps.readiness));
   mountApiDiscovery(router, deps);
 
-  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "api", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
+  app.use(
+    requestContext({
+      logger: deps.logger,
+      docsUrl: deps.docsUrl,
+      surface: "api",
+      publicUrl: deps.baseUrl,
+      ...(deps.clientIp ? { clientIp: deps.clientIp } : {}),
+    }),
+  );
   app.use(apiCors());
   app.use(router.routes());
   app.use(routeFallback(router, "Check the method and path against the API reference (GET /openapi.json)."));

@@ -49,7 +49,15 @@ export function createAuthApp(deps: AuthDeps): Koa {
   mountInvitationPages(router, deps);
 
   const app = new Koa();
-  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "auth", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
+  app.use(
+    requestContext({
+      logger: deps.logger,
+      docsUrl: deps.docsUrl,
+      surface: "auth",
+      publicUrl: deps.authUrl,
+      ...(deps.clientIp ? { clientIp: deps.clientIp } : {}),
+    }),
+  );
   app.use(oauthErrors());
   // Pages only: the session is read (and its cookie set) when a page asks for it.
   app.use(cookieSecurity(deps.authUrl));

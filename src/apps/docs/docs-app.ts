@@ -76,7 +76,15 @@ export function createDocsApp(deps: DocsAppDeps): Koa {
   });
 
   const app = new Koa();
-  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "docs", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
+  app.use(
+    requestContext({
+      logger: deps.logger,
+      docsUrl: deps.docsUrl,
+      surface: "docs",
+      publicUrl: deps.docsUrl,
+      ...(deps.clientIp ? { clientIp: deps.clientIp } : {}),
+    }),
+  );
   app.use(router.routes());
   app.use(routeFallback(router, `The reference site's pages are listed at ${deps.docsUrl}/.`));
   return app;

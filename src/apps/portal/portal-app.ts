@@ -115,7 +115,15 @@ export function createPortalApp(deps: PortalDeps): Koa {
   router.register("/:handle/sign-out", ["POST"], projectRoute(deps, signOut));
 
   const app = new Koa();
-  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "portal", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
+  app.use(
+    requestContext({
+      logger: deps.logger,
+      docsUrl: deps.docsUrl,
+      surface: "portal",
+      publicUrl: deps.portalUrl,
+      ...(deps.clientIp ? { clientIp: deps.clientIp } : {}),
+    }),
+  );
   app.use(cookieSecurity(deps.portalUrl));
   app.use(limitPortalActions(deps));
   app.use(router.routes());

@@ -45,7 +45,15 @@ export function createSiteApp(deps: SiteAppDeps): Koa {
   mountMarketingPages(router, deps, deps);
 
   const app = new Koa();
-  app.use(requestContext({ logger: deps.logger, docsUrl: deps.docsUrl, surface: "site", ...(deps.clientIp ? { clientIp: deps.clientIp } : {}) }));
+  app.use(
+    requestContext({
+      logger: deps.logger,
+      docsUrl: deps.docsUrl,
+      surface: "site",
+      publicUrl: deps.siteUrl,
+      ...(deps.clientIp ? { clientIp: deps.clientIp } : {}),
+    }),
+  );
   app.use(router.routes());
   app.use(routeFallback(router, `The webhook signing keys are at ${deps.siteUrl}${SIGNATURE_DIRECTORY_PATH}.`));
   return app;

@@ -1,9 +1,13 @@
 // The OAuth consent page in Chromium: a signed-out creator is sent through sign-in and back to the
 // same authorize URL; the page names the app, where it returns, the team (switchable) and what
 // mcp:use grants; Deny answers access_denied with the state, Approve a code that redeems with the
-// PKCE verifier for the team shown; an untrusted client or redirect URI is a readable 400 page; a
-// creator in no team is told to join one; the POST is checked again (tampered fields, CSRF).
+// PKCE verifier for the team shown (the answer reaches a loopback, an IPv6 loopback and a
+// private-use scheme past the page's CSP form-action); an untrusted client or redirect URI is a
+// readable 400 page; a creator in no team is told to join one; the POST is checked again
+// (tampered fields, CSRF).
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { startAuth } from "../../helpers/auth.ts";
 import { testDatabase } from "../../helpers/backends.ts";
@@ -141,6 +145,62 @@ describe("auth pages: OAuth consent (Chromium)", function () {
     assert.deepEqual({ team: row.team_id, user: row.user_id }, { team: secondTeamId, user: creator.userId });
     assert.equal((await exchangeCode(auth, clientId, code, verifier, callback.url)).status, 400, "the code works once");
     await context.close();
+  });
+
+  it("sends the answer on to an app on a private-use scheme or on [::1], named as such: the page's form-action lets the redirect through", async () => {
+    // A native client listening on the IPv6 loopback (Chromium takes no IPv6 literal as a CSP source).
+    const arrived: URLSearchParams[] = [];
+    const waiting: ((params: URLSearchParams) => void)[] = [];
+    const ipv6 = createServer((req, res) => {
+      res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Done</title>");
+      const params = new URL(req.url ?? "/", "http://[::1]").searchParams;
+      const take = waiting.shift();
+      if (take) take(params);
+      else arrived.push(params);
+    });
+    await new Promise<void>((resolve) => ipv6.listen(0, "::1", resolve));
+    const nextOnIpv6 = () => (arrived.length ? Promise.resolve(arrived.shift()!) : new Promise<URLSearchParams>((resolve) => waiting.push(resolve)));
+    const { context, page } = await freshPage(browser);
+    try {
+      const vscode = "vscode://github.com/cb";
+      const loopback = `http://[::1]:${(ipv6.address() as AddressInfo).port}/callback`;
+      const registered = await registerClient(auth, { client_name: CLIENT_NAME, redirect_uris: [vscode, loopback] });
+      assert.equal(registered.status, 201, JSON.stringify(registered.body));
+      const native = registered.body.client_id as string;
+      const violations: string[] = [];
+      page.on("console", (message) => {
+        if (/Content Security Policy/.test(message.text())) violations.push(message.text());
+      });
+
+      const verifier = newVerifier();
+      const toLoopback = authorizeUrl(verifier, { client_id: native, redirect_uri: loopback });
+      await signIn(page, auth.url, creator.email, TEST_PASSWORD, new URL(toLoopback).pathname + new URL(toLoopback).search);
+      await page.getByRole("heading", { name: `Connect ${CLIENT_NAME}?` }).waitFor();
+      const [params] = await Promise.all([nextOnIpv6(), page.getByRole("button", { name: "Deny" }).click()]);
+      assert.equal(params.get("error"), "access_denied");
+      assert.equal(params.get("state"), "state-42");
+
+      // Last: headless Chromium hands vscode: to no app, so the request for it is the answer reaching the app.
+      await page.goto(authorizeUrl(verifier, { client_id: native, redirect_uri: vscode }));
+      await page.getByRole("heading", { name: `Connect ${CLIENT_NAME}?` }).waitFor();
+      const facts = await page.locator(".consent-facts").innerText();
+      assert.match(facts, /Sends you back to\s+vscode:\/\/github\.com\/cb\s+An app on this device that opens vscode: addresses, not a website\./);
+      await screenshot(page, "consent-private-use-scheme");
+      const [request] = await Promise.all([
+        page.waitForRequest((r) => r.url().startsWith("vscode:")),
+        page.getByRole("button", { name: "Approve" }).click(),
+      ]);
+      const sent = new URL(request.url());
+      assert.equal(sent.searchParams.get("state"), "state-42");
+      const code = sent.searchParams.get("code");
+      assert.ok(code, "a code");
+      assert.equal((await exchangeCode(auth, native, code, verifier, vscode)).status, 200);
+      assert.deepEqual(violations, [], "no form was blocked by the page's CSP");
+    } finally {
+      await context.close();
+      ipv6.closeAllConnections();
+      await new Promise((resolve) => ipv6.close(resolve));
+    }
   });
 
   it("shows an untrusted client or redirect URI as a readable 400 page, and sends the other faults to the app", async () => {

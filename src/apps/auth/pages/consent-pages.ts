@@ -20,7 +20,7 @@ import { csrfField } from "./csrf.ts";
 import { requireCreator, signedInCreator, type SignedIn } from "./creator.ts";
 import { readPageForm } from "./forms.ts";
 import { PageError } from "./page-error.ts";
-import { html } from "./html.ts";
+import { html, type Html } from "./html.ts";
 import { notice, renderPage } from "./layout.ts";
 import { pageRoute } from "./page-route.ts";
 import { placeOnTeam } from "./team-place.ts";
@@ -40,10 +40,28 @@ function requestFields(request: AuthorizationRequest): Record<(typeof REQUEST_FI
   };
 }
 
-/** Where the person lands after the app: the host, or the scheme of a native client's private-use URI. */
-function destinationOf(redirectUri: string): string {
+const isWeb = (url: URL) => url.protocol === "https:" || url.protocol === "http:";
+
+/**
+ * Where the person lands after the app: a website's host, or the whole URI of a native client's
+ * private-use scheme, said to be an app (vscode://github.com/cb is not the website github.com).
+ */
+function destinationOf(redirectUri: string): Html {
   const url = new URL(redirectUri);
-  return url.host || url.protocol;
+  if (isWeb(url)) return html`<code>${url.host}</code>`;
+  return html`<code>${redirectUri}</code> <span class="hint">An app on this device that opens ${url.protocol} addresses, not a website.</span>`;
+}
+
+/**
+ * The CSP form-action source that lets the answer's redirect reach the app (Chromium checks the
+ * redirects after a form is sent): the redirect URI's origin, or its scheme for a private-use URI
+ * or an IPv6 loopback (Chromium takes no IPv6 literal as a source). Only a value that is one plain
+ * source is given, so a redirect URI cannot add to the policy.
+ */
+function formTargetsOf(request: AuthorizationRequest): string[] {
+  const url = new URL(request.redirectUri);
+  const source = isWeb(url) && !url.hostname.startsWith("[") ? url.origin : url.protocol;
+  return /^[a-z][a-z0-9+.-]*:(\/\/[a-z0-9.-]+(:\d+)?)?$/i.test(source) ? [source] : [];
 }
 
 /** The client or its redirect URI cannot be trusted: said to the person, never sent to the URI. */
@@ -76,6 +94,7 @@ function noTeamPage(ctx: Koa.Context, creator: SignedIn, request: AuthorizationR
     title: "Join a team first",
     status: 403,
     creator,
+    formTargets: formTargetsOf(request),
     body: html`${notice("error", why)}
       <p>
         <strong>${request.client.clientName}</strong> would act on one team, as you, with what your role there grants. Ask a team's owner to invite
@@ -97,6 +116,7 @@ async function consentPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, 
   renderPage(ctx, {
     title: `Connect ${request.client.clientName}?`,
     creator,
+    formTargets: formTargetsOf(request),
     body: html`<p class="consent-lead"><strong>${request.client.clientName}</strong> asks to use the SubBridge MCP server as you.</p>
       <p class="hint">
         The app chose this name itself when it registered; SubBridge did not check it. Approve only if you started connecting from this app yourself.
@@ -105,7 +125,7 @@ async function consentPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, 
         <dt>App</dt>
         <dd>${request.client.clientName}</dd>
         <dt>Sends you back to</dt>
-        <dd><code>${destinationOf(request.redirectUri)}</code></dd>
+        <dd>${destinationOf(request.redirectUri)}</dd>
         <dt>Team</dt>
         <dd>
           <strong>${team.name}</strong>

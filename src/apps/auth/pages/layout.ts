@@ -13,6 +13,11 @@ export interface PageOptions {
   /** Scripts served by this host (paths under /assets). */
   scripts?: readonly string[];
   status?: number;
+  /**
+   * Where this page's forms may lead besides this host (CSP form-action sources): the consent
+   * page's answer redirects to the app's redirect URI, and Chromium checks that redirect too.
+   */
+  formTargets?: readonly string[];
 }
 
 function navigation(ctx: Koa.Context, creator: SignedIn): Html {
@@ -41,12 +46,13 @@ export function renderPage(ctx: Koa.Context, options: PageOptions): void {
   ctx.status = options.status ?? 200;
   ctx.type = "text/html; charset=utf-8";
   ctx.set("Cache-Control", "no-store");
-  // Scripts and styles from this host only; no framing; no referrer to other sites (links may
-  // carry secrets; same-origin keeps the Origin header on our own form posts).
-  // form-action is not restricted: the consent form ends in a redirect to the client's URI.
+  // Scripts and styles from this host only; forms sent to this host only (and the consent form's
+  // redirect to the app); no framing; no referrer to other sites (links may carry secrets;
+  // same-origin keeps the Origin header on our own form posts).
+  const formAction = ["'self'", ...(options.formTargets ?? [])].join(" ");
   ctx.set(
     "Content-Security-Policy",
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; frame-ancestors 'none'",
+    `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action ${formAction}; frame-ancestors 'none'`,
   );
   ctx.set("X-Content-Type-Options", "nosniff");
   ctx.set("X-Frame-Options", "DENY");

@@ -5,7 +5,7 @@
 import type { Server } from "node:http";
 import { ConfigError, loadConfig, type SurfaceName } from "./config.ts";
 import { EmbeddedDatabaseError } from "./embedded/database.ts";
-import { BackendUnavailableError, openServices, type Services } from "./services.ts";
+import { BackendUnavailableError, isConnectionFailure, openServices, type Services } from "./services.ts";
 import { countCreators } from "./modules/account/creators.ts";
 import { DEMO_EMAIL, seedDemo } from "./operator.ts";
 import { demoAccountLines } from "./first-start.ts";
@@ -192,6 +192,13 @@ async function main() {
   console.log(lines.join("\n") + "\n");
 }
 
+/** Whether `err` is a listener's address that does not resolve or is not this machine's (HOST, METRICS_HOST). */
+function listenAddressFailed(err: unknown): boolean {
+  const { code, syscall, hostname } = err as { code?: string; syscall?: string; hostname?: string };
+  if (code === "EADDRNOTAVAIL" && syscall === "listen") return true;
+  return (code === "ENOTFOUND" || code === "EAI_AGAIN") && hostname !== undefined && [process.env.HOST, process.env.METRICS_HOST].includes(hostname);
+}
+
 main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     console.error(`configuration error: ${err.message}`);
@@ -202,11 +209,14 @@ main().catch((err: unknown) => {
   } else if ((err as { code?: string }).code === "EADDRINUSE") {
     const { port } = err as { port?: number };
     console.error(`port ${port} is already in use: stop the other process or choose another port (API_PORT, DOCS_PORT, ..., METRICS_PORT)`);
-  } else if (["ENOTFOUND", "EAI_AGAIN", "EADDRNOTAVAIL"].includes((err as { code?: string }).code ?? "")) {
+  } else if (listenAddressFailed(err)) {
     const { hostname, address } = err as { hostname?: string; address?: string };
     console.error(
       `configuration error: cannot listen on ${hostname ?? address} (${(err as { code: string }).code}): set HOST (or METRICS_HOST) to an address of this machine (0.0.0.0, ::, 127.0.0.1) or a hostname that resolves to one`,
     );
+  } else if (isConnectionFailure(err)) {
+    // The database went away after it was first reached (the job worker's setup runs last).
+    console.error(`the database stopped answering while the service started: ${(err as Error).message}; check DATABASE_URL and start again`);
   } else if ((err as { code?: string }).code === "EACCES" && (err as { syscall?: string }).syscall === "listen") {
     const { port } = err as { port?: number };
     console.error(`configuration error: port ${port} needs privileges this process lacks: choose a port above 1023 (API_PORT, ..., METRICS_PORT)`);

@@ -18,7 +18,7 @@ export class BackendUnavailableError extends Error {}
 const REDIS_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Errors of reaching PostgreSQL at all (network, authentication, a database that does not exist), not of the work asked of it. */
-function isConnectionFailure(err: unknown): boolean {
+export function isConnectionFailure(err: unknown): boolean {
   const { code, name } = err as { code?: unknown; name?: unknown };
   if (name === "KnexTimeoutError") return true;
   if (typeof code !== "string") return false;

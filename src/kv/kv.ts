@@ -1,4 +1,5 @@
-// Short-lived shared state: rate-limit counters, idempotency locks and cached responses.
+// Short-lived shared state: rate-limit counters, idempotency locks, cached responses and credentials,
+// and sessions nobody has signed in to yet (a passkey challenge, a password awaiting its second factor).
 // REDIS_URL set -> Redis (shared by every process); unset -> in-process (correct for one process).
 // Durable things never live here.
 

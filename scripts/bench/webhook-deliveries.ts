@@ -14,11 +14,15 @@ import { migrate, openDatabase } from "../../src/db/database.ts";
 import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
 import { createCreator } from "../../src/modules/account/creators.ts";
 import { createEndpoint } from "../../src/modules/webhooks/endpoints.ts";
+import { DEFAULT_WEBHOOK_LIMITS } from "../../src/modules/webhooks/limits.ts";
 import { DEFAULT_IDLE_POLL_MS, startDeliveryWorker } from "../../src/workers/deliveries/worker.ts";
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const RETRIES = Number(process.env.BENCH_RETRIES ?? 2_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
+const TEAMS = Number(process.env.BENCH_TEAMS ?? 4);
+const ENDPOINTS_PER_TEAM = Number(process.env.BENCH_ENDPOINTS_PER_TEAM ?? 2);
+const SINGLE_ENDPOINT_DELIVERIES = Number(process.env.BENCH_SINGLE_ENDPOINT_DELIVERIES ?? 5_000);
 const appKey = Buffer.alloc(32, 9);
 const network = { allowedCidrs: ["127.0.0.0/8"], allowHttp: false, timeoutMs: 10_000 };
 
@@ -59,16 +63,24 @@ function startReceiver() {
   };
 }
 
-/** Queues `n` events of the team with one delivery each, due at the times `due(i)` gives. */
-async function queue(db: ReturnType<typeof openDatabase>, teamId: string, endpointId: string, n: number, due: (i: number) => Date, attempts: number) {
-  const prefix = `evt_01BENCH${String(attempts)}`;
+interface Target {
+  teamId: string;
+  endpointId: string;
+}
+
+/**
+ * Queues `n` events with one delivery each, the i-th to targets[i % targets.length], due at the
+ * times `due(i)` gives; `phase` (one digit) keeps each phase's event ids apart.
+ */
+async function queue(db: ReturnType<typeof openDatabase>, targets: Target[], phase: number, n: number, due: (i: number) => Date, attempts: number) {
+  const prefix = `evt_01BENCH${String(phase)}`;
   for (let from = 0; from < n; from += 1000) {
     const rows = Array.from({ length: Math.min(1000, n - from) }, (_, k) => from + k);
     const now = new Date();
     await db("events").insert(
       rows.map((i) => ({
         id: `${prefix}${String(i).padStart(26 - prefix.length + 4, "0")}`,
-        team_id: teamId,
+        team_id: targets[i % targets.length]!.teamId,
         project_id: null,
         type: "bench.happened",
         api_version: "2026-11-23",
@@ -79,8 +91,8 @@ async function queue(db: ReturnType<typeof openDatabase>, teamId: string, endpoi
     await db("webhook_deliveries").insert(
       rows.map((i) => ({
         id: crypto.randomUUID(),
-        team_id: teamId,
-        endpoint_id: endpointId,
+        team_id: targets[i % targets.length]!.teamId,
+        endpoint_id: targets[i % targets.length]!.endpointId,
         project_id: null,
         event_id: `${prefix}${String(i).padStart(26 - prefix.length + 4, "0")}`,
         event_type: "bench.happened",
@@ -111,38 +123,56 @@ async function main() {
   await migrate(db);
   const receiver = startReceiver();
   const port = await receiver.port;
-  const { userId, teamId } = await createCreator(
-    db,
-    { email: `bench-${Date.now()}@example.com`, password: "correct horse battery", tier: "growth" },
-    new Date(),
-  );
-  const ctx = createDomainContext(db, { ...systemActor(teamId), userId, kind: "api_token" }, new Date());
-  const endpoint = (
-    await createEndpoint(
-      ctx,
-      { appKey, network, abilities: new Set() },
-      { name: "bench", url: `https://${process.env.BENCH_HOST ?? "localhost"}:${port}/hook`, events: ["bench.*"] as never[] },
-    )
-  ).data;
+  // Several teams with several endpoints each, as a shared deployment has: fair claiming caps what
+  // one endpoint (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT) and one team (…_PER_TEAM) hold in flight.
+  const targets: Target[] = [];
+  for (let t = 0; t < TEAMS; t++) {
+    const { userId, teamId } = await createCreator(
+      db,
+      { email: `bench-${t}-${Date.now()}@example.com`, password: "correct horse battery", tier: "growth" },
+      new Date(),
+    );
+    const ctx = createDomainContext(db, { ...systemActor(teamId), userId, kind: "api_token" }, new Date());
+    for (let e = 0; e < ENDPOINTS_PER_TEAM; e++) {
+      const endpoint = (
+        await createEndpoint(
+          ctx,
+          { appKey, network, abilities: new Set() },
+          { name: `bench ${e}`, url: `https://${process.env.BENCH_HOST ?? "localhost"}:${port}/hook/${t}/${e}`, events: ["bench.*"] as never[] },
+        )
+      ).data;
+      targets.push({ teamId, endpointId: endpoint.id });
+    }
+  }
   const logger = pino({ level: "warn" });
   const workerOptions = { db, appKey, network, release: "bench", logger, messageSignature: () => ({}), concurrency: CONCURRENCY };
-  const delivered = async () =>
-    Number((await db("webhook_deliveries").where({ endpoint_id: endpoint.id, status: "delivered" }).count({ n: "*" }))[0]!.n);
+  const delivered = async () => Number((await db("webhook_deliveries").where({ status: "delivered" }).count({ n: "*" }))[0]!.n);
+  const drain = async (phase: number, to: Target[], n: number) => {
+    const before = await delivered();
+    await queue(db, to, phase, n, () => new Date(Date.now() - 1000), 0);
+    const started = performance.now();
+    while ((await delivered()) < before + n) await new Promise((r) => setTimeout(r, 100));
+    const seconds = (performance.now() - started) / 1000;
+    return { deliveries: n, seconds: Math.round(seconds * 100) / 100, per_second: Math.round(n / seconds) };
+  };
 
-  // Throughput: a full queue drained by one worker.
-  await queue(db, teamId, endpoint.id, DELIVERIES, () => new Date(Date.now() - 1000), 0);
-  const started = performance.now();
+  // Throughput: a full queue spread over every team's endpoints, drained by one worker; then one endpoint alone.
   const worker = startDeliveryWorker(workerOptions);
-  while ((await delivered()) < DELIVERIES) await new Promise((r) => setTimeout(r, 100));
-  const seconds = (performance.now() - started) / 1000;
-  const throughput = Math.round(DELIVERIES / seconds);
-  console.log(`throughput: ${DELIVERIES} deliveries in ${seconds.toFixed(2)} s = ${throughput}/s (concurrency ${CONCURRENCY})`);
+  const spread = await drain(0, targets, DELIVERIES);
+  console.log(
+    `throughput: ${DELIVERIES} deliveries to ${targets.length} endpoints of ${TEAMS} teams = ${spread.per_second}/s (concurrency ${CONCURRENCY})`,
+  );
+  const single = await drain(2, [targets[0]!], SINGLE_ENDPOINT_DELIVERIES);
+  console.log(
+    `one endpoint: ${SINGLE_ENDPOINT_DELIVERIES} deliveries = ${single.per_second}/s (its in-flight cap ${DEFAULT_WEBHOOK_LIMITS.inFlightPerEndpoint})`,
+  );
 
   // Lateness: retries due over the next 10 seconds, measured at the receiver.
   const base = Date.now() + 1000;
   const dueAt = (i: number) => base + Math.floor((i * 10_000) / RETRIES);
-  await queue(db, teamId, endpoint.id, RETRIES, (i) => new Date(dueAt(i)), 1);
-  while ((await delivered()) < DELIVERIES + RETRIES) await new Promise((r) => setTimeout(r, 200));
+  const beforeRetries = await delivered();
+  await queue(db, targets, 1, RETRIES, (i) => new Date(dueAt(i)), 1);
+  while ((await delivered()) < beforeRetries + RETRIES) await new Promise((r) => setTimeout(r, 200));
   await worker.stop();
   const arrivals = await receiver.arrivals();
   const lateness = Array.from({ length: RETRIES }, (_, i) => {
@@ -155,12 +185,13 @@ async function main() {
     backend,
     machine: { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30) },
     throughput: {
-      deliveries: DELIVERIES,
-      seconds: Math.round(seconds * 100) / 100,
-      per_second: throughput,
+      ...spread,
+      teams: TEAMS,
+      endpoints: targets.length,
       concurrency: CONCURRENCY,
       target_per_second: 1000,
     },
+    one_endpoint: { ...single, in_flight_cap: DEFAULT_WEBHOOK_LIMITS.inFlightPerEndpoint },
     retry_lateness_ms: {
       retries: RETRIES,
       spread_seconds: 10,

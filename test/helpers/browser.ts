@@ -39,6 +39,9 @@ export async function freshPage(browser: Browser): Promise<{ context: BrowserCon
 
 /** Saves a full-page screenshot for review (`fullPage: false`: the viewport, for very long pages); returns its path. */
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
+  // Every page reviewed is also checked for sideways scrolling: content wider than the viewport (a phone's 390 px) is a layout bug.
+  const widths = (await page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")) as [number, number];
+  if (widths[0] > widths[1]) throw new Error(`${name}: the page is ${widths[0]} px wide in a ${widths[1]} px viewport`);
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
   await page.screenshot({ path, fullPage: options.fullPage ?? true });

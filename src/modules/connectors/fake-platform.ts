@@ -2,8 +2,14 @@
 // contacts an outside host). It listens on 127.0.0.1 on a free port and speaks the real shapes of
 // the calls the drivers make, recording each call for assertions:
 //   Telegram Bot API  /bot<token>/<method>: getMe, setWebhook, deleteWebhook, createChatInviteLink, revokeChatInviteLink,
-//                     banChatMember, unbanChatMember, sendMessage -> {ok: true, result} or
+//                     banChatMember, unbanChatMember, sendMessage, and Telegram Stars: sendInvoice,
+//                     createInvoiceLink, answerPreCheckoutQuery, refundStarPayment,
+//                     editUserStarSubscription, getStarTransactions -> {ok: true, result} or
 //                     {ok: false, error_code, description}
+//   Simulator         functions on FakePlatform (payInvoice, renewSubscription, cancelSubscription) and
+//                     the same as POST /_sim/telegram/<function> (JSON in and out), acting as a
+//                     Telegram user: they post updates to the bot's webhook as Telegram does
+//                     (fake-telegram-stars.ts).
 //   Discord API       POST /oauth2/token, GET /users/@me, PUT|DELETE /guilds/{g}/members/{u}/roles/{r},
 //                     PUT /guilds/{g}/bans/{u}, DELETE /guilds/{g}/members/{u},
 //                     PUT|DELETE /channels/{c}/permissions/{u},
@@ -13,6 +19,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
+import { jsonParam, telegramStars, type StarsSimulator, type TelegramWebhook } from "./fake-telegram-stars.ts";
+
+export type { InvoiceRef, PaymentOutcome, SimulatedTelegramUser, TelegramWebhook } from "./fake-telegram-stars.ts";
 
 export interface RecordedCall {
   platform: "telegram" | "discord";
@@ -25,7 +34,7 @@ export interface RecordedCall {
   params: Record<string, unknown>;
 }
 
-export interface FakePlatform {
+export interface FakePlatform extends StarsSimulator {
   url: string;
   /** Every call received, oldest first. */
   readonly calls: RecordedCall[];
@@ -36,6 +45,8 @@ export interface FakePlatform {
   addDiscordAuthorization(code: string, guild: { id: string; name: string }): void;
   /** Answers every request after `ms` (time-out tests). */
   delay(ms: number): void;
+  /** The bot's webhook as its last setWebhook left it (null after deleteWebhook or before any). */
+  telegramWebhook(botId: number): TelegramWebhook | null;
   close(): Promise<void>;
 }
 
@@ -74,6 +85,8 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     botToken: `fake.${randomBytes(24).toString("base64url")}`,
   };
   let delayMs = 0;
+  const webhooks = new Map<number, TelegramWebhook>();
+  const stars = telegramStars(webhooks);
 
   const botFor = (token: string) => {
     const known = bots.get(token);
@@ -81,6 +94,8 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     const match = TOKEN.exec(token);
     return match ? { id: Number(match[1]), username: `sb_demo_${match[1]}_bot` } : undefined;
   };
+
+  const refuse = (res: ServerResponse, description: string) => send(res, 400, { ok: false, error_code: 400, description });
 
   function telegram(method: string, token: string, params: Record<string, unknown>, res: ServerResponse) {
     const bot = botFor(token);
@@ -90,6 +105,8 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     const chat = params.chat_id;
     const badChat = () => send(res, 400, { ok: false, error_code: 400, description: "Bad Request: chat not found" });
     const chatOk = typeof chat === "number" || (typeof chat === "string" && /^(-?[0-9]+|@[A-Za-z0-9_]{5,})$/.test(chat));
+    const payments = stars.method(method, bot, params, chatOk);
+    if (payments) return payments.ok ? ok(payments.result) : refuse(res, payments.description);
     switch (method) {
       case "getMe":
         return ok({ id: bot.id, is_bot: true, first_name: bot.username, username: bot.username, can_join_groups: true });
@@ -115,12 +132,23 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
       case "banChatMember":
       case "unbanChatMember":
         return chatOk ? ok(true) : badChat();
-      case "setWebhook":
+      case "setWebhook": {
         // Telegram wants an https address; the fake takes the http of a local start or a test too.
         if (typeof params.url !== "string" || !/^https?:\/\//.test(params.url))
           return send(res, 400, { ok: false, error_code: 400, description: "Bad Request: bad webhook: An HTTPS URL must be provided for webhook" });
+        const secret = params.secret_token;
+        if (secret !== undefined && (typeof secret !== "string" || !/^[A-Za-z0-9_-]{1,256}$/.test(secret)))
+          return refuse(res, "Bad Request: secret token contains unallowed characters");
+        const allowed = jsonParam(params.allowed_updates);
+        webhooks.set(bot.id, {
+          url: params.url,
+          secret_token: typeof secret === "string" ? secret : null,
+          allowed_updates: Array.isArray(allowed) ? allowed.map(String) : null,
+        });
         return ok(true);
+      }
       case "deleteWebhook":
+        webhooks.delete(bot.id);
         return ok(true);
       case "sendMessage":
         if (!chatOk) return badChat();
@@ -182,6 +210,11 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     const url = new URL(req.url ?? "/", "http://fake.invalid");
     void (async () => {
       const params = await readParams(req, url);
+      const sim = /^\/_sim\/telegram\/([A-Za-z]+)$/.exec(url.pathname);
+      if (sim && req.method === "POST") {
+        const { status, body } = await stars.simulate(sim[1]!, params);
+        return send(res, status, body);
+      }
       if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
       if (res.destroyed) return;
       const bot = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
@@ -201,6 +234,8 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     addTelegramBot: (token, bot) => void bots.set(token, bot),
     addDiscordAuthorization: (code, guild) => void grants.set(code, guild),
     delay: (ms) => void (delayMs = ms),
+    telegramWebhook: (botId) => webhooks.get(botId) ?? null,
+    ...stars.simulator,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

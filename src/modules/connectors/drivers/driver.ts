@@ -49,6 +49,36 @@ export interface PlatformSession {
    * `secret`; `null` stops the delivery. Absent where the platform has no such push.
    */
   deliverUpdates?(target: { url: string; secret: string } | null): Promise<void>;
+  /** The platform's own payments (Telegram Stars); absent where the platform has none (Discord). */
+  readonly payments?: PlatformPayments;
+}
+
+/** An invoice in the platform's own currency (Telegram Stars: whole stars, one price). */
+export interface NativeInvoice {
+  /** 1-32 characters. */
+  title: string;
+  /** 1-255 characters. */
+  description: string;
+  /** 1-128 bytes, never shown to the member: what the bot reads back in the pre-checkout query and the payment. */
+  payload: string;
+  /** A positive whole number of stars. */
+  amount: number;
+  /** The price's label; the title when absent. */
+  label?: string;
+}
+
+/** The platform's native payments, for one installation's bot. */
+export interface PlatformPayments {
+  /** An invoice link; `subscriptionPeriod` (seconds; Telegram takes only 2592000) makes it a subscription that renews each period. */
+  createInvoiceLink(invoice: NativeInvoice & { subscriptionPeriod?: number }): Promise<string>;
+  /** An invoice message in a chat (a one-off payment: Telegram's sendInvoice has no subscription period). */
+  sendInvoice(chat: string, invoice: NativeInvoice): Promise<void>;
+  /** The answer to a pre-checkout query (Telegram waits 10 s); a refusal's `errorMessage` is shown to the member. */
+  answerPreCheckoutQuery(queryId: string, answer: { ok: true } | { ok: false; errorMessage: string }): Promise<void>;
+  /** Gives a payment back to the member who made it. */
+  refund(userId: string, chargeId: string): Promise<void>;
+  /** Stops (`canceled`) or allows again the renewal of a member's subscription, named by one of its charges. */
+  setSubscriptionCanceled(userId: string, chargeId: string, canceled: boolean): Promise<void>;
 }
 
 export interface ConnectorDriver {
@@ -77,6 +107,8 @@ export class PlatformError extends Error {
     message: string,
     /** The install input the refusal is about (`fields.bot_token`, `oauth.code`), when it is one. */
     readonly field: string | null = null,
+    /** The platform's own words for a refusal (Telegram's description, e.g. "Bad Request: CHARGE_ALREADY_REFUNDED"). */
+    readonly description: string | null = null,
   ) {
     super(message);
     this.name = "PlatformError";

@@ -1,7 +1,7 @@
 // The Telegram connector's driver: the Bot API (<TELEGRAM_API_URL>/bot<token>/<method>, JSON in,
 // {ok, result} or {ok: false, error_code, description} out). The install credential is the bot
 // token; getMe names the bot, whose t.me address is the installation's bot URL.
-import { PlatformError, platformCall, type ConnectorDriver, type PlatformSession } from "./driver.ts";
+import { PlatformError, platformCall, type ConnectorDriver, type NativeInvoice, type PlatformSession } from "./driver.ts";
 
 export interface TelegramOptions {
   apiUrl: string;
@@ -28,7 +28,24 @@ async function callBotApi<T>(options: TelegramOptions, token: string, method: st
   // 401 Unauthorized: the token is unknown or revoked; 404 on getMe means the same (bad token path).
   if (status === 401 || (status === 404 && method === "getMe"))
     throw new PlatformError("unauthorized", `Telegram refused the bot token (${description}).`, "fields.bot_token");
-  throw new PlatformError("refused", `Telegram refused ${method}: ${description}.`);
+  throw new PlatformError(
+    "refused",
+    `Telegram refused ${method}: ${description}.`,
+    null,
+    typeof body?.description === "string" ? body.description : null,
+  );
+}
+
+/** The Bot API parameters of a Stars invoice: currency XTR, an empty provider token, exactly one price. */
+function starsInvoice(invoice: NativeInvoice): Record<string, unknown> {
+  return {
+    title: invoice.title,
+    description: invoice.description,
+    payload: invoice.payload,
+    provider_token: "",
+    currency: "XTR",
+    prices: [{ label: invoice.label ?? invoice.title, amount: invoice.amount }],
+  };
 }
 
 export function telegramDriver(options: TelegramOptions): ConnectorDriver {
@@ -72,11 +89,36 @@ export function telegramDriver(options: TelegramOptions): ConnectorDriver {
         addRole: noRoles,
         removeRole: noRoles,
         async deliverUpdates(target) {
-          if (target) await call("setWebhook", { url: target.url, secret_token: target.secret, allowed_updates: ["message"] });
+          // pre_checkout_query: Telegram charges a Stars payment only after the bot answers one.
+          if (target) await call("setWebhook", { url: target.url, secret_token: target.secret, allowed_updates: ["message", "pre_checkout_query"] });
           else await call("deleteWebhook", {});
         },
         async sendMessage(chat, text) {
           await call("sendMessage", { chat_id: chat, text });
+        },
+        payments: {
+          async createInvoiceLink(invoice) {
+            return call<string>("createInvoiceLink", {
+              ...starsInvoice(invoice),
+              ...(invoice.subscriptionPeriod !== undefined ? { subscription_period: invoice.subscriptionPeriod } : {}),
+            });
+          },
+          async sendInvoice(chat, invoice) {
+            await call("sendInvoice", { chat_id: chat, ...starsInvoice(invoice) });
+          },
+          async answerPreCheckoutQuery(queryId, answer) {
+            await call("answerPreCheckoutQuery", {
+              pre_checkout_query_id: queryId,
+              ok: answer.ok,
+              ...(answer.ok ? {} : { error_message: answer.errorMessage }),
+            });
+          },
+          async refund(userId, chargeId) {
+            await call("refundStarPayment", { user_id: Number(userId), telegram_payment_charge_id: chargeId });
+          },
+          async setSubscriptionCanceled(userId, chargeId, canceled) {
+            await call("editUserStarSubscription", { user_id: Number(userId), telegram_payment_charge_id: chargeId, is_canceled: canceled });
+          },
         },
       };
     },

@@ -159,7 +159,10 @@ describe("Stripe twin: core API", () => {
     assert.match(customer.id, /^cus_[A-Za-z0-9]{14}$/);
     assert.deepEqual((await stripe.customers.retrieve(customer.id, {}, onConnected)) as Stripe.Customer, customer);
     const unknownAccount = await errorOf(stripe.products.list({}, { stripeAccount: "acct_doesnotexist0000" }));
-    assert.equal(unknownAccount.statusCode, 403);
+    assert.deepEqual([unknownAccount.statusCode, unknownAccount.code], [403, "account_invalid"]);
+    // An empty metadata value unsets that key only, as on Stripe.
+    const updated = await stripe.customers.update(customer.id, { metadata: { member: "", tier: "gold" } }, onConnected);
+    assert.deepEqual(updated.metadata, { tier: "gold" });
   });
 
   it("answers bad parameters with Stripe's invalid_request_error naming the parameter", async () => {

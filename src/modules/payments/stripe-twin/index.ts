@@ -153,6 +153,7 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
           403,
           "invalid_request_error",
           `The provided key '${masked(key)}' does not have access to account '${account}' (or that account does not exist). Application access may have been revoked.`,
+          "account_invalid",
         );
       const decoded = decodeForm(raw);
       if ("invalid" in decoded) throw invalidRequest(`Invalid parameter name: ${decoded.invalid}`, decoded.invalid);

@@ -53,8 +53,13 @@ export function update(object: StripeObject, p: Params, fields: Record<string, "
     if (!p.has(field)) continue;
     object[field] = type === "boolean" ? p.boolean(field) : type === "integer" ? p.integer(field) : p.string(field) || null;
   }
-  const metadata = p.metadata();
-  if (metadata !== undefined) object.metadata = p.values.metadata === "" ? {} : { ...(object.metadata as object), ...metadata };
+  // Stripe unsets a metadata key sent empty (`metadata[key]=`) and all of it for `metadata=`.
+  if (p.metadata() !== undefined) {
+    const sent = p.values.metadata;
+    const next: Record<string, unknown> = sent === "" ? {} : { ...(object.metadata as object) };
+    if (typeof sent === "object") for (const [key, value] of Object.entries(sent)) value === "" ? delete next[key] : (next[key] = value);
+    object.metadata = next;
+  }
   return object;
 }
 

@@ -2,9 +2,9 @@
 // protocol: "http"}) and, for the hosted pages, plain fetch as a browser's form posts; every
 // webhook received is verified with stripe.webhooks.constructEvent.
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import Stripe from "stripe";
+import { listenOnLoopback } from "../../helpers/open-resources.ts";
 import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
 
 const DAY = 86400;
@@ -15,12 +15,11 @@ interface Receiver {
   /** Every delivery, verified and parsed by constructEvent. */
   events(): Stripe.Event[];
   types(): string[];
-  close(): Promise<void>;
 }
 
 let twin: StripeTwin;
 let stripe: Stripe;
-const servers: Server[] = [];
+const closers: (() => Promise<void>)[] = [];
 
 /** A webhook endpoint on loopback registered with the twin; `connect` receives the connected accounts' events. */
 async function receiver(connect = false): Promise<Receiver> {
@@ -34,12 +33,12 @@ async function receiver(connect = false): Promise<Receiver> {
       res.writeHead(200).end();
     });
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/stripe`;
+  const listening = await listenOnLoopback(server, "Stripe webhook receiver");
+  closers.push(listening.close);
+  const url = `http://127.0.0.1:${listening.port}/stripe`;
   const endpoint = await stripe.webhookEndpoints.create({ url, enabled_events: ["*"], ...(connect ? { connect: true } : {}) });
   const events = () => raw.map((r) => stripe.webhooks.constructEvent(r.body, r.signature, endpoint.secret!));
-  return { url, secret: endpoint.secret!, events, types: () => events().map((e) => e.type), close: async () => void server.close() };
+  return { url, secret: endpoint.secret!, events, types: () => events().map((e) => e.type) };
 }
 
 async function errorOf(promise: Promise<unknown>): Promise<Stripe.errors.StripeError> {
@@ -77,7 +76,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await twin.settled();
   await twin.close();
-  for (const server of servers.splice(0)) server.close();
+  await Promise.all(closers.splice(0).map((close) => close()));
 });
 
 describe("Stripe twin: core API", () => {

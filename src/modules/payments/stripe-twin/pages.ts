@@ -12,7 +12,7 @@ const STYLE = `
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1a1f36;background:#f6f8fa}
 main{display:flex;flex-wrap:wrap;gap:32px;max-width:920px;margin:0 auto;padding:32px 20px}
 section{flex:1 1 320px;min-width:0}
-h1{font-size:1.25rem;margin:0 0 4px}
+h1,h2{font-size:1.25rem;margin:0 0 4px}
 .merchant{color:#4f566b;margin:0 0 16px}
 .amount{font-size:2rem;font-weight:600;margin:0}
 .detail{color:#4f566b;margin:4px 0 16px;overflow-wrap:anywhere}
@@ -108,7 +108,7 @@ export function checkoutPage(view: CheckoutView): string {
 </section>
 <section aria-labelledby="pay">
   <form method="post" novalidate>
-    <h1 id="pay">Pay with card</h1>
+    <h2 id="pay">Pay with card</h2>
     ${error ? `<p class="error" id="form-error" role="alert">${escape(error.message)}</p>` : ""}
     ${needsEmail ? field("email", "Email", `type="email" autocomplete="email" required`) : ""}
     ${field("cardnumber", "Card number", `inputmode="numeric" autocomplete="cc-number" placeholder="1234 1234 1234 1234" required`)}

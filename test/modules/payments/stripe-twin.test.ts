@@ -191,6 +191,11 @@ describe("Stripe twin: core API", () => {
     const conflict = await errorOf(stripe.customers.create({ email: "b@example.com" }, { idempotencyKey: "key-1" }));
     assert.ok(conflict instanceof Stripe.errors.StripeIdempotencyError);
     assert.equal(conflict.statusCode, 400);
+    // A request refused for its parameters saves nothing: the corrected one may reuse the key.
+    const product = await stripe.products.create({ name: "P" });
+    await errorOf(stripe.prices.create({ product: product.id, unit_amount: 100 } as Stripe.PriceCreateParams, { idempotencyKey: "key-2" }));
+    const price = await stripe.prices.create({ product: product.id, unit_amount: 100, currency: "usd" }, { idempotencyKey: "key-2" });
+    assert.equal(price.unit_amount, 100);
   });
 
   it("decodes stripe-node's bracket notation: nested hashes, arrays and expand", async () => {
@@ -484,6 +489,8 @@ describe("Stripe twin: money movements", () => {
     assert.deepEqual([refunded.refunded, refunded.amount_refunded], [true, 2500]);
     const again = await errorOf(stripe.refunds.create({ charge }));
     assert.equal(again.code, "charge_already_refunded");
+    const unknown = await errorOf(stripe.refunds.create({ payment_intent: "pi_missing" }));
+    assert.deepEqual([unknown.statusCode, unknown.message, unknown.param], [404, "No such payment_intent: 'pi_missing'", "payment_intent"]);
     await twin.settled();
     const events = hooks.events().filter((e) => e.type === "charge.refunded");
     assert.deepEqual(

@@ -191,8 +191,8 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
         status = error.status;
         body = error.body();
       }
-      // Stripe replays an idempotent request's answer, errors included (except its own 500s).
-      if (replayKey) replays.set(replayKey, { fingerprint, status, body });
+      // Stripe saves a result only once the endpoint ran: a success or a card error, not a refused parameter.
+      if (replayKey && (status < 400 || status === 402)) replays.set(replayKey, { fingerprint, status, body });
       return answer(status, body, idempotencyKey ? { "idempotency-key": idempotencyKey } : {});
     } catch (error) {
       if (error instanceof StripeApiError) return answer(error.status, error.body());

@@ -247,7 +247,6 @@ export const ROUTES: [string, RegExp, Handler][] = [
     /^\/v1\/webhook_endpoints\/([^/]+)$/,
     platformOnly((ctx) => {
       const endpoint = ctx.state.get(null, ctx.ids[0]!, "webhook_endpoint");
-      ctx.state.endpoints.get(endpoint.id)!.status = "disabled";
       ctx.state.endpoints.delete(endpoint.id);
       return deleted(endpoint);
     }),

@@ -86,7 +86,7 @@ export class TwinState {
   /** The object or Stripe's 404 naming it (`No such price: 'price_…'`). */
   get(account: Account, id: string, kind: string, param?: string): StripeObject {
     const found = this.find(account, id, kind);
-    if (!found) throw noSuch(kind.replace(/^checkout\./, "checkout ").replace(/_/g, ""), id, param);
+    if (!found) throw noSuch(kind.replace(/^test_helpers\.test_clock$/, "test clock"), id, param);
     return found;
   }
 

@@ -239,6 +239,8 @@ describe("Stripe twin: Checkout", () => {
       /^default-src 'none'; style-src 'sha256-[^']+'; img-src 'none'; form-action 'self' https:\/\/app\.example;/,
     );
 
+    const badMonth = await payForm(session.url!, { ...goodCard, exp: "13 / 34" });
+    assert.match(await badMonth.text(), /aria-invalid="true" aria-describedby="form-error" id="exp"|id="exp"[^>]*aria-invalid="true"/);
     const declined = await payForm(session.url!, { ...goodCard, cardnumber: TEST_CARDS.declined });
     assert.equal(declined.status, 402);
     assert.match(await declined.text(), /role="alert">Your card was declined\.</);
@@ -455,6 +457,8 @@ describe("Stripe twin: time", () => {
     const offClock = await subscribe();
     const advancing = await stripe.testHelpers.testClocks.advance(clock.id, { frozen_time: now + 40 * DAY });
     assert.equal(advancing.status, "advancing");
+    const tooFar = await errorOf(stripe.testHelpers.testClocks.advance(clock.id, { frozen_time: now + 3 * 366 * DAY }));
+    assert.equal(tooFar.param, "frozen_time");
     assert.equal((await stripe.testHelpers.testClocks.retrieve(clock.id)).status, "ready");
     const moved = await stripe.subscriptions.retrieve(onClock);
     assert.equal((await stripe.invoices.list({ customer: customer.id })).data.length, 2);

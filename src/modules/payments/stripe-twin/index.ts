@@ -181,7 +181,16 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
           `Unrecognized request URL (${method}: ${url.pathname}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`,
         );
       const p = new Params(decoded.params);
-      const ids = route[1].exec(url.pathname)!.slice(1).map(decodeURIComponent);
+      const ids = route[1]
+        .exec(url.pathname)!
+        .slice(1)
+        .map((id) => {
+          try {
+            return decodeURIComponent(id);
+          } catch {
+            throw invalidRequest(`Invalid id in the URL: ${id}`);
+          }
+        });
       let status = 200;
       let body: unknown;
       try {
@@ -253,7 +262,7 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
           ? "email"
           : error.param === "promotion_code"
             ? "promotion_code"
-            : error.code === "expired_card"
+            : error.code === "expired_card" || error.code === "invalid_expiry_month"
               ? "exp"
               : "cardnumber";
       return again(error.status, error.message, field);

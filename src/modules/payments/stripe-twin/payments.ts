@@ -34,7 +34,8 @@ function luhn(number: string): boolean {
 export function cardEntryError(card: Card, now: number): StripeApiError | null {
   if (!/^[0-9]{12,19}$/.test(card.number) || !luhn(card.number)) return cardError("incorrect_number", "Your card number is incorrect.");
   const expiry = new Date(Date.UTC(card.expYear, card.expMonth, 1)).getTime() / 1000;
-  if (!(card.expMonth >= 1 && card.expMonth <= 12) || expiry <= now) return cardError("expired_card", "Your card has expired.", "expired_card");
+  if (!(card.expMonth >= 1 && card.expMonth <= 12)) return cardError("invalid_expiry_month", "Your card's expiration month is invalid.");
+  if (expiry <= now) return cardError("expired_card", "Your card has expired.", "expired_card");
   if (card.number === TEST_CARDS.declined) return cardError("card_declined", "Your card was declined.", "generic_decline");
   if (card.number === TEST_CARDS.insufficientFunds) return cardError("card_declined", "Your card has insufficient funds.", "insufficient_funds");
   return null;

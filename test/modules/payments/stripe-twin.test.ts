@@ -181,6 +181,8 @@ describe("Stripe twin: core API", () => {
     const route = await fetch(`${twin.url}/v1/nothing`, { headers: { authorization: `Bearer ${twin.secretKey}` } });
     assert.equal(route.status, 404);
     assert.match(((await route.json()) as { error: { message: string } }).error.message, /^Unrecognized request URL \(GET: \/v1\/nothing\)/);
+    const badId = await fetch(`${twin.url}/v1/customers/%E0%A4%A`, { headers: { authorization: `Bearer ${twin.secretKey}` } });
+    assert.equal(badId.status, 400);
   });
 
   it("replays an Idempotency-Key's answer and refuses the key with other parameters", async () => {

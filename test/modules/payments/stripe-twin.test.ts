@@ -211,6 +211,23 @@ describe("Stripe twin: core API", () => {
     const expanded = await stripe.prices.retrieve(price.id, { expand: ["product"] });
     assert.equal((expanded.product as Stripe.Product).name, "Nested");
   });
+
+  it("lists prices by lookup_keys[], on the account asked for only", async () => {
+    const acct = (await stripe.accounts.create({ type: "express" })).id;
+    const kept = await stripe.prices.create(
+      { product_data: { name: "A" }, unit_amount: 300, currency: "usd", lookup_key: "gold" },
+      { stripeAccount: acct },
+    );
+    await stripe.prices.create({ product_data: { name: "B" }, unit_amount: 400, currency: "usd", lookup_key: "silver" }, { stripeAccount: acct });
+    await stripe.prices.create({ product_data: { name: "C" }, unit_amount: 500, currency: "usd", lookup_key: "gold" });
+    const found = await stripe.prices.list({ lookup_keys: ["gold"] }, { stripeAccount: acct });
+    assert.deepEqual(
+      found.data.map((p) => p.id),
+      [kept.id],
+    );
+    assert.equal((await stripe.prices.list({ lookup_keys: ["bronze"] }, { stripeAccount: acct })).data.length, 0);
+    assert.equal((await stripe.prices.list({}, { stripeAccount: acct })).data.length, 2);
+  });
 });
 
 describe("Stripe twin: Checkout", () => {

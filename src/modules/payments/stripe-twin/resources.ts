@@ -131,6 +131,14 @@ const listOf =
 const updatable = (kind: string, fields: Record<string, "string" | "boolean" | "integer">) => (ctx: RequestContext) =>
   update(ctx.state.get(ctx.account, ctx.ids[0]!, kind), ctx.p, fields);
 
+/** Prices, filtered as Stripe filters them, including by `lookup_keys[]` (at most 10). */
+function listPrices(ctx: RequestContext) {
+  const keys = ctx.p.strings("lookup_keys");
+  if (keys.length > 10) throw invalidRequest("You can specify up to 10 lookup_keys.", "lookup_keys");
+  const prices = byField(ctx, ctx.state.all(ctx.account, "price"), ["product", "active", "currency", "type"]);
+  return list(ctx, createdRange(ctx, keys.length ? prices.filter((p) => keys.includes(p.lookup_key as string)) : prices), "/v1/prices");
+}
+
 function platformOnly(handler: Handler): Handler {
   return (ctx) => {
     if (ctx.account)
@@ -157,7 +165,7 @@ export const ROUTES: [string, RegExp, Handler][] = [
   ["POST", /^\/v1\/products\/([^/]+)$/, updatable("product", { name: "string", description: "string", active: "boolean", default_price: "string" })],
   ["DELETE", /^\/v1\/products\/([^/]+)$/, (ctx) => deleted(ctx.state.get(ctx.account, ctx.ids[0]!, "product"))],
   ["POST", /^\/v1\/prices$/, createPrice],
-  ["GET", /^\/v1\/prices$/, listOf("price", "/v1/prices", ["product", "active", "currency", "type"])],
+  ["GET", /^\/v1\/prices$/, listPrices],
   ["GET", /^\/v1\/prices\/([^/]+)$/, retrieve("price")],
   ["POST", /^\/v1\/prices\/([^/]+)$/, updatable("price", { active: "boolean", nickname: "string", lookup_key: "string" })],
   ["POST", /^\/v1\/customers$/, createCustomer],

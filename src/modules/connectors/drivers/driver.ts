@@ -79,6 +79,23 @@ export interface PlatformPayments {
   refund(userId: string, chargeId: string): Promise<void>;
   /** Stops (`canceled`) or allows again the renewal of a member's subscription, named by one of its charges. */
   setSubscriptionCanceled(userId: string, chargeId: string, canceled: boolean): Promise<void>;
+  /** One page (at most `limit`, 1-100) of the bot's transactions from `offset`, oldest first (Telegram's getStarTransactions). */
+  transactions(page: { offset: number; limit: number }): Promise<NativeTransaction[]>;
+}
+
+/** A movement of the bot's platform currency: in (a member's payment) or out (a refund to a member, a withdrawal). */
+export interface NativeTransaction {
+  /** The charge id; a refund carries the id of the payment it gives back. */
+  id: string;
+  direction: "in" | "out";
+  amount: number;
+  /** Unix seconds. */
+  date: number;
+  /** The member's platform id; null for a transaction with no member (another partner type). */
+  userId: string | null;
+  payload: string | null;
+  /** Set on a subscription's payments (seconds). */
+  subscriptionPeriod: number | null;
 }
 
 export interface ConnectorDriver {

@@ -1,7 +1,7 @@
 // The Telegram connector's driver: the Bot API (<TELEGRAM_API_URL>/bot<token>/<method>, JSON in,
 // {ok, result} or {ok: false, error_code, description} out). The install credential is the bot
 // token; getMe names the bot, whose t.me address is the installation's bot URL.
-import { PlatformError, platformCall, type ConnectorDriver, type NativeInvoice, type PlatformSession } from "./driver.ts";
+import { PlatformError, platformCall, type ConnectorDriver, type NativeInvoice, type NativeTransaction, type PlatformSession } from "./driver.ts";
 
 export interface TelegramOptions {
   apiUrl: string;
@@ -45,6 +45,39 @@ function starsInvoice(invoice: NativeInvoice): Record<string, unknown> {
     provider_token: "",
     currency: "XTR",
     prices: [{ label: invoice.label ?? invoice.title, amount: invoice.amount }],
+  };
+}
+
+/** The Bot API's StarTransaction, as far as payments from and refunds to members go. */
+interface StarTransaction {
+  id: string;
+  amount: number;
+  date: number;
+  /** Set on incoming transactions (a member's payment). */
+  source?: TransactionPartner;
+  /** Set on outgoing transactions (a refund to a member). */
+  receiver?: TransactionPartner;
+}
+
+interface TransactionPartner {
+  type: string;
+  user?: TelegramUser;
+  invoice_payload?: string;
+  subscription_period?: number;
+}
+
+/** A StarTransaction as the driver names it: one with a source came in, one with a receiver went out. */
+function nativeTransaction(tx: StarTransaction): NativeTransaction {
+  const partner = tx.source ?? tx.receiver;
+  const member = partner?.type === "user" ? partner : undefined;
+  return {
+    id: tx.id,
+    direction: tx.source ? "in" : "out",
+    amount: tx.amount,
+    date: tx.date,
+    userId: member?.user ? String(member.user.id) : null,
+    payload: member?.invoice_payload ?? null,
+    subscriptionPeriod: member?.subscription_period ?? null,
   };
 }
 
@@ -118,6 +151,10 @@ export function telegramDriver(options: TelegramOptions): ConnectorDriver {
           },
           async setSubscriptionCanceled(userId, chargeId, canceled) {
             await call("editUserStarSubscription", { user_id: Number(userId), telegram_payment_charge_id: chargeId, is_canceled: canceled });
+          },
+          async transactions({ offset, limit }) {
+            const page = await call<{ transactions: StarTransaction[] }>("getStarTransactions", { offset, limit });
+            return page.transactions.map(nativeTransaction);
           },
         },
       };

@@ -8,9 +8,8 @@
 // subscription) rolls the claim back and the code stays unredeemed.
 import { ApiError } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
-import { findOrCreateMember, memberSummary, recordMemberChange, refuseBanned, updateMember, type PlatformAccount } from "../members/members.ts";
-import { refreshMemberStatus } from "../members/status.ts";
-import type { MemberRow } from "../members/tables.ts";
+import { findOrCreateMember, memberSummary, refuseBanned, type PlatformAccount } from "../members/members.ts";
+import { memberSubscribed } from "../members/joining.ts";
 import { plansTable, type PlanRow } from "../plans/tables.ts";
 import { grantPlanResources, type Grant } from "../subscriptions/grants.ts";
 import { createSubscription, presentSubscription, type Subscription } from "../subscriptions/subscriptions.ts";
@@ -73,18 +72,7 @@ export async function redeemAccessCode(ctx: DomainContext, input: RedeemInput): 
   const { member: found } = await findOrCreateMember(ctx, input.projectId, input.member);
   refuseBanned(found);
   const subscription = await createSubscription(ctx, { member: found, plan, source: "access_code" });
-  let member: MemberRow = found;
-  if (!found.joined_at) {
-    member = await updateMember(ctx, found, { joined_at: ctx.now });
-    member = await refreshMemberStatus(ctx, input.projectId, member.id);
-    await recordMemberChange(ctx, member, {
-      event: "joined",
-      description: `Member ${member.display_name ?? member.id} joined through an access code`,
-      data: { subscription_id: subscription.id, plan_id: plan.id },
-    });
-  } else {
-    member = await refreshMemberStatus(ctx, input.projectId, member.id);
-  }
+  const member = await memberSubscribed(ctx, found, { subscriptionId: subscription.id, planId: plan.id, through: "an access code" });
   const redeemed = { ...code, redeemed_by_member_id: member.id, subscription_id: subscription.id };
   await accessCodesTable.rows(ctx).where({ id: code.id }).update({ redeemed_by_member_id: member.id, subscription_id: subscription.id });
   await recordCodeChange(ctx, redeemed, "redeemed", { member: memberSummary(member) });

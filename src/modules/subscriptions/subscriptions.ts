@@ -65,20 +65,30 @@ async function recordSubscriptionChange(
   await emitEvent(ctx, { type: `subscription.${change.event}`, projectId: row.project_id, data: { subscription, ...change.data } });
 }
 
+/** What a payment provider reports of the subscription it bills: its id and the dates it set. */
+export interface ProviderTerms {
+  provider: string;
+  providerSubscriptionId: string | null;
+  paymentMethodId: string | null;
+  trialEndsAt: Date | null;
+  /** The end of the period paid for; null for lifetime. */
+  endsAt: Date | null;
+}
+
 /**
  * A new subscription of `member` to `plan`: trialing when the plan has a trial (trial_ends_at), the
- * paid period following it (ends_at; null for lifetime). One live subscription per member and
- * project: SUBSCRIPTION_ALREADY_ACTIVE (the unique index holds it under races too).
+ * paid period following it (ends_at; null for lifetime); with `terms`, the provider's dates instead
+ * of the plan's. One live subscription per member and project: SUBSCRIPTION_ALREADY_ACTIVE (the
+ * unique index holds it under races too).
  */
-export async function createSubscription(ctx: DomainContext, input: { member: MemberRow; plan: PlanRow; source: string }): Promise<SubscriptionRow> {
+export async function createSubscription(
+  ctx: DomainContext,
+  input: { member: MemberRow; plan: PlanRow; source: string; terms?: ProviderTerms },
+): Promise<SubscriptionRow> {
   const { member, plan } = input;
-  const live = await subscriptionsTable
-    .rows(ctx)
-    .where({ project_id: plan.project_id, member_id: member.id })
-    .whereIn("status", ["trialing", "active"])
-    .first("id");
-  if (live) throw alreadyActive(member.id);
-  const trialEnds = plan.trial_days > 0 ? periodEnd(ctx.now, "day", plan.trial_days) : null;
+  await refuseLiveSubscription(ctx, plan.project_id, member.id);
+  const { terms } = input;
+  const trialEnds = terms ? terms.trialEndsAt : plan.trial_days > 0 ? periodEnd(ctx.now, "day", plan.trial_days) : null;
   const row: SubscriptionRow = {
     id: randomUUID(),
     team_id: ctx.actor.teamId,
@@ -89,11 +99,12 @@ export async function createSubscription(ctx: DomainContext, input: { member: Me
     source: input.source,
     started_at: ctx.now,
     trial_ends_at: trialEnds,
-    ends_at: periodEnd(trialEnds ?? ctx.now, plan.billing_cycle, plan.billing_cycle_count),
+    ends_at: terms ? terms.endsAt : periodEnd(trialEnds ?? ctx.now, plan.billing_cycle, plan.billing_cycle_count),
     canceled_at: null,
     expired_at: null,
     created_at: ctx.now,
     updated_at: ctx.now,
+    ...(terms ? { provider: terms.provider, provider_subscription_id: terms.providerSubscriptionId, payment_method_id: terms.paymentMethodId } : {}),
   };
   // subscriptions_one_live: a concurrent transaction created the member's live subscription.
   await uniquely(subscriptionsTable.insert(ctx, { ...row }), () => alreadyActive(member.id), "subscriptions_one_live");
@@ -103,6 +114,16 @@ export async function createSubscription(ctx: DomainContext, input: { member: Me
     data: { member: memberSummary(member) },
   });
   return row;
+}
+
+/** SUBSCRIPTION_ALREADY_ACTIVE when the member has a live subscription on the project. */
+export async function refuseLiveSubscription(ctx: DomainContext, projectId: string, memberId: string): Promise<void> {
+  const live = await subscriptionsTable
+    .rows(ctx)
+    .where({ project_id: projectId, member_id: memberId })
+    .whereIn("status", ["trialing", "active"])
+    .first("id");
+  if (live) throw alreadyActive(memberId);
 }
 
 function alreadyActive(memberId: string): ApiError {

@@ -23,6 +23,10 @@ export interface SubscriptionRow {
   expired_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  /** The provider that bills it and its id there; null for an access code. */
+  provider?: string | null;
+  provider_subscription_id?: string | null;
+  payment_method_id?: string | null;
 }
 
 export interface GrantRow {

@@ -57,6 +57,37 @@ export async function recordRedemption(
   });
 }
 
+/** A payment a provider reported: the amount paid, its fee (kept here, never in an event payload) and the provider's id. */
+export async function recordPayment(
+  ctx: DomainContext,
+  input: {
+    plan: PlanRow;
+    memberId: string;
+    subscriptionId: string;
+    provider: string;
+    paymentMethodId: string | null;
+    payment: { providerPaymentId: string; amountMinor: number; currency: string; feeMinor: number | null };
+  },
+): Promise<void> {
+  await transactionsTable.insert(ctx, {
+    id: randomUUID(),
+    project_id: input.plan.project_id,
+    member_id: input.memberId,
+    subscription_id: input.subscriptionId,
+    plan_id: input.plan.id,
+    kind: "payment",
+    status: "succeeded",
+    amount_minor: input.payment.amountMinor,
+    currency: input.payment.currency,
+    list_price_minor: input.plan.amount_minor,
+    fee_minor: input.payment.feeMinor ?? 0,
+    provider: input.provider,
+    payment_method_id: input.paymentMethodId,
+    provider_reference: input.payment.providerPaymentId,
+    created_at: ctx.now,
+  });
+}
+
 export interface TransactionFilters {
   status?: TransactionStatus;
   kind?: TransactionKind;

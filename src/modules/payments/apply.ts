@@ -1,0 +1,162 @@
+// Applying a provider's normalized report (ProviderEvent) to the domain, once: the event is stored
+// in the inbox by its provider id in the same transaction as the change it causes, so a second
+// arrival (a provider retry, a replay, reconciliation finding it again) changes nothing. Order is
+// not trusted: a renewal only moves ends_at forward, and an ended subscription is not revived.
+// Kinds whose domain states are not built yet (issue 33 continues) are kept in the inbox and
+// answered "unhandled", so the provider is not asked to send them again.
+import type { Db } from "../../db/tenant.ts";
+import { commitEffectsOf, createDomainContext, systemActor, unscoped, type CommitEffect, type DomainContext } from "../../db/tenant.ts";
+import { ApiError } from "../../errors.ts";
+import { membersTable, type MemberRow } from "../members/tables.ts";
+import { memberSubscribed } from "../members/joining.ts";
+import { plansTable, type PlanRow } from "../plans/tables.ts";
+import { grantPlanResources } from "../subscriptions/grants.ts";
+import { createSubscription, expireSubscription } from "../subscriptions/subscriptions.ts";
+import { subscriptionsTable, type SubscriptionRow } from "../subscriptions/tables.ts";
+import { recordPayment } from "../transactions/transactions.ts";
+import type { ProviderEvent, ProviderName, ProviderPayment } from "./provider.ts";
+import { checkoutsTable, type CheckoutRow } from "./tables.ts";
+
+export type ApplyOutcome =
+  /** The change was made. */
+  | { outcome: "applied"; effects: readonly CommitEffect[] }
+  /** Seen before: nothing changed. */
+  | { outcome: "duplicate" }
+  /** Nothing of ours matches it (another deployment's checkout, an unknown subscription), or it changes nothing now. */
+  | { outcome: "ignored"; reason: string }
+  /** Kept, not acted on yet. */
+  | { outcome: "unhandled" }
+  /** Paid while the member already had a live subscription: the caller refunds `refund`. */
+  | { outcome: "superseded"; refund: ProviderPayment | null };
+
+/** Stores the event in the inbox; false when it was there already. */
+async function firstArrival(db: Db, provider: ProviderName, event: ProviderEvent, now: Date): Promise<boolean> {
+  const inbox = unscoped(db, "a provider event names no team until it is matched");
+  const stored = await inbox("payment_provider_events")
+    .insert({ provider, event_id: event.eventId, kind: event.kind, received_at: now })
+    .onConflict(["provider", "event_id"])
+    .ignore()
+    .returning("event_id");
+  return (stored as unknown[]).length === 1;
+}
+
+async function tagInbox(ctx: DomainContext, provider: ProviderName, event: ProviderEvent): Promise<void> {
+  await unscoped(
+    ctx,
+    "the inbox row is tagged with the team it matched",
+  )("payment_provider_events")
+    .where({ provider, event_id: event.eventId })
+    .update({ team_id: ctx.actor.teamId });
+}
+
+/** The subscription the provider bills under `providerSubscriptionId`, with a context on its team, or null. */
+async function providerSubscription(
+  db: Db,
+  provider: ProviderName,
+  providerSubscriptionId: string,
+  now: Date,
+): Promise<{ ctx: DomainContext; row: SubscriptionRow } | null> {
+  const found = (await unscoped(
+    db,
+    "a provider's subscription id names no team",
+  )("subscriptions")
+    .where({ provider, provider_subscription_id: providerSubscriptionId })
+    .forUpdate()
+    .first()) as SubscriptionRow | undefined;
+  return found ? { ctx: createDomainContext(db, systemActor(found.team_id), now), row: found } : null;
+}
+
+async function completeCheckout(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "checkout.completed" }>, now: Date) {
+  const checkout = (await unscoped(
+    db,
+    "a checkout reference names no team",
+  )("payment_checkouts")
+    .where({ id: event.reference, provider })
+    .forUpdate()
+    .first()) as CheckoutRow | undefined;
+  if (!checkout) return { outcome: "ignored" as const, reason: "no checkout of ours has this reference" };
+  const ctx = createDomainContext(db, systemActor(checkout.team_id), now);
+  await tagInbox(ctx, provider, event);
+  if (checkout.status !== "open") return { outcome: "ignored" as const, reason: `the checkout is already ${checkout.status}` };
+  const member = (await membersTable.rows(ctx).where({ id: checkout.member_id }).first()) as MemberRow;
+  const plan = (await plansTable.rows(ctx).where({ id: checkout.plan_id }).first()) as PlanRow;
+  const terms = {
+    provider,
+    providerSubscriptionId: event.providerSubscriptionId,
+    paymentMethodId: checkout.payment_method_id,
+    trialEndsAt: event.trialEndsAt,
+    endsAt: event.periodEndsAt,
+  };
+  let subscription: SubscriptionRow;
+  try {
+    // A savepoint: a refusal leaves the rest of this transaction (the inbox row) intact.
+    subscription = await db.transaction((trx) =>
+      createSubscription(createDomainContext(trx, ctx.actor, now), { member, plan, source: provider, terms }),
+    );
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === "SUBSCRIPTION_ALREADY_ACTIVE")) throw err;
+    await checkoutsTable.rows(ctx).where({ id: checkout.id }).update({ status: "superseded", completed_at: now });
+    return { outcome: "superseded" as const, refund: event.payment };
+  }
+  await checkoutsTable.rows(ctx).where({ id: checkout.id }).update({ status: "completed", completed_at: now, subscription_id: subscription.id });
+  const joined = await memberSubscribed(ctx, member, { subscriptionId: subscription.id, planId: plan.id, through: "a payment" });
+  if (event.payment)
+    await recordPayment(ctx, {
+      plan,
+      memberId: member.id,
+      subscriptionId: subscription.id,
+      provider,
+      paymentMethodId: checkout.payment_method_id,
+      payment: event.payment,
+    });
+  await grantPlanResources(ctx, { subscription, member: joined, plan });
+  return { outcome: "applied" as const, effects: commitEffectsOf(ctx) };
+}
+
+async function renew(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "subscription.renewed" }>, now: Date) {
+  const found = await providerSubscription(db, provider, event.providerSubscriptionId, now);
+  if (!found) return { outcome: "ignored" as const, reason: "no subscription of ours is billed under this id" };
+  const { ctx, row } = found;
+  await tagInbox(ctx, provider, event);
+  const plan = (await plansTable.rows(ctx).where({ id: row.plan_id }).first()) as PlanRow;
+  // The payment happened whatever the order of arrival; the period only ever moves forward.
+  await recordPayment(ctx, {
+    plan,
+    memberId: row.member_id,
+    subscriptionId: row.id,
+    provider,
+    paymentMethodId: row.payment_method_id ?? null,
+    payment: event.payment,
+  });
+  if (row.status === "expired") return { outcome: "applied" as const, effects: commitEffectsOf(ctx) };
+  if (row.ends_at === null || new Date(row.ends_at) < event.periodEndsAt) {
+    await subscriptionsTable.rows(ctx).where({ id: row.id }).update({ ends_at: event.periodEndsAt, updated_at: now });
+  }
+  return { outcome: "applied" as const, effects: commitEffectsOf(ctx) };
+}
+
+async function end(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "subscription.ended" }>, now: Date) {
+  const found = await providerSubscription(db, provider, event.providerSubscriptionId, now);
+  if (!found) return { outcome: "ignored" as const, reason: "no subscription of ours is billed under this id" };
+  await tagInbox(found.ctx, provider, event);
+  if (found.row.status === "expired") return { outcome: "ignored" as const, reason: "the subscription has already ended" };
+  await expireSubscription(found.ctx, found.row.id);
+  return { outcome: "applied" as const, effects: commitEffectsOf(found.ctx) };
+}
+
+/** Applies `event` once, in one transaction with its inbox row. */
+export function applyProviderEvent(db: Db, provider: ProviderName, event: ProviderEvent, now: Date): Promise<ApplyOutcome> {
+  return db.transaction(async (trx): Promise<ApplyOutcome> => {
+    if (!(await firstArrival(trx, provider, event, now))) return { outcome: "duplicate" };
+    switch (event.kind) {
+      case "checkout.completed":
+        return completeCheckout(trx, provider, event, now);
+      case "subscription.renewed":
+        return renew(trx, provider, event, now);
+      case "subscription.ended":
+        return end(trx, provider, event, now);
+      default:
+        return { outcome: "unhandled" };
+    }
+  });
+}

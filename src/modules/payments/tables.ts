@@ -1,0 +1,25 @@
+// The payments area's tables. A checkout belongs to its team and project; the provider event inbox
+// is read by provider id before any team is known (an event names our checkout, not a team), so
+// it is reached unscoped, with the reason named where it is.
+import { tenantTable } from "../../db/tenant.ts";
+
+export const checkoutsTable = tenantTable("payment_checkouts", { team: "team_id", project: "project_id" });
+/** Tagged with its team once matched; written and read unscoped (apply.ts), since it arrives before that. */
+export const providerEventsTable = tenantTable("payment_provider_events", { team: "team_id" });
+
+export type CheckoutStatus = "open" | "completed" | "superseded" | "expired";
+
+export interface CheckoutRow {
+  id: string;
+  team_id: string;
+  project_id: string;
+  member_id: string;
+  plan_id: string;
+  payment_method_id: string | null;
+  provider: string;
+  provider_checkout_id: string | null;
+  status: CheckoutStatus;
+  subscription_id: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}

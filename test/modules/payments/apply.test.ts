@@ -1,0 +1,133 @@
+// Applying provider events (issue 33): a completed checkout starts the member's subscription with
+// the provider's dates, its payment transaction and the plan's grants, once, however often the
+// event arrives; a renewal records its payment and only moves the period forward; an ended
+// subscription expires and is not revived by a late renewal; a second paid checkout while one is
+// live is superseded (the caller refunds it); an event of no checkout of ours changes nothing.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { applyProviderEvent } from "../../../src/modules/payments/apply.ts";
+import { openCheckout } from "../../../src/modules/payments/checkouts.ts";
+import type { ProviderEvent } from "../../../src/modules/payments/provider.ts";
+import { findOrCreateMember } from "../../../src/modules/members/members.ts";
+import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
+import { testDatabase } from "../../helpers/backends.ts";
+import { createTestCreator, type TestCreator } from "../../helpers/fixtures.ts";
+import { account, asDomain, DAY, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
+
+describe("payments: applying provider events", () => {
+  let creator: TestCreator;
+  before(async () => {
+    creator = await createTestCreator({ projects: 1 });
+  });
+
+  /** A member of the plan's project with an open Stripe checkout of it. */
+  async function checkoutOf(plan: SeededPlan, person = account()) {
+    return asDomain(
+      creator,
+      async (ctx) => {
+        const { member } = await findOrCreateMember(ctx, plan.projectId, person);
+        const planRow = (await plansTable.rows(ctx).where({ id: plan.planId }).first()) as PlanRow;
+        return { member, checkout: await openCheckout(ctx, { member, plan: planRow, provider: "stripe", paymentMethodId: null }) };
+      },
+      { system: true },
+    );
+  }
+
+  const paid = (reference: string, subscriptionId: string, periodEndsAt: Date): ProviderEvent => ({
+    kind: "checkout.completed",
+    eventId: `evt_${randomUUID()}`,
+    occurredAt: new Date(),
+    reference,
+    providerSubscriptionId: subscriptionId,
+    providerCustomerId: "cus_1",
+    payment: { providerPaymentId: `pi_${randomUUID()}`, amountMinor: 500, currency: "USD", feeMinor: 45, paidAt: new Date() },
+    trialEndsAt: null,
+    periodEndsAt,
+  });
+
+  it("starts the subscription once, with its payment and grants, however often the event arrives", async () => {
+    const { db } = await testDatabase();
+    const plan = await seedPlan(creator, { resources: [{ mode: "creator_task" }] });
+    const { member, checkout } = await checkoutOf(plan);
+    const periodEnd = new Date(Date.now() + 30 * DAY);
+    const event = paid(checkout.id, `sub_${randomUUID()}`, periodEnd);
+
+    const first = await applyProviderEvent(db, "stripe", event, new Date());
+    assert.equal(first.outcome, "applied");
+    assert.deepEqual(await applyProviderEvent(db, "stripe", event, new Date()), { outcome: "duplicate" });
+
+    const subscriptions = await db("subscriptions").where({ member_id: member.id });
+    assert.equal(subscriptions.length, 1);
+    assert.equal(subscriptions[0].status, "active");
+    assert.equal(subscriptions[0].provider, "stripe");
+    assert.equal(new Date(subscriptions[0].ends_at).getTime(), periodEnd.getTime(), "the provider's period, not the plan's arithmetic");
+    const transactions = await db("transactions").where({ member_id: member.id });
+    assert.deepEqual(
+      transactions.map((t: Record<string, unknown>) => [t.kind, Number(t.amount_minor), t.currency, Number(t.fee_minor), t.provider]),
+      [["payment", 500, "USD", 45, "stripe"]],
+    );
+    assert.equal((await db("access_grants").where({ subscription_id: subscriptions[0].id })).length, 1);
+    assert.equal((await db("payment_checkouts").where({ id: checkout.id }).first()).status, "completed");
+    assert.equal((await db("payment_provider_events").where({ event_id: event.eventId }).first()).team_id, creator.teamId);
+    assert.notEqual((await db("members").where({ id: member.id }).first()).joined_at, null, "the member joined");
+  });
+
+  it("records each renewal once, moves the period only forward, and does not revive an ended subscription", async () => {
+    const { db } = await testDatabase();
+    const plan = await seedPlan(creator);
+    const { member, checkout } = await checkoutOf(plan);
+    const providerId = `sub_${randomUUID()}`;
+    const start = Date.now();
+    await applyProviderEvent(db, "stripe", paid(checkout.id, providerId, new Date(start + 30 * DAY)), new Date());
+    const renewal = (days: number): ProviderEvent => ({
+      kind: "subscription.renewed",
+      eventId: `evt_${randomUUID()}`,
+      occurredAt: new Date(),
+      providerSubscriptionId: providerId,
+      payment: { providerPaymentId: `pi_${randomUUID()}`, amountMinor: 500, currency: "USD", feeMinor: null, paidAt: new Date() },
+      periodEndsAt: new Date(start + days * DAY),
+    });
+    const second = renewal(90);
+    const first = renewal(60);
+    // Out of order: the later period arrives first, the earlier one cannot move ends_at back.
+    assert.equal((await applyProviderEvent(db, "stripe", second, new Date())).outcome, "applied");
+    assert.equal((await applyProviderEvent(db, "stripe", first, new Date())).outcome, "applied");
+    assert.equal((await applyProviderEvent(db, "stripe", second, new Date())).outcome, "duplicate");
+    const row = await db("subscriptions").where({ member_id: member.id }).first();
+    assert.equal(new Date(row.ends_at).getTime(), start + 90 * DAY);
+    assert.equal((await db("transactions").where({ member_id: member.id, kind: "payment" })).length, 3);
+
+    const ended: ProviderEvent = {
+      kind: "subscription.ended",
+      eventId: `evt_${randomUUID()}`,
+      occurredAt: new Date(),
+      providerSubscriptionId: providerId,
+      endedAt: new Date(),
+    };
+    assert.equal((await applyProviderEvent(db, "stripe", ended, new Date())).outcome, "applied");
+    assert.equal((await db("subscriptions").where({ id: row.id }).first()).status, "expired");
+    await applyProviderEvent(db, "stripe", renewal(120), new Date());
+    const after = await db("subscriptions").where({ id: row.id }).first();
+    assert.equal(after.status, "expired", "a late renewal report does not revive it");
+    assert.equal(new Date(after.ends_at).getTime(), start + 90 * DAY);
+  });
+
+  it("supersedes a second paid checkout while the first is live (the caller refunds it), and ignores what is not ours", async () => {
+    const { db } = await testDatabase();
+    const plan = await seedPlan(creator);
+    const person = account();
+    const one = await checkoutOf(plan, person);
+    const two = await checkoutOf(plan, person);
+    await applyProviderEvent(db, "stripe", paid(one.checkout.id, `sub_${randomUUID()}`, new Date(Date.now() + 30 * DAY)), new Date());
+    const late = paid(two.checkout.id, `sub_${randomUUID()}`, new Date(Date.now() + 30 * DAY));
+    const outcome = await applyProviderEvent(db, "stripe", late, new Date());
+    assert.equal(outcome.outcome, "superseded");
+    assert.equal(outcome.outcome === "superseded" && outcome.refund?.amountMinor, 500);
+    assert.equal((await db("subscriptions").where({ member_id: one.member.id })).length, 1);
+    assert.equal((await db("payment_checkouts").where({ id: two.checkout.id }).first()).status, "superseded");
+    assert.equal((await db("payment_provider_events").where({ event_id: late.eventId })).length, 1, "kept: a retry changes nothing");
+
+    const stranger = await applyProviderEvent(db, "stripe", paid(randomUUID(), `sub_${randomUUID()}`, new Date()), new Date());
+    assert.equal(stranger.outcome, "ignored");
+  });
+});

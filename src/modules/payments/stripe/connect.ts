@@ -1,0 +1,29 @@
+// Stripe Connect for a creator's own Stripe account: create the connected account, send the creator
+// through Stripe's hosted onboarding (an account link), and tell when it can take payments.
+import type Stripe from "stripe";
+
+export async function createConnectedAccount(client: Stripe, input: { email: string; country?: string }): Promise<string> {
+  const account = await client.accounts.create({
+    type: "express",
+    email: input.email,
+    ...(input.country ? { country: input.country } : {}),
+    capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
+  });
+  return account.id;
+}
+
+/** A single-use onboarding URL; Stripe sends an expired or used one to refreshUrl, where a new one is made. */
+export async function onboardingLink(client: Stripe, account: string, urls: { refreshUrl: string; returnUrl: string }): Promise<string> {
+  const link = await client.accountLinks.create({
+    account,
+    type: "account_onboarding",
+    refresh_url: urls.refreshUrl,
+    return_url: urls.returnUrl,
+  });
+  return link.url;
+}
+
+/** Whether the connected account can be charged (onboarding done and approved). */
+export async function accountReady(client: Stripe, account: string): Promise<boolean> {
+  return (await client.accounts.retrieve(account)).charges_enabled === true;
+}

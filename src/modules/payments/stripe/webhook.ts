@@ -1,0 +1,165 @@
+// Stripe's webhooks, verified with the official client's constructEvent and normalized into
+// ProviderEvents. Where the event's object lacks what the domain needs (a subscription's period,
+// an invoice's payment, a charge's fee), the parser reads it from Stripe on the event's account.
+import Stripe from "stripe";
+import type { ProviderEvent, ProviderPayment } from "../provider.ts";
+import { fromUnix, idOf, invoicePaymentIntent, invoiceSubscription, onAccount, paymentOfIntent, periodEnd, withPayments } from "./payments.ts";
+
+/** A webhook whose Stripe-Signature does not verify under the endpoint's secret (forged, altered or too old). */
+export class StripeWebhookSignatureError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StripeWebhookSignatureError";
+  }
+}
+
+type Base = { eventId: string; occurredAt: Date };
+type Account = string | undefined;
+
+async function checkoutCompleted(client: Stripe, account: Account, base: Base, session: Stripe.Checkout.Session): Promise<ProviderEvent[]> {
+  const reference = session.client_reference_id ?? session.metadata?.reference;
+  if (!reference) return [];
+  const subscriptionId = idOf(session.subscription);
+  let payment: ProviderPayment | null = null;
+  let trialEndsAt: Date | null = null;
+  let periodEndsAt: Date | null = null;
+  if (subscriptionId) {
+    const subscription = await client.subscriptions.retrieve(subscriptionId, {}, onAccount(account));
+    trialEndsAt = subscription.trial_end ? fromUnix(subscription.trial_end) : null;
+    periodEndsAt = periodEnd(subscription);
+    const invoice = session.invoice ?? subscription.latest_invoice;
+    const intent = invoice ? invoicePaymentIntent(await withPayments(client, account, invoice)) : null;
+    payment = intent ? await paymentOfIntent(client, account, intent) : null;
+  } else if (session.payment_intent) {
+    payment = await paymentOfIntent(client, account, idOf(session.payment_intent)!);
+  }
+  return [
+    {
+      ...base,
+      kind: "checkout.completed",
+      reference,
+      providerSubscriptionId: subscriptionId,
+      providerCustomerId: idOf(session.customer),
+      payment,
+      trialEndsAt,
+      periodEndsAt,
+    },
+  ];
+}
+
+async function invoicePaid(client: Stripe, account: Account, base: Base, event: Stripe.Invoice): Promise<ProviderEvent[]> {
+  const subscriptionId = invoiceSubscription(event);
+  // The first invoice is reported by checkout.session.completed; only later periods are renewals.
+  if (!subscriptionId || event.billing_reason !== "subscription_cycle") return [];
+  const intent = invoicePaymentIntent(await withPayments(client, account, event));
+  // A renewal that cost nothing (a 100% coupon) has no PaymentIntent: it is reported as a payment of 0 under the invoice's id.
+  const payment = (intent ? await paymentOfIntent(client, account, intent) : null) ?? {
+    providerPaymentId: event.id,
+    amountMinor: event.amount_paid,
+    currency: event.currency.toUpperCase(),
+    feeMinor: null,
+    paidAt: fromUnix(event.status_transitions.paid_at ?? event.created),
+  };
+  const end = event.lines.data[0]?.period.end ?? event.period_end;
+  return [{ ...base, kind: "subscription.renewed", providerSubscriptionId: subscriptionId, payment, periodEndsAt: fromUnix(end) }];
+}
+
+async function paymentFailed(client: Stripe, account: Account, base: Base, invoice: Stripe.Invoice): Promise<ProviderEvent[]> {
+  const subscriptionId = invoiceSubscription(invoice);
+  if (!subscriptionId) return [];
+  const intent = invoicePaymentIntent(await withPayments(client, account, invoice));
+  const error = intent ? (await client.paymentIntents.retrieve(intent, {}, onAccount(account))).last_payment_error : null;
+  return [
+    {
+      ...base,
+      kind: "payment.failed",
+      providerSubscriptionId: subscriptionId,
+      reason: error?.decline_code ?? error?.code ?? "payment_failed",
+      nextRetryAt: invoice.next_payment_attempt ? fromUnix(invoice.next_payment_attempt) : null,
+    },
+  ];
+}
+
+async function chargeRefunded(client: Stripe, account: Account, base: Base, charge: Stripe.Charge): Promise<ProviderEvent[]> {
+  // The charge no longer lists its refunds (API 2022-11+): the newest refund of the charge is the one this event reports.
+  const refund = (await client.refunds.list({ charge: charge.id, limit: 1 }, onAccount(account))).data[0];
+  if (!refund) return [];
+  return [
+    {
+      ...base,
+      kind: "payment.refunded",
+      providerPaymentId: idOf(charge.payment_intent) ?? charge.id,
+      refundId: refund.id,
+      amountMinor: refund.amount,
+      currency: refund.currency.toUpperCase(),
+    },
+  ];
+}
+
+function subscriptionUpdated(base: Base, event: Stripe.Event, subscription: Stripe.Subscription): ProviderEvent[] {
+  const previous = (event.data as { previous_attributes?: Record<string, unknown> }).previous_attributes ?? {};
+  if (!("cancel_at_period_end" in previous)) return [];
+  return [
+    {
+      ...base,
+      kind: "subscription.cancel_scheduled",
+      providerSubscriptionId: subscription.id,
+      cancelAtPeriodEnd: subscription.cancel_at_period_end,
+      periodEndsAt: periodEnd(subscription),
+    },
+  ];
+}
+
+/**
+ * Verifies a webhook and normalizes it: the events the domain acts on, or [] for any other type.
+ * Throws StripeWebhookSignatureError when the signature does not verify.
+ */
+export async function parseStripeWebhook(
+  rawBody: Buffer | string,
+  signatureHeader: string,
+  secret: string,
+  client: Stripe,
+): Promise<ProviderEvent[]> {
+  let event: Stripe.Event;
+  try {
+    event = client.webhooks.constructEvent(rawBody, signatureHeader, secret);
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw new StripeWebhookSignatureError(error.message);
+    throw error;
+  }
+  const base: Base = { eventId: event.id, occurredAt: fromUnix(event.created) };
+  const account = event.account;
+  switch (event.type) {
+    case "checkout.session.completed":
+      return checkoutCompleted(client, account, base, event.data.object);
+    case "invoice.paid":
+      return invoicePaid(client, account, base, event.data.object);
+    case "invoice.payment_failed":
+      return paymentFailed(client, account, base, event.data.object);
+    case "customer.subscription.updated":
+      return subscriptionUpdated(base, event, event.data.object);
+    case "customer.subscription.deleted": {
+      const subscription = event.data.object;
+      return [
+        { ...base, kind: "subscription.ended", providerSubscriptionId: subscription.id, endedAt: fromUnix(subscription.ended_at ?? event.created) },
+      ];
+    }
+    case "charge.refunded":
+      return chargeRefunded(client, account, base, event.data.object);
+    case "charge.dispute.created": {
+      const dispute = event.data.object;
+      return [
+        {
+          ...base,
+          kind: "payment.disputed",
+          providerPaymentId: idOf(dispute.payment_intent) ?? idOf(dispute.charge)!,
+          disputeId: dispute.id,
+          amountMinor: dispute.amount,
+          currency: dispute.currency.toUpperCase(),
+        },
+      ];
+    }
+    default:
+      return [];
+  }
+}

@@ -500,6 +500,15 @@ describe("Stripe twin: money movements", () => {
     return { intent, charge: intent.latest_charge as string };
   }
 
+  it("settles a paid charge in a balance transaction with Stripe's card fee (2.9% + 30), retrievable and expandable", async () => {
+    const { charge } = await paidCharge();
+    const expanded = await stripe.charges.retrieve(charge, { expand: ["balance_transaction"] });
+    const txn = expanded.balance_transaction as Stripe.BalanceTransaction;
+    assert.match(txn.id, /^txn_/);
+    assert.deepEqual([txn.amount, txn.fee, txn.net, txn.currency, txn.source], [2500, 103, 2397, "usd", charge]);
+    assert.deepEqual(await stripe.balanceTransactions.retrieve(txn.id), txn);
+  });
+
   it("refunds part then the rest of a charge (charge.refunded), and refuses more", async () => {
     const hooks = await receiver();
     const { intent, charge } = await paidCharge();

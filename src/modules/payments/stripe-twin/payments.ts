@@ -77,6 +77,31 @@ export interface Payment {
   succeeded: boolean;
 }
 
+/** Stripe's standard card fee, 2.9% + 30 minor units, which the twin charges in every currency. */
+export const cardFee = (amount: number) => Math.round(amount * 0.029) + 30;
+
+/** The balance transaction of a succeeded charge: its amount, Stripe's fee and the net. */
+function settle(state: TwinState, account: Account, charge: StripeObject, at: number): StripeObject {
+  const fee = Math.min(charge.amount as number, cardFee(charge.amount as number));
+  return state.put(account, {
+    id: newId("txn_"),
+    object: "balance_transaction",
+    amount: charge.amount,
+    available_on: at + 2 * 86400,
+    created: at,
+    currency: charge.currency,
+    description: charge.description,
+    exchange_rate: null,
+    fee,
+    fee_details: [{ amount: fee, application: null, currency: charge.currency, description: "Stripe processing fees", type: "stripe_fee" }],
+    net: (charge.amount as number) - fee,
+    reporting_category: "charge",
+    source: charge.id,
+    status: "pending",
+    type: "charge",
+  });
+}
+
 /** A PaymentIntent and its Charge for `amount`, succeeded or failed, with their events. */
 export function pay(
   state: TwinState,
@@ -127,6 +152,7 @@ export function pay(
     refunded: false,
     status: succeeded ? "succeeded" : "failed",
   });
+  if (succeeded) charge.balance_transaction = settle(state, account, charge, input.at).id;
   const paymentIntent = state.put(account, {
     id: piId,
     object: "payment_intent",

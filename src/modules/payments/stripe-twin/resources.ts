@@ -227,6 +227,7 @@ export const ROUTES: [string, RegExp, Handler][] = [
   ["GET", /^\/v1\/charges\/([^/]+)$/, retrieve("charge")],
   ["GET", /^\/v1\/charges$/, listOf("charge", "/v1/charges", ["customer", "payment_intent"])],
   ["GET", /^\/v1\/payment_methods\/([^/]+)$/, retrieve("payment_method")],
+  ["GET", /^\/v1\/balance_transactions\/([^/]+)$/, retrieve("balance_transaction")],
   ["POST", /^\/v1\/refunds$/, createRefund],
   ["GET", /^\/v1\/refunds$/, listOf("refund", "/v1/refunds", ["charge", "payment_intent"])],
   ["GET", /^\/v1\/refunds\/([^/]+)$/, retrieve("refund")],

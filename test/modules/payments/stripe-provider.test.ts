@@ -187,7 +187,7 @@ describe("Stripe provider: checkout", () => {
         providerPaymentId: "",
         amountMinor: 500,
         currency: "USD",
-        feeMinor: null,
+        feeMinor: 45, // the twin's card fee on 500 (2.9% + 30), from the charge's balance transaction
         paidAt: null,
       },
     );
@@ -204,6 +204,7 @@ describe("Stripe provider: checkout", () => {
     assert.equal(completed.periodEndsAt, null);
     assert.equal(completed.payment!.amountMinor, 1900);
     assert.equal(completed.payment!.currency, "EUR");
+    assert.equal(completed.payment!.feeMinor, 85);
     assert.equal(completed.payment!.providerPaymentId, session.payment_intent);
   });
 
@@ -248,6 +249,7 @@ describe("Stripe provider: the subscription's life", () => {
     assert.ok(renewed!.periodEndsAt > completed.periodEndsAt!);
     assert.equal(renewed!.payment.amountMinor, 500);
     assert.equal(renewed!.payment.currency, "USD");
+    assert.equal(renewed!.payment.feeMinor, 45);
     assert.notEqual(renewed!.payment.providerPaymentId, completed.payment!.providerPaymentId);
   });
 

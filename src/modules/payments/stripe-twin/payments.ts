@@ -126,7 +126,7 @@ export function pay(
     amount: input.amount,
     amount_captured: succeeded ? input.amount : 0,
     amount_refunded: 0,
-    balance_transaction: null,
+    balance_transaction: null as string | null,
     captured: succeeded,
     created: input.at,
     currency: input.currency,

@@ -4,6 +4,7 @@
 // reading a subscription back from the star ledger, and the driver's getStarTransactions.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
+import type { Logger } from "pino";
 import type { AddressInfo } from "node:net";
 import { startFakePlatform, type FakePlatform } from "../../../src/modules/connectors/fake-platform.ts";
 import { telegramDriver } from "../../../src/modules/connectors/drivers/telegram.ts";
@@ -149,10 +150,18 @@ describe("decidePreCheckout", () => {
   it("answerPreCheckout declines when the check throws or does not finish in time, and always answers", async () => {
     const sent: unknown[] = [];
     const payments = { answerPreCheckoutQuery: async (id: string, answer: unknown) => void sent.push([id, answer]) };
-    const failing = await answerPreCheckout(payments, query, async () => {
-      throw new Error("database down");
-    });
-    const stuck = await answerPreCheckout(payments, query, () => new Promise(() => undefined), 5);
+    const warned: unknown[] = [];
+    const logger = { warn: (fields: unknown, message: string) => void warned.push([fields, message]) } as unknown as Logger;
+    const failing = await answerPreCheckout(
+      payments,
+      query,
+      async () => {
+        throw new Error("database down");
+      },
+      { logger },
+    );
+    const stuck = await answerPreCheckout(payments, query, () => new Promise(() => undefined), { decideWithinMs: 5 });
+    assert.deepEqual(warned, [[{ pre_checkout_query_id: "q1", err: "database down" }, "pre-checkout check failed; the payment was declined"]]);
     for (const answer of [failing, stuck]) assert.match((answer as { ok: false; errorMessage: string }).errorMessage, /Nothing was charged/);
     assert.deepEqual(sent, [
       ["q1", failing],

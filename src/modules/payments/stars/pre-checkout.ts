@@ -1,6 +1,7 @@
 // The bot's answer to a pre_checkout_query: Telegram charges a Stars payment only after the bot
 // answers ok, and gives up after 10 s, so the answer is decided by the domain's check (the checkout
 // still open, the member allowed to buy) and sent within a bound, declining when the check is late.
+import type { Logger } from "pino";
 import type { PlatformPayments } from "../../connectors/drivers/driver.ts";
 import { withTimeout } from "../../../observability/readiness.ts";
 
@@ -38,12 +39,13 @@ export async function answerPreCheckout(
   payments: Pick<PlatformPayments, "answerPreCheckoutQuery">,
   query: PreCheckoutQuery,
   check: PreCheckoutCheck,
-  decideWithinMs = PRE_CHECKOUT_DECIDE_MS,
+  options: { decideWithinMs?: number; logger?: Logger } = {},
 ): Promise<PreCheckoutAnswer> {
-  const answer = await withTimeout(decidePreCheckout(query, check), decideWithinMs, "The pre-checkout check").catch((): PreCheckoutAnswer => ({
-    ok: false,
-    errorMessage: TRY_AGAIN,
-  }));
+  const deciding = withTimeout(decidePreCheckout(query, check), options.decideWithinMs ?? PRE_CHECKOUT_DECIDE_MS, "The pre-checkout check");
+  const answer = await deciding.catch((err: Error): PreCheckoutAnswer => {
+    options.logger?.warn({ pre_checkout_query_id: query.id, err: err.message }, "pre-checkout check failed; the payment was declined");
+    return { ok: false, errorMessage: TRY_AGAIN };
+  });
   await payments.answerPreCheckoutQuery(query.id, answer);
   return answer;
 }

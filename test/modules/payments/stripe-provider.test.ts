@@ -31,20 +31,17 @@ let received: { body: string; signature: string }[];
 let secret: string;
 const closers: (() => Promise<void>)[] = [];
 
-/** Every webhook delivered so far, verified and normalized, in delivery order. */
-async function normalized(): Promise<ProviderEvent[]> {
+/** Every webhook delivered after the first `since`, verified and normalized, in delivery order. */
+async function normalized(since = 0): Promise<ProviderEvent[]> {
   await twin.settled();
   const all: ProviderEvent[] = [];
-  for (const r of received) all.push(...(await parseStripeWebhook(r.body, r.signature, secret, client)));
+  for (const r of received.slice(since)) all.push(...(await parseStripeWebhook(r.body, r.signature, secret, client)));
   return all;
 }
 
 /** The normalized events of one kind received after `since` deliveries. */
 async function eventsOf<K extends ProviderEvent["kind"]>(kind: K, since = 0): Promise<Extract<ProviderEvent, { kind: K }>[]> {
-  await twin.settled();
-  const all: ProviderEvent[] = [];
-  for (const r of received.slice(since)) all.push(...(await parseStripeWebhook(r.body, r.signature, secret, client)));
-  return all.filter((e): e is Extract<ProviderEvent, { kind: K }> => e.kind === kind);
+  return (await normalized(since)).filter((e): e is Extract<ProviderEvent, { kind: K }> => e.kind === kind);
 }
 
 const request = (reference: string, price: PlanPrice = monthly, extra: Partial<CheckoutRequest> = {}): CheckoutRequest => ({

@@ -4,7 +4,8 @@
 // installation id under APP_KEY). A /start message runs the
 // bot's start handling (openStart) as a webhook-triggered action, the bot answers in the chat, and
 // the member's platform access is synced at once (the connector sweep retries whatever fails). A
-// private message that is no command is a support message (relay.ts of the Support area).
+// private message that is no command is a support message (relay.ts of the Support area). Payments
+// (a pre-checkout query, a successful or refunded Stars payment) are telegram-payments.ts's.
 // Telegram retries an update until it gets a 2xx, so every update that was read answers 200, also
 // one the bot ignores.
 import type Koa from "koa";
@@ -22,6 +23,7 @@ import type { RequestState } from "../../http/request.ts";
 import { UUID } from "../../uuid.ts";
 import { receiveSupportMessage } from "../../modules/support/relay.ts";
 import type { PlatformAccount } from "../../modules/members/members.ts";
+import { telegramPayments } from "./telegram-payments.ts";
 
 export const TELEGRAM_UPDATES_PATH = updatesPath("telegram", ":installation");
 
@@ -61,6 +63,7 @@ export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Mi
     }
     ctx.status = 200;
     ctx.body = {};
+    if (await telegramPayments(deps, installation, update, deps.now())) return;
     const message = update?.message;
     const from = message?.from;
     if (typeof message?.text !== "string" || message.chat?.type !== "private" || typeof from?.id !== "number" || from.is_bot === true) return;

@@ -18,8 +18,8 @@ import type { ProviderEvent, ProviderName, ProviderPayment } from "./provider.ts
 import { checkoutsTable, type CheckoutRow } from "./tables.ts";
 
 export type ApplyOutcome =
-  /** The change was made. */
-  | { outcome: "applied"; effects: readonly CommitEffect[] }
+  /** The change was made, to `memberId`'s subscription (their platform access follows). */
+  | { outcome: "applied"; memberId: string; effects: readonly CommitEffect[] }
   /** Seen before: nothing changed. */
   | { outcome: "duplicate" }
   /** Nothing of ours matches it (another deployment's checkout, an unknown subscription), or it changes nothing now. */
@@ -110,7 +110,7 @@ async function completeCheckout(db: Db, provider: ProviderName, event: Extract<P
       payment: event.payment,
     });
   await grantPlanResources(ctx, { subscription, member: joined, plan });
-  return { outcome: "applied" as const, effects: commitEffectsOf(ctx) };
+  return { outcome: "applied" as const, memberId: member.id, effects: commitEffectsOf(ctx) };
 }
 
 async function renew(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "subscription.renewed" }>, now: Date) {
@@ -128,11 +128,11 @@ async function renew(db: Db, provider: ProviderName, event: Extract<ProviderEven
     paymentMethodId: row.payment_method_id ?? null,
     payment: event.payment,
   });
-  if (row.status === "expired") return { outcome: "applied" as const, effects: commitEffectsOf(ctx) };
+  if (row.status === "expired") return { outcome: "applied" as const, memberId: row.member_id, effects: commitEffectsOf(ctx) };
   if (row.ends_at === null || new Date(row.ends_at) < event.periodEndsAt) {
     await subscriptionsTable.rows(ctx).where({ id: row.id }).update({ ends_at: event.periodEndsAt, updated_at: now });
   }
-  return { outcome: "applied" as const, effects: commitEffectsOf(ctx) };
+  return { outcome: "applied" as const, memberId: row.member_id, effects: commitEffectsOf(ctx) };
 }
 
 async function end(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "subscription.ended" }>, now: Date) {
@@ -141,7 +141,7 @@ async function end(db: Db, provider: ProviderName, event: Extract<ProviderEvent,
   await tagInbox(found.ctx, provider, event);
   if (found.row.status === "expired") return { outcome: "ignored" as const, reason: "the subscription has already ended" };
   await expireSubscription(found.ctx, found.row.id);
-  return { outcome: "applied" as const, effects: commitEffectsOf(found.ctx) };
+  return { outcome: "applied" as const, memberId: found.row.member_id, effects: commitEffectsOf(found.ctx) };
 }
 
 /** Applies `event` once, in one transaction with its inbox row. */

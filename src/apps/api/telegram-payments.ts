@@ -1,0 +1,76 @@
+// Telegram Stars in the bot's updates (issue 33): a pre_checkout_query is answered by whether the
+// checkout its invoice names may be paid now (Telegram charges only after an ok, and waits 10 s);
+// a successful_payment or refunded_payment is applied once as a provider event. A payment that
+// completes a checkout syncs the member's platform access at once (the connector sweep retries),
+// and a payment made while another subscription was already live is refunded at once.
+import type { Logger } from "pino";
+import { installationSession } from "../../modules/connectors/bot/session.ts";
+import { syncPlatformAccess } from "../../modules/connectors/access-sync.ts";
+import type { InstallationRow } from "../../modules/connectors/tables.ts";
+import { applyProviderEvent } from "../../modules/payments/apply.ts";
+import { payableCheckout } from "../../modules/payments/checkouts.ts";
+import { parseStarsPaymentId } from "../../modules/payments/stars/ids.ts";
+import { answerPreCheckout, type PreCheckoutQuery } from "../../modules/payments/stars/pre-checkout.ts";
+import { parseStarsUpdate } from "../../modules/payments/stars/updates.ts";
+import type { PipelineDeps } from "../../pipeline/run.ts";
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Whether the query has the fields the answer needs (anything else is not Telegram's and is ignored). */
+function isPreCheckoutQuery(v: unknown): v is PreCheckoutQuery {
+  return (
+    isObject(v) &&
+    typeof v.id === "string" &&
+    isObject(v.from) &&
+    Number.isSafeInteger(v.from.id) &&
+    typeof v.currency === "string" &&
+    typeof v.invoice_payload === "string"
+  );
+}
+
+/** Handles the update when it is about a payment; false when it is not (the caller goes on). */
+export async function telegramPayments(
+  deps: PipelineDeps & { logger: Logger },
+  installation: InstallationRow,
+  update: unknown,
+  now: Date,
+): Promise<boolean> {
+  if (!isObject(update)) return false;
+  const session = installationSession(deps, installation);
+  if (isPreCheckoutQuery(update.pre_checkout_query)) {
+    if (!session.payments) return true;
+    const answer = await answerPreCheckout(session.payments, update.pre_checkout_query, (reference, userId) =>
+      payableCheckout(deps.db, { reference, teamId: installation.team_id, connectorKey: "telegram", externalUserId: userId }, now),
+    );
+    deps.logger.info({ installation_id: installation.id, ok: answer.ok }, "stars pre-checkout answered");
+    return true;
+  }
+  const events = parseStarsUpdate(update);
+  if (events.length === 0) return false;
+  for (const event of events) {
+    const result = await applyProviderEvent(deps.db, "telegram_stars", event, now);
+    deps.logger.info(
+      { installation_id: installation.id, event_id: event.eventId, kind: event.kind, outcome: result.outcome },
+      "stars payment applied",
+    );
+    if (result.outcome === "applied") {
+      await syncPlatformAccess(deps.db, deps, now, { memberId: result.memberId }, deps.logger).catch((err: unknown) =>
+        deps.logger.warn({ installation_id: installation.id, err }, "access sync after a payment failed; the sweep retries"),
+      );
+    }
+    if (result.outcome === "superseded" && result.refund && session.payments) {
+      const { userId, chargeId } = parseStarsPaymentId(result.refund.providerPaymentId);
+      try {
+        await session.payments.refund(userId, chargeId);
+        await session.sendMessage(userId, "You already have a live subscription in this community, so this payment was refunded.");
+      } catch (err) {
+        // The checkout is recorded as superseded; the refund is owed and must not be lost silently.
+        deps.logger.error(
+          { installation_id: installation.id, charge_id: chargeId, err },
+          "refund of a payment made during a live subscription failed",
+        );
+      }
+    }
+  }
+  return true;
+}

@@ -46,6 +46,7 @@ export const ERROR_FAMILY_BY_CODE = {
   RATE_LIMITED: "RateLimitError",
   WEBHOOK_ENDPOINT_UNREACHABLE: "UpstreamError",
   MALFORMED_REQUEST: "BadRequestError",
+  PROVIDER_SIGNATURE_INVALID: "BadRequestError",
   REQUEST_HEADERS_TOO_LARGE: "BadRequestError",
   REQUEST_TIMEOUT: "BadRequestError",
   // A server-side condition like INTERNAL_SERVER_ERROR, but transient: the retrying fetch retries it.

@@ -2,8 +2,10 @@
 // in the inbox by its provider id in the same transaction as the change it causes, so a second
 // arrival (a provider retry, a replay, reconciliation finding it again) changes nothing. Order is
 // not trusted: a renewal only moves ends_at forward, and an ended subscription is not revived.
-// Kinds whose domain states are not built yet (issue 33 continues) are kept in the inbox and
-// answered "unhandled", so the provider is not asked to send them again.
+// A scheduled cancellation keeps access to the end of the period; a whole refund of the payment
+// that covers the period ends access now. Kinds whose domain states are not built yet (failed
+// payments and their grace, disputes, a withdrawn cancellation: issue 33 continues) are kept in the
+// inbox and answered "unhandled", so the provider is not asked to send them again.
 import type { Db } from "../../db/tenant.ts";
 import { commitEffectsOf, createDomainContext, systemActor, unscoped, type CommitEffect, type DomainContext } from "../../db/tenant.ts";
 import { ApiError } from "../../errors.ts";
@@ -11,9 +13,10 @@ import { membersTable, type MemberRow } from "../members/tables.ts";
 import { memberSubscribed } from "../members/joining.ts";
 import { plansTable, type PlanRow } from "../plans/tables.ts";
 import { grantPlanResources } from "../subscriptions/grants.ts";
-import { createSubscription, expireSubscription } from "../subscriptions/subscriptions.ts";
+import { cancelSubscriptionRow, createSubscription, expireSubscription } from "../subscriptions/subscriptions.ts";
 import { subscriptionsTable, type SubscriptionRow } from "../subscriptions/tables.ts";
-import { recordPayment } from "../transactions/transactions.ts";
+import { recordPayment, recordRefund } from "../transactions/transactions.ts";
+import { transactionsTable, type TransactionRow } from "../transactions/tables.ts";
 import type { ProviderEvent, ProviderName, ProviderPayment } from "./provider.ts";
 import { checkoutsTable, type CheckoutRow } from "./tables.ts";
 
@@ -144,6 +147,46 @@ async function end(db: Db, provider: ProviderName, event: Extract<ProviderEvent,
   return { outcome: "applied" as const, memberId: found.row.member_id, effects: commitEffectsOf(found.ctx) };
 }
 
+async function scheduleCancel(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "subscription.cancel_scheduled" }>, now: Date) {
+  const found = await providerSubscription(db, provider, event.providerSubscriptionId, now);
+  if (!found) return { outcome: "ignored" as const, reason: "no subscription of ours is billed under this id" };
+  await tagInbox(found.ctx, provider, event);
+  const { ctx, row } = found;
+  // Reactivation (the cancellation withdrawn at the provider) waits for its event in the spec.
+  if (!event.cancelAtPeriodEnd) return { outcome: "unhandled" as const };
+  if (row.status !== "trialing" && row.status !== "active")
+    return { outcome: "ignored" as const, reason: `the subscription is already ${row.status}` };
+  await cancelSubscriptionRow(ctx, row);
+  return { outcome: "applied" as const, memberId: row.member_id, effects: commitEffectsOf(ctx) };
+}
+
+/**
+ * A refund: its own transaction row; once the payment is wholly refunded, the subscription it paid
+ * for ends now (no access without a covering payment), unless another payment covers it since.
+ */
+async function refund(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "payment.refunded" }>, now: Date) {
+  const payment = (await unscoped(
+    db,
+    "a provider's payment id names no team",
+  )("transactions")
+    .where({ provider, provider_reference: event.providerPaymentId, kind: "payment" })
+    .forUpdate()
+    .first()) as TransactionRow | undefined;
+  if (!payment) return { outcome: "ignored" as const, reason: "no payment of ours has this id" };
+  const ctx = createDomainContext(db, systemActor(payment.team_id), now);
+  await tagInbox(ctx, provider, event);
+  const whole = await recordRefund(ctx, payment, { refundId: event.refundId, amountMinor: event.amountMinor, currency: event.currency });
+  if (whole && payment.subscription_id) {
+    const latest = (await transactionsTable
+      .rows(ctx)
+      .where({ subscription_id: payment.subscription_id, kind: "payment" })
+      .orderBy("created_at", "desc")
+      .first("id")) as { id: string } | undefined;
+    if (latest?.id === payment.id) await expireSubscription(ctx, payment.subscription_id);
+  }
+  return { outcome: "applied" as const, memberId: payment.member_id, effects: commitEffectsOf(ctx) };
+}
+
 /** Applies `event` once, in one transaction with its inbox row. */
 export function applyProviderEvent(db: Db, provider: ProviderName, event: ProviderEvent, now: Date): Promise<ApplyOutcome> {
   return db.transaction(async (trx): Promise<ApplyOutcome> => {
@@ -155,6 +198,10 @@ export function applyProviderEvent(db: Db, provider: ProviderName, event: Provid
         return renew(trx, provider, event, now);
       case "subscription.ended":
         return end(trx, provider, event, now);
+      case "subscription.cancel_scheduled":
+        return scheduleCancel(trx, provider, event, now);
+      case "payment.refunded":
+        return refund(trx, provider, event, now);
       default:
         return { outcome: "unhandled" };
     }

@@ -23,5 +23,7 @@ export interface TransactionRow {
   provider: string;
   payment_method_id: string | null;
   provider_reference: string | null;
+  /** A refund: the payment it gives money back for. */
+  refunded_transaction_id?: string | null;
   created_at: Date;
 }

@@ -88,6 +88,42 @@ export async function recordPayment(
   });
 }
 
+/**
+ * Money a provider gave back for the payment `original`: its own row (kind refund), and the payment
+ * marked refunded once the refunds cover it. Returns whether the payment is now wholly refunded.
+ */
+export async function recordRefund(
+  ctx: DomainContext,
+  original: TransactionRow,
+  refund: { refundId: string; amountMinor: number; currency: string },
+): Promise<boolean> {
+  await transactionsTable.insert(ctx, {
+    id: randomUUID(),
+    project_id: original.project_id,
+    member_id: original.member_id,
+    subscription_id: original.subscription_id,
+    plan_id: original.plan_id,
+    kind: "refund",
+    status: "succeeded",
+    amount_minor: refund.amountMinor,
+    currency: refund.currency,
+    list_price_minor: null,
+    fee_minor: 0,
+    provider: original.provider,
+    payment_method_id: original.payment_method_id,
+    provider_reference: refund.refundId,
+    refunded_transaction_id: original.id,
+    created_at: ctx.now,
+  });
+  const refunds = (await transactionsTable
+    .rows(ctx)
+    .where({ refunded_transaction_id: original.id, kind: "refund" })
+    .sum({ total: "amount_minor" })) as { total: string | number | null }[];
+  const refunded = Number(refunds[0]?.total ?? 0) >= Number(original.amount_minor);
+  if (refunded) await transactionsTable.rows(ctx).where({ id: original.id }).update({ status: "refunded" });
+  return refunded;
+}
+
 export interface TransactionFilters {
   status?: TransactionStatus;
   kind?: TransactionKind;

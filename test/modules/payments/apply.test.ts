@@ -112,6 +112,54 @@ describe("payments: applying provider events", () => {
     assert.equal(new Date(after.ends_at).getTime(), start + 90 * DAY);
   });
 
+  it("a scheduled cancellation keeps access to the period's end; a whole refund of the covering payment ends it now, a part does not", async () => {
+    const { db } = await testDatabase();
+    const plan = await seedPlan(creator);
+    const { member, checkout } = await checkoutOf(plan);
+    const providerId = `sub_${randomUUID()}`;
+    const periodEnd = new Date(Date.now() + 30 * DAY);
+    const first = paid(checkout.id, providerId, periodEnd);
+    await applyProviderEvent(db, "stripe", first, new Date());
+    const paymentId = first.kind === "checkout.completed" ? first.payment!.providerPaymentId : "";
+
+    const cancel: ProviderEvent = {
+      kind: "subscription.cancel_scheduled",
+      eventId: `evt_${randomUUID()}`,
+      occurredAt: new Date(),
+      providerSubscriptionId: providerId,
+      cancelAtPeriodEnd: true,
+      periodEndsAt: periodEnd,
+    };
+    assert.equal((await applyProviderEvent(db, "stripe", cancel, new Date())).outcome, "applied");
+    let row = await db("subscriptions").where({ member_id: member.id }).first();
+    assert.equal(row.status, "canceled");
+    assert.equal(new Date(row.ends_at).getTime(), periodEnd.getTime(), "access kept until the period's end");
+
+    const refund = (amountMinor: number): ProviderEvent => ({
+      kind: "payment.refunded",
+      eventId: `evt_${randomUUID()}`,
+      occurredAt: new Date(),
+      providerPaymentId: paymentId,
+      refundId: `re_${randomUUID()}`,
+      amountMinor,
+      currency: "USD",
+    });
+    assert.equal((await applyProviderEvent(db, "stripe", refund(200), new Date())).outcome, "applied");
+    row = await db("subscriptions").where({ member_id: member.id }).first();
+    assert.equal(row.status, "canceled", "a partial refund leaves the period paid");
+    const rest = refund(300);
+    assert.equal((await applyProviderEvent(db, "stripe", rest, new Date())).outcome, "applied");
+    assert.equal((await applyProviderEvent(db, "stripe", rest, new Date())).outcome, "duplicate");
+    row = await db("subscriptions").where({ member_id: member.id }).first();
+    assert.equal(row.status, "expired", "wholly refunded: no payment covers the period any more");
+    const rows = await db("transactions").where({ member_id: member.id }).orderBy("created_at");
+    assert.deepEqual(rows.map((t: Record<string, unknown>) => [t.kind, t.status, Number(t.amount_minor)]).sort(), [
+      ["payment", "refunded", 500],
+      ["refund", "succeeded", 200],
+      ["refund", "succeeded", 300],
+    ]);
+  });
+
   it("supersedes a second paid checkout while the first is live (the caller refunds it), and ignores what is not ours", async () => {
     const { db } = await testDatabase();
     const plan = await seedPlan(creator);

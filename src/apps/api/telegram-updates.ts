@@ -14,6 +14,7 @@ import { createDomainContext, unscoped, type Actor } from "../../db/tenant.ts";
 import { ApiError } from "../../errors.ts";
 import { safeEqual } from "../../security/crypto.ts";
 import { openStart } from "../../modules/connectors/bot/start.ts";
+import { deliverStartReply } from "../../modules/connectors/bot/reply.ts";
 import { installationSession, updatesPath, updatesSecret } from "../../modules/connectors/bot/session.ts";
 import { syncPlatformAccess } from "../../modules/connectors/access-sync.ts";
 import type { InstallationRow } from "../../modules/connectors/tables.ts";
@@ -87,7 +88,8 @@ export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Mi
       openStart(createDomainContext(trx, actor, now), { installation, account, payload: payload || null, portalUrl: deps.portalUrl }),
     );
     try {
-      await installationSession(deps, installation).sendMessage(String(from.id), reply.text);
+      // After the commit: a plan's Stars invoice is a Bot API call, never made inside the transaction.
+      await deliverStartReply(deps, installation, String(from.id), reply, deps.logger);
       if (reply.outcome.kind === "redeemed")
         await syncPlatformAccess(deps.db, deps, now, { memberId: reply.outcome.redemption.member.id }, deps.logger);
     } catch (err) {

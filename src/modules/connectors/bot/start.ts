@@ -13,10 +13,20 @@ import { resourcesTable } from "../../resources/tables.ts";
 import type { StartInput } from "./start-input.ts";
 import { labelsById, runAdminCommand } from "./admin.ts";
 import { proposeHandoff } from "../../portal/handoffs.ts";
+import { findOrCreateMember, refuseBanned } from "../../members/members.ts";
+import { membersTable, type MemberRow } from "../../members/tables.ts";
+import { enabledPaymentMethods } from "../../payment-methods/payment-methods.ts";
+import { openCheckout } from "../../payments/checkouts.ts";
+import type { PlanPrice } from "../../payments/provider.ts";
+import { starsRefusal } from "../../payments/stars/provider.ts";
+import type { CheckoutRow } from "../../payments/tables.ts";
+import { refuseLiveSubscription } from "../../subscriptions/subscriptions.ts";
 
 export type StartOutcome =
   | { kind: "home" }
   | { kind: "plan"; planId: string }
+  /** A Stars checkout opened in the transaction: the invoice is made after the commit (deliverStartReply). */
+  | { kind: "checkout"; checkout: CheckoutRow; plan: PlanRow; method: { id: string; mode: "live" | "test" } }
   | { kind: "redeemed"; redemption: Redemption }
   | { kind: "refused"; code: string }
   | { kind: "command"; name: string; done: boolean }
@@ -42,13 +52,70 @@ async function portalOf(ctx: DomainContext, input: StartInput): Promise<string> 
   return `${input.portalUrl.replace(/\/+$/, "")}/${project.handle}`;
 }
 
-/** A plan's price in words ("$5.00 every month"), as the bot and the portal show it. */
+/** A Stars price in words ("250 stars"). */
+const inStars = (plan: PlanRow) => `${plan.amount_minor} ${Number(plan.amount_minor) === 1 ? "star" : "stars"}`;
+
+/** A plan's price in words ("$5.00 every month", "250 stars once"), as the bot and the portal show it. */
 export function price(plan: PlanRow): string {
-  const format = new Intl.NumberFormat("en", { style: "currency", currency: plan.currency });
-  const amount = format.format(Number(plan.amount_minor) / 10 ** format.resolvedOptions().maximumFractionDigits!);
   const count = plan.billing_cycle_count;
-  if (plan.billing_cycle === "lifetime") return `${amount} once`;
-  return `${amount} every ${count > 1 ? `${count} ${plan.billing_cycle}s` : plan.billing_cycle}`;
+  const every = plan.billing_cycle === "lifetime" ? "once" : `every ${count > 1 ? `${count} ${plan.billing_cycle}s` : plan.billing_cycle}`;
+  // XTR (Telegram Stars) is no ISO currency: Intl would show it as "XTR 2.50" for 250 whole stars.
+  if (plan.currency === "XTR") return `${inStars(plan)} ${every}`;
+  const format = new Intl.NumberFormat("en", { style: "currency", currency: plan.currency });
+  return `${format.format(Number(plan.amount_minor) / 10 ** format.resolvedOptions().maximumFractionDigits!)} ${every}`;
+}
+
+/** A plan's price as a payment provider sells it. */
+export function planPrice(plan: PlanRow): PlanPrice {
+  return {
+    amountMinor: Number(plan.amount_minor),
+    currency: plan.currency,
+    cycle: plan.billing_cycle,
+    cycleCount: plan.billing_cycle_count,
+    trialDays: plan.trial_days,
+  };
+}
+
+/**
+ * A published plan's bare UUID: an access-code-only plan points to its code; a member with a live
+ * subscription (or banned) is told so; a plan the project sells in Telegram Stars through this bot
+ * opens a checkout (a new one each time: an abandoned invoice blocks nothing, and the first paid one
+ * makes the rest refused at pre-checkout or refunded); anything else goes to the portal's plan page.
+ */
+async function planOffer(ctx: DomainContext, input: StartInput, plan: PlanRow): Promise<StartReply> {
+  const portal = await portalOf(ctx, input);
+  if (plan.access_codes_only) {
+    const text = `${plan.name} is joined with an access code: open the link that came with your code, or redeem the code on ${portal}`;
+    return { outcome: { kind: "plan", planId: plan.id }, text };
+  }
+  const { connectorKey, externalUserId } = input.account;
+  const known = (await membersTable
+    .rows(ctx)
+    .where({ project_id: plan.project_id, connector_key: connectorKey, external_user_id: externalUserId })
+    .first()) as MemberRow | undefined;
+  try {
+    if (known) {
+      refuseBanned(known);
+      await refuseLiveSubscription(ctx, plan.project_id, known.id);
+    }
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const text = refusalText(err);
+    if (!text) throw err;
+    return { outcome: { kind: "refused", code: err.code }, text };
+  }
+  const methods = await enabledPaymentMethods(ctx, plan.project_id);
+  const method = methods.find(
+    (m) => m.provider === "telegram_stars" && m.currencies.includes(plan.currency) && m.billing_cycles.includes(plan.billing_cycle),
+  );
+  if (method && input.installation.connector_key === "telegram" && starsRefusal(planPrice(plan)) === null) {
+    const { member } = await findOrCreateMember(ctx, plan.project_id, input.account);
+    const checkout = await openCheckout(ctx, { member, plan, provider: "telegram_stars", paymentMethodId: method.id });
+    const renews = plan.billing_cycle === "lifetime" ? "one payment, access for life" : "renews every 30 days until you cancel";
+    const text = `${plan.name}: ${inStars(plan)} (${renews}).`;
+    return { outcome: { kind: "checkout", checkout, plan, method: { id: method.id, mode: method.mode } }, text };
+  }
+  return { outcome: { kind: "plan", planId: plan.id }, text: `${plan.name}: ${price(plan)}.\nCheck out on ${portal}?plan=${plan.id}` };
 }
 
 async function redeemedText(ctx: DomainContext, redemption: Redemption): Promise<string> {
@@ -77,10 +144,7 @@ export async function openStart(ctx: DomainContext, input: StartInput): Promise<
   }
   if (read.kind === "uuid") {
     const plan = (await plansTable.rows(ctx).where({ id: read.value, project_id: projectId, status: "published" }).first()) as PlanRow | undefined;
-    if (plan) {
-      const text = `${plan.name}: ${price(plan)}.\nCheck out on ${await portalOf(ctx, input)}?plan=${plan.id}`;
-      return { outcome: { kind: "plan", planId: plan.id }, text };
-    }
+    if (plan) return planOffer(ctx, input, plan);
     try {
       // A savepoint: a refusal rolls back the redemption's partial writes, not the caller's transaction.
       const redemption = await inTransaction(ctx, (trx) => redeemAccessCode(trx, { projectId, code: read.value, member: input.account }));

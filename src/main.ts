@@ -24,6 +24,7 @@ import { handlers, preflights } from "./modules/handlers.ts";
 import { loadConnectorRegistry, type ConnectorRegistry } from "./modules/connectors/registry.ts";
 import { ConnectorLoadError, displayPath } from "./modules/connectors/problems.ts";
 import { openPlatforms, type PlatformEndpoints } from "./modules/connectors/platforms.ts";
+import { openStripe, type StripePayments } from "./modules/payments/stripe/open.ts";
 import type Koa from "koa";
 import { readRepositoryText } from "./repository-files.ts";
 import { discoverScheduledJobs } from "./workers/jobs/discovery.ts";
@@ -32,7 +33,14 @@ import { startDeliveryWorker, type DeliveryWorker } from "./workers/deliveries/w
 
 const release = (JSON.parse(readRepositoryText("package.json")) as { version: string }).version;
 
-function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegistry, platforms: PlatformEndpoints, readiness: ReadinessProbe): Koa {
+function buildSurface(
+  name: SurfaceName,
+  s: Services,
+  connectors: ConnectorRegistry,
+  platforms: PlatformEndpoints,
+  readiness: ReadinessProbe,
+  stripe: StripePayments | null,
+): Koa {
   const { config } = s;
   // What every surface is built with: the backends, the clock, the logger, the public addresses.
   const common = {
@@ -51,7 +59,7 @@ function buildSurface(name: SurfaceName, s: Services, connectors: ConnectorRegis
   const operations = { ...common, handlers, preflights, connectors, platforms, portalUrl: config.portal.url, webhooks: config.webhooks, readiness };
   switch (name) {
     case "api":
-      return createApiApp({ ...operations, mcpUrl: config.mcp.url, budget: REST_BUDGET });
+      return createApiApp({ ...operations, mcpUrl: config.mcp.url, budget: REST_BUDGET, stripe });
     case "mcp":
       return createMcpApp({
         ...operations,
@@ -90,6 +98,7 @@ async function main() {
   const services = await openServices(config);
   const readiness = readinessProbe({ db: services.db, kv: services.kv });
   const platforms = await openPlatforms(config.platforms);
+  const stripe = await openStripe(config.stripe, config.api.url);
   const servers: Server[] = [];
   let worker: JobWorker | null = null;
   let deliveries: DeliveryWorker | null = null;
@@ -111,6 +120,7 @@ async function main() {
     // attempts under way finish (their outcomes recorded) before the backends close.
     await Promise.all([worker?.stop(), deliveries?.stop(), ...servers.map(stopServer)]);
     await platforms.close();
+    await stripe.close();
     await services.close();
     process.exit(0);
   };
@@ -121,7 +131,14 @@ async function main() {
   const demo = !config.databaseUrl && creators === 0 ? await seedDemo(services.db, services.now()) : null;
 
   for (const name of config.surfaces)
-    servers.push(await serve(buildSurface(name, services, connectors, platforms.endpoints, readiness), config[name].port, config.host, services));
+    servers.push(
+      await serve(
+        buildSurface(name, services, connectors, platforms.endpoints, readiness, stripe.payments),
+        config[name].port,
+        config.host,
+        services,
+      ),
+    );
   if (config.metrics.port !== null) {
     const metrics = createMetricsApp({ ...services, docsUrl: config.docs.url, release: config.release, readiness, token: config.metrics.token });
     servers.push(await serve(metrics, config.metrics.port, config.metrics.host, services));
@@ -165,6 +182,7 @@ async function main() {
     `  KV store      ${services.backends.kv}`,
     `  Connectors    ${[...connectors.packages.keys()].join(", ") || "none"} (from ${displayPath(connectors.dir)})`,
     `  Platforms     ${platforms.description}`,
+    `  Payments      ${stripe.description}`,
     `  Job worker    ${config.worker ? `${jobs.length} scheduled job${jobs.length === 1 ? "" : "s"} on pg-boss (npm run cli -- jobs:list)` : "off (WORKER=off)"}`,
     `  Webhooks      ${config.worker ? `delivery worker on (timeout ${config.webhooks.timeoutMs / 1000} s)` : "no delivery worker here (WORKER=off)"}`,
     `  Metrics       ${config.metrics.port !== null ? `http://${config.metrics.host}:${config.metrics.port}/metrics${config.metrics.token ? " (bearer METRICS_TOKEN)" : ""}, readiness /ready` : "off (set METRICS_PORT)"}`,

@@ -67,6 +67,18 @@ const cases: Record<string, BadValue | BadValue[]> = {
   REDIS_KEY_PREFIX: { env: { REDIS_KEY_PREFIX: "a b" }, accepted: /1-32 letters, digits/ },
   REDIS_URL: { env: { REDIS_URL: "http://cache.example" }, accepted: /redis:\/\/ or rediss:\/\/ URL/ },
   SHUTDOWN_TIMEOUT_MS: { env: { SHUTDOWN_TIMEOUT_MS: "forever" }, accepted: integerRange },
+  STRIPE_SECRET_KEY: [
+    { env: { STRIPE_SECRET_KEY: "pk_test_abcdefgh12345678" }, accepted: /a Stripe secret key \(sk_live_\.\.\., sk_test_\.\.\./ },
+    { env: { STRIPE_SECRET_KEY: "sk_test_abcdefgh12345678" }, accepted: /STRIPE_WEBHOOK_SECRET are set together/ },
+  ],
+  STRIPE_WEBHOOK_SECRET: [
+    { env: { STRIPE_WEBHOOK_SECRET: "secret" }, accepted: /signing secret \(whsec_\.\.\.\)/ },
+    { env: { STRIPE_WEBHOOK_SECRET: "whsec_abcdefgh12345678" }, accepted: /are set together/ },
+  ],
+  STRIPE_API_URL: [
+    { env: { STRIPE_API_URL: "ftp://stripe.example" }, accepted: /http:\/\/ or https:\/\/ URL/ },
+    { env: { STRIPE_API_URL: "http://127.0.0.1:12111" }, accepted: /needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET/ },
+  ],
   SURFACES: [
     { env: { SURFACES: "api,nope" }, accepted: /available: api, mcp/ },
     { env: { SURFACES: "", WORKER: "off" }, accepted: /would run nothing/ },

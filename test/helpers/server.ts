@@ -17,6 +17,9 @@ import type { TestClock } from "./clock.ts";
 import { PORTAL_URL, testPlatformEndpoints } from "./platforms.ts";
 import type { PlatformEndpoints } from "../../src/modules/connectors/platforms.ts";
 import type { WebhookNetwork } from "../../src/modules/webhooks/address-guard.ts";
+import type { StripeTwin } from "../../src/modules/payments/stripe-twin/index.ts";
+import { createStripeClient } from "../../src/modules/payments/stripe/client.ts";
+import { stripeEventsUrl } from "../../src/modules/payments/stripe/open.ts";
 
 export const TEST_APP_KEY = Buffer.alloc(32, 7);
 export const DOCS_URL = "http://docs.test";
@@ -50,6 +53,8 @@ export interface StartOptions {
   clientIp?: ClientIpResolver;
   /** Where webhooks may be sent (default TEST_WEBHOOK_NETWORK: loopback over http allowed). */
   webhooks?: WebhookNetwork;
+  /** A Stripe twin the app takes payments on: a Connect webhook endpoint on it points at the app's route. */
+  stripeTwin?: StripeTwin;
 }
 
 /**
@@ -109,5 +114,11 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
     };
     return createApiApp(deps);
   }, options.logger);
+  if (options.stripeTwin) {
+    // The endpoint needs the app's address, known only once it listens; the route reads deps.stripe per request.
+    const client = createStripeClient({ secretKey: options.stripeTwin.secretKey, ...options.stripeTwin.clientOptions });
+    const endpoint = await client.webhookEndpoints.create({ url: stripeEventsUrl(running.url), enabled_events: ["*"], connect: true });
+    deps.stripe = { client, webhookSecret: endpoint.secret! };
+  }
   return { url: running.url, deps, close: running.close };
 }

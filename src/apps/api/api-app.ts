@@ -10,6 +10,7 @@ import type { ClientIpResolver } from "../../http/client-ip.ts";
 import { routeFallback } from "../../http/route-fallback.ts";
 import { publicDocuments } from "./public-documents.ts";
 import { TELEGRAM_UPDATES_PATH, telegramUpdates } from "./telegram-updates.ts";
+import { STRIPE_EVENTS_PATH, stripeEvents, type StripeEventsDeps } from "./stripe-events.ts";
 import { mountApiDiscovery } from "../site/discovery/routes.ts";
 import { apiCors } from "./cors.ts";
 import { readinessRoute, type ReadinessProbe } from "../../observability/readiness.ts";
@@ -23,6 +24,8 @@ export interface ApiAppDeps extends OperationRouteDeps {
   clientIp?: ClientIpResolver;
   /** GET /ready answers from it (503 while the database or the KV store does not answer). */
   readiness?: ReadinessProbe;
+  /** Stripe's webhook route verifies and acts with it; null = no payments by Stripe here. */
+  stripe?: StripeEventsDeps["stripe"];
 }
 
 export function createApiApp(deps: ApiAppDeps): Koa {
@@ -32,6 +35,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   const documents = publicDocuments(deps, deps.release);
   for (const doc of documents) router.register(doc.path, ["GET"], doc.middleware);
   router.register(TELEGRAM_UPDATES_PATH, ["POST"], telegramUpdates(deps));
+  router.register(STRIPE_EVENTS_PATH, ["POST"], stripeEvents(deps));
   if (deps.readiness) router.register("/ready", ["GET"], readinessRoute(deps.readiness));
   mountApiDiscovery(router, deps);
 

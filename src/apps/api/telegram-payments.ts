@@ -5,7 +5,6 @@
 // and a payment made while another subscription was already live is refunded at once.
 import type { Logger } from "pino";
 import { installationSession } from "../../modules/connectors/bot/session.ts";
-import { syncPlatformAccess } from "../../modules/connectors/access-sync.ts";
 import type { InstallationRow } from "../../modules/connectors/tables.ts";
 import { applyProviderEvent } from "../../modules/payments/apply.ts";
 import { payableCheckout } from "../../modules/payments/checkouts.ts";
@@ -13,6 +12,7 @@ import { parseStarsPaymentId } from "../../modules/payments/stars/ids.ts";
 import { answerPreCheckout, type PreCheckoutQuery } from "../../modules/payments/stars/pre-checkout.ts";
 import { parseStarsUpdate } from "../../modules/payments/stars/updates.ts";
 import type { PipelineDeps } from "../../pipeline/run.ts";
+import { actOnPaymentOutcome } from "./payment-outcome.ts";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -53,24 +53,15 @@ export async function telegramPayments(
       { installation_id: installation.id, event_id: event.eventId, kind: event.kind, outcome: result.outcome },
       "stars payment applied",
     );
-    if (result.outcome === "applied") {
-      await syncPlatformAccess(deps.db, deps, now, { memberId: result.memberId }, deps.logger).catch((err: unknown) =>
-        deps.logger.warn({ installation_id: installation.id, err }, "access sync after a payment failed; the sweep retries"),
-      );
-    }
-    if (result.outcome === "superseded" && result.refund && session.payments) {
-      const { userId, chargeId } = parseStarsPaymentId(result.refund.providerPaymentId);
-      try {
+    await actOnPaymentOutcome(deps, result, now, {
+      log: { installation_id: installation.id },
+      refund: async (payment) => {
+        if (!session.payments) throw new Error(`the installation ${installation.id} has no Telegram Stars payments`);
+        const { userId, chargeId } = parseStarsPaymentId(payment.providerPaymentId);
         await session.payments.refund(userId, chargeId);
         await session.sendMessage(userId, "You already have a live subscription in this community, so this payment was refunded.");
-      } catch (err) {
-        // The checkout is recorded as superseded; the refund is owed and must not be lost silently.
-        deps.logger.error(
-          { installation_id: installation.id, charge_id: chargeId, err },
-          "refund of a payment made during a live subscription failed",
-        );
-      }
-    }
+      },
+    });
   }
   return true;
 }

@@ -1,0 +1,196 @@
+// A Stripe purchase end to end through the API's webhook route (issue 33): a creator's connected
+// account on the Stripe twin, a payment method sealing it, a member's checkout started through the
+// provider registry and paid with 4242 on the twin; the twin posts the signed event to
+// {base_url}/payments/stripe/events and the subscription, its payment (with Stripe's fee) and the
+// plan's grants exist, once however often the event arrives. A forged signature is refused (400)
+// and changes nothing; a renewal on the twin's clock moves the period on.
+import assert from "node:assert/strict";
+import type Stripe from "stripe";
+import { createPaymentMethod } from "../../../src/modules/payment-methods/payment-methods.ts";
+import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
+import { findOrCreateMember } from "../../../src/modules/members/members.ts";
+import { openCheckout } from "../../../src/modules/payments/checkouts.ts";
+import { providerRegistry, sealStripeCredentials, type ProviderRegistry } from "../../../src/modules/payments/providers.ts";
+import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { createConnectedAccount } from "../../../src/modules/payments/stripe/index.ts";
+import { stripeEventsUrl, type StripePayments } from "../../../src/modules/payments/stripe/open.ts";
+import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
+import { testDatabase } from "../../helpers/backends.ts";
+import { testPlatformEndpoints } from "../../helpers/platforms.ts";
+import { TEST_APP_KEY, type StartOptions } from "../../helpers/server.ts";
+import { useApiWithCreator } from "../../helpers/suite.ts";
+import { asDomain, DAY, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
+
+describe("payments: a Stripe purchase through the webhook route", function () {
+  this.timeout(60_000);
+  let twin: StripeTwin;
+  const apiOptions: StartOptions = {};
+  before(async () => {
+    twin = await startStripeTwin();
+    apiOptions.stripeTwin = twin;
+  });
+  const suite = useApiWithCreator({ api: apiOptions, creator: { tier: "growth" } });
+  after(() => twin?.close());
+
+  let plan: SeededPlan;
+  let methodRow: PaymentMethodRow;
+  let registry: ProviderRegistry;
+  const stripe = () => suite.api.deps.stripe as StripePayments;
+
+  before(async () => {
+    const { db } = await testDatabase();
+    plan = await seedPlan(suite.creator, { resources: [{ mode: "creator_task", title: "Signed print" }] });
+    const account = await createConnectedAccount(stripe().client, { email: "creator@example.com", country: "US" });
+    await twin.completeOnboarding(account);
+    const method = await asDomain(suite.creator, (ctx) =>
+      createPaymentMethod(ctx, plan.projectId, {
+        provider: "stripe",
+        mode: "test",
+        currencies: ["USD"],
+        billing_cycles: ["month"],
+        sealedCredentials: sealStripeCredentials(TEST_APP_KEY, plan.projectId, { account }),
+      }),
+    );
+    methodRow = (await db("payment_methods").where({ id: method.id }).first()) as PaymentMethodRow;
+    registry = providerRegistry({ db, stripe: stripe().client, connectors: { platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY } });
+  });
+
+  /** A member's checkout of the plan, started on the twin through the registry's provider. */
+  async function checkoutFor(name: string, externalUserId = `${Date.now()}${Math.random()}`) {
+    const target = await registry.providerFor(methodRow);
+    assert.ok(target, "the Stripe method is served");
+    assert.equal(target.method.account.startsWith("acct_"), true);
+    const { checkout, planRow } = await asDomain(
+      suite.creator,
+      async (ctx) => {
+        const account = { connectorKey: "telegram", externalUserId, displayName: name };
+        const { member } = await findOrCreateMember(ctx, plan.projectId, account);
+        const planRow = (await plansTable.rows(ctx).where({ id: plan.planId }).first()) as PlanRow;
+        return { checkout: await openCheckout(ctx, { member, plan: planRow, provider: "stripe", paymentMethodId: methodRow.id }), planRow };
+      },
+      { system: true },
+    );
+    const price = { amountMinor: 500, currency: "USD", cycle: planRow.billing_cycle, cycleCount: 1, trialDays: 0 };
+    const start = await target.provider.startCheckout(target.method, {
+      reference: checkout.id,
+      planName: planRow.name,
+      price,
+      successUrl: "https://portal.example/paid",
+      cancelUrl: "https://portal.example/plans",
+    });
+    return { checkout, sessionId: start.providerCheckoutId! };
+  }
+
+  /** Posts `event` to the route as Stripe would, signed with `secret`. */
+  function post(event: unknown, secret: string, signature?: string) {
+    const payload = JSON.stringify(event);
+    const header = signature ?? stripe().client.webhooks.generateTestHeaderString({ payload, secret });
+    return fetch(stripeEventsUrl(suite.api.url), {
+      method: "POST",
+      headers: { "content-type": "application/json", "stripe-signature": header },
+      body: payload,
+    });
+  }
+
+  async function counts(subscriptionId: string) {
+    const { db } = await testDatabase();
+    const n = async (table: string, where: Record<string, unknown>) => Number((await db(table).where(where).count({ n: "*" }))[0]!.n);
+    return {
+      subscriptions: await n("subscriptions", { id: subscriptionId }),
+      payments: await n("transactions", { subscription_id: subscriptionId, kind: "payment" }),
+      grants: await n("access_grants", { subscription_id: subscriptionId }),
+      inbox: await n("payment_provider_events", { provider: "stripe" }),
+    };
+  }
+
+  it("starts the subscription once from the twin's signed event, with its payment, fee and grants", async () => {
+    const { db } = await testDatabase();
+    const { checkout, sessionId } = await checkoutFor("Stella");
+    await twin.completeCheckout(sessionId, { card: TEST_CARDS.success });
+    await twin.settled();
+    const delivered = twin.deliveries.find((d) => d.type === "checkout.session.completed" && d.url === stripeEventsUrl(suite.api.url));
+    assert.equal(delivered?.status, 200, JSON.stringify(twin.deliveries));
+
+    const done = await db("payment_checkouts").where({ id: checkout.id }).first();
+    assert.equal(done.status, "completed");
+    const subscription = await db("subscriptions").where({ id: done.subscription_id }).first();
+    assert.equal(subscription.status, "active");
+    assert.equal(subscription.provider, "stripe");
+    assert.match(subscription.provider_subscription_id, /^sub_/);
+    assert.equal(subscription.payment_method_id, methodRow.id);
+    const [payment] = await db("transactions").where({ subscription_id: subscription.id, kind: "payment" });
+    assert.deepEqual([Number(payment.amount_minor), payment.currency, payment.provider], [500, "USD", "stripe"]);
+    // Stripe's card fee on the twin: 2.9% + 30 minor units.
+    assert.ok(Number(payment.fee_minor) > 30, `fee ${payment.fee_minor}`);
+    assert.match(payment.provider_reference, /^pi_/);
+    const once = await counts(subscription.id);
+    assert.deepEqual([once.subscriptions, once.payments, once.grants], [1, 1, 1]);
+
+    // Stripe delivers the same event again: answered 200, nothing changes.
+    const event = twin.events.find((e) => e.type === "checkout.session.completed" && (e.data as { object: { id: string } }).object.id === sessionId);
+    assert.ok(event);
+    const again = await post(event, stripe().webhookSecret);
+    assert.equal(again.status, 200, await again.text());
+    assert.deepEqual(await counts(subscription.id), once);
+  });
+
+  it("refuses a forged or missing signature with 400 PROVIDER_SIGNATURE_INVALID and changes nothing", async () => {
+    const { db } = await testDatabase();
+    const { checkout, sessionId } = await checkoutFor("Mallory");
+    const account = (await registry.providerFor(methodRow))!.method.account;
+    const session = await stripe().client.checkout.sessions.retrieve(sessionId, {}, { stripeAccount: account });
+    const forgedEvent = {
+      id: "evt_forged0000000000000000",
+      object: "event",
+      type: "checkout.session.completed",
+      created: Math.floor(Date.now() / 1000),
+      account,
+      data: { object: { ...session, status: "complete", payment_status: "paid" } as Stripe.Checkout.Session },
+    };
+    const inboxBefore = Number((await db("payment_provider_events").count({ n: "*" }))[0]!.n);
+    for (const res of [await post(forgedEvent, "whsec_not_the_endpoints_secret_000"), await post(forgedEvent, "", "")]) {
+      assert.equal(res.status, 400);
+      const body = (await res.json()) as { error: { code: string } };
+      assert.equal(body.error.code, "PROVIDER_SIGNATURE_INVALID");
+    }
+    assert.equal(Number((await db("payment_provider_events").count({ n: "*" }))[0]!.n), inboxBefore);
+    assert.equal((await db("payment_checkouts").where({ id: checkout.id }).first()).status, "open");
+  });
+
+  it("moves the period on when the twin renews the subscription", async () => {
+    const { db } = await testDatabase();
+    const { checkout, sessionId } = await checkoutFor("Rene");
+    await twin.completeCheckout(sessionId, { card: TEST_CARDS.success });
+    await twin.settled();
+    const { subscription_id } = await db("payment_checkouts").where({ id: checkout.id }).first();
+    const before = await db("subscriptions").where({ id: subscription_id }).first();
+    await twin.advanceClock(32 * (DAY / 1000));
+    await twin.settled();
+    const after = await db("subscriptions").where({ id: subscription_id }).first();
+    assert.ok(new Date(after.ends_at).getTime() > new Date(before.ends_at).getTime(), `${before.ends_at} -> ${after.ends_at}`);
+    assert.equal((await db("transactions").where({ subscription_id, kind: "payment" })).length, 2);
+  });
+
+  it("refunds, through the registry's provider, a second checkout paid while the first's subscription is live", async () => {
+    const { db } = await testDatabase();
+    const userId = `${Date.now()}`;
+    // Two checkouts opened before either is paid: both pass the live-subscription refusal.
+    const first = await checkoutFor("Twice", userId);
+    const second = await checkoutFor("Twice", userId);
+    await twin.completeCheckout(first.sessionId, { card: TEST_CARDS.success });
+    await twin.completeCheckout(second.sessionId, { card: TEST_CARDS.success });
+    await twin.settled();
+    assert.equal((await db("payment_checkouts").where({ id: first.checkout.id }).first()).status, "completed");
+    assert.equal((await db("payment_checkouts").where({ id: second.checkout.id }).first()).status, "superseded");
+    const account = (await registry.providerFor(methodRow))!.method.account;
+    const kept = await db("transactions").where({
+      subscription_id: (await db("payment_checkouts").where({ id: first.checkout.id }).first()).subscription_id,
+    });
+    const refunds = twin.calls.filter((c) => c.method === "POST" && c.path === "/v1/refunds" && c.status === 200);
+    assert.equal(refunds.length, 1, JSON.stringify(refunds));
+    assert.equal(refunds[0]!.account, account);
+    const refunded = String(refunds[0]!.params.payment_intent ?? refunds[0]!.params.charge);
+    assert.match(refunded, /^(pi|ch)_/);
+    assert.notEqual(refunded, kept[0].provider_reference, "the kept subscription's payment is not refunded");
+  });
+});

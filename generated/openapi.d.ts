@@ -2478,6 +2478,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "subscription.past_due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A renewal payment failed
+         * @description The payment provider could not collect the renewal. Access continues through the grace period until ends_at; a later successful payment sends subscription.renewed, otherwise the subscription expires at ends_at (or when the provider gives up).
+         */
+        post: operations["subscription_past_due"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.renewed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription was renewed
+         * @description The payment provider collected the next period's payment; ends_at is the new period's end (a past_due subscription is active again).
+         */
+        post: operations["subscription_renewed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "support.conversation.assigned": {
         parameters: {
             query?: never;
@@ -4103,10 +4143,10 @@ export interface components {
             data: components["schemas"]["Subscription"];
         };
         /**
-         * @description trialing: inside the plan's trial; active: paid period running; canceled: cancelled, access until ends_at; expired: access ended (final).
+         * @description trialing: inside the plan's trial; active: paid period running; past_due: the payment provider could not collect a renewal, access continues through a grace period until ends_at (a later successful payment makes it active again); canceled: cancelled, access until ends_at; expired: access ended (final).
          * @enum {string}
          */
-        SubscriptionStatus: "trialing" | "active" | "canceled" | "expired";
+        SubscriptionStatus: "trialing" | "active" | "past_due" | "canceled" | "expired";
         SupportAssignmentEvent: components["schemas"]["EventEnvelope"] & {
             project_id?: components["schemas"]["Uuid"];
             data?: {
@@ -4540,7 +4580,7 @@ export interface components {
          * @description What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).
          * @enum {string}
          */
-        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
+        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
         /** @description Events the endpoint receives; names or groups (plan.*), billing.* with billing:read. */
         WebhookEventFilters: components["schemas"]["WebhookEventFilter"][];
         WebhookEventPage: {
@@ -12749,6 +12789,102 @@ export interface operations {
                  *           "expired_at": "2026-12-23T09:00:00.000Z",
                  *           "created_at": "2026-11-23T09:00:00.000Z",
                  *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscription_past_due: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "subscription.past_due",
+                 *       "created_at": "2026-12-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "subscription": {
+                 *           "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "status": "past_due",
+                 *           "source": "stripe",
+                 *           "started_at": "2026-11-23T09:00:00.000Z",
+                 *           "trial_ends_at": null,
+                 *           "ends_at": "2026-12-26T09:00:00.000Z",
+                 *           "canceled_at": null,
+                 *           "expired_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-12-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscription_renewed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "subscription.renewed",
+                 *       "created_at": "2026-12-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "subscription": {
+                 *           "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "status": "active",
+                 *           "source": "stripe",
+                 *           "started_at": "2026-11-23T09:00:00.000Z",
+                 *           "trial_ends_at": null,
+                 *           "ends_at": "2027-01-23T09:00:00.000Z",
+                 *           "canceled_at": null,
+                 *           "expired_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-12-23T09:00:00.000Z"
                  *         }
                  *       }
                  *     }

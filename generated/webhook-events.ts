@@ -103,6 +103,10 @@ export interface WebhookEventSchemas {
   "subscription.created": Schemas["SubscriptionEvent"];
   /** A subscription expired. */
   "subscription.expired": Schemas["SubscriptionEvent"];
+  /** A renewal payment failed. */
+  "subscription.past_due": Schemas["SubscriptionEvent"];
+  /** A subscription was renewed. */
+  "subscription.renewed": Schemas["SubscriptionEvent"];
   /** A support conversation was assigned. */
   "support.conversation.assigned": Schemas["SupportAssignmentEvent"];
   /** A support conversation was closed. */
@@ -182,6 +186,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "subscription.cancelled",
   "subscription.created",
   "subscription.expired",
+  "subscription.past_due",
+  "subscription.renewed",
   "support.conversation.assigned",
   "support.conversation.closed",
   "support.conversation.opened",

@@ -26,7 +26,13 @@ export function currentMember(ctx: Koa.Context, deps: PortalDeps, project: Porta
 
 const day = (d: Date | null) => (d ? new Date(d).toISOString().slice(0, 10) : null);
 
-const SUBSCRIPTION_STATUS: Record<string, string> = { trialing: "Trial", active: "Active", canceled: "Cancelled", expired: "Ended" };
+const SUBSCRIPTION_STATUS: Record<string, string> = {
+  trialing: "Trial",
+  active: "Active",
+  past_due: "Payment due",
+  canceled: "Cancelled",
+  expired: "Ended",
+};
 /** A grant's state in words; a pending manual perk is handed over by the creator, any other pending grant by the bot. */
 function grantStatus(grant: { status: string; grant_mode: string }): string {
   if (grant.status === "pending")

@@ -1,15 +1,15 @@
 // The one place a member's status is derived (memberpass 5.2): banned stays banned until an unban;
-// otherwise customer while a paid (active, or canceled but not yet ended) subscription lives,
+// otherwise customer while a paid (active, past_due in its grace, or canceled but not yet ended) subscription lives,
 // trialing while only a trial lives, churned once the last live subscription has ended after the
 // member ever joined, lead before that. A move to churned emits member.churned.
 import type { DomainContext } from "../../db/tenant.ts";
-import { subscriptionsTable, type SubscriptionRow } from "../subscriptions/tables.ts";
+import { LIVE_STATUSES, subscriptionsTable, type SubscriptionRow } from "../subscriptions/tables.ts";
 import { memberById, recordMemberChange, updateMember } from "./members.ts";
 import type { MemberRow, MemberStatus } from "./tables.ts";
 
 /** Whether the subscription still gives access at `now`. */
 export function isLive(sub: Pick<SubscriptionRow, "status" | "ends_at">, now: Date): boolean {
-  if (sub.status === "trialing" || sub.status === "active") return true;
+  if (LIVE_STATUSES.includes(sub.status)) return true;
   return sub.status === "canceled" && sub.ends_at !== null && new Date(sub.ends_at) > now;
 }
 

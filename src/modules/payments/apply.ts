@@ -13,8 +13,14 @@ import { membersTable, type MemberRow } from "../members/tables.ts";
 import { memberSubscribed } from "../members/joining.ts";
 import { plansTable, type PlanRow } from "../plans/tables.ts";
 import { grantPlanResources } from "../subscriptions/grants.ts";
-import { cancelSubscriptionRow, createSubscription, expireSubscription } from "../subscriptions/subscriptions.ts";
-import { subscriptionsTable, type SubscriptionRow } from "../subscriptions/tables.ts";
+import {
+  cancelSubscriptionRow,
+  createSubscription,
+  expireSubscription,
+  PAYMENT_GRACE_MS,
+  recordSubscriptionChange,
+} from "../subscriptions/subscriptions.ts";
+import { LIVE_STATUSES, subscriptionsTable, type SubscriptionRow } from "../subscriptions/tables.ts";
 import { recordPayment, recordRefund } from "../transactions/transactions.ts";
 import { transactionsTable, type TransactionRow } from "../transactions/tables.ts";
 import type { ProviderEvent, ProviderName, ProviderPayment } from "./provider.ts";
@@ -132,8 +138,15 @@ async function renew(db: Db, provider: ProviderName, event: Extract<ProviderEven
     payment: event.payment,
   });
   if (row.status === "expired") return { outcome: "applied" as const, memberId: row.member_id, effects: commitEffectsOf(ctx) };
-  if (row.ends_at === null || new Date(row.ends_at) < event.periodEndsAt) {
-    await subscriptionsTable.rows(ctx).where({ id: row.id }).update({ ends_at: event.periodEndsAt, updated_at: now });
+  const later = row.ends_at === null || new Date(row.ends_at) < event.periodEndsAt;
+  if (later || row.status === "past_due") {
+    const changes = {
+      ...(later ? { ends_at: event.periodEndsAt } : {}),
+      ...(row.status === "past_due" || row.status === "trialing" ? { status: "active" as const } : {}),
+      updated_at: now,
+    };
+    await subscriptionsTable.rows(ctx).where({ id: row.id }).update(changes);
+    await recordSubscriptionChange(ctx, { ...row, ...changes }, { event: "renewed", description: "Subscription renewed: the next period is paid" });
   }
   return { outcome: "applied" as const, memberId: row.member_id, effects: commitEffectsOf(ctx) };
 }
@@ -147,6 +160,23 @@ async function end(db: Db, provider: ProviderName, event: Extract<ProviderEvent,
   return { outcome: "applied" as const, memberId: found.row.member_id, effects: commitEffectsOf(found.ctx) };
 }
 
+/** A failed renewal: past_due, access kept through the payment grace; a second failure changes nothing. */
+async function fail(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "payment.failed" }>, now: Date) {
+  const found = await providerSubscription(db, provider, event.providerSubscriptionId, now);
+  if (!found) return { outcome: "ignored" as const, reason: "no subscription of ours is billed under this id" };
+  const { ctx, row } = found;
+  await tagInbox(ctx, provider, event);
+  if (row.status !== "active" && row.status !== "trialing") return { outcome: "ignored" as const, reason: `the subscription is ${row.status}` };
+  const changes = { status: "past_due" as const, ends_at: new Date(now.getTime() + PAYMENT_GRACE_MS), updated_at: now };
+  await subscriptionsTable.rows(ctx).where({ id: row.id }).update(changes);
+  await recordSubscriptionChange(
+    ctx,
+    { ...row, ...changes },
+    { event: "past_due", description: `Renewal payment failed (${event.reason}); access kept through the grace period` },
+  );
+  return { outcome: "applied" as const, memberId: row.member_id, effects: commitEffectsOf(ctx) };
+}
+
 async function scheduleCancel(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "subscription.cancel_scheduled" }>, now: Date) {
   const found = await providerSubscription(db, provider, event.providerSubscriptionId, now);
   if (!found) return { outcome: "ignored" as const, reason: "no subscription of ours is billed under this id" };
@@ -154,8 +184,7 @@ async function scheduleCancel(db: Db, provider: ProviderName, event: Extract<Pro
   const { ctx, row } = found;
   // Reactivation (the cancellation withdrawn at the provider) waits for its event in the spec.
   if (!event.cancelAtPeriodEnd) return { outcome: "unhandled" as const };
-  if (row.status !== "trialing" && row.status !== "active")
-    return { outcome: "ignored" as const, reason: `the subscription is already ${row.status}` };
+  if (!LIVE_STATUSES.includes(row.status)) return { outcome: "ignored" as const, reason: `the subscription is already ${row.status}` };
   await cancelSubscriptionRow(ctx, row);
   return { outcome: "applied" as const, memberId: row.member_id, effects: commitEffectsOf(ctx) };
 }
@@ -198,6 +227,8 @@ export function applyProviderEvent(db: Db, provider: ProviderName, event: Provid
         return renew(trx, provider, event, now);
       case "subscription.ended":
         return end(trx, provider, event, now);
+      case "payment.failed":
+        return fail(trx, provider, event, now);
       case "subscription.cancel_scheduled":
         return scheduleCancel(trx, provider, event, now);
       case "payment.refunded":

@@ -1,10 +1,11 @@
 // Subscription jobs: expiry at the end of the paid period (grants revoked, the member's status
 // derived again), and the end of a trial (trialing -> active, subscription.activated).
+import type { Knex } from "knex";
 import type { ScheduledJob } from "../jobs/scheduled-job.ts";
 import { refreshMemberStatus } from "../members/status.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { emitEvent } from "../events/outbox.ts";
-import { expireSubscription, presentSubscription } from "./subscriptions.ts";
+import { expireSubscription, PAYMENT_GRACE_MS, presentSubscription } from "./subscriptions.ts";
 import { sweepTeams } from "./sweep.ts";
 import { subscriptionsTable, type SubscriptionRow } from "./tables.ts";
 
@@ -13,11 +14,28 @@ export const scheduledJobs: ScheduledJob[] = [
     name: "subscriptions.expire",
     cron: "* * * * *",
     description:
-      "Subscriptions whose ends_at has passed expire: grants revoked (member.resource_removed per granted one), subscription.expired, member churned when it was the last.",
+      "Subscriptions whose ends_at has passed expire (a provider-billed one when its renewal has not come within the payment grace): grants revoked (member.resource_removed per granted one), subscription.expired, member churned when it was the last.",
     run: (job) =>
       sweepTeams(
         job,
-        { table: "subscriptions", where: (q) => q.whereIn("status", ["trialing", "active", "canceled"]).where("ends_at", "<=", job.now) },
+        {
+          table: "subscriptions",
+          where: (q: Knex.QueryBuilder) =>
+            q.where((due: Knex.QueryBuilder) =>
+              due
+                .where((ended: Knex.QueryBuilder) => ended.whereIn("status", ["canceled", "past_due"]).where("ends_at", "<=", job.now))
+                .orWhere((own: Knex.QueryBuilder) =>
+                  own.whereIn("status", ["trialing", "active"]).whereNull("provider").where("ends_at", "<=", job.now),
+                )
+                // A provider-billed period ends when its renewal report does not come within the grace.
+                .orWhere((billed: Knex.QueryBuilder) =>
+                  billed
+                    .whereIn("status", ["trialing", "active"])
+                    .whereNotNull("provider")
+                    .where("ends_at", "<=", new Date(job.now.getTime() - PAYMENT_GRACE_MS)),
+                ),
+            ),
+        },
         async (ctx, ids) => {
           let changed = 0;
           for (const id of [...ids].sort()) if (await expireSubscription(ctx, id)) changed++;

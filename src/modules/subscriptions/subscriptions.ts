@@ -13,7 +13,7 @@ import { memberSummary } from "../members/members.ts";
 import { refreshMemberStatus } from "../members/status.ts";
 import type { MemberRow } from "../members/tables.ts";
 import { revokeGrants } from "./grants.ts";
-import { subscriptionsTable, type SubscriptionRow, type SubscriptionStatus } from "./tables.ts";
+import { LIVE_STATUSES, subscriptionsTable, type SubscriptionRow, type SubscriptionStatus } from "./tables.ts";
 import { iso } from "./timestamps.ts";
 import { uniquely } from "../../db/unique.ts";
 
@@ -48,7 +48,7 @@ export function periodEnd(from: Date, cycle: BillingCycle, count: number): Date 
   return end;
 }
 
-async function recordSubscriptionChange(
+export async function recordSubscriptionChange(
   ctx: DomainContext,
   row: SubscriptionRow,
   change: { event: string; description: string; data?: Record<string, unknown> },
@@ -64,6 +64,13 @@ async function recordSubscriptionChange(
   });
   await emitEvent(ctx, { type: `subscription.${change.event}`, projectId: row.project_id, data: { subscription, ...change.data } });
 }
+
+/**
+ * How long a provider-billed subscription keeps access past its period's end: while the provider's
+ * renewal report is on its way (Stripe invoices an hour after the period ends) or after a failed
+ * renewal (past_due), before it expires. The stated grace: no access without a covering payment beyond it.
+ */
+export const PAYMENT_GRACE_MS = 3 * 24 * 3600_000;
 
 /** What a payment provider reports of the subscription it bills: its id and the dates it set. */
 export interface ProviderTerms {
@@ -118,11 +125,7 @@ export async function createSubscription(
 
 /** SUBSCRIPTION_ALREADY_ACTIVE when the member has a live subscription on the project. */
 export async function refuseLiveSubscription(ctx: DomainContext, projectId: string, memberId: string): Promise<void> {
-  const live = await subscriptionsTable
-    .rows(ctx)
-    .where({ project_id: projectId, member_id: memberId })
-    .whereIn("status", ["trialing", "active"])
-    .first("id");
+  const live = await subscriptionsTable.rows(ctx).where({ project_id: projectId, member_id: memberId }).whereIn("status", LIVE_STATUSES).first("id");
   if (live) throw alreadyActive(memberId);
 }
 
@@ -187,7 +190,7 @@ export async function cancelSubscriptionRow(ctx: DomainContext, row: Subscriptio
 
 export async function cancelSubscription(ctx: DomainContext, id: string) {
   const row = await subscriptionById(ctx, id, true);
-  if (row.status !== "trialing" && row.status !== "active") {
+  if (!LIVE_STATUSES.includes(row.status)) {
     throw domainRefusal(`The subscription is already ${row.status}.`, { subscription_id: row.id });
   }
   return presentSubscription(await cancelSubscriptionRow(ctx, row));

@@ -5,7 +5,10 @@ import type { GrantMode } from "../resources/tables.ts";
 export const subscriptionsTable = tenantTable("subscriptions", { team: "team_id", project: "project_id" });
 export const grantsTable = tenantTable("access_grants", { team: "team_id", project: "project_id" });
 
-export type SubscriptionStatus = "trialing" | "active" | "canceled" | "expired";
+export type SubscriptionStatus = "trialing" | "active" | "past_due" | "canceled" | "expired";
+
+/** The statuses of a member's one live subscription on a project (the unique index subscriptions_one_live). */
+export const LIVE_STATUSES: readonly SubscriptionStatus[] = ["trialing", "active", "past_due"];
 export type GrantStatus = "pending" | "granted" | "revoked";
 
 export interface SubscriptionRow {

@@ -12,7 +12,10 @@ import { findOrCreateMember } from "../../../src/modules/members/members.ts";
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { createTestCreator, type TestCreator } from "../../helpers/fixtures.ts";
-import { account, asDomain, DAY, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
+import { account, asDomain, DAY, runJob, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
+import { PAYMENT_GRACE_MS } from "../../../src/modules/subscriptions/subscriptions.ts";
+import { scheduledJobs as subscriptionJobs } from "../../../src/modules/subscriptions/jobs.ts";
+import { eventsOf } from "../../helpers/events.ts";
 
 describe("payments: applying provider events", () => {
   let creator: TestCreator;
@@ -158,6 +161,70 @@ describe("payments: applying provider events", () => {
       ["refund", "succeeded", 200],
       ["refund", "succeeded", 300],
     ]);
+  });
+
+  it("a failed renewal is past_due with access through the grace; a later payment makes it active again; without one it expires after the grace", async () => {
+    const { db } = await testDatabase();
+    const plan = await seedPlan(creator);
+    const { member, checkout } = await checkoutOf(plan);
+    const providerId = `sub_${randomUUID()}`;
+    const t0 = Date.now();
+    await applyProviderEvent(db, "stripe", paid(checkout.id, providerId, new Date(t0 + 30 * DAY)), new Date(t0));
+    const failed = (at: number): ProviderEvent => ({
+      kind: "payment.failed",
+      eventId: `evt_${randomUUID()}`,
+      occurredAt: new Date(at),
+      providerSubscriptionId: providerId,
+      reason: "card_declined",
+      nextRetryAt: null,
+    });
+    const failedAt = t0 + 30 * DAY + 3_600_000;
+    assert.equal((await applyProviderEvent(db, "stripe", failed(failedAt), new Date(failedAt))).outcome, "applied");
+    let row = await db("subscriptions").where({ member_id: member.id }).first();
+    assert.equal(row.status, "past_due");
+    assert.equal(new Date(row.ends_at).getTime(), failedAt + PAYMENT_GRACE_MS, "access through the grace");
+    assert.equal((await db("members").where({ id: member.id }).first()).status, "customer", "still a customer in the grace");
+    assert.equal(
+      (await applyProviderEvent(db, "stripe", failed(failedAt + DAY), new Date(failedAt + DAY))).outcome,
+      "ignored",
+      "a retry's failure does not extend the grace",
+    );
+
+    const renewed: ProviderEvent = {
+      kind: "subscription.renewed",
+      eventId: `evt_${randomUUID()}`,
+      occurredAt: new Date(),
+      providerSubscriptionId: providerId,
+      payment: { providerPaymentId: `pi_${randomUUID()}`, amountMinor: 500, currency: "USD", feeMinor: null, paidAt: new Date() },
+      periodEndsAt: new Date(t0 + 60 * DAY),
+    };
+    await applyProviderEvent(db, "stripe", renewed, new Date(failedAt + 2 * DAY));
+    row = await db("subscriptions").where({ member_id: member.id }).first();
+    assert.equal(row.status, "active");
+    assert.equal(new Date(row.ends_at).getTime(), t0 + 60 * DAY);
+    const types = (await eventsOf(creator.teamId, "subscription.renewed")).filter((e) => e.data.subscription.id === row.id);
+    assert.equal(types.length, 1);
+
+    // The next renewal fails for good: past_due, then the expiry job ends it once the grace is over.
+    const secondFailure = t0 + 60 * DAY + 3_600_000;
+    await applyProviderEvent(db, "stripe", failed(secondFailure), new Date(secondFailure));
+    await runJob(subscriptionJobs, "subscriptions.expire", new Date(secondFailure + PAYMENT_GRACE_MS - 1000));
+    assert.equal((await db("subscriptions").where({ id: row.id }).first()).status, "past_due", "within the grace");
+    await runJob(subscriptionJobs, "subscriptions.expire", new Date(secondFailure + PAYMENT_GRACE_MS));
+    assert.equal((await db("subscriptions").where({ id: row.id }).first()).status, "expired");
+  });
+
+  it("keeps a provider-billed period open through the grace while its renewal report is on its way", async () => {
+    const { db } = await testDatabase();
+    const plan = await seedPlan(creator);
+    const { checkout } = await checkoutOf(plan);
+    const t0 = Date.now();
+    await applyProviderEvent(db, "stripe", paid(checkout.id, `sub_${randomUUID()}`, new Date(t0 + 30 * DAY)), new Date(t0));
+    const row = await db("payment_checkouts").where({ id: checkout.id }).first();
+    await runJob(subscriptionJobs, "subscriptions.expire", new Date(t0 + 30 * DAY + 3_600_000));
+    assert.equal((await db("subscriptions").where({ id: row.subscription_id }).first()).status, "active", "an hour late is not expired");
+    await runJob(subscriptionJobs, "subscriptions.expire", new Date(t0 + 30 * DAY + PAYMENT_GRACE_MS));
+    assert.equal((await db("subscriptions").where({ id: row.subscription_id }).first()).status, "expired", "no report within the grace");
   });
 
   it("supersedes a second paid checkout while the first is live (the caller refunds it), and ignores what is not ours", async () => {

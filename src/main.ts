@@ -98,7 +98,7 @@ async function main() {
   const services = await openServices(config);
   const readiness = readinessProbe({ db: services.db, kv: services.kv });
   const platforms = await openPlatforms(config.platforms);
-  const stripe = await openStripe(config.stripe, config.api.url);
+  const stripe = await openStripe(config.stripe, config.api.url, services.appKey);
   const servers: Server[] = [];
   let worker: JobWorker | null = null;
   let deliveries: DeliveryWorker | null = null;

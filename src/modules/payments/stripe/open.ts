@@ -2,6 +2,7 @@
 // server) with the platform's key and the Connect endpoint's secret; on a simulated start the Stripe
 // twin on loopback, with a Connect webhook endpoint registered on it pointing at the API's route, so
 // a person trying `npm start` can pay; none at all on PostgreSQL without a key.
+import { createHmac } from "node:crypto";
 import type Stripe from "stripe";
 import type { StripeConfig } from "../../../config.ts";
 import { startStripeTwin } from "../stripe-twin/index.ts";
@@ -33,7 +34,10 @@ function target(apiUrl: string): { host: string; port?: number; protocol: "http"
   return { host: url.hostname, ...(url.port ? { port: Number(url.port) } : {}), protocol: url.protocol === "http:" ? "http" : "https" };
 }
 
-export async function openStripe(config: StripeConfig, baseUrl: string): Promise<OpenedStripe> {
+/** The simulated twin's key, derived from APP_KEY so it stays the same across restarts and an operator's tools can reach the twin. */
+export const simulatedStripeKey = (appKey: Buffer) => `sk_test_${createHmac("sha256", appKey).update("stripe-twin").digest("hex")}`;
+
+export async function openStripe(config: StripeConfig, baseUrl: string, appKey: Buffer): Promise<OpenedStripe> {
   if (config.secretKey && config.webhookSecret) {
     const client = createStripeClient({ secretKey: config.secretKey, ...(config.apiUrl ? target(config.apiUrl) : {}) });
     return {
@@ -49,7 +53,7 @@ export async function openStripe(config: StripeConfig, baseUrl: string): Promise
       close: async () => {},
     };
   }
-  const twin = await startStripeTwin();
+  const twin = await startStripeTwin({ secretKey: simulatedStripeKey(appKey) });
   const client = createStripeClient({ secretKey: twin.secretKey, ...twin.clientOptions });
   try {
     const endpoint = await client.webhookEndpoints.create({ url: stripeEventsUrl(baseUrl), enabled_events: ["*"], connect: true });

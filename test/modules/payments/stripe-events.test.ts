@@ -17,7 +17,7 @@ import { stripeEventsUrl, type StripePayments } from "../../../src/modules/payme
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { testPlatformEndpoints } from "../../helpers/platforms.ts";
-import { TEST_APP_KEY, type StartOptions } from "../../helpers/server.ts";
+import { startApi, TEST_APP_KEY, type StartOptions } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { asDomain, DAY, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
 
@@ -192,5 +192,16 @@ describe("payments: a Stripe purchase through the webhook route", function () {
     const refunded = String(refunds[0]!.params.payment_intent ?? refunds[0]!.params.charge);
     assert.match(refunded, /^(pi|ch)_/);
     assert.notEqual(refunded, kept[0].provider_reference, "the kept subscription's payment is not refunded");
+  });
+
+  it("answers 404 where the deployment has no Stripe", async () => {
+    const bare = await startApi();
+    try {
+      const res = await fetch(stripeEventsUrl(bare.url), { method: "POST", headers: { "stripe-signature": "t=1,v1=00" }, body: "{}" });
+      assert.equal(res.status, 404);
+      assert.equal(((await res.json()) as { error: { code: string } }).error.code, "RESOURCE_NOT_FOUND");
+    } finally {
+      await bare.close();
+    }
   });
 });

@@ -3329,7 +3329,7 @@ export interface components {
             data: components["schemas"]["CreatorTask"];
         };
         /**
-         * @description An ISO 4217 currency code, upper case (EUR, USD, JPY).
+         * @description An ISO 4217 currency code, upper case (EUR, USD, JPY), or XTR for Telegram Stars (amounts in whole stars; only the telegram_stars payment method takes it).
          * @example EUR
          */
         CurrencyCode: string;

@@ -7368,7 +7368,7 @@ return errors === 0;
 }
 validate_urn_subbridge_schema_TransactionKind.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const schema_urn_subbridge_schema_CurrencyCode = {"type":"string","pattern":"^[A-Z]{3}$","description":"An ISO 4217 currency code, upper case (EUR, USD, JPY).","examples":["EUR"],"$id":"urn:subbridge:schema:CurrencyCode"};
+const schema_urn_subbridge_schema_CurrencyCode = {"type":"string","pattern":"^[A-Z]{3}$","description":"An ISO 4217 currency code, upper case (EUR, USD, JPY), or XTR for Telegram Stars (amounts in whole stars; only the telegram_stars payment method takes it).","examples":["EUR"],"$id":"urn:subbridge:schema:CurrencyCode"};
 const pattern_8f96cb0b95 = new RegExp("^[A-Z]{3}$", "u");
 
 function validate_urn_subbridge_schema_CurrencyCode(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){

@@ -12,11 +12,15 @@ import { paymentMethodsTable, type PaymentMethodRow } from "./tables.ts";
 export const PROVIDERS = ["stripe", "paypal", "razorpay", "paystack", "coinpayments", "telegram_stars", "access_codes"] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
-const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf("currency"));
+/** Telegram Stars: not ISO 4217, the code Telegram's Bot API uses; amounts are whole stars. */
+export const STARS_CURRENCY = "XTR";
 
-/** Messages for `codes` that are not ISO 4217 currencies, under `field`. */
+const CURRENCIES: ReadonlySet<string> = new Set([...Intl.supportedValuesOf("currency"), STARS_CURRENCY]);
+
+/** Messages for `codes` that are neither ISO 4217 currencies nor XTR (Telegram Stars), under `field`. */
 export function currencyErrors(fields: FieldErrors, field: string, codes: readonly string[]): FieldErrors {
-  for (const code of codes) if (!CURRENCIES.has(code)) addFieldError(fields, field, `${code} is not an ISO 4217 currency code`);
+  for (const code of codes)
+    if (!CURRENCIES.has(code)) addFieldError(fields, field, `${code} is not an ISO 4217 currency code (nor XTR, Telegram Stars)`);
   return fields;
 }
 
@@ -76,8 +80,13 @@ export interface PaymentMethodSettings {
 }
 
 /** An enabled method supports at least one currency and one cycle; every currency is ISO 4217. */
-function checkSettings(next: Required<PaymentMethodSettings>): void {
+function checkSettings(provider: string, next: Required<PaymentMethodSettings>): void {
   const fields = currencyErrors(emptyFieldErrors(), "currencies", next.currencies);
+  // Stars are sold only by Telegram, and Telegram sells nothing else.
+  if (provider === "telegram_stars" && next.currencies.some((c) => c !== STARS_CURRENCY))
+    addFieldError(fields, "currencies", "Telegram Stars is paid in stars: its only currency is XTR");
+  if (provider !== "telegram_stars" && next.currencies.includes(STARS_CURRENCY))
+    addFieldError(fields, "currencies", "XTR (Telegram Stars) is taken only by the telegram_stars method");
   if (next.enabled && next.currencies.length === 0) addFieldError(fields, "currencies", "an enabled method supports at least one currency");
   if (next.enabled && next.billing_cycles.length === 0)
     addFieldError(fields, "billing_cycles", "an enabled method supports at least one billing cycle");
@@ -102,7 +111,7 @@ export async function createPaymentMethod(
     currencies: input.currencies,
     billing_cycles: input.billing_cycles,
   };
-  checkSettings(settings);
+  checkSettings(input.provider, settings);
   const row = {
     id: randomUUID(),
     project_id: projectId,
@@ -122,7 +131,7 @@ export async function updatePaymentMethod(ctx: DomainContext, projectId: string,
   await requireProject(ctx, projectId);
   const row = await methodById(ctx, projectId, id);
   const next = { ...row, ...input, updated_at: ctx.now } as PaymentMethodRow;
-  checkSettings(next);
+  checkSettings(row.provider, next);
   const changes: Record<string, unknown> = { updated_at: ctx.now };
   if (input.name !== undefined) changes.name = input.name;
   if (input.mode !== undefined) changes.mode = input.mode;

@@ -104,6 +104,25 @@ describe("payment methods", () => {
     expectError(await patch(suite.client, path, { enabled: true }), 422, "VALIDATION_FAILED");
   });
 
+  it("takes XTR (Telegram Stars) on the telegram_stars method only, and nothing else there", async () => {
+    const stars = await setUpPaymentMethod(suite.creator, project(), {
+      provider: "telegram_stars",
+      currencies: ["XTR"],
+      billing_cycles: ["month", "lifetime"],
+    });
+    assert.deepEqual(stars.currencies, ["XTR"]);
+    const starsPath = `${base()}/${stars.id}`;
+    const mixed = expectError(await patch(suite.client, starsPath, { currencies: ["XTR", "USD"] }), 422, "VALIDATION_FAILED");
+    assert.match(JSON.stringify(mixed.fields), /its only currency is XTR/);
+    const card = await setUpPaymentMethod(suite.creator, project());
+    const refused = expectError(await patch(suite.client, `${base()}/${card.id}`, { currencies: ["XTR"] }), 422, "VALIDATION_FAILED");
+    assert.match(JSON.stringify(refused.fields), /only by the telegram_stars method/);
+    await assert.rejects(
+      setUpPaymentMethod(suite.creator, project(), { provider: "stripe", currencies: ["XTR"] }),
+      (err: { code?: string }) => err.code === "VALIDATION_FAILED",
+    );
+  });
+
   it("deletes a method (204)", async () => {
     const method = await setUpPaymentMethod(suite.creator, project());
     assert.equal((await suite.client.delete(`${base()}/${method.id}`)).status, 204);

@@ -134,6 +134,15 @@ describe("plans", () => {
     assert.equal(lifetime.status, 200);
   });
 
+  it("prices a plan in Telegram Stars (XTR, whole stars) and publishes it on a telegram_stars method", async () => {
+    const projectId = suite.creator.projectIds[0]!;
+    const plan = await createPlan(suite.client, suite.creator, projectId, { price: { amount: 250, currency: "XTR" }, billing_cycle: "month" });
+    assert.deepEqual(plan.price, { amount: 250, currency: "XTR" });
+    await setUpPaymentMethod(suite.creator, projectId, { provider: "telegram_stars", currencies: ["XTR"], billing_cycles: ["month"] });
+    const published = await suite.client.post(`/v1/projects/${projectId}/plans/${plan.id}/publish`);
+    assert.equal(published.status, 200, JSON.stringify(published.body));
+  });
+
   it("moves draft -> published -> archived -> published; a move to the current state answers 200 with no event", async () => {
     await setUpPaymentMethod(suite.creator, project(), { currencies: ["EUR"], billing_cycles: ["month"] });
     const plan = await createPlan(suite.client, suite.creator, project());

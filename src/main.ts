@@ -56,10 +56,20 @@ function buildSurface(
     clientIp: clientIpResolver(config.trustProxy),
   };
   // The surfaces that run operations (REST and MCP) also need the handlers and the platforms.
-  const operations = { ...common, handlers, preflights, connectors, platforms, portalUrl: config.portal.url, webhooks: config.webhooks, readiness };
+  const operations = {
+    ...common,
+    handlers,
+    preflights,
+    connectors,
+    platforms,
+    portalUrl: config.portal.url,
+    webhooks: config.webhooks,
+    readiness,
+    stripe,
+  };
   switch (name) {
     case "api":
-      return createApiApp({ ...operations, mcpUrl: config.mcp.url, budget: REST_BUDGET, stripe });
+      return createApiApp({ ...operations, mcpUrl: config.mcp.url, budget: REST_BUDGET });
     case "mcp":
       return createMcpApp({
         ...operations,

@@ -1,8 +1,9 @@
 // Every area's handlers, gathered for the pipeline: one line per area (src/modules/<area>/handlers.ts).
 // Typed as the spec's whole operation table, so tsc fails when an area is left out here or its
 // module lacks one of its operations.
+import { cancelAtProvider } from "./payments/cancel.ts";
 import type { Handlers } from "../../generated/operations.ts";
-import type { OperationContext, Preflights } from "../pipeline/context.ts";
+import { domainContext, type OperationContext, type Preflights } from "../pipeline/context.ts";
 import { handlers as accessCodes } from "./access-codes/handlers.ts";
 import { handlers as account } from "./account/handlers.ts";
 import { handlers as activity } from "./activity/handlers.ts";
@@ -59,4 +60,6 @@ export const handlers: Handlers<OperationContext> = {
 /** The operations that do work before their transaction opens (see Preflights). */
 export const preflights: Preflights = {
   ...connectorPreflights,
+  // A provider-billed subscription's renewals stop at the provider before it is cancelled here.
+  cancel_subscription: ({ path }, ctx) => cancelAtProvider(domainContext(ctx), ctx.payments(), path.subscription),
 };

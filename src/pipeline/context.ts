@@ -1,5 +1,6 @@
 // What a handler receives besides its input. Built by a transport (REST or MCP) after
 // authentication, tenancy, abilities and validation have passed.
+import type { ProviderRegistry } from "../modules/payments/providers.ts";
 import type { Input, OperationId, OperationSpec } from "../../generated/operations.ts";
 import type { Actor, CredentialKind, DomainContext } from "../db/tenant.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
@@ -53,6 +54,8 @@ export interface OperationContext {
    * over REST. A keyset list answers the tool its own shape when this is not null.
    */
   toolArguments: Readonly<Record<string, string>> | null;
+  /** The payment providers, for a change that must reach one (a provider-billed subscription cancelled). */
+  payments: () => ProviderRegistry;
   /** Where webhooks may be sent (WEBHOOK_ALLOWED_CIDRS, WEBHOOK_ALLOW_HTTP, WEBHOOK_TIMEOUT_MS). */
   webhooks: WebhookNetwork;
   /** What the operation's preflight answered before the transaction opened (see Preflights); null when it has none. */

@@ -5,6 +5,8 @@
 //   execute    the handler, in one transaction for writes, with whatever the transport records
 // REST calls all three per request (idempotency wraps execute); MCP admits once per HTTP request
 // and prepares and executes per tool call. Transports only translate: headers, bodies, results.
+import { providerRegistry } from "../modules/payments/providers.ts";
+import type { StripePayments } from "../modules/payments/stripe/open.ts";
 import type { Knex } from "knex";
 import type { Input, OperationId, OperationSpec, Output } from "../../generated/operations.ts";
 import type { FieldErrors } from "../errors.ts";
@@ -47,6 +49,8 @@ export interface PipelineDeps {
   webhooks?: WebhookNetwork;
   /** Where work done after COMMIT reports a failure (the platform tasks' retries are recorded anyway). */
   logger?: Logger;
+  /** The platform's Stripe (read at each call); absent or null = no payments by Stripe here. */
+  stripe?: StripePayments | null;
 }
 
 /**
@@ -144,6 +148,8 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
     portalUrl: deps.portalUrl,
     baseUrl: deps.baseUrl,
     toolArguments: call.toolArguments ?? null,
+    payments: () =>
+      providerRegistry({ db: deps.db, stripe: deps.stripe?.client ?? null, connectors: { platforms: deps.platforms, appKey: deps.appKey } }),
     webhooks: deps.webhooks ?? STRICT_WEBHOOK_NETWORK,
   };
   return {

@@ -10,7 +10,7 @@ import type { ClientIpResolver } from "../../http/client-ip.ts";
 import { routeFallback } from "../../http/route-fallback.ts";
 import { publicDocuments } from "./public-documents.ts";
 import { TELEGRAM_UPDATES_PATH, telegramUpdates } from "./telegram-updates.ts";
-import { STRIPE_EVENTS_PATH, stripeEvents, type StripeEventsDeps } from "./stripe-events.ts";
+import { STRIPE_EVENTS_PATH, stripeEvents } from "./stripe-events.ts";
 import { mountApiDiscovery } from "../site/discovery/routes.ts";
 import { apiCors } from "./cors.ts";
 import { readinessRoute, type ReadinessProbe } from "../../observability/readiness.ts";
@@ -24,8 +24,6 @@ export interface ApiAppDeps extends OperationRouteDeps {
   clientIp?: ClientIpResolver;
   /** GET /ready answers from it (503 while the database or the KV store does not answer). */
   readiness?: ReadinessProbe;
-  /** Stripe's webhook route verifies and acts with it; null = no payments by Stripe here. */
-  stripe?: StripeEventsDeps["stripe"];
 }
 
 export function createApiApp(deps: ApiAppDeps): Koa {

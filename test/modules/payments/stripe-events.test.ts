@@ -171,6 +171,26 @@ describe("payments: a Stripe purchase through the webhook route", function () {
     assert.equal((await db("transactions").where({ subscription_id, kind: "payment" })).length, 2);
   });
 
+  it("a creator's cancellation over REST stops the renewals at Stripe first, then cancels at period end", async () => {
+    const { db } = await testDatabase();
+    const { checkout, sessionId } = await checkoutFor("Cancel");
+    await twin.completeCheckout(sessionId, { card: TEST_CARDS.success });
+    await twin.settled();
+    const { subscription_id } = await db("payment_checkouts").where({ id: checkout.id }).first();
+    const res = await suite.client.post(`/v1/subscriptions/${subscription_id}/cancel`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.data.status, "canceled");
+    const row = await db("subscriptions").where({ id: subscription_id }).first();
+    const account = (await registry.providerFor(methodRow))!.method.account;
+    const atStripe = await stripe().client.subscriptions.retrieve(row.provider_subscription_id, {}, { stripeAccount: account });
+    assert.equal(atStripe.cancel_at_period_end, true, "Stripe will not renew it");
+    await twin.settled();
+    // Stripe's own report of the scheduled cancellation changes nothing more; the period still ends as paid.
+    const after = await db("subscriptions").where({ id: subscription_id }).first();
+    assert.equal(after.status, "canceled");
+    assert.equal(new Date(after.ends_at).getTime(), new Date(row.ends_at).getTime());
+  });
+
   it("refunds, through the registry's provider, a second checkout paid while the first's subscription is live", async () => {
     const { db } = await testDatabase();
     const userId = `${Date.now()}`;

@@ -1107,7 +1107,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a subscription
-         * @description Cancels a trialing or active subscription: status canceled, access continues until ends_at (then the expiry job ends it). A lifetime subscription has no end, so cancelling it ends access at once (status expired, grants revoked). 422 when it is already canceled or expired. Emits subscription.cancelled (and subscription.expired for a lifetime one).
+         * @description Cancels a trialing, active or past_due subscription: status canceled, access continues until ends_at (then the expiry job ends it). A lifetime subscription has no end, so cancelling it ends access at once (status expired, grants revoked). A subscription a payment provider bills (Stripe, Telegram Stars) is cancelled at the provider first, so it is not renewed: 400 PAYMENT_METHOD_NOT_CONFIGURED when this deployment cannot reach that provider, 503 SERVICE_BUSY when the provider does not accept it just now (nothing changed in either case). 422 when it is already canceled or expired. Emits subscription.cancelled (and subscription.expired for a lifetime one).
          */
         post: operations["cancel_subscription"];
         delete?: never;

@@ -33,19 +33,44 @@ export function presentTransaction(row: TransactionRow) {
 
 export type Transaction = ReturnType<typeof presentTransaction>;
 
-/** The transaction of an access-code redemption: nothing paid, the plan's price given away. */
-export async function recordRedemption(
+/** The part of a transaction that says what it was for: a member's subscription to a plan. */
+type Subject = { plan: PlanRow; memberId: string; subscriptionId: string };
+
+/** Writes one movement of value of `subject`, succeeded, now. */
+async function insertTransaction(
   ctx: DomainContext,
-  input: { plan: PlanRow; memberId: string; subscriptionId: string; accessCodeId: string },
+  subject: { project_id: string; member_id: string; subscription_id: string | null; plan_id: string | null },
+  movement: Pick<
+    TransactionRow,
+    "kind" | "amount_minor" | "currency" | "list_price_minor" | "fee_minor" | "provider" | "payment_method_id" | "provider_reference"
+  > & {
+    refunded_transaction_id?: string;
+  },
 ): Promise<void> {
+  const { project_id, member_id, subscription_id, plan_id } = subject;
   await transactionsTable.insert(ctx, {
     id: randomUUID(),
-    project_id: input.plan.project_id,
-    member_id: input.memberId,
-    subscription_id: input.subscriptionId,
-    plan_id: input.plan.id,
-    kind: "access_code_redemption",
+    project_id,
+    member_id,
+    subscription_id,
+    plan_id,
     status: "succeeded",
+    ...movement,
+    created_at: ctx.now,
+  });
+}
+
+const subjectOf = (input: Subject) => ({
+  project_id: input.plan.project_id,
+  member_id: input.memberId,
+  subscription_id: input.subscriptionId,
+  plan_id: input.plan.id,
+});
+
+/** The transaction of an access-code redemption: nothing paid, the plan's price given away. */
+export async function recordRedemption(ctx: DomainContext, input: Subject & { accessCodeId: string }): Promise<void> {
+  await insertTransaction(ctx, subjectOf(input), {
+    kind: "access_code_redemption",
     amount_minor: 0,
     currency: input.plan.currency,
     list_price_minor: input.plan.amount_minor,
@@ -53,30 +78,20 @@ export async function recordRedemption(
     provider: "access_code",
     payment_method_id: null,
     provider_reference: input.accessCodeId,
-    created_at: ctx.now,
   });
 }
 
 /** A payment a provider reported: the amount paid, its fee (kept here, never in an event payload) and the provider's id. */
 export async function recordPayment(
   ctx: DomainContext,
-  input: {
-    plan: PlanRow;
-    memberId: string;
-    subscriptionId: string;
+  input: Subject & {
     provider: string;
     paymentMethodId: string | null;
     payment: { providerPaymentId: string; amountMinor: number; currency: string; feeMinor: number | null };
   },
 ): Promise<void> {
-  await transactionsTable.insert(ctx, {
-    id: randomUUID(),
-    project_id: input.plan.project_id,
-    member_id: input.memberId,
-    subscription_id: input.subscriptionId,
-    plan_id: input.plan.id,
+  await insertTransaction(ctx, subjectOf(input), {
     kind: "payment",
-    status: "succeeded",
     amount_minor: input.payment.amountMinor,
     currency: input.payment.currency,
     list_price_minor: input.plan.amount_minor,
@@ -84,7 +99,6 @@ export async function recordPayment(
     provider: input.provider,
     payment_method_id: input.paymentMethodId,
     provider_reference: input.payment.providerPaymentId,
-    created_at: ctx.now,
   });
 }
 
@@ -97,14 +111,8 @@ export async function recordRefund(
   original: TransactionRow,
   refund: { refundId: string; amountMinor: number; currency: string },
 ): Promise<boolean> {
-  await transactionsTable.insert(ctx, {
-    id: randomUUID(),
-    project_id: original.project_id,
-    member_id: original.member_id,
-    subscription_id: original.subscription_id,
-    plan_id: original.plan_id,
+  await insertTransaction(ctx, original, {
     kind: "refund",
-    status: "succeeded",
     amount_minor: refund.amountMinor,
     currency: refund.currency,
     list_price_minor: null,
@@ -113,7 +121,6 @@ export async function recordRefund(
     payment_method_id: original.payment_method_id,
     provider_reference: refund.refundId,
     refunded_transaction_id: original.id,
-    created_at: ctx.now,
   });
   const refunds = (await transactionsTable
     .rows(ctx)

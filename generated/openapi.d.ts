@@ -1958,6 +1958,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.refunded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment was refunded
+         * @description A payment provider gave money back; data.payment is the refund's transaction (kind refund) and refunded_payment_id the payment it gives back. A whole refund of the payment for the current period also ends the subscription (subscription.expired).
+         */
+        post: operations["payment_refunded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment succeeded
+         * @description A payment provider collected a member's payment (a checkout's first payment or a renewal); data.payment is its transaction, without the provider's fee.
+         */
+        post: operations["payment_succeeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment_method.created": {
         parameters: {
             query?: never;
@@ -3640,6 +3680,12 @@ export interface components {
             ends_at?: string;
             capacity?: number | null;
         };
+        PaymentEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                payment: components["schemas"]["PaymentSummary"];
+            };
+        };
         PaymentMethod: {
             id: components["schemas"]["Uuid"];
             project_id: components["schemas"]["Uuid"];
@@ -3685,6 +3731,24 @@ export interface components {
          * @enum {string}
          */
         PaymentProvider: "stripe" | "paypal" | "razorpay" | "paystack" | "coinpayments" | "telegram_stars" | "access_codes";
+        /** @description A payment or refund as events carry it; never the provider's fee or credentials. */
+        PaymentSummary: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            member_id: components["schemas"]["Uuid"];
+            subscription_id: components["schemas"]["Uuid"] | null;
+            plan_id: components["schemas"]["Uuid"] | null;
+            /** @enum {string} */
+            kind: "payment" | "refund";
+            amount: components["schemas"]["Money"];
+            /** @description The payment method's provider: stripe or telegram_stars. */
+            provider: string;
+            /** @description The provider's id of the payment or refund. */
+            provider_reference: string | null;
+            /** @description A refund's payment (the transaction it gives money back for); null for a payment. */
+            refunded_payment_id: components["schemas"]["Uuid"] | null;
+            created_at: components["schemas"]["Timestamp"];
+        };
         /** @description Rows per page; values above the list's maximum are clamped to it. */
         PerPage: number;
         Ping: {
@@ -4580,7 +4644,7 @@ export interface components {
          * @description What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).
          * @enum {string}
          */
-        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
+        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment.*" | "payment.refunded" | "payment.succeeded" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
         /** @description Events the endpoint receives; names or groups (plan.*), billing.* with billing:read. */
         WebhookEventFilters: components["schemas"]["WebhookEventFilter"][];
         WebhookEventPage: {
@@ -11467,6 +11531,104 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["PassWindowEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payment_refunded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "payment.refunded",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "payment": {
+                 *           "id": "1d0b9c8e-7f6a-4b5c-8d3e-2f1a0b9c8d7e",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "kind": "refund",
+                 *           "amount": {
+                 *             "amount": 500,
+                 *             "currency": "USD"
+                 *           },
+                 *           "provider": "stripe",
+                 *           "provider_reference": "re_3QexampleABCDEF",
+                 *           "refunded_payment_id": "0c9a8b7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d",
+                 *           "created_at": "2026-11-24T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payment_succeeded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "payment.succeeded",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "payment": {
+                 *           "id": "0c9a8b7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "kind": "payment",
+                 *           "amount": {
+                 *             "amount": 500,
+                 *             "currency": "USD"
+                 *           },
+                 *           "provider": "stripe",
+                 *           "provider_reference": "pi_3QexampleABCDEF",
+                 *           "refunded_payment_id": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentEvent"];
             };
         };
         responses: {

@@ -51,6 +51,10 @@ export interface WebhookEventSchemas {
   "pass_window.deleted": Schemas["PassWindowEvent"];
   /** A pass window was changed. */
   "pass_window.updated": Schemas["PassWindowEvent"];
+  /** A payment was refunded. */
+  "payment.refunded": Schemas["PaymentEvent"];
+  /** A payment succeeded. */
+  "payment.succeeded": Schemas["PaymentEvent"];
   /** A payment method was set up. */
   "payment_method.created": Schemas["PaymentMethodEvent"];
   /** A payment method was deleted. */
@@ -160,6 +164,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "pass_window.created",
   "pass_window.deleted",
   "pass_window.updated",
+  "payment.refunded",
+  "payment.succeeded",
   "payment_method.created",
   "payment_method.deleted",
   "payment_method.updated",

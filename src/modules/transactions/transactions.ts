@@ -1,12 +1,15 @@
 // A project's transactions: written by the server (an access-code redemption records one in the
-// transaction that starts its subscription), read through the list. REST pages by number; the
-// MCP tool pages by keyset (see transactions.yaml): the same query, another window.
+// transaction that starts its subscription; a provider's payment or refund one with its event,
+// payment.succeeded or payment.refunded, which never carries the fee), read through the list.
+// REST pages by number; the MCP tool pages by keyset (see transactions.yaml): the same query,
+// another window.
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import { validationFailed } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
 import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import type { PlanRow } from "../plans/tables.ts";
+import { emitEvent } from "../events/outbox.ts";
 import { iso, requireProject } from "../resources/catalog-change.ts";
 import { transactionsTable, type TransactionKind, type TransactionRow, type TransactionStatus } from "./tables.ts";
 
@@ -46,18 +49,20 @@ async function insertTransaction(
   > & {
     refunded_transaction_id?: string;
   },
-): Promise<void> {
+): Promise<TransactionRow> {
   const { project_id, member_id, subscription_id, plan_id } = subject;
-  await transactionsTable.insert(ctx, {
+  const row = {
     id: randomUUID(),
     project_id,
     member_id,
     subscription_id,
     plan_id,
-    status: "succeeded",
+    status: "succeeded" as const,
     ...movement,
     created_at: ctx.now,
-  });
+  };
+  await transactionsTable.insert(ctx, { ...row });
+  return { ...row, team_id: ctx.actor.teamId, refunded_transaction_id: movement.refunded_transaction_id ?? null };
 }
 
 const subjectOf = (input: Subject) => ({
@@ -66,6 +71,23 @@ const subjectOf = (input: Subject) => ({
   subscription_id: input.subscriptionId,
   plan_id: input.plan.id,
 });
+
+/** A payment or refund as its events carry it: never the fee (rule 8). */
+function paymentSummary(row: TransactionRow) {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    member_id: row.member_id,
+    subscription_id: row.subscription_id,
+    plan_id: row.plan_id,
+    kind: row.kind,
+    amount: money(row.amount_minor, row.currency),
+    provider: row.provider,
+    provider_reference: row.provider_reference,
+    refunded_payment_id: row.refunded_transaction_id ?? null,
+    created_at: iso(row.created_at)!,
+  };
+}
 
 /** The transaction of an access-code redemption: nothing paid, the plan's price given away. */
 export async function recordRedemption(ctx: DomainContext, input: Subject & { accessCodeId: string }): Promise<void> {
@@ -90,7 +112,7 @@ export async function recordPayment(
     payment: { providerPaymentId: string; amountMinor: number; currency: string; feeMinor: number | null };
   },
 ): Promise<void> {
-  await insertTransaction(ctx, subjectOf(input), {
+  const row = await insertTransaction(ctx, subjectOf(input), {
     kind: "payment",
     amount_minor: input.payment.amountMinor,
     currency: input.payment.currency,
@@ -100,6 +122,7 @@ export async function recordPayment(
     payment_method_id: input.paymentMethodId,
     provider_reference: input.payment.providerPaymentId,
   });
+  await emitEvent(ctx, { type: "payment.succeeded", projectId: row.project_id, data: { payment: paymentSummary(row) } });
 }
 
 /**
@@ -111,7 +134,7 @@ export async function recordRefund(
   original: TransactionRow,
   refund: { refundId: string; amountMinor: number; currency: string },
 ): Promise<boolean> {
-  await insertTransaction(ctx, original, {
+  const row = await insertTransaction(ctx, original, {
     kind: "refund",
     amount_minor: refund.amountMinor,
     currency: refund.currency,
@@ -122,6 +145,7 @@ export async function recordRefund(
     provider_reference: refund.refundId,
     refunded_transaction_id: original.id,
   });
+  await emitEvent(ctx, { type: "payment.refunded", projectId: row.project_id, data: { payment: paymentSummary(row) } });
   const refunds = (await transactionsTable
     .rows(ctx)
     .where({ refunded_transaction_id: original.id, kind: "refund" })

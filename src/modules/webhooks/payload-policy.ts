@@ -12,6 +12,7 @@ const NEVER_SENT = new Set([
   "provider_credentials",
   "api_key",
   "fee_breakdown",
+  "fee",
   "fees",
   "passkey",
   "passkeys",

@@ -15,7 +15,7 @@ import { createTestCreator, type TestCreator } from "../../helpers/fixtures.ts";
 import { account, asDomain, DAY, runJob, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
 import { PAYMENT_GRACE_MS } from "../../../src/modules/subscriptions/subscriptions.ts";
 import { scheduledJobs as subscriptionJobs } from "../../../src/modules/subscriptions/jobs.ts";
-import { eventsOf } from "../../helpers/events.ts";
+import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
 
 describe("payments: applying provider events", () => {
   let creator: TestCreator;
@@ -73,6 +73,10 @@ describe("payments: applying provider events", () => {
     assert.equal((await db("payment_checkouts").where({ id: checkout.id }).first()).status, "completed");
     assert.equal((await db("payment_provider_events").where({ event_id: event.eventId }).first()).team_id, creator.teamId);
     assert.notEqual((await db("members").where({ id: member.id }).first()).joined_at, null, "the member joined");
+    const [succeeded] = (await eventsOf(creator.teamId, "payment.succeeded")).filter((e) => e.data.payment.subscription_id === subscriptions[0].id);
+    assertValidEvent(succeeded!);
+    assert.deepEqual(succeeded!.data.payment.amount, { amount: 500, currency: "USD" });
+    assert.ok(!JSON.stringify(succeeded!.data).includes("fee"), "the fee never leaves the transactions table");
   });
 
   it("records each renewal once, moves the period only forward, and does not revive an ended subscription", async () => {
@@ -155,6 +159,9 @@ describe("payments: applying provider events", () => {
     assert.equal((await applyProviderEvent(db, "stripe", rest, new Date())).outcome, "duplicate");
     row = await db("subscriptions").where({ member_id: member.id }).first();
     assert.equal(row.status, "expired", "wholly refunded: no payment covers the period any more");
+    const refunds = (await eventsOf(creator.teamId, "payment.refunded")).filter((e) => e.data.payment.subscription_id === row.id);
+    assert.deepEqual(refunds.map((e) => e.data.payment.amount.amount).sort(), [200, 300]);
+    for (const event of refunds) assertValidEvent(event);
     const rows = await db("transactions").where({ member_id: member.id }).orderBy("created_at");
     assert.deepEqual(rows.map((t: Record<string, unknown>) => [t.kind, t.status, Number(t.amount_minor)]).sort(), [
       ["payment", "refunded", 500],

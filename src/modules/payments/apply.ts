@@ -86,7 +86,9 @@ async function completeCheckout(db: Db, provider: ProviderName, event: Extract<P
   if (!checkout) return { outcome: "ignored" as const, reason: "no checkout of ours has this reference" };
   const ctx = createDomainContext(db, systemActor(checkout.team_id), now);
   await tagInbox(ctx, provider, event);
-  if (checkout.status !== "open") return { outcome: "ignored" as const, reason: `the checkout is already ${checkout.status}` };
+  // An expired checkout that was paid anyway (the provider's report came late) is still honoured: money taken starts it.
+  if (checkout.status !== "open" && checkout.status !== "expired")
+    return { outcome: "ignored" as const, reason: `the checkout is already ${checkout.status}` };
   const member = (await membersTable.rows(ctx).where({ id: checkout.member_id }).first()) as MemberRow;
   const plan = (await plansTable.rows(ctx).where({ id: checkout.plan_id }).first()) as PlanRow;
   const terms = {

@@ -15,6 +15,7 @@ import { createTestCreator, type TestCreator } from "../../helpers/fixtures.ts";
 import { account, asDomain, DAY, runJob, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
 import { PAYMENT_GRACE_MS } from "../../../src/modules/subscriptions/subscriptions.ts";
 import { scheduledJobs as subscriptionJobs } from "../../../src/modules/subscriptions/jobs.ts";
+import { CHECKOUT_OPEN_MS, scheduledJobs as paymentJobs } from "../../../src/modules/payments/jobs.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
 
 describe("payments: applying provider events", () => {
@@ -232,6 +233,20 @@ describe("payments: applying provider events", () => {
     assert.equal((await db("subscriptions").where({ id: row.subscription_id }).first()).status, "active", "an hour late is not expired");
     await runJob(subscriptionJobs, "subscriptions.expire", new Date(t0 + 30 * DAY + PAYMENT_GRACE_MS));
     assert.equal((await db("subscriptions").where({ id: row.subscription_id }).first()).status, "expired", "no report within the grace");
+  });
+
+  it("expires a checkout left open for two days, and still honours a payment the provider reports for it late", async () => {
+    const { db } = await testDatabase();
+    const plan = await seedPlan(creator);
+    const { checkout } = await checkoutOf(plan);
+    const opened = new Date(checkout.created_at).getTime();
+    await runJob(paymentJobs, "payments.expire-checkouts", new Date(opened + CHECKOUT_OPEN_MS - 60_000));
+    assert.equal((await db("payment_checkouts").where({ id: checkout.id }).first()).status, "open");
+    await runJob(paymentJobs, "payments.expire-checkouts", new Date(opened + CHECKOUT_OPEN_MS));
+    assert.equal((await db("payment_checkouts").where({ id: checkout.id }).first()).status, "expired");
+    const late = await applyProviderEvent(db, "stripe", paid(checkout.id, `sub_${randomUUID()}`, new Date(Date.now() + 30 * DAY)), new Date());
+    assert.equal(late.outcome, "applied", "money taken starts the subscription");
+    assert.equal((await db("payment_checkouts").where({ id: checkout.id }).first()).status, "completed");
   });
 
   it("supersedes a second paid checkout while the first is live (the caller refunds it), and ignores what is not ours", async () => {

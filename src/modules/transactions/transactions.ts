@@ -72,21 +72,10 @@ const subjectOf = (input: Subject) => ({
   plan_id: input.plan.id,
 });
 
-/** A payment or refund as its events carry it: never the fee (rule 8). */
+/** A payment or refund as its events carry it: the transaction as the API shows it, without its fee (rule 8). */
 function paymentSummary(row: TransactionRow) {
-  return {
-    id: row.id,
-    project_id: row.project_id,
-    member_id: row.member_id,
-    subscription_id: row.subscription_id,
-    plan_id: row.plan_id,
-    kind: row.kind,
-    amount: money(row.amount_minor, row.currency),
-    provider: row.provider,
-    provider_reference: row.provider_reference,
-    refunded_payment_id: row.refunded_transaction_id ?? null,
-    created_at: iso(row.created_at)!,
-  };
+  const { status: _status, list_price: _listPrice, fee: _fee, payment_method_id: _method, ...summary } = presentTransaction(row);
+  return { ...summary, refunded_payment_id: row.refunded_transaction_id ?? null };
 }
 
 /** The transaction of an access-code redemption: nothing paid, the plan's price given away. */

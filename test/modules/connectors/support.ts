@@ -1,6 +1,9 @@
 // Helpers of the Connectors and Distribution tests: installations made through the API with bots
 // registered on the process's fake platform, and projects made for one test.
 import assert from "node:assert/strict";
+import { randomInt } from "node:crypto";
+import { updatesSecret } from "../../../src/modules/connectors/bot/session.ts";
+import { TEST_APP_KEY } from "../../helpers/server.ts";
 import { createProject } from "../../../src/modules/projects/projects.ts";
 import { createDomainContext, systemActor } from "../../../src/db/tenant.ts";
 import { testDatabase } from "../../helpers/backends.ts";
@@ -11,6 +14,35 @@ import { startMcp, type RunningMcp } from "../../helpers/mcp.ts";
 import type { ApiSuite } from "../../helpers/suite.ts";
 import { CallerFactory } from "../../tenancy/callers.ts";
 import type { Caller } from "../../tenancy/types.ts";
+
+/**
+ * Posts a private "/start <payload>" (a bare "/start" for null) from `userId` to the installation's
+ * updates address, as Telegram delivers it, with the installation's secret token unless `secret` says.
+ */
+export function postTelegramStart(
+  apiUrl: string,
+  installationId: string,
+  userId: number,
+  payload: string | null,
+  options: { secret?: string; firstName?: string; lastName?: string } = {},
+): Promise<Response> {
+  const from = { id: userId, is_bot: false, first_name: options.firstName ?? "Ada", ...(options.lastName ? { last_name: options.lastName } : {}) };
+  const update = {
+    update_id: randomInt(1, 1e9),
+    message: {
+      message_id: 1,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: userId, type: "private" },
+      from,
+      text: payload === null ? "/start" : `/start ${payload}`,
+    },
+  };
+  return fetch(`${apiUrl}/connectors/telegram/${installationId}/updates`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": options.secret ?? updatesSecret(TEST_APP_KEY, installationId) },
+    body: JSON.stringify(update),
+  });
+}
 
 export const installPath = (project: string, key = "telegram") => `/v1/projects/${project}/connectors/${key}`;
 

@@ -14,7 +14,7 @@ import { TEST_APP_KEY } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
 import { codesFor, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
-import { installTelegram } from "./support.ts";
+import { installTelegram, postTelegramStart } from "./support.ts";
 
 describe("the Telegram bot", function () {
   this.timeout(90_000);
@@ -38,23 +38,8 @@ describe("the Telegram bot", function () {
   });
 
   /** Posts a Telegram update with a private /start message from `userId`. */
-  async function start(userId: number, payload: string | null, secret = updatesSecret(TEST_APP_KEY, installation.id)) {
-    const update = {
-      update_id: randomInt(1, 1e9),
-      message: {
-        message_id: 1,
-        date: Math.floor(Date.now() / 1000),
-        chat: { id: userId, type: "private" },
-        from: { id: userId, is_bot: false, first_name: "Ada", last_name: "Member" },
-        text: payload === null ? "/start" : `/start ${payload}`,
-      },
-    };
-    return fetch(`${suite.api.url}/connectors/telegram/${installation.id}/updates`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret },
-      body: JSON.stringify(update),
-    });
-  }
+  const start = (userId: number, payload: string | null, secret?: string) =>
+    postTelegramStart(suite.api.url, installation.id, userId, payload, { lastName: "Member", ...(secret ? { secret } : {}) });
 
   /** What the fake Telegram received for this bot since `from`. */
   async function callsSince(from: number, name?: string) {

@@ -5,12 +5,10 @@
 // live subscription is told so with nothing to pay, and a plan only Stripe sells goes to the portal.
 import assert from "node:assert/strict";
 import { randomInt, randomUUID } from "node:crypto";
-import { updatesSecret } from "../../../src/modules/connectors/bot/session.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { testPlatform } from "../../helpers/platforms.ts";
-import { TEST_APP_KEY } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
-import { installTelegram } from "../connectors/support.ts";
+import { installTelegram, postTelegramStart } from "../connectors/support.ts";
 import { seedPlan, type PlanOptions } from "../subscriptions/commerce.ts";
 
 describe("payments: the bot's plan link sells the plan in Telegram Stars", function () {
@@ -46,21 +44,7 @@ describe("payments: the bot's plan link sells the plan in Telegram Stars", funct
   /** Posts a private "/start <payload>" from `userId` to the bot's webhook; answers the bot's calls it caused. */
   async function start(userId: number, payload: string) {
     const mark = (await testPlatform()).calls.length;
-    const update = {
-      update_id: randomInt(1, 1e9),
-      message: {
-        message_id: 1,
-        date: Math.floor(Date.now() / 1000),
-        chat: { id: userId, type: "private" },
-        from: { id: userId, is_bot: false, first_name: "Stella" },
-        text: `/start ${payload}`,
-      },
-    };
-    const res = await fetch(`${suite.api.url}/connectors/telegram/${installation.id}/updates`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": updatesSecret(TEST_APP_KEY, installation.id) },
-      body: JSON.stringify(update),
-    });
+    const res = await postTelegramStart(suite.api.url, installation.id, userId, payload, { firstName: "Stella" });
     assert.equal(res.status, 200, await res.text());
     const calls = (await testPlatform()).calls.slice(mark).filter((c) => c.bot === String(bot.id));
     const texts = calls.filter((c) => c.name === "sendMessage").map((c) => String(c.params.text));

@@ -1,4 +1,5 @@
-// A project's payment methods: configuration records (no provider is called in this release).
+// A project's payment methods: how it is paid (Stripe and Telegram Stars methods take payments
+// through src/modules/payments; the other providers are configuration records).
 // The currencies and billing cycles of the enabled ones decide which plans can be published.
 // Creating one is "Coming" in the ability catalog: the dashboard's provider setup calls
 // createPaymentMethod; the API lists, reads, changes and deletes them.

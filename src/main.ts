@@ -84,11 +84,11 @@ function buildSurface(
     case "site":
       return createSiteApp({ ...common, siteUrl: config.site.url, mcpUrl: config.mcp.url, connectors });
     case "auth":
-      return createAuthApp({ ...common, mcpUrl: config.mcp.url });
+      return createAuthApp({ ...common, mcpUrl: config.mcp.url, stripe });
     case "docs":
       return createDocsApp({ ...common, mcpUrl: config.mcp.url, siteUrl: config.site.url });
     case "portal":
-      return createPortalApp({ ...common, portalUrl: config.portal.url, connectors, platforms });
+      return createPortalApp({ ...common, portalUrl: config.portal.url, connectors, platforms, stripe });
     default:
       throw new ConfigError(`surface ${name} is not available in this release`);
   }
@@ -170,6 +170,7 @@ async function main() {
       jobs,
       clock: services.now,
       platformAccess: { platforms: platforms.endpoints, appKey: services.appKey },
+      stripe: stripe.payments,
       timing: { stopTimeoutMs: Math.floor(config.shutdownTimeoutMs * JOB_SHARE_OF_DEADLINE) },
     });
 

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Database } from "../../db/database.ts";
 import type { Kv } from "../../kv/kv.ts";
 import type { ClientIpResolver } from "../../http/client-ip.ts";
+import type { StripePayments } from "../../modules/payments/stripe/open.ts";
 
 export interface AuthDeps {
   db: Database;
@@ -18,4 +19,6 @@ export interface AuthDeps {
   baseUrl: string;
   docsUrl: string;
   clientIp?: ClientIpResolver;
+  /** The platform's Stripe (Connect onboarding, the creators' own tier billing); absent or null = none. */
+  stripe?: StripePayments | null;
 }

@@ -5,6 +5,7 @@ import type { Kv } from "../../kv/kv.ts";
 import type { ClientIpResolver } from "../../http/client-ip.ts";
 import type { ConnectorRegistry } from "../../modules/connectors/registry.ts";
 import type { PlatformEndpoints } from "../../modules/connectors/platforms.ts";
+import type { StripePayments } from "../../modules/payments/stripe/open.ts";
 
 export interface PortalDeps {
   db: Db;
@@ -22,4 +23,6 @@ export interface PortalDeps {
   /** Where the connector drivers reach their platforms (invite links after a redemption). */
   platforms: PlatformEndpoints;
   clientIp?: ClientIpResolver;
+  /** The platform's Stripe, for the members' checkouts on Stripe methods; absent or null = none. */
+  stripe?: StripePayments | null;
 }

@@ -4,6 +4,7 @@
 import type { Db } from "../../db/tenant.ts";
 import type { Logger } from "pino";
 import type { AccessSyncEnvironment } from "../connectors/access-sync.ts";
+import type { StripePayments } from "../payments/stripe/open.ts";
 
 export interface JobRun {
   /** The database (not a transaction): a job opens one transaction per team it changes. */
@@ -12,6 +13,8 @@ export interface JobRun {
   now: Date;
   /** How the connector drivers reach their platforms (jobs that act on a platform need it). */
   platformAccess?: AccessSyncEnvironment;
+  /** The platform's Stripe (jobs that read or act on Stripe need it); absent = none. */
+  stripe?: StripePayments | null;
   logger?: Logger;
 }
 

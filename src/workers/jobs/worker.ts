@@ -50,6 +50,8 @@ export interface JobWorkerOptions {
   timing?: Partial<QueueTiming>;
   /** How jobs that act on a platform reach it (the connector drivers' settings and APP_KEY). */
   platformAccess?: JobRun["platformAccess"];
+  /** The platform's Stripe, for the jobs that reconcile with it. */
+  stripe?: JobRun["stripe"];
 }
 
 export interface JobWorker {
@@ -66,7 +68,7 @@ const QUEUE_POOL_MAX = 2;
  */
 export async function runLogged(
   job: ScheduledJob,
-  run: { db: Database; now: Date; logger: Logger; platformAccess?: JobRun["platformAccess"] | undefined },
+  run: { db: Database; now: Date; logger: Logger; platformAccess?: JobRun["platformAccess"] | undefined; stripe?: JobRun["stripe"] | undefined },
   queued: Record<string, unknown> = {},
 ) {
   const started = Date.now();
@@ -77,6 +79,7 @@ export async function runLogged(
       now: run.now,
       logger: run.logger,
       ...(run.platformAccess ? { platformAccess: run.platformAccess } : {}),
+      ...(run.stripe ? { stripe: run.stripe } : {}),
     });
     run.logger.info({ ...fields, changed, ms: Date.now() - started }, "scheduled job ran");
     return { changed };
@@ -124,7 +127,7 @@ export async function startJobWorker(options: JobWorkerOptions): Promise<JobWork
       await boss.work(job.name, { pollingIntervalSeconds: timing.pollingIntervalSeconds, batchSize: 1, includeMetadata: true }, async ([queued]) => {
         await runLogged(
           job,
-          { db, now: clock(), logger, platformAccess: options.platformAccess },
+          { db, now: clock(), logger, platformAccess: options.platformAccess, stripe: options.stripe },
           { job_id: queued!.id, attempt: queued!.retryCount + 1 },
         );
       });

@@ -2,22 +2,19 @@
 // the Connect webhook endpoint's address. The signature is over the exact bytes, so the raw body is
 // verified (bounded by MAX_BODY_BYTES) before anything is read from it; one that does not verify
 // answers 400 PROVIDER_SIGNATURE_INVALID and changes nothing. Each normalized event is applied
-// once (applyProviderEvent) and acted on like a Stars payment (payment-outcome.ts). Stripe retries
+// once and acted on like a Stars payment or a reconciled one (modules/payments/outcome.ts). Stripe retries
 // any non-2xx, so every event that was read answers 200, also one that changes nothing.
 import type Koa from "koa";
 import type { Logger } from "pino";
-import { unscoped } from "../../db/tenant.ts";
 import { ApiError } from "../../errors.ts";
 import { readBodyText } from "../../http/body.ts";
-import type { PaymentMethodRow } from "../../modules/payment-methods/tables.ts";
-import { applyProviderEvent } from "../../modules/payments/apply.ts";
-import type { ProviderEvent, ProviderPayment } from "../../modules/payments/provider.ts";
-import { providerRegistry, type ProviderRegistry } from "../../modules/payments/providers.ts";
+import { applyProviderEvents } from "../../modules/payments/outcome.ts";
+import type { ProviderEvent } from "../../modules/payments/provider.ts";
+import { providerRegistry } from "../../modules/payments/providers.ts";
+import { completeConnectionsOfAccount, updatedAccountOf } from "../../modules/payments/connections.ts";
 import type { StripePayments } from "../../modules/payments/stripe/open.ts";
 import { parseStripeWebhook, StripeWebhookSignatureError } from "../../modules/payments/stripe/webhook.ts";
-import type { CheckoutRow } from "../../modules/payments/tables.ts";
 import type { PipelineDeps } from "../../pipeline/run.ts";
-import { actOnPaymentOutcome } from "./payment-outcome.ts";
 
 export { STRIPE_EVENTS_PATH } from "../../modules/payments/stripe/open.ts";
 
@@ -28,19 +25,6 @@ export interface StripeEventsDeps extends PipelineDeps {
 }
 
 const invalidSignature = (why: string) => new ApiError("PROVIDER_SIGNATURE_INVALID", `${why} Nothing was read from this request or changed.`);
-
-/** Refunds a superseded checkout's payment through the provider of the method it was opened with. */
-async function refundSuperseded(deps: StripeEventsDeps, registry: ProviderRegistry, event: ProviderEvent, payment: ProviderPayment) {
-  if (event.kind !== "checkout.completed") throw new Error(`a ${event.kind} event supersedes no checkout`);
-  const db = unscoped(deps.db, "a superseded Stripe checkout is found by its reference to refund its payment");
-  const checkout = (await db("payment_checkouts").where({ id: event.reference, provider: "stripe" }).first()) as CheckoutRow | undefined;
-  const row = checkout?.payment_method_id
-    ? ((await db("payment_methods").where({ id: checkout.payment_method_id }).first()) as PaymentMethodRow | undefined)
-    : undefined;
-  const target = row ? await registry.providerFor(row) : null;
-  if (!target) throw new Error(`the checkout ${event.reference} has no reachable Stripe payment method to refund through`);
-  await target.provider.refund(target.method, payment.providerPaymentId);
-}
 
 export function stripeEvents(deps: StripeEventsDeps): Koa.Middleware {
   return async (ctx) => {
@@ -56,16 +40,11 @@ export function stripeEvents(deps: StripeEventsDeps): Koa.Middleware {
       if (err instanceof StripeWebhookSignatureError) throw invalidSignature("The Stripe-Signature does not verify under this endpoint's secret.");
       throw err;
     }
+    // account.updated is no payment event: it completes a project's pending Stripe connection (connections.ts).
+    const updatedAccount = updatedAccountOf(bytes);
+    if (updatedAccount) await completeConnectionsOfAccount(deps.db, stripe.client, deps.appKey, updatedAccount, deps.now());
     const registry = providerRegistry({ db: deps.db, stripe: stripe.client, connectors: deps });
-    const now = deps.now();
-    for (const event of events) {
-      const result = await applyProviderEvent(deps.db, "stripe", event, now);
-      deps.logger.info({ event_id: event.eventId, kind: event.kind, outcome: result.outcome }, "stripe event applied");
-      await actOnPaymentOutcome(deps, result, now, {
-        log: { event_id: event.eventId },
-        refund: (payment) => refundSuperseded(deps, registry, event, payment),
-      });
-    }
+    await applyProviderEvents({ ...deps, registry }, events, deps.now(), { provider: "stripe", log: {} });
     ctx.status = 200;
     ctx.body = {};
   };

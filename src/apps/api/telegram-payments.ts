@@ -6,13 +6,13 @@
 import type { Logger } from "pino";
 import { installationSession } from "../../modules/connectors/bot/session.ts";
 import type { InstallationRow } from "../../modules/connectors/tables.ts";
-import { applyProviderEvent } from "../../modules/payments/apply.ts";
 import { payableCheckout } from "../../modules/payments/checkouts.ts";
+import { applyProviderEvents } from "../../modules/payments/outcome.ts";
+import { providerRegistry } from "../../modules/payments/providers.ts";
 import { parseStarsPaymentId } from "../../modules/payments/stars/ids.ts";
 import { answerPreCheckout, type PreCheckoutQuery } from "../../modules/payments/stars/pre-checkout.ts";
 import { parseStarsUpdate } from "../../modules/payments/stars/updates.ts";
 import type { PipelineDeps } from "../../pipeline/run.ts";
-import { actOnPaymentOutcome } from "./payment-outcome.ts";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -47,21 +47,15 @@ export async function telegramPayments(
   }
   const events = parseStarsUpdate(update);
   if (events.length === 0) return false;
-  for (const event of events) {
-    const result = await applyProviderEvent(deps.db, "telegram_stars", event, now);
-    deps.logger.info(
-      { installation_id: installation.id, event_id: event.eventId, kind: event.kind, outcome: result.outcome },
-      "stars payment applied",
-    );
-    await actOnPaymentOutcome(deps, result, now, {
-      log: { installation_id: installation.id },
-      refund: async (payment) => {
-        if (!session.payments) throw new Error(`the installation ${installation.id} has no Telegram Stars payments`);
-        const { userId, chargeId } = parseStarsPaymentId(payment.providerPaymentId);
-        await session.payments.refund(userId, chargeId);
-        await session.sendMessage(userId, "You already have a live subscription in this community, so this payment was refunded.");
-      },
-    });
-  }
+  // Only Stars refunds go through this registry (the superseded payment's method is the installation's telegram_stars one).
+  const registry = providerRegistry({ db: deps.db, stripe: null, connectors: deps });
+  await applyProviderEvents({ ...deps, registry }, events, now, {
+    provider: "telegram_stars",
+    log: { installation_id: installation.id },
+    refunded: async (payment) => {
+      const { userId } = parseStarsPaymentId(payment.providerPaymentId);
+      await session.sendMessage(userId, "You already have a live subscription in this community, so this payment was refunded.");
+    },
+  });
   return true;
 }

@@ -24,6 +24,7 @@ import { LIVE_STATUSES, subscriptionsTable, type SubscriptionRow } from "../subs
 import { recordPayment, recordRefund } from "../transactions/transactions.ts";
 import { transactionsTable, type TransactionRow } from "../transactions/tables.ts";
 import type { ProviderEvent, ProviderName, ProviderPayment } from "./provider.ts";
+import { recordOwedRefund } from "./reconcile-owed.ts";
 import { checkoutsTable, type CheckoutRow } from "./tables.ts";
 
 export type ApplyOutcome =
@@ -107,6 +108,8 @@ async function completeCheckout(db: Db, provider: ProviderName, event: Extract<P
   } catch (err) {
     if (!(err instanceof ApiError && err.code === "SUBSCRIPTION_ALREADY_ACTIVE")) throw err;
     await checkoutsTable.rows(ctx).where({ id: checkout.id }).update({ status: "superseded", completed_at: now });
+    // Owed from this commit on: the refund made after it is retried until the provider confirms.
+    if (event.payment) await recordOwedRefund(ctx, checkout, event.payment);
     return { outcome: "superseded" as const, refund: event.payment };
   }
   await checkoutsTable.rows(ctx).where({ id: checkout.id }).update({ status: "completed", completed_at: now, subscription_id: subscription.id });

@@ -127,6 +127,19 @@ export async function parseStripeWebhook(
     if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw new StripeWebhookSignatureError(error.message);
     throw error;
   }
+  return normalizeStripeEvent(client, event);
+}
+
+/** A completed Checkout Session read back from Stripe (reconciliation), normalized as its completion event would be, under `eventId`. */
+export function normalizeCompletedSession(client: Stripe, account: Account, session: Stripe.Checkout.Session, eventId: string, occurredAt: Date) {
+  return checkoutCompleted(client, account, { eventId, occurredAt }, session);
+}
+
+/**
+ * Normalizes an event already trusted: one a verified webhook carried, or one read from Stripe's API
+ * (GET /v1/events, reconciliation), which needs no signature.
+ */
+export async function normalizeStripeEvent(client: Stripe, event: Stripe.Event): Promise<ProviderEvent[]> {
   const base: Base = { eventId: event.id, occurredAt: fromUnix(event.created) };
   const account = event.account;
   switch (event.type) {

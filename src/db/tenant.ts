@@ -14,6 +14,8 @@ export type CredentialKind = "personal_access_token" | "oauth_access_token" | "s
 export interface Actor {
   /** The creator acting; null for the system (scheduled jobs, operator commands). */
   userId: string | null;
+  /** A member acting on their own membership (the portal, the bot's /cancel); recorded as the causer when no creator acts. */
+  memberId?: string | null;
   /** The one team the credential acts on (tenancy already checked). */
   teamId: string;
   /** Project allow-list; null = every project of the team. */

@@ -8,10 +8,13 @@ import { testDatabase, testKv } from "../helpers/backends.ts";
 import { DOCS_URL, repositoryConnectorRegistry, serveOnFreePort, TEST_APP_KEY, testLogger } from "../helpers/server.ts";
 import { testPlatform, testPlatformEndpoints } from "../helpers/platforms.ts";
 import type { ApiSuite } from "../helpers/suite.ts";
+import { FormBrowser } from "../helpers/form-browser.ts";
+import type { StripePayments } from "../../src/modules/payments/stripe/open.ts";
 import { installTelegram } from "../modules/connectors/support.ts";
 import { seedPlan, type SeededPlan } from "../modules/subscriptions/commerce.ts";
 
-export async function startPortal() {
+/** The portal in-process; `stripe` is the platform's Stripe it reaches (none unless given). */
+export async function startPortal(options: { stripe?: StripePayments | null } = {}) {
   const { db } = await testDatabase();
   const kv = await testKv();
   const platforms = await testPlatformEndpoints();
@@ -29,6 +32,7 @@ export async function startPortal() {
       platforms,
       // Each PortalBrowser comes from its own address (the per-IP action budget is per browser here).
       clientIp: (req) => String(req.headers["x-test-ip"] ?? "127.0.0.1"),
+      ...(options.stripe ? { stripe: options.stripe } : {}),
     }),
   );
 }
@@ -61,7 +65,12 @@ export async function projectWithPlan(suite: ApiSuite): Promise<PortalProjectFix
 }
 
 /** Telegram delivering a private `/start <payload>` from `userId` to the installation's bot; answers what the bot replied. */
-export async function botStart(apiUrl: string, installationId: string, botId: number, userId: number, payload: string): Promise<string> {
+export function botStart(apiUrl: string, installationId: string, botId: number, userId: number, payload: string): Promise<string> {
+  return botMessage(apiUrl, installationId, botId, userId, `/start ${payload}`);
+}
+
+/** Telegram delivering a private message `text` from `userId` to the installation's bot; answers what the bot replied. */
+export async function botMessage(apiUrl: string, installationId: string, botId: number, userId: number, text: string): Promise<string> {
   const mark = (await testPlatform()).calls.length;
   const res = await fetch(`${apiUrl}/connectors/telegram/${installationId}/updates`, {
     method: "POST",
@@ -73,7 +82,7 @@ export async function botStart(apiUrl: string, installationId: string, botId: nu
         date: Math.floor(Date.now() / 1000),
         chat: { id: userId, type: "private" },
         from: { id: userId, is_bot: false, first_name: "Ada", last_name: "Member" },
-        text: `/start ${payload}`,
+        text,
       },
     }),
   });
@@ -91,3 +100,17 @@ export function confirmationPath(reply: string): string {
 
 /** A browser without JavaScript on the portal (cookies, CSRF tokens): the pages' shared form client. */
 export { FormBrowser as PortalBrowser } from "../helpers/form-browser.ts";
+
+/** A fresh browser signed in to the fixture's portal as the Telegram account `userId`: the handoff, confirmed through the bot's link. */
+export async function signedInAs(portalUrl: string, apiUrl: string, fixture: PortalProjectFixture, userId: number): Promise<FormBrowser> {
+  const browser = new FormBrowser(portalUrl);
+  const started = await browser.post(`/${fixture.handle}/sign-in`, { installation: fixture.installation.id }, `/${fixture.handle}`);
+  const waiting = started.headers.get("location")!;
+  const token = /start=auth_([A-Za-z0-9]+)/.exec(await (await browser.get(waiting)).text())![1]!;
+  const path = confirmationPath(await botStart(apiUrl, fixture.installation.id, fixture.bot.id, userId, `auth_${token}`));
+  const phone = new FormBrowser(portalUrl);
+  await phone.post(path, {}, path);
+  const done = await browser.post(waiting, {}, waiting);
+  if (done.headers.get("location") !== `/${fixture.handle}/account`) throw new Error(`sign-in did not complete: ${done.status}`);
+  return browser;
+}

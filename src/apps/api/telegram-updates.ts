@@ -25,6 +25,8 @@ import { UUID } from "../../uuid.ts";
 import { receiveSupportMessage } from "../../modules/support/relay.ts";
 import type { PlatformAccount } from "../../modules/members/members.ts";
 import { telegramPayments } from "./telegram-payments.ts";
+import { cancelCommandOf, runCancelCommand } from "../../modules/connectors/bot/cancel.ts";
+import { surfaceRegistry } from "../../modules/payments/providers.ts";
 
 export const TELEGRAM_UPDATES_PATH = updatesPath("telegram", ":installation");
 
@@ -79,6 +81,14 @@ export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Mi
       credentialKind: null,
       requestId: (ctx.state as RequestState).requestId,
     };
+    const cancel = cancelCommandOf(message.text);
+    if (cancel !== null) {
+      // Outside any transaction: the provider is asked to stop renewals before the subscription is cancelled.
+      const command = { installation, account, argument: cancel };
+      const text = await runCancelCommand(createDomainContext(deps.db, actor, now), surfaceRegistry(deps), command);
+      await installationSession(deps, installation).sendMessage(account.externalUserId, text);
+      return;
+    }
     if (payload === null) {
       // Another command is not the bot's to answer; any other text is a support message.
       if (!message.text.startsWith("/")) await relaySupportMessage(deps, installation, { account, text: message.text, actor, now });

@@ -10,6 +10,7 @@ import { refusalText } from "../../modules/connectors/bot/start.ts";
 import { syncPlatformAccess } from "../../modules/connectors/access-sync.ts";
 import { signedInMember, endPortalSession } from "../../modules/portal/sessions.ts";
 import type { MemberRow } from "../../modules/members/tables.ts";
+import { LIVE_STATUSES } from "../../modules/subscriptions/tables.ts";
 import type { PortalProject } from "../../modules/projects/handles.ts";
 import type { RequestState } from "../../http/request.ts";
 import { memberHoldings, portalContext } from "./catalog.ts";
@@ -23,6 +24,9 @@ const requestId = (ctx: Koa.Context) => (ctx.state as RequestState).requestId ??
 export function currentMember(ctx: Koa.Context, deps: PortalDeps, project: PortalProject): Promise<MemberRow | null> {
   return signedInMember(portalContext(deps, project, requestId(ctx)), project.id, browserKeyOf(ctx));
 }
+
+/** The path of a subscription's cancellation page (cancel-page.ts). */
+export const cancelPath = (handle: string, subscriptionId: string) => portalPath(handle, `/subscriptions/${subscriptionId}/cancel`);
 
 const day = (d: Date | null) => (d ? new Date(d).toISOString().slice(0, 10) : null);
 
@@ -71,6 +75,7 @@ export async function showAccount(ctx: Koa.Context, deps: PortalDeps, project: P
                     <th scope="col">Status</th>
                     <th scope="col">Started</th>
                     <th scope="col">Period ends</th>
+                    <th scope="col"><span class="visually-hidden">Actions</span></th>
                   </tr>
                 </thead>
                 <tbody>
@@ -81,6 +86,9 @@ export async function showAccount(ctx: Koa.Context, deps: PortalDeps, project: P
                         <td>${SUBSCRIPTION_STATUS[s.status] ?? s.status}</td>
                         <td>${day(s.started_at)}</td>
                         <td>${day(s.ends_at) ?? "No end date"}</td>
+                        <td>
+                          ${LIVE_STATUSES.includes(s.status) ? html`<a href="${cancelPath(project.handle, s.id)}">Cancel subscription</a>` : ""}
+                        </td>
                       </tr>`,
                   )}
                 </tbody>

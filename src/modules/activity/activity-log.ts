@@ -106,8 +106,9 @@ export function activityRow(ctx: DomainContext, entry: ActivityInput): Record<st
     description: asText(entry.description),
     subject_type: entry.subjectType,
     subject_id: asText(entry.subjectId),
-    causer_type: actor.userId ? "user" : null,
-    causer_id: actor.userId,
+    // A creator when one acts, else the member acting on their own membership (causer_type "member").
+    causer_type: actor.userId ? "user" : actor.memberId ? "member" : null,
+    causer_id: actor.userId ?? actor.memberId ?? null,
     actor_kind: actor.kind,
     credential_kind: actor.credentialKind,
     properties: redactSecrets(entry.properties ?? {}),

@@ -77,3 +77,10 @@ export function providerRegistry(deps: ProviderDeps): ProviderRegistry {
     },
   };
 }
+
+/** The registry of a running surface: its database, the platform's Stripe (absent or null: none) and the bots' platforms. */
+export function surfaceRegistry(
+  deps: { db: Db; stripe?: { client: Stripe } | null } & Pick<ConnectorEnvironment, "platforms" | "appKey">,
+): ProviderRegistry {
+  return providerRegistry({ db: deps.db, stripe: deps.stripe?.client ?? null, connectors: { platforms: deps.platforms, appKey: deps.appKey } });
+}

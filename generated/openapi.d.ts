@@ -1958,6 +1958,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payment.dispute_closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A dispute was decided
+         * @description The provider decided a dispute: won (the money stays; the dispute's transaction is failed) or lost (the money went back to the cardholder, final; the transaction is succeeded and counts against revenue). Nothing else changes: access a dispute ended comes back only with a new payment. A dispute reported decided before its opening was heard of sends only this event.
+         */
+        post: operations["payment_dispute_closed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.disputed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment was disputed
+         * @description The member's bank disputes a payment (a chargeback): data.payment is the dispute's transaction (kind dispute, status pending while open) and refunded_payment_id the disputed payment; data.dispute its status (open) and the provider's reason. When the disputed payment pays for the current period the subscription ends now (subscription.expired): the money is being taken back.
+         */
+        post: operations["payment_disputed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment failed
+         * @description A payment provider could not collect a renewal (or the first charge after a trial); sent for every failed attempt, the first with subscription.past_due. data.failure names the subscription, member and plan, the amount due, the provider's reason (a short code such as card_declined or insufficient_funds, never a card detail), the attempt count when the provider counts, the next retry (null when the provider will not try again) and the end of the grace (the subscription's ends_at). When the provider gives up the subscription expires (subscription.expired). No money moved, so no transaction is recorded.
+         */
+        post: operations["payment_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "payment.refunded": {
         parameters: {
             query?: never;
@@ -2532,6 +2592,26 @@ export interface webhooks {
          * @description The payment provider could not collect the renewal. Access continues through the grace period until ends_at; a later successful payment sends subscription.renewed, otherwise the subscription expires at ends_at (or when the provider gives up).
          */
         post: operations["subscription_past_due"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.reactivated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A cancellation was withdrawn
+         * @description The payment provider reports that a subscription cancelled at the end of its period renews again (the cancellation was withdrawn there before the period ended): active again (trialing while its trial runs), canceled_at null, ends_at unchanged.
+         */
+        post: operations["subscription_reactivated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3400,6 +3480,21 @@ export interface components {
         DeepLinkResponse: {
             data: components["schemas"]["DeepLink"];
         };
+        DisputeEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                payment: components["schemas"]["PaymentSummary"];
+                dispute: {
+                    /**
+                     * @description open while the provider decides; won (the money stays) or lost (it went back, final).
+                     * @enum {string}
+                     */
+                    status: "open" | "won" | "lost";
+                    /** @description The provider's short code for the dispute's reason, such as fraudulent. */
+                    reason: string | null;
+                };
+            };
+        };
         /**
          * @description The error envelope answered by every failing request.
          * @example {
@@ -3686,6 +3781,35 @@ export interface components {
                 payment: components["schemas"]["PaymentSummary"];
             };
         };
+        PaymentFailedEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                failure: components["schemas"]["PaymentFailure"];
+            };
+        };
+        /** @description A failed attempt to collect a subscription's payment; never a card detail, fee or provider credential. */
+        PaymentFailure: {
+            subscription_id: components["schemas"]["Uuid"];
+            member_id: components["schemas"]["Uuid"];
+            plan_id: components["schemas"]["Uuid"];
+            /** @description What was due (the provider's invoice amount, else the plan's price). */
+            amount: components["schemas"]["Money"];
+            /** @description The provider's short code for the failure, such as card_declined or insufficient_funds. */
+            reason: string;
+            /** @description How many times the provider has tried this payment; null when it does not say. */
+            attempt_count: number | null;
+            /**
+             * Format: date-time
+             * @description When the provider tries again; null when it will not (the subscription then ends).
+             */
+            next_retry_at: string | null;
+            /**
+             * Format: date-time
+             * @description Until when access continues without a payment (the subscription's ends_at).
+             */
+            grace_ends_at: string | null;
+            failed_at: components["schemas"]["Timestamp"];
+        };
         PaymentMethod: {
             id: components["schemas"]["Uuid"];
             project_id: components["schemas"]["Uuid"];
@@ -3739,13 +3863,13 @@ export interface components {
             subscription_id: components["schemas"]["Uuid"] | null;
             plan_id: components["schemas"]["Uuid"] | null;
             /** @enum {string} */
-            kind: "payment" | "refund";
+            kind: "payment" | "refund" | "dispute";
             amount: components["schemas"]["Money"];
             /** @description The payment method's provider: stripe or telegram_stars. */
             provider: string;
-            /** @description The provider's id of the payment or refund. */
+            /** @description The provider's id of the payment, refund or dispute. */
             provider_reference: string | null;
-            /** @description A refund's payment (the transaction it gives money back for); null for a payment. */
+            /** @description A refund's or a dispute's payment (the transaction it takes money back from); null for a payment. */
             refunded_payment_id: components["schemas"]["Uuid"] | null;
             created_at: components["schemas"]["Timestamp"];
         };
@@ -4105,9 +4229,11 @@ export interface components {
             gross: number;
             /** @description Refunds, in minor units. */
             refunded: number;
+            /** @description Disputes lost (money taken back by the cardholder's bank), in minor units; open and won ones are not counted. */
+            disputed: number;
             /** @description Fees of the payments, in minor units. */
             fees: number;
-            /** @description gross - refunded - fees, in minor units. */
+            /** @description gross - refunded - disputed - fees, in minor units. */
             net: number;
             transactions: number;
             /** @description Access codes redeemed (no money moved). */
@@ -4522,17 +4648,17 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
         };
         /**
-         * @description What moved value; an access-code redemption moves none (amount 0).
+         * @description What moved value; an access-code redemption moves none (amount 0); a dispute is a chargeback of a payment, its own row naming it.
          * @enum {string}
          */
-        TransactionKind: "access_code_redemption" | "payment" | "refund";
+        TransactionKind: "access_code_redemption" | "payment" | "refund" | "dispute";
         TransactionPage: {
             data: components["schemas"]["Transaction"][];
             links: components["schemas"]["ListLinks"];
             meta: components["schemas"]["ListMeta"];
         };
         /**
-         * @description pending until the provider confirms; refunded when a succeeded payment was paid back.
+         * @description pending until the provider confirms (a dispute: while it is open); refunded when a succeeded payment was paid back; a dispute is succeeded when lost (the money went back) and failed when won.
          * @enum {string}
          */
         TransactionStatus: "pending" | "succeeded" | "failed" | "refunded";
@@ -4644,7 +4770,7 @@ export interface components {
          * @description What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).
          * @enum {string}
          */
-        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment.*" | "payment.refunded" | "payment.succeeded" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
+        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment.*" | "payment.dispute_closed" | "payment.disputed" | "payment.failed" | "payment.refunded" | "payment.succeeded" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.reactivated" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
         /** @description Events the endpoint receives; names or groups (plan.*), billing.* with billing:read. */
         WebhookEventFilters: components["schemas"]["WebhookEventFilter"][];
         WebhookEventPage: {
@@ -5082,6 +5208,7 @@ export interface operations {
                      *             "currency": "EUR",
                      *             "gross": 4500,
                      *             "refunded": 500,
+                     *             "disputed": 0,
                      *             "fees": 180,
                      *             "net": 3820,
                      *             "transactions": 9,
@@ -5104,6 +5231,7 @@ export interface operations {
                      *                 "currency": "EUR",
                      *                 "gross": 4500,
                      *                 "refunded": 500,
+                     *                 "disputed": 0,
                      *                 "fees": 180,
                      *                 "net": 3820,
                      *                 "transactions": 9,
@@ -5858,6 +5986,7 @@ export interface operations {
                      *             "currency": "EUR",
                      *             "gross": 0,
                      *             "refunded": 0,
+                     *             "disputed": 0,
                      *             "fees": 0,
                      *             "net": 0,
                      *             "transactions": 1,
@@ -5880,6 +6009,7 @@ export interface operations {
                      *                 "currency": "EUR",
                      *                 "gross": 0,
                      *                 "refunded": 0,
+                     *                 "disputed": 0,
                      *                 "fees": 0,
                      *                 "net": 0,
                      *                 "transactions": 1,
@@ -11543,6 +11673,159 @@ export interface operations {
             };
         };
     };
+    payment_dispute_closed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "payment.dispute_closed",
+                 *       "created_at": "2026-12-20T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "payment": {
+                 *           "id": "2e1c0d9f-8a7b-4c6d-9e4f-3a2b1c0d9e8f",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "kind": "dispute",
+                 *           "amount": {
+                 *             "amount": 500,
+                 *             "currency": "USD"
+                 *           },
+                 *           "provider": "stripe",
+                 *           "provider_reference": "du_1QexampleABCDEF",
+                 *           "refunded_payment_id": "0c9a8b7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d",
+                 *           "created_at": "2026-11-30T09:00:00.000Z"
+                 *         },
+                 *         "dispute": {
+                 *           "status": "won",
+                 *           "reason": "fraudulent"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payment_disputed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "payment.disputed",
+                 *       "created_at": "2026-11-30T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "payment": {
+                 *           "id": "2e1c0d9f-8a7b-4c6d-9e4f-3a2b1c0d9e8f",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "kind": "dispute",
+                 *           "amount": {
+                 *             "amount": 500,
+                 *             "currency": "USD"
+                 *           },
+                 *           "provider": "stripe",
+                 *           "provider_reference": "du_1QexampleABCDEF",
+                 *           "refunded_payment_id": "0c9a8b7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d",
+                 *           "created_at": "2026-11-30T09:00:00.000Z"
+                 *         },
+                 *         "dispute": {
+                 *           "status": "open",
+                 *           "reason": "fraudulent"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DisputeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    payment_failed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "payment.failed",
+                 *       "created_at": "2026-12-23T10:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "failure": {
+                 *           "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "amount": {
+                 *             "amount": 500,
+                 *             "currency": "USD"
+                 *           },
+                 *           "reason": "insufficient_funds",
+                 *           "attempt_count": 1,
+                 *           "next_retry_at": "2026-12-26T10:00:00.000Z",
+                 *           "grace_ends_at": "2026-12-26T10:00:00.000Z",
+                 *           "failed_at": "2026-12-23T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PaymentFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     payment_refunded: {
         parameters: {
             query?: never;
@@ -12999,6 +13282,54 @@ export interface operations {
                  *           "expired_at": null,
                  *           "created_at": "2026-11-23T09:00:00.000Z",
                  *           "updated_at": "2026-12-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    subscription_reactivated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "subscription.reactivated",
+                 *       "created_at": "2026-12-01T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *       "data": {
+                 *         "subscription": {
+                 *           "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                 *           "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                 *           "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "status": "active",
+                 *           "source": "stripe",
+                 *           "started_at": "2026-11-23T09:00:00.000Z",
+                 *           "trial_ends_at": null,
+                 *           "ends_at": "2026-12-23T09:00:00.000Z",
+                 *           "canceled_at": null,
+                 *           "expired_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-12-01T09:00:00.000Z"
                  *         }
                  *       }
                  *     }

@@ -51,6 +51,12 @@ export interface WebhookEventSchemas {
   "pass_window.deleted": Schemas["PassWindowEvent"];
   /** A pass window was changed. */
   "pass_window.updated": Schemas["PassWindowEvent"];
+  /** A dispute was decided. */
+  "payment.dispute_closed": Schemas["DisputeEvent"];
+  /** A payment was disputed. */
+  "payment.disputed": Schemas["DisputeEvent"];
+  /** A payment failed. */
+  "payment.failed": Schemas["PaymentFailedEvent"];
   /** A payment was refunded. */
   "payment.refunded": Schemas["PaymentEvent"];
   /** A payment succeeded. */
@@ -109,6 +115,8 @@ export interface WebhookEventSchemas {
   "subscription.expired": Schemas["SubscriptionEvent"];
   /** A renewal payment failed. */
   "subscription.past_due": Schemas["SubscriptionEvent"];
+  /** A cancellation was withdrawn. */
+  "subscription.reactivated": Schemas["SubscriptionEvent"];
   /** A subscription was renewed. */
   "subscription.renewed": Schemas["SubscriptionEvent"];
   /** A support conversation was assigned. */
@@ -164,6 +172,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "pass_window.created",
   "pass_window.deleted",
   "pass_window.updated",
+  "payment.dispute_closed",
+  "payment.disputed",
+  "payment.failed",
   "payment.refunded",
   "payment.succeeded",
   "payment_method.created",
@@ -193,6 +204,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "subscription.created",
   "subscription.expired",
   "subscription.past_due",
+  "subscription.reactivated",
   "subscription.renewed",
   "support.conversation.assigned",
   "support.conversation.closed",

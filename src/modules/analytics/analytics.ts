@@ -92,7 +92,12 @@ async function activeMembers(ctx: DomainContext, projectId: string | null, w: Wi
   return Number(row?.n ?? 0);
 }
 
-/** Revenue per plan and currency, and per currency (is_total), over the window's succeeded or refunded transactions. */
+/**
+ * Revenue per plan and currency, and per currency (is_total), over the window's succeeded or
+ * refunded transactions: payments, less refunds and lost disputes (a dispute row is succeeded only
+ * once lost; open ones are pending and won ones failed, so they take nothing), less the fees.
+ * Amounts stay in each currency's minor units and are never added across currencies (XTR included).
+ */
 async function revenueRows(ctx: DomainContext, projectId: string | null, w: Window) {
   const q = inScope(transactionsTable.rows(ctx), "transactions", projectId);
   const raw = rawExpression(ctx);
@@ -108,6 +113,7 @@ async function revenueRows(ctx: DomainContext, projectId: string | null, w: Wind
       raw("grouping(plan_id) = 1 as is_total"),
       raw(`coalesce(sum(amount_minor) filter (where ${paid}), 0) as gross`),
       raw("coalesce(sum(amount_minor) filter (where kind = 'refund'), 0) as refunded"),
+      raw("coalesce(sum(amount_minor) filter (where kind = 'dispute'), 0) as disputed"),
       raw(`coalesce(sum(fee_minor) filter (where ${paid}), 0) as fees`),
       raw("count(*) as transactions"),
       raw("count(*) filter (where kind = 'access_code_redemption') as redemptions"),
@@ -117,6 +123,7 @@ async function revenueRows(ctx: DomainContext, projectId: string | null, w: Wind
     currency: string;
     gross: string;
     refunded: string;
+    disputed: string;
     fees: string;
     transactions: string;
     redemptions: string;
@@ -124,13 +131,15 @@ async function revenueRows(ctx: DomainContext, projectId: string | null, w: Wind
   return rows.map((r) => {
     const gross = Number(r.gross);
     const refunded = Number(r.refunded);
+    const disputed = Number(r.disputed);
     const fees = Number(r.fees);
     const revenue: Revenue = {
       currency: r.currency,
       gross,
       refunded,
+      disputed,
       fees,
-      net: gross - refunded - fees,
+      net: gross - refunded - disputed - fees,
       transactions: Number(r.transactions),
       redemptions: Number(r.redemptions),
     };

@@ -2,13 +2,15 @@
 // in the inbox by its provider id in the same transaction as the change it causes, so a second
 // arrival (a provider retry, a replay, reconciliation finding it again) changes nothing. Order is
 // not trusted: a renewal only moves ends_at forward, and an ended subscription is not revived.
-// A scheduled cancellation keeps access to the end of the period; a whole refund of the payment
-// that covers the period ends access now. Kinds whose domain states are not built yet (failed
-// payments and their grace, disputes, a withdrawn cancellation: issue 33 continues) are kept in the
-// inbox and answered "unhandled", so the provider is not asked to send them again.
+// A scheduled cancellation keeps access to the end of the period and its withdrawal makes the
+// subscription renew again; a whole refund, or a dispute, of the payment that covers the period
+// ends access now. A failed renewal is past_due through the grace, each failed attempt a
+// payment.failed event. A kind this file does not know is kept in the inbox and answered
+// "unhandled", so the provider is not asked to send it again.
 import type { Db } from "../../db/tenant.ts";
 import { commitEffectsOf, createDomainContext, systemActor, unscoped, type CommitEffect, type DomainContext } from "../../db/tenant.ts";
 import { ApiError } from "../../errors.ts";
+import { emitEvent } from "../events/outbox.ts";
 import { membersTable, type MemberRow } from "../members/tables.ts";
 import { memberSubscribed } from "../members/joining.ts";
 import { plansTable, type PlanRow } from "../plans/tables.ts";
@@ -19,9 +21,10 @@ import {
   expireSubscription,
   PAYMENT_GRACE_MS,
   recordSubscriptionChange,
+  withdrawCancellation,
 } from "../subscriptions/subscriptions.ts";
 import { LIVE_STATUSES, subscriptionsTable, type SubscriptionRow } from "../subscriptions/tables.ts";
-import { recordPayment, recordRefund } from "../transactions/transactions.ts";
+import { closeDispute, recordDispute, recordPayment, recordRefund } from "../transactions/transactions.ts";
 import { transactionsTable, type TransactionRow } from "../transactions/tables.ts";
 import type { ProviderEvent, ProviderName, ProviderPayment } from "./provider.ts";
 import { recordOwedRefund } from "./reconcile-owed.ts";
@@ -165,20 +168,54 @@ async function end(db: Db, provider: ProviderName, event: Extract<ProviderEvent,
   return { outcome: "applied" as const, memberId: found.row.member_id, effects: commitEffectsOf(found.ctx) };
 }
 
-/** A failed renewal: past_due, access kept through the payment grace; a second failure changes nothing. */
+/** The subscription's newest payment, or undefined: the one that pays for its current period. */
+async function latestPayment(ctx: DomainContext, subscriptionId: string): Promise<TransactionRow | undefined> {
+  return (await transactionsTable.rows(ctx).where({ subscription_id: subscriptionId, kind: "payment" }).orderBy("created_at", "desc").first()) as
+    TransactionRow | undefined;
+}
+
+/**
+ * A failed renewal (or a trial's first charge): past_due, access kept through the payment grace,
+ * subscription.past_due; every failed attempt is a payment.failed event, a retry's failure without
+ * extending the grace. When the provider gives up it ends the subscription (subscription.ended).
+ */
 async function fail(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "payment.failed" }>, now: Date) {
   const found = await providerSubscription(db, provider, event.providerSubscriptionId, now);
   if (!found) return { outcome: "ignored" as const, reason: "no subscription of ours is billed under this id" };
   const { ctx, row } = found;
   await tagInbox(ctx, provider, event);
-  if (row.status !== "active" && row.status !== "trialing") return { outcome: "ignored" as const, reason: `the subscription is ${row.status}` };
-  const changes = { status: "past_due" as const, ends_at: new Date(now.getTime() + PAYMENT_GRACE_MS), updated_at: now };
-  await subscriptionsTable.rows(ctx).where({ id: row.id }).update(changes);
-  await recordSubscriptionChange(
-    ctx,
-    { ...row, ...changes },
-    { event: "past_due", description: `Renewal payment failed (${event.reason}); access kept through the grace period` },
-  );
+  if (row.status !== "active" && row.status !== "trialing" && row.status !== "past_due")
+    return { outcome: "ignored" as const, reason: `the subscription is ${row.status}` };
+  // Order is not trusted: a failure that happened before the newest payment we recorded was settled by it.
+  const settled = await latestPayment(ctx, row.id);
+  if (settled && new Date(settled.created_at) > event.occurredAt) return { outcome: "ignored" as const, reason: "a later payment settled it" };
+  let current = row;
+  if (row.status !== "past_due") {
+    const changes = { status: "past_due" as const, ends_at: new Date(now.getTime() + PAYMENT_GRACE_MS), updated_at: now };
+    await subscriptionsTable.rows(ctx).where({ id: row.id }).update(changes);
+    current = { ...row, ...changes };
+    await recordSubscriptionChange(ctx, current, {
+      event: "past_due",
+      description: `Renewal payment failed (${event.reason}); access kept through the grace period`,
+    });
+  }
+  const plan = (await plansTable.rows(ctx).where({ id: row.plan_id }).first()) as PlanRow;
+  const due =
+    event.amountDueMinor !== null && event.currency !== null
+      ? { amount: event.amountDueMinor, currency: event.currency }
+      : { amount: Number(plan.amount_minor), currency: plan.currency };
+  const failure = {
+    subscription_id: row.id,
+    member_id: row.member_id,
+    plan_id: row.plan_id,
+    amount: due,
+    reason: event.reason,
+    attempt_count: event.attemptCount,
+    next_retry_at: event.nextRetryAt?.toISOString() ?? null,
+    grace_ends_at: current.ends_at === null ? null : new Date(current.ends_at).toISOString(),
+    failed_at: event.occurredAt.toISOString(),
+  };
+  await emitEvent(ctx, { type: "payment.failed", projectId: row.project_id, data: { failure } });
   return { outcome: "applied" as const, memberId: row.member_id, effects: commitEffectsOf(ctx) };
 }
 
@@ -187,11 +224,31 @@ async function scheduleCancel(db: Db, provider: ProviderName, event: Extract<Pro
   if (!found) return { outcome: "ignored" as const, reason: "no subscription of ours is billed under this id" };
   await tagInbox(found.ctx, provider, event);
   const { ctx, row } = found;
-  // Reactivation (the cancellation withdrawn at the provider) waits for its event in the spec.
-  if (!event.cancelAtPeriodEnd) return { outcome: "unhandled" as const };
+  if (!event.cancelAtPeriodEnd) {
+    const renewing = await withdrawCancellation(ctx, row);
+    if (!renewing) return { outcome: "ignored" as const, reason: `no cancellation to withdraw: the subscription is ${row.status}` };
+    return { outcome: "applied" as const, memberId: row.member_id, effects: commitEffectsOf(ctx) };
+  }
   if (!LIVE_STATUSES.includes(row.status)) return { outcome: "ignored" as const, reason: `the subscription is already ${row.status}` };
   await cancelSubscriptionRow(ctx, row);
   return { outcome: "applied" as const, memberId: row.member_id, effects: commitEffectsOf(ctx) };
+}
+
+/** The payment a provider names, locked, or undefined when it is not ours. */
+async function providerPaymentRow(db: Db, provider: ProviderName, providerPaymentId: string): Promise<TransactionRow | undefined> {
+  return (await unscoped(
+    db,
+    "a provider's payment id names no team",
+  )("transactions")
+    .where({ provider, provider_reference: providerPaymentId, kind: "payment" })
+    .forUpdate()
+    .first()) as TransactionRow | undefined;
+}
+
+/** Ends the subscription now when `payment` is the one paying its current period: no access without a covering payment. */
+async function endIfItCovered(ctx: DomainContext, payment: TransactionRow): Promise<void> {
+  if (payment.subscription_id && (await latestPayment(ctx, payment.subscription_id))?.id === payment.id)
+    await expireSubscription(ctx, payment.subscription_id);
 }
 
 /**
@@ -199,26 +256,48 @@ async function scheduleCancel(db: Db, provider: ProviderName, event: Extract<Pro
  * for ends now (no access without a covering payment), unless another payment covers it since.
  */
 async function refund(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "payment.refunded" }>, now: Date) {
-  const payment = (await unscoped(
-    db,
-    "a provider's payment id names no team",
-  )("transactions")
-    .where({ provider, provider_reference: event.providerPaymentId, kind: "payment" })
-    .forUpdate()
-    .first()) as TransactionRow | undefined;
+  const payment = await providerPaymentRow(db, provider, event.providerPaymentId);
   if (!payment) return { outcome: "ignored" as const, reason: "no payment of ours has this id" };
   const ctx = createDomainContext(db, systemActor(payment.team_id), now);
   await tagInbox(ctx, provider, event);
   const whole = await recordRefund(ctx, payment, { refundId: event.refundId, amountMinor: event.amountMinor, currency: event.currency });
-  if (whole && payment.subscription_id) {
-    const latest = (await transactionsTable
-      .rows(ctx)
-      .where({ subscription_id: payment.subscription_id, kind: "payment" })
-      .orderBy("created_at", "desc")
-      .first("id")) as { id: string } | undefined;
-    if (latest?.id === payment.id) await expireSubscription(ctx, payment.subscription_id);
-  }
+  if (whole) await endIfItCovered(ctx, payment);
   return { outcome: "applied" as const, memberId: payment.member_id, effects: commitEffectsOf(ctx) };
+}
+
+/**
+ * A dispute opened or decided: one row per dispute, whichever report arrives first. Opening one of
+ * the payment that covers the period ends access now (the money is being taken back); a loss
+ * reported first does the same; a win records its closing and nothing more (access comes back with
+ * a new payment, not with the verdict).
+ */
+async function dispute(
+  db: Db,
+  provider: ProviderName,
+  event: Extract<ProviderEvent, { kind: "payment.disputed" | "payment.dispute_closed" }>,
+  now: Date,
+) {
+  const payment = await providerPaymentRow(db, provider, event.providerPaymentId);
+  if (!payment) return { outcome: "ignored" as const, reason: "no payment of ours has this id" };
+  const ctx = createDomainContext(db, systemActor(payment.team_id), now);
+  await tagInbox(ctx, provider, event);
+  const recorded = (await transactionsTable.rows(ctx).where({ kind: "dispute", provider, provider_reference: event.disputeId }).first()) as
+    TransactionRow | undefined;
+  const applied = { outcome: "applied" as const, memberId: payment.member_id, effects: commitEffectsOf(ctx) };
+  if (event.kind === "payment.disputed") {
+    if (recorded) return { outcome: "ignored" as const, reason: "the dispute is recorded already (its closing came first)" };
+    await recordDispute(ctx, payment, { ...event, status: "open" });
+    await endIfItCovered(ctx, payment);
+    return { ...applied, effects: commitEffectsOf(ctx) };
+  }
+  if (recorded) {
+    if (!(await closeDispute(ctx, recorded, event.outcome, event.reason)))
+      return { outcome: "ignored" as const, reason: "the dispute is decided already" };
+    return { ...applied, effects: commitEffectsOf(ctx) };
+  }
+  await recordDispute(ctx, payment, { ...event, status: event.outcome });
+  if (event.outcome === "lost") await endIfItCovered(ctx, payment);
+  return { ...applied, effects: commitEffectsOf(ctx) };
 }
 
 /** Applies `event` once, in one transaction with its inbox row. */
@@ -238,6 +317,9 @@ export function applyProviderEvent(db: Db, provider: ProviderName, event: Provid
         return scheduleCancel(trx, provider, event, now);
       case "payment.refunded":
         return refund(trx, provider, event, now);
+      case "payment.disputed":
+      case "payment.dispute_closed":
+        return dispute(trx, provider, event, now);
       default:
         return { outcome: "unhandled" };
     }

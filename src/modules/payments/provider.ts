@@ -84,11 +84,33 @@ export type ProviderEvent = Reported &
         periodEndsAt: Date | null;
       }
     | { kind: "subscription.renewed"; providerSubscriptionId: string; payment: ProviderPayment; periodEndsAt: Date }
-    | { kind: "payment.failed"; providerSubscriptionId: string; reason: string; nextRetryAt: Date | null }
+    | {
+        kind: "payment.failed";
+        providerSubscriptionId: string;
+        /** A short code safe to show (Stripe's decline code), never a card detail. */
+        reason: string;
+        /** What the failed attempt asked for, when the provider says; else the plan's price is due. */
+        amountDueMinor: number | null;
+        currency: string | null;
+        /** How many times this payment has been tried, when the provider counts. */
+        attemptCount: number | null;
+        /** Null when the provider will not try again. */
+        nextRetryAt: Date | null;
+      }
     | { kind: "subscription.cancel_scheduled"; providerSubscriptionId: string; cancelAtPeriodEnd: boolean; periodEndsAt: Date | null }
     | { kind: "subscription.ended"; providerSubscriptionId: string; endedAt: Date }
     | { kind: "payment.refunded"; providerPaymentId: string; refundId: string; amountMinor: number; currency: string }
-    | { kind: "payment.disputed"; providerPaymentId: string; disputeId: string; amountMinor: number; currency: string }
+    | { kind: "payment.disputed"; providerPaymentId: string; disputeId: string; amountMinor: number; currency: string; reason: string | null }
+    | {
+        /** A dispute decided: won (the money stays with the creator) or lost (it went back to the cardholder, final). */
+        kind: "payment.dispute_closed";
+        providerPaymentId: string;
+        disputeId: string;
+        amountMinor: number;
+        currency: string;
+        reason: string | null;
+        outcome: "won" | "lost";
+      }
   );
 
 /** The provider's current view of a subscription, for reconciliation. */

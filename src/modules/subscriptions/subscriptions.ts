@@ -188,6 +188,28 @@ export async function cancelSubscriptionRow(ctx: DomainContext, row: Subscriptio
   return canceled;
 }
 
+/**
+ * Withdraws a cancellation at period end (the provider reports the subscription renewing again):
+ * active again (trialing while its trial runs), canceled_at cleared, subscription.reactivated.
+ * Null when it cannot be: it is not cancelled, its access has ended (ends_at passed, a ban's
+ * included), or the member holds another live subscription on the project since.
+ */
+export async function withdrawCancellation(ctx: DomainContext, row: SubscriptionRow): Promise<SubscriptionRow | null> {
+  if (row.status !== "canceled" || row.ends_at === null || new Date(row.ends_at) <= ctx.now) return null;
+  const other = await subscriptionsTable
+    .rows(ctx)
+    .where({ project_id: row.project_id, member_id: row.member_id })
+    .whereIn("status", LIVE_STATUSES)
+    .first("id");
+  if (other) return null;
+  const status = row.trial_ends_at && new Date(row.trial_ends_at) > ctx.now ? ("trialing" as const) : ("active" as const);
+  const changes = { status, canceled_at: null, updated_at: ctx.now };
+  await subscriptionsTable.rows(ctx).where({ id: row.id }).update(changes);
+  const reactivated = { ...row, ...changes };
+  await recordSubscriptionChange(ctx, reactivated, { event: "reactivated", description: "Cancellation withdrawn: the subscription renews again" });
+  return reactivated;
+}
+
 export async function cancelSubscription(ctx: DomainContext, id: string) {
   const row = await subscriptionById(ctx, id, true);
   if (!LIVE_STATUSES.includes(row.status)) {

@@ -3,7 +3,7 @@ import { tenantTable } from "../../db/tenant.ts";
 
 export const transactionsTable = tenantTable("transactions", { team: "team_id", project: "project_id" });
 
-export type TransactionKind = "access_code_redemption" | "payment" | "refund";
+export type TransactionKind = "access_code_redemption" | "payment" | "refund" | "dispute";
 export type TransactionStatus = "pending" | "succeeded" | "failed" | "refunded";
 
 export interface TransactionRow {
@@ -23,7 +23,7 @@ export interface TransactionRow {
   provider: string;
   payment_method_id: string | null;
   provider_reference: string | null;
-  /** A refund: the payment it gives money back for. */
+  /** A refund or a dispute: the payment it gives (or would give) money back for. */
   refunded_transaction_id?: string | null;
   created_at: Date;
 }

@@ -1,6 +1,7 @@
 // A project's transactions: written by the server (an access-code redemption records one in the
-// transaction that starts its subscription; a provider's payment or refund one with its event,
-// payment.succeeded or payment.refunded, which never carries the fee), read through the list.
+// transaction that starts its subscription; a provider's payment, refund or dispute one with its
+// event, payment.succeeded, payment.refunded, payment.disputed or payment.dispute_closed, which
+// never carries the fee), read through the list.
 // REST pages by number; the MCP tool pages by keyset (see transactions.yaml): the same query,
 // another window.
 import { randomUUID } from "node:crypto";
@@ -39,7 +40,7 @@ export type Transaction = ReturnType<typeof presentTransaction>;
 /** The part of a transaction that says what it was for: a member's subscription to a plan. */
 type Subject = { plan: PlanRow; memberId: string; subscriptionId: string };
 
-/** Writes one movement of value of `subject`, succeeded, now. */
+/** Writes one movement of value of `subject`, now (succeeded unless `movement.status` says otherwise). */
 async function insertTransaction(
   ctx: DomainContext,
   subject: { project_id: string; member_id: string; subscription_id: string | null; plan_id: string | null },
@@ -48,6 +49,8 @@ async function insertTransaction(
     "kind" | "amount_minor" | "currency" | "list_price_minor" | "fee_minor" | "provider" | "payment_method_id" | "provider_reference"
   > & {
     refunded_transaction_id?: string;
+    /** succeeded unless said otherwise (a dispute is pending until it is decided). */
+    status?: TransactionStatus;
   },
 ): Promise<TransactionRow> {
   const { project_id, member_id, subscription_id, plan_id } = subject;
@@ -57,8 +60,8 @@ async function insertTransaction(
     member_id,
     subscription_id,
     plan_id,
-    status: "succeeded" as const,
     ...movement,
+    status: movement.status ?? "succeeded",
     created_at: ctx.now,
   };
   await transactionsTable.insert(ctx, { ...row });
@@ -142,6 +145,52 @@ export async function recordRefund(
   const refunded = Number(refunds[0]?.total ?? 0) >= Number(original.amount_minor);
   if (refunded) await transactionsTable.rows(ctx).where({ id: original.id }).update({ status: "refunded" });
   return refunded;
+}
+
+/** A dispute as we hold it: open while the provider decides, then won (the money stays) or lost (it went back, final). */
+export type DisputeStatus = "open" | "won" | "lost";
+
+/** The dispute row's status says whether the money moved back: pending while open, succeeded when lost, failed when won. */
+const DISPUTE_ROW_STATUS: Record<DisputeStatus, TransactionStatus> = { open: "pending", lost: "succeeded", won: "failed" };
+
+async function emitDispute(ctx: DomainContext, row: TransactionRow, dispute: { status: DisputeStatus; reason: string | null }) {
+  const type = dispute.status === "open" ? "payment.disputed" : "payment.dispute_closed";
+  await emitEvent(ctx, { type, projectId: row.project_id, data: { payment: paymentSummary(row), dispute } });
+}
+
+/**
+ * A dispute of the payment `original`: its own row (kind dispute, naming the payment), with
+ * payment.disputed when it opens or payment.dispute_closed when the provider reports it decided
+ * before we heard of its opening. The disputed payment itself keeps its status.
+ */
+export async function recordDispute(
+  ctx: DomainContext,
+  original: TransactionRow,
+  dispute: { disputeId: string; amountMinor: number; currency: string; reason: string | null; status: DisputeStatus },
+): Promise<TransactionRow> {
+  const row = await insertTransaction(ctx, original, {
+    kind: "dispute",
+    status: DISPUTE_ROW_STATUS[dispute.status],
+    amount_minor: dispute.amountMinor,
+    currency: dispute.currency,
+    list_price_minor: null,
+    fee_minor: 0,
+    provider: original.provider,
+    payment_method_id: original.payment_method_id,
+    provider_reference: dispute.disputeId,
+    refunded_transaction_id: original.id,
+  });
+  await emitDispute(ctx, row, { status: dispute.status, reason: dispute.reason });
+  return row;
+}
+
+/** Decides an open dispute's row (won or lost) with payment.dispute_closed; false when it was decided already. */
+export async function closeDispute(ctx: DomainContext, row: TransactionRow, outcome: "won" | "lost", reason: string | null): Promise<boolean> {
+  const status = DISPUTE_ROW_STATUS[outcome];
+  const moved = await transactionsTable.rows(ctx).where({ id: row.id, status: "pending" }).update({ status });
+  if (!moved) return false;
+  await emitDispute(ctx, { ...row, status }, { status: outcome, reason });
+  return true;
 }
 
 export interface TransactionFilters {

@@ -27,16 +27,19 @@ async function subscription(creator: TestCreator, plan: SeededPlan, created: Dat
   return redemption;
 }
 
-const usd = (gross: number, refunded: number, fees: number, transactions: number, redemptions: number) => ({
+const usd = (gross: number, refunded: number, fees: number, transactions: number, redemptions: number, disputed = 0) => ({
   currency: "USD",
   gross,
   refunded,
+  disputed,
   fees,
-  net: gross - refunded - fees,
+  net: gross - refunded - disputed - fees,
   transactions,
   redemptions,
 });
-const eur = { currency: "EUR", gross: 400, refunded: 0, fees: 10, net: 390, transactions: 1, redemptions: 0 };
+const eur = { currency: "EUR", gross: 400, refunded: 0, disputed: 0, fees: 10, net: 390, transactions: 1, redemptions: 0 };
+// Telegram Stars: whole stars in XTR, a currency of its own (never added to another).
+const xtr = { currency: "XTR", gross: 250, refunded: 0, disputed: 0, fees: 0, net: 250, transactions: 1, redemptions: 0 };
 
 describe("analytics", () => {
   const suite = useApiWithCreator({ creator: { label: "analytics", projects: 2 } });
@@ -59,6 +62,11 @@ describe("analytics", () => {
     await seedTransaction(creator, a2, { kind: "refund", amount: 200, at: at("06-14") });
     await seedTransaction(creator, a2, { status: "failed", amount: 999, at: at("06-14") });
     await seedTransaction(creator, a2, { status: "pending", amount: 999, at: at("06-14") });
+    // Disputes: only a lost one (succeeded: the money went back) takes from revenue; open (pending) and won (failed) ones do not.
+    await seedTransaction(creator, a2, { kind: "dispute", status: "succeeded", amount: 150, at: at("06-15") });
+    await seedTransaction(creator, a2, { kind: "dispute", status: "pending", amount: 300, at: at("06-15") });
+    await seedTransaction(creator, a2, { kind: "dispute", status: "failed", amount: 250, at: at("06-15") });
+    await seedTransaction(creator, a2, { amount: 250, currency: "XTR", at: at("06-16") });
     await seedTransaction(creator, b1, { amount: 100, at: at("06-01") }); // from is inclusive
     await seedTransaction(creator, b1, { amount: 500, at: at("07-01") }); // to is exclusive
     await seedTransaction(creator, c1, { amount: 700, at: at("06-20") });
@@ -78,7 +86,7 @@ describe("analytics", () => {
     assert.deepEqual(data.period, { preset: null, from: "2026-06-01T00:00:00.000Z", to: "2026-07-01T00:00:00.000Z" });
     assert.deepEqual(data.members, { active: 2 });
     assert.deepEqual(data.subscriptions, { active: 2, new: 2, canceled: 2, expired: 1 });
-    assert.deepEqual(data.revenue, [eur, usd(1000, 200, 30, 5, 2)]);
+    assert.deepEqual(data.revenue, [eur, usd(1000, 200, 30, 6, 2, 150), xtr]);
     const plan = (id: string) => data.plans.find((p: { plan_id: string }) => p.plan_id === id);
     assert.deepEqual(
       data.plans.map((p: { plan_id: string }) => p.plan_id),
@@ -86,7 +94,7 @@ describe("analytics", () => {
       "most active first; plans with nothing in the window left out",
     );
     assert.deepEqual(plan(plans.a.planId).subscriptions, { active: 2, new: 1, canceled: 1, expired: 0 });
-    assert.deepEqual(plan(plans.a.planId).revenue, [eur, usd(900, 200, 30, 3, 1)]);
+    assert.deepEqual(plan(plans.a.planId).revenue, [eur, usd(900, 200, 30, 4, 1, 150), xtr]);
     assert.deepEqual(plan(plans.b.planId).subscriptions, { active: 0, new: 1, canceled: 1, expired: 1 });
     assert.deepEqual(plan(plans.b.planId).revenue, [usd(100, 0, 0, 2, 1)]);
     assert.equal(plan(plans.b.planId).project_id, suite.creator.projectIds[0]);
@@ -97,7 +105,7 @@ describe("analytics", () => {
     assert.equal(team.project_id, null);
     assert.deepEqual(team.members, { active: 3 });
     assert.deepEqual(team.subscriptions, { active: 3, new: 3, canceled: 2, expired: 1 });
-    assert.deepEqual(team.revenue, [eur, usd(1700, 200, 30, 7, 3)]);
+    assert.deepEqual(team.revenue, [eur, usd(1700, 200, 30, 8, 3, 150), xtr]);
     assert.deepEqual(
       team.plans.map((p: { plan_id: string }) => p.plan_id),
       [plans.a.planId, plans.c.planId, plans.b.planId],

@@ -1,12 +1,12 @@
 // What the transactions and analytics tests share: transactions written straight into the table
-// (payments and refunds have no writer before a payment provider is called), at chosen times.
+// (payments, refunds and disputes without a payment provider's report), at chosen times.
 import { randomUUID } from "node:crypto";
 import { testDatabase } from "../../helpers/backends.ts";
 import type { TestCreator } from "../../helpers/fixtures.ts";
 import type { Redemption } from "../../../src/modules/access-codes/redeem.ts";
 
 export interface SeededTransaction {
-  kind?: "access_code_redemption" | "payment" | "refund";
+  kind?: "access_code_redemption" | "payment" | "refund" | "dispute";
   status?: "pending" | "succeeded" | "failed" | "refunded";
   amount?: number;
   fee?: number;

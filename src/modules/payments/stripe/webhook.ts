@@ -75,6 +75,9 @@ async function paymentFailed(client: Stripe, account: Account, base: Base, invoi
       kind: "payment.failed",
       providerSubscriptionId: subscriptionId,
       reason: error?.decline_code ?? error?.code ?? "payment_failed",
+      amountDueMinor: invoice.amount_due,
+      currency: invoice.currency.toUpperCase(),
+      attemptCount: invoice.attempt_count,
       nextRetryAt: invoice.next_payment_attempt ? fromUnix(invoice.next_payment_attempt) : null,
     },
   ];
@@ -96,9 +99,19 @@ async function chargeRefunded(client: Stripe, account: Account, base: Base, char
   ];
 }
 
-function subscriptionUpdated(base: Base, event: Stripe.Event, subscription: Stripe.Subscription): ProviderEvent[] {
+async function subscriptionUpdated(
+  client: Stripe,
+  account: Account,
+  base: Base,
+  event: Stripe.Event,
+  object: Stripe.Subscription,
+): Promise<ProviderEvent[]> {
   const previous = (event.data as { previous_attributes?: Record<string, unknown> }).previous_attributes ?? {};
   if (!("cancel_at_period_end" in previous)) return [];
+  // Order is not trusted: a cancellation and its withdrawal may arrive either way round, so each
+  // reports the subscription as Stripe has it now, and the later arrival cannot undo the newer state.
+  const subscription = await client.subscriptions.retrieve(object.id, {}, onAccount(account));
+  if (!["trialing", "active", "past_due"].includes(subscription.status)) return [];
   return [
     {
       ...base,
@@ -108,6 +121,23 @@ function subscriptionUpdated(base: Base, event: Stripe.Event, subscription: Stri
       periodEndsAt: periodEnd(subscription),
     },
   ];
+}
+
+/** A dispute opened (charge.dispute.created) or decided (charge.dispute.closed). Stripe's reasons (fraudulent…) are short codes, safe to pass on. */
+function disputeEvent(base: Base, dispute: Stripe.Dispute, closed: boolean): ProviderEvent[] {
+  const common = {
+    ...base,
+    providerPaymentId: idOf(dispute.payment_intent) ?? idOf(dispute.charge)!,
+    disputeId: dispute.id,
+    amountMinor: dispute.amount,
+    currency: dispute.currency.toUpperCase(),
+    reason: dispute.reason ?? null,
+  };
+  if (!closed) return [{ ...common, kind: "payment.disputed" }];
+  // An inquiry closed without a chargeback (warning_closed) leaves the money where it was: a win for the creator.
+  if (dispute.status === "won" || dispute.status === "warning_closed") return [{ ...common, kind: "payment.dispute_closed", outcome: "won" }];
+  if (dispute.status === "lost") return [{ ...common, kind: "payment.dispute_closed", outcome: "lost" }];
+  return [];
 }
 
 /**
@@ -150,7 +180,7 @@ export async function normalizeStripeEvent(client: Stripe, event: Stripe.Event):
     case "invoice.payment_failed":
       return paymentFailed(client, account, base, event.data.object);
     case "customer.subscription.updated":
-      return subscriptionUpdated(base, event, event.data.object);
+      return subscriptionUpdated(client, account, base, event, event.data.object);
     case "customer.subscription.deleted": {
       const subscription = event.data.object;
       return [
@@ -159,19 +189,10 @@ export async function normalizeStripeEvent(client: Stripe, event: Stripe.Event):
     }
     case "charge.refunded":
       return chargeRefunded(client, account, base, event.data.object);
-    case "charge.dispute.created": {
-      const dispute = event.data.object;
-      return [
-        {
-          ...base,
-          kind: "payment.disputed",
-          providerPaymentId: idOf(dispute.payment_intent) ?? idOf(dispute.charge)!,
-          disputeId: dispute.id,
-          amountMinor: dispute.amount,
-          currency: dispute.currency.toUpperCase(),
-        },
-      ];
-    }
+    case "charge.dispute.created":
+      return disputeEvent(base, event.data.object, false);
+    case "charge.dispute.closed":
+      return disputeEvent(base, event.data.object, true);
     default:
       return [];
   }

@@ -2,13 +2,20 @@
 // through Stripe's hosted onboarding (an account link), and tell when it can take payments.
 import type Stripe from "stripe";
 
-export async function createConnectedAccount(client: Stripe, input: { email: string; country?: string }): Promise<string> {
-  const account = await client.accounts.create({
-    type: "express",
-    email: input.email,
-    ...(input.country ? { country: input.country } : {}),
-    capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
-  });
+/**
+ * An Express account for the creator. With `idempotencyKey` (the connection's id) a retried or
+ * concurrent start answers the same account instead of making a second one.
+ */
+export async function createConnectedAccount(client: Stripe, input: { email: string; country?: string; idempotencyKey?: string }): Promise<string> {
+  const account = await client.accounts.create(
+    {
+      type: "express",
+      email: input.email,
+      ...(input.country ? { country: input.country } : {}),
+      capabilities: { card_payments: { requested: true }, transfers: { requested: true } },
+    },
+    input.idempotencyKey ? { idempotencyKey: input.idempotencyKey } : {},
+  );
   return account.id;
 }
 

@@ -1,0 +1,382 @@
+// The payments page (/payments): the projects of the creator's current team with their payment
+// methods, and the connection flow that creates them (issue 33: create is "Coming" over the API).
+// "Connect Stripe" makes (or reuses) the project's pending connection and its connected account and
+// sends the creator to Stripe's onboarding; Stripe sends them back to /payments/connections/<id>/
+// return (or /refresh for a fresh link), where the method is created once Stripe says the account
+// can take charges. "Enable Telegram Stars" needs the project's installed bot. Methods are turned
+// off and on and removed with the same domain functions as the REST update and delete. What a
+// creator sees and may do follows their place on the team: project-payment-method:view-any to see
+// a project's methods, :create to connect, :update to turn one off or on, :delete to remove.
+import type { Router } from "@koa/router";
+import type Koa from "koa";
+import type { AuthDeps } from "../deps.ts";
+import { ApiError } from "../../../errors.ts";
+import { allVisibleProjects } from "../../../modules/projects/projects.ts";
+import { grantsAbility, teamGrantsOf, type TeamGrants } from "../../../modules/roles/grants.ts";
+import {
+  deletePaymentMethod,
+  listPaymentMethods,
+  updatePaymentMethod,
+  type PaymentMethod,
+} from "../../../modules/payment-methods/payment-methods.ts";
+import {
+  connectedAccountOf,
+  connectionById,
+  connectionOf,
+  connectionOnboardingLink,
+  defaultStripeCurrencies,
+  enableTelegramStars,
+  finishStripeConnection,
+  hasTelegramBot,
+  pendingStripeConnection,
+  stripeCurrencies,
+  teamOfConnection,
+  type ConnectionRow,
+  type ConnectionUrls,
+} from "../../../modules/payments/connections.ts";
+import type { StripePayments } from "../../../modules/payments/stripe/open.ts";
+import { requireCreator, type SignedIn } from "./creator.ts";
+import { csrfField } from "./csrf.ts";
+import { readPageForm } from "./forms.ts";
+import { html, type Html } from "./html.ts";
+import { notice, renderPage } from "./layout.ts";
+import { creatorActor, readAs, writeAs } from "./page-actor.ts";
+import { PageError } from "./page-error.ts";
+import { pageRoute } from "./page-route.ts";
+
+type Action = "view-any" | "create" | "update" | "delete";
+const ability = (action: Action) => `project-payment-method:${action}`;
+
+/** Messages after a change, by a fixed key (nothing from the address is echoed). */
+const DONE: Record<string, { kind: "success" | "info"; text: string }> = {
+  "stripe-connected": { kind: "success", text: "Stripe is connected: the project takes card payments through your Stripe account." },
+  "stripe-pending": {
+    kind: "info",
+    text: "Stripe has not finished setting up your account yet. The method turns on by itself when Stripe tells us; you can also continue onboarding below.",
+  },
+  "stripe-already": { kind: "info", text: "This project is already connected to Stripe." },
+  "stars-enabled": { kind: "success", text: "Telegram Stars is on: the bot sells plans priced in XTR." },
+  "stars-already": { kind: "info", text: "This project already has a Telegram Stars method." },
+  enabled: { kind: "success", text: "The payment method is on." },
+  disabled: { kind: "success", text: "The payment method is off: new checkouts no longer offer it." },
+  removed: { kind: "success", text: "The payment method was removed." },
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const METHOD_GONE = "That payment method does not exist or was already removed.";
+const NOT_YOURS = "That project is not one of your current team's. Switch to its team, or choose one of its projects.";
+
+interface Place {
+  team: { id: string; name: string };
+  grants: TeamGrants;
+}
+
+/** The creator's place on a team they own or belong to (404 otherwise). */
+async function placeOn(deps: AuthDeps, creator: SignedIn, teamId: string | null): Promise<Place> {
+  const team = creator.teams.find((t) => t.id === teamId);
+  const grants = team ? await teamGrantsOf(deps.db, creator.userId, team.id) : null;
+  if (!team || !grants) throw new PageError(404, "You do not own or belong to that team. Choose one of your teams.");
+  return { team, grants };
+}
+
+/** Refuses (403) unless the creator's place grants the ability on the project. */
+function requireAbility(place: Place, action: Action, projectId: string): void {
+  if (!grantsAbility(place.grants, ability(action), projectId))
+    throw new PageError(403, `Your role on ${place.team.name} does not let you do this: it needs ${ability(action)}.`);
+}
+
+/** A domain refusal shown as a page: a missing project or method is 404, a refused change 422 with its reasons. */
+function asPageError(err: unknown, notFound = NOT_YOURS): never {
+  if (!(err instanceof ApiError)) throw err;
+  if (err.status === 404) throw new PageError(404, notFound);
+  const reasons = err.fields ? Object.values(err.fields).flat().join("; ") : "";
+  throw new PageError(err.status === 422 ? 422 : 400, `That was not done: ${reasons || err.message}.`);
+}
+
+const connectionUrls = (deps: AuthDeps): ConnectionUrls => ({
+  returnUrl: (id) => `${deps.authUrl}/payments/connections/${id}/return`,
+  refreshUrl: (id) => `${deps.authUrl}/payments/connections/${id}/refresh`,
+});
+
+interface ProjectView {
+  id: string;
+  name: string;
+  methods: PaymentMethod[];
+  pendingStripe: ConnectionRow | null;
+  stripeCurrencies: string[];
+  hasBot: boolean;
+  may: Record<Exclude<Action, "view-any">, boolean>;
+}
+
+const PROVIDER_NAMES: Record<string, string> = { stripe: "Stripe", telegram_stars: "Telegram Stars", access_codes: "Access codes", paypal: "PayPal" };
+
+function methodItem(ctx: Koa.Context, project: ProjectView, method: PaymentMethod): Html {
+  const provider = PROVIDER_NAMES[method.provider] ?? method.provider;
+  const base = `/payments/projects/${project.id}/methods/${method.id}`;
+  const actions = [
+    project.may.update
+      ? html`<form method="post" action="${base}/${method.enabled ? "disable" : "enable"}">
+          ${csrfField(ctx)}<button type="submit" class="secondary" aria-label="${method.enabled ? "Turn off" : "Turn on"} ${method.name}">
+            ${method.enabled ? "Turn off" : "Turn on"}
+          </button>
+        </form>`
+      : "",
+    project.may.delete
+      ? html`<form method="post" action="${base}/remove">
+          ${csrfField(ctx)}<button type="submit" class="danger" aria-label="Remove ${method.name}">Remove</button>
+        </form>`
+      : "",
+  ];
+  return html`<li class="payment-method">
+    <p>
+      <strong>${method.name}</strong> <span class="badge">${method.enabled ? "On" : "Off"}</span> <span class="badge">${method.mode}</span><br />
+      ${provider} · ${method.currencies.join(", ") || "no currency"} · ${method.billing_cycles.join(", ")}
+    </p>
+    ${project.may.update || project.may.delete ? html`<div class="actions">${actions}</div>` : ""}
+  </li>`;
+}
+
+function connectStripeForm(ctx: Koa.Context, deps: AuthDeps, project: ProjectView): Html {
+  if (project.methods.some((m) => m.provider === "stripe")) return html``;
+  if (!deps.stripe)
+    return html`<p class="hint">
+      This deployment takes no payments by Stripe, so there is nothing to connect (its operator sets STRIPE_SECRET_KEY).
+    </p>`;
+  if (!project.may.create) return html``;
+  const pending = project.pendingStripe;
+  return html`<form method="post" action="/payments/projects/${project.id}/stripe" class="stack">
+    ${csrfField(ctx)} ${pending ? html`<p>You started connecting Stripe; Stripe has not finished setting up the account yet.</p>` : ""}
+    <p class="field">
+      <label for="currencies-${project.id}">Currencies to take</label>
+      <span class="hint" id="currencies-${project.id}-hint">ISO 4217 codes separated by commas, for example USD, EUR.</span>
+      <input
+        id="currencies-${project.id}"
+        name="currencies"
+        type="text"
+        value="${project.stripeCurrencies.join(", ")}"
+        required
+        aria-describedby="currencies-${project.id}-hint"
+      />
+    </p>
+    <div class="actions">
+      <button type="submit">${pending ? "Continue Stripe onboarding" : "Connect Stripe"}</button>
+    </div>
+  </form>`;
+}
+
+function starsControl(ctx: Koa.Context, project: ProjectView): Html {
+  if (project.methods.some((m) => m.provider === "telegram_stars") || !project.may.create) return html``;
+  if (!project.hasBot) return html`<p class="hint">Telegram Stars needs the project's Telegram bot installed.</p>`;
+  return html`<form method="post" action="/payments/projects/${project.id}/stars">
+    ${csrfField(ctx)}<button type="submit" class="secondary">Enable Telegram Stars</button>
+  </form>`;
+}
+
+function projectSection(ctx: Koa.Context, deps: AuthDeps, project: ProjectView): Html {
+  const heading = `project-${project.id}`;
+  return html`<section aria-labelledby="${heading}">
+    <h2 id="${heading}">${project.name}</h2>
+    ${
+      project.methods.length
+        ? html`<ul class="plain payment-methods">
+            ${project.methods.map((m) => methodItem(ctx, project, m))}
+          </ul>`
+        : html`<p>No payment methods yet: members cannot pay for this project's plans.</p>`
+    }
+    ${connectStripeForm(ctx, deps, project)} ${starsControl(ctx, project)}
+  </section>`;
+}
+
+const ALL_METHODS = { offset: 0, limit: 100, sortBy: "created_at", sortDirection: "asc" as const };
+
+async function paymentsPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn): Promise<void> {
+  if (!creator.teamId) {
+    renderPage(ctx, { title: "Payments", creator, body: notice("info", "You belong to no team, so there are no projects to take payments for.") });
+    return;
+  }
+  const place = await placeOn(deps, creator, creator.teamId);
+  const domain = readAs(deps, creatorActor(ctx, creator.userId, place.team.id));
+  const projects = await allVisibleProjects(domain);
+  const visible = projects.filter((p) => grantsAbility(place.grants, ability("view-any"), p.id));
+  if (projects.length && !visible.length)
+    throw new PageError(403, `Your role on ${place.team.name} does not let you see payment methods: it needs ${ability("view-any")}.`);
+  const views: ProjectView[] = [];
+  for (const p of visible) {
+    const pending = await connectionOf(domain, p.id, "stripe");
+    views.push({
+      id: p.id,
+      name: p.name,
+      methods: (await listPaymentMethods(domain, p.id, ALL_METHODS)).rows,
+      pendingStripe: pending?.status === "pending" ? pending : null,
+      stripeCurrencies: pending?.status === "pending" ? pending.currencies : await defaultStripeCurrencies(domain, p.id),
+      hasBot: await hasTelegramBot(domain, p.id),
+      may: {
+        create: grantsAbility(place.grants, ability("create"), p.id),
+        update: grantsAbility(place.grants, ability("update"), p.id),
+        delete: grantsAbility(place.grants, ability("delete"), p.id),
+      },
+    });
+  }
+  const done = typeof ctx.query.done === "string" ? DONE[ctx.query.done] : undefined;
+  renderPage(ctx, {
+    title: "Payments",
+    creator,
+    body: html`${done ? notice(done.kind, done.text) : ""}
+      <p>How members of ${place.team.name}'s projects pay. A plan is sold by the enabled methods that take its currency and cycle.</p>
+      ${views.length ? views.map((v) => projectSection(ctx, deps, v)) : html`<p>This team has no projects yet.</p>`}`,
+  });
+}
+
+/** The project (of the current team) a form acts on, with the creator's place; 404 when it is not the team's. */
+async function projectPlace(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, action: Action): Promise<Place & { projectId: string }> {
+  const place = await placeOn(deps, creator, creator.teamId);
+  const projectId = ctx.params.project ?? "";
+  const visible = await allVisibleProjects(readAs(deps, creatorActor(ctx, creator.userId, place.team.id)));
+  if (!visible.some((p) => p.id === projectId)) throw new PageError(404, NOT_YOURS);
+  requireAbility(place, action, projectId);
+  return { ...place, projectId };
+}
+
+function stripeOf(deps: AuthDeps): StripePayments {
+  if (!deps.stripe) throw new PageError(404, "This deployment takes no payments by Stripe, so there is nothing to connect.");
+  return deps.stripe;
+}
+
+/**
+ * The connection named by Stripe's return or refresh address, on whichever of the creator's teams
+ * it belongs to (the creator may have switched teams meanwhile), once their place there may create
+ * methods on its project; 404 for a connection that is not on one of their teams.
+ */
+async function connectionFor(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn): Promise<{ connection: ConnectionRow; teamId: string }> {
+  const id = ctx.params.id ?? "";
+  const teamId = await teamOfConnection(deps.db, id);
+  if (!teamId || !creator.teams.some((t) => t.id === teamId)) throw new PageError(404, "That Stripe connection is not one of your teams'.");
+  const place = await placeOn(deps, creator, teamId);
+  const connection = await connectionById(readAs(deps, creatorActor(ctx, creator.userId, teamId)), id);
+  if (!connection) throw new PageError(404, "That Stripe connection is not one of your teams'.");
+  requireAbility(place, "create", connection.project_id);
+  return { connection, teamId };
+}
+
+/**
+ * Sends the creator to Stripe's onboarding for the connection. The address comes from Stripe's API
+ * (an account link), never from the request, so this is no open redirect.
+ */
+async function toOnboarding(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, connection: ConnectionRow, teamId: string): Promise<void> {
+  const stripe = stripeOf(deps);
+  const actor = creatorActor(ctx, creator.userId, teamId);
+  const account = await connectedAccountOf(connection, stripe.client, creator.email, (work) => writeAs(deps, actor, work));
+  const url = await connectionOnboardingLink(stripe.client, connection, account, connectionUrls(deps));
+  ctx.status = 303;
+  ctx.redirect(url);
+}
+
+function backToPayments(ctx: Koa.Context, done: keyof typeof DONE): void {
+  ctx.status = 303;
+  ctx.redirect(`/payments?done=${done}`);
+}
+
+export function mountPaymentPages(router: Router, deps: AuthDeps): void {
+  router.register(
+    "/payments",
+    ["GET"],
+    pageRoute(async (ctx) => {
+      const creator = await requireCreator(ctx, deps.db);
+      if (creator) await paymentsPage(ctx, deps, creator);
+    }),
+  );
+
+  router.register(
+    "/payments/projects/:project/stripe",
+    ["POST"],
+    pageRoute(async (ctx) => {
+      const { fields } = await readPageForm(ctx);
+      const creator = await requireCreator(ctx, deps.db);
+      if (!creator) return;
+      const place = await projectPlace(ctx, deps, creator, "create");
+      stripeOf(deps);
+      const actor = creatorActor(ctx, creator.userId, place.team.id);
+      let start;
+      try {
+        const currencies = stripeCurrencies(fields.currencies ?? "");
+        start = await writeAs(deps, actor, (domain) => pendingStripeConnection(domain, place.projectId, currencies));
+      } catch (err) {
+        asPageError(err);
+      }
+      if (start.kind === "already_connected") return backToPayments(ctx, "stripe-already");
+      await toOnboarding(ctx, deps, creator, start.connection, place.team.id);
+    }),
+  );
+
+  // Stripe sends an expired or already used onboarding link here: a fresh one.
+  router.register(
+    "/payments/connections/:id/refresh",
+    ["GET"],
+    pageRoute(async (ctx) => {
+      const creator = await requireCreator(ctx, deps.db);
+      if (!creator) return;
+      const { connection, teamId } = await connectionFor(ctx, deps, creator);
+      if (connection.status === "completed") return backToPayments(ctx, "stripe-already");
+      await toOnboarding(ctx, deps, creator, connection, teamId);
+    }),
+  );
+
+  // Stripe's return after onboarding (finished or not: Stripe says which when asked).
+  router.register(
+    "/payments/connections/:id/return",
+    ["GET"],
+    pageRoute(async (ctx) => {
+      const creator = await requireCreator(ctx, deps.db);
+      if (!creator) return;
+      const { connection, teamId } = await connectionFor(ctx, deps, creator);
+      const stripe = stripeOf(deps);
+      const actor = creatorActor(ctx, creator.userId, teamId);
+      const outcome = await finishStripeConnection(connection, stripe.client, deps.appKey, (work) => writeAs(deps, actor, work));
+      // Connected either way when not pending: by this return, or by Stripe's account.updated that came first.
+      backToPayments(ctx, outcome === "pending" ? "stripe-pending" : "stripe-connected");
+    }),
+  );
+
+  router.register(
+    "/payments/projects/:project/stars",
+    ["POST"],
+    pageRoute(async (ctx) => {
+      await readPageForm(ctx);
+      const creator = await requireCreator(ctx, deps.db);
+      if (!creator) return;
+      const place = await projectPlace(ctx, deps, creator, "create");
+      let method;
+      try {
+        method = await writeAs(deps, creatorActor(ctx, creator.userId, place.team.id), (domain) => enableTelegramStars(domain, place.projectId));
+      } catch (err) {
+        asPageError(err);
+      }
+      backToPayments(ctx, method ? "stars-enabled" : "stars-already");
+    }),
+  );
+
+  const CHANGES = { enable: "update", disable: "update", remove: "delete" } as const;
+  router.register(
+    "/payments/projects/:project/methods/:method/:change",
+    ["POST"],
+    pageRoute(async (ctx) => {
+      await readPageForm(ctx);
+      const creator = await requireCreator(ctx, deps.db);
+      if (!creator) return;
+      const change = ctx.params.change as keyof typeof CHANGES;
+      if (!Object.hasOwn(CHANGES, change)) throw new PageError(404, "There is no such change of a payment method.");
+      const place = await projectPlace(ctx, deps, creator, CHANGES[change]);
+      const methodId = ctx.params.method ?? "";
+      if (!UUID.test(methodId)) throw new PageError(404, METHOD_GONE);
+      try {
+        await writeAs(deps, creatorActor(ctx, creator.userId, place.team.id), async (domain) => {
+          if (change === "remove") return deletePaymentMethod(domain, place.projectId, methodId);
+          return updatePaymentMethod(domain, place.projectId, methodId, { enabled: change === "enable" });
+        });
+      } catch (err) {
+        asPageError(err, METHOD_GONE);
+      }
+      backToPayments(ctx, change === "remove" ? "removed" : change === "enable" ? "enabled" : "disabled");
+    }),
+  );
+}

@@ -1,0 +1,228 @@
+// How a project gets its payment methods (issue 33: create is "Coming" over the API; methods come
+// from a connection flow). Stripe: the creator's connected account is created and remembered as a
+// pending connection of the project, the creator goes through Stripe's onboarding, and once the
+// account can take charges (on the creator's return, or Stripe's account.updated when onboarding
+// finishes later) the project's Stripe method is created with the account sealed in it. Telegram
+// Stars: the project's installed bot is all it needs, so the method is created at once.
+// Stripe is called outside any transaction; each database step is its own short one.
+import { randomUUID } from "node:crypto";
+import type Stripe from "stripe";
+import { createDomainContext, systemActor, tenantTable, unscoped, type Actor, type Db, type DomainContext } from "../../db/tenant.ts";
+import { addFieldError, emptyFieldErrors, validationFailed } from "../../errors.ts";
+import { installationsTable } from "../connectors/tables.ts";
+import { createPaymentMethod, currencyErrors, STARS_CURRENCY, type PaymentMethod } from "../payment-methods/payment-methods.ts";
+import { paymentMethodsTable } from "../payment-methods/tables.ts";
+import { plansTable } from "../plans/tables.ts";
+import { requireProject } from "../resources/catalog-change.ts";
+import { sealStripeCredentials } from "./providers.ts";
+import { accountReady, createConnectedAccount, onboardingLink } from "./stripe/connect.ts";
+
+export const connectionsTable = tenantTable("payment_connections", { team: "team_id", project: "project_id" });
+
+export interface ConnectionRow {
+  id: string;
+  team_id: string;
+  project_id: string;
+  provider: string;
+  account: string | null;
+  currencies: string[];
+  status: "pending" | "completed";
+  payment_method_id: string | null;
+  created_by: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+/** A Stripe method sells every cycle Stripe can bill (stripeRefusal still refuses a plan it cannot). */
+const STRIPE_CYCLES = ["day", "week", "month", "year", "lifetime"];
+/** Stars renew only every 30 days (Telegram's one subscription_period) or sell once. */
+const STARS_CYCLES = ["month", "lifetime"];
+
+/** Where Stripe sends the creator back: the connection is in the path, since Stripe's return carries no state. */
+export interface ConnectionUrls {
+  returnUrl(connectionId: string): string;
+  refreshUrl(connectionId: string): string;
+}
+
+/** The project's methods of one provider (any, enabled or not). */
+async function methodsOf(ctx: DomainContext, projectId: string, provider: string): Promise<string[]> {
+  return (await paymentMethodsTable.rows(ctx).where({ project_id: projectId, provider }).pluck("id")) as string[];
+}
+
+/** What the connect form offers first: the currencies of the project's plans (Stars excepted), else USD. */
+export async function defaultStripeCurrencies(ctx: DomainContext, projectId: string): Promise<string[]> {
+  const used = (await plansTable.rows(ctx).where({ project_id: projectId }).whereNot({ currency: STARS_CURRENCY }).distinct("currency")) as {
+    currency: string;
+  }[];
+  const codes = used.map((r) => r.currency.toUpperCase()).sort();
+  return codes.length ? codes : ["USD"];
+}
+
+/** The connect form's currencies: ISO 4217 codes, at least one, never XTR (422 naming `currencies`). */
+export function stripeCurrencies(text: string): string[] {
+  const codes = [
+    ...new Set(
+      text
+        .toUpperCase()
+        .split(/[\s,]+/)
+        .filter(Boolean),
+    ),
+  ];
+  const fields = currencyErrors(emptyFieldErrors(), "currencies", codes);
+  if (codes.includes(STARS_CURRENCY)) addFieldError(fields, "currencies", "XTR (Telegram Stars) is taken only by the Telegram Stars method");
+  if (!codes.length) addFieldError(fields, "currencies", "name at least one currency, for example USD");
+  if (Object.keys(fields).length) throw validationFailed(fields);
+  return codes;
+}
+
+export async function connectionOf(ctx: DomainContext, projectId: string, provider: string): Promise<ConnectionRow | null> {
+  return ((await connectionsTable.rows(ctx).where({ project_id: projectId, provider }).first()) as ConnectionRow | undefined) ?? null;
+}
+
+export async function connectionById(ctx: DomainContext, id: string): Promise<ConnectionRow | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  return ((await connectionsTable.rows(ctx).where({ id }).first()) as ConnectionRow | undefined) ?? null;
+}
+
+/** The team a connection belongs to, before any actor exists: the return from Stripe names only the connection. */
+export async function teamOfConnection(db: Db, id: string): Promise<string | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return null;
+  const handle = unscoped(db, "Stripe's return names only the connection; the creator's place on its team is checked next");
+  const row = (await handle("payment_connections").where({ id }).first("team_id")) as { team_id: string } | undefined;
+  return row?.team_id ?? null;
+}
+
+export type StripeStart = { kind: "already_connected" } | { kind: "onboarding"; connection: ConnectionRow };
+
+/**
+ * Step one of connecting Stripe (in a transaction): the project's pending connection with the
+ * chosen currencies, made or reused. A project whose Stripe method exists is already connected; a
+ * completed connection whose method was since deleted is pending again, on the same account.
+ */
+export async function pendingStripeConnection(ctx: DomainContext, projectId: string, currencies: string[]): Promise<StripeStart> {
+  await requireProject(ctx, projectId);
+  if ((await methodsOf(ctx, projectId, "stripe")).length) return { kind: "already_connected" };
+  const fresh = { id: randomUUID(), project_id: projectId, provider: "stripe", created_by: ctx.actor.userId, created_at: ctx.now };
+  // One connection per project and provider: a concurrent connect finds the row the first one made.
+  await connectionsTable
+    .insert(ctx, { ...fresh, currencies: JSON.stringify(currencies) })
+    .onConflict(["project_id", "provider"])
+    .ignore();
+  await connectionsTable
+    .rows(ctx)
+    .where({ project_id: projectId, provider: "stripe" })
+    .update({ currencies: JSON.stringify(currencies), status: "pending", payment_method_id: null, completed_at: null });
+  return { kind: "onboarding", connection: (await connectionOf(ctx, projectId, "stripe"))! };
+}
+
+/**
+ * The connection's account, created on first use with the connection's id as the idempotency key
+ * (two starts racing get one account), then recorded (in its own transaction, `write`).
+ */
+export async function connectedAccountOf(
+  connection: ConnectionRow,
+  stripe: Stripe,
+  email: string,
+  write: <T>(work: (ctx: DomainContext) => Promise<T>) => Promise<T>,
+): Promise<string> {
+  if (connection.account) return connection.account;
+  const account = await createConnectedAccount(stripe, { email, idempotencyKey: `subbridge_connect_${connection.id}` });
+  await write((ctx) => connectionsTable.rows(ctx).where({ id: connection.id }).whereNull("account").update({ account }));
+  return account;
+}
+
+/** A fresh single-use onboarding link for the connection (an expired or used one comes back to refreshUrl). */
+export function connectionOnboardingLink(stripe: Stripe, connection: ConnectionRow, account: string, urls: ConnectionUrls): Promise<string> {
+  return onboardingLink(stripe, account, { refreshUrl: urls.refreshUrl(connection.id), returnUrl: urls.returnUrl(connection.id) });
+}
+
+/**
+ * Completes a pending connection whose account Stripe says can take charges (in a transaction):
+ * the project's Stripe method, enabled, with the account sealed in it and payment_method.created
+ * with its activity entry. Null when the connection was not pending (completed by the other path).
+ */
+export async function completeStripeConnection(ctx: DomainContext, appKey: Buffer, connection: ConnectionRow): Promise<PaymentMethod | null> {
+  // Only the first of the return and account.updated moves it on: the other finds nothing pending.
+  const moved = await connectionsTable
+    .rows(ctx)
+    .where({ id: connection.id, status: "pending" })
+    .update({ status: "completed", completed_at: ctx.now });
+  if (!moved || !connection.account) return null;
+  const method = await createPaymentMethod(ctx, connection.project_id, {
+    provider: "stripe",
+    name: "Stripe",
+    currencies: [...connection.currencies],
+    billing_cycles: STRIPE_CYCLES,
+    sealedCredentials: sealStripeCredentials(appKey, connection.project_id, { account: connection.account }),
+  });
+  await connectionsTable.rows(ctx).where({ id: connection.id }).update({ payment_method_id: method.id });
+  return method;
+}
+
+export type ConnectionOutcome = "enabled" | "pending" | "already_connected";
+
+/** What the creator's return from onboarding finds: Stripe is asked whether the account can take charges. */
+export async function finishStripeConnection(
+  connection: ConnectionRow,
+  stripe: Stripe,
+  appKey: Buffer,
+  write: <T>(work: (ctx: DomainContext) => Promise<T>) => Promise<T>,
+): Promise<ConnectionOutcome> {
+  if (connection.status === "completed") return "already_connected";
+  if (!connection.account || !(await accountReady(stripe, connection.account))) return "pending";
+  const method = await write((ctx) => completeStripeConnection(ctx, appKey, connection));
+  return method ? "enabled" : "already_connected";
+}
+
+/**
+ * Stripe's account.updated for a connected account: a pending connection on it completes once
+ * Stripe, asked again (the event may be stale or out of order), says it can take charges. Acts as
+ * the provider's webhook on the connection's team. Returns the methods created.
+ */
+export async function completeConnectionsOfAccount(db: Db, stripe: Stripe, appKey: Buffer, account: string, now: Date): Promise<PaymentMethod[]> {
+  const handle = unscoped(db, "Stripe's account.updated names only the connected account, not a team");
+  const pending = (await handle("payment_connections").where({ provider: "stripe", account, status: "pending" }).select("*")) as ConnectionRow[];
+  if (!pending.length || !(await accountReady(stripe, account))) return [];
+  const created: PaymentMethod[] = [];
+  for (const connection of pending) {
+    const actor: Actor = { ...systemActor(connection.team_id), kind: "webhook" };
+    const method = await db.transaction((trx) => completeStripeConnection(createDomainContext(trx, actor, now), appKey, connection));
+    if (method) created.push(method);
+  }
+  return created;
+}
+
+/**
+ * The connected account an already verified Stripe webhook reports as updated (account.updated on
+ * the Connect endpoint carries it in `account`), or null for any other event.
+ */
+export function updatedAccountOf(verifiedBody: Buffer | string): string | null {
+  const event = JSON.parse(verifiedBody.toString()) as { type?: unknown; account?: unknown };
+  return event.type === "account.updated" && typeof event.account === "string" ? event.account : null;
+}
+
+/**
+ * Telegram Stars for a project with an active Telegram installation: its method, in XTR only, made
+ * at once (the installed bot is the whole connection). Null when the project already has one.
+ * 422 naming `provider` without an active Telegram installation.
+ */
+export async function enableTelegramStars(ctx: DomainContext, projectId: string): Promise<PaymentMethod | null> {
+  await requireProject(ctx, projectId);
+  if (!(await hasTelegramBot(ctx, projectId))) {
+    const fields = emptyFieldErrors();
+    addFieldError(fields, "provider", "Telegram Stars needs the project's Telegram bot installed and active");
+    throw validationFailed(fields);
+  }
+  if ((await methodsOf(ctx, projectId, "telegram_stars")).length) return null;
+  return createPaymentMethod(ctx, projectId, {
+    provider: "telegram_stars",
+    name: "Telegram Stars",
+    currencies: [STARS_CURRENCY],
+    billing_cycles: STARS_CYCLES,
+  });
+}
+
+export async function hasTelegramBot(ctx: DomainContext, projectId: string): Promise<boolean> {
+  const row = await installationsTable.rows(ctx).where({ project_id: projectId, connector_key: "telegram", status: "active" }).first("id");
+  return row !== undefined;
+}

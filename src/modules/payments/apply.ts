@@ -10,6 +10,7 @@
 import type { Db } from "../../db/tenant.ts";
 import { commitEffectsOf, createDomainContext, systemActor, unscoped, type CommitEffect, type DomainContext } from "../../db/tenant.ts";
 import { ApiError } from "../../errors.ts";
+import { countCouponRedemption } from "../coupons/checkout.ts";
 import { emitEvent } from "../events/outbox.ts";
 import { membersTable, type MemberRow } from "../members/tables.ts";
 import { memberSubscribed } from "../members/joining.ts";
@@ -116,6 +117,8 @@ async function completeCheckout(db: Db, provider: ProviderName, event: Extract<P
     return { outcome: "superseded" as const, refund: event.payment };
   }
   await checkoutsTable.rows(ctx).where({ id: checkout.id }).update({ status: "completed", completed_at: now, subscription_id: subscription.id });
+  // The coupon the checkout was started with is redeemed now that it bought something (a superseded payment is refunded: not counted).
+  if (checkout.coupon_id) await countCouponRedemption(ctx, checkout.coupon_id);
   const joined = await memberSubscribed(ctx, member, { subscriptionId: subscription.id, planId: plan.id, through: "a payment" });
   if (event.payment)
     await recordPayment(ctx, {

@@ -13,7 +13,7 @@ import { checkoutsTable, type CheckoutRow } from "./tables.ts";
 
 export async function openCheckout(
   ctx: DomainContext,
-  input: { member: MemberRow; plan: PlanRow; provider: ProviderName; paymentMethodId: string | null },
+  input: { member: MemberRow; plan: PlanRow; provider: ProviderName; paymentMethodId: string | null; couponId?: string | null },
 ): Promise<CheckoutRow> {
   await refuseLiveSubscription(ctx, input.plan.project_id, input.member.id);
   const row: CheckoutRow = {
@@ -27,6 +27,7 @@ export async function openCheckout(
     provider_checkout_id: null,
     status: "open",
     subscription_id: null,
+    coupon_id: input.couponId ?? null,
     created_at: ctx.now,
     completed_at: null,
   };

@@ -4,6 +4,7 @@
 // domain (subscriptions, transactions, grants, events) never sees a provider's objects. How a
 // provider's reports arrive is its own (Stripe: signed HTTP webhooks; Stars: the bot's updates),
 // so parsing them is not part of this interface; each provider exports its own parser.
+import type { CouponDiscount } from "../coupons/checkout.ts";
 import type { BillingCycle } from "../plans/tables.ts";
 
 export type ProviderName = "stripe" | "telegram_stars";
@@ -36,8 +37,8 @@ export interface CheckoutRequest {
   reference: string;
   planName: string;
   price: PlanPrice;
-  /** A coupon or promotion code the member typed, as the provider knows it. */
-  couponCode?: string;
+  /** Our coupon's discount, already checked for this plan (src/modules/coupons/checkout.ts); the provider applies it. */
+  discount?: CouponDiscount;
   /** Where the provider sends the member back (hosted checkouts). */
   successUrl?: string;
   cancelUrl?: string;

@@ -20,6 +20,8 @@ export interface CheckoutRow {
   provider_checkout_id: string | null;
   status: CheckoutStatus;
   subscription_id: string | null;
+  /** The coupon the member typed, validated when the checkout opened; its redemption counts on completion. */
+  coupon_id: string | null;
   created_at: Date;
   completed_at: Date | null;
 }

@@ -14,8 +14,8 @@ import {
   onboardingLink,
   parseStripeWebhook,
   stripeProvider,
+  stripeCouponId,
   StripeWebhookSignatureError,
-  UnknownCouponError,
 } from "../../../src/modules/payments/stripe/index.ts";
 import type { CheckoutRequest, ConnectedMethod, PaymentProvider, PlanPrice, ProviderEvent } from "../../../src/modules/payments/provider.ts";
 
@@ -164,7 +164,7 @@ describe("Stripe provider: checkout", () => {
     assert.equal(session.mode, "subscription");
     assert.equal(session.client_reference_id, "chk-1");
     assert.deepEqual(session.metadata, { reference: "chk-1" });
-    assert.equal(session.allow_promotion_codes, true);
+    assert.equal(session.allow_promotion_codes, false, "only our coupons discount");
     assert.equal(session.amount_total, 500);
     assert.equal(session.currency, "usd");
   });
@@ -221,16 +221,40 @@ describe("Stripe provider: checkout", () => {
     assert.equal((await provider.readSubscription(method, subscription.id)).status, "active");
   });
 
-  it("applies a typed promotion code or coupon as the session's discount, and refuses an unknown code", async () => {
-    const coupon = await client.coupons.create({ percent_off: 20, duration: "once", id: "SPRING" }, onAccount());
-    await client.promotionCodes.create({ promotion: { type: "coupon", coupon: coupon.id }, code: "WELCOME" }, onAccount());
-    const byCode = await provider.startCheckout(method, request("chk-code", monthly, { couponCode: "WELCOME" }));
-    const session = await client.checkout.sessions.retrieve(byCode.providerCheckoutId!, {}, onAccount());
+  it("applies our coupon's discount as one Stripe coupon on the account, named after ours; no code field on Stripe's page", async () => {
+    const percent = { couponId: "11111111-1111-4111-8111-111111111111", percentOff: 20, amountOffMinor: null, currency: null };
+    const first = await provider.startCheckout(method, request("chk-percent", monthly, { discount: percent }));
+    const session = await client.checkout.sessions.retrieve(first.providerCheckoutId!, {}, onAccount());
     assert.equal(session.amount_total, 400);
     assert.equal(session.allow_promotion_codes, false);
-    const byCoupon = await provider.startCheckout(method, request("chk-coupon", monthly, { couponCode: "SPRING" }));
-    assert.equal((await client.checkout.sessions.retrieve(byCoupon.providerCheckoutId!, {}, onAccount())).amount_total, 400);
-    await assert.rejects(provider.startCheckout(method, request("chk-bad", monthly, { couponCode: "NOPE" })), UnknownCouponError);
+    const coupon = await client.coupons.retrieve(stripeCouponId(percent.couponId), {}, onAccount());
+    assert.deepEqual([coupon.percent_off, coupon.duration], [20, "once"]);
+    // A second checkout with the same coupon reuses the Stripe coupon (one create in all).
+    const second = await provider.startCheckout(method, request("chk-percent-2", monthly, { discount: percent }));
+    assert.equal((await client.checkout.sessions.retrieve(second.providerCheckoutId!, {}, onAccount())).amount_total, 400);
+    const creates = twin.calls.filter((c) => c.method === "POST" && c.path === "/v1/coupons");
+    assert.equal(creates.length, 1);
+    const fixed = { couponId: "22222222-2222-4222-8222-222222222222", percentOff: null, amountOffMinor: 150, currency: "USD" };
+    const third = await provider.startCheckout(method, request("chk-fixed", monthly, { discount: fixed }));
+    assert.equal((await client.checkout.sessions.retrieve(third.providerCheckoutId!, {}, onAccount())).amount_total, 350);
+    const amount = await client.coupons.retrieve(stripeCouponId(fixed.couponId), {}, onAccount());
+    assert.deepEqual([amount.amount_off, amount.currency], [150, "usd"]);
+    // Without a discount, no promotion codes either: only our coupons discount.
+    const plain = await provider.startCheckout(method, request("chk-plain"));
+    const none = await client.checkout.sessions.retrieve(plain.providerCheckoutId!, {}, onAccount());
+    assert.deepEqual([none.amount_total, none.allow_promotion_codes], [500, false]);
+  });
+
+  it("charges a discounted first payment once: the renewal is at the plan's price", async () => {
+    const discount = { couponId: "33333333-3333-4333-8333-333333333333", percentOff: 50, amountOffMinor: null, currency: null };
+    const start = await provider.startCheckout(method, request("chk-once", monthly, { discount }));
+    await twin.completeCheckout(start.providerCheckoutId!, { card: TEST_CARDS.success });
+    const [completed] = (await eventsOf("checkout.completed")).filter((e) => e.reference === "chk-once");
+    assert.equal(completed!.payment!.amountMinor, 250);
+    const before = received.length;
+    await twin.advanceClock(32 * DAY);
+    const [renewed] = await eventsOf("subscription.renewed", before);
+    assert.equal(renewed!.payment.amountMinor, 500);
   });
 });
 

@@ -17,10 +17,11 @@ import { findOrCreateMember, refuseBanned } from "../../members/members.ts";
 import { membersTable, type MemberRow } from "../../members/tables.ts";
 import { enabledPaymentMethods } from "../../payment-methods/payment-methods.ts";
 import { openCheckout } from "../../payments/checkouts.ts";
-import type { PlanPrice } from "../../payments/provider.ts";
-import { starsRefusal } from "../../payments/stars/provider.ts";
+import { methodsSelling } from "../../payments/selling.ts";
 import type { CheckoutRow } from "../../payments/tables.ts";
 import { refuseLiveSubscription } from "../../subscriptions/subscriptions.ts";
+
+export { planPrice } from "../../payments/selling.ts";
 
 export type StartOutcome =
   | { kind: "home" }
@@ -65,17 +66,6 @@ export function price(plan: PlanRow): string {
   return `${format.format(Number(plan.amount_minor) / 10 ** format.resolvedOptions().maximumFractionDigits!)} ${every}`;
 }
 
-/** A plan's price as a payment provider sells it. */
-export function planPrice(plan: PlanRow): PlanPrice {
-  return {
-    amountMinor: Number(plan.amount_minor),
-    currency: plan.currency,
-    cycle: plan.billing_cycle,
-    cycleCount: plan.billing_cycle_count,
-    trialDays: plan.trial_days,
-  };
-}
-
 /**
  * A published plan's bare UUID: an access-code-only plan points to its code; a member with a live
  * subscription (or banned) is told so; a plan the project sells in Telegram Stars through this bot
@@ -104,11 +94,8 @@ async function planOffer(ctx: DomainContext, input: StartInput, plan: PlanRow): 
     if (!text) throw err;
     return { outcome: { kind: "refused", code: err.code }, text };
   }
-  const methods = await enabledPaymentMethods(ctx, plan.project_id);
-  const method = methods.find(
-    (m) => m.provider === "telegram_stars" && m.currencies.includes(plan.currency) && m.billing_cycles.includes(plan.billing_cycle),
-  );
-  if (method && input.installation.connector_key === "telegram" && starsRefusal(planPrice(plan)) === null) {
+  const method = methodsSelling(await enabledPaymentMethods(ctx, plan.project_id), plan).find((m) => m.provider === "telegram_stars");
+  if (method && input.installation.connector_key === "telegram") {
     const { member } = await findOrCreateMember(ctx, plan.project_id, input.account);
     const checkout = await openCheckout(ctx, { member, plan, provider: "telegram_stars", paymentMethodId: method.id });
     const renews = plan.billing_cycle === "lifetime" ? "one payment, access for life" : "renews every 30 days until you cancel";

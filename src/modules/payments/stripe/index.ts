@@ -2,5 +2,5 @@
 export { createStripeClient, type StripeClientOptions } from "./client.ts";
 export { accountReady, createConnectedAccount, onboardingLink } from "./connect.ts";
 export { lookupKey, MAX_INTERVAL_COUNT, stripeRefusal } from "./prices.ts";
-export { stripeProvider, UnknownCouponError } from "./provider.ts";
+export { stripeCouponId, stripeProvider } from "./provider.ts";
 export { parseStripeWebhook, StripeWebhookSignatureError } from "./webhook.ts";

@@ -1,35 +1,44 @@
 // The Stripe PaymentProvider: every call acts on the creator's connected account (Stripe-Account),
 // sells a plan through a hosted Checkout Session, and cancels, refunds and reads subscriptions there.
 import Stripe from "stripe";
+import type { CouponDiscount } from "../../coupons/checkout.ts";
 import type { CheckoutRequest, CheckoutStart, ConnectedMethod, PaymentProvider, ProviderSubscriptionState } from "../provider.ts";
 import { fromUnix, periodEnd } from "./payments.ts";
 import { priceFor, stripeRefusal } from "./prices.ts";
 
-/** A coupon code the member typed that is neither an active promotion code nor a valid coupon on the account. */
-export class UnknownCouponError extends Error {
-  constructor(readonly couponCode: string) {
-    super(`No active promotion code or coupon ${JSON.stringify(couponCode)} on the Stripe account.`);
-    this.name = "UnknownCouponError";
-  }
-}
+/** The Stripe coupon that mirrors ours on the connected account: one per coupon of ours, named after its id. */
+export const stripeCouponId = (couponId: string) => `subbridge_${couponId}`;
 
-/** The discount for a typed code: an active promotion code by its code, else a valid coupon by its id. */
-async function discountFor(client: Stripe, account: string, code: string): Promise<Stripe.Checkout.SessionCreateParams.Discount> {
-  const promotion = (await client.promotionCodes.list({ code, active: true, limit: 1 }, { stripeAccount: account })).data[0];
-  if (promotion) return { promotion_code: promotion.id };
+/**
+ * Our coupon's discount as a Stripe coupon on `account`, created the first time it is used. Our
+ * code and discount never change, so the copy never goes stale; our rules (plans, expiry, limit)
+ * were checked before, so the copy carries none of them. `once`: the discount is the first
+ * payment's (a trial's first charge), and renewals are at the plan's price.
+ */
+async function stripeCoupon(client: Stripe, account: string, discount: CouponDiscount): Promise<string> {
+  const id = stripeCouponId(discount.couponId);
   try {
-    const coupon = await client.coupons.retrieve(code, {}, { stripeAccount: account });
-    if (coupon.valid) return { coupon: coupon.id };
+    return (await client.coupons.retrieve(id, {}, { stripeAccount: account })).id;
   } catch (error) {
     if (!(error instanceof Stripe.errors.StripeInvalidRequestError && error.code === "resource_missing")) throw error;
   }
-  throw new UnknownCouponError(code);
+  const off =
+    discount.percentOff !== null
+      ? { percent_off: discount.percentOff }
+      : { amount_off: discount.amountOffMinor!, currency: discount.currency!.toLowerCase() };
+  try {
+    return (await client.coupons.create({ id, duration: "once", ...off }, { stripeAccount: account, idempotencyKey: `coupon_${id}` })).id;
+  } catch (error) {
+    // Two first checkouts with the coupon at once: the other made it.
+    if (error instanceof Stripe.errors.StripeInvalidRequestError && error.code === "resource_already_exists") return id;
+    throw error;
+  }
 }
 
 async function startCheckout(client: Stripe, method: ConnectedMethod, request: CheckoutRequest): Promise<CheckoutStart> {
   const account = method.account;
   const price = await priceFor(client, account, request.planName, request.price);
-  const discount = request.couponCode ? await discountFor(client, account, request.couponCode) : null;
+  const coupon = request.discount ? await stripeCoupon(client, account, request.discount) : null;
   const recurring = request.price.cycle !== "lifetime";
   const metadata = { reference: request.reference };
   const session = await client.checkout.sessions.create(
@@ -40,8 +49,8 @@ async function startCheckout(client: Stripe, method: ConnectedMethod, request: C
       metadata,
       ...(request.successUrl ? { success_url: request.successUrl } : {}),
       ...(request.cancelUrl ? { cancel_url: request.cancelUrl } : {}),
-      // Stripe takes either a discount fixed now or the code field on its page, not both.
-      ...(discount ? { discounts: [discount] } : { allow_promotion_codes: true }),
+      // Only our coupons discount (no code field on Stripe's page): a Stripe promotion code would bypass their rules and count.
+      ...(coupon ? { discounts: [{ coupon }] } : {}),
       ...(recurring
         ? { subscription_data: { metadata, ...(request.price.trialDays > 0 ? { trial_period_days: request.price.trialDays } : {}) } }
         : { payment_intent_data: { metadata } }),

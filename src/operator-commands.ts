@@ -7,6 +7,7 @@
 //   npm run cli -- jobs:list
 //   npm run cli -- jobs:run <name> [--now ISO]
 //   npm run cli -- mail:list [--email E]
+//   npm run cli -- payments:refunds-owed
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { ConfigError, loadConfig, type Config, type Env } from "./config.ts";
@@ -25,6 +26,8 @@ import { discoverScheduledJobs, ScheduledJobError } from "./workers/jobs/discove
 import { runLogged } from "./workers/jobs/worker.ts";
 import { openPlatforms } from "./modules/connectors/platforms.ts";
 import { loadAppKey } from "./security/app-key.ts";
+import { openStripe } from "./modules/payments/stripe/open.ts";
+import { listOwedRefunds } from "./modules/payments/reconcile-refunds.ts";
 
 export const USAGE = `usage: npm run cli -- <command> [options]
   creator:create --email E --password P --tier ${TIERS.join("|")}
@@ -33,7 +36,8 @@ export const USAGE = `usage: npm run cli -- <command> [options]
   migrate
   jobs:list
   jobs:run       <name> [--now ISO-8601 time, default now]
-  mail:list      [--email E]   messages waiting in the outbox (no mail sender exists yet)`;
+  mail:list      [--email E]   messages waiting in the outbox (no mail sender exists yet)
+  payments:refunds-owed        refunds owed to members that the provider has not confirmed yet`;
 
 export class UsageError extends Error {}
 
@@ -115,14 +119,22 @@ export async function runOperatorCommand(argv: string[], environment: CommandEnv
         const logger = pino(loggerOptions(config.logLevel), pino.destination(2));
         // Jobs that act on a platform reach it as the server does (simulated when the server would be).
         const platforms = await openPlatforms(config.platforms);
+        const appKey = loadAppKey(config.appKey, config.dataDir).key;
+        // Stripe as configured (STRIPE_SECRET_KEY ...); never a simulated twin of its own, which would know none of the
+        // server's payments (the server's twin lives in its process).
+        const stripe = await openStripe({ ...config.stripe, simulated: false }, config.api.url, appKey);
         try {
-          const platformAccess = { platforms: platforms.endpoints, appKey: loadAppKey(config.appKey, config.dataDir).key };
-          const { changed } = await runLogged(jobRun!.job, { db, now: at, logger, platformAccess });
+          const platformAccess = { platforms: platforms.endpoints, appKey };
+          const { changed } = await runLogged(jobRun!.job, { db, now: at, logger, platformAccess, stripe: stripe.payments });
           return { name: jobRun!.job.name, now: at.toISOString(), changed };
         } finally {
+          await stripe.close();
           await platforms.close();
         }
       }
+      case "payments:refunds-owed":
+        // Money owed back to members (a payment made while their subscription was live) that no refund has settled yet.
+        return await listOwedRefunds(db);
       case "mail:list":
         // The outbox is the only way sign-up and invitation links leave the service until a sender exists.
         return await pendingMail(db, values.email);

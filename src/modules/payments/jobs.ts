@@ -5,8 +5,12 @@
 // plan the member may no longer want. Two days outlast a Stripe Checkout Session (24 hours at most),
 // and a payment the provider reports for an expired checkout is still honoured (apply.ts): money
 // taken always starts the subscription or is refunded.
+//
+// payments.reconcile (reconcile.ts): what the providers know and we missed is applied, and refunds
+// owed to members are retried.
 import type { ScheduledJob } from "../jobs/scheduled-job.ts";
 import { sweepTeams } from "../subscriptions/sweep.ts";
+import { reconcileJob } from "./reconcile.ts";
 import { checkoutsTable } from "./tables.ts";
 
 /** How long a checkout stays open. */
@@ -27,4 +31,5 @@ export const scheduledJobs: ScheduledJob[] = [
         async (ctx, ids) => checkoutsTable.rows(ctx).whereIn("id", ids).where({ status: "open" }).update({ status: "expired" }),
       ),
   },
+  reconcileJob,
 ];

@@ -6,20 +6,13 @@
 // and changes nothing; a renewal on the twin's clock moves the period on.
 import assert from "node:assert/strict";
 import type Stripe from "stripe";
-import { createPaymentMethod } from "../../../src/modules/payment-methods/payment-methods.ts";
-import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
-import { findOrCreateMember } from "../../../src/modules/members/members.ts";
-import { openCheckout } from "../../../src/modules/payments/checkouts.ts";
-import { providerRegistry, sealStripeCredentials, type ProviderRegistry } from "../../../src/modules/payments/providers.ts";
 import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
-import { createConnectedAccount } from "../../../src/modules/payments/stripe/index.ts";
 import { stripeEventsUrl, type StripePayments } from "../../../src/modules/payments/stripe/open.ts";
-import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
 import { testDatabase } from "../../helpers/backends.ts";
-import { testPlatformEndpoints } from "../../helpers/platforms.ts";
-import { startApi, TEST_APP_KEY, type StartOptions } from "../../helpers/server.ts";
+import { startApi, type StartOptions } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
-import { asDomain, DAY, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
+import { DAY } from "../subscriptions/commerce.ts";
+import { openStripeShop, type StripeShop } from "./stripe-shop.ts";
 
 describe("payments: a Stripe purchase through the webhook route", function () {
   this.timeout(60_000);
@@ -32,54 +25,13 @@ describe("payments: a Stripe purchase through the webhook route", function () {
   const suite = useApiWithCreator({ api: apiOptions, creator: { tier: "growth" } });
   after(() => twin?.close());
 
-  let plan: SeededPlan;
-  let methodRow: PaymentMethodRow;
-  let registry: ProviderRegistry;
+  let shop: StripeShop;
   const stripe = () => suite.api.deps.stripe as StripePayments;
-
+  const checkoutFor = (name: string, externalUserId?: string) => shop.checkoutFor(name, externalUserId);
+  const counts = (subscriptionId: string) => shop.counts(subscriptionId);
   before(async () => {
-    const { db } = await testDatabase();
-    plan = await seedPlan(suite.creator, { resources: [{ mode: "creator_task", title: "Signed print" }] });
-    const account = await createConnectedAccount(stripe().client, { email: "creator@example.com", country: "US" });
-    await twin.completeOnboarding(account);
-    const method = await asDomain(suite.creator, (ctx) =>
-      createPaymentMethod(ctx, plan.projectId, {
-        provider: "stripe",
-        mode: "test",
-        currencies: ["USD"],
-        billing_cycles: ["month"],
-        sealedCredentials: sealStripeCredentials(TEST_APP_KEY, plan.projectId, { account }),
-      }),
-    );
-    methodRow = (await db("payment_methods").where({ id: method.id }).first()) as PaymentMethodRow;
-    registry = providerRegistry({ db, stripe: stripe().client, connectors: { platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY } });
+    shop = await openStripeShop(suite.creator, twin, stripe());
   });
-
-  /** A member's checkout of the plan, started on the twin through the registry's provider. */
-  async function checkoutFor(name: string, externalUserId = `${Date.now()}${Math.random()}`) {
-    const target = await registry.providerFor(methodRow);
-    assert.ok(target, "the Stripe method is served");
-    assert.equal(target.method.account.startsWith("acct_"), true);
-    const { checkout, planRow } = await asDomain(
-      suite.creator,
-      async (ctx) => {
-        const account = { connectorKey: "telegram", externalUserId, displayName: name };
-        const { member } = await findOrCreateMember(ctx, plan.projectId, account);
-        const planRow = (await plansTable.rows(ctx).where({ id: plan.planId }).first()) as PlanRow;
-        return { checkout: await openCheckout(ctx, { member, plan: planRow, provider: "stripe", paymentMethodId: methodRow.id }), planRow };
-      },
-      { system: true },
-    );
-    const price = { amountMinor: 500, currency: "USD", cycle: planRow.billing_cycle, cycleCount: 1, trialDays: 0 };
-    const start = await target.provider.startCheckout(target.method, {
-      reference: checkout.id,
-      planName: planRow.name,
-      price,
-      successUrl: "https://portal.example/paid",
-      cancelUrl: "https://portal.example/plans",
-    });
-    return { checkout, sessionId: start.providerCheckoutId! };
-  }
 
   /** Posts `event` to the route as Stripe would, signed with `secret`. */
   function post(event: unknown, secret: string, signature?: string) {
@@ -90,17 +42,6 @@ describe("payments: a Stripe purchase through the webhook route", function () {
       headers: { "content-type": "application/json", "stripe-signature": header },
       body: payload,
     });
-  }
-
-  async function counts(subscriptionId: string) {
-    const { db } = await testDatabase();
-    const n = async (table: string, where: Record<string, unknown>) => Number((await db(table).where(where).count({ n: "*" }))[0]!.n);
-    return {
-      subscriptions: await n("subscriptions", { id: subscriptionId }),
-      payments: await n("transactions", { subscription_id: subscriptionId, kind: "payment" }),
-      grants: await n("access_grants", { subscription_id: subscriptionId }),
-      inbox: await n("payment_provider_events", { provider: "stripe" }),
-    };
   }
 
   it("starts the subscription once from the twin's signed event, with its payment, fee and grants", async () => {
@@ -117,7 +58,7 @@ describe("payments: a Stripe purchase through the webhook route", function () {
     assert.equal(subscription.status, "active");
     assert.equal(subscription.provider, "stripe");
     assert.match(subscription.provider_subscription_id, /^sub_/);
-    assert.equal(subscription.payment_method_id, methodRow.id);
+    assert.equal(subscription.payment_method_id, shop.methodRow.id);
     const [payment] = await db("transactions").where({ subscription_id: subscription.id, kind: "payment" });
     assert.deepEqual([Number(payment.amount_minor), payment.currency, payment.provider], [500, "USD", "stripe"]);
     // Stripe's card fee on the twin: 2.9% + 30 minor units.
@@ -137,7 +78,7 @@ describe("payments: a Stripe purchase through the webhook route", function () {
   it("refuses a forged or missing signature with 400 PROVIDER_SIGNATURE_INVALID and changes nothing", async () => {
     const { db } = await testDatabase();
     const { checkout, sessionId } = await checkoutFor("Mallory");
-    const account = (await registry.providerFor(methodRow))!.method.account;
+    const account = shop.account;
     const session = await stripe().client.checkout.sessions.retrieve(sessionId, {}, { stripeAccount: account });
     const forgedEvent = {
       id: "evt_forged0000000000000000",
@@ -181,7 +122,7 @@ describe("payments: a Stripe purchase through the webhook route", function () {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.data.status, "canceled");
     const row = await db("subscriptions").where({ id: subscription_id }).first();
-    const account = (await registry.providerFor(methodRow))!.method.account;
+    const account = shop.account;
     const atStripe = await stripe().client.subscriptions.retrieve(row.provider_subscription_id, {}, { stripeAccount: account });
     assert.equal(atStripe.cancel_at_period_end, true, "Stripe will not renew it");
     await twin.settled();
@@ -202,7 +143,7 @@ describe("payments: a Stripe purchase through the webhook route", function () {
     await twin.settled();
     assert.equal((await db("payment_checkouts").where({ id: first.checkout.id }).first()).status, "completed");
     assert.equal((await db("payment_checkouts").where({ id: second.checkout.id }).first()).status, "superseded");
-    const account = (await registry.providerFor(methodRow))!.method.account;
+    const account = shop.account;
     const kept = await db("transactions").where({
       subscription_id: (await db("payment_checkouts").where({ id: first.checkout.id }).first()).subscription_id,
     });
@@ -212,6 +153,12 @@ describe("payments: a Stripe purchase through the webhook route", function () {
     const refunded = String(refunds[0]!.params.payment_intent ?? refunds[0]!.params.charge);
     assert.match(refunded, /^(pi|ch)_/);
     assert.notEqual(refunded, kept[0].provider_reference, "the kept subscription's payment is not refunded");
+    // The refund was owed from the supersession's commit and is settled now.
+    const owed = await db("payment_refunds_owed").where({ checkout_id: second.checkout.id });
+    assert.deepEqual(
+      owed.map((o: Record<string, unknown>) => [o.status, o.provider_payment_id, o.attempts]),
+      [["refunded", refunded, 1]],
+    );
   });
 
   it("answers 404 where the deployment has no Stripe", async () => {

@@ -1,0 +1,407 @@
+// payments.reconcile (issue 33): what the providers know and we do not is applied, so a webhook or
+// update that never arrived (a process killed between the provider's confirmation and our commit,
+// a delivery to a dead process, Telegram giving up) loses nothing. Every report goes through the
+// same normalization and applyProviderEvents as a live one; the inbox makes a report applied
+// before a no-op. Each run is bounded (pages and rows per step), every provider call has a timeout
+// (the Stripe client's 20 s, the Telegram driver's), and one account that fails is logged and the
+// others go on. The steps:
+// - Stripe events: per connected account of an enabled Stripe method, the account's events since
+//   its cursor (first run: the last 3 days; Stripe keeps 30), applied oldest first;
+// - open Stripe checkouts older than a few minutes: the session read back (complete: applied as
+//   its completion; expired: the checkout expires);
+// - live provider-billed subscriptions past their ends_at: the provider's state read, an ended or
+//   cancelled one applied, so a lost deletion never leaves access past the grace;
+// - Telegram Stars: per active Telegram installation with a Stars method, the bot's ledger from
+//   its cursor, a payment of one of our checkouts or a renewal of one of our subscriptions that the
+//   inbox lacks applied under the update's own event id;
+// - refunds owed to members retried (reconcile-refunds.ts).
+import type { Logger } from "pino";
+import pino from "pino";
+import type Stripe from "stripe";
+import { unscoped, type Db } from "../../db/tenant.ts";
+import { UUID } from "../../uuid.ts";
+import type { AccessSyncEnvironment } from "../connectors/access-sync.ts";
+import { installationSession } from "../connectors/bot/session.ts";
+import type { InstallationRow } from "../connectors/tables.ts";
+import type { ScheduledJob, JobRun } from "../jobs/scheduled-job.ts";
+import type { PaymentMethodRow } from "../payment-methods/tables.ts";
+import type { SubscriptionRow } from "../subscriptions/tables.ts";
+import type { ApplyOutcome } from "./apply.ts";
+import { applyProviderEvents, type OutcomeDeps } from "./outcome.ts";
+import type { ProviderEvent, ProviderName } from "./provider.ts";
+import { providerRegistry } from "./providers.ts";
+import { retryOwedRefunds } from "./reconcile-refunds.ts";
+import { starsPaymentId, starsSubscriptionId } from "./stars/ids.ts";
+import { fromUnix } from "./stripe/payments.ts";
+import { normalizeCompletedSession, normalizeStripeEvent } from "./stripe/webhook.ts";
+import type { CheckoutRow } from "./tables.ts";
+
+/** The bounds of one run. */
+export const RECONCILE_LIMITS = {
+  /** A first run reads this far back (Stripe keeps events 30 days). */
+  firstLookbackMs: 3 * 24 * 3600_000,
+  /** Pages of 100 events read per account and window; a window with more is halved (at most `halvings` times). */
+  eventPages: 5,
+  halvings: 10,
+  /** A checkout this old whose completion did not arrive is read back. */
+  checkoutAgeMs: 5 * 60_000,
+  checkouts: 100,
+  subscriptions: 50,
+  /** Pages of 100 ledger transactions per Telegram installation. */
+  ledgerPages: 10,
+  refunds: 50,
+};
+
+const PAGE = 100;
+const unix = (at: Date) => Math.floor(at.getTime() / 1000);
+
+interface Run extends OutcomeDeps {
+  now: Date;
+  stripe: Stripe | null;
+  connectors: AccessSyncEnvironment;
+}
+
+/** Counts what changed: applied reports and superseded payments (refunded). */
+const changes = (outcomes: ApplyOutcome[]) => outcomes.filter((o) => o.outcome === "applied" || o.outcome === "superseded").length;
+
+/** Whether the inbox has the event already (checked before a report is normalized, which reads from the provider). */
+async function seen(db: Db, provider: ProviderName, eventId: string): Promise<boolean> {
+  const row = await unscoped(
+    db,
+    "the inbox is keyed by the provider's event id",
+  )("payment_provider_events")
+    .where({ provider, event_id: eventId })
+    .first("event_id");
+  return row !== undefined;
+}
+
+async function cursorOf(db: Db, provider: ProviderName, account: string) {
+  return (await unscoped(
+    db,
+    "a reconciliation cursor belongs to a provider account, not a team",
+  )("payment_reconcile_cursors")
+    .where({ provider, account })
+    .first()) as { read_from: Date | null; ledger_offset: number } | undefined;
+}
+
+async function saveCursor(db: Db, provider: ProviderName, account: string, now: Date, values: { read_from?: Date; ledger_offset?: number }) {
+  await unscoped(
+    db,
+    "a reconciliation cursor belongs to a provider account, not a team",
+  )("payment_reconcile_cursors")
+    .insert({ provider, account, updated_at: now, ...values })
+    .onConflict(["provider", "account"])
+    .merge({ ...values, updated_at: now });
+}
+
+/** Runs `step` for each item; a failure is logged with `what` and the item, and the others go on. */
+async function eachIsolated<T>(run: Run, items: T[], what: string, label: (item: T) => Record<string, unknown>, step: (item: T) => Promise<number>) {
+  let changed = 0;
+  for (const item of items) {
+    try {
+      changed += await step(item);
+    } catch (err) {
+      run.logger.error({ ...label(item), err }, `reconciliation: ${what} failed; the next run retries`);
+    }
+  }
+  return changed;
+}
+
+async function enabledMethods(db: Db, provider: ProviderName): Promise<PaymentMethodRow[]> {
+  return (await unscoped(
+    db,
+    "reconciliation visits every team's enabled methods, each on its own team",
+  )("payment_methods")
+    .where({ provider, enabled: true })
+    .orderBy("created_at")) as PaymentMethodRow[];
+}
+
+// --- Stripe events ------------------------------------------------------------------------------
+
+/**
+ * The account's events in [from, upper), oldest first; null when there are more than the page
+ * bound. Stripe lists newest first, and applying newest first could store a deletion as "ignored"
+ * before the completion it follows, so a window is read whole or made smaller.
+ */
+async function eventWindow(client: Stripe, account: string, from: Date, upper: number | null): Promise<Stripe.Event[] | null> {
+  const events: Stripe.Event[] = [];
+  let startingAfter: string | undefined;
+  for (let page = 0; page < RECONCILE_LIMITS.eventPages; page++) {
+    const list = await client.events.list(
+      {
+        created: { gte: unix(from), ...(upper !== null ? { lt: upper } : {}) },
+        limit: PAGE,
+        ...(startingAfter ? { starting_after: startingAfter } : {}),
+      },
+      { stripeAccount: account },
+    );
+    events.push(...list.data);
+    if (!list.has_more) return events.reverse();
+    startingAfter = list.data[list.data.length - 1]!.id;
+  }
+  return null;
+}
+
+async function reconcileStripeAccount(run: Run, client: Stripe, account: string): Promise<number> {
+  const cursor = await cursorOf(run.db, "stripe", account);
+  const from = cursor?.read_from ? new Date(cursor.read_from) : new Date(run.now.getTime() - RECONCILE_LIMITS.firstLookbackMs);
+  let upper: number | null = null;
+  let events = await eventWindow(client, account, from, upper);
+  for (let i = 0; events === null && i < RECONCILE_LIMITS.halvings; i++) {
+    upper = unix(from) + Math.max(1, Math.floor(((upper ?? unix(run.now) + 1) - unix(from)) / 2));
+    events = await eventWindow(client, account, from, upper);
+  }
+  if (events === null) throw new Error(`more than ${RECONCILE_LIMITS.eventPages * PAGE} events in one second on ${account}`);
+  let changed = 0;
+  for (const event of events) {
+    if (await seen(run.db, "stripe", event.id)) continue;
+    changed += changes(await applyProviderEvents(run, await normalizeStripeEvent(client, event), run.now, { provider: "stripe", log: { account } }));
+  }
+  // The next window starts at the newest event read (the same second again: one created later in it is not missed), or at
+  // the end of a halved window; an account with no events keeps its start.
+  const newest = events.length ? events[events.length - 1]!.created : null;
+  const next = upper !== null ? upper : newest;
+  if (next !== null) await saveCursor(run.db, "stripe", account, run.now, { read_from: fromUnix(next) });
+  else if (!cursor) await saveCursor(run.db, "stripe", account, run.now, { read_from: from });
+  return changed;
+}
+
+async function stripeAccounts(run: Run): Promise<string[]> {
+  const accounts = new Set<string>();
+  for (const row of await enabledMethods(run.db, "stripe")) {
+    const target = await run.registry.providerFor(row).catch((err: unknown) => {
+      run.logger.error({ payment_method_id: row.id, err }, "reconciliation: the Stripe method's account could not be opened");
+      return null;
+    });
+    if (target) accounts.add(target.method.account);
+  }
+  return [...accounts];
+}
+
+// --- Stripe checkouts ---------------------------------------------------------------------------
+
+async function reconcileStripeCheckout(run: Run, client: Stripe, checkout: CheckoutRow): Promise<number> {
+  const method = (await unscoped(
+    run.db,
+    "the checkout's payment method, on its team",
+  )("payment_methods")
+    .where({ id: checkout.payment_method_id, team_id: checkout.team_id })
+    .first()) as PaymentMethodRow | undefined;
+  const target = method ? await run.registry.providerFor(method) : null;
+  if (!target) throw new Error(`the checkout ${checkout.id} has no reachable Stripe payment method`);
+  const account = target.method.account;
+  const session = await client.checkout.sessions.retrieve(checkout.provider_checkout_id!, {}, { stripeAccount: account });
+  if (session.status === "complete") {
+    // Named after the session, not an event: the real event arriving later finds the checkout completed and changes nothing.
+    const events = await normalizeCompletedSession(client, account, session, `reconcile:${session.id}`, run.now);
+    return changes(await applyProviderEvents(run, events, run.now, { provider: "stripe", log: { account, checkout_id: checkout.id } }));
+  }
+  if (session.status === "expired") {
+    const expired = await unscoped(
+      run.db,
+      "the checkout is updated on its own team",
+    )("payment_checkouts")
+      .where({ id: checkout.id, team_id: checkout.team_id, status: "open" })
+      .update({ status: "expired" });
+    return Number(expired);
+  }
+  return 0;
+}
+
+// --- Provider-billed subscriptions past their end ------------------------------------------------
+
+async function reconcileSubscription(run: Run, row: SubscriptionRow): Promise<number> {
+  const method = row.payment_method_id
+    ? ((await unscoped(
+        run.db,
+        "the subscription's payment method, on its team",
+      )("payment_methods")
+        .where({ id: row.payment_method_id, team_id: row.team_id })
+        .first()) as PaymentMethodRow | undefined)
+    : undefined;
+  const target = method ? await run.registry.providerFor(method) : null;
+  if (!target) throw new Error(`the subscription ${row.id} has no reachable ${row.provider} payment method`);
+  const id = row.provider_subscription_id!;
+  const state = await target.provider.readSubscription(target.method, id);
+  const base = { occurredAt: run.now, providerSubscriptionId: id };
+  // What the provider's lost report would have said, under an id of its own per subscription (applied at most once).
+  const events: ProviderEvent[] =
+    state.status === "ended"
+      ? [{ ...base, kind: "subscription.ended", eventId: `reconcile:${id}:ended`, endedAt: run.now }]
+      : state.cancelAtPeriodEnd
+        ? [
+            {
+              ...base,
+              kind: "subscription.cancel_scheduled",
+              eventId: `reconcile:${id}:cancel`,
+              cancelAtPeriodEnd: true,
+              periodEndsAt: state.periodEndsAt,
+            },
+          ]
+        : [];
+  // A renewal the provider made is found with its payment in the event history or the Stars ledger; without one the
+  // expiry job ends the subscription at the grace's end, as it would for a renewal that never came.
+  return changes(await applyProviderEvents(run, events, run.now, { provider: row.provider as ProviderName, log: { subscription_id: row.id } }));
+}
+
+// --- Telegram Stars ledger -----------------------------------------------------------------------
+
+async function reconcileStarsInstallation(run: Run, installation: InstallationRow): Promise<number> {
+  const payments = installationSession(run.connectors, installation).payments;
+  if (!payments) return 0;
+  const cursor = await cursorOf(run.db, "telegram_stars", installation.id);
+  let offset = cursor?.ledger_offset ?? 0;
+  let changed = 0;
+  const db = unscoped(run.db, "a ledger entry is matched to the installation team's checkouts and subscriptions");
+  for (let page = 0; page < RECONCILE_LIMITS.ledgerPages; page++) {
+    const transactions = await payments.transactions({ offset, limit: PAGE });
+    for (const tx of transactions) {
+      if (tx.direction !== "in" || tx.userId === null || tx.payload === null) continue;
+      // The update's own event id (parseStarsUpdate), so a late update and this agree on what was applied.
+      const eventId = `telegram:${tx.id}`;
+      if (await seen(run.db, "telegram_stars", eventId)) continue;
+      const paidAt = fromUnix(tx.date);
+      const payment = { providerPaymentId: starsPaymentId(tx.userId, tx.id), amountMinor: tx.amount, currency: "XTR", feeMinor: null, paidAt };
+      // Telegram's ledger has no expiration date: a first period runs from the payment.
+      const periodEndsAt = tx.subscriptionPeriod ? fromUnix(tx.date + tx.subscriptionPeriod) : null;
+      const subscriptionId = tx.subscriptionPeriod ? starsSubscriptionId(tx.userId, tx.payload) : null;
+      const checkout = UUID.test(tx.payload)
+        ? ((await db("payment_checkouts").where({ id: tx.payload, team_id: installation.team_id, provider: "telegram_stars" }).first()) as
+            CheckoutRow | undefined)
+        : undefined;
+      let event: ProviderEvent | null = null;
+      if (checkout && (checkout.status === "open" || checkout.status === "expired"))
+        event = {
+          kind: "checkout.completed",
+          eventId,
+          occurredAt: paidAt,
+          reference: tx.payload,
+          providerSubscriptionId: subscriptionId,
+          providerCustomerId: tx.userId,
+          payment,
+          trialEndsAt: null,
+          periodEndsAt,
+        };
+      else if (subscriptionId && tx.subscriptionPeriod) {
+        const known = (await db("subscriptions")
+          .where({ provider: "telegram_stars", provider_subscription_id: subscriptionId, team_id: installation.team_id })
+          .first("ends_at")) as { ends_at: Date | null } | undefined;
+        // Telegram moves the expiration on by one period per renewal (from the expiration, not the charge).
+        const from = Math.max(tx.date, known?.ends_at ? unix(new Date(known.ends_at)) : 0);
+        if (known)
+          event = {
+            kind: "subscription.renewed",
+            eventId,
+            occurredAt: paidAt,
+            providerSubscriptionId: subscriptionId,
+            payment,
+            periodEndsAt: fromUnix(from + tx.subscriptionPeriod),
+          };
+      }
+      if (event)
+        changed += changes(
+          await applyProviderEvents(run, [event], run.now, { provider: "telegram_stars", log: { installation_id: installation.id } }),
+        );
+    }
+    offset += transactions.length;
+    if (transactions.length < PAGE) break;
+  }
+  await saveCursor(run.db, "telegram_stars", installation.id, run.now, { ledger_offset: offset });
+  return changed;
+}
+
+async function starsInstallations(db: Db): Promise<InstallationRow[]> {
+  return (await unscoped(
+    db,
+    "reconciliation visits every team's Telegram installations that sell in Stars",
+  )("connector_installations")
+    .where({ connector_key: "telegram", status: "active" })
+    .whereExists(function () {
+      this.select(1)
+        .from("payment_methods")
+        .whereRaw("payment_methods.project_id = connector_installations.project_id")
+        .where({ "payment_methods.provider": "telegram_stars", "payment_methods.enabled": true });
+    })
+    .orderBy("created_at")) as InstallationRow[];
+}
+
+// --- The run --------------------------------------------------------------------------------------
+
+export async function reconcilePayments(job: JobRun): Promise<{ changed: number }> {
+  const logger: Logger = job.logger ?? pino({ level: "silent" });
+  if (!job.platformAccess) {
+    logger.warn("reconciliation needs the platforms and the app key to open payment methods; nothing was read");
+    return { changed: 0 };
+  }
+  const stripe = job.stripe?.client ?? null;
+  const run: Run = {
+    db: job.db,
+    now: job.now,
+    logger,
+    ...job.platformAccess,
+    connectors: job.platformAccess,
+    stripe,
+    registry: providerRegistry({ db: job.db, stripe, connectors: job.platformAccess }),
+  };
+  let changed = 0;
+  if (stripe) {
+    changed += await eachIsolated(
+      run,
+      await stripeAccounts(run),
+      "reading a Stripe account's events",
+      (account) => ({ account }),
+      (account) => reconcileStripeAccount(run, stripe, account),
+    );
+    const checkouts = (await unscoped(
+      run.db,
+      "open Stripe checkouts of every team, each read on its own account",
+    )("payment_checkouts")
+      .where({ provider: "stripe", status: "open" })
+      .whereNotNull("provider_checkout_id")
+      .whereNotNull("payment_method_id")
+      .where("created_at", "<=", new Date(run.now.getTime() - RECONCILE_LIMITS.checkoutAgeMs))
+      .orderBy("created_at")
+      .limit(RECONCILE_LIMITS.checkouts)) as CheckoutRow[];
+    changed += await eachIsolated(
+      run,
+      checkouts,
+      "reading a Stripe checkout",
+      (c) => ({ checkout_id: c.id }),
+      (c) => reconcileStripeCheckout(run, stripe, c),
+    );
+  }
+  const overdue = (await unscoped(
+    run.db,
+    "provider-billed subscriptions of every team past their end",
+  )("subscriptions")
+    .whereIn("status", ["trialing", "active", "past_due"])
+    .whereNotNull("provider_subscription_id")
+    .whereIn("provider", stripe ? ["stripe", "telegram_stars"] : ["telegram_stars"])
+    .where("ends_at", "<", run.now)
+    .orderBy("ends_at")
+    .limit(RECONCILE_LIMITS.subscriptions)) as SubscriptionRow[];
+  changed += await eachIsolated(
+    run,
+    overdue,
+    "reading a subscription at its provider",
+    (s) => ({ subscription_id: s.id }),
+    (s) => reconcileSubscription(run, s),
+  );
+  changed += await eachIsolated(
+    run,
+    await starsInstallations(run.db),
+    "reading a bot's Stars ledger",
+    (i) => ({ installation_id: i.id }),
+    (i) => reconcileStarsInstallation(run, i),
+  );
+  changed += await retryOwedRefunds(run, run.now, RECONCILE_LIMITS.refunds);
+  return { changed };
+}
+
+export const reconcileJob: ScheduledJob = {
+  name: "payments.reconcile",
+  cron: "*/5 * * * *",
+  description:
+    "What the payment providers know and we missed (a lost webhook or update, a crash before our commit) is applied once; refunds owed to members are retried.",
+  run: reconcilePayments,
+};

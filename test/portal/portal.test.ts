@@ -11,7 +11,16 @@ import { asDomain, codesFor } from "../modules/subscriptions/commerce.ts";
 import { changeHandle } from "../../src/modules/projects/handles.ts";
 import { projectsTable } from "../../src/modules/projects/tables.ts";
 import { EXPIRED_PORTAL_ROWS_KEPT_MS, purgeExpiredPortalRows } from "../../src/modules/portal/jobs.ts";
-import { botStart, confirmationPath, PortalBrowser, projectWithPlan, startPortal, type PortalProjectFixture } from "./support.ts";
+import {
+  botStart,
+  confirmationPath,
+  confirmInBot as confirmInPhone,
+  PortalBrowser,
+  projectWithPlan,
+  signInThroughBot,
+  startPortal,
+  type PortalProjectFixture,
+} from "./support.ts";
 
 const ANDROID_CHROME = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36";
 
@@ -28,29 +37,13 @@ describe("subscriber portal (HTTP)", function () {
 
   /** Signs a fresh browser in as a new Telegram account through the handoff. */
   async function signedInBrowser(userId = randomInt(1_000_000, 9_999_999)) {
-    const browser = new PortalBrowser(portal.url);
-    const started = await browser.post(`/${fixture.handle}/sign-in`, { installation: fixture.installation.id }, `/${fixture.handle}`);
-    assert.equal(started.status, 303);
-    const waiting = started.headers.get("location")!;
-    const page = await (await browser.get(waiting)).text();
-    const token = /start=auth_([A-Za-z0-9]+)/.exec(page)![1]!;
-    await confirmInBot(await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, userId, `auth_${token}`));
-    const done = await browser.post(waiting, {}, waiting);
-    assert.equal(done.status, 303);
-    assert.equal(done.headers.get("location"), `/${fixture.handle}/account`);
-    return { browser, waiting, token };
+    const signedIn = await signInThroughBot(portal.url, suite.api.url, fixture, userId);
+    assert.equal(signedIn.landed, `/${fixture.handle}/account`);
+    return signedIn;
   }
 
   /** The member opens the bot's link (on their phone, say) and confirms; answers the confirmation page. */
-  async function confirmInBot(reply: string): Promise<string> {
-    const phone = new PortalBrowser(portal.url);
-    const path = confirmationPath(reply);
-    const done = await phone.post(path, {}, path);
-    const page = await done.text();
-    assert.equal(done.status, 200, page.slice(0, 500));
-    assert.match(page, /Confirmed\. Go back to/);
-    return page;
-  }
+  const confirmInBot = (reply: string) => confirmInPhone(portal.url, reply);
 
   it("shows the project's page at its current handle: plans, what they grant, the connector's button", async () => {
     const res = await fetch(`${portal.url}/${fixture.handle}`);
@@ -77,11 +70,15 @@ describe("subscriber portal (HTTP)", function () {
     assert.match(css.headers.get("content-type")!, /text\/css/);
   });
 
-  it("highlights ?plan=<id> and says how to subscribe: through the bot", async () => {
+  it("highlights ?plan=<id> and says how it can be bought: here, with no payment method, not online", async () => {
     const page = await (await fetch(`${portal.url}/${fixture.handle}?plan=${fixture.plan.planId}`)).text();
     assert.match(page, /You picked <strong>Night Owl monthly<\/strong>/);
     assert.match(page, /class="plan highlighted"/);
-    assert.ok(page.includes(`${fixture.installation.bot_url}?start=${fixture.plan.planId}`));
+    assert.match(page, /It cannot be bought online right now; if you have an access code, redeem it below\./);
+    assert.match(page, /This plan cannot be bought online right now\./);
+    // The bot cannot sell it either, so its plan link (which would send the member back here) is not offered.
+    assert.ok(!page.includes(`?start=${fixture.plan.planId}`));
+    assert.doesNotMatch(page, /Payments are not taken on this page/);
   });
 
   it("answers 404 for an unknown handle, the host's root and a superseded handle", async () => {

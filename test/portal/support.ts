@@ -99,18 +99,49 @@ export function confirmationPath(reply: string): string {
 }
 
 /** A browser without JavaScript on the portal (cookies, CSRF tokens): the pages' shared form client. */
-export { FormBrowser as PortalBrowser } from "../helpers/form-browser.ts";
+export { FormBrowser as PortalBrowser };
+
+/** The member opens the bot's confirmation link (on their phone, say) and confirms; answers the confirmation page. */
+export async function confirmInBot(portalUrl: string, reply: string): Promise<string> {
+  const phone = new FormBrowser(portalUrl);
+  const path = confirmationPath(reply);
+  const done = await phone.post(path, {}, path);
+  const page = await done.text();
+  if (done.status !== 200 || !/Confirmed\. Go back to/.test(page)) throw new Error(`the confirmation failed (${done.status}): ${page.slice(0, 500)}`);
+  return page;
+}
+
+/**
+ * A fresh browser signed in to the fixture's portal as Telegram account `userId` through the
+ * handoff (started with `returnTo` when given); answers it with the handoff's waiting page, its
+ * token and where Continue sent it.
+ */
+export async function signInThroughBot(
+  portalUrl: string,
+  apiUrl: string,
+  fixture: PortalProjectFixture,
+  userId: number,
+  returnTo?: string,
+): Promise<{ browser: FormBrowser; waiting: string; token: string; landed: string }> {
+  const browser = new FormBrowser(portalUrl);
+  const started = await browser.post(
+    `/${fixture.handle}/sign-in`,
+    { installation: fixture.installation.id, ...(returnTo !== undefined ? { return_to: returnTo } : {}) },
+    `/${fixture.handle}`,
+  );
+  if (started.status !== 303) throw new Error(`the sign-in did not start (${started.status})`);
+  const waiting = started.headers.get("location")!;
+  const page = await (await browser.get(waiting)).text();
+  const token = /start=auth_([A-Za-z0-9]+)/.exec(page)![1]!;
+  await confirmInBot(portalUrl, await botStart(apiUrl, fixture.installation.id, fixture.bot.id, userId, `auth_${token}`));
+  const done = await browser.post(waiting, {}, waiting);
+  if (done.status !== 303) throw new Error(`Continue answered ${done.status}`);
+  return { browser, waiting, token, landed: done.headers.get("location")! };
+}
 
 /** A fresh browser signed in to the fixture's portal as the Telegram account `userId`: the handoff, confirmed through the bot's link. */
 export async function signedInAs(portalUrl: string, apiUrl: string, fixture: PortalProjectFixture, userId: number): Promise<FormBrowser> {
-  const browser = new FormBrowser(portalUrl);
-  const started = await browser.post(`/${fixture.handle}/sign-in`, { installation: fixture.installation.id }, `/${fixture.handle}`);
-  const waiting = started.headers.get("location")!;
-  const token = /start=auth_([A-Za-z0-9]+)/.exec(await (await browser.get(waiting)).text())![1]!;
-  const path = confirmationPath(await botStart(apiUrl, fixture.installation.id, fixture.bot.id, userId, `auth_${token}`));
-  const phone = new FormBrowser(portalUrl);
-  await phone.post(path, {}, path);
-  const done = await browser.post(waiting, {}, waiting);
-  if (done.headers.get("location") !== `/${fixture.handle}/account`) throw new Error(`sign-in did not complete: ${done.status}`);
+  const { browser, landed } = await signInThroughBot(portalUrl, apiUrl, fixture, userId);
+  if (landed !== `/${fixture.handle}/account`) throw new Error(`sign-in did not complete: sent to ${landed}`);
   return browser;
 }

@@ -12,6 +12,8 @@ export interface PortalFrame {
   project?: { name: string; handle: string };
   /** The signed-in member's name, when a member is signed in to this project. */
   member?: { name: string };
+  /** Reload as `url` after `seconds` (a page waiting for something, without script: <meta http-equiv="refresh">). */
+  refresh?: { seconds: number; url: string };
 }
 
 export const CONTENT_SECURITY_POLICY =
@@ -49,6 +51,7 @@ export function renderPortalPage(ctx: Koa.Context, frame: PortalFrame): void {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title}</title>
+        ${frame.refresh ? html`<meta http-equiv="refresh" content="${`${frame.refresh.seconds}; url=${frame.refresh.url}`}" />` : ""}
         <link rel="stylesheet" href="/assets/portal.css" />
       </head>
       <body>

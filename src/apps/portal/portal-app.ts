@@ -19,6 +19,7 @@ import { renderProjectPage } from "./project-page.ts";
 import { continueSignIn, showSignIn, startSignIn } from "./sign-in.ts";
 import { confirmSignIn, showSignInConfirmation } from "./confirm-sign-in.ts";
 import { currentMember, redeemCode, showAccount, signOut } from "./account-page.ts";
+import { showCheckout, startPlanCheckout } from "./checkout-page.ts";
 import { confirmCancel, showCancel } from "./cancel-page.ts";
 
 export type { PortalDeps } from "./deps.ts";
@@ -108,6 +109,8 @@ export function createPortalApp(deps: PortalDeps): Koa {
     projectRoute(deps, (ctx, d, p) => showAccount(ctx, d, p)),
   );
   router.register("/:handle/redeem", ["POST"], projectRoute(deps, redeemCode));
+  router.register("/:handle/plans/:plan/checkout", ["POST"], projectRoute(deps, startPlanCheckout));
+  router.register("/:handle/checkout/:id", ["GET"], projectRoute(deps, showCheckout));
   router.register("/:handle/subscriptions/:subscription/cancel", ["GET"], projectRoute(deps, showCancel));
   router.register("/:handle/subscriptions/:subscription/cancel", ["POST"], projectRoute(deps, confirmCancel));
   router.register("/:handle/sign-in", ["POST"], projectRoute(deps, startSignIn));

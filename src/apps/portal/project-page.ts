@@ -1,13 +1,16 @@
-// GET /<handle>: the project's public page - its plans (price, cycle, what each grants; ?plan=<id>
-// highlights one and says how to subscribe: through the bot, as no payment is taken here), the
-// connectors' portal buttons through each installation's start link, access-code redemption, and
-// the sign-in through a connector.
+// GET /<handle>: the project's public page - its plans (price, cycle, trial, what each grants, and
+// how each can be bought: by card through the project's Stripe method, with an optional coupon, or
+// with Telegram Stars through the bot's plan link; ?plan=<id> highlights one), the connectors'
+// portal buttons through each installation's start link, access-code redemption, and the sign-in
+// through a connector (which comes back to the plan picked).
 import type Koa from "koa";
 import { html, type Html } from "../auth/pages/html.ts";
 import { csrfField } from "../auth/pages/csrf.ts";
 import { price } from "../../modules/connectors/bot/start.ts";
 import type { MemberRow } from "../../modules/members/tables.ts";
 import type { PortalProject } from "../../modules/projects/handles.ts";
+import { enabledPaymentMethods, type PaymentMethod } from "../../modules/payment-methods/payment-methods.ts";
+import { methodsSelling } from "../../modules/payments/selling.ts";
 import { connectedInstallations, publishedPlans, startLink, type PortalInstallation, type PortalPlan } from "./catalog.ts";
 import type { DomainContext } from "../../db/tenant.ts";
 import type { PortalDeps } from "./deps.ts";
@@ -15,12 +18,62 @@ import { portalNotice, portalPath, renderPortalPage } from "./layout.ts";
 
 export const memberName = (member: MemberRow) => member.display_name ?? member.external_user_id ?? "Member";
 
-function planCard(entry: PortalPlan, highlighted: boolean, bot: PortalInstallation | undefined): Html {
+/** How a plan can be bought here: by card (a Stripe method this deployment can reach) and/or Stars (through the Telegram bot). */
+export interface PlanOffers {
+  card: PaymentMethod | null;
+  stars: PortalInstallation | null;
+}
+
+/** The offers for each plan, from the project's enabled methods that can sell it (the bot's rule, payments/selling.ts). */
+function offersFor(deps: PortalDeps, plans: PortalPlan[], methods: PaymentMethod[], installations: PortalInstallation[]): Map<string, PlanOffers> {
+  const telegram = installations.find((i) => i.installation.connector_key === "telegram") ?? null;
+  return new Map(
+    plans.map(({ plan }) => {
+      const selling = methodsSelling(methods, plan);
+      // A Stripe method is only usable with this deployment's Stripe and the creator's connected account.
+      const card = (deps.stripe && selling.find((m) => m.provider === "stripe" && m.has_credentials)) || null;
+      const stars = telegram && selling.some((m) => m.provider === "telegram_stars") ? telegram : null;
+      return [plan.id, { card, stars }];
+    }),
+  );
+}
+
+/** A coupon the member typed that was refused, shown in its plan's form. */
+export interface CouponProblem {
+  planId: string;
+  code: string;
+  reason: string;
+}
+
+export const signInAnchor = (handle: string, planId: string) => `${portalPath(handle)}?plan=${planId}#sign-in-heading`;
+
+function payByCard(ctx: Koa.Context, handle: string, planId: string, method: PaymentMethod, problem: CouponProblem | null): Html {
+  const field = `coupon-${planId}`;
+  return html`<form method="post" action="${portalPath(handle, `/plans/${planId}/checkout`)}" class="pay-card">
+    ${csrfField(ctx)}<input type="hidden" name="method" value="${method.id}" />
+    <label for="${field}">Coupon code <span class="optional">(optional)</span></label>
+    <input
+      id="${field}"
+      name="coupon"
+      type="text"
+      autocomplete="off"
+      spellcheck="false"
+      maxlength="64"
+      value="${problem?.code ?? ""}"
+      ${problem ? html`aria-invalid="true" aria-describedby="${field}-error"` : ""}
+    />
+    ${problem ? html`<p class="field-error" id="${field}-error" role="alert">${problem.reason}</p>` : ""}
+    <button type="submit">Pay by card</button>
+  </form>`;
+}
+
+function planCard(ctx: Koa.Context, handle: string, entry: PortalPlan, offers: PlanOffers, view: CardView): Html {
   const { plan, resources } = entry;
+  const highlighted = view.highlighted;
   return html`<li class="plan${highlighted ? " highlighted" : ""}" id="plan-${plan.id}" ${highlighted ? html`aria-current="true"` : ""}>
     <h3>${plan.name}</h3>
     <p class="price">${price(plan)}</p>
-    ${plan.trial_days > 0 ? html`<p class="trial">${plan.trial_days}-day free trial</p>` : ""}
+    ${plan.trial_days > 0 ? html`<p class="trial">${plan.trial_days}-day free trial, then ${price(plan)}</p>` : ""}
     ${plan.description ? html`<p>${plan.description}</p>` : ""}
     ${
       resources.length
@@ -30,22 +83,56 @@ function planCard(entry: PortalPlan, highlighted: boolean, bot: PortalInstallati
             </ul>`
         : ""
     }
-    ${
-      bot
-        ? html`<a class="button${highlighted ? "" : " secondary"}" href="${startLink(bot.installation, plan.id)}"
-            >Subscribe in ${bot.connectorName}</a
-          >`
-        : ""
-    }
+    <div class="pay">
+      ${
+        offers.card
+          ? view.signedIn
+            ? payByCard(ctx, handle, plan.id, offers.card, view.problem)
+            : html`<a class="button${highlighted ? "" : " secondary"}" href="${signInAnchor(handle, plan.id)}">Sign in to pay by card</a>`
+          : ""
+      }
+      ${
+        offers.stars
+          ? html`<a class="button${highlighted ? "" : " secondary"}" href="${startLink(offers.stars.installation, plan.id)}"
+                >Pay with Telegram Stars</a
+              >
+              <p class="hint">Telegram opens the invoice in the chat with the bot. Coupons apply to card payments only.</p>`
+          : ""
+      }
+      ${!offers.card && !offers.stars ? html`<p class="hint">This plan cannot be bought online right now.</p>` : ""}
+    </div>
   </li>`;
 }
 
-function howToSubscribe(entry: PortalPlan, bot: PortalInstallation | undefined): Html {
-  const how = bot
-    ? html`Payments are not taken on this page: press <strong>Subscribe in ${bot.connectorName}</strong> below and the bot opens the checkout for this
-        plan.`
-    : html`This community has no connected bot yet, so the plan cannot be bought right now.`;
+interface CardView {
+  highlighted: boolean;
+  signedIn: boolean;
+  problem: CouponProblem | null;
+}
+
+function howToSubscribe(entry: PortalPlan, offers: PlanOffers, signedIn: boolean): Html {
+  const ways = [offers.card ? "by card" : null, offers.stars ? "with Telegram Stars" : null].filter((w) => w !== null).join(" or ");
+  const how = !ways
+    ? html`It cannot be bought online right now; if you have an access code, redeem it below.`
+    : offers.card && !signedIn
+      ? html`Pay for it ${ways} below. To pay by card, sign in first: you come back to this plan.`
+      : html`Pay for it ${ways} below.`;
   return portalNotice("info", html`You picked <strong>${entry.plan.name}</strong> (${price(entry.plan)}). ${how}`);
+}
+
+/** The connectors' portal buttons (the manifests' portal_cta), each through its installation's start link. */
+export function openCommunity(project: PortalProject, installations: PortalInstallation[]): Html {
+  const ctas = installations.filter((i) => i.cta);
+  if (!ctas.length) return html``;
+  return html`<section aria-labelledby="open-heading">
+    <h2 id="open-heading">Open the community</h2>
+    <div class="actions">
+      ${ctas.map(
+        (i) =>
+          html`<a class="button cta cta-${i.installation.connector_key}" href="${startLink(i.installation, `project_${project.id}`)}">${i.cta}</a>`,
+      )}
+    </div>
+  </section>`;
 }
 
 export function redeemForm(ctx: Koa.Context, handle: string): Html {
@@ -57,7 +144,7 @@ export function redeemForm(ctx: Koa.Context, handle: string): Html {
   </form>`;
 }
 
-function signInForms(ctx: Koa.Context, handle: string, installations: PortalInstallation[]): Html {
+function signInForms(ctx: Koa.Context, handle: string, installations: PortalInstallation[], returnTo: string | null): Html {
   const usable = installations.filter((i) => i.signIn);
   if (!usable.length) return html`<p>Signing in is not available for this community yet.</p>`;
   return html`<p>Your membership is tied to your account on the community's platform. Confirm it there to sign in here.</p>
@@ -66,6 +153,7 @@ function signInForms(ctx: Koa.Context, handle: string, installations: PortalInst
         (i) =>
           html`<form method="post" action="${portalPath(handle, "/sign-in")}">
             ${csrfField(ctx)}<input type="hidden" name="installation" value="${i.installation.id}" />
+            ${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}" />` : ""}
             <button type="submit">Sign in with ${i.connectorName}</button>
           </form>`,
       )}
@@ -76,6 +164,8 @@ export interface ProjectPageOptions {
   member: MemberRow | null;
   alert?: string;
   status?: number;
+  /** A refused coupon, shown in its plan's card (the plan is highlighted). */
+  couponProblem?: CouponProblem;
 }
 
 export async function renderProjectPage(
@@ -85,45 +175,38 @@ export async function renderProjectPage(
   project: PortalProject,
   options: ProjectPageOptions,
 ) {
-  const [plans, installations] = await Promise.all([
+  const [plans, installations, methods] = await Promise.all([
     publishedPlans(domain, deps.connectors, project.id),
     connectedInstallations(domain, deps.connectors, project.id),
+    enabledPaymentMethods(domain, project.id),
   ]);
-  const wanted = typeof ctx.query.plan === "string" ? ctx.query.plan.toLowerCase() : null;
+  const wanted = options.couponProblem?.planId ?? (typeof ctx.query.plan === "string" ? ctx.query.plan.toLowerCase() : null);
   const picked = plans.find((p) => p.plan.id === wanted);
-  const bot = installations[0];
-  const ctas = installations.filter((i) => i.cta);
+  const offers = offersFor(deps, plans, methods, installations);
   const { member } = options;
+  const card = (p: PortalPlan) =>
+    planCard(ctx, project.handle, p, offers.get(p.plan.id)!, {
+      highlighted: p === picked,
+      signedIn: member !== null,
+      problem: options.couponProblem?.planId === p.plan.id ? options.couponProblem : null,
+    });
   const body = html`<h1>${project.name}</h1>
     ${project.description ? html`<p class="lead">${project.description}</p>` : ""}
     ${project.status === "archived" ? portalNotice("info", "This community is closed to new members.") : ""}
-    ${options.alert ? portalNotice("error", options.alert) : ""} ${picked ? howToSubscribe(picked, bot) : ""}
+    ${options.alert ? portalNotice("error", options.alert) : ""}
+    ${picked && !options.couponProblem ? howToSubscribe(picked, offers.get(picked.plan.id)!, member !== null) : ""}
     ${wanted && !picked ? portalNotice("info", "That plan is not on sale any more; here is what the community offers now.") : ""}
     <section aria-labelledby="plans-heading">
       <h2 id="plans-heading">Plans</h2>
       ${
         plans.length
           ? html`<ul class="plans">
-              ${plans.map((p) => planCard(p, p === picked, bot))}
+              ${plans.map(card)}
             </ul>`
           : html`<p>No plans are on sale right now.</p>`
       }
     </section>
-    ${
-      ctas.length
-        ? html`<section aria-labelledby="open-heading">
-            <h2 id="open-heading">Open the community</h2>
-            <div class="actions">
-              ${ctas.map(
-                (i) =>
-                  html`<a class="button cta cta-${i.installation.connector_key}" href="${startLink(i.installation, `project_${project.id}`)}"
-                    >${i.cta}</a
-                  >`,
-              )}
-            </div>
-          </section>`
-        : ""
-    }
+    ${openCommunity(project, installations)}
     <section aria-labelledby="code-heading">
       <h2 id="code-heading">Have an access code?</h2>
       ${member ? html`<p>Redeem it for your membership as ${memberName(member)}.</p>` : html`<p>Sign in first: the code is redeemed for your account.</p>`}
@@ -137,7 +220,7 @@ export async function renderProjectPage(
           </section>`
         : html`<section aria-labelledby="sign-in-heading">
             <h2 id="sign-in-heading">Members</h2>
-            ${signInForms(ctx, project.handle, installations)}
+            ${signInForms(ctx, project.handle, installations, picked ? `${portalPath(project.handle)}?plan=${picked.plan.id}` : null)}
           </section>`
     }
     ${

@@ -2,11 +2,12 @@
 // to this browser (named from its User-Agent) and shows the waiting page (GET /<handle>/sign-in/<id>:
 // the bot link with auth_<token>, and Continue); when the member presses Start the bot sends a link
 // to a page naming this browser, where they confirm (./confirm-sign-in.ts); Continue (POST, CSRF)
-// then completes it once into a portal session for this project.
+// then completes it once into a portal session for this project. A sign-in started from a plan
+// (return_to, a page of this project on this host only) comes back to it, else to the account.
 import type Koa from "koa";
 import { html } from "../auth/pages/html.ts";
 import { csrfField } from "../auth/pages/csrf.ts";
-import { readPageForm } from "../auth/pages/forms.ts";
+import { readPageForm, safeReturnTo } from "../auth/pages/forms.ts";
 import { PageError } from "../auth/pages/page-error.ts";
 import { UUID } from "../../uuid.ts";
 import { completeHandoff, handoffOfBrowser, startHandoff, HANDOFF_TTL_MS } from "../../modules/portal/handoffs.ts";
@@ -25,6 +26,20 @@ function refuse(message: string, status: number): never {
   throw new PageError(status, message);
 }
 
+/** Where the member returns after signing in: `value` when it is a page of this project's portal (same origin), else null. */
+function projectReturnTo(deps: PortalDeps, project: PortalProject, value: unknown): string | null {
+  if (typeof value !== "string" || !value) return null;
+  const path = safeReturnTo(value, new URL(deps.portalUrl).origin);
+  const home = portalPath(project.handle);
+  return path === home || path.startsWith(`${home}?`) || path.startsWith(`${home}/`) ? path : null;
+}
+
+/** The waiting page's address, carrying the return address along. */
+function waitingPath(project: PortalProject, id: string, returnTo: string | null, waiting = false): string {
+  const query = [waiting ? "waiting" : null, returnTo ? `return_to=${encodeURIComponent(returnTo)}` : null].filter((q) => q !== null);
+  return portalPath(project.handle, `/sign-in/${id}${query.length ? `?${query.join("&")}` : ""}`);
+}
+
 export async function startSignIn(ctx: Koa.Context, deps: PortalDeps, project: PortalProject): Promise<void> {
   const { fields } = await readPageForm(ctx);
   const installations = await connectedInstallations(portalContext(deps, project, requestId(ctx)), deps.connectors, project.id);
@@ -40,7 +55,7 @@ export async function startSignIn(ctx: Koa.Context, deps: PortalDeps, project: P
     }),
   );
   ctx.status = 303;
-  ctx.redirect(portalPath(project.handle, `/sign-in/${handoff.id}`));
+  ctx.redirect(waitingPath(project, handoff.id, projectReturnTo(deps, project, fields.return_to)));
 }
 
 async function browserHandoff(ctx: Koa.Context, deps: PortalDeps, project: PortalProject, db = deps.db) {
@@ -66,6 +81,7 @@ export async function showSignIn(ctx: Koa.Context, deps: PortalDeps, project: Po
   const via = installations.find((i) => i.installation.id === handoff.row.installation_id);
   if (!via) refuse("The community's bot is not connected any more. Go back and sign in again.", 410);
   const waiting = ctx.query.waiting !== undefined && handoff.state === "waiting";
+  const returnTo = projectReturnTo(deps, project, ctx.query.return_to);
   const minutes = Math.round(HANDOFF_TTL_MS / 60_000);
   renderPortalPage(ctx, {
     title: `Sign in with ${via.connectorName}`,
@@ -91,7 +107,7 @@ export async function showSignIn(ctx: Koa.Context, deps: PortalDeps, project: Po
         </li>
         <li>
           Come back to this page and press Continue.
-          <form method="post" action="${portalPath(project.handle, `/sign-in/${handoff.row.id}`)}">
+          <form method="post" action="${waitingPath(project, handoff.row.id, returnTo)}">
             ${csrfField(ctx)}<button type="submit">Continue</button>
           </form>
         </li>
@@ -102,6 +118,7 @@ export async function showSignIn(ctx: Koa.Context, deps: PortalDeps, project: Po
 
 export async function continueSignIn(ctx: Koa.Context, deps: PortalDeps, project: PortalProject): Promise<void> {
   await readPageForm(ctx);
+  const returnTo = projectReturnTo(deps, project, ctx.query.return_to);
   const signedIn = await deps.db.transaction(async (trx) => {
     const handoff = await browserHandoff(ctx, deps, project, trx);
     const domain = portalContext(deps, project, requestId(ctx), trx);
@@ -111,7 +128,7 @@ export async function continueSignIn(ctx: Koa.Context, deps: PortalDeps, project
     return openPortalSession(domain, { projectId: project.id, memberId, oldKey: browserKeyOf(ctx) });
   });
   ctx.status = 303;
-  if (!signedIn) return ctx.redirect(portalPath(project.handle, `/sign-in/${String(ctx.params.id)}?waiting`));
+  if (!signedIn) return ctx.redirect(waitingPath(project, String(ctx.params.id), returnTo, true));
   setBrowserKey(ctx, signedIn);
-  ctx.redirect(portalPath(project.handle, "/account"));
+  ctx.redirect(returnTo ?? portalPath(project.handle, "/account"));
 }

@@ -9,6 +9,7 @@ import type Stripe from "stripe";
 import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
 import { stripeEventsUrl, type StripePayments } from "../../../src/modules/payments/stripe/open.ts";
 import { testDatabase } from "../../helpers/backends.ts";
+import { assertValidEvent, eventsOf, type OutboxEvent } from "../../helpers/events.ts";
 import { startApi, type StartOptions } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { DAY } from "../subscriptions/commerce.ts";
@@ -170,5 +171,115 @@ describe("payments: a Stripe purchase through the webhook route", function () {
     } finally {
       await bare.close();
     }
+  });
+
+  /** The subscription's events of `types` in the outbox, oldest first, each valid against its webhook schema. */
+  async function outboxOf(subscriptionId: string, types: string[]) {
+    const about = (e: OutboxEvent) =>
+      e.data.subscription?.id === subscriptionId ||
+      e.data.failure?.subscription_id === subscriptionId ||
+      e.data.payment?.subscription_id === subscriptionId;
+    const events = (await eventsOf(suite.creator.teamId)).filter((e) => types.includes(e.type) && about(e));
+    for (const event of events) assertValidEvent(event);
+    return events;
+  }
+
+  /** The twin's events about the Stripe object `id`, oldest first. */
+  const twinEvents = (type: string, id: string) =>
+    twin.events.filter((e) => e.type === type && (e.data as { object: { id: string } }).object.id === id);
+
+  it("a disputed payment (the 0259 card) ends access at once; the dispute won records its closing and nothing more", async () => {
+    const { db } = await testDatabase();
+    const { checkout, sessionId } = await checkoutFor("Dora");
+    await twin.completeCheckout(sessionId, { card: TEST_CARDS.disputed });
+    await twin.settled();
+    const { subscription_id } = await db("payment_checkouts").where({ id: checkout.id }).first();
+    assert.equal((await db("subscriptions").where({ id: subscription_id }).first()).status, "expired", "no access without a covering payment");
+    const [payment] = await db("transactions").where({ subscription_id, kind: "payment" });
+    const disputeRows = () => db("transactions").where({ subscription_id, kind: "dispute" });
+    const [opened] = await disputeRows();
+    assert.deepEqual([opened.status, Number(opened.amount_minor), opened.refunded_transaction_id], ["pending", 500, payment.id]);
+    assert.match(opened.provider_reference, /^du_/);
+    // Stripe delivers the dispute again: answered 200, nothing more.
+    const [created] = twinEvents("charge.dispute.created", opened.provider_reference);
+    assert.equal((await post(created, stripe().webhookSecret)).status, 200);
+    await twin.closeDispute(opened.provider_reference, "won");
+    assert.deepEqual(
+      (await disputeRows()).map((d: Record<string, unknown>) => d.status),
+      ["failed"],
+    );
+    assert.equal((await db("subscriptions").where({ id: subscription_id }).first()).status, "expired", "a win gives no access back");
+    const events = await outboxOf(subscription_id, ["payment.succeeded", "payment.disputed", "payment.dispute_closed", "subscription.expired"]);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ["payment.succeeded", "payment.disputed", "subscription.expired", "payment.dispute_closed"],
+    );
+    assert.deepEqual(events[3]!.data.dispute, { status: "won", reason: "fraudulent" });
+    assert.deepEqual(
+      twin.deliveries.filter((d) => d.type.startsWith("charge.dispute.") && d.url === stripeEventsUrl(suite.api.url)).map((d) => d.status),
+      [200, 200],
+    );
+  });
+
+  it("each failed renewal sends payment.failed, the first with subscription.past_due; when Stripe gives up, the subscription expires", async () => {
+    const { db } = await testDatabase();
+    const { checkout, sessionId } = await checkoutFor("Fay");
+    await twin.completeCheckout(sessionId, { card: TEST_CARDS.success });
+    await twin.settled();
+    const { subscription_id } = await db("payment_checkouts").where({ id: checkout.id }).first();
+    const providerId = (await db("subscriptions").where({ id: subscription_id }).first()).provider_subscription_id;
+    // The renewal, then Stripe's retries 3, 5 and 7 days after the invoice, all fail.
+    for (const days of [32, 3, 2, 2]) {
+      twin.failNextPayment(providerId);
+      await twin.advanceClock(days * (DAY / 1000));
+      await twin.settled();
+      if (days === 32) assert.equal((await db("subscriptions").where({ id: subscription_id }).first()).status, "past_due");
+    }
+    assert.equal(twinEvents("customer.subscription.deleted", providerId).length, 1, "Stripe gave up");
+    assert.equal((await db("subscriptions").where({ id: subscription_id }).first()).status, "expired");
+    const events = await outboxOf(subscription_id, ["subscription.past_due", "payment.failed", "subscription.renewed", "subscription.expired"]);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ["subscription.past_due", "payment.failed", "payment.failed", "payment.failed", "payment.failed", "subscription.expired"],
+    );
+    const failures = events.filter((e) => e.type === "payment.failed").map((e) => e.data.failure);
+    assert.deepEqual(
+      failures.map((f) => [f.attempt_count, f.reason, f.amount.amount, f.next_retry_at === null]),
+      [
+        [1, "generic_decline", 500, false],
+        [2, "generic_decline", 500, false],
+        [3, "generic_decline", 500, false],
+        [4, "generic_decline", 500, true],
+      ],
+    );
+    assert.equal(new Set(failures.map((f) => f.grace_ends_at)).size, 1, "the retries do not extend the grace");
+  });
+
+  it("a cancellation withdrawn at Stripe makes the subscription renew again; the cancellation reported late changes nothing", async () => {
+    const { db } = await testDatabase();
+    const { checkout, sessionId } = await checkoutFor("Will");
+    await twin.completeCheckout(sessionId, { card: TEST_CARDS.success });
+    await twin.settled();
+    const { subscription_id } = await db("payment_checkouts").where({ id: checkout.id }).first();
+    const providerId = (await db("subscriptions").where({ id: subscription_id }).first()).provider_subscription_id;
+    const stripeAccount = twinEvents("checkout.session.completed", sessionId)[0]!.account as string;
+    await stripe().client.subscriptions.update(providerId, { cancel_at_period_end: true }, { stripeAccount });
+    await twin.settled();
+    assert.equal((await db("subscriptions").where({ id: subscription_id }).first()).status, "canceled");
+    await stripe().client.subscriptions.update(providerId, { cancel_at_period_end: false }, { stripeAccount });
+    await twin.settled();
+    const renewing = await db("subscriptions").where({ id: subscription_id }).first();
+    assert.deepEqual([renewing.status, renewing.canceled_at], ["active", null]);
+    // The cancellation's report arrives once more, late and under an id not seen yet: it reads Stripe's current state.
+    const [cancelled] = twinEvents("customer.subscription.updated", providerId).filter(
+      (e) => (e.data as { object: { cancel_at_period_end: boolean } }).object.cancel_at_period_end,
+    );
+    assert.equal((await post({ ...cancelled, id: `${cancelled!.id}late` }, stripe().webhookSecret)).status, 200);
+    assert.equal((await db("subscriptions").where({ id: subscription_id }).first()).status, "active");
+    const events = await outboxOf(subscription_id, ["subscription.cancelled", "subscription.reactivated"]);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ["subscription.cancelled", "subscription.reactivated"],
+    );
   });
 });

@@ -283,6 +283,7 @@ describe("Stripe provider: the subscription's life", () => {
     const [failed] = await eventsOf("payment.failed", before);
     assert.equal(failed!.providerSubscriptionId, subscriptionId);
     assert.equal(failed!.reason, "generic_decline");
+    assert.deepEqual([failed!.amountDueMinor, failed!.currency, failed!.attemptCount], [500, "USD", 1]);
     assert.equal(failed!.nextRetryAt!.getTime(), completed.periodEndsAt!.getTime() + 3 * DAY * 1000);
     assert.deepEqual(await eventsOf("subscription.renewed", before), []);
     assert.equal((await provider.readSubscription(method, subscriptionId)).status, "past_due");
@@ -308,6 +309,30 @@ describe("Stripe provider: the subscription's life", () => {
     assert.equal(ended!.endedAt.getTime(), completed.periodEndsAt!.getTime());
     assert.deepEqual(await eventsOf("subscription.renewed"), []);
     assert.equal((await provider.readSubscription(method, subscriptionId)).status, "ended");
+  });
+});
+
+describe("Stripe provider: a withdrawn cancellation", () => {
+  it("reports it as cancel_scheduled false, and a late delivery of the cancellation reports Stripe's current state", async () => {
+    const { completed } = await buy("chk-withdraw");
+    const subscriptionId = completed.providerSubscriptionId!;
+    const before = received.length;
+    await provider.cancelAtPeriodEnd(method, subscriptionId);
+    await client.subscriptions.update(subscriptionId, { cancel_at_period_end: false }, onAccount());
+    await twin.settled();
+    const deliveries = received.slice(before).filter((r) => JSON.parse(r.body).type === "customer.subscription.updated");
+    assert.equal(deliveries.length, 2);
+    const withdrawn = await parseStripeWebhook(deliveries[1]!.body, deliveries[1]!.signature, secret, client);
+    assert.deepEqual(
+      withdrawn.map((e) => e.kind === "subscription.cancel_scheduled" && e.cancelAtPeriodEnd),
+      [false],
+    );
+    // The cancellation's own event, parsed after its withdrawal (delivered late), reads the subscription as it is now.
+    const late = await parseStripeWebhook(deliveries[0]!.body, deliveries[0]!.signature, secret, client);
+    assert.deepEqual(
+      late.map((e) => e.kind === "subscription.cancel_scheduled" && e.cancelAtPeriodEnd),
+      [false],
+    );
   });
 });
 
@@ -346,7 +371,23 @@ describe("Stripe provider: money back", () => {
         disputeId: dispute.id,
         amountMinor: 500,
         currency: "USD",
+        reason: "fraudulent",
       },
+    );
+    // Decided: charge.dispute.closed is the closing, won or lost.
+    const before = received.length;
+    await client.disputes.update(dispute.id, { evidence: { uncategorized_text: "winning_evidence" } }, onAccount());
+    const [closed] = await eventsOf("payment.dispute_closed", before);
+    assert.deepEqual(
+      [closed!.providerPaymentId, closed!.disputeId, closed!.outcome, closed!.amountMinor, closed!.currency],
+      [paymentId, dispute.id, "won", 500, "USD"],
+    );
+    const other = await twin.openDispute(intent.latest_charge as string);
+    const since = received.length;
+    await client.disputes.close(other.id, {}, onAccount());
+    assert.deepEqual(
+      (await eventsOf("payment.dispute_closed", since)).map((e) => [e.disputeId, e.outcome]),
+      [[other.id, "lost"]],
     );
   });
 });

@@ -544,6 +544,30 @@ describe("Stripe twin: money movements", () => {
     assert.equal((await stripe.charges.retrieve(charge)).disputed, true);
   });
 
+  it("decides disputes: winning or losing evidence (Stripe's test texts), accepting, the control; a closed one stays closed", async () => {
+    const hooks = await receiver();
+    const opened = async () => twin.openDispute((await paidCharge()).charge);
+    const won = await stripe.disputes.update((await opened()).id, { evidence: { uncategorized_text: "winning_evidence" } });
+    const lost = await stripe.disputes.update((await opened()).id, { evidence: { uncategorized_text: "losing_evidence" } });
+    const accepted = await stripe.disputes.close((await opened()).id);
+    const kept = await stripe.disputes.update((await opened()).id, { evidence: { uncategorized_text: "a receipt" } });
+    const byControl = await twin.closeDispute((await opened()).id, "won");
+    assert.deepEqual([won.status, lost.status, accepted.status, kept.status, byControl.status], ["won", "lost", "lost", "needs_response", "won"]);
+    const again = await errorOf(stripe.disputes.close(won.id));
+    assert.match(again.message, /already closed/);
+    await twin.settled();
+    const closed = hooks.events().filter((e) => e.type === "charge.dispute.closed");
+    assert.deepEqual(
+      closed.map((e) => [(e.data.object as Stripe.Dispute).id, (e.data.object as Stripe.Dispute).status]),
+      [
+        [won.id, "won"],
+        [lost.id, "lost"],
+        [accepted.id, "lost"],
+        [byControl.id, "won"],
+      ],
+    );
+  });
+
   it("applies a coupon and a promotion code at checkout (amount_total), and a repeating coupon to later invoices", async () => {
     const price = await monthlyPrice(1000);
     const coupon = await stripe.coupons.create({ percent_off: 25, duration: "repeating", duration_in_months: 2 });

@@ -13,7 +13,7 @@ import { completeSession, currentSession, sessionLines, type CheckoutEntry } fro
 import { invalidRequest, Params, StripeApiError } from "./errors.ts";
 import { decodeForm } from "./form.ts";
 import { checkoutPage, closedPage, messagePage, onboardingPage, pageCsp } from "./pages.ts";
-import { openDispute, TEST_CARDS, type Card } from "./payments.ts";
+import { closeDispute, openDispute, TEST_CARDS, type Card } from "./payments.ts";
 import { completeOnboarding, expand, ROUTES } from "./resources.ts";
 import { API_VERSION, newId, TwinState, type Account, type StripeObject } from "./state.ts";
 import type { Delivery } from "./webhooks.ts";
@@ -57,6 +57,8 @@ export interface StripeTwin {
   failNextPayment(subscriptionId: string): void;
   /** Disputes a charge (charge.dispute.created). */
   openDispute(chargeId: string, reason?: string): Promise<StripeObject>;
+  /** Decides an open dispute as the card network would (charge.dispute.closed, status won or lost). */
+  closeDispute(disputeId: string, outcome: "won" | "lost"): Promise<StripeObject>;
   close(): Promise<void>;
 }
 
@@ -366,6 +368,12 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
     async openDispute(chargeId, reason = "fraudulent") {
       const { account, object } = locate(chargeId, "charge");
       const dispute = openDispute(state, account, object, reason, state.wallNow());
+      await state.webhooks.settled();
+      return dispute;
+    },
+    async closeDispute(disputeId, outcome) {
+      const { account, object } = locate(disputeId, "dispute");
+      const dispute = closeDispute(state, account, object, outcome, state.wallNow());
       await state.webhooks.settled();
       return dispute;
     },

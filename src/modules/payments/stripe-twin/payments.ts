@@ -172,8 +172,12 @@ export function pay(
   });
   state.emit(account, succeeded ? "charge.succeeded" : "charge.failed", charge, { at: input.at });
   state.emit(account, succeeded ? "payment_intent.succeeded" : "payment_intent.payment_failed", paymentIntent, { at: input.at });
+  // The cardholder's bank disputes after the payment is done: after the operation that charged
+  // (checkout.session.completed, invoice.paid) has sent its events, as Stripe's 0259 card does.
   if (succeeded && input.paymentMethod && state.cardNumbers.get(input.paymentMethod) === TEST_CARDS.disputed)
-    openDispute(state, account, charge, "fraudulent", input.at);
+    setImmediate(() => {
+      if (charge.status === "succeeded" && !charge.disputed) openDispute(state, account, charge, "fraudulent", input.at);
+    });
   return { paymentIntent, charge, succeeded };
 }
 
@@ -197,6 +201,18 @@ export function openDispute(state: TwinState, account: Account, charge: StripeOb
   });
   charge.disputed = true;
   state.emit(account, "charge.dispute.created", dispute, { at });
+  return dispute;
+}
+
+/**
+ * Decides an open dispute (charge.dispute.closed): won, the money stays with the account; lost, it
+ * is the cardholder's for good. Stripe decides after the evidence, or at once when it is accepted.
+ */
+export function closeDispute(state: TwinState, account: Account, dispute: StripeObject, outcome: "won" | "lost", at: number): StripeObject {
+  if (!["needs_response", "under_review", "warning_needs_response", "warning_under_review"].includes(dispute.status as string))
+    throw invalidRequest(`This dispute is already closed (${dispute.status}).`, "dispute");
+  dispute.status = outcome;
+  state.emit(account, "charge.dispute.closed", dispute, { at });
   return dispute;
 }
 

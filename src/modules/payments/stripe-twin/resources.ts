@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { cancelSubscription, runDue, scheduleCancellation } from "./billing.ts";
 import { createSession, currentSession, expireSession, lineItems } from "./checkout.ts";
 import { invalidRequest, StripeApiError } from "./errors.ts";
-import { openDispute, refund } from "./payments.ts";
+import { closeDispute, openDispute, refund } from "./payments.ts";
 import { clone, newId, type TwinState } from "./state.ts";
 import { SECRET_PREFIX } from "./webhooks.ts";
 import { createAccount, createAccountLink } from "./accounts.ts";
@@ -117,6 +117,19 @@ function createRefund(ctx: RequestContext) {
 function createDispute(ctx: RequestContext) {
   const charge = ctx.state.get(ctx.account, ctx.p.string("charge", true), "charge", "charge");
   return openDispute(ctx.state, ctx.account, charge, ctx.p.string("reason") ?? "fraudulent", ctx.state.wallNow());
+}
+
+/**
+ * Submits evidence for a dispute. As in Stripe's test mode, the text `winning_evidence` wins it and
+ * `losing_evidence` loses it (charge.dispute.closed); other evidence, or submit=false, only keeps it.
+ */
+function updateDispute(ctx: RequestContext) {
+  const dispute = ctx.state.get(ctx.account, ctx.ids[0]!, "dispute", "dispute");
+  const text = ctx.p.hash("evidence")?.string("uncategorized_text");
+  if (text !== undefined) dispute.evidence = { ...((dispute.evidence as Record<string, unknown> | undefined) ?? {}), uncategorized_text: text };
+  const outcome = text === "winning_evidence" ? "won" : text === "losing_evidence" ? "lost" : null;
+  if (outcome && ctx.p.boolean("submit") !== false) return closeDispute(ctx.state, ctx.account, dispute, outcome, ctx.state.wallNow());
+  return dispute;
 }
 
 // --- The routes -------------------------------------------------------------------------------
@@ -233,6 +246,13 @@ export const ROUTES: [string, RegExp, Handler][] = [
   ["GET", /^\/v1\/refunds\/([^/]+)$/, retrieve("refund")],
   ["GET", /^\/v1\/disputes$/, listOf("dispute", "/v1/disputes", ["charge", "payment_intent"])],
   ["GET", /^\/v1\/disputes\/([^/]+)$/, retrieve("dispute")],
+  ["POST", /^\/v1\/disputes\/([^/]+)$/, updateDispute],
+  // Accepting a dispute (closing it) concedes it: lost at once.
+  [
+    "POST",
+    /^\/v1\/disputes\/([^/]+)\/close$/,
+    (ctx) => closeDispute(ctx.state, ctx.account, ctx.state.get(ctx.account, ctx.ids[0]!, "dispute", "dispute"), "lost", ctx.state.wallNow()),
+  ],
   ["POST", /^\/v1\/test_helpers\/disputes$/, createDispute],
 
   ["POST", /^\/v1\/webhook_endpoints$/, platformOnly(createEndpoint)],

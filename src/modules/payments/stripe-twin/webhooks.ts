@@ -46,8 +46,16 @@ export class WebhookSender {
     });
   }
 
-  /** Resolves once every delivery queued so far has been attempted. */
-  settled(): Promise<void> {
-    return this.queue;
+  /**
+   * Resolves once every delivery queued so far has been attempted, and those queued meanwhile by
+   * work the twin deferred to after the operation that caused it (a 0259 card's dispute).
+   */
+  async settled(): Promise<void> {
+    for (;;) {
+      const queued = this.queue;
+      await queued;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (queued === this.queue) return;
+    }
   }
 }

@@ -62,6 +62,12 @@ describe("mcp resources", () => {
     assert.ok(catalog.envelope.api_version);
     const billing = catalog.events.find((e: { name: string }) => e.name === "billing.*");
     assert.equal(billing.required_ability, "billing:read");
+    // The payment events (issue 33) come from the webhooks section, each with its payload schema; the note names the failure's.
+    for (const name of ["payment.failed", "payment.disputed", "payment.dispute_closed", "subscription.reactivated"]) {
+      const event = catalog.events.find((e: { name: string }) => e.name === name);
+      assert.match(event?.payload_schema ?? "", new RegExp(`/openapi\\.json#/webhooks/${name.replace(".", "\\.")}$`), name);
+    }
+    assert.match(catalog.note, /payment\.failed/);
   });
 
   it("serves every toolset with its tools and abilities", async () => {

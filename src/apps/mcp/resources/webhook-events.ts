@@ -50,7 +50,7 @@ export function webhookEventCatalog(baseUrl: string): Json {
   return {
     note:
       "Payload (data) shapes are published in the OpenAPI document's webhooks section as each event is delivered; " +
-      "payload_schema is null where no shape is published yet. Events for a payment failure and a member ban exist but are not named yet.",
+      "payload_schema is null where no shape is published yet. A payment failure is payment.failed; the event for a member ban exists but is not named yet.",
     envelope: {
       id: "evt_ followed by a 26-character ULID, unique per delivery; use it to de-duplicate",
       type: "the event name",

@@ -1578,6 +1578,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "billing.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The owner's tier renewal failed
+         * @description Stripe could not charge the renewal of the owner's tier. The tier is kept until grace_ends_at (7 days after the renewal was due) while Stripe retries; a payment in that time keeps it, otherwise it falls back to Free (billing.tier_changed). Every team the owner owns, project_id null; billing:read.
+         */
+        post: operations["billing_payment_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "billing.subscription_cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The owner cancelled their tier
+         * @description The owner cancelled their paid tier at the end of the period: the tier stays until ends_at, then falls back to Free (billing.tier_changed with reason subscription_ended). Every team the owner owns, project_id null; billing:read.
+         */
+        post: operations["billing_subscription_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "billing.tier_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The owner's tier changed
+         * @description The team owner's tier (Free, Starter, Growth) changed, once Stripe reported it: a paid checkout (reason subscribed), a plan change that was paid (plan_changed), the subscription's end (subscription_ended) or a failed renewal's grace running out (payment_grace_ended). Sent to every team the owner owns, project_id null; only endpoints registered by the team's owner (who alone holds billing:read) receive it.
+         */
+        post: operations["billing_tier_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "connector.installed": {
         parameters: {
             query?: never;
@@ -3102,6 +3162,35 @@ export interface components {
          * @enum {string}
          */
         BillingCycle: "day" | "week" | "month" | "year" | "lifetime";
+        /** @description A billing.* event about the team owner's own tier (project_id null; needs billing:read). */
+        BillingEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: null;
+            data?: {
+                billing: {
+                    /** @description The owner whose tier it is. */
+                    user_id: components["schemas"]["Uuid"];
+                    /**
+                     * @description billing.tier_changed: the tier before.
+                     * @enum {string}
+                     */
+                    previous_tier?: "free" | "starter" | "growth";
+                    /**
+                     * @description The tier now (billing.tier_changed) or the paid tier concerned.
+                     * @enum {string}
+                     */
+                    tier?: "free" | "starter" | "growth";
+                    /**
+                     * @description billing.tier_changed: why.
+                     * @enum {string}
+                     */
+                    reason?: "subscribed" | "plan_changed" | "subscription_ended" | "payment_grace_ended";
+                    /** @description billing.payment_failed: when the tier falls back to Free unless a retry pays. */
+                    grace_ends_at?: components["schemas"]["Timestamp"];
+                    /** @description billing.subscription_cancelled: when the paid tier ends. */
+                    ends_at?: components["schemas"]["Timestamp"];
+                };
+            };
+        };
         CannedReply: {
             id: components["schemas"]["Uuid"];
             project_id: components["schemas"]["Uuid"];
@@ -4770,7 +4859,7 @@ export interface components {
          * @description What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).
          * @enum {string}
          */
-        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment.*" | "payment.dispute_closed" | "payment.disputed" | "payment.failed" | "payment.refunded" | "payment.succeeded" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.reactivated" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
+        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "billing.payment_failed" | "billing.subscription_cancelled" | "billing.tier_changed" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment.*" | "payment.dispute_closed" | "payment.disputed" | "payment.failed" | "payment.refunded" | "payment.succeeded" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.reactivated" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
         /** @description Events the endpoint receives; names or groups (plan.*), billing.* with billing:read. */
         WebhookEventFilters: components["schemas"]["WebhookEventFilter"][];
         WebhookEventPage: {
@@ -10748,6 +10837,121 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["AccessCodeEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    billing_payment_failed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "billing.payment_failed",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "billing": {
+                 *           "user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "tier": "growth",
+                 *           "grace_ends_at": "2026-11-30T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BillingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    billing_subscription_cancelled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "billing.subscription_cancelled",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "billing": {
+                 *           "user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "tier": "starter",
+                 *           "ends_at": "2026-12-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BillingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    billing_tier_changed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "billing.tier_changed",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": null,
+                 *       "data": {
+                 *         "billing": {
+                 *           "user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "previous_tier": "free",
+                 *           "tier": "starter",
+                 *           "reason": "subscribed"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BillingEvent"];
             };
         };
         responses: {

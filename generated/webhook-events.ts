@@ -13,6 +13,12 @@ export interface WebhookEventSchemas {
   "access_code.generated": Schemas["AccessCodeBatchEvent"];
   /** An access code was redeemed. */
   "access_code.redeemed": Schemas["AccessCodeEvent"];
+  /** The owner's tier renewal failed. */
+  "billing.payment_failed": Schemas["BillingEvent"];
+  /** The owner cancelled their tier. */
+  "billing.subscription_cancelled": Schemas["BillingEvent"];
+  /** The owner's tier changed. */
+  "billing.tier_changed": Schemas["BillingEvent"];
   /** A connector was installed on a project. */
   "connector.installed": Schemas["ConnectorInstallationEvent"];
   /** A connector was uninstalled from a project. */
@@ -153,6 +159,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "access_code.expired",
   "access_code.generated",
   "access_code.redeemed",
+  "billing.payment_failed",
+  "billing.subscription_cancelled",
+  "billing.tier_changed",
   "connector.installed",
   "connector.uninstalled",
   "connector.updated",

@@ -21,6 +21,9 @@ import {
 } from "./config-values.ts";
 import type { WebhookNetwork } from "./modules/webhooks/address-guard.ts";
 import { DEFAULT_WEBHOOK_LIMITS } from "./modules/webhooks/limits.ts";
+import { stripeConfig, type StripeConfig } from "./config-stripe.ts";
+
+export type { StripeConfig } from "./config-stripe.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./db/timeouts.ts";
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http/server.ts";
 
@@ -98,21 +101,6 @@ export interface Config {
   webhooks: WebhookNetwork;
   /** Where payments by Stripe go (see StripeConfig). */
   stripe: StripeConfig;
-}
-
-/**
- * Stripe (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET, STRIPE_API_URL). `simulated`: none is set and
- * the database is embedded, so `npm start` runs the Stripe twin on loopback; with none set on
- * PostgreSQL there is no Stripe (secretKey null): payments by Stripe are unavailable.
- */
-export interface StripeConfig {
-  /** The platform's secret key (sk_live_/sk_test_, or a restricted rk_ key); null = no Stripe. */
-  secretKey: string | null;
-  /** The Connect webhook endpoint's signing secret (whsec_); set with the key. */
-  webhookSecret: string | null;
-  /** A Stripe-compatible server (the twin) instead of api.stripe.com; null = real Stripe. */
-  apiUrl: string | null;
-  simulated: boolean;
 }
 
 /**
@@ -198,22 +186,6 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     webhooks: webhookNetwork(env),
     stripe: stripeConfig(env),
   };
-}
-
-function stripeConfig(env: Env): StripeConfig {
-  const secretKey = env.STRIPE_SECRET_KEY || null;
-  const webhookSecret = env.STRIPE_WEBHOOK_SECRET || null;
-  const apiUrl = urlOrNull(env, "STRIPE_API_URL", ["http:", "https:"]);
-  if (secretKey !== null && !/^[sr]k_(live|test)_[A-Za-z0-9]{8,}$/.test(secretKey))
-    throw new ConfigError("STRIPE_SECRET_KEY must be a Stripe secret key (sk_live_..., sk_test_..., or a restricted rk_ key)");
-  if (webhookSecret !== null && !/^whsec_[A-Za-z0-9+/=_-]{8,}$/.test(webhookSecret))
-    throw new ConfigError("STRIPE_WEBHOOK_SECRET must be the Connect webhook endpoint's signing secret (whsec_...)");
-  // Without the secret no event could be verified, so a key alone would take money it never records.
-  if ((secretKey === null) !== (webhookSecret === null))
-    throw new ConfigError("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are set together (the platform's key and its Connect endpoint's secret)");
-  if (apiUrl !== null && secretKey === null)
-    throw new ConfigError("STRIPE_API_URL needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET (the key and secret of that server)");
-  return { secretKey, webhookSecret, apiUrl, simulated: !env.DATABASE_URL && secretKey === null };
 }
 
 function webhookNetwork(env: Env): WebhookNetwork {

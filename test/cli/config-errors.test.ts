@@ -79,6 +79,28 @@ const cases: Record<string, BadValue | BadValue[]> = {
     { env: { STRIPE_API_URL: "ftp://stripe.example" }, accepted: /http:\/\/ or https:\/\/ URL/ },
     { env: { STRIPE_API_URL: "http://127.0.0.1:12111" }, accepted: /needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET/ },
   ],
+  STRIPE_BILLING_WEBHOOK_SECRET: [
+    { env: { STRIPE_BILLING_WEBHOOK_SECRET: "secret" }, accepted: /platform webhook endpoint's signing secret \(whsec_\.\.\.\)/ },
+    { env: { STRIPE_BILLING_WEBHOOK_SECRET: "whsec_abcdefgh12345678" }, accepted: /are set together \(tier billing\)/ },
+    {
+      env: { STRIPE_BILLING_WEBHOOK_SECRET: "whsec_abcdefgh12345678", BILLING_STARTER_PRICE: "price_abcd1", BILLING_GROWTH_PRICE: "price_abcd2" },
+      accepted: /need STRIPE_SECRET_KEY/,
+    },
+  ],
+  BILLING_STARTER_PRICE: [
+    { env: { BILLING_STARTER_PRICE: "19.00" }, accepted: /BILLING_STARTER_PRICE must be a Stripe price id/ },
+    {
+      env: {
+        STRIPE_SECRET_KEY: "sk_test_abcdefgh12345678",
+        STRIPE_WEBHOOK_SECRET: "whsec_abcdefgh12345678",
+        STRIPE_BILLING_WEBHOOK_SECRET: "whsec_abcdefgh87654321",
+        BILLING_STARTER_PRICE: "price_same1",
+        BILLING_GROWTH_PRICE: "price_same1",
+      },
+      accepted: /two different prices/,
+    },
+  ],
+  BILLING_GROWTH_PRICE: { env: { BILLING_GROWTH_PRICE: "prod_abcd" }, accepted: /BILLING_GROWTH_PRICE must be a Stripe price id/ },
   SURFACES: [
     { env: { SURFACES: "api,nope" }, accepted: /available: api, mcp/ },
     { env: { SURFACES: "", WORKER: "off" }, accepted: /would run nothing/ },

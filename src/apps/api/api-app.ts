@@ -11,6 +11,7 @@ import { routeFallback } from "../../http/route-fallback.ts";
 import { publicDocuments } from "./public-documents.ts";
 import { TELEGRAM_UPDATES_PATH, telegramUpdates } from "./telegram-updates.ts";
 import { STRIPE_EVENTS_PATH, stripeEvents } from "./stripe-events.ts";
+import { BILLING_EVENTS_PATH, billingEvents } from "./billing-events.ts";
 import { mountApiDiscovery } from "../site/discovery/routes.ts";
 import { apiCors } from "./cors.ts";
 import { readinessRoute, type ReadinessProbe } from "../../observability/readiness.ts";
@@ -34,6 +35,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   for (const doc of documents) router.register(doc.path, ["GET"], doc.middleware);
   router.register(TELEGRAM_UPDATES_PATH, ["POST"], telegramUpdates(deps));
   router.register(STRIPE_EVENTS_PATH, ["POST"], stripeEvents(deps));
+  router.register(BILLING_EVENTS_PATH, ["POST"], billingEvents(deps));
   if (deps.readiness) router.register("/ready", ["GET"], readinessRoute(deps.readiness));
   mountApiDiscovery(router, deps);
 

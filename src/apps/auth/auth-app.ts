@@ -21,6 +21,7 @@ import { mountSecondFactorPages } from "./pages/second-factor-pages.ts";
 import { mountConsentPages } from "./pages/consent-pages.ts";
 import { mountClaimPages } from "./pages/claim-pages.ts";
 import { mountTokenPages } from "./pages/tokens-pages.ts";
+import { mountBillingPages } from "./pages/billing-pages.ts";
 import { mountPaymentPages } from "./pages/payments-pages.ts";
 import { cookieSecurity } from "./pages/cookies.ts";
 import { pageNotFound } from "./pages/page-route.ts";
@@ -46,6 +47,7 @@ export function createAuthApp(deps: AuthDeps): Koa {
   mountSecondFactorPages(router, deps);
   mountConsentPages(router, deps);
   mountTokenPages(router, deps);
+  mountBillingPages(router, deps);
   mountPaymentPages(router, deps);
   mountClaimPages(router, deps);
   mountInvitationPages(router, deps);

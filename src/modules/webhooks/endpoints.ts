@@ -13,7 +13,7 @@ import { iso } from "../resources/catalog-change.ts";
 import { teamsTable } from "../teams/tables.ts";
 import { checkWebhookUrl, isAddressOrRange, type WebhookNetwork } from "./address-guard.ts";
 import { webhookLimits, type WebhookLimits } from "./limits.ts";
-import { FILTER_ABILITIES, type WebhookEventFilter } from "./samples.ts";
+import { filterAbility, type WebhookEventFilter } from "./samples.ts";
 import { SECRET_PREFIX } from "./signature.ts";
 import { webhookEndpointsTable, type WebhookEndpointRow } from "./tables.ts";
 
@@ -88,7 +88,7 @@ export async function getEndpoint(ctx: DomainContext, id: string) {
 
 function checkEvents(env: WebhookEnvironment, events: readonly string[]) {
   for (const filter of events) {
-    const needed = FILTER_ABILITIES[filter];
+    const needed = filterAbility(filter);
     if (needed && !env.abilities.has(needed)) {
       throw new ApiError("TOKEN_MISSING_ABILITY", `Subscribing to ${filter} needs the ability ${needed}.`, {
         context: { required_ability: needed },

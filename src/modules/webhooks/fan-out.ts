@@ -2,7 +2,10 @@
 // per active endpoint of its team subscribed to it - a team-wide endpoint for every event of the
 // team, a project's endpoint for that project's events only. It runs in the statement that writes
 // the event, so the deliveries exist if and only if the change and its event committed, and a write
-// pays no extra round trip for it. A subscription is an event name or a group ("plan.*").
+// pays no extra round trip for it. A subscription is an event name or a group ("plan.*"). A
+// billing.* event reaches only endpoints registered by the team's owner now: billing:read is the
+// owner's alone (built-in-roles.ts), so an endpoint of a former owner, or of anyone the ability
+// check at registration missed, receives nothing of the owner's billing.
 import type { Db } from "../../db/tenant.ts";
 
 export interface OutboxRow {
@@ -31,6 +34,8 @@ join webhook_endpoints endpoint
   on endpoint.team_id = event.team_id
  and endpoint.is_active
  and (endpoint.project_id is null or endpoint.project_id = event.project_id)
+ and (not starts_with(event.type, 'billing.')
+      or endpoint.created_by_user_id = (select team.owner_user_id from teams team where team.id = event.team_id))
 where exists (
   select 1 from jsonb_array_elements_text(endpoint.events) as subscription(name)
   where subscription.name = event.type

@@ -11,6 +11,10 @@ type EventEnvelope = components["schemas"]["EventEnvelope"];
 /** Subscribing to these needs the ability named. */
 export const FILTER_ABILITIES: Readonly<Record<string, string>> = { "billing.*": "billing:read" };
 
+/** The ability subscribing to `filter` needs: billing:read for billing.* and for each billing event by name. */
+export const filterAbility = (filter: string): string | undefined =>
+  FILTER_ABILITIES[filter] ?? (filter.startsWith("billing.") ? FILTER_ABILITIES["billing.*"] : undefined);
+
 type Json = Record<string, any>;
 
 let samples: EventEnvelope[] | null = null;

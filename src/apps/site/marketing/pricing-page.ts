@@ -1,15 +1,15 @@
 // The pricing page: the three tiers and what each allows, built from the limits the code enforces
 // (project count, monthly access codes) and the features Growth gates (requireGrowth and the
-// connector install rule), so the page cannot promise what the API refuses. Prices are the
-// operator's (the description shows none), so the page names none.
+// connector install rule), so the page cannot promise what the API refuses. The prices are the
+// list prices of src/modules/billing/prices.ts, the same the billing page shows and the simulated
+// Stripe charges.
 import type { MarkdownPage } from "../pages/markdown-routes.ts";
 import { PROJECT_LIMITS } from "../../../modules/projects/limits.ts";
 import { MONTHLY_CODE_QUOTA } from "../../../modules/access-codes/codes.ts";
+import { TIER_NAMES as NAMES, TIER_PRICES, tierPriceText } from "../../../modules/billing/prices.ts";
 import { TIERS } from "../../../modules/teams/tier.ts";
 import type { Tier } from "../../../modules/teams/tier.ts";
 import type { SiteAddresses } from "./addresses.ts";
-
-const NAMES: Record<Tier, string> = { free: "Free", starter: "Starter", growth: "Growth" };
 
 /** What Growth unlocks (description, rule 4); each is refused below Growth with the code named. */
 export const GROWTH_FEATURES: readonly { feature: string; refusal: string }[] = [
@@ -29,11 +29,13 @@ export function pricingPage(a: SiteAddresses): MarkdownPage {
     markdown: `# Pricing
 
 Three tiers: **${TIERS.map((t) => NAMES[t]).join("**, **")}**. A team's tier is its owner's: everyone working on the
-team gets what the owner's tier allows. Prices and billing are set by the operator of this
-SubBridge deployment; you choose and change your tier in the dashboard's billing settings.
+team gets what the owner's tier allows. You choose, change or cancel your tier on the billing page
+of your account; payments are taken by Stripe, and a cancelled tier lasts until the end of the
+period you paid.
 
 | | ${TIERS.map((t) => NAMES[t]).join(" | ")} |
 |---|${TIERS.map(() => "---").join("|")}|
+${row("Price", (t) => (t === "free" ? "Free" : tierPriceText(TIER_PRICES[t])))}
 ${row("Projects per team", (t) => String(PROJECT_LIMITS[t]))}
 ${row("Access codes generated per month", (t) => String(MONTHLY_CODE_QUOTA[t]))}
 ${row("Plans, members, portal, webhooks, REST API and MCP server", () => "Yes")}

@@ -17,7 +17,7 @@ interface SubscriptionBook {
 
 const books = new WeakMap<TwinState, Map<string, SubscriptionBook>>();
 
-function bookOf(state: TwinState, id: string): SubscriptionBook {
+export function bookOf(state: TwinState, id: string): SubscriptionBook {
   let all = books.get(state);
   if (!all) books.set(state, (all = new Map()));
   let book = all.get(id);
@@ -103,28 +103,32 @@ function activeDiscount(state: TwinState, account: Account, sub: StripeObject, a
 }
 
 /** Creates, finalizes and attempts the invoice for one period of a subscription. */
-function invoiceFor(
+export function invoiceFor(
   state: TwinState,
   account: Account,
   sub: StripeObject,
-  input: { reason: string; start: number; end: number; trial: boolean; at: number },
+  input: { reason: string; start: number; end: number; trial: boolean; at: number; proration?: { item: StripeObject; amount: number } },
 ) {
-  const items = (sub.items as { data: StripeObject[] }).data;
+  const items = input.proration ? [input.proration.item] : (sub.items as { data: StripeObject[] }).data;
   const lines = items.map((item) => {
     const price = item.price as StripeObject;
-    const amount = input.trial ? 0 : (price.unit_amount as number) * (item.quantity as number);
+    const amount = input.proration ? input.proration.amount : input.trial ? 0 : (price.unit_amount as number) * (item.quantity as number);
     return {
       id: newId("il_"),
       object: "line_item",
       amount,
       currency: price.currency,
-      description: input.trial ? `Trial period for ${price.nickname ?? price.product}` : `${item.quantity} × ${price.nickname ?? price.product}`,
+      description: input.proration
+        ? `Remaining time on ${price.nickname ?? price.product} (prorated)`
+        : input.trial
+          ? `Trial period for ${price.nickname ?? price.product}`
+          : `${item.quantity} × ${price.nickname ?? price.product}`,
       discount_amounts: [] as { amount: number; discount: string }[],
       livemode: false,
       metadata: {},
       parent: {
         type: "subscription_item_details",
-        subscription_item_details: { subscription: sub.id, subscription_item: item.id, proration: false },
+        subscription_item_details: { subscription: sub.id, subscription_item: item.id, proration: !!input.proration },
       },
       period: { start: input.start, end: input.end },
       pricing: { type: "price_details", price_details: { price: price.id, product: price.product }, unit_amount_decimal: String(price.unit_amount) },
@@ -137,12 +141,18 @@ function invoiceFor(
   if (applied && off > 0) lines[0]!.discount_amounts.push({ amount: off, discount: applied.discount.id });
   const total = subtotal - off;
   const customer = state.find(account, sub.customer as string, "customer");
+  // The customer's balance (a credit is negative) is applied to the invoice, and a negative total
+  // (a downgrade's proration) becomes a credit, as Stripe's customer balance does.
+  const startingBalance = (customer?.balance as number | undefined) ?? 0;
+  const due = Math.max(0, total + startingBalance);
+  const endingBalance = Math.min(0, total + startingBalance);
+  if (customer) customer.balance = endingBalance;
   const invoice = state.put(account, {
     id: newId("in_"),
     object: "invoice",
-    amount_due: total,
+    amount_due: due,
     amount_paid: 0,
-    amount_remaining: total,
+    amount_remaining: due,
     attempt_count: 0,
     attempted: false,
     billing_reason: input.reason,
@@ -154,6 +164,8 @@ function invoiceFor(
     customer_name: customer?.name ?? null,
     default_payment_method: null,
     discounts: applied && off > 0 ? [applied.discount.id] : [],
+    ending_balance: endingBalance,
+    starting_balance: startingBalance,
     lines: { object: "list", data: lines, has_more: false, url: "" },
     livemode: false,
     metadata: {},
@@ -182,7 +194,7 @@ function invoiceFor(
 }
 
 /** Attempts an open invoice from the subscription's card; true when it is paid. */
-function attempt(state: TwinState, account: Account, sub: StripeObject, invoice: StripeObject, at: number): boolean {
+export function attempt(state: TwinState, account: Account, sub: StripeObject, invoice: StripeObject, at: number): boolean {
   const book = bookOf(state, sub.id);
   invoice.attempt_count = (invoice.attempt_count as number) + 1;
   invoice.attempted = true;

@@ -2,6 +2,7 @@
 // and answers the object (or a list object); unknown ids answer 404 resource_missing.
 import { randomBytes } from "node:crypto";
 import { cancelSubscription, runDue, scheduleCancellation } from "./billing.ts";
+import { changeItemPrice } from "./plan-change.ts";
 import { createSession, currentSession, expireSession, lineItems } from "./checkout.ts";
 import { invalidRequest, StripeApiError } from "./errors.ts";
 import { closeDispute, openDispute, refund } from "./payments.ts";
@@ -91,6 +92,23 @@ function updateSubscription(ctx: RequestContext) {
   if (sub.status === "canceled")
     throw invalidRequest("A canceled subscription can only update its cancellation_details and metadata.", "subscription");
   const before = clone(sub);
+  const proration = p.oneOf("proration_behavior", ["always_invoice", "create_prorations", "none"] as const) ?? "create_prorations";
+  const paymentBehavior =
+    p.oneOf("payment_behavior", ["allow_incomplete", "default_incomplete", "error_if_incomplete", "pending_if_incomplete"] as const) ??
+    "allow_incomplete";
+  for (const entry of p.hashes("items")) {
+    const price = entry.string("price");
+    if (!entry.has("id") || !price)
+      throw invalidRequest("The twin updates an existing item's price: pass items[][id] and items[][price].", entry.name("id"));
+    changeItemPrice(state, account, sub, {
+      item: entry.string("id", true),
+      price: state.get(account, price, "price", entry.name("price")),
+      quantity: entry.integer("quantity", false, 1),
+      proration,
+      paymentBehavior,
+      param: entry.name("price"),
+    });
+  }
   const cancelAtPeriodEnd = p.boolean("cancel_at_period_end");
   if (cancelAtPeriodEnd !== undefined) scheduleCancellation(sub, cancelAtPeriodEnd, state.now(sub.test_clock as string | null));
   update(sub, p, {});

@@ -1,10 +1,12 @@
 // Stripe for the running service, as configured: real Stripe (or STRIPE_API_URL's Stripe-compatible
 // server) with the platform's key and the Connect endpoint's secret; on a simulated start the Stripe
 // twin on loopback, with a Connect webhook endpoint registered on it pointing at the API's route, so
-// a person trying `npm start` can pay; none at all on PostgreSQL without a key.
+// a person trying `npm start` can pay (and a platform endpoint and the tiers' prices for the
+// creators' own billing); none at all on PostgreSQL without a key.
 import { createHmac } from "node:crypto";
 import type Stripe from "stripe";
 import type { StripeConfig } from "../../../config.ts";
+import { setUpSimulatedBilling, type StripeBilling } from "../../billing/stripe-setup.ts";
 import { startStripeTwin } from "../stripe-twin/index.ts";
 import { createStripeClient } from "./client.ts";
 
@@ -18,6 +20,8 @@ export interface StripePayments {
   client: Stripe;
   /** The Connect webhook endpoint's signing secret (whsec_). */
   webhookSecret: string;
+  /** The creators' own tier billing on the platform account; absent or null = not configured. */
+  billing?: StripeBilling | null;
 }
 
 export interface OpenedStripe {
@@ -41,7 +45,7 @@ export async function openStripe(config: StripeConfig, baseUrl: string, appKey: 
   if (config.secretKey && config.webhookSecret) {
     const client = createStripeClient({ secretKey: config.secretKey, ...(config.apiUrl ? target(config.apiUrl) : {}) });
     return {
-      payments: { client, webhookSecret: config.webhookSecret },
+      payments: { client, webhookSecret: config.webhookSecret, billing: config.billing },
       description: config.apiUrl ? `Stripe-compatible server at ${config.apiUrl}` : "Stripe (api.stripe.com)",
       close: async () => {},
     };
@@ -57,8 +61,10 @@ export async function openStripe(config: StripeConfig, baseUrl: string, appKey: 
   const client = createStripeClient({ secretKey: twin.secretKey, ...twin.clientOptions });
   try {
     const endpoint = await client.webhookEndpoints.create({ url: stripeEventsUrl(baseUrl), enabled_events: ["*"], connect: true });
+    // The creators' tiers are billed on the platform account: its prices and its own endpoint.
+    const billing = await setUpSimulatedBilling(client, baseUrl);
     return {
-      payments: { client, webhookSecret: endpoint.secret! },
+      payments: { client, webhookSecret: endpoint.secret!, billing },
       description: `Stripe simulated on ${twin.url}; set STRIPE_SECRET_KEY for real Stripe`,
       close: () => twin.close(),
     };

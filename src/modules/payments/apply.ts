@@ -286,21 +286,21 @@ async function dispute(
   await tagInbox(ctx, provider, event);
   const recorded = (await transactionsTable.rows(ctx).where({ kind: "dispute", provider, provider_reference: event.disputeId }).first()) as
     TransactionRow | undefined;
-  const applied = { outcome: "applied" as const, memberId: payment.member_id, effects: commitEffectsOf(ctx) };
+  const applied = () => ({ outcome: "applied" as const, memberId: payment.member_id, effects: commitEffectsOf(ctx) });
   if (event.kind === "payment.disputed") {
     if (recorded) return { outcome: "ignored" as const, reason: "the dispute is recorded already (its closing came first)" };
     await recordDispute(ctx, payment, { ...event, status: "open" });
     await endIfItCovered(ctx, payment);
-    return { ...applied, effects: commitEffectsOf(ctx) };
+    return applied();
   }
   if (recorded) {
     if (!(await closeDispute(ctx, recorded, event.outcome, event.reason)))
       return { outcome: "ignored" as const, reason: "the dispute is decided already" };
-    return { ...applied, effects: commitEffectsOf(ctx) };
+    return applied();
   }
   await recordDispute(ctx, payment, { ...event, status: event.outcome });
   if (event.outcome === "lost") await endIfItCovered(ctx, payment);
-  return { ...applied, effects: commitEffectsOf(ctx) };
+  return applied();
 }
 
 /** Applies `event` once, in one transaction with its inbox row. */

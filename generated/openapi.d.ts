@@ -2129,7 +2129,7 @@ export interface webhooks {
         put?: never;
         /**
          * A payment method was set up
-         * @description A provider was set up for a project (through the dashboard's provider setup).
+         * @description A provider was set up for a project (on the creator's Payments page, when Stripe onboarding completes or Telegram Stars is enabled).
          */
         post: operations["payment_method_created"];
         delete?: never;

@@ -1,8 +1,9 @@
 // A project's payment methods: how it is paid (Stripe and Telegram Stars methods take payments
 // through src/modules/payments; the other providers are configuration records).
 // The currencies and billing cycles of the enabled ones decide which plans can be published.
-// Creating one is "Coming" in the ability catalog: the dashboard's provider setup calls
-// createPaymentMethod; the API lists, reads, changes and deletes them.
+// Creating one is "Coming" in the ability catalog: the creator's Payments page (the connection
+// flow, src/modules/payments/connections.ts) calls createPaymentMethod; the API lists, reads,
+// changes and deletes them.
 import { randomUUID } from "node:crypto";
 import { notFound, validationFailed, emptyFieldErrors, addFieldError, type FieldErrors } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
@@ -95,7 +96,7 @@ function checkSettings(provider: string, next: Required<PaymentMethodSettings>):
 }
 
 /**
- * Sets up a provider for a project: what the dashboard's provider setup (and tests) call, since
+ * Sets up a provider for a project: what the connection flow (and tests) call, since
  * the API's create ability is Coming. `sealedCredentials` is already encrypted by the caller.
  */
 export async function createPaymentMethod(

@@ -120,7 +120,11 @@ describe("subscriber portal: a member pays for a plan", function () {
     assert.ok(!guest.includes(plans.codesOnly), "an access-codes-only plan keeps only the code path");
 
     const { browser } = await member();
-    const page = await (await browser.get(`/${fixture.handle}`)).text();
+    const signedIn = await browser.get(`/${fixture.handle}`);
+    // The card form's answer redirects to Stripe's hosted page: the page's CSP lets a form lead there, and nowhere else.
+    assert.match(signedIn.headers.get("content-security-policy")!, new RegExp(`form-action 'self' ${twin.url};`));
+    assert.match((await fetch(`${portal.url}/${fixture.handle}`)).headers.get("content-security-policy")!, /form-action 'self';/);
+    const page = await signedIn.text();
     const form = card(page, plans.card);
     assert.ok(form.includes(`action="${checkoutPath(plans.card)}"`));
     assert.ok(form.includes(`name="method" value="${methodId}"`));
@@ -138,7 +142,7 @@ describe("subscriber portal: a member pays for a plan", function () {
     assert.equal(anonymous.status, 303);
     assert.equal(anonymous.headers.get("location"), `/${fixture.handle}?plan=${plans.card}#sign-in-heading`);
     const picked = await (await fetch(`${portal.url}${planPage(plans.card)}`)).text();
-    assert.match(picked, /To pay by card, sign in first: you come back to this plan\./);
+    assert.match(picked, /Pay for it by card below; to pay by card, sign in first and you come back to this plan\./);
     assert.ok(picked.includes(`name="return_to" value="/${fixture.handle}?plan=${plans.card}"`), "the sign-in forms carry the plan");
 
     assert.equal((await member(planPage(plans.card))).landed, planPage(plans.card));
@@ -258,7 +262,10 @@ describe("subscriber portal: a member pays for a plan", function () {
     assert.match(inside, /<h1>You're in<\/h1>/);
     assert.match(inside, /<dd>Night Owl monthly<\/dd>/);
     const periodEnd = new Date(subscription.ends_at).toISOString().slice(0, 10);
-    assert.ok(inside.includes(`Next charge on <strong>${periodEnd}</strong>: $5.00 every month until you cancel.`), inside);
+    assert.match(
+      inside,
+      new RegExp(`<dt>Next charge</dt>\\s*<dd>\\$5\\.00 every month, from <strong>${periodEnd}</strong> until you cancel\\.</dd>`),
+    );
     assert.ok(inside.includes(`href="${fixture.installation.bot_url}?start=project_${fixture.projectId}"`), "how to open the community");
     assert.doesNotMatch(inside, /http-equiv="refresh"/);
 

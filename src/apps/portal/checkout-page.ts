@@ -115,12 +115,12 @@ const day = (d: Date | null) => (d ? new Date(d).toISOString().slice(0, 10) : nu
 function subscriptionSummary(subscription: SubscriptionRow, plan: PlanRow): Html {
   const next =
     plan.billing_cycle === "lifetime"
-      ? html`One payment: access for life, nothing more is charged.`
+      ? html`None: one payment, access for life.`
       : subscription.status === "trialing"
         ? html`Your free trial runs until <strong>${day(subscription.trial_ends_at)}</strong>; then ${price(plan)}, first charged that day.`
         : subscription.status === "canceled"
-          ? html`Cancelled: access until <strong>${day(subscription.ends_at)}</strong>, nothing more is charged.`
-          : html`Next charge on <strong>${day(subscription.ends_at)}</strong>: ${price(plan)} until you cancel.`;
+          ? html`None: cancelled, access until <strong>${day(subscription.ends_at)}</strong>.`
+          : html`${price(plan)}, from <strong>${day(subscription.ends_at)}</strong> until you cancel.`;
   return html`<dl class="summary">
     <dt>Plan</dt>
     <dd>${plan.name}</dd>

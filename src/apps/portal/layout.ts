@@ -12,6 +12,8 @@ export interface PortalFrame {
   project?: { name: string; handle: string };
   /** The signed-in member's name, when a member is signed in to this project. */
   member?: { name: string };
+  /** Where this page's forms may lead besides this host (CSP form-action sources): the card form's answer redirects to the provider's hosted checkout, and Chromium checks that redirect too. */
+  formTargets?: readonly string[];
   /** Reload as `url` after `seconds` (a page waiting for something, without script: <meta http-equiv="refresh">). */
   refresh?: { seconds: number; url: string };
 }
@@ -37,7 +39,12 @@ export function renderPortalPage(ctx: Koa.Context, frame: PortalFrame): void {
   ctx.status = frame.status ?? 200;
   ctx.type = "text/html; charset=utf-8";
   ctx.set("Cache-Control", "no-store");
-  ctx.set("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+  ctx.set(
+    "Content-Security-Policy",
+    frame.formTargets?.length
+      ? CONTENT_SECURITY_POLICY.replace("form-action 'self'", `form-action 'self' ${frame.formTargets.join(" ")}`)
+      : CONTENT_SECURITY_POLICY,
+  );
   ctx.set("X-Content-Type-Options", "nosniff");
   ctx.set("X-Frame-Options", "DENY");
   // Never send a portal address to another site (same-origin, not no-referrer: that would make

@@ -11,6 +11,7 @@ import type { MemberRow } from "../../modules/members/tables.ts";
 import type { PortalProject } from "../../modules/projects/handles.ts";
 import { enabledPaymentMethods, type PaymentMethod } from "../../modules/payment-methods/payment-methods.ts";
 import { methodsSelling } from "../../modules/payments/selling.ts";
+import { checkoutOrigin } from "../../modules/payments/stripe/provider.ts";
 import { connectedInstallations, publishedPlans, startLink, type PortalInstallation, type PortalPlan } from "./catalog.ts";
 import type { DomainContext } from "../../db/tenant.ts";
 import type { PortalDeps } from "./deps.ts";
@@ -115,7 +116,7 @@ function howToSubscribe(entry: PortalPlan, offers: PlanOffers, signedIn: boolean
   const how = !ways
     ? html`It cannot be bought online right now; if you have an access code, redeem it below.`
     : offers.card && !signedIn
-      ? html`Pay for it ${ways} below. To pay by card, sign in first: you come back to this plan.`
+      ? html`Pay for it ${ways} below; to pay by card, sign in first and you come back to this plan.`
       : html`Pay for it ${ways} below.`;
   return portalNotice("info", html`You picked <strong>${entry.plan.name}</strong> (${price(entry.plan)}). ${how}`);
 }
@@ -231,8 +232,10 @@ export async function renderProjectPage(
           </p>`
         : ""
     }`;
+  const cardForms = member !== null && deps.stripe && [...offers.values()].some((o) => o.card);
   renderPortalPage(ctx, {
     title: picked ? picked.plan.name : "Plans",
+    ...(cardForms ? { formTargets: [checkoutOrigin(deps.stripe!.client)] } : {}),
     body,
     project,
     ...(member ? { member: { name: memberName(member) } } : {}),

@@ -24,3 +24,18 @@ export function createStripeClient(options: StripeClientOptions): Stripe {
     telemetry: false,
   });
 }
+
+/**
+ * The origin of the Stripe-compatible server `client` reaches (the twin, STRIPE_API_URL), which
+ * also serves its hosted pages; null for real Stripe, whose pages have their own hosts. A browser
+ * checks a form's redirect to those pages against the page's CSP form-action, which must name them.
+ * stripe-node keeps the host, port and protocol as api fields.
+ */
+export function compatibleServerOrigin(client: Stripe): string | null {
+  const field = (key: string) => (client as unknown as { getApiField(key: string): unknown }).getApiField(key);
+  const host = String(field("host"));
+  if (host === "api.stripe.com") return null;
+  const protocol = field("protocol") === "http" ? "http" : "https";
+  const port = Number(field("port"));
+  return `${protocol}://${host}${port && port !== (protocol === "http" ? 80 : 443) ? `:${port}` : ""}`;
+}

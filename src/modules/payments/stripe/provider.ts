@@ -3,8 +3,12 @@
 import Stripe from "stripe";
 import type { CouponDiscount } from "../../coupons/checkout.ts";
 import type { CheckoutRequest, CheckoutStart, ConnectedMethod, PaymentProvider, ProviderSubscriptionState } from "../provider.ts";
+import { compatibleServerOrigin } from "./client.ts";
 import { fromUnix, periodEnd } from "./payments.ts";
 import { priceFor, stripeRefusal } from "./prices.ts";
+
+/** Where Stripe's hosted Checkout pages are served (a portal form that redirects there must allow it: CSP form-action). */
+export const checkoutOrigin = (client: Stripe) => compatibleServerOrigin(client) ?? "https://checkout.stripe.com";
 
 /** The Stripe coupon that mirrors ours on the connected account: one per coupon of ours, named after its id. */
 export const stripeCouponId = (couponId: string) => `subbridge_${couponId}`;

@@ -3058,7 +3058,7 @@ export interface components {
              * @description The project the subject belongs to; null for team-level subjects.
              */
             project_id: string | null;
-            /** @description Short alias of who caused it (user), null for the system. */
+            /** @description Short alias of who caused it (user; member for a member's own change from the portal or the bot, causer_id the member's id), null for the system. */
             causer_type: string | null;
             causer_id: string | null;
             actor_kind: components["schemas"]["ActorKind"];
@@ -10115,7 +10115,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Token"];
-                        /** @description The bearer token, `sbt_live_<id>_<secret>`. Shown only in this response; store it now. */
+                        /** @description The bearer token, `sbt_live_<id>_<secret>` (`sbt_test_<id>_<secret>` on a sandbox deployment). Shown only in this response; store it now. */
                         token: string;
                     };
                 };

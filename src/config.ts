@@ -24,6 +24,7 @@ import { DEFAULT_WEBHOOK_LIMITS } from "./modules/webhooks/limits.ts";
 import { stripeConfig, type StripeConfig } from "./config-stripe.ts";
 
 export type { StripeConfig } from "./config-stripe.ts";
+import { ENVIRONMENTS, type Environment } from "./modules/tokens/environment.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./db/timeouts.ts";
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http/server.ts";
 
@@ -101,6 +102,13 @@ export interface Config {
   webhooks: WebhookNetwork;
   /** Where payments by Stripe go (see StripeConfig). */
   stripe: StripeConfig;
+  /**
+   * SUBBRIDGE_ENVIRONMENT: live (production: sbt_live_ tokens, real providers only) or test (a
+   * sandbox: sbt_test_ tokens, simulated providers only, which it runs, like an embedded start, for
+   * whatever is not configured). Default: test on an embedded start (it runs the simulated platforms
+   * and Stripe), live on PostgreSQL.
+   */
+  environment: Environment;
 }
 
 /**
@@ -156,7 +164,7 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
   if (!worker && surfaces.length === 0) throw new ConfigError("SURFACES is empty and WORKER=off: this process would run nothing");
   const appKey = env.APP_KEY || null;
   if (appKey !== null) decodeKeyOrThrow(appKey);
-  return {
+  return withEnvironment(env, {
     release: env.RELEASE || release,
     dataDir: dataDir(env),
     databaseUrl: urlOrNull(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
@@ -185,7 +193,29 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     platforms: platformConfig(env),
     webhooks: webhookNetwork(env),
     stripe: stripeConfig(env),
-  };
+  });
+}
+
+/**
+ * The environment, and what it refuses: a sandbox takes no live Stripe key (it would move real
+ * money), and production runs no simulated provider (a member's payment would go nowhere).
+ */
+function withEnvironment(env: Env, config: Omit<Config, "environment">): Config {
+  const raw = env.SUBBRIDGE_ENVIRONMENT || (config.databaseUrl ? "live" : "test");
+  if (!(ENVIRONMENTS as readonly string[]).includes(raw)) throw new ConfigError(`SUBBRIDGE_ENVIRONMENT must be live or test, got "${raw}"`);
+  const environment = raw as Environment;
+  if (environment === "test" && /^(sk|rk)_live_/.test(config.stripe.secretKey ?? ""))
+    throw new ConfigError(
+      "SUBBRIDGE_ENVIRONMENT=test refuses a live Stripe key (sk_live_/rk_live_): a sandbox uses simulated or test-mode providers only",
+    );
+  if (environment === "live" && (config.platforms.simulated || config.stripe.simulated))
+    throw new ConfigError(
+      "SUBBRIDGE_ENVIRONMENT=live refuses the simulated platforms and Stripe: set TELEGRAM_API_URL or DISCORD_API_URL and STRIPE_SECRET_KEY, or use SUBBRIDGE_ENVIRONMENT=test",
+    );
+  if (environment === "live") return { ...config, environment };
+  // A sandbox on PostgreSQL simulates too what nothing configures (an embedded start already does).
+  const platforms = { ...config.platforms, simulated: !env.TELEGRAM_API_URL && !env.DISCORD_API_URL };
+  return { ...config, platforms, stripe: { ...config.stripe, simulated: config.stripe.secretKey === null }, environment };
 }
 
 function webhookNetwork(env: Env): WebhookNetwork {

@@ -54,6 +54,7 @@ function buildSurface(
     docsUrl: config.docs.url,
     authUrl: config.auth.url,
     clientIp: clientIpResolver(config.trustProxy),
+    environment: config.environment,
   };
   // The surfaces that run operations (REST and MCP) also need the handlers and the platforms.
   const operations = {
@@ -138,7 +139,7 @@ async function main() {
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
   const creators = await countCreators(services.db);
-  const demo = !config.databaseUrl && creators === 0 ? await seedDemo(services.db, services.now()) : null;
+  const demo = !config.databaseUrl && creators === 0 ? await seedDemo(services.db, services.now(), config.environment) : null;
 
   for (const name of config.surfaces)
     servers.push(
@@ -194,6 +195,7 @@ async function main() {
     `  Connectors    ${[...connectors.packages.keys()].join(", ") || "none"} (from ${displayPath(connectors.dir)})`,
     `  Platforms     ${platforms.description}`,
     `  Payments      ${stripe.description}`,
+    `  Environment   ${config.environment === "test" ? "test (a sandbox: sbt_test_ tokens, simulated providers only)" : "live (sbt_live_ tokens, real providers only)"}`,
     `  Job worker    ${config.worker ? `${jobs.length} scheduled job${jobs.length === 1 ? "" : "s"} on pg-boss (npm run cli -- jobs:list)` : "off (WORKER=off)"}`,
     `  Webhooks      ${config.worker ? `delivery worker on (timeout ${config.webhooks.timeoutMs / 1000} s)` : "no delivery worker here (WORKER=off)"}`,
     `  Metrics       ${config.metrics.port !== null ? `http://${config.metrics.host}:${config.metrics.port}/metrics${config.metrics.token ? " (bearer METRICS_TOKEN)" : ""}, readiness /ready` : "off (set METRICS_PORT)"}`,

@@ -158,6 +158,7 @@ export async function runOperatorCommand(argv: string[], environment: CommandEnv
                     .filter(Boolean),
             projectIds: values.project ?? [],
             ...(values.name ? { name: values.name } : {}),
+            environment: config.environment,
           },
           now,
         );

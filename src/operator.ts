@@ -6,6 +6,7 @@ import type { Tier } from "./modules/teams/tier.ts";
 import { grantableAbilities } from "./modules/tokens/abilities.ts";
 import { createProject } from "./modules/projects/projects.ts";
 import { mintToken } from "./modules/tokens/tokens.ts";
+import type { Environment } from "./modules/tokens/environment.ts";
 import { createDomainContext, type Actor } from "./db/tenant.ts";
 import { ApiError } from "./errors.ts";
 import { randomToken } from "./security/crypto.ts";
@@ -14,7 +15,7 @@ export { AccountError };
 
 export async function mintTokenForCreator(
   db: Knex,
-  input: { email: string; abilities: "all" | string[]; projectIds?: string[]; name?: string },
+  input: { email: string; abilities: "all" | string[]; projectIds?: string[]; name?: string; environment?: Environment },
   now: Date,
 ) {
   const creator = await findCreatorByEmail(db, input.email);
@@ -35,6 +36,7 @@ export async function mintTokenForCreator(
         createDomainContext(trx, actor, now),
         { name: input.name ?? "Operator token", abilities, projectIds: input.projectIds?.length ? input.projectIds : null },
         null,
+        input.environment ?? "live",
       ),
     );
     return { id: minted.data.id, token: minted.token, abilities: minted.data.abilities, scopes: minted.data.scopes };
@@ -63,13 +65,13 @@ export interface DemoAccount {
 export const DEMO_EMAIL = "demo@subbridge.local";
 
 /** A demo creator (Growth), team and project, and a token with every grantable ability. */
-export async function seedDemo(db: Knex, now: Date): Promise<DemoAccount> {
+export async function seedDemo(db: Knex, now: Date, environment: Environment = "live"): Promise<DemoAccount> {
   const password = randomToken(16);
   const creator = await createCreator(db, { email: DEMO_EMAIL, password, tier: "growth", teamName: "Demo team" }, now);
   const actor: Actor = { userId: creator.userId, teamId: creator.teamId, projectIds: null, kind: "system", credentialKind: null, requestId: null };
   const project = await db.transaction((trx) =>
     createProject(createDomainContext(trx, actor, now), { name: "Demo Community", description: "A project to try the API with." }),
   );
-  const token = await mintTokenForCreator(db, { email: DEMO_EMAIL, abilities: "all", name: "Demo token (first start)" }, now);
+  const token = await mintTokenForCreator(db, { email: DEMO_EMAIL, abilities: "all", name: "Demo token (first start)", environment }, now);
   return { email: DEMO_EMAIL, password, teamId: creator.teamId, projectId: project.id, token };
 }

@@ -7,11 +7,10 @@ import { sha256Hex } from "../security/crypto.ts";
 import type { Kv } from "../kv/kv.ts";
 import { expired, lookupToken, parseBearer, verifyTokenHash, type ResolvedToken } from "../modules/tokens/tokens.ts";
 import { lookupOAuthAccessToken, parseOAuthBearer } from "../modules/oauth/tokens.ts";
+import { credentialPrefix, fromOtherEnvironment, type Environment } from "../modules/tokens/environment.ts";
 import { admitCached, CREDENTIAL_TTL_MS, decodeEntry, refreshCredential, rememberCredential } from "./credential-cache.ts";
 import type { Principal } from "./context.ts";
 import { budgetCounters, consumeBudget, rateLimited, rateStateOf, type RateState, type Window } from "./rate-limit.ts";
-
-const OTHER_ENVIRONMENT = /^sbt_(?!live_)[a-z]+_/;
 
 function refuse(message: string, remediation?: string): never {
   throw new ApiError("AUTHENTICATION_REQUIRED", message, remediation ? { remediation } : {});
@@ -54,26 +53,28 @@ export async function admitBearer(
   budget: readonly Window[],
   budgetName: string,
   now: Date,
+  environment: Environment = "live",
 ): Promise<Admission> {
   if (!authorization) refuse("No bearer token was sent.");
   const bearer = bearerValue(authorization);
   if (!bearer) refuse("The Authorization header must have the form: Bearer <token>.");
-  if (OTHER_ENVIRONMENT.test(bearer)) {
+  const accepted = credentialPrefix("sbt", environment);
+  if (fromOtherEnvironment(bearer, environment)) {
     refuse(
-      "This token was minted for another environment; this server accepts only sbt_live_ tokens.",
-      "Use a token minted on this environment (it begins with sbt_live_).",
+      `This token was minted for another environment; this server accepts only ${accepted} tokens.`,
+      `Use a token minted on this environment (it begins with ${accepted}).`,
     );
   }
   if (bearer.startsWith("sbo_")) {
     if (budgetName !== "mcp") {
       refuse(
-        "OAuth access tokens are for the MCP server only; the REST API takes personal access tokens (sbt_live_).",
+        `OAuth access tokens are for the MCP server only; the REST API takes personal access tokens (${accepted}).`,
         "Call the MCP server with this token, or use a personal access token here.",
       );
     }
-    return admitOAuth(db, kv, bearer, budget, budgetName, now);
+    return admitOAuth(db, kv, bearer, budget, budgetName, now, environment);
   }
-  const parsed = parseBearer(bearer);
+  const parsed = parseBearer(bearer, environment);
   if (!parsed) refuse("The token is malformed, unknown, deleted or expired.");
   const subject = `${budgetName}:personal_access_token:${parsed.id}`;
   const counters = budgetCounters(subject, budget, now.getTime());
@@ -128,8 +129,16 @@ async function admitToken(
  * effect on the next call without the cache's tombstones knowing about OAuth tokens. One indexed
  * lookup and the creator's grants per MCP HTTP request.
  */
-async function admitOAuth(db: Knex, kv: Kv, bearer: string, budget: readonly Window[], budgetName: string, now: Date): Promise<Admission> {
-  const parsed = parseOAuthBearer(bearer);
+async function admitOAuth(
+  db: Knex,
+  kv: Kv,
+  bearer: string,
+  budget: readonly Window[],
+  budgetName: string,
+  now: Date,
+  environment: Environment,
+): Promise<Admission> {
+  const parsed = parseOAuthBearer(bearer, environment);
   const record = parsed && (await lookupOAuthAccessToken(db, parsed.id));
   const token = parsed && record && verifyTokenHash(record, sha256Hex(parsed.secret), now);
   if (!token) refuse("The OAuth access token is malformed, unknown, revoked or expired.", "Renew it with the refresh token at the token endpoint.");

@@ -1,6 +1,7 @@
 // What a handler receives besides its input. Built by a transport (REST or MCP) after
 // authentication, tenancy, abilities and validation have passed.
 import type { ProviderRegistry } from "../modules/payments/providers.ts";
+import type { Environment } from "../modules/tokens/environment.ts";
 import type { Input, OperationId, OperationSpec } from "../../generated/operations.ts";
 import type { Actor, CredentialKind, DomainContext } from "../db/tenant.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
@@ -60,6 +61,8 @@ export interface OperationContext {
   webhooks: WebhookNetwork;
   /** What the operation's preflight answered before the transaction opened (see Preflights); null when it has none. */
   preflight: unknown;
+  /** The deployment's environment: the prefix of the tokens it mints (create_token). */
+  environment: Environment;
 }
 
 /**

@@ -7,6 +7,7 @@
 // and prepares and executes per tool call. Transports only translate: headers, bodies, results.
 import { providerRegistry } from "../modules/payments/providers.ts";
 import type { StripePayments } from "../modules/payments/stripe/open.ts";
+import type { Environment } from "../modules/tokens/environment.ts";
 import type { Knex } from "knex";
 import type { Input, OperationId, OperationSpec, Output } from "../../generated/operations.ts";
 import type { FieldErrors } from "../errors.ts";
@@ -51,6 +52,8 @@ export interface PipelineDeps {
   logger?: Logger;
   /** The platform's Stripe (read at each call); absent or null = no payments by Stripe here. */
   stripe?: StripePayments | null;
+  /** SUBBRIDGE_ENVIRONMENT: which credentials are this deployment's (sbt_live_ or sbt_test_); absent = live. */
+  environment?: Environment;
 }
 
 /**
@@ -75,13 +78,13 @@ export type { Admission } from "./authenticate.ts";
  * `<budgetName>:<credential>`; see admitBearer.
  */
 export function admit(
-  deps: Pick<PipelineDeps, "db" | "kv">,
+  deps: Pick<PipelineDeps, "db" | "kv" | "environment">,
   authorization: string | undefined,
   budget: readonly Window[],
   budgetName: string,
   now: Date,
 ): Promise<Admission> {
-  return admitBearer(deps.db, deps.kv, authorization, budget, budgetName, now);
+  return admitBearer(deps.db, deps.kv, authorization, budget, budgetName, now, deps.environment ?? "live");
 }
 
 export interface OperationCall {
@@ -151,6 +154,7 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
     payments: () =>
       providerRegistry({ db: deps.db, stripe: deps.stripe?.client ?? null, connectors: { platforms: deps.platforms, appKey: deps.appKey } }),
     webhooks: deps.webhooks ?? STRICT_WEBHOOK_NETWORK,
+    environment: deps.environment ?? "live",
   };
   return {
     input,

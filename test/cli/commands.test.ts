@@ -55,7 +55,9 @@ describe("operator commands (in-process)", () => {
     };
     assert.deepEqual(narrow.abilities, ["activity:read", "team:view"]);
     assert.deepEqual(narrow.scopes, [`scope:team:${created.team_id}`, `scope:project:${project.project_id}`]);
-    const resolved = await resolveToken(db, narrow.token, new Date());
+    // No DATABASE_URL in this environment: the CLI acts for an embedded start, a sandbox by default.
+    assert.match(narrow.token, /^sbt_test_/);
+    const resolved = await resolveToken(db, narrow.token, new Date(), "test");
     assert.deepEqual(resolved?.projectIds, [project.project_id]);
   });
 

@@ -101,6 +101,14 @@ const cases: Record<string, BadValue | BadValue[]> = {
     },
   ],
   BILLING_GROWTH_PRICE: { env: { BILLING_GROWTH_PRICE: "prod_abcd" }, accepted: /BILLING_GROWTH_PRICE must be a Stripe price id/ },
+  SUBBRIDGE_ENVIRONMENT: [
+    { env: { SUBBRIDGE_ENVIRONMENT: "staging" }, accepted: /must be live or test/ },
+    {
+      env: { SUBBRIDGE_ENVIRONMENT: "test", STRIPE_SECRET_KEY: "sk_live_abcdefgh12345678", STRIPE_WEBHOOK_SECRET: "whsec_abcdefgh12345678" },
+      accepted: /refuses a live Stripe key \(sk_live_\/rk_live_\)/,
+    },
+    { env: { SUBBRIDGE_ENVIRONMENT: "live" }, accepted: /refuses the simulated platforms and Stripe/ },
+  ],
   SURFACES: [
     { env: { SURFACES: "api,nope" }, accepted: /available: api, mcp/ },
     { env: { SURFACES: "", WORKER: "off" }, accepted: /would run nothing/ },

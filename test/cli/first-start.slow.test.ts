@@ -45,12 +45,14 @@ describe("npm start on an empty embedded database", function () {
       assert.match(out, /KV store\s+in-process/);
       const credentials = join(dataDir, DEMO_CREDENTIALS_FILE);
       assert.ok(out.includes(credentials), "the banner names the file holding the secrets");
-      assert.ok(!/sbt_live_|\(password /.test(out), "no secret on stdout, the log stream");
+      assert.ok(!/sbt_test_\d+_|\(password /.test(out), "no secret on stdout, the log stream");
+      // An embedded start runs simulated providers: a sandbox, whose tokens say so.
+      assert.match(out, /Environment\s+test \(a sandbox: sbt_test_ tokens, simulated providers only\)/);
       assert.equal(statSync(credentials).mode & 0o777, 0o600);
       const secrets = readFileSync(credentials, "utf8");
       assert.match(secrets, /creator\s+demo@subbridge\.local \(password \S+\)/);
       assert.match(secrets, /Try it:[\s\S]*teams\/current\n/);
-      token = /token\s+(sbt_live_\d+_[A-Za-z0-9]+)/.exec(secrets)![1]!;
+      token = /token\s+(sbt_test_\d+_[A-Za-z0-9]+)/.exec(secrets)![1]!;
       const res = await fetch(`http://127.0.0.1:${ports.API_PORT}/v1/teams/current`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(res.status, 200);
       const team = (await res.json()) as { data: { name: string } };
@@ -63,7 +65,7 @@ describe("npm start on an empty embedded database", function () {
     await assert.rejects(fetch(`http://127.0.0.1:${ports.API_PORT}/up`), "the server stopped listening on SIGTERM");
     const second = await startNpm(env, /Need a token\?.*\n/);
     try {
-      assert.ok(!second.output().includes("sbt_live_"), "the token is printed only on the first start");
+      assert.ok(!/sbt_test_\d+_/.test(second.output()), "the token is printed only on the first start");
       assert.match(second.output(), /Need a token\? npm run cli -- token:mint --email demo@subbridge\.local --abilities all/);
       const res = await fetch(`http://127.0.0.1:${ports.API_PORT}/v1/teams/current`, { headers: { authorization: `Bearer ${token!}` } });
       assert.equal(res.status, 200, "data survives a restart");
@@ -93,7 +95,8 @@ describe("npm start on an empty embedded database", function () {
           assert.match(out, /Database\s+PostgreSQL/);
           assert.match(out, /No creator yet[\s\S]*npm run cli -- creator:create --email you@example\.com/);
           assert.match(out, /Or open an account at http:\/\/localhost:\d+\/sign-up[\s\S]*npm run cli -- mail:list --email you@example\.com/);
-          assert.ok(!out.includes("sbt_live_"), "no demo token on PostgreSQL");
+          assert.ok(!/sbt_live_\d+_/.test(out), "no demo token on PostgreSQL");
+          assert.match(out, /Environment\s+live \(sbt_live_ tokens, real providers only\)/);
         } finally {
           await started.stop();
         }

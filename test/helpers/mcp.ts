@@ -44,6 +44,8 @@ export interface StartMcpOptions {
   awaitInvocationEntries?: boolean;
   /** The authorization server the protected-resource metadata names (default AUTH_URL, a dummy). */
   authUrl?: string;
+  /** SUBBRIDGE_ENVIRONMENT of the server (default live). */
+  environment?: McpAppDeps["environment"];
 }
 
 export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMcp> {
@@ -77,6 +79,7 @@ export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMc
       webhooks: options.webhooks ?? TEST_WEBHOOK_NETWORK,
       ...(options.clientIp ? { clientIp: options.clientIp } : {}),
       ...(options.awaitInvocationEntries ? { awaitInvocationEntries: true } : {}),
+      ...(options.environment ? { environment: options.environment } : {}),
     };
     return createMcpApp(deps);
   });

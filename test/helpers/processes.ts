@@ -40,10 +40,10 @@ export async function freePort(): Promise<number> {
 /** What the first start on an empty embedded database prints last (stdout here is no terminal: the secrets go to a file). */
 export const FIRST_START_READY = /store them, then delete the file\.\n/;
 
-/** The demo token the first start wrote to DATA_DIR's credentials file. */
+/** The demo token the first start wrote to DATA_DIR's credentials file (sbt_test_: an embedded start is a sandbox by default). */
 export function firstStartToken(dataDir: string): string {
   const secrets = readFileSync(join(dataDir, DEMO_CREDENTIALS_FILE), "utf8");
-  return /token\s+(sbt_live_\d+_[A-Za-z0-9]+)/.exec(secrets)![1]!;
+  return /token\s+(sbt_(?:live|test)_\d+_[A-Za-z0-9]+)/.exec(secrets)![1]!;
 }
 
 export interface CommandResult {

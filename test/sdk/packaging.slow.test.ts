@@ -131,7 +131,7 @@ async function main() {
     aborted,
     timeoutIsConnectionError: new TimeoutError(1, null) instanceof ConnectionError,
     teamId: team.data.id,
-    minted: secret.startsWith("sbt_live_"),
+    minted: /^sbt_(live|test)_/.test(secret),
     tokenCount: names.length,
     requiredAbility,
     notFound,

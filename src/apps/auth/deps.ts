@@ -4,6 +4,7 @@ import type { Database } from "../../db/database.ts";
 import type { Kv } from "../../kv/kv.ts";
 import type { ClientIpResolver } from "../../http/client-ip.ts";
 import type { StripePayments } from "../../modules/payments/stripe/open.ts";
+import type { Environment } from "../../modules/tokens/environment.ts";
 
 export interface AuthDeps {
   db: Database;
@@ -21,4 +22,6 @@ export interface AuthDeps {
   clientIp?: ClientIpResolver;
   /** The platform's Stripe (Connect onboarding, the creators' own tier billing); absent or null = none. */
   stripe?: StripePayments | null;
+  /** SUBBRIDGE_ENVIRONMENT: the prefix of the tokens this host mints (sbt_live_ or sbt_test_); absent = live. */
+  environment?: Environment;
 }

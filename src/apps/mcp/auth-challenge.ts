@@ -10,6 +10,7 @@ import type { Principal } from "../../pipeline/context.ts";
 import { consumeBudget, rateLimitHeaders, rateLimited, type Window } from "../../pipeline/rate-limit.ts";
 import { PROTECTED_RESOURCE_PATH } from "./protected-resource-metadata.ts";
 import type { RequestState } from "../../http/request.ts";
+import type { Environment } from "../../modules/tokens/environment.ts";
 
 export const MCP_SCOPE = "mcp:use";
 
@@ -24,6 +25,8 @@ export interface McpAuthDeps {
   mcpUrl: string;
   budget: readonly Window[];
   unauthenticatedBudget: readonly Window[];
+  /** Which tokens are this deployment's (sbt_live_ or sbt_test_); absent = live. */
+  environment?: Environment;
 }
 
 /** The request's principal; throws 401 with the challenge, or 429 once a budget is spent. */

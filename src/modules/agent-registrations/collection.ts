@@ -7,6 +7,7 @@
 import { createDomainContext, type Actor, type Db } from "../../db/tenant.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { mintToken } from "../tokens/tokens.ts";
+import type { Environment } from "../tokens/environment.ts";
 import { grantedAbilities } from "./confirmation.ts";
 import {
   AgentRegistrationError,
@@ -31,7 +32,10 @@ const refusal = (code: string, message: string) => new AgentRegistrationError(co
  * invalid_claim_token, expired_token (30 minutes over, ended by wrong codes, or already
  * collected), slow_down, authorization_pending.
  */
-export async function collectAgentToken(db: Db, input: { claimToken: string; now: Date; requestId?: string | null }): Promise<CollectedToken> {
+export async function collectAgentToken(
+  db: Db,
+  input: { claimToken: string; now: Date; requestId?: string | null; environment?: Environment },
+): Promise<CollectedToken> {
   const { now } = input;
   // Decided inside the transaction, thrown after it commits: the poll's time must persist.
   const outcome = await db.transaction(async (trx): Promise<CollectedToken | AgentRegistrationError> => {
@@ -50,13 +54,13 @@ export async function collectAgentToken(db: Db, input: { claimToken: string; now
     if (last !== null && now.getTime() - last < POLL_INTERVAL_SECONDS * 1000)
       return refusal("slow_down", `Poll at most every ${POLL_INTERVAL_SECONDS} seconds.`);
     if (row.state === "registered") return refusal("authorization_pending", "The creator has not confirmed the registration yet.");
-    return mintFor(trx, row, now, input.requestId ?? null);
+    return mintFor(trx, row, now, input.requestId ?? null, input.environment ?? "live");
   });
   if (outcome instanceof AgentRegistrationError) throw outcome;
   return outcome;
 }
 
-async function mintFor(trx: Db, row: RegistrationRow, now: Date, requestId: string | null): Promise<CollectedToken> {
+async function mintFor(trx: Db, row: RegistrationRow, now: Date, requestId: string | null, environment: Environment): Promise<CollectedToken> {
   // The creator's confirmation is what authorises this: the entries name them (actor_kind human),
   // with no credential of theirs in this request.
   const actor: Actor & { userId: string } = {
@@ -71,7 +75,8 @@ async function mintFor(trx: Db, row: RegistrationRow, now: Date, requestId: stri
   // Kept at confirmation (bounded by the creator's place then); a row confirmed before that was
   // kept is bounded now. Mintable since registration; null = no minting token narrows them.
   const abilities = row.granted_abilities ?? (await grantedAbilities(trx, actor.userId, actor.teamId, row.abilities));
-  const minted = await mintToken(ctx, { name: row.client_name, abilities, kind: "agent_registration", projectIds: null, expiresAt: null }, null);
+  const request = { name: row.client_name, abilities, kind: "agent_registration" as const, projectIds: null, expiresAt: null };
+  const minted = await mintToken(ctx, request, null, environment);
   await registrations(trx).where({ id: row.id }).update({ state: "collected", token_id: minted.data.id, collected_at: now, updated_at: now });
   // minted_credential_id, not token_id: properties named like a secret are dropped from entries.
   await recordActivity(ctx, {

@@ -1,4 +1,5 @@
-// OAuth access and refresh tokens for MCP clients. An access token (sbo_live_<id>_<secret>) lives
+// OAuth access and refresh tokens for MCP clients (live shown; a sandbox's are sbo_test_ and sbr_test_,
+// ../tokens/environment.ts). An access token (sbo_live_<id>_<secret>) lives
 // one hour and acts as the approving creator on the team they selected, with every ability their
 // place there grants. A refresh token (sbr_live_<secret>) is spent by its one renewal, which issues
 // the next one of the same family, valid 30 days from that use; a spent one presented again means
@@ -12,13 +13,15 @@ import { MCP_SCOPE } from "./metadata.ts";
 import { teamGrantsOf } from "../roles/grants.ts";
 import { grantableAbilities } from "../tokens/abilities.ts";
 import { credentialRecord, type CredentialRow, type TokenRecord } from "../tokens/tokens.ts";
+import { credentialPrefix, fromOtherEnvironment, type Environment } from "../tokens/environment.ts";
 import { s256, tenantMismatch } from "./authorization.ts";
 import { findClient } from "./clients.ts";
 import { oauthAccessTokensTable, oauthCodesTable, oauthRefreshTokensTable } from "./tables.ts";
 
-export const ACCESS_TOKEN_PREFIX = "sbo_live_";
-const REFRESH_TOKEN_PREFIX = "sbr_live_";
-const ACCESS_SHAPE = /^sbo_live_([1-9][0-9]{0,17})_([A-Za-z0-9]{20,128})$/;
+const ACCESS_SHAPES: Record<Environment, RegExp> = {
+  live: /^sbo_live_([1-9][0-9]{0,17})_([A-Za-z0-9]{20,128})$/,
+  test: /^sbo_test_([1-9][0-9]{0,17})_([A-Za-z0-9]{20,128})$/,
+};
 export const ACCESS_TOKEN_LIFETIME_MS = 3_600_000;
 export const REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 3_600_000;
 /** RFC 7636 section 4.1: 43 to 128 unreserved characters. */
@@ -42,7 +45,7 @@ export type TokenResponse = {
   scope: string;
 };
 
-async function issueTokens(db: Db, connection: Connection, now: Date): Promise<TokenResponse> {
+async function issueTokens(db: Db, connection: Connection, now: Date, environment: Environment): Promise<TokenResponse> {
   const base = {
     client_id: connection.clientId,
     user_id: connection.userId,
@@ -54,7 +57,7 @@ async function issueTokens(db: Db, connection: Connection, now: Date): Promise<T
   const [row] = (await db("oauth_access_tokens")
     .insert({ ...base, secret_hash: sha256Hex(secret), expires_at: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_MS), created_at: now })
     .returning("id")) as { id: string | number }[];
-  const refresh = `${REFRESH_TOKEN_PREFIX}${randomToken(48)}`;
+  const refresh = `${credentialPrefix("sbr", environment)}${randomToken(48)}`;
   await db("oauth_refresh_tokens").insert({
     ...base,
     token_hash: sha256Hex(refresh),
@@ -62,7 +65,7 @@ async function issueTokens(db: Db, connection: Connection, now: Date): Promise<T
     created_at: now,
   });
   return {
-    access_token: `${ACCESS_TOKEN_PREFIX}${row!.id}_${secret}`,
+    access_token: `${credentialPrefix("sbo", environment)}${row!.id}_${secret}`,
     token_type: "Bearer",
     expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000,
     refresh_token: refresh,
@@ -127,7 +130,12 @@ interface CodeRow {
 }
 
 /** grant_type=authorization_code: client_id, code, redirect_uri (as at authorize), code_verifier. */
-export async function exchangeAuthorizationCode(from: Db, form: Record<string, string>, now: Date): Promise<TokenResponse> {
+export async function exchangeAuthorizationCode(
+  from: Db,
+  form: Record<string, string>,
+  now: Date,
+  environment: Environment = "live",
+): Promise<TokenResponse> {
   required(form, ["client_id", "code", "redirect_uri", "code_verifier"]);
   if (!VERIFIER.test(form.code_verifier!))
     throw new OAuthError("invalid_request", "code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.");
@@ -155,7 +163,7 @@ export async function exchangeAuthorizationCode(from: Db, form: Record<string, s
       .whereNull("used_at")
       .update({ used_at: now, family_id: familyId });
     if (spent !== 1) return { refused: invalidGrant("The authorization code was already used.") };
-    return { tokens: await issueTokens(db, { clientId: row.client_id, userId: row.user_id, teamId: row.team_id, familyId }, now) };
+    return { tokens: await issueTokens(db, { clientId: row.client_id, userId: row.user_id, teamId: row.team_id, familyId }, now, environment) };
   });
 }
 
@@ -170,8 +178,15 @@ interface RefreshRow {
 }
 
 /** grant_type=refresh_token: refresh_token, client_id. Rotates: the presented token is spent. */
-export async function renewWithRefreshToken(from: Db, form: Record<string, string>, now: Date): Promise<TokenResponse> {
+export async function renewWithRefreshToken(
+  from: Db,
+  form: Record<string, string>,
+  now: Date,
+  environment: Environment = "live",
+): Promise<TokenResponse> {
   required(form, ["refresh_token", "client_id"]);
+  if (fromOtherEnvironment(form.refresh_token!, environment))
+    throw invalidGrant(`The refresh token was issued on another environment; this server is ${environment}.`);
   if (form.scope !== undefined && form.scope !== MCP_SCOPE) throw new OAuthError("invalid_scope", `The one scope is ${MCP_SCOPE}.`);
   await requireClient(from, form.client_id!);
   return settle(unscoped(from, "OAuth: a refresh token names its creator and team before any actor exists"), async (db) => {
@@ -198,13 +213,15 @@ export async function renewWithRefreshToken(from: Db, form: Record<string, strin
       await revokeFamily(db, row.family_id, now);
       return { refused: invalidGrant("The refresh token was already used (rotated); the connection is revoked: authorize again.") };
     }
-    return { tokens: await issueTokens(db, { clientId: row.client_id, userId: row.user_id, teamId: row.team_id, familyId: row.family_id }, now) };
+    return {
+      tokens: await issueTokens(db, { clientId: row.client_id, userId: row.user_id, teamId: row.team_id, familyId: row.family_id }, now, environment),
+    };
   });
 }
 
-/** The id and secret of a bearer shaped like an OAuth access token, or null. */
-export function parseOAuthBearer(bearer: string): { id: string; secret: string } | null {
-  const match = ACCESS_SHAPE.exec(bearer);
+/** The id and secret of a bearer shaped like an OAuth access token of `environment`, or null. */
+export function parseOAuthBearer(bearer: string, environment: Environment = "live"): { id: string; secret: string } | null {
+  const match = ACCESS_SHAPES[environment].exec(bearer);
   return match ? { id: match[1]!, secret: match[2]! } : null;
 }
 

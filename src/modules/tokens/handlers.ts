@@ -19,6 +19,7 @@ export const handlers = {
         expiresAt: body.expires_at ? new Date(body.expires_at) : null,
       },
       ctx.principal!.abilities,
+      ctx.environment,
     );
   },
 

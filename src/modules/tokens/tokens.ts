@@ -1,4 +1,5 @@
-// Personal access tokens: sbt_live_<id>_<secret>. Only a SHA-256 of the secret is stored; a token
+// Personal access tokens: sbt_<environment>_<id>_<secret> (sbt_live_ on production, sbt_test_ on a
+// sandbox: ./environment.ts). Only a SHA-256 of the secret is stored; a token
 // acts as its creator on exactly one team, optionally restricted to an allow-list of projects.
 import { ApiError, notFound } from "../../errors.ts";
 import { randomToken, safeEqual, sha256Hex } from "../../security/crypto.ts";
@@ -11,9 +12,12 @@ import { afterCommit, unscoped, type Db, type DomainContext } from "../../db/ten
 import { narrowAbilities, teamGrantsOf, type TeamGrants } from "../roles/grants.ts";
 import type { PageWindow } from "../../db/pages.ts";
 import { sortedPage } from "../../db/pages.ts";
+import { credentialPrefix, type Environment } from "./environment.ts";
 
-export const TOKEN_PREFIX = "sbt_live_";
-const TOKEN_SHAPE = /^sbt_live_([1-9][0-9]{0,17})_([A-Za-z0-9]{20,128})$/;
+const TOKEN_SHAPES: Record<Environment, RegExp> = {
+  live: /^sbt_live_([1-9][0-9]{0,17})_([A-Za-z0-9]{20,128})$/,
+  test: /^sbt_test_([1-9][0-9]{0,17})_([A-Za-z0-9]{20,128})$/,
+};
 /** last_used_at is written at most this often per token, not on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -95,9 +99,15 @@ function checkGrant(abilities: readonly string[], held: ReadonlySet<string> | nu
 
 /**
  * Mints a token for the actor's creator on the actor's team. `held` are the minting token's
- * abilities, or null when the operator mints (CLI, first start).
+ * abilities, or null when the operator mints (CLI, first start). `environment` is the deployment's
+ * (its prefix starts the token); every caller in src/ passes it, the default serves tests.
  */
-export async function mintToken(ctx: DomainContext & { actor: { userId: string } }, request: MintRequest, held: ReadonlySet<string> | null) {
+export async function mintToken(
+  ctx: DomainContext & { actor: { userId: string } },
+  request: MintRequest,
+  held: ReadonlySet<string> | null,
+  environment: Environment = "live",
+) {
   const { actor } = ctx;
   const abilities = [...new Set(request.abilities)].sort();
   checkGrant(abilities, held);
@@ -138,7 +148,7 @@ export async function mintToken(ctx: DomainContext & { actor: { userId: string }
     subjectId: token.id,
     properties: { name: request.name, kind: token.kind, abilities, scopes: token.scopes, expires_at: token.expires_at },
   });
-  return { data: token, token: `${TOKEN_PREFIX}${token.id}_${secret}` };
+  return { data: token, token: `${credentialPrefix("sbt", environment)}${token.id}_${secret}` };
 }
 
 /** Tokens of the actor's creator on the actor's team that the actor may see. */
@@ -213,9 +223,9 @@ export interface TokenRecord {
   expiresAt: string | null;
 }
 
-/** The id and secret of a bearer value shaped like one of our tokens, or null. */
-export function parseBearer(bearer: string): { id: string; secret: string } | null {
-  const match = TOKEN_SHAPE.exec(bearer);
+/** The id and secret of a bearer value shaped like one of our tokens of `environment`, or null. */
+export function parseBearer(bearer: string, environment: Environment = "live"): { id: string; secret: string } | null {
+  const match = TOKEN_SHAPES[environment].exec(bearer);
   return match ? { id: match[1]!, secret: match[2]! } : null;
 }
 
@@ -295,8 +305,8 @@ export function verifyTokenHash(record: TokenRecord, secretHash: string, now: Da
 }
 
 /** The token a bearer value names, or null when it is malformed, unknown, deleted or expired. */
-export async function resolveToken(db: Db, bearer: string, now: Date): Promise<ResolvedToken | null> {
-  const parsed = parseBearer(bearer);
+export async function resolveToken(db: Db, bearer: string, now: Date, environment: Environment = "live"): Promise<ResolvedToken | null> {
+  const parsed = parseBearer(bearer, environment);
   if (!parsed) return null;
   const record = await lookupToken(db, parsed.id, now);
   return record && verifyToken(record, parsed.secret, now);

@@ -146,7 +146,9 @@ const claimGrant: Grant = async (form, deps, ctx) => {
   const claimToken = form.claim_token;
   if (!claimToken) throw new OAuthError("invalid_request", "claim_token is required.");
   const requestId = (ctx.state as RequestState).requestId;
-  const collected = await refused(() => collectAgentToken(deps.db, { claimToken, now: deps.now(), requestId }));
+  const collected = await refused(() =>
+    collectAgentToken(deps.db, { claimToken, now: deps.now(), requestId, environment: deps.environment ?? "live" }),
+  );
   return {
     access_token: collected.accessToken,
     token_type: "Bearer",

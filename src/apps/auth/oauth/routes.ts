@@ -27,6 +27,6 @@ export function mountOAuthRoutes(router: Router, deps: AuthDeps): void {
 }
 
 export const oauthGrants: Readonly<Record<string, Grant>> = {
-  authorization_code: (form, deps) => exchangeAuthorizationCode(deps.db, form, deps.now()),
-  refresh_token: (form, deps) => renewWithRefreshToken(deps.db, form, deps.now()),
+  authorization_code: (form, deps) => exchangeAuthorizationCode(deps.db, form, deps.now(), deps.environment ?? "live"),
+  refresh_token: (form, deps) => renewWithRefreshToken(deps.db, form, deps.now(), deps.environment ?? "live"),
 };

@@ -159,6 +159,7 @@ export function mountTokenPages(router: Router, deps: AuthDeps): void {
             domain,
             { name: values.name, abilities: values.abilities, projectIds: values.projectIds.length ? values.projectIds : null },
             choice.allowed,
+            deps.environment ?? "live",
           ),
         );
       } catch (err) {

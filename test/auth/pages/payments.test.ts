@@ -106,8 +106,11 @@ describe("auth pages: payments (connect Stripe, enable Telegram Stars)", functio
       const creator = await createTestCreator({ label: "pay-connect" });
       const [projectId] = creator.projectIds;
       const browser = await signedIn(creator);
-      const page = await (await browser.get("/payments")).text();
-      assert.match(page, /Access codes · /);
+      const res = await browser.get("/payments");
+      // The connect form's answer redirects to the onboarding page: the page's form-action names its origin.
+      assert.match(res.headers.get("content-security-policy")!, new RegExp(`form-action 'self' ${twin.url};`));
+      const page = await res.text();
+      assert.match(page, /<strong>Access codes<\/strong>/);
       assert.doesNotMatch(page, /<strong>Stripe<\/strong>/);
       assert.match(page, /<button type="submit">Connect Stripe<\/button>/);
       assert.match(page, /name="currencies"[\s\S]*?value="USD"/);
@@ -250,8 +253,15 @@ describe("auth pages: payments (connect Stripe, enable Telegram Stars)", functio
     const owner = await createTestCreator({ label: "pay-owner" });
     const stranger = await createTestCreator({ label: "pay-stranger" });
     const ownerBrowser = await signedIn(owner);
-    await connect(ownerBrowser, owner.projectIds[0]!);
+    // Currencies Stripe cannot take are refused on the form (422), before any account is made.
+    for (const currencies of ["ZZZ", "XTR", " , "]) {
+      const bad = await ownerBrowser.post(`/payments/projects/${owner.projectIds[0]}/stripe`, { currencies }, "/payments");
+      assert.equal(bad.status, 422, currencies);
+      assert.match(await bad.text(), /That was not done: (ZZZ is not an ISO 4217|XTR \(Telegram Stars\) is taken only|name at least one currency)/);
+    }
     const { db } = await testDatabase();
+    assert.equal(Number((await db("payment_connections").where({ project_id: owner.projectIds[0] }).count({ n: "*" }))[0]!.n), 0);
+    await connect(ownerBrowser, owner.projectIds[0]!);
     const { id } = (await db("payment_connections").where({ project_id: owner.projectIds[0] }).first("id")) as { id: string };
 
     const strangerBrowser = await signedIn(stranger);
@@ -308,11 +318,13 @@ describe("auth pages: payments (connect Stripe, enable Telegram Stars)", functio
     try {
       const creator = await createTestCreator({ label: "pay-nostripe" });
       const browser = await signedIn(creator, bare.url);
-      const page = await (await browser.get("/payments")).text();
+      const res = await browser.get("/payments");
+      assert.match(res.headers.get("content-security-policy")!, /form-action 'self';/);
+      const page = await res.text();
       assert.match(page, /This deployment takes no payments by Stripe/);
       assert.doesNotMatch(page, /Connect Stripe/);
-      const res = await browser.post(`/payments/projects/${creator.projectIds[0]}/stripe`, { currencies: "USD" }, "/payments");
-      assert.equal(res.status, 404);
+      const refused = await browser.post(`/payments/projects/${creator.projectIds[0]}/stripe`, { currencies: "USD" }, "/payments");
+      assert.equal(refused.status, 404);
       const { db } = await testDatabase();
       assert.equal(Number((await db("payment_connections").where({ project_id: creator.projectIds[0] }).count({ n: "*" }))[0]!.n), 0);
     } finally {

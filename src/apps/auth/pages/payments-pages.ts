@@ -35,6 +35,7 @@ import {
   type ConnectionUrls,
 } from "../../../modules/payments/connections.ts";
 import type { StripePayments } from "../../../modules/payments/stripe/open.ts";
+import { onboardingOrigin } from "../../../modules/payments/stripe/connect.ts";
 import { requireCreator, type SignedIn } from "./creator.ts";
 import { csrfField } from "./csrf.ts";
 import { readPageForm } from "./forms.ts";
@@ -130,9 +131,9 @@ function methodItem(ctx: Koa.Context, project: ProjectView, method: PaymentMetho
   return html`<li class="payment-method">
     <p>
       <strong>${method.name}</strong> <span class="badge">${method.enabled ? "On" : "Off"}</span> <span class="badge">${method.mode}</span><br />
-      ${provider} · ${method.currencies.join(", ") || "no currency"} · ${method.billing_cycles.join(", ")}
+      ${[provider, method.currencies.join(", "), method.billing_cycles.join(", ")].filter(Boolean).join(" · ")}
     </p>
-    ${project.may.update || project.may.delete ? html`<div class="actions">${actions}</div>` : ""}
+    ${project.may.update || project.may.delete ? html`<div class="actions field">${actions}</div>` : ""}
   </li>`;
 }
 
@@ -158,7 +159,7 @@ function connectStripeForm(ctx: Koa.Context, deps: AuthDeps, project: ProjectVie
         aria-describedby="currencies-${project.id}-hint"
       />
     </p>
-    <div class="actions">
+    <div class="actions field">
       <button type="submit">${pending ? "Continue Stripe onboarding" : "Connect Stripe"}</button>
     </div>
   </form>`;
@@ -167,8 +168,10 @@ function connectStripeForm(ctx: Koa.Context, deps: AuthDeps, project: ProjectVie
 function starsControl(ctx: Koa.Context, project: ProjectView): Html {
   if (project.methods.some((m) => m.provider === "telegram_stars") || !project.may.create) return html``;
   if (!project.hasBot) return html`<p class="hint">Telegram Stars needs the project's Telegram bot installed.</p>`;
-  return html`<form method="post" action="/payments/projects/${project.id}/stars">
-    ${csrfField(ctx)}<button type="submit" class="secondary">Enable Telegram Stars</button>
+  return html`<form method="post" action="/payments/projects/${project.id}/stars" class="field">
+    ${csrfField(ctx)}
+    <span class="hint">Members pay in Telegram with Stars (XTR) through the project's bot.</span>
+    <div><button type="submit" class="secondary">Enable Telegram Stars</button></div>
   </form>`;
 }
 
@@ -221,6 +224,8 @@ async function paymentsPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn)
   renderPage(ctx, {
     title: "Payments",
     creator,
+    // The connect form's answer redirects to Stripe's onboarding page (Chromium checks that redirect too).
+    formTargets: deps.stripe ? [onboardingOrigin(deps.stripe.client)] : [],
     body: html`${done ? notice(done.kind, done.text) : ""}
       <p>How members of ${place.team.name}'s projects pay. A plan is sold by the enabled methods that take its currency and cycle.</p>
       ${views.length ? views.map((v) => projectSection(ctx, deps, v)) : html`<p>This team has no projects yet.</p>`}`,

@@ -34,3 +34,19 @@ export async function onboardingLink(client: Stripe, account: string, urls: { re
 export async function accountReady(client: Stripe, account: string): Promise<boolean> {
   return (await client.accounts.retrieve(account)).charges_enabled === true;
 }
+
+/**
+ * Where the onboarding pages are served: the connect form's answer redirects there, and a browser
+ * checks that redirect against the page's CSP form-action, which must name it. Real Stripe serves
+ * them on connect.stripe.com; a Stripe-compatible server (the twin, STRIPE_API_URL) on its own
+ * address, read from the client's host, port and protocol (stripe-node keeps them as api fields).
+ */
+export function onboardingOrigin(client: Stripe): string {
+  const field = (key: string) => (client as unknown as { getApiField(key: string): unknown }).getApiField(key);
+  const host = String(field("host"));
+  if (host === "api.stripe.com") return "https://connect.stripe.com";
+  const protocol = field("protocol") === "http" ? "http" : "https";
+  const port = Number(field("port"));
+  const defaultPort = protocol === "http" ? 80 : 443;
+  return `${protocol}://${host}${port && port !== defaultPort ? `:${port}` : ""}`;
+}

@@ -9,7 +9,6 @@ import type { InstallationRow } from "../../modules/connectors/tables.ts";
 import { payableCheckout } from "../../modules/payments/checkouts.ts";
 import { applyProviderEvents } from "../../modules/payments/outcome.ts";
 import { providerRegistry } from "../../modules/payments/providers.ts";
-import { parseStarsPaymentId } from "../../modules/payments/stars/ids.ts";
 import { answerPreCheckout, type PreCheckoutQuery } from "../../modules/payments/stars/pre-checkout.ts";
 import { parseStarsUpdate } from "../../modules/payments/stars/updates.ts";
 import type { PipelineDeps } from "../../pipeline/run.ts";
@@ -49,13 +48,6 @@ export async function telegramPayments(
   if (events.length === 0) return false;
   // Only Stars refunds go through this registry (the superseded payment's method is the installation's telegram_stars one).
   const registry = providerRegistry({ db: deps.db, stripe: null, connectors: deps });
-  await applyProviderEvents({ ...deps, registry }, events, now, {
-    provider: "telegram_stars",
-    log: { installation_id: installation.id },
-    refunded: async (payment) => {
-      const { userId } = parseStarsPaymentId(payment.providerPaymentId);
-      await session.sendMessage(userId, "You already have a live subscription in this community, so this payment was refunded.");
-    },
-  });
+  await applyProviderEvents({ ...deps, registry }, events, now, { provider: "telegram_stars", log: { installation_id: installation.id } });
   return true;
 }

@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import type { Db } from "../../db/tenant.ts";
 import { syncPlatformAccess, type AccessSyncEnvironment } from "../connectors/access-sync.ts";
 import { applyProviderEvent, type ApplyOutcome } from "./apply.ts";
-import type { ProviderEvent, ProviderName, ProviderPayment } from "./provider.ts";
+import type { ProviderEvent, ProviderName } from "./provider.ts";
 import type { ProviderRegistry } from "./providers.ts";
 import { owedRefundFor, settleOwedRefund } from "./reconcile-refunds.ts";
 
@@ -23,8 +23,6 @@ export interface OutcomeInput {
   provider: ProviderName;
   /** Fields every log line of these events carries (the installation, the account). */
   log: Record<string, unknown>;
-  /** After a superseded payment was refunded (Stars tells the member in the chat). */
-  refunded?: (payment: ProviderPayment) => Promise<void>;
 }
 
 export async function actOnPaymentOutcome(deps: OutcomeDeps, result: ApplyOutcome, now: Date, input: OutcomeInput): Promise<void> {
@@ -36,8 +34,7 @@ export async function actOnPaymentOutcome(deps: OutcomeDeps, result: ApplyOutcom
   if (result.outcome === "superseded" && result.refund) {
     const owed = await owedRefundFor(deps.db, input.provider, result.refund.providerPaymentId);
     // Recorded in the outcome's transaction; absent only when it was settled already.
-    if (owed && (await settleOwedRefund(deps, owed, now)) && input.refunded)
-      await input.refunded(result.refund).catch((err: unknown) => deps.logger.warn({ ...input.log, err }, "telling the member of a refund failed"));
+    if (owed) await settleOwedRefund(deps, owed, now);
   }
 }
 

@@ -7,9 +7,13 @@
 import type { Logger } from "pino";
 import Stripe from "stripe";
 import { createDomainContext, systemActor, unscoped, type Db } from "../../db/tenant.ts";
+import type { AccessSyncEnvironment } from "../connectors/access-sync.ts";
+import { installationSession } from "../connectors/bot/session.ts";
+import type { InstallationRow } from "../connectors/tables.ts";
 import type { PaymentMethodRow } from "../payment-methods/tables.ts";
 import type { ProviderRegistry } from "./providers.ts";
 import { owedRefundsTable, type OwedRefundRow } from "./reconcile-owed.ts";
+import { parseStarsPaymentId } from "./stars/ids.ts";
 
 const FIRST_RETRY_MS = 60_000;
 const LONGEST_RETRY_MS = 6 * 3600_000;
@@ -21,10 +25,28 @@ export const owedRefundRetryAt = (now: Date, attempts: number) =>
 /** Stripe's answer for a charge whose whole amount is refunded already. */
 const alreadyRefunded = (err: unknown) => err instanceof Stripe.errors.StripeInvalidRequestError && err.code === "charge_already_refunded";
 
-export interface RefundDeps {
+/** Reaches the member's chat (Stars) after their refund. */
+export interface RefundDeps extends AccessSyncEnvironment {
   db: Db;
   registry: ProviderRegistry;
   logger: Logger;
+}
+
+/** A Stars member is told in the bot's chat why their stars came back (Stripe's refund shows on the card statement). */
+async function tellMember(deps: RefundDeps, row: OwedRefundRow): Promise<void> {
+  if (row.provider !== "telegram_stars") return;
+  const installation = (await unscoped(
+    deps.db,
+    "the refund's project names its Telegram installation",
+  )("connector_installations")
+    .where({ project_id: row.project_id, team_id: row.team_id, connector_key: "telegram", status: "active" })
+    .first()) as InstallationRow | undefined;
+  if (!installation) return;
+  const { userId } = parseStarsPaymentId(row.provider_payment_id);
+  await installationSession(deps, installation).sendMessage(
+    userId,
+    "You already have a live subscription in this community, so this payment was refunded.",
+  );
 }
 
 /** Asks the provider to refund `row` once; records the answer. True when the refund is made (or was already). */
@@ -57,6 +79,7 @@ export async function settleOwedRefund(deps: RefundDeps, row: OwedRefundRow, now
       .where({ id: row.id })
       .update({ status: "refunded", refunded_at: now, attempts: row.attempts + 1, last_error: null });
     deps.logger.info(log, "owed refund made");
+    await tellMember(deps, row).catch((err: unknown) => deps.logger.warn({ ...log, err }, "telling the member of their refund failed"));
     return true;
   }
   const attempts = row.attempts + 1;

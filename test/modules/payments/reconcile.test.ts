@@ -270,92 +270,146 @@ describe("payments.reconcile", function () {
     assert.equal((await stripe().client.refunds.list({ payment_intent: owed.provider_payment_id }, { stripeAccount: shop.account })).data.length, 1);
   });
 
-  it("applies a Telegram Stars payment whose update never reached the bot, found in the bot's ledger", async () => {
-    const { db } = await testDatabase();
-    const plan = await seedPlan(suite.creator, { resources: [{ mode: "creator_task", title: "Signed print" }] });
-    // A bot the fake Telegram knows (the project's seeded installation has none).
-    await removeInstallation(plan.projectId);
-    const { bot } = await installTelegram(suite.client, plan.projectId);
-    await db("plans").where({ id: plan.planId }).update({ currency: "XTR", amount_minor: 250 });
-    const methodId = randomUUID();
-    const at = new Date();
-    await db("payment_methods").insert({
-      id: methodId,
-      team_id: suite.creator.teamId,
-      project_id: plan.projectId,
-      provider: "telegram_stars",
-      name: "Stars",
-      mode: "test",
-      enabled: true,
-      currencies: '["XTR"]',
-      billing_cycles: '["month"]',
-      created_at: at,
-      updated_at: at,
-    });
-    const installation = await installationRow(plan.projectId);
-    const userId = randomInt(10_000_000, 99_999_999);
-    const { checkout, planRow } = await asDomain(
-      suite.creator,
-      async (ctx) => {
-        const { member } = await findOrCreateMember(ctx, plan.projectId, {
-          connectorKey: "telegram",
-          externalUserId: String(userId),
-          displayName: "Star",
-        });
-        const planRow = (await plansTable.rows(ctx).where({ id: plan.planId }).first()) as PlanRow;
-        return { checkout: await openCheckout(ctx, { member, plan: planRow, provider: "telegram_stars", paymentMethodId: methodId }), planRow };
-      },
-      { system: true },
-    );
-    const provider = starsProvider(async () => installationSession(await platformAccess(), installation));
-    const method = { paymentMethodId: methodId, account: installation.id, mode: "test" as const };
-    const price = { amountMinor: 250, currency: "XTR", cycle: planRow.billing_cycle, cycleCount: 1, trialDays: 0 };
-    const { url } = await provider.startCheckout(method, { reference: checkout.id, planName: planRow.name, price });
-
-    // The bot's webhook asks only for pre-checkout queries: Telegram charges, and the payment's message is never sent.
-    const platform = await testPlatform();
-    const hook = platform.telegramWebhook(bot.id)!;
-    const setWebhook = (allowed: string[]) =>
-      fetch(`${platform.url}/bot${bot.token}/setWebhook`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ url: hook.url, secret_token: hook.secret_token ?? undefined, allowed_updates: allowed }),
+  describe("Telegram Stars", () => {
+    let stars: {
+      plan: Awaited<ReturnType<typeof seedPlan>>;
+      methodId: string;
+      installation: Awaited<ReturnType<typeof installationRow>>;
+      bot: { token: string; id: number };
+    };
+    before(async () => {
+      const { db } = await testDatabase();
+      const plan = await seedPlan(suite.creator, { resources: [{ mode: "creator_task", title: "Signed print" }] });
+      // A bot the fake Telegram knows (the project's seeded installation has none).
+      await removeInstallation(plan.projectId);
+      const { bot } = await installTelegram(suite.client, plan.projectId);
+      await db("plans").where({ id: plan.planId }).update({ currency: "XTR", amount_minor: 250 });
+      const methodId = randomUUID();
+      const at = new Date();
+      await db("payment_methods").insert({
+        id: methodId,
+        team_id: suite.creator.teamId,
+        project_id: plan.projectId,
+        provider: "telegram_stars",
+        name: "Stars",
+        mode: "test",
+        enabled: true,
+        currencies: '["XTR"]',
+        billing_cycles: '["month"]',
+        created_at: at,
+        updated_at: at,
       });
-    assert.equal((await setWebhook(["pre_checkout_query"])).status, 200);
-    const paid = await platform.payInvoice({ invoice: url!, user: { id: userId, first_name: "Star" } });
-    assert.equal((await setWebhook(["message", "pre_checkout_query"])).status, 200);
-    assert.equal(paid.status, "paid", JSON.stringify(paid));
-    assert.equal((paid as { delivered: boolean }).delivered, false);
-    assert.equal((await db("payment_checkouts").where({ id: checkout.id }).first()).status, "open");
+      stars = { plan, methodId, bot, installation: await installationRow(plan.projectId) };
+    });
 
-    await reconcile(new Date(), null);
-    const done = await db("payment_checkouts").where({ id: checkout.id }).first();
-    assert.equal(done.status, "completed");
-    const subscription = await db("subscriptions").where({ id: done.subscription_id }).first();
-    assert.equal(subscription.provider_subscription_id, `${userId}:${checkout.id}`);
-    const chargeId = (paid as { telegram_payment_charge_id: string }).telegram_payment_charge_id;
-    const transactions = await db("transactions").where({ subscription_id: subscription.id });
-    assert.deepEqual(
-      transactions.map((t: Record<string, unknown>) => [t.kind, Number(t.amount_minor), t.currency, t.provider_reference]),
-      [["payment", 250, "XTR", `${userId}:${chargeId}`]],
-    );
-    assert.ok(
-      await db("payment_provider_events")
-        .where({ provider: "telegram_stars", event_id: `telegram:${chargeId}` })
-        .first(),
-    );
-    const cursor = await db("payment_reconcile_cursors").where({ provider: "telegram_stars", account: installation.id }).first();
-    assert.ok(cursor.ledger_offset >= 1);
+    /** A member's checkout of the Stars plan and its invoice link, as the bot's plan link makes them. */
+    async function invoiceFor(userId: number) {
+      const { checkout, planRow } = await asDomain(
+        suite.creator,
+        async (ctx) => {
+          const account = { connectorKey: "telegram", externalUserId: String(userId), displayName: "Star" };
+          const { member } = await findOrCreateMember(ctx, stars.plan.projectId, account);
+          const planRow = (await plansTable.rows(ctx).where({ id: stars.plan.planId }).first()) as PlanRow;
+          return {
+            checkout: await openCheckout(ctx, { member, plan: planRow, provider: "telegram_stars", paymentMethodId: stars.methodId }),
+            planRow,
+          };
+        },
+        { system: true },
+      );
+      const provider = starsProvider(async () => installationSession(await platformAccess(), stars.installation));
+      const method = { paymentMethodId: stars.methodId, account: stars.installation.id, mode: "test" as const };
+      const price = { amountMinor: 250, currency: "XTR", cycle: planRow.billing_cycle, cycleCount: 1, trialDays: 0 };
+      const { url } = await provider.startCheckout(method, { reference: checkout.id, planName: planRow.name, price });
+      return { checkout, url: url! };
+    }
 
-    // A renewal whose update was lost too is found from the cursor on; a second run changes nothing.
-    assert.equal((await setWebhook(["pre_checkout_query"])).status, 200);
-    const renewed = await platform.renewSubscription({ telegram_payment_charge_id: chargeId });
-    assert.equal((await setWebhook(["message", "pre_checkout_query"])).status, 200);
-    assert.equal(renewed.status, "paid", JSON.stringify(renewed));
-    await reconcile(new Date(), null);
-    await reconcile(new Date(), null);
-    const after = await db("subscriptions").where({ id: subscription.id }).first();
-    assert.ok(new Date(after.ends_at).getTime() > new Date(subscription.ends_at).getTime(), "the period moved on");
-    assert.equal((await db("transactions").where({ subscription_id: subscription.id, kind: "payment" })).length, 2);
+    /** Runs `pay` while the bot's webhook asks only for pre-checkout queries: Telegram charges, and the payment's message is never sent. */
+    async function withoutPaymentMessages<T>(pay: (platform: Awaited<ReturnType<typeof testPlatform>>) => Promise<T>): Promise<T> {
+      const platform = await testPlatform();
+      const hook = platform.telegramWebhook(stars.bot.id)!;
+      const setWebhook = async (allowed: string[]) => {
+        const res = await fetch(`${platform.url}/bot${stars.bot.token}/setWebhook`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ url: hook.url, secret_token: hook.secret_token ?? undefined, allowed_updates: allowed }),
+        });
+        assert.equal(res.status, 200);
+      };
+      await setWebhook(["pre_checkout_query"]);
+      try {
+        return await pay(platform);
+      } finally {
+        await setWebhook(["message", "pre_checkout_query"]);
+      }
+    }
+
+    it("applies a payment whose update never reached the bot, found in the bot's ledger, and a lost renewal after it", async () => {
+      const { db } = await testDatabase();
+      const userId = randomInt(10_000_000, 99_999_999);
+      const { checkout, url } = await invoiceFor(userId);
+      const paid = await withoutPaymentMessages((platform) => platform.payInvoice({ invoice: url, user: { id: userId, first_name: "Star" } }));
+      assert.equal(paid.status, "paid", JSON.stringify(paid));
+      assert.equal((paid as { delivered: boolean }).delivered, false);
+      assert.equal((await db("payment_checkouts").where({ id: checkout.id }).first()).status, "open");
+
+      await reconcile(new Date(), null);
+      const done = await db("payment_checkouts").where({ id: checkout.id }).first();
+      assert.equal(done.status, "completed");
+      const subscription = await db("subscriptions").where({ id: done.subscription_id }).first();
+      assert.equal(subscription.provider_subscription_id, `${userId}:${checkout.id}`);
+      const chargeId = (paid as { telegram_payment_charge_id: string }).telegram_payment_charge_id;
+      const transactions = await db("transactions").where({ subscription_id: subscription.id });
+      assert.deepEqual(
+        transactions.map((t: Record<string, unknown>) => [t.kind, Number(t.amount_minor), t.currency, t.provider_reference]),
+        [["payment", 250, "XTR", `${userId}:${chargeId}`]],
+      );
+      assert.ok(
+        await db("payment_provider_events")
+          .where({ provider: "telegram_stars", event_id: `telegram:${chargeId}` })
+          .first(),
+      );
+      const cursor = await db("payment_reconcile_cursors").where({ provider: "telegram_stars", account: stars.installation.id }).first();
+      assert.ok(cursor.ledger_offset >= 1);
+
+      // A renewal whose update was lost too is found from the cursor on; a second run changes nothing.
+      const renewed = await withoutPaymentMessages((platform) => platform.renewSubscription({ telegram_payment_charge_id: chargeId }));
+      assert.equal(renewed.status, "paid", JSON.stringify(renewed));
+      await reconcile(new Date(), null);
+      await reconcile(new Date(), null);
+      const after = await db("subscriptions").where({ id: subscription.id }).first();
+      assert.ok(new Date(after.ends_at).getTime() > new Date(subscription.ends_at).getTime(), "the period moved on");
+      assert.equal((await db("transactions").where({ subscription_id: subscription.id, kind: "payment" })).length, 2);
+    });
+
+    it("a second payment made while the first's update was lost too is superseded and refunded through the bot; the member is told", async () => {
+      const { db } = await testDatabase();
+      const userId = randomInt(10_000_000, 99_999_999);
+      const first = await invoiceFor(userId);
+      const second = await invoiceFor(userId);
+      // Neither payment is known when the other is asked for: both pass the pre-checkout query.
+      const [a, b] = await withoutPaymentMessages(async (platform) => [
+        await platform.payInvoice({ invoice: first.url, user: { id: userId, first_name: "Star" } }),
+        await platform.payInvoice({ invoice: second.url, user: { id: userId, first_name: "Star" } }),
+      ]);
+      assert.deepEqual([a.status, b.status], ["paid", "paid"]);
+      const platform = await testPlatform();
+      const sent = platform.calls.length;
+
+      await reconcile(new Date(), null);
+      assert.equal((await db("payment_checkouts").where({ id: first.checkout.id }).first()).status, "completed");
+      assert.equal((await db("payment_checkouts").where({ id: second.checkout.id }).first()).status, "superseded");
+      const chargeId = (b as { telegram_payment_charge_id: string }).telegram_payment_charge_id;
+      const owed = await db("payment_refunds_owed").where({ checkout_id: second.checkout.id }).first();
+      assert.deepEqual([owed.status, owed.provider_payment_id], ["refunded", `${userId}:${chargeId}`]);
+      const later = platform.calls
+        .slice(sent)
+        .filter((c) => c.bot === String(stars.bot.id) && (c.name === "refundStarPayment" || c.name === "sendMessage"))
+        .map((c) => [c.name, Number(c.params.user_id ?? c.params.chat_id)]);
+      assert.deepEqual(later, [
+        ["refundStarPayment", userId],
+        ["sendMessage", userId],
+      ]);
+    });
   });
 });

@@ -1,6 +1,7 @@
 // Stripe Connect for a creator's own Stripe account: create the connected account, send the creator
 // through Stripe's hosted onboarding (an account link), and tell when it can take payments.
 import type Stripe from "stripe";
+import { compatibleServerOrigin } from "./client.ts";
 
 /**
  * An Express account for the creator. With `idempotencyKey` (the connection's id) a retried or
@@ -38,15 +39,6 @@ export async function accountReady(client: Stripe, account: string): Promise<boo
 /**
  * Where the onboarding pages are served: the connect form's answer redirects there, and a browser
  * checks that redirect against the page's CSP form-action, which must name it. Real Stripe serves
- * them on connect.stripe.com; a Stripe-compatible server (the twin, STRIPE_API_URL) on its own
- * address, read from the client's host, port and protocol (stripe-node keeps them as api fields).
+ * them on connect.stripe.com; a Stripe-compatible server (the twin, STRIPE_API_URL) on its own address.
  */
-export function onboardingOrigin(client: Stripe): string {
-  const field = (key: string) => (client as unknown as { getApiField(key: string): unknown }).getApiField(key);
-  const host = String(field("host"));
-  if (host === "api.stripe.com") return "https://connect.stripe.com";
-  const protocol = field("protocol") === "http" ? "http" : "https";
-  const port = Number(field("port"));
-  const defaultPort = protocol === "http" ? 80 : 443;
-  return `${protocol}://${host}${port && port !== defaultPort ? `:${port}` : ""}`;
-}
+export const onboardingOrigin = (client: Stripe): string => compatibleServerOrigin(client) ?? "https://connect.stripe.com";

@@ -3,11 +3,9 @@
 // the superseded checkout, so a crash before the provider is asked cannot lose it; the refund itself
 // is made after the commit and retried by payments.reconcile until the provider confirms
 // (reconcile-refunds.ts).
-import { tenantTable, type DomainContext } from "../../db/tenant.ts";
+import type { DomainContext } from "../../db/tenant.ts";
 import type { ProviderName, ProviderPayment } from "./provider.ts";
-import type { CheckoutRow } from "./tables.ts";
-
-export const owedRefundsTable = tenantTable("payment_refunds_owed", { team: "team_id", project: "project_id" });
+import { owedRefundsTable, type CheckoutRow } from "./tables.ts";
 
 export interface OwedRefundRow {
   id: string;

@@ -12,7 +12,8 @@ import { installationSession } from "../connectors/bot/session.ts";
 import type { InstallationRow } from "../connectors/tables.ts";
 import type { PaymentMethodRow } from "../payment-methods/tables.ts";
 import type { ProviderRegistry } from "./providers.ts";
-import { owedRefundsTable, type OwedRefundRow } from "./reconcile-owed.ts";
+import type { OwedRefundRow } from "./reconcile-owed.ts";
+import { owedRefundsTable } from "./tables.ts";
 import { parseStarsPaymentId } from "./stars/ids.ts";
 
 const FIRST_RETRY_MS = 60_000;

@@ -19,19 +19,15 @@ import type { Logger } from "pino";
 import pino from "pino";
 import type Stripe from "stripe";
 import { unscoped, type Db } from "../../db/tenant.ts";
-import { UUID } from "../../uuid.ts";
-import type { AccessSyncEnvironment } from "../connectors/access-sync.ts";
-import { installationSession } from "../connectors/bot/session.ts";
-import type { InstallationRow } from "../connectors/tables.ts";
 import type { ScheduledJob, JobRun } from "../jobs/scheduled-job.ts";
 import type { PaymentMethodRow } from "../payment-methods/tables.ts";
 import type { SubscriptionRow } from "../subscriptions/tables.ts";
-import type { ApplyOutcome } from "./apply.ts";
-import { applyProviderEvents, type OutcomeDeps } from "./outcome.ts";
+import { applyProviderEvents } from "./outcome.ts";
 import type { ProviderEvent, ProviderName } from "./provider.ts";
 import { providerRegistry } from "./providers.ts";
+import { changes, cursorOf, PAGE, saveCursor, seen, unix, type Run } from "./reconcile-cursors.ts";
 import { retryOwedRefunds } from "./reconcile-refunds.ts";
-import { starsPaymentId, starsSubscriptionId } from "./stars/ids.ts";
+import { reconcileStarsInstallation, starsInstallations } from "./reconcile-stars.ts";
 import { fromUnix } from "./stripe/payments.ts";
 import { normalizeCompletedSession, normalizeStripeEvent } from "./stripe/webhook.ts";
 import type { CheckoutRow } from "./tables.ts";
@@ -47,52 +43,8 @@ export const RECONCILE_LIMITS = {
   checkoutAgeMs: 5 * 60_000,
   checkouts: 100,
   subscriptions: 50,
-  /** Pages of 100 ledger transactions per Telegram installation. */
-  ledgerPages: 10,
   refunds: 50,
 };
-
-const PAGE = 100;
-const unix = (at: Date) => Math.floor(at.getTime() / 1000);
-
-interface Run extends OutcomeDeps {
-  now: Date;
-  stripe: Stripe | null;
-  connectors: AccessSyncEnvironment;
-}
-
-/** Counts what changed: applied reports and superseded payments (refunded). */
-const changes = (outcomes: ApplyOutcome[]) => outcomes.filter((o) => o.outcome === "applied" || o.outcome === "superseded").length;
-
-/** Whether the inbox has the event already (checked before a report is normalized, which reads from the provider). */
-async function seen(db: Db, provider: ProviderName, eventId: string): Promise<boolean> {
-  const row = await unscoped(
-    db,
-    "the inbox is keyed by the provider's event id",
-  )("payment_provider_events")
-    .where({ provider, event_id: eventId })
-    .first("event_id");
-  return row !== undefined;
-}
-
-async function cursorOf(db: Db, provider: ProviderName, account: string) {
-  return (await unscoped(
-    db,
-    "a reconciliation cursor belongs to a provider account, not a team",
-  )("payment_reconcile_cursors")
-    .where({ provider, account })
-    .first()) as { read_from: Date | null; ledger_offset: number } | undefined;
-}
-
-async function saveCursor(db: Db, provider: ProviderName, account: string, now: Date, values: { read_from?: Date; ledger_offset?: number }) {
-  await unscoped(
-    db,
-    "a reconciliation cursor belongs to a provider account, not a team",
-  )("payment_reconcile_cursors")
-    .insert({ provider, account, updated_at: now, ...values })
-    .onConflict(["provider", "account"])
-    .merge({ ...values, updated_at: now });
-}
 
 /** Runs `step` for each item; a failure is logged with `what` and the item, and the others go on. */
 async function eachIsolated<T>(run: Run, items: T[], what: string, label: (item: T) => Record<string, unknown>, step: (item: T) => Promise<number>) {
@@ -242,87 +194,6 @@ async function reconcileSubscription(run: Run, row: SubscriptionRow): Promise<nu
   // A renewal the provider made is found with its payment in the event history or the Stars ledger; without one the
   // expiry job ends the subscription at the grace's end, as it would for a renewal that never came.
   return changes(await applyProviderEvents(run, events, run.now, { provider: row.provider as ProviderName, log: { subscription_id: row.id } }));
-}
-
-// --- Telegram Stars ledger -----------------------------------------------------------------------
-
-async function reconcileStarsInstallation(run: Run, installation: InstallationRow): Promise<number> {
-  const payments = installationSession(run.connectors, installation).payments;
-  if (!payments) return 0;
-  const cursor = await cursorOf(run.db, "telegram_stars", installation.id);
-  let offset = cursor?.ledger_offset ?? 0;
-  let changed = 0;
-  const db = unscoped(run.db, "a ledger entry is matched to the installation team's checkouts and subscriptions");
-  for (let page = 0; page < RECONCILE_LIMITS.ledgerPages; page++) {
-    const transactions = await payments.transactions({ offset, limit: PAGE });
-    for (const tx of transactions) {
-      if (tx.direction !== "in" || tx.userId === null || tx.payload === null) continue;
-      // The update's own event id (parseStarsUpdate), so a late update and this agree on what was applied.
-      const eventId = `telegram:${tx.id}`;
-      if (await seen(run.db, "telegram_stars", eventId)) continue;
-      const paidAt = fromUnix(tx.date);
-      const payment = { providerPaymentId: starsPaymentId(tx.userId, tx.id), amountMinor: tx.amount, currency: "XTR", feeMinor: null, paidAt };
-      // Telegram's ledger has no expiration date: a first period runs from the payment.
-      const periodEndsAt = tx.subscriptionPeriod ? fromUnix(tx.date + tx.subscriptionPeriod) : null;
-      const subscriptionId = tx.subscriptionPeriod ? starsSubscriptionId(tx.userId, tx.payload) : null;
-      const checkout = UUID.test(tx.payload)
-        ? ((await db("payment_checkouts").where({ id: tx.payload, team_id: installation.team_id, provider: "telegram_stars" }).first()) as
-            CheckoutRow | undefined)
-        : undefined;
-      let event: ProviderEvent | null = null;
-      if (checkout && (checkout.status === "open" || checkout.status === "expired"))
-        event = {
-          kind: "checkout.completed",
-          eventId,
-          occurredAt: paidAt,
-          reference: tx.payload,
-          providerSubscriptionId: subscriptionId,
-          providerCustomerId: tx.userId,
-          payment,
-          trialEndsAt: null,
-          periodEndsAt,
-        };
-      else if (subscriptionId && tx.subscriptionPeriod) {
-        const known = (await db("subscriptions")
-          .where({ provider: "telegram_stars", provider_subscription_id: subscriptionId, team_id: installation.team_id })
-          .first("ends_at")) as { ends_at: Date | null } | undefined;
-        // Telegram moves the expiration on by one period per renewal (from the expiration, not the charge).
-        const from = Math.max(tx.date, known?.ends_at ? unix(new Date(known.ends_at)) : 0);
-        if (known)
-          event = {
-            kind: "subscription.renewed",
-            eventId,
-            occurredAt: paidAt,
-            providerSubscriptionId: subscriptionId,
-            payment,
-            periodEndsAt: fromUnix(from + tx.subscriptionPeriod),
-          };
-      }
-      if (event)
-        changed += changes(
-          await applyProviderEvents(run, [event], run.now, { provider: "telegram_stars", log: { installation_id: installation.id } }),
-        );
-    }
-    offset += transactions.length;
-    if (transactions.length < PAGE) break;
-  }
-  await saveCursor(run.db, "telegram_stars", installation.id, run.now, { ledger_offset: offset });
-  return changed;
-}
-
-async function starsInstallations(db: Db): Promise<InstallationRow[]> {
-  return (await unscoped(
-    db,
-    "reconciliation visits every team's Telegram installations that sell in Stars",
-  )("connector_installations")
-    .where({ connector_key: "telegram", status: "active" })
-    .whereExists(function () {
-      this.select(1)
-        .from("payment_methods")
-        .whereRaw("payment_methods.project_id = connector_installations.project_id")
-        .where({ "payment_methods.provider": "telegram_stars", "payment_methods.enabled": true });
-    })
-    .orderBy("created_at")) as InstallationRow[];
 }
 
 // --- The run --------------------------------------------------------------------------------------

@@ -7,6 +7,9 @@ export const checkoutsTable = tenantTable("payment_checkouts", { team: "team_id"
 /** Tagged with its team once matched; written and read unscoped (apply.ts), since it arrives before that. */
 export const providerEventsTable = tenantTable("payment_provider_events", { team: "team_id" });
 
+/** Refunds owed to members for superseded checkouts (reconcile-owed.ts). */
+export const owedRefundsTable = tenantTable("payment_refunds_owed", { team: "team_id", project: "project_id" });
+
 export type CheckoutStatus = "open" | "completed" | "superseded" | "expired";
 
 export interface CheckoutRow {

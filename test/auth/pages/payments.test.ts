@@ -13,6 +13,7 @@ import { FormBrowser } from "../../helpers/form-browser.ts";
 import { seedInstallation } from "../../helpers/platforms.ts";
 import { startApi, TEST_APP_KEY } from "../../helpers/server.ts";
 import { providerRegistry } from "../../../src/modules/payments/providers.ts";
+import { createStripeClient } from "../../../src/modules/payments/stripe/client.ts";
 import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
 import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
 import { testPlatformEndpoints } from "../../helpers/platforms.ts";
@@ -311,6 +312,28 @@ describe("auth pages: payments (connect Stripe, enable Telegram Stars)", functio
     const hidden = await memberBrowser.get("/payments");
     assert.equal(hidden.status, 403);
     assert.match(await hidden.text(), /does not let you see payment methods: it needs project-payment-method:view-any/);
+  });
+
+  it("answers 503 when Stripe cannot be reached, keeping the pending connection for the next try", async () => {
+    // A Stripe client pointed at a port nothing listens on (the twin's, once closed).
+    const gone = await startStripeTwin();
+    await gone.close();
+    const unreachable = await startAuth({
+      stripe: { client: createStripeClient({ secretKey: gone.secretKey, ...gone.clientOptions, timeoutMs: 2_000 }), webhookSecret: "whsec_unused" },
+    });
+    try {
+      const creator = await createTestCreator({ label: "pay-unreachable" });
+      const browser = await signedIn(creator, unreachable.url);
+      const res = await browser.post(`/payments/projects/${creator.projectIds[0]}/stripe`, { currencies: "USD" }, "/payments");
+      assert.equal(res.status, 503);
+      assert.equal(res.headers.get("retry-after"), "30");
+      assert.match(await res.text(), /Stripe did not answer as expected, so nothing is set up yet/);
+      const { db } = await testDatabase();
+      const kept = await db("payment_connections").where({ project_id: creator.projectIds[0] }).first("status", "account");
+      assert.deepEqual(kept, { status: "pending", account: null });
+    } finally {
+      await unreachable.close();
+    }
   });
 
   it("without Stripe in this deployment: the page says so, offers no button, and the form is refused", async () => {

@@ -9,16 +9,12 @@
 // a project's methods, :create to connect, :update to turn one off or on, :delete to remove.
 import type { Router } from "@koa/router";
 import type Koa from "koa";
+import Stripe from "stripe";
 import type { AuthDeps } from "../deps.ts";
 import { ApiError } from "../../../errors.ts";
 import { allVisibleProjects } from "../../../modules/projects/projects.ts";
 import { grantsAbility, teamGrantsOf, type TeamGrants } from "../../../modules/roles/grants.ts";
-import {
-  deletePaymentMethod,
-  listPaymentMethods,
-  updatePaymentMethod,
-  type PaymentMethod,
-} from "../../../modules/payment-methods/payment-methods.ts";
+import { deletePaymentMethod, listPaymentMethods, updatePaymentMethod } from "../../../modules/payment-methods/payment-methods.ts";
 import {
   connectedAccountOf,
   connectionById,
@@ -37,13 +33,13 @@ import {
 import type { StripePayments } from "../../../modules/payments/stripe/open.ts";
 import { onboardingOrigin } from "../../../modules/payments/stripe/connect.ts";
 import { requireCreator, type SignedIn } from "./creator.ts";
-import { csrfField } from "./csrf.ts";
 import { readPageForm } from "./forms.ts";
-import { html, type Html } from "./html.ts";
+import { html } from "./html.ts";
 import { notice, renderPage } from "./layout.ts";
 import { creatorActor, readAs, writeAs } from "./page-actor.ts";
 import { PageError } from "./page-error.ts";
 import { pageRoute } from "./page-route.ts";
+import { projectSection, type ProjectView } from "./payments-forms.ts";
 
 type Action = "view-any" | "create" | "update" | "delete";
 const ability = (action: Action) => `project-payment-method:${action}`;
@@ -99,97 +95,6 @@ const connectionUrls = (deps: AuthDeps): ConnectionUrls => ({
   refreshUrl: (id) => `${deps.authUrl}/payments/connections/${id}/refresh`,
 });
 
-interface ProjectView {
-  id: string;
-  name: string;
-  methods: PaymentMethod[];
-  pendingStripe: ConnectionRow | null;
-  stripeCurrencies: string[];
-  hasBot: boolean;
-  may: Record<Exclude<Action, "view-any">, boolean>;
-}
-
-const PROVIDER_NAMES: Record<string, string> = { stripe: "Stripe", telegram_stars: "Telegram Stars", access_codes: "Access codes", paypal: "PayPal" };
-
-function methodItem(ctx: Koa.Context, project: ProjectView, method: PaymentMethod): Html {
-  const provider = PROVIDER_NAMES[method.provider] ?? method.provider;
-  const base = `/payments/projects/${project.id}/methods/${method.id}`;
-  const actions = [
-    project.may.update
-      ? html`<form method="post" action="${base}/${method.enabled ? "disable" : "enable"}">
-          ${csrfField(ctx)}<button type="submit" class="secondary" aria-label="${method.enabled ? "Turn off" : "Turn on"} ${method.name}">
-            ${method.enabled ? "Turn off" : "Turn on"}
-          </button>
-        </form>`
-      : "",
-    project.may.delete
-      ? html`<form method="post" action="${base}/remove">
-          ${csrfField(ctx)}<button type="submit" class="danger" aria-label="Remove ${method.name}">Remove</button>
-        </form>`
-      : "",
-  ];
-  return html`<li class="payment-method">
-    <p>
-      <strong>${method.name}</strong> <span class="badge">${method.enabled ? "On" : "Off"}</span> <span class="badge">${method.mode}</span><br />
-      ${[provider, method.currencies.join(", "), method.billing_cycles.join(", ")].filter(Boolean).join(" · ")}
-    </p>
-    ${project.may.update || project.may.delete ? html`<div class="actions field">${actions}</div>` : ""}
-  </li>`;
-}
-
-function connectStripeForm(ctx: Koa.Context, deps: AuthDeps, project: ProjectView): Html {
-  if (project.methods.some((m) => m.provider === "stripe")) return html``;
-  if (!deps.stripe)
-    return html`<p class="hint">
-      This deployment takes no payments by Stripe, so there is nothing to connect (its operator sets STRIPE_SECRET_KEY).
-    </p>`;
-  if (!project.may.create) return html``;
-  const pending = project.pendingStripe;
-  return html`<form method="post" action="/payments/projects/${project.id}/stripe" class="stack">
-    ${csrfField(ctx)} ${pending ? html`<p>You started connecting Stripe; Stripe has not finished setting up the account yet.</p>` : ""}
-    <p class="field">
-      <label for="currencies-${project.id}">Currencies to take</label>
-      <span class="hint" id="currencies-${project.id}-hint">ISO 4217 codes separated by commas, for example USD, EUR.</span>
-      <input
-        id="currencies-${project.id}"
-        name="currencies"
-        type="text"
-        value="${project.stripeCurrencies.join(", ")}"
-        required
-        aria-describedby="currencies-${project.id}-hint"
-      />
-    </p>
-    <div class="actions field">
-      <button type="submit">${pending ? "Continue Stripe onboarding" : "Connect Stripe"}</button>
-    </div>
-  </form>`;
-}
-
-function starsControl(ctx: Koa.Context, project: ProjectView): Html {
-  if (project.methods.some((m) => m.provider === "telegram_stars") || !project.may.create) return html``;
-  if (!project.hasBot) return html`<p class="hint">Telegram Stars needs the project's Telegram bot installed.</p>`;
-  return html`<form method="post" action="/payments/projects/${project.id}/stars" class="field">
-    ${csrfField(ctx)}
-    <span class="hint">Members pay in Telegram with Stars (XTR) through the project's bot.</span>
-    <div><button type="submit" class="secondary">Enable Telegram Stars</button></div>
-  </form>`;
-}
-
-function projectSection(ctx: Koa.Context, deps: AuthDeps, project: ProjectView): Html {
-  const heading = `project-${project.id}`;
-  return html`<section aria-labelledby="${heading}">
-    <h2 id="${heading}">${project.name}</h2>
-    ${
-      project.methods.length
-        ? html`<ul class="plain payment-methods">
-            ${project.methods.map((m) => methodItem(ctx, project, m))}
-          </ul>`
-        : html`<p>No payment methods yet: members cannot pay for this project's plans.</p>`
-    }
-    ${connectStripeForm(ctx, deps, project)} ${starsControl(ctx, project)}
-  </section>`;
-}
-
 const ALL_METHODS = { offset: 0, limit: 100, sortBy: "created_at", sortDirection: "asc" as const };
 
 async function paymentsPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn): Promise<void> {
@@ -242,6 +147,19 @@ async function projectPlace(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn,
   return { ...place, projectId };
 }
 
+/**
+ * Runs a step that calls Stripe; Stripe unreachable or refusing becomes a page (503) saying nothing
+ * was lost: the connection and its account are kept, so trying again continues where it stopped.
+ */
+async function askingStripe<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (!(err instanceof Stripe.errors.StripeError)) throw err;
+    throw new PageError(503, "Stripe did not answer as expected, so nothing is set up yet. Wait a moment and try again.", { "Retry-After": "30" });
+  }
+}
+
 function stripeOf(deps: AuthDeps): StripePayments {
   if (!deps.stripe) throw new PageError(404, "This deployment takes no payments by Stripe, so there is nothing to connect.");
   return deps.stripe;
@@ -270,8 +188,10 @@ async function connectionFor(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn
 async function toOnboarding(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, connection: ConnectionRow, teamId: string): Promise<void> {
   const stripe = stripeOf(deps);
   const actor = creatorActor(ctx, creator.userId, teamId);
-  const account = await connectedAccountOf(connection, stripe.client, creator.email, (work) => writeAs(deps, actor, work));
-  const url = await connectionOnboardingLink(stripe.client, connection, account, connectionUrls(deps));
+  const url = await askingStripe(async () => {
+    const account = await connectedAccountOf(connection, stripe.client, creator.email, (work) => writeAs(deps, actor, work));
+    return connectionOnboardingLink(stripe.client, connection, account, connectionUrls(deps));
+  });
   ctx.status = 303;
   ctx.redirect(url);
 }
@@ -336,7 +256,7 @@ export function mountPaymentPages(router: Router, deps: AuthDeps): void {
       const { connection, teamId } = await connectionFor(ctx, deps, creator);
       const stripe = stripeOf(deps);
       const actor = creatorActor(ctx, creator.userId, teamId);
-      const outcome = await finishStripeConnection(connection, stripe.client, deps.appKey, (work) => writeAs(deps, actor, work));
+      const outcome = await askingStripe(() => finishStripeConnection(connection, stripe.client, deps.appKey, (work) => writeAs(deps, actor, work)));
       // Connected either way when not pending: by this return, or by Stripe's account.updated that came first.
       backToPayments(ctx, outcome === "pending" ? "stripe-pending" : "stripe-connected");
     }),

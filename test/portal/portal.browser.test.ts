@@ -1,6 +1,6 @@
 // The subscriber portal in Chromium: a project's page with a published plan, a superseded handle's
-// 404, the sign-in through the bot's /start auth_<token>, and the account page after redeeming an
-// access code. Screenshots under test-artifacts/screenshots/<backend>/portal-*.png.
+// 404, the sign-in through the bot's /start auth_<token>, the account page after redeeming an
+// access code, and cancelling that subscription through its confirmation page. Screenshots under test-artifacts/screenshots/<backend>/portal-*.png.
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import type { Browser } from "playwright-core";
@@ -101,6 +101,22 @@ describe("subscriber portal (Chromium)", function () {
     const cookie = (await context.cookies()).find((c) => c.name === "sb_portal");
     assert.equal(cookie?.httpOnly, true);
     assert.equal(cookie?.sameSite, "Lax");
+
+    // The member cancels: the confirmation page says what happens before its button.
+    await page.getByRole("link", { name: "Cancel subscription" }).click();
+    await page.getByRole("heading", { name: "Cancel your subscription" }).waitFor();
+    const terms = await page.locator("main").innerText();
+    assert.match(terms, /Nothing is charged for it, and it does not continue after its period\./);
+    assert.match(terms, /You keep your access until \d{1,2} [A-Z][a-z]+ \d{4}; then it ends\./);
+    await screenshot(page, "portal-cancel-confirm");
+    await page.setViewportSize({ width: 390, height: 800 });
+    await screenshot(page, "portal-cancel-confirm-390");
+    await page.getByRole("button", { name: "Cancel subscription" }).click();
+    await page.getByText(/Your subscription is cancelled\./).waitFor();
+    await screenshot(page, "portal-cancelled-390");
+    await page.getByRole("link", { name: "Back to your membership" }).click();
+    assert.match(await page.locator("main").innerText(), /Night Owl monthly\s+Cancelled/);
+    assert.equal(await page.getByRole("link", { name: "Cancel subscription" }).count(), 0);
     await context.close();
   });
 });

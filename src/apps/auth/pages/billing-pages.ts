@@ -58,6 +58,18 @@ function stripeOf(deps: AuthDeps): BillingStripe | null {
   return deps.stripe?.billing ? { client: deps.stripe.client, billing: deps.stripe.billing } : null;
 }
 
+/**
+ * Where Checkout's hosted page is (the CSP form-action source the "Upgrade" form's redirect needs:
+ * Chromium checks the redirect after a form): checkout.stripe.com for Stripe, else the
+ * Stripe-compatible server itself (the twin serves its pages where it answers the API).
+ */
+function checkoutOrigin(client: Stripe): string {
+  const host = String(client.getApiField("host"));
+  if (host === "api.stripe.com") return "https://checkout.stripe.com";
+  const port = client.getApiField("port");
+  return `${String(client.getApiField("protocol"))}://${host}${port ? `:${String(port)}` : ""}`;
+}
+
 function requireStripe(deps: AuthDeps): BillingStripe {
   const stripe = stripeOf(deps);
   if (!stripe) throw new PageError(404, "This deployment bills no tiers: the operator sets them.");
@@ -103,7 +115,7 @@ function action(ctx: Koa.Context, team: string, tier: Tier, current: Tier, row: 
   if (tier === "free")
     return row!.cancel_at_period_end
       ? html`<span class="hint">From ${day(row!.current_period_end)}</span>`
-      : form("/billing/cancel", "Cancel", "danger");
+      : form("/billing/cancel", "Cancel plan", "danger");
   return form("/billing/change", `Change plan to ${TIER_NAMES[tier]}`, "secondary");
 }
 
@@ -125,6 +137,7 @@ async function showBillingPage(ctx: Koa.Context, deps: AuthDeps, creator: Signed
     title: "Billing",
     creator,
     status: options.status ?? 200,
+    ...(stripe ? { formTargets: [checkoutOrigin(stripe.client)] } : {}),
     body: html`${done ? notice("success", done) : ""} ${options.error ? notice("error", options.error) : ""}
       <section aria-labelledby="tier-heading">
         <h2 id="tier-heading">Your tier: ${TIER_NAMES[tier]}</h2>

@@ -1,10 +1,12 @@
 // `npm start` on an embedded database with no Stripe settings runs the Stripe twin on loopback,
 // names it in the banner, and registers on it a Connect webhook endpoint pointing at the API's
-// route, which answers (an unsigned event is refused in the error envelope).
+// route and the platform endpoint of the creators' tier billing; both routes answer (an unsigned
+// event is refused in the error envelope).
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { createStripeClient } from "../../src/modules/payments/stripe/client.ts";
 import { simulatedStripeKey } from "../../src/modules/payments/stripe/open.ts";
+import { BILLING_STRIPE_EVENTS } from "../../src/modules/billing/stripe-setup.ts";
 import { freePort, startNpm, tempDir } from "../helpers/processes.ts";
 
 describe("npm start with the simulated Stripe", function () {
@@ -36,13 +38,16 @@ describe("npm start with the simulated Stripe", function () {
         protocol: "http",
       });
       const endpoints = (await client.webhookEndpoints.list()).data;
-      assert.deepEqual(
-        endpoints.map((e) => [e.url, e.enabled_events]),
-        [[`http://localhost:${apiPort}/payments/stripe/events`, ["*"]]],
-      );
-      const unsigned = await fetch(`http://127.0.0.1:${apiPort}/payments/stripe/events`, { method: "POST", body: "{}" });
-      assert.equal(unsigned.status, 400);
-      assert.equal(((await unsigned.json()) as { error: { code: string } }).error.code, "PROVIDER_SIGNATURE_INVALID");
+      // The Connect endpoint, and the platform endpoint of the creators' own tier billing.
+      assert.deepEqual(endpoints.map((e) => [e.url, e.enabled_events]).sort(), [
+        [`http://localhost:${apiPort}/billing/stripe/events`, [...BILLING_STRIPE_EVENTS]],
+        [`http://localhost:${apiPort}/payments/stripe/events`, ["*"]],
+      ]);
+      for (const path of ["/payments/stripe/events", "/billing/stripe/events"]) {
+        const unsigned = await fetch(`http://127.0.0.1:${apiPort}${path}`, { method: "POST", body: "{}" });
+        assert.equal(unsigned.status, 400, path);
+        assert.equal(((await unsigned.json()) as { error: { code: string } }).error.code, "PROVIDER_SIGNATURE_INVALID");
+      }
     } finally {
       assert.equal(await started.stop(), 0);
     }

@@ -42,7 +42,8 @@ export function stripeEvents(deps: StripeEventsDeps): Koa.Middleware {
     }
     // account.updated is no payment event: it completes a project's pending Stripe connection (connections.ts).
     const updatedAccount = updatedAccountOf(bytes);
-    if (updatedAccount) await completeConnectionsOfAccount(deps.db, stripe.client, deps.appKey, updatedAccount, deps.now());
+    if (updatedAccount)
+      await completeConnectionsOfAccount(deps.db, stripe.client, deps.appKey, updatedAccount, deps.now(), deps.environment ?? "live");
     const registry = providerRegistry({ db: deps.db, stripe: stripe.client, connectors: deps });
     await applyProviderEvents({ ...deps, registry }, events, deps.now(), { provider: "stripe", log: {} });
     ctx.status = 200;

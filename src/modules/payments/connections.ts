@@ -16,6 +16,7 @@ import { plansTable } from "../plans/tables.ts";
 import { requireProject } from "../resources/catalog-change.ts";
 import { sealStripeCredentials } from "./providers.ts";
 import { accountReady, createConnectedAccount, onboardingLink } from "./stripe/connect.ts";
+import type { Environment } from "../tokens/environment.ts";
 
 export const connectionsTable = tenantTable("payment_connections", { team: "team_id", project: "project_id" });
 
@@ -141,7 +142,12 @@ export function connectionOnboardingLink(stripe: Stripe, connection: ConnectionR
  * the project's Stripe method, enabled, with the account sealed in it and payment_method.created
  * with its activity entry. Null when the connection was not pending (completed by the other path).
  */
-export async function completeStripeConnection(ctx: DomainContext, appKey: Buffer, connection: ConnectionRow): Promise<PaymentMethod | null> {
+export async function completeStripeConnection(
+  ctx: DomainContext,
+  appKey: Buffer,
+  connection: ConnectionRow,
+  mode: Environment,
+): Promise<PaymentMethod | null> {
   // Only the first of the return and account.updated moves it on: the other finds nothing pending.
   const moved = await connectionsTable
     .rows(ctx)
@@ -151,6 +157,8 @@ export async function completeStripeConnection(ctx: DomainContext, appKey: Buffe
   const method = await createPaymentMethod(ctx, connection.project_id, {
     provider: "stripe",
     name: "Stripe",
+    // A method made on a sandbox is a test method (SUBBRIDGE_ENVIRONMENT): it takes no real money.
+    mode,
     currencies: [...connection.currencies],
     billing_cycles: STRIPE_CYCLES,
     sealedCredentials: sealStripeCredentials(appKey, connection.project_id, { account: connection.account }),
@@ -167,10 +175,11 @@ export async function finishStripeConnection(
   stripe: Stripe,
   appKey: Buffer,
   write: <T>(work: (ctx: DomainContext) => Promise<T>) => Promise<T>,
+  mode: Environment,
 ): Promise<ConnectionOutcome> {
   if (connection.status === "completed") return "already_connected";
   if (!connection.account || !(await accountReady(stripe, connection.account))) return "pending";
-  const method = await write((ctx) => completeStripeConnection(ctx, appKey, connection));
+  const method = await write((ctx) => completeStripeConnection(ctx, appKey, connection, mode));
   return method ? "enabled" : "already_connected";
 }
 
@@ -179,14 +188,21 @@ export async function finishStripeConnection(
  * Stripe, asked again (the event may be stale or out of order), says it can take charges. Acts as
  * the provider's webhook on the connection's team. Returns the methods created.
  */
-export async function completeConnectionsOfAccount(db: Db, stripe: Stripe, appKey: Buffer, account: string, now: Date): Promise<PaymentMethod[]> {
+export async function completeConnectionsOfAccount(
+  db: Db,
+  stripe: Stripe,
+  appKey: Buffer,
+  account: string,
+  now: Date,
+  mode: Environment,
+): Promise<PaymentMethod[]> {
   const handle = unscoped(db, "Stripe's account.updated names only the connected account, not a team");
   const pending = (await handle("payment_connections").where({ provider: "stripe", account, status: "pending" }).select("*")) as ConnectionRow[];
   if (!pending.length || !(await accountReady(stripe, account))) return [];
   const created: PaymentMethod[] = [];
   for (const connection of pending) {
     const actor: Actor = { ...systemActor(connection.team_id), kind: "webhook" };
-    const method = await db.transaction((trx) => completeStripeConnection(createDomainContext(trx, actor, now), appKey, connection));
+    const method = await db.transaction((trx) => completeStripeConnection(createDomainContext(trx, actor, now), appKey, connection, mode));
     if (method) created.push(method);
   }
   return created;
@@ -206,7 +222,7 @@ export function updatedAccountOf(verifiedBody: Buffer | string): string | null {
  * at once (the installed bot is the whole connection). Null when the project already has one.
  * 422 naming `provider` without an active Telegram installation.
  */
-export async function enableTelegramStars(ctx: DomainContext, projectId: string): Promise<PaymentMethod | null> {
+export async function enableTelegramStars(ctx: DomainContext, projectId: string, mode: Environment): Promise<PaymentMethod | null> {
   await requireProject(ctx, projectId);
   if (!(await hasTelegramBot(ctx, projectId))) {
     const fields = emptyFieldErrors();
@@ -217,6 +233,7 @@ export async function enableTelegramStars(ctx: DomainContext, projectId: string)
   return createPaymentMethod(ctx, projectId, {
     provider: "telegram_stars",
     name: "Telegram Stars",
+    mode,
     currencies: [STARS_CURRENCY],
     billing_cycles: STARS_CYCLES,
   });

@@ -225,8 +225,8 @@ describe("auth pages: payments (connect Stripe, enable Telegram Stars)", functio
     assert.equal(on.headers.get("location"), "/payments?done=stars-enabled");
     const [stars] = await methodsOf(withBot);
     assert.deepEqual(
-      [stars?.provider, stars?.currencies, stars?.billing_cycles, stars?.enabled],
-      ["telegram_stars", ["XTR"], ["month", "lifetime"], true],
+      [stars?.provider, stars?.currencies, stars?.billing_cycles, stars?.enabled, stars?.mode],
+      ["telegram_stars", ["XTR"], ["month", "lifetime"], true, "live"],
     );
     assert.equal(
       (await browser.post(`/payments/projects/${withBot}/stars`, {}, "/payments")).headers.get("location"),
@@ -333,6 +333,24 @@ describe("auth pages: payments (connect Stripe, enable Telegram Stars)", functio
       assert.deepEqual(kept, { status: "pending", account: null });
     } finally {
       await unreachable.close();
+    }
+  });
+
+  it("makes test methods on a sandbox deployment (SUBBRIDGE_ENVIRONMENT=test)", async () => {
+    const sandbox = await startAuth({ stripe: api.deps.stripe!, environment: "test" });
+    try {
+      const creator = await createTestCreator({ label: "pay-sandbox" });
+      const [projectId] = creator.projectIds as [string];
+      await seedInstallation(creator.teamId, projectId);
+      const browser = await signedIn(creator, sandbox.url);
+      assert.equal(
+        (await browser.post(`/payments/projects/${projectId}/stars`, {}, "/payments")).headers.get("location"),
+        "/payments?done=stars-enabled",
+      );
+      const [stars] = await methodsOf(projectId);
+      assert.deepEqual([stars?.provider, stars?.mode], ["telegram_stars", "test"]);
+    } finally {
+      await sandbox.close();
     }
   });
 

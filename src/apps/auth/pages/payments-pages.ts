@@ -256,7 +256,9 @@ export function mountPaymentPages(router: Router, deps: AuthDeps): void {
       const { connection, teamId } = await connectionFor(ctx, deps, creator);
       const stripe = stripeOf(deps);
       const actor = creatorActor(ctx, creator.userId, teamId);
-      const outcome = await askingStripe(() => finishStripeConnection(connection, stripe.client, deps.appKey, (work) => writeAs(deps, actor, work)));
+      const outcome = await askingStripe(() =>
+        finishStripeConnection(connection, stripe.client, deps.appKey, (work) => writeAs(deps, actor, work), deps.environment ?? "live"),
+      );
       // Connected either way when not pending: by this return, or by Stripe's account.updated that came first.
       backToPayments(ctx, outcome === "pending" ? "stripe-pending" : "stripe-connected");
     }),
@@ -272,7 +274,9 @@ export function mountPaymentPages(router: Router, deps: AuthDeps): void {
       const place = await projectPlace(ctx, deps, creator, "create");
       let method;
       try {
-        method = await writeAs(deps, creatorActor(ctx, creator.userId, place.team.id), (domain) => enableTelegramStars(domain, place.projectId));
+        method = await writeAs(deps, creatorActor(ctx, creator.userId, place.team.id), (domain) =>
+          enableTelegramStars(domain, place.projectId, deps.environment ?? "live"),
+        );
       } catch (err) {
         asPageError(err);
       }

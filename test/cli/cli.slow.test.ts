@@ -74,7 +74,9 @@ describe("operator CLI", function () {
     assert.deepEqual(narrowOut.abilities, ["activity:read", "team:view"]);
     assert.deepEqual(narrowOut.scopes, [`scope:team:${created.team_id}`, `scope:project:${project.project_id}`]);
     await withDb(async (d) => {
-      const resolved = await resolveToken(d, narrowOut.token, new Date());
+      // An embedded data directory is a sandbox by default (SUBBRIDGE_ENVIRONMENT): its tokens are sbt_test_.
+      assert.match(narrowOut.token, ownDb ? /^sbt_test_/ : /^sbt_live_/);
+      const resolved = await resolveToken(d, narrowOut.token, new Date(), ownDb ? "test" : "live");
       assert.equal(resolved?.teamId, created.team_id);
       assert.deepEqual(resolved?.projectIds, [project.project_id]);
     });

@@ -7,7 +7,7 @@
 // Stripe is called outside any transaction; each database step is its own short one.
 import { randomUUID } from "node:crypto";
 import type Stripe from "stripe";
-import { createDomainContext, systemActor, tenantTable, unscoped, type Actor, type Db, type DomainContext } from "../../db/tenant.ts";
+import { createDomainContext, systemActor, unscoped, type Actor, type Db, type DomainContext } from "../../db/tenant.ts";
 import { addFieldError, emptyFieldErrors, validationFailed } from "../../errors.ts";
 import { installationsTable } from "../connectors/tables.ts";
 import { createPaymentMethod, currencyErrors, STARS_CURRENCY, type PaymentMethod } from "../payment-methods/payment-methods.ts";
@@ -15,24 +15,9 @@ import { paymentMethodsTable } from "../payment-methods/tables.ts";
 import { plansTable } from "../plans/tables.ts";
 import { requireProject } from "../resources/catalog-change.ts";
 import { sealStripeCredentials } from "./providers.ts";
+import { connectionsTable, type ConnectionRow } from "./tables.ts";
 import { accountReady, createConnectedAccount, onboardingLink } from "./stripe/connect.ts";
 import type { Environment } from "../tokens/environment.ts";
-
-export const connectionsTable = tenantTable("payment_connections", { team: "team_id", project: "project_id" });
-
-export interface ConnectionRow {
-  id: string;
-  team_id: string;
-  project_id: string;
-  provider: string;
-  account: string | null;
-  currencies: string[];
-  status: "pending" | "completed";
-  payment_method_id: string | null;
-  created_by: string | null;
-  created_at: Date;
-  completed_at: Date | null;
-}
 
 /** A Stripe method sells every cycle Stripe can bill (stripeRefusal still refuses a plan it cannot). */
 const STRIPE_CYCLES = ["day", "week", "month", "year", "lifetime"];

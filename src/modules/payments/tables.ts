@@ -10,6 +10,23 @@ export const providerEventsTable = tenantTable("payment_provider_events", { team
 /** Refunds owed to members for superseded checkouts (reconcile-owed.ts). */
 export const owedRefundsTable = tenantTable("payment_refunds_owed", { team: "team_id", project: "project_id" });
 
+/** A project's pending or completed provider connection (connections.ts): how a payment method comes to be. */
+export const connectionsTable = tenantTable("payment_connections", { team: "team_id", project: "project_id" });
+
+export interface ConnectionRow {
+  id: string;
+  team_id: string;
+  project_id: string;
+  provider: string;
+  account: string | null;
+  currencies: string[];
+  status: "pending" | "completed";
+  payment_method_id: string | null;
+  created_by: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
 export type CheckoutStatus = "open" | "completed" | "superseded" | "expired";
 
 export interface CheckoutRow {

@@ -4,7 +4,7 @@
 import type Koa from "koa";
 import type { AuthDeps } from "../deps.ts";
 import type { PaymentMethod } from "../../../modules/payment-methods/payment-methods.ts";
-import type { ConnectionRow } from "../../../modules/payments/connections.ts";
+import type { ConnectionRow } from "../../../modules/payments/tables.ts";
 import { csrfField } from "./csrf.ts";
 import { html, type Html } from "./html.ts";
 

@@ -27,9 +27,9 @@ import {
   pendingStripeConnection,
   stripeCurrencies,
   teamOfConnection,
-  type ConnectionRow,
   type ConnectionUrls,
 } from "../../../modules/payments/connections.ts";
+import type { ConnectionRow } from "../../../modules/payments/tables.ts";
 import type { StripePayments } from "../../../modules/payments/stripe/open.ts";
 import { onboardingOrigin } from "../../../modules/payments/stripe/connect.ts";
 import { requireCreator, type SignedIn } from "./creator.ts";

@@ -85,7 +85,7 @@ function buildSurface(
     case "site":
       return createSiteApp({ ...common, siteUrl: config.site.url, mcpUrl: config.mcp.url, connectors });
     case "auth":
-      return createAuthApp({ ...common, mcpUrl: config.mcp.url, stripe });
+      return createAuthApp({ ...common, mcpUrl: config.mcp.url, stripe, platforms });
     case "docs":
       return createDocsApp({ ...common, mcpUrl: config.mcp.url, siteUrl: config.site.url });
     case "portal":

@@ -1,11 +1,13 @@
 // The authorization server started in-process on a free port, as the auth tests use it.
 import { testDatabase, testKv } from "./backends.ts";
 import { DOCS_URL, serveOnFreePort, TEST_APP_KEY, testLogger } from "./server.ts";
+import { testPlatformEndpoints } from "./platforms.ts";
 import { createAuthApp, type AuthDeps } from "../../src/apps/auth/auth-app.ts";
 
 export async function startAuth(options: Partial<AuthDeps> = {}) {
   const { db } = await testDatabase();
   const kv = await testKv();
+  const platforms = await testPlatformEndpoints();
   // Returned so a test that starts the MCP server after this one can name it (the pages read mcpUrl per request).
   let deps!: AuthDeps;
   const running = await serveOnFreePort((url) =>
@@ -21,6 +23,7 @@ export async function startAuth(options: Partial<AuthDeps> = {}) {
         mcpUrl: "http://127.0.0.1:4001",
         baseUrl: "http://127.0.0.1:4000",
         docsUrl: DOCS_URL,
+        platforms,
         ...options,
       }),
     ),

@@ -23,6 +23,7 @@ import { mountClaimPages } from "./pages/claim-pages.ts";
 import { mountTokenPages } from "./pages/tokens-pages.ts";
 import { mountBillingPages } from "./pages/billing-pages.ts";
 import { mountPaymentPages } from "./pages/payments-pages.ts";
+import { mountRefundPages } from "./pages/refunds-pages.ts";
 import { cookieSecurity } from "./pages/cookies.ts";
 import { pageNotFound } from "./pages/page-route.ts";
 import { sessionMiddleware } from "./pages/session.ts";
@@ -49,6 +50,7 @@ export function createAuthApp(deps: AuthDeps): Koa {
   mountTokenPages(router, deps);
   mountBillingPages(router, deps);
   mountPaymentPages(router, deps);
+  mountRefundPages(router, deps);
   mountClaimPages(router, deps);
   mountInvitationPages(router, deps);
 

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Database } from "../../db/database.ts";
 import type { Kv } from "../../kv/kv.ts";
 import type { ClientIpResolver } from "../../http/client-ip.ts";
+import type { PlatformEndpoints } from "../../modules/connectors/platforms.ts";
 import type { StripePayments } from "../../modules/payments/stripe/open.ts";
 import type { Environment } from "../../modules/tokens/environment.ts";
 
@@ -22,6 +23,8 @@ export interface AuthDeps {
   clientIp?: ClientIpResolver;
   /** The platform's Stripe (Connect onboarding, the creators' own tier billing); absent or null = none. */
   stripe?: StripePayments | null;
+  /** Where the bots' platforms are: a creator's Telegram Stars refund calls refundStarPayment, and ends access there. */
+  platforms: PlatformEndpoints;
   /** SUBBRIDGE_ENVIRONMENT: the prefix of the tokens this host mints (sbt_live_ or sbt_test_); absent = live. */
   environment?: Environment;
 }

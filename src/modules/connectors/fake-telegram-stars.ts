@@ -1,8 +1,11 @@
 // Telegram Stars in the local fake platform (fake-platform.ts): the Bot API's payment methods with
 // Telegram's validation and answers, a ledger of star transactions, and a simulator that acts as a
 // Telegram user (pays an invoice, is charged for a renewal, cancels), posting the updates to the
-// bot's webhook as Telegram does.
+// bot's webhook as Telegram does, and the refunded_payment message after refundStarPayment.
 import { randomBytes } from "node:crypto";
+import { invalidStarsInvoice, jsonParam, STARS_SUBSCRIPTION_PERIOD } from "./fake-telegram-invoices.ts";
+
+export { jsonParam } from "./fake-telegram-invoices.ts";
 
 export interface TelegramWebhook {
   url: string;
@@ -34,9 +37,6 @@ export type PaymentOutcome =
   /** The bot did not answer in time (or its webhook refused the query); nothing was charged. */
   | { status: "unanswered" };
 
-/** The only subscription period Telegram takes (30 days), and the most a subscription may cost. */
-const STARS_SUBSCRIPTION_PERIOD = 2592000;
-const STARS_SUBSCRIPTION_MAX = 10000;
 /** How long Telegram waits for answerPreCheckoutQuery. */
 const PRE_CHECKOUT_ANSWER_MS = 10_000;
 
@@ -68,40 +68,8 @@ interface StarSubscription {
   canceledByBot: boolean;
 }
 
-/** The Bot API's refusal for a malformed Stars invoice, or null when Telegram takes it. */
-function invalidStarsInvoice(params: Record<string, unknown>, allowSubscription: boolean): string | null {
-  const text = (v: unknown, max: number) => typeof v === "string" && v.length >= 1 && v.length <= max;
-  if (!text(params.title, 32)) return "Bad Request: INVOICE_TITLE_INVALID";
-  if (!text(params.description, 255)) return "Bad Request: INVOICE_DESCRIPTION_INVALID";
-  const payload = params.payload;
-  if (typeof payload !== "string" || Buffer.byteLength(payload) < 1 || Buffer.byteLength(payload) > 128)
-    return "Bad Request: INVOICE_PAYLOAD_INVALID";
-  // Without a provider token only Stars can be sold; Stars take no provider token.
-  if (params.currency !== "XTR") return "Bad Request: PAYMENT_PROVIDER_INVALID";
-  if (params.provider_token !== undefined && params.provider_token !== "") return "Bad Request: STARS_INVOICE_INVALID";
-  const prices = jsonParam(params.prices);
-  if (!Array.isArray(prices) || prices.length !== 1) return "Bad Request: STARS_INVOICE_INVALID";
-  const amount = (prices[0] as { amount?: unknown; label?: unknown }).amount;
-  if (!Number.isSafeInteger(amount) || (amount as number) <= 0) return "Bad Request: CURRENCY_TOTAL_AMOUNT_INVALID";
-  if (allowSubscription && params.subscription_period !== undefined) {
-    if (Number(params.subscription_period) !== STARS_SUBSCRIPTION_PERIOD) return "Bad Request: SUBSCRIPTION_PERIOD_INVALID";
-    if ((amount as number) > STARS_SUBSCRIPTION_MAX) return "Bad Request: STARS_INVOICE_INVALID";
-  }
-  return null;
-}
-
 /** The Bot API's User object of a simulated member. */
 const userObject = (user: SimulatedTelegramUser) => ({ is_bot: false, ...user });
-
-/** A parameter that arrives as JSON text in a form body and as a value in a JSON body. */
-export function jsonParam(value: unknown): unknown {
-  if (typeof value !== "string") return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-}
 
 /** A Bot API answer: the result, or Telegram's refusal (HTTP 400 with its description). */
 export type BotApiAnswer = { ok: true; result: unknown } | { ok: false; description: string };
@@ -118,6 +86,8 @@ export interface StarsSimulator {
   renewSubscription(input: { telegram_payment_charge_id: string }): Promise<PaymentOutcome>;
   /** The user cancels a subscription in Telegram: it runs to its expiration date and is not renewed. */
   cancelSubscription(input: { telegram_payment_charge_id: string }): void;
+  /** Resolves once the updates posted after a call's answer (a refund's refunded_payment message) have been delivered. */
+  settled(): Promise<void>;
 }
 
 /** The Stars side of the fake Telegram, reading the webhooks that setWebhook keeps. */
@@ -204,6 +174,7 @@ export function telegramStars(webhooks: ReadonlyMap<number, TelegramWebhook>) {
           date: now(),
           receiver: { type: "user", transaction_type: "invoice_payment", user: userObject(charge.user), invoice_payload: charge.payload },
         });
+        postRefundedPayment(bot.id, String(params.telegram_payment_charge_id), charge);
         return ok(true);
       }
       case "editUserStarSubscription": {
@@ -224,6 +195,36 @@ export function telegramStars(webhooks: ReadonlyMap<number, TelegramWebhook>) {
       default:
         return undefined;
     }
+  }
+
+  /** A new message in the member's private chat with the bot (where Telegram posts a payment's service messages). */
+  const memberMessage = (user: SimulatedTelegramUser) => ({
+    message_id: ++sequence,
+    from: userObject(user),
+    chat: { id: user.id, type: "private", first_name: user.first_name, ...(user.username ? { username: user.username } : {}) },
+    date: now(),
+  });
+
+  /** Updates posted after a Bot API call has answered (Telegram sends them on its own time), until they are delivered. */
+  const posting = new Set<Promise<unknown>>();
+
+  /**
+   * The service message Telegram posts in the member's chat with the bot once a payment is
+   * refunded (Message.refunded_payment: RefundedPayment), after refundStarPayment has answered.
+   */
+  function postRefundedPayment(botId: number, chargeId: string, charge: StarCharge) {
+    const user = charge.user;
+    const sent = deliver(botId, "message", {
+      ...memberMessage(user),
+      refunded_payment: {
+        currency: "XTR",
+        total_amount: charge.amount,
+        invoice_payload: charge.payload,
+        telegram_payment_charge_id: chargeId,
+      },
+    }).catch(() => undefined);
+    posting.add(sent);
+    void sent.finally(() => posting.delete(sent));
   }
 
   function record(botId: number, transaction: Record<string, unknown>) {
@@ -277,15 +278,7 @@ export function telegramStars(webhooks: ReadonlyMap<number, TelegramWebhook>) {
       },
     });
     const { update, delivered } = await deliver(input.botId, "message", {
-      message_id: ++sequence,
-      from: userObject(input.user),
-      chat: {
-        id: input.user.id,
-        type: "private",
-        first_name: input.user.first_name,
-        ...(input.user.username ? { username: input.user.username } : {}),
-      },
-      date: now(),
+      ...memberMessage(input.user),
       successful_payment: {
         currency: "XTR",
         total_amount: input.amount,
@@ -354,6 +347,9 @@ export function telegramStars(webhooks: ReadonlyMap<number, TelegramWebhook>) {
       const subscription = charges.get(telegram_payment_charge_id)?.subscription;
       if (!subscription) throw new Error("no subscription has that charge");
       subscription.canceledByUser = true;
+    },
+    async settled() {
+      while (posting.size) await Promise.all([...posting]);
     },
   };
 

@@ -172,7 +172,7 @@ async function end(db: Db, provider: ProviderName, event: Extract<ProviderEvent,
 }
 
 /** The subscription's newest payment, or undefined: the one that pays for its current period. */
-async function latestPayment(ctx: DomainContext, subscriptionId: string): Promise<TransactionRow | undefined> {
+export async function latestPayment(ctx: DomainContext, subscriptionId: string): Promise<TransactionRow | undefined> {
   return (await transactionsTable.rows(ctx).where({ subscription_id: subscriptionId, kind: "payment" }).orderBy("created_at", "desc").first()) as
     TransactionRow | undefined;
 }

@@ -24,7 +24,7 @@ export const owedRefundRetryAt = (now: Date, attempts: number) =>
   new Date(now.getTime() + Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1)));
 
 /** Stripe's answer for a charge whose whole amount is refunded already. */
-const alreadyRefunded = (err: unknown) => err instanceof Stripe.errors.StripeInvalidRequestError && err.code === "charge_already_refunded";
+export const alreadyRefunded = (err: unknown) => err instanceof Stripe.errors.StripeInvalidRequestError && err.code === "charge_already_refunded";
 
 /** Reaches the member's chat (Stars) after their refund. */
 export interface RefundDeps extends AccessSyncEnvironment {

@@ -14,10 +14,12 @@ import { freshPage, launchBrowser, screenshot, signIn } from "../../helpers/brow
 import { allOrNothing } from "../../helpers/open-resources.ts";
 import { createTestCreator, TEST_PASSWORD } from "../../helpers/fixtures.ts";
 import { DOCS_URL, serveOnFreePort, TEST_APP_KEY, testLogger } from "../../helpers/server.ts";
+import { testPlatformEndpoints } from "../../helpers/platforms.ts";
 
 async function startAuthOnLocalhost() {
   const { db } = await testDatabase();
   const kv = await testKv();
+  const platforms = await testPlatformEndpoints();
   const running = await serveOnFreePort((url) =>
     createAuthApp({
       db,
@@ -30,6 +32,7 @@ async function startAuthOnLocalhost() {
       mcpUrl: "http://127.0.0.1:4001",
       baseUrl: "http://127.0.0.1:4000",
       docsUrl: DOCS_URL,
+      platforms,
     }),
   );
   return { url: running.url.replace("127.0.0.1", "localhost"), close: running.close };

@@ -15,7 +15,8 @@ export interface ProjectView {
   pendingStripe: ConnectionRow | null;
   stripeCurrencies: string[];
   hasBot: boolean;
-  may: Record<"create" | "update" | "delete", boolean>;
+  /** The methods' abilities, and payment:view-any for the project's payments (refunds-pages.ts). */
+  may: Record<"create" | "update" | "delete" | "viewPayments", boolean>;
 }
 
 const PROVIDER_NAMES: Record<string, string> = { stripe: "Stripe", telegram_stars: "Telegram Stars", access_codes: "Access codes", paypal: "PayPal" };
@@ -96,5 +97,6 @@ export function projectSection(ctx: Koa.Context, deps: AuthDeps, project: Projec
         : html`<p>No payment methods yet: members cannot pay for this project's plans.</p>`
     }
     ${connectStripeForm(ctx, deps, project)} ${starsControl(ctx, project)}
+    ${project.may.viewPayments ? html`<p><a href="/payments/projects/${project.id}/payments">Recent payments and refunds</a></p>` : ""}
   </section>`;
 }

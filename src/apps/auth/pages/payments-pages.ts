@@ -61,15 +61,15 @@ const DONE: Record<string, { kind: "success" | "info"; text: string }> = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const METHOD_GONE = "That payment method does not exist or was already removed.";
-const NOT_YOURS = "That project is not one of your current team's. Switch to its team, or choose one of its projects.";
+export const NOT_YOURS = "That project is not one of your current team's. Switch to its team, or choose one of its projects.";
 
-interface Place {
+export interface Place {
   team: { id: string; name: string };
   grants: TeamGrants;
 }
 
 /** The creator's place on a team they own or belong to (404 otherwise). */
-async function placeOn(deps: AuthDeps, creator: SignedIn, teamId: string | null): Promise<Place> {
+export async function placeOn(deps: AuthDeps, creator: SignedIn, teamId: string | null): Promise<Place> {
   const team = creator.teams.find((t) => t.id === teamId);
   const grants = team ? await teamGrantsOf(deps.db, creator.userId, team.id) : null;
   if (!team || !grants) throw new PageError(404, "You do not own or belong to that team. Choose one of your teams.");
@@ -83,7 +83,7 @@ function requireAbility(place: Place, action: Action, projectId: string): void {
 }
 
 /** A domain refusal shown as a page: a missing project or method is 404, a refused change 422 with its reasons. */
-function asPageError(err: unknown, notFound = NOT_YOURS): never {
+export function asPageError(err: unknown, notFound = NOT_YOURS): never {
   if (!(err instanceof ApiError)) throw err;
   if (err.status === 404) throw new PageError(404, notFound);
   const reasons = err.fields ? Object.values(err.fields).flat().join("; ") : "";
@@ -122,6 +122,7 @@ async function paymentsPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn)
         create: grantsAbility(place.grants, ability("create"), p.id),
         update: grantsAbility(place.grants, ability("update"), p.id),
         delete: grantsAbility(place.grants, ability("delete"), p.id),
+        viewPayments: grantsAbility(place.grants, "payment:view-any", p.id),
       },
     });
   }

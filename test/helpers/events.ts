@@ -38,3 +38,20 @@ export function assertValidEvent(event: OutboxEvent): void {
   );
   assert.match(event.id, /^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
 }
+
+/** Every key at any depth of `value` (a substring search would find "fee" inside an id's hex). */
+export function keysOf(value: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const v of value) keysOf(v, into);
+  else if (value !== null && typeof value === "object")
+    for (const [key, inner] of Object.entries(value)) {
+      into.add(key);
+      keysOf(inner, into);
+    }
+  return into;
+}
+
+/** Asserts an event's data names no fee at any depth (Events, Delivery 8). */
+export function assertNoFee(data: unknown, message: string): void {
+  const fees = [...keysOf(data)].filter((k) => /fee/i.test(k));
+  assert.deepEqual(fees, [], message);
+}

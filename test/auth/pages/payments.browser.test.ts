@@ -3,7 +3,8 @@
 // enables Telegram Stars. The browser follows the connect form's redirect to the onboarding page
 // (the page's CSP form-action names it) with no CSP error. Screenshots at desktop width and 390 px
 // under test-artifacts/screenshots/<backend>/payments-*.png (screenshot() also refuses sideways
-// scrolling).
+// scrolling). The refunds pages: a project's payments and a refund's confirmation, refunded through
+// the twin (screenshots payments-refund-*.png).
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
 import { startAuth } from "../../helpers/auth.ts";
@@ -13,7 +14,8 @@ import { allOrNothing } from "../../helpers/open-resources.ts";
 import { seedInstallation } from "../../helpers/platforms.ts";
 import { startApi } from "../../helpers/server.ts";
 import { testDatabase } from "../../helpers/backends.ts";
-import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { openStripeShop } from "../../modules/payments/stripe-shop.ts";
 
 describe("auth pages: payments (Chromium)", function () {
   this.timeout(120_000);
@@ -76,6 +78,44 @@ describe("auth pages: payments (Chromium)", function () {
       methods.filter((m) => m !== "access_codes"),
       ["stripe", "telegram_stars"],
     );
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it("lists a project's payments and refunds one from its confirmation page", async () => {
+    const creator = await createTestCreator({ label: "refund-browser" });
+    const shop = await openStripeShop(creator, twin, api.deps.stripe!);
+    for (const name of ["Ada Lovelace", "Grace Hopper"]) {
+      const { sessionId } = await shop.checkoutFor(name);
+      await twin.completeCheckout(sessionId, { card: TEST_CARDS.success });
+    }
+    await twin.settled();
+    const { context, page } = await freshPage(browser);
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      const at = message.location().url;
+      if (message.type() === "error" && !at.endsWith("/favicon.ico")) problems.push(`${message.text()} (${at})`);
+    });
+    await signIn(page, auth.url, creator.email, TEST_PASSWORD, "/payments");
+    await page.waitForURL(`${auth.url}/payments`);
+    await page.getByRole("link", { name: "Recent payments and refunds" }).click();
+    await page.locator("li.payment", { hasText: "Grace Hopper" }).waitFor();
+    assert.equal(await page.locator("li.payment").count(), 2);
+    await screenshot(page, "payments-refund-list-desktop");
+    await page.setViewportSize({ width: 390, height: 800 });
+    await screenshot(page, "payments-refund-list-390");
+
+    await page.getByRole("link", { name: "Refund Ada Lovelace's payment of 5.00 USD" }).click();
+    await page.getByText("refunding all of it ends their access now").waitFor();
+    await screenshot(page, "payments-refund-confirm-390");
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await screenshot(page, "payments-refund-confirm-desktop");
+    await page.getByLabel("Amount to refund (USD)").fill("1.50");
+    await page.getByRole("button", { name: "Refund" }).click();
+    await page.getByText("Stripe is refunding the payment").waitFor();
+    await twin.settled();
+    await page.reload();
+    assert.match(await page.locator("li.payment", { hasText: "Ada Lovelace" }).innerText(), /1\.50 USD refunded/);
     assert.deepEqual(problems, []);
     await context.close();
   });

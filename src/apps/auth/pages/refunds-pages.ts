@@ -108,7 +108,7 @@ async function listPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn): Pr
     more ? html`<a href="${base(at.projectId)}?page=${page + 1}">Older payments</a>` : "",
   ];
   renderPage(ctx, {
-    title: `Payments of ${at.projectName}`,
+    title: "Payments and refunds",
     creator,
     body: html`${done ? notice(done.kind, done.text) : ""}
       <p><a href="/payments">Payments</a> › ${at.projectName}</p>

@@ -195,10 +195,12 @@ export async function refundPayment(
     recordActivity(domain, {
       event: "payment_refund_requested",
       description: `Refunded ${formatMinor(refunded, payment.currency)} of ${payment.memberName}'s payment of ${formatMinor(payment.amountMinor, payment.currency)}`,
-      subjectType: "transaction",
-      subjectId: payment.id,
+      // On the subscription the payment bought (a subject the activity API reads; payments are not one yet), else the member.
+      ...(payment.row.subscription_id
+        ? { subjectType: "subscription", subjectId: payment.row.subscription_id }
+        : { subjectType: "member", subjectId: payment.row.member_id }),
       projectId: payment.row.project_id,
-      properties: { amount_minor: refunded, currency: payment.currency, provider: payment.provider, whole: partial === null },
+      properties: { payment_id: payment.id, amount_minor: refunded, currency: payment.currency, provider: payment.provider, whole: partial === null },
     }),
   );
   if (payment.provider === "telegram_stars") {

@@ -108,10 +108,10 @@ describe("auth pages: a creator refunds a payment", function () {
       await testDatabase()
     )
       .db("activity_log")
-      .where({ team_id: creator.teamId, event: "payment_refund_requested", subject_id: payment.id })
+      .where({ team_id: creator.teamId, event: "payment_refund_requested", subject_type: "subscription", subject_id: subscriptionId })
       .first("causer_id", "actor_kind", "properties");
     assert.deepEqual([entry?.causer_id, entry?.actor_kind], [creator.userId, "human"]);
-    assert.equal(entry.properties.amount_minor, 500);
+    assert.deepEqual([entry.properties.payment_id, entry.properties.amount_minor], [payment.id, 500]);
 
     const after = await (await browser.get(`${list(projectId)}?done=stripe-refunded`)).text();
     assert.match(after, /Stripe is refunding the payment/);

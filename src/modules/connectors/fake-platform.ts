@@ -10,6 +10,8 @@
 //                     the same as POST /_sim/telegram/<function> (JSON in and out), acting as a
 //                     Telegram user: they post updates to the bot's webhook as Telegram does
 //                     (fake-telegram-stars.ts).
+//   Simulator page    GET /_sim/telegram: the same for a person in a browser, with messages to the
+//                     bot, its answers and its chats' members (fake-telegram-page.ts).
 //   Discord API       POST /oauth2/token, GET /users/@me, PUT|DELETE /guilds/{g}/members/{u}/roles/{r},
 //                     PUT /guilds/{g}/bans/{u}, DELETE /guilds/{g}/members/{u},
 //                     PUT|DELETE /channels/{c}/permissions/{u},
@@ -20,6 +22,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
 import { jsonParam, telegramStars, type StarsSimulator, type TelegramWebhook } from "./fake-telegram-stars.ts";
+import { telegramSimPage } from "./fake-telegram-page.ts";
 
 export type { InvoiceRef, PaymentOutcome, SimulatedTelegramUser, TelegramWebhook } from "./fake-telegram-stars.ts";
 
@@ -87,6 +90,16 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
   let delayMs = 0;
   const webhooks = new Map<number, TelegramWebhook>();
   const stars = telegramStars(webhooks);
+  /** What Telegram answered to each call it took (the simulator page shows invite links and invoices from it). */
+  const results = new WeakMap<object, unknown>();
+  const simPage = telegramSimPage({
+    calls,
+    resultOf: (call) => results.get(call),
+    webhooks,
+    botUsername: (id) => [...bots.values()].find((bot) => bot.id === id)?.username ?? `sb_demo_${id}_bot`,
+    deliver: stars.deliver,
+    payInvoice: stars.simulator.payInvoice,
+  });
 
   const botFor = (token: string) => {
     const known = bots.get(token);
@@ -99,9 +112,13 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
 
   function telegram(method: string, token: string, params: Record<string, unknown>, res: ServerResponse) {
     const bot = botFor(token);
-    calls.push({ platform: "telegram", method: "POST", name: method, bot: token.split(":")[0] ?? null, params });
+    const call: RecordedCall = { platform: "telegram", method: "POST", name: method, bot: token.split(":")[0] ?? null, params };
+    calls.push(call);
     if (!bot) return send(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
-    const ok = (result: unknown) => send(res, 200, { ok: true, result });
+    const ok = (result: unknown) => {
+      results.set(call, result);
+      send(res, 200, { ok: true, result });
+    };
     const chat = params.chat_id;
     const badChat = () => send(res, 400, { ok: false, error_code: 400, description: "Bad Request: chat not found" });
     const chatOk = typeof chat === "number" || (typeof chat === "string" && /^(-?[0-9]+|@[A-Za-z0-9_]{5,})$/.test(chat));
@@ -210,6 +227,7 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     const url = new URL(req.url ?? "/", "http://fake.invalid");
     void (async () => {
       const params = await readParams(req, url);
+      if (await simPage.handle(req, url, params, res)) return;
       const sim = /^\/_sim\/telegram\/([A-Za-z]+)$/.exec(url.pathname);
       if (sim && req.method === "POST") {
         const { status, body } = await stars.simulate(sim[1]!, params);

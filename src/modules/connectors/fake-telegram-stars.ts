@@ -376,7 +376,7 @@ export function telegramStars(webhooks: ReadonlyMap<number, TelegramWebhook>) {
     }
   }
 
-  return { method, simulator, simulate };
+  return { method, simulator, simulate, deliver };
 }
 
 /** A simulator route's HTTP answer. */

@@ -29,7 +29,7 @@ export async function openPlatforms(config: PlatformConfig): Promise<OpenedPlatf
   const fake = await startFakePlatform({ acceptAny: true });
   return {
     endpoints: fakePlatformEndpoints(fake, config.timeoutMs),
-    description: `simulated on ${fake.url} (set TELEGRAM_API_URL / DISCORD_API_URL to reach the real platforms)`,
+    description: `simulated on ${fake.url} (a Telegram user's view: ${fake.url}/_sim/telegram; set TELEGRAM_API_URL / DISCORD_API_URL to reach the real platforms)`,
     close: () => fake.close(),
   };
 }

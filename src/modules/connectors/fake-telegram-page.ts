@@ -1,0 +1,306 @@
+// The simulated Telegram as a person sees it, on the fake platform's own loopback address
+// (fake-platform.ts): GET /_sim/telegram shows, for each bot with a webhook, a form to message the
+// bot as a Telegram user, each user's conversation with the bot (its messages, invoices and links),
+// and the community chats the bot manages (the invite links it made, who joined, who was removed or
+// banned). The forms act as the Telegram app would: a private message and a join through an invite
+// link go to the bot's webhook as updates, and an invoice's Pay button is the simulator's
+// payInvoice. It reads the fake's own record of Bot API calls; it is a developer tool served on
+// loopback only, with no script, no outside asset and a CSP.
+import { createHash } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { escape } from "html-escaper";
+import type { InvoiceRef, StarsSimulator, SimulatedTelegramUser, TelegramWebhook } from "./fake-telegram-stars.ts";
+
+/** A Bot API call as the fake records it (fake-platform.ts's RecordedCall, named here without importing it back). */
+type RecordedCall = { platform: string; name: string; bot: string | null; params: Record<string, unknown> };
+
+/** What the page reads from the fake: its Bot API calls (with their results), the webhooks, and how updates reach a bot. */
+export interface SimPageSource {
+  calls: readonly RecordedCall[];
+  /** What Telegram answered to a call it took; undefined for a refused one. */
+  resultOf(call: RecordedCall): unknown;
+  webhooks: ReadonlyMap<number, TelegramWebhook>;
+  botUsername(botId: number): string;
+  deliver(botId: number, type: string, body: Record<string, unknown>): Promise<{ delivered: boolean }>;
+  payInvoice: StarsSimulator["payInvoice"];
+}
+
+/** Something a user did on the page, placed among the bot's calls by `at` (the number of calls made before it). */
+type UserAction =
+  | { kind: "message"; at: number; botId: number; user: SimulatedTelegramUser; text: string; delivered: boolean }
+  | { kind: "join"; at: number; botId: number; user: SimulatedTelegramUser; chat: string; link: string };
+
+const STYLE = `
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1c2733;background:#eef2f6}
+main{max-width:980px;margin:0 auto;padding:20px 16px}
+h1{font-size:1.35rem;margin:0 0 4px}h2{font-size:1.15rem;margin:0 0 8px}h3{font-size:1rem;margin:16px 0 6px}
+.hint{color:#52606d;margin:0 0 12px;overflow-wrap:anywhere}
+.notice{background:#fff8e1;border:1px solid #e0c36b;border-radius:6px;padding:8px 12px;overflow-wrap:anywhere}
+section{background:#fff;border:1px solid #d5dde5;border-radius:8px;padding:12px 16px;margin:0 0 16px;min-width:0}
+form.inline{display:inline}
+.grid{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end}
+.grid label{display:flex;flex-direction:column;font-weight:500;font-size:.9rem;flex:1 1 140px;min-width:0}
+input{font:inherit;padding:6px 8px;border:1px solid #9aa5b1;border-radius:5px;width:100%}
+button{font:inherit;font-weight:600;padding:6px 12px;border:0;border-radius:5px;background:#2a7ab8;color:#fff;cursor:pointer}
+button:focus,input:focus{outline:3px solid #1c2733;outline-offset:1px}
+ol{list-style:none;padding:0;margin:0}
+li{padding:6px 0;border-bottom:1px solid #e4e9ee;overflow-wrap:anywhere}
+.from{font-weight:600;margin-right:6px}.bot .from{color:#2a7ab8}.user .from{color:#3d7a3d}
+.text{white-space:pre-wrap}
+.state{font-weight:600}.state.member{color:#2f7d32}.state.banned,.state.removed,.state.revoked{color:#b3261e}
+a{color:#1f5f94}
+`;
+const CSP = `default-src 'none'; style-src 'sha256-${createHash("sha256").update(STYLE).digest("base64")}'; img-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+
+const LINK = /https?:\/\/[^\s<>"]+/g;
+
+/** Message text with its addresses as links (escaped both ways). */
+function linkified(text: string): string {
+  let out = "";
+  let last = 0;
+  for (const match of text.matchAll(LINK)) {
+    out += escape(text.slice(last, match.index));
+    out += `<a href="${escape(match[0])}">${escape(match[0])}</a>`;
+    last = match.index! + match[0].length;
+  }
+  return out + escape(text.slice(last));
+}
+
+const userFields = (user: SimulatedTelegramUser) =>
+  `<input type="hidden" name="user_id" value="${user.id}"><input type="hidden" name="first_name" value="${escape(user.first_name)}">`;
+
+function actionButton(path: string, botId: number, user: SimulatedTelegramUser, fields: Record<string, string | number>, label: string): string {
+  const hidden = Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${name}" value="${escape(String(value))}">`)
+    .join("");
+  return `<form class="inline" method="post" action="/_sim/telegram/${path}"><input type="hidden" name="bot" value="${botId}">${userFields(user)}${hidden}<button>${escape(label)}</button></form>`;
+}
+
+export function telegramSimPage(source: SimPageSource) {
+  const users = new Map<number, SimulatedTelegramUser>();
+  const actions: UserAction[] = [];
+
+  const telegramCalls = () =>
+    source.calls
+      .map((call, index) => ({ ...call, index, result: source.resultOf(call) }))
+      .filter((call) => call.platform === "telegram" && call.result !== undefined);
+
+  /** The places of a bot (chats it made invite links for or removed someone from), with their links and members. */
+  function communities(botId: number) {
+    const chats = new Map<
+      string,
+      { links: Map<string, { state: string; usedBy: string[] }>; members: Map<number, { user: string; state: string }> }
+    >();
+    const chat = (id: unknown) => {
+      const key = String(id);
+      if (!chats.has(key)) chats.set(key, { links: new Map(), members: new Map() });
+      return chats.get(key)!;
+    };
+    const events = [
+      ...telegramCalls()
+        .filter((call) => call.bot === String(botId))
+        .map((call) => ({ at: call.index, call, join: null as null | Extract<UserAction, { kind: "join" }> })),
+      ...actions
+        .filter((a) => a.kind === "join" && a.botId === botId)
+        .map((a) => ({ at: a.at - 0.5, call: null, join: a as Extract<UserAction, { kind: "join" }> })),
+    ].sort((a, b) => a.at - b.at);
+    for (const { call, join } of events) {
+      if (join) {
+        const place = chat(join.chat);
+        place.links.get(join.link)?.usedBy.push(join.user.first_name);
+        place.members.set(join.user.id, { user: `${join.user.first_name} (${join.user.id})`, state: "member" });
+        continue;
+      }
+      const params = call!.params;
+      const member = chat(params.chat_id).members;
+      const userId = Number(params.user_id);
+      if (call!.name === "createChatInviteLink")
+        chat(params.chat_id).links.set(String((call!.result as { invite_link: string }).invite_link), { state: "active", usedBy: [] });
+      if (call!.name === "revokeChatInviteLink") {
+        const link = chat(params.chat_id).links.get(String(params.invite_link));
+        if (link) link.state = "revoked";
+      }
+      if (call!.name === "banChatMember") member.set(userId, { user: member.get(userId)?.user ?? String(userId), state: "banned" });
+      if (call!.name === "unbanChatMember" && member.get(userId)?.state === "banned") member.get(userId)!.state = "removed";
+    }
+    return chats;
+  }
+
+  /** A user's conversation with a bot: what they sent and what the bot sent to their private chat, in order. */
+  function conversation(botId: number, user: SimulatedTelegramUser): string {
+    const fromBot = telegramCalls()
+      .filter(
+        (call) => call.bot === String(botId) && ["sendMessage", "sendInvoice"].includes(call.name) && String(call.params.chat_id) === String(user.id),
+      )
+      .map((call) => {
+        if (call.name === "sendMessage") {
+          const text = String(call.params.text ?? "");
+          const buttons = [...text.matchAll(LINK)].map(([link]) => {
+            if (link.startsWith("https://t.me/+")) return actionButton("join", botId, user, { link }, `Join through ${link}`);
+            if (link.startsWith("https://t.me/$")) return actionButton("pay", botId, user, { invoice: link }, "Pay the invoice");
+            return "";
+          });
+          return {
+            at: call.index,
+            html: `<li class="bot"><span class="from">Bot</span><span class="text">${linkified(text)}</span> ${buttons.join(" ")}</li>`,
+          };
+        }
+        const { message_id } = call.result as { message_id: number };
+        const amount = (call.params.prices as { amount?: number }[] | string | undefined) ?? [];
+        const stars = (typeof amount === "string" ? (JSON.parse(amount) as { amount: number }[]) : amount)[0]?.amount ?? 0;
+        return {
+          at: call.index,
+          html: `<li class="bot"><span class="from">Bot</span>Invoice: ${escape(String(call.params.title))}, ${stars} ⭐ ${actionButton("pay", botId, user, { chat_id: user.id, message_id }, `Pay ${stars} ⭐`)}</li>`,
+        };
+      });
+    const fromUser = actions
+      .filter((a): a is Extract<UserAction, { kind: "message" }> => a.kind === "message" && a.botId === botId && a.user.id === user.id)
+      .map((a) => ({
+        at: a.at - 0.5,
+        html: `<li class="user"><span class="from">${escape(a.user.first_name)}</span><span class="text">${linkified(a.text)}</span>${a.delivered ? "" : " (not delivered: the webhook refused it)"}</li>`,
+      }));
+    const items = [...fromBot, ...fromUser].sort((a, b) => a.at - b.at);
+    return `<ol>${items.map((i) => i.html).join("") || "<li>No messages yet.</li>"}</ol>`;
+  }
+
+  function page(notice: string | null): string {
+    const bots = [...source.webhooks.keys()];
+    const sections = bots.map((botId) => {
+      const username = source.botUsername(botId);
+      const talking = [...users.values()].filter((u) => actions.some((a) => a.botId === botId && a.user.id === u.id));
+      const chats = [...communities(botId)].filter(([, c]) => c.links.size || c.members.size);
+      return `<section aria-labelledby="bot-${botId}"><h2 id="bot-${botId}">@${escape(username)}</h2>
+<p class="hint">Webhook: ${escape(source.webhooks.get(botId)!.url)}</p>
+<form method="post" action="/_sim/telegram/send"><input type="hidden" name="bot" value="${botId}"><div class="grid">
+<label>User id<input name="user_id" inputmode="numeric" required pattern="[0-9]{1,15}"></label>
+<label>First name<input name="first_name" required maxlength="64"></label>
+<label>Message<input name="text" required maxlength="4096" placeholder="/start"></label>
+<button>Send to @${escape(username)}</button></div></form>
+${talking.map((u) => `<h3>Chat with ${escape(u.first_name)} (${u.id})</h3>${conversation(botId, u)}`).join("")}
+${chats
+  .map(
+    ([id, c]) => `<h3>Community chat ${escape(id)}</h3>
+<p class="hint">Members</p><ol>${[...c.members.values()].map((m) => `<li>${escape(m.user)}: <span class="state ${m.state}">${m.state}</span></li>`).join("") || "<li>Nobody has joined.</li>"}</ol>
+<p class="hint">Invite links the bot created</p><ol>${[...c.links]
+      .map(
+        ([link, l]) =>
+          `<li>${escape(link)}: <span class="state ${l.state}">${l.state}</span>${l.usedBy.length ? `, joined by ${escape(l.usedBy.join(", "))}` : ""}</li>`,
+      )
+      .join("")}</ol>`,
+  )
+  .join("")}
+</section>`;
+    });
+    return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Simulated Telegram</title><style>${STYLE}</style></head><body><main>
+<h1>Simulated Telegram</h1>
+<p class="hint">Act as a Telegram user: message a bot (its webhook gets the update), read its answers, join its chats through the invite links it sends, pay its Stars invoices. Nothing here reaches the real Telegram.</p>
+${notice ? `<p class="notice" role="status">${escape(notice)}</p>` : ""}
+${sections.join("") || "<section><p>No bot has a webhook yet: install the Telegram connector on a project (any well-formed bot token works here).</p></section>"}
+</main></body></html>`;
+  }
+
+  function sendPage(res: ServerResponse, status: number, notice: string | null) {
+    res
+      .writeHead(status, {
+        "content-type": "text/html; charset=utf-8",
+        "content-security-policy": CSP,
+        "x-content-type-options": "nosniff",
+        // same-origin, not no-referrer: under no-referrer Chromium sends "Origin: null" with the page's forms, which the check refuses.
+        "referrer-policy": "same-origin",
+        "cache-control": "no-store",
+      })
+      .end(page(notice));
+  }
+
+  /** A form's action done: back to the page (POST-redirect-GET) with what happened. */
+  const done = (res: ServerResponse, notice: string) => res.writeHead(303, { location: `/_sim/telegram?notice=${encodeURIComponent(notice)}` }).end();
+
+  async function act(action: string, params: Record<string, unknown>, res: ServerResponse) {
+    const botId = Number(params.bot);
+    const user = { id: Number(params.user_id), first_name: String(params.first_name ?? "").trim() };
+    if (!source.webhooks.has(botId)) return sendPage(res, 400, "That bot has no webhook.");
+    if (!Number.isSafeInteger(user.id) || user.id <= 0 || !user.first_name)
+      return sendPage(res, 400, "Name the user: a numeric id and a first name.");
+    users.set(user.id, user);
+    const at = source.calls.length;
+    if (action === "send") {
+      const text = String(params.text ?? "");
+      if (!text) return sendPage(res, 400, "Write a message.");
+      const { delivered } = await source.deliver(botId, "message", {
+        message_id: at + 1,
+        from: { is_bot: false, ...user },
+        chat: { id: user.id, type: "private", first_name: user.first_name },
+        date: Math.floor(Date.now() / 1000),
+        text,
+        ...(text.startsWith("/") ? { entities: [{ type: "bot_command", offset: 0, length: text.split(/\s/)[0]!.length }] } : {}),
+      });
+      actions.push({ kind: "message", at, botId, user, text, delivered });
+      return done(res, delivered ? `${user.first_name} sent "${text}".` : `The bot's webhook refused ${user.first_name}'s message.`);
+    }
+    if (action === "join") {
+      const link = String(params.link ?? "");
+      const found = [...communities(botId)].find(([, c]) => c.links.has(link));
+      if (!found) return sendPage(res, 400, "The bot made no such invite link.");
+      const [chat, c] = found;
+      const state = c.links.get(link)!;
+      // Every link the service makes admits one member (member_limit 1), as its driver asks.
+      if (state.state !== "active" || state.usedBy.length >= 1) return done(res, `Telegram says: this invite link is invalid or has expired.`);
+      if (c.members.get(user.id)?.state === "banned") return done(res, `${user.first_name} is banned from chat ${chat}.`);
+      actions.push({ kind: "join", at, botId, user, chat, link });
+      const member = (status: string) => ({ user: { is_bot: false, ...user }, status });
+      await source.deliver(botId, "chat_member", {
+        chat: { id: Number(chat), type: "supergroup", title: `Chat ${chat}` },
+        from: { is_bot: false, ...user },
+        date: Math.floor(Date.now() / 1000),
+        old_chat_member: member("left"),
+        new_chat_member: member("member"),
+        invite_link: {
+          invite_link: link,
+          creator: { id: botId, is_bot: true, first_name: source.botUsername(botId) },
+          creates_join_request: false,
+          is_primary: false,
+          is_revoked: false,
+        },
+      });
+      return done(res, `${user.first_name} joined chat ${chat}.`);
+    }
+    if (action === "pay") {
+      const invoice: InvoiceRef =
+        typeof params.invoice === "string" ? params.invoice : { chat_id: Number(params.chat_id), message_id: Number(params.message_id) };
+      const outcome = await source.payInvoice({ invoice, user });
+      const said =
+        outcome.status === "paid"
+          ? `${user.first_name} paid (charge ${outcome.telegram_payment_charge_id}).`
+          : outcome.status === "declined"
+            ? `The bot declined the payment: ${outcome.error_message}`
+            : "The bot did not answer the pre-checkout query in time; nothing was charged.";
+      return done(res, said);
+    }
+    return sendPage(res, 404, "No such action.");
+  }
+
+  /** Serves the page and its forms; false when the request is not the page's. */
+  async function handle(req: IncomingMessage, url: URL, params: Record<string, unknown>, res: ServerResponse): Promise<boolean> {
+    if (url.pathname === "/_sim/telegram" && req.method === "GET") {
+      sendPage(res, 200, url.searchParams.get("notice"));
+      return true;
+    }
+    const action = /^\/_sim\/telegram\/(send|join|pay)$/.exec(url.pathname)?.[1];
+    if (!action || req.method !== "POST") return false;
+    // Another site's page must not drive the simulator through a person's browser: a form's Origin is this address.
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://${req.headers.host}`) {
+      sendPage(res, 403, "Forms are taken from this page only.");
+      return true;
+    }
+    try {
+      await act(action, params, res);
+    } catch (err) {
+      sendPage(res, 400, (err as Error).message);
+    }
+    return true;
+  }
+
+  return { handle };
+}

@@ -290,7 +290,8 @@ describe("auth pages: a creator refunds a payment", function () {
     const own = refundPath(stranger.projectIds[0]!, payment.id);
     assert.equal((await strangerBrowser.get(own)).status, 404);
     assert.equal((await strangerBrowser.post(own, {}, "/payments")).status, 404);
-    assert.equal((await strangerBrowser.get(refundPath(stranger.projectIds[0]!, "not-a-payment"))).status, 404);
+    for (const id of ["not-a-payment", "-".repeat(36)])
+      assert.equal((await strangerBrowser.get(refundPath(stranger.projectIds[0]!, id))).status, 404);
 
     // A member (the built-in role reads): the list without Refund; the confirmation and the POST 403.
     const member = await createTestCreator({ label: "refund-member" });

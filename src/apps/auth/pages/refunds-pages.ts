@@ -60,7 +60,9 @@ async function acting(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, abili
 }
 
 async function paymentOf(deps: AuthDeps, at: Acting, id: string): Promise<RefundablePayment> {
-  const payment = /^[0-9a-f-]{36}$/i.test(id) ? await refundablePayment(readAs(deps, at.actor), at.projectId, id) : null;
+  const payment = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
+    ? await refundablePayment(readAs(deps, at.actor), at.projectId, id)
+    : null;
   if (!payment) throw new PageError(404, PAYMENT_GONE);
   return payment;
 }

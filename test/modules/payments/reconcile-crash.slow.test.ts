@@ -5,7 +5,8 @@
 // answered, and the process is killed (SIGKILL): Stripe has the money, the service has nothing. A
 // fresh process, `npm run cli -- jobs:run payments.reconcile`, applies the payment: the
 // subscription, its transaction and the plan's grant exist, exactly once, and a second run changes
-// nothing. Both backends: on the embedded one the killed process's database is opened again.
+// nothing. CI runs it on PostgreSQL only (untagged): the embedded database surviving a killed server
+// is test/cli/embedded-sharing.slow.test.ts's subject, and this walk takes two minutes per backend.
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import type { ChildProcess } from "node:child_process";
@@ -24,8 +25,6 @@ import { createCreatorAccount } from "../../../src/operator.ts";
 import { emptyPostgresDatabase, usingPostgres } from "../../helpers/backends.ts";
 import { freePort, runNpm, startNpm, tempDir, type StartedProcess } from "../../helpers/processes.ts";
 
-const backend = usingPostgres ? "[postgres]" : "[embedded]";
-
 /** Signals the process group `npm start` runs in (npm, tsx and the service). */
 const signalGroup = (child: ChildProcess, signal: NodeJS.Signals) => process.kill(-child.pid!, signal);
 
@@ -40,7 +39,7 @@ describe("payments.reconcile after a process killed before its commit", function
     await postgres?.drop();
   });
 
-  it(`${backend} a payment Stripe confirmed while the service died is applied once by a fresh process`, async () => {
+  it(`a payment Stripe confirmed while the service died is applied once by a fresh process`, async () => {
     const appKey = randomBytes(32);
     twin = await startStripeTwin({ secretKey: `sk_test_${randomBytes(16).toString("hex")}` });
     const stripe = createStripeClient({ secretKey: twin.secretKey, ...twin.clientOptions });

@@ -3,11 +3,12 @@
 // the way the portal does (a Stars one: Telegram told first), with the member as causer, and the bot
 // answers with the date access ends; a wrong number, a member with nothing live, and a repeat say so.
 import assert from "node:assert/strict";
-import { randomInt, randomUUID } from "node:crypto";
+import { randomInt } from "node:crypto";
 import { testDatabase } from "../helpers/backends.ts";
 import { testPlatform } from "../helpers/platforms.ts";
 import { useApiWithCreator } from "../helpers/suite.ts";
 import { activityOf, seedPlan } from "../modules/subscriptions/commerce.ts";
+import { addStarsMethod } from "../modules/payments/methods.ts";
 import { botMessage, botStart, projectWithPlan, type PortalProjectFixture } from "../portal/support.ts";
 
 describe("connector bot: /cancel", function () {
@@ -19,20 +20,7 @@ describe("connector bot: /cancel", function () {
   before(async () => {
     fixture = await projectWithPlan(suite);
     const { db } = await testDatabase();
-    const now = new Date();
-    await db("payment_methods").insert({
-      id: randomUUID(),
-      team_id: suite.creator.teamId,
-      project_id: fixture.projectId,
-      provider: "telegram_stars",
-      name: "Stars",
-      mode: "test",
-      enabled: true,
-      currencies: '["XTR"]',
-      billing_cycles: '["month"]',
-      created_at: now,
-      updated_at: now,
-    });
+    await addStarsMethod(suite.creator, fixture.projectId);
     starsPlanId = (await seedPlan(suite.creator)).planId;
     await db("plans").where({ id: starsPlanId }).update({ currency: "XTR", amount_minor: 250, name: "Stars monthly" });
   });

@@ -6,13 +6,11 @@
 // expiry job. A code-granted one needs no provider; another member's is not found; a provider that
 // cannot be reached changes nothing.
 import assert from "node:assert/strict";
-import { randomInt, randomUUID } from "node:crypto";
-import { createPaymentMethod } from "../../src/modules/payment-methods/payment-methods.ts";
+import { randomInt } from "node:crypto";
 import { findOrCreateMember } from "../../src/modules/members/members.ts";
 import { openCheckout } from "../../src/modules/payments/checkouts.ts";
-import { providerRegistry, sealStripeCredentials } from "../../src/modules/payments/providers.ts";
+import { providerRegistry } from "../../src/modules/payments/providers.ts";
 import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../src/modules/payments/stripe-twin/index.ts";
-import { createConnectedAccount } from "../../src/modules/payments/stripe/index.ts";
 import type { StripePayments } from "../../src/modules/payments/stripe/open.ts";
 import type { PaymentMethodRow } from "../../src/modules/payment-methods/tables.ts";
 import { plansTable, type PlanRow } from "../../src/modules/plans/tables.ts";
@@ -23,6 +21,7 @@ import { testPlatform, testPlatformEndpoints } from "../helpers/platforms.ts";
 import { TEST_APP_KEY, type StartOptions } from "../helpers/server.ts";
 import { useApiWithCreator } from "../helpers/suite.ts";
 import { activityOf, asDomain, codesFor, runJob, seedPlan } from "../modules/subscriptions/commerce.ts";
+import { addStarsMethod, connectStripeMethod } from "../modules/payments/methods.ts";
 import { botStart, projectWithPlan, signedInAs, startPortal, type PortalProjectFixture } from "./support.ts";
 
 describe("subscriber portal: a member cancels a subscription", function () {
@@ -49,32 +48,8 @@ describe("subscriber portal: a member cancels a subscription", function () {
     portalWithoutStripe = await startPortal();
     fixture = await projectWithPlan(suite);
     const { db } = await testDatabase();
-    const account = await createConnectedAccount(stripe().client, { email: "creator@example.com", country: "US" });
-    await twin.completeOnboarding(account);
-    const method = await asDomain(suite.creator, (ctx) =>
-      createPaymentMethod(ctx, fixture.projectId, {
-        provider: "stripe",
-        mode: "test",
-        currencies: ["USD"],
-        billing_cycles: ["month"],
-        sealedCredentials: sealStripeCredentials(TEST_APP_KEY, fixture.projectId, { account }),
-      }),
-    );
-    stripeMethod = (await db("payment_methods").where({ id: method.id }).first()) as PaymentMethodRow;
-    const now = new Date();
-    await db("payment_methods").insert({
-      id: randomUUID(),
-      team_id: suite.creator.teamId,
-      project_id: fixture.projectId,
-      provider: "telegram_stars",
-      name: "Stars",
-      mode: "test",
-      enabled: true,
-      currencies: '["XTR"]',
-      billing_cycles: '["month"]',
-      created_at: now,
-      updated_at: now,
-    });
+    stripeMethod = (await connectStripeMethod(suite.creator, fixture.projectId, { twin, client: stripe().client })).row;
+    await addStarsMethod(suite.creator, fixture.projectId);
     starsPlanId = (await seedPlan(suite.creator)).planId;
     await db("plans").where({ id: starsPlanId }).update({ currency: "XTR", amount_minor: 250 });
   });

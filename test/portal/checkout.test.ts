@@ -10,16 +10,15 @@ import assert from "node:assert/strict";
 import { randomInt, randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { createCoupon } from "../../src/modules/coupons/coupons.ts";
-import { createPaymentMethod } from "../../src/modules/payment-methods/payment-methods.ts";
-import { sealStripeCredentials } from "../../src/modules/payments/providers.ts";
 import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../src/modules/payments/stripe-twin/index.ts";
-import { createConnectedAccount, createStripeClient, stripeCouponId } from "../../src/modules/payments/stripe/index.ts";
+import { createStripeClient, stripeCouponId } from "../../src/modules/payments/stripe/index.ts";
 import type { StripePayments } from "../../src/modules/payments/stripe/open.ts";
 import { CHECKOUT_MEMBER_BUDGET } from "../../src/apps/portal/checkout-page.ts";
 import { testDatabase } from "../helpers/backends.ts";
-import { TEST_APP_KEY, type StartOptions } from "../helpers/server.ts";
+import type { StartOptions } from "../helpers/server.ts";
 import { useApiWithCreator } from "../helpers/suite.ts";
 import { asDomain, codesFor, redeem, seedPlan } from "../modules/subscriptions/commerce.ts";
+import { addStarsMethod, connectStripeMethod } from "../modules/payments/methods.ts";
 import { PortalBrowser, projectWithPlan, signInThroughBot, startPortal, type PortalProjectFixture } from "./support.ts";
 
 const DAY = 86_400;
@@ -47,32 +46,8 @@ describe("subscriber portal: a member pays for a plan", function () {
     fixture = await projectWithPlan(suite);
     plans.card = fixture.plan.planId;
     const { db } = await testDatabase();
-    const account = await createConnectedAccount(stripe().client, { email: "creator@example.com", country: "US" });
-    await twin.completeOnboarding(account);
-    const method = await asDomain(suite.creator, (ctx) =>
-      createPaymentMethod(ctx, fixture.projectId, {
-        provider: "stripe",
-        mode: "test",
-        currencies: ["USD"],
-        billing_cycles: ["month"],
-        sealedCredentials: sealStripeCredentials(TEST_APP_KEY, fixture.projectId, { account }),
-      }),
-    );
-    methodId = method.id;
-    const now = new Date();
-    await db("payment_methods").insert({
-      id: randomUUID(),
-      team_id: suite.creator.teamId,
-      project_id: fixture.projectId,
-      provider: "telegram_stars",
-      name: "Stars",
-      mode: "test",
-      enabled: true,
-      currencies: '["XTR"]',
-      billing_cycles: '["month"]',
-      created_at: now,
-      updated_at: now,
-    });
+    methodId = (await connectStripeMethod(suite.creator, fixture.projectId, { twin, client: stripe().client })).row.id;
+    await addStarsMethod(suite.creator, fixture.projectId);
     plans.trial = (await seedPlan(suite.creator, { trialDays: 7 })).planId;
     await db("plans").where({ id: plans.trial }).update({ name: "Night Owl trial", amount_minor: 700 });
     plans.stars = (await seedPlan(suite.creator)).planId;

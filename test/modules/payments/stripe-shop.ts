@@ -3,19 +3,18 @@
 // started on the twin through the registry's provider (a Checkout Session with the checkout as its
 // reference). Counts of what a purchase leaves behind tell "once" from "twice".
 import assert from "node:assert/strict";
-import { createPaymentMethod } from "../../../src/modules/payment-methods/payment-methods.ts";
 import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
 import { findOrCreateMember } from "../../../src/modules/members/members.ts";
 import { noteProviderCheckout, openCheckout } from "../../../src/modules/payments/checkouts.ts";
-import { providerRegistry, sealStripeCredentials, type ProviderRegistry } from "../../../src/modules/payments/providers.ts";
+import { providerRegistry, type ProviderRegistry } from "../../../src/modules/payments/providers.ts";
 import type { StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
-import { createConnectedAccount } from "../../../src/modules/payments/stripe/index.ts";
 import type { StripePayments } from "../../../src/modules/payments/stripe/open.ts";
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import type { TestCreator } from "../../helpers/fixtures.ts";
 import { testPlatformEndpoints } from "../../helpers/platforms.ts";
 import { TEST_APP_KEY } from "../../helpers/server.ts";
+import { connectStripeMethod } from "./methods.ts";
 import { asDomain, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
 
 export interface StripeShop {
@@ -31,18 +30,7 @@ export interface StripeShop {
 export async function openStripeShop(creator: TestCreator, twin: StripeTwin, stripe: StripePayments): Promise<StripeShop> {
   const { db } = await testDatabase();
   const plan = await seedPlan(creator, { resources: [{ mode: "creator_task", title: "Signed print" }] });
-  const account = await createConnectedAccount(stripe.client, { email: "creator@example.com", country: "US" });
-  await twin.completeOnboarding(account);
-  const method = await asDomain(creator, (ctx) =>
-    createPaymentMethod(ctx, plan.projectId, {
-      provider: "stripe",
-      mode: "test",
-      currencies: ["USD"],
-      billing_cycles: ["month"],
-      sealedCredentials: sealStripeCredentials(TEST_APP_KEY, plan.projectId, { account }),
-    }),
-  );
-  const methodRow = (await db("payment_methods").where({ id: method.id }).first()) as PaymentMethodRow;
+  const { row: methodRow, account } = await connectStripeMethod(creator, plan.projectId, { twin, client: stripe.client });
   const registry = providerRegistry({ db, stripe: stripe.client, connectors: { platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY } });
 
   async function checkoutFor(name: string, externalUserId = `${Date.now()}${Math.random()}`) {

@@ -26,6 +26,8 @@ function navigation(ctx: Koa.Context, creator: SignedIn): Html {
     <ul class="nav">
       <li><a href="/tokens">Tokens</a></li>
       <li><a href="/security">Security</a></li>
+      <li><a href="/payments">Payments</a></li>
+      <li><a href="/billing">Billing</a></li>
     </ul>
     <form method="post" action="/teams/switch" class="team-switcher">
       ${csrfField(ctx)}<input type="hidden" name="return_to" value="${here}" />

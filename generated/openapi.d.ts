@@ -4784,6 +4784,7 @@ export interface components {
             updated_at: components["schemas"]["Timestamp"];
         };
         WebhookDeliveryAttempt: {
+            /** @description 1 is the first attempt, 2-9 its eight retries. */
             attempt: number;
             attempted_at: components["schemas"]["Timestamp"];
             /** @enum {string} */
@@ -4798,7 +4799,7 @@ export interface components {
             meta: components["schemas"]["ListMeta"];
         };
         /**
-         * @description queued (waiting for its first or next attempt), delivered (a 2xx came), dead (eight failures, or refused unposted).
+         * @description queued (waiting for its first or next attempt), delivered (a 2xx came), dead (the first attempt and its eight retries failed, or refused unposted).
          * @enum {string}
          */
         WebhookDeliveryStatus: "queued" | "delivered" | "dead";

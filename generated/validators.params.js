@@ -7702,7 +7702,7 @@ validate_list_webhook_deliveries__path.evaluated = {"props":true,"dynamicProps":
 
 export const list_webhook_deliveries__query = validate_list_webhook_deliveries__query;
 const schema_list_webhook_deliveries__query = {"$id":"list_webhook_deliveries__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:WebhookDeliveryStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema_urn_subbridge_schema_WebhookDeliveryStatus = {"type":"string","enum":["queued","delivered","dead"],"description":"queued (waiting for its first or next attempt), delivered (a 2xx came), dead (eight failures, or refused unposted).","$id":"urn:subbridge:schema:WebhookDeliveryStatus"};
+const schema_urn_subbridge_schema_WebhookDeliveryStatus = {"type":"string","enum":["queued","delivered","dead"],"description":"queued (waiting for its first or next attempt), delivered (a 2xx came), dead (the first attempt and its eight retries failed, or refused unposted).","$id":"urn:subbridge:schema:WebhookDeliveryStatus"};
 
 function validate_urn_subbridge_schema_WebhookDeliveryStatus(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:WebhookDeliveryStatus" */;

@@ -64,7 +64,11 @@ describe("reference site pages", function () {
     const webhooks = await (await fetch(`${sites.docs.url}/guides/webhooks.md`)).text();
     for (const section of ["## Verifying SB-Signature", "## Verifying the RFC 9421 signature", "## Retries", "## De-duplication and order"])
       assert.ok(webhooks.includes(`${section}\n`), section);
-    assert.match(webhooks, /\| 8 \| 24 hours after attempt 7 failed \|/);
+    assert.match(
+      webhooks,
+      /\| 8 \| 24 hours after attempt 7 failed \|\n\| 9 \| 72 hours after attempt 8 failed \|\n\n/,
+      "the eighth retry, 72 h on, ends the table",
+    );
     const html = await (await fetch(`${sites.docs.url}/guides/rest-api`)).text();
     assert.match(html, /<h2 id="idempotency">Idempotency<\/h2>/);
   });

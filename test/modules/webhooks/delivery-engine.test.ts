@@ -128,18 +128,21 @@ describe("webhook delivery engine", function () {
     assert.equal((await deliver(at(3600))).length, 0, "a delivered delivery is never posted again");
   });
 
-  it("climbs the whole ladder (10 s, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h) and the eighth failure is dead; retry-dead re-queues", async () => {
+  it("climbs the whole ladder (10 s, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h, 72 h): eight retries, the eighth retry's failure is dead about four days on; retry-dead re-queues", async () => {
     const { data } = await createEndpoint(suite.client, { url: receiver.url, events: ["project.updated"] });
     receiver.status = 503;
     await fireEvent();
     let clock = 0;
     assert.equal((await deliver(at(clock))).length, 1);
-    for (let failure = 1; failure < 8; failure++) {
+    // The description's delays, written out so the test pins them rather than echoing the source.
+    const ladder = [10, 30, 120, 600, 3_600, 21_600, 86_400, 259_200];
+    assert.deepEqual([...RETRY_DELAYS_SECONDS], ladder);
+    for (let failure = 1; failure <= ladder.length; failure++) {
       const [row] = await deliveriesOf(data.id);
       assert.equal(row.status, "queued");
       assert.equal(row.attempts, failure);
       assert.equal(row.response_status, 503);
-      const delay = RETRY_DELAYS_SECONDS[failure - 1]!;
+      const delay = ladder[failure - 1]!;
       assert.equal(new Date(row.next_attempt_at).getTime(), at(clock + delay).getTime(), `wait after failure ${failure}`);
       assert.equal((await deliver(at(clock + delay - 1))).length, 0, "not before it is due");
       clock += delay;
@@ -147,9 +150,10 @@ describe("webhook delivery engine", function () {
     }
     const [dead] = await deliveriesOf(data.id);
     assert.equal(dead.status, "dead");
-    assert.equal(dead.attempts, 8);
+    assert.equal(dead.attempts, 9, "the first attempt and eight retries");
     assert.equal(dead.next_attempt_at, null);
-    assert.equal(receiver.received.length, 8);
+    assert.equal(receiver.received.length, 9);
+    assert.equal(clock, 371_560, "the last retry goes out about four days (103 h) after the first attempt");
     assert.equal((await deliver(at(clock + 400_000))).length, 0, "a dead delivery is not tried again");
 
     receiver.status = 204;
@@ -161,12 +165,12 @@ describe("webhook delivery engine", function () {
       ["delivered"],
     );
     assert.equal((await deliveriesOf(data.id))[0].status, "delivered");
-    assert.equal(receiver.received.length, 9);
-    // Every attempt is kept: eight failures, then the replay's first attempt.
+    assert.equal(receiver.received.length, 10);
+    // Every attempt is kept: nine failures, then the replay's first attempt.
     const [listed] = (await suite.client.get(`/v1/webhook-endpoints/${data.id}/deliveries`)).body.data;
     assert.deepEqual(
       listed.attempt_history.map((a: { attempt: number; outcome: string; response_status: number }) => [a.attempt, a.outcome, a.response_status]),
-      [...[1, 2, 3, 4, 5, 6, 7, 8].map((n) => [n, "failed", 503]), [1, "delivered", 204]],
+      [...[1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => [n, "failed", 503]), [1, "delivered", 204]],
     );
     assert.ok(listed.attempt_history.every((a: { excerpt: string; duration_ms: number }) => a.excerpt.length <= 256 && a.duration_ms >= 0));
   });

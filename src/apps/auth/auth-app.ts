@@ -24,6 +24,7 @@ import { mountTokenPages } from "./pages/tokens-pages.ts";
 import { mountBillingPages } from "./pages/billing-pages.ts";
 import { mountPaymentPages } from "./pages/payments-pages.ts";
 import { mountRefundPages } from "./pages/refunds-pages.ts";
+import { mountIdentityPages } from "./pages/identities-pages.ts";
 import { cookieSecurity } from "./pages/cookies.ts";
 import { pageNotFound } from "./pages/page-route.ts";
 import { sessionMiddleware } from "./pages/session.ts";
@@ -51,6 +52,7 @@ export function createAuthApp(deps: AuthDeps): Koa {
   mountBillingPages(router, deps);
   mountPaymentPages(router, deps);
   mountRefundPages(router, deps);
+  mountIdentityPages(router, deps);
   mountClaimPages(router, deps);
   mountInvitationPages(router, deps);
 

@@ -173,6 +173,7 @@ export function mountAccountPages(router: Router, deps: AuthDeps): void {
           <ul>
             <li><a href="/tokens">Tokens</a>: personal access tokens and agent registrations.</li>
             <li><a href="/security">Security</a>: two-factor authentication and passkeys.</li>
+            <li><a href="/identities">Linked accounts</a>: your Telegram account, for alerts and the bots' admin links.</li>
             <li><a href="/billing">Billing</a>: your tier (Free, Starter, Growth) and its payments.</li>
             <li><a href="/payments">Payments</a>: connect Stripe or Telegram Stars so members can pay.</li>
           </ul>`,

@@ -26,6 +26,7 @@ function navigation(ctx: Koa.Context, creator: SignedIn): Html {
     <ul class="nav">
       <li><a href="/tokens">Tokens</a></li>
       <li><a href="/security">Security</a></li>
+      <li><a href="/identities">Linked accounts</a></li>
       <li><a href="/payments">Payments</a></li>
       <li><a href="/billing">Billing</a></li>
     </ul>

@@ -1,6 +1,7 @@
 // What a connector bot does when a member opens it with a start payload (description: "Start
 // payload handling by the connector bot"). The payload is read by the SDK's readStartPayload, the
-// one reader connector authors use too: `auth_<token>` (a portal sign-in handoff), `-<command>`
+// one reader connector authors use too: `auth_<token>` (a portal sign-in handoff, or with a "c-"
+// token a creator linking their account, identity-link.ts), `-<command>`
 // (an admin command, effective only for a project admin), a bare UUID (a plan of the project, then
 // an access code), anything else the home screen. There is no key=value syntax.
 import { readStartPayload } from "@subbridge/sdk/connector";
@@ -12,6 +13,8 @@ import { plansTable, type PlanRow } from "../../plans/tables.ts";
 import { resourcesTable } from "../../resources/tables.ts";
 import type { StartInput } from "./start-input.ts";
 import { labelsById, runAdminCommand } from "./admin.ts";
+import { linkCreatorAccount } from "./identity-link.ts";
+import { isIdentityLinkToken } from "../../account/identity-links.ts";
 import { proposeHandoff } from "../../portal/handoffs.ts";
 import { findOrCreateMember, refuseBanned } from "../../members/members.ts";
 import { membersTable, type MemberRow } from "../../members/tables.ts";
@@ -31,7 +34,8 @@ export type StartOutcome =
   | { kind: "redeemed"; redemption: Redemption }
   | { kind: "refused"; code: string }
   | { kind: "command"; name: string; done: boolean }
-  | { kind: "portal-sign-in"; proposed: boolean };
+  | { kind: "portal-sign-in"; proposed: boolean }
+  | { kind: "identity-link"; linked: boolean };
 
 export interface StartReply {
   outcome: StartOutcome;
@@ -124,7 +128,8 @@ async function redeemedText(ctx: DomainContext, redemption: Redemption): Promise
 export async function openStart(ctx: DomainContext, input: StartInput): Promise<StartReply> {
   const read = readStartPayload(input.payload);
   const projectId = input.installation.project_id;
-  if (read.kind === "auth") return portalSignIn(ctx, input, read.token);
+  if (read.kind === "auth")
+    return isIdentityLinkToken(read.token) ? linkCreatorAccount(ctx, input, read.token) : portalSignIn(ctx, input, read.token);
   if (read.kind === "command") {
     const result = await runAdminCommand(ctx, input, read.name, read.args);
     if (result) return { outcome: { kind: "command", name: read.name, done: result.done }, text: result.text };

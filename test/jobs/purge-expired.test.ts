@@ -93,6 +93,41 @@ describe("purge jobs (expired sessions, sign-ups, OAuth grants, agent registrati
     assert.equal(await run(purgeExpiredAccountRows), 0, "a second run deletes nothing more");
   });
 
+  it("account.purge-expired: identity links a day after they expired", async () => {
+    const { db } = await testDatabase();
+    const installation = randomUUID();
+    await db("connector_installations").insert({
+      id: installation,
+      team_id: creator.teamId,
+      project_id: creator.projectIds[0],
+      connector_key: "telegram",
+      created_at: at(-3 * DAY),
+      updated_at: at(-3 * DAY),
+    });
+    const link = async (expiresAt: Date, usedAt: Date | null) => {
+      const id = randomUUID();
+      await db("identity_link_tokens").insert({
+        id,
+        user_id: creator.userId,
+        installation_id: installation,
+        token_hash: sha256Hex(randomToken(20)),
+        expires_at: expiresAt,
+        used_at: usedAt,
+        created_at: at(-3 * DAY),
+      });
+      return id;
+    };
+    const links = {
+      expiredLongAgo: await link(at(-2 * DAY), null),
+      usedLongAgo: await link(at(-2 * DAY), at(-2 * DAY - HOUR)),
+      expiredRecently: await link(at(-HOUR), null),
+      live: await link(at(HOUR), null),
+    };
+    assert.ok((await run(purgeExpiredAccountRows)) >= 2);
+    assert.deepEqual(await remaining("identity_link_tokens", "id", links), ["expiredRecently", "live"]);
+    await db("connector_installations").where({ id: installation }).delete();
+  });
+
   it("oauth.purge-expired: codes and access tokens a day after expiry, refresh tokens of dead connections only", async () => {
     const { db } = await testDatabase();
     const clientId = `purge-client-${randomUUID()}`;

@@ -22,6 +22,7 @@ import {
 import type { WebhookNetwork } from "./modules/webhooks/address-guard.ts";
 import { DEFAULT_WEBHOOK_LIMITS } from "./modules/webhooks/limits.ts";
 import { stripeConfig, type StripeConfig } from "./config-stripe.ts";
+import { mailConfig, type MailConfig } from "./config-mail.ts";
 
 export type { StripeConfig } from "./config-stripe.ts";
 import { ENVIRONMENTS, type Environment } from "./modules/tokens/environment.ts";
@@ -102,6 +103,8 @@ export interface Config {
   webhooks: WebhookNetwork;
   /** Where payments by Stripe go (see StripeConfig). */
   stripe: StripeConfig;
+  /** Where the mail worker sends the outbox (see MailConfig). */
+  mail: MailConfig;
   /**
    * SUBBRIDGE_ENVIRONMENT: live (production: sbt_live_ tokens, real providers only) or test (a
    * sandbox: sbt_test_ tokens, simulated providers only, which it runs, like an embedded start, for
@@ -193,6 +196,7 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     platforms: platformConfig(env),
     webhooks: webhookNetwork(env),
     stripe: stripeConfig(env),
+    mail: mailConfig(env, surface("auth").url),
   });
 }
 

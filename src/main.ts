@@ -30,6 +30,7 @@ import { readRepositoryText } from "./repository-files.ts";
 import { discoverScheduledJobs } from "./workers/jobs/discovery.ts";
 import { startJobWorker, type JobWorker } from "./workers/jobs/worker.ts";
 import { startDeliveryWorker, type DeliveryWorker } from "./workers/deliveries/worker.ts";
+import { startMail, type MailRuntime } from "./workers/mail/start.ts";
 
 const release = (JSON.parse(readRepositoryText("package.json")) as { version: string }).version;
 
@@ -113,6 +114,7 @@ async function main() {
   const servers: Server[] = [];
   let worker: JobWorker | null = null;
   let deliveries: DeliveryWorker | null = null;
+  let mail: MailRuntime | null = null;
   let stopping = false;
   const shutdown = async (signal: string) => {
     // A signal sent to the process group reaches this process twice under `npm start` (directly,
@@ -129,7 +131,7 @@ async function main() {
     }, config.shutdownTimeoutMs).unref();
     // The listeners take no new connection; requests in flight, the running job and the delivery
     // attempts under way finish (their outcomes recorded) before the backends close.
-    await Promise.all([worker?.stop(), deliveries?.stop(), ...servers.map(stopServer)]);
+    await Promise.all([worker?.stop(), deliveries?.stop(), mail?.stop(), ...servers.map(stopServer)]);
     await platforms.close();
     await stripe.close();
     await services.close();
@@ -164,6 +166,8 @@ async function main() {
       logger: services.logger,
       clock: services.now,
     });
+  // Beside the webhook deliveries: the same processes drain the mail outbox (any number may run).
+  mail = await startMail(config, services.db, services.logger, services.now);
   if (config.worker)
     worker = await startJobWorker({
       db: services.db,
@@ -198,6 +202,7 @@ async function main() {
     `  Environment   ${config.environment === "test" ? "test (a sandbox: sbt_test_ tokens, simulated providers only)" : "live (sbt_live_ tokens, real providers only)"}`,
     `  Job worker    ${config.worker ? `${jobs.length} scheduled job${jobs.length === 1 ? "" : "s"} on pg-boss (npm run cli -- jobs:list)` : "off (WORKER=off)"}`,
     `  Webhooks      ${config.worker ? `delivery worker on (timeout ${config.webhooks.timeoutMs / 1000} s)` : "no delivery worker here (WORKER=off)"}`,
+    `  Mail          ${mail.description}`,
     `  Metrics       ${config.metrics.port !== null ? `http://${config.metrics.host}:${config.metrics.port}/metrics${config.metrics.token ? " (bearer METRICS_TOKEN)" : ""}, readiness /ready` : "off (set METRICS_PORT)"}`,
   ];
   if (demo) {
@@ -211,8 +216,8 @@ async function main() {
       "  npm run cli -- token:mint --email you@example.com --abilities all",
       ...(config.surfaces.includes("auth")
         ? [
-            `Or open an account at ${config.auth.url}/sign-up; no mail is sent yet, so read its confirmation link with`,
-            "  npm run cli -- mail:list --email you@example.com",
+            `Or open an account at ${config.auth.url}/sign-up: its confirmation link arrives by mail (see Mail above), and`,
+            "  npm run cli -- mail:list --email you@example.com lists mail not yet sent",
           ]
         : []),
     );

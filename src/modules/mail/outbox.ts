@@ -1,6 +1,6 @@
 // Messages to people (an invitation now; alerts and sign-in mail later), queued in the transaction
-// that decides to send them, so a message exists if and only if its cause committed. A sender
-// delivers them; until one is configured they wait in the table (the operator CLI lists them).
+// that decides to send them, so a message exists if and only if its cause committed. The mail
+// worker (src/workers/mail) sends them over SMTP; the operator CLI lists those not yet sent.
 import { randomUUID } from "node:crypto";
 import { unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 
@@ -18,7 +18,8 @@ export async function queueMail(ctx: DomainContext, mail: Mail): Promise<void> {
 
 /** Queues a message outside any team's context (account mail: sign-up links). */
 export async function queueMailAt(from: DomainContext | Db, mail: Mail, now: Date): Promise<void> {
-  await outbox(from).insert({ id: randomUUID(), to_address: mail.to, subject: mail.subject, body: mail.body, created_at: now, sent_at: null });
+  const row = { id: randomUUID(), to_address: mail.to, subject: mail.subject, body: mail.body, created_at: now, sent_at: null };
+  await outbox(from).insert({ ...row, status: "queued", next_attempt_at: now });
 }
 
 /** Messages not yet sent, oldest first (optionally to one address). */

@@ -93,7 +93,7 @@ describe("auth pages: a creator links their Telegram account", function () {
 
     const listed = await (await f.browser.get("/identities")).text();
     assert.match(listed, /Telegram <span class="badge">Primary<\/span>/);
-    assert.match(listed, new RegExp(`Ada Member <span class="hint">\\(${admin}\\)</span>`));
+    assert.match(listed, new RegExp(`Ada Member\\s*<span class="hint">\\(${admin}\\)</span>`));
 
     // The admin link now answers the linked account (admin.ts's check), and only it.
     assert.match(await start(f, admin, `-check_-4242`), new RegExp(`^Bea Member: ${member.status}`));

@@ -45,15 +45,19 @@ async function linkableBots(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn)
   return [...first.values()];
 }
 
+/** One identity as a row: three columns, so the table fits a phone's width. */
 function identityRow(ctx: Koa.Context, identity: IdentityRow): Html {
+  const platform = platformName(identity.connector);
   return html`<tr>
-    <th scope="row">${platformName(identity.connector)}${identity.is_primary ? html` <span class="badge">Primary</span>` : ""}</th>
-    <td>${identity.display_name ?? ""} <span class="hint">(${identity.account_id})</span></td>
+    <th scope="row">
+      ${platform}${identity.is_primary ? html` <span class="badge">Primary</span>` : ""}<br />${identity.display_name ?? ""}
+      <span class="hint">(${identity.account_id})</span>
+    </th>
     <td>${new Date(identity.linked_at).toISOString().slice(0, 10)}</td>
     <td>
       <form method="post" action="/identities/${identity.id}/unlink">
         ${csrfField(ctx)}<button type="submit" class="danger">
-          Unlink<span class="visually-hidden"> ${platformName(identity.connector)} account ${identity.display_name ?? identity.account_id}</span>
+          Unlink<span class="visually-hidden"> ${platform} account ${identity.display_name ?? identity.account_id}</span>
         </button>
       </form>
     </td>
@@ -74,7 +78,9 @@ async function showIdentitiesPage(ctx: Koa.Context, deps: AuthDeps, creator: Sig
         made
           ? html`<section aria-labelledby="made-heading" class="minted">
               <h2 id="made-heading">Open this link in ${made.platform}</h2>
-              <p><a href="${made.link}" rel="noopener">${made.link}</a></p>
+              <p>
+                <a href="${made.link}" rel="noopener"><code>${made.link}</code></a>
+              </p>
               <p class="hint">
                 Press Start in the bot with the ${made.platform} account you want to link. The link works once, within ${minutes} minutes, and only
                 for you; then reload this page.
@@ -89,7 +95,6 @@ async function showIdentitiesPage(ctx: Koa.Context, deps: AuthDeps, creator: Sig
             ? html`<table class="identities">
                 <thead>
                   <tr>
-                    <th scope="col">Platform</th>
                     <th scope="col">Account</th>
                     <th scope="col">Linked</th>
                     <th scope="col"><span class="visually-hidden">Action</span></th>

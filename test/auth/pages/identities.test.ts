@@ -70,8 +70,9 @@ describe("auth pages: a creator links their Telegram account", function () {
     assert.match(empty, /No linked accounts yet/);
     assert.match(empty, /Link your Telegram account/);
 
-    const { payload } = await makeLink(f);
+    const { page: made, payload } = await makeLink(f);
     assert.match(payload, /^auth_c-[A-Za-z0-9]{40}$/);
+    assert.ok(made.includes(`<code>/start ${payload}</code>`), "the page also gives the message to send the bot");
     const { db } = await testDatabase();
     const [stored] = await db("identity_link_tokens").where({ user_id: f.creator.userId });
     assert.equal(stored.token_hash, sha256Hex(payload.slice("auth_".length)), "only the token's hash is kept");

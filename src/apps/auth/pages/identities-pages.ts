@@ -64,7 +64,7 @@ function identityRow(ctx: Koa.Context, identity: IdentityRow): Html {
   </tr>`;
 }
 
-async function showIdentitiesPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, made?: { platform: string; link: string }) {
+async function showIdentitiesPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, made?: { platform: string; link: string; payload: string }) {
   const identities = creator.teamId ? await identitiesOf(readAs(deps, creatorActor(ctx, creator.userId, creator.teamId))) : [];
   const bots = await linkableBots(ctx, deps, creator);
   const done = typeof ctx.query.done === "string" ? DONE[ctx.query.done] : undefined;
@@ -85,6 +85,7 @@ async function showIdentitiesPage(ctx: Koa.Context, deps: AuthDeps, creator: Sig
                 Press Start in the bot with the ${made.platform} account you want to link. The link works once, within ${minutes} minutes, and only
                 for you; then reload this page.
               </p>
+              <p class="hint">Or send the bot this message: <code>/start ${made.payload}</code></p>
             </section>`
           : ""
       }
@@ -150,7 +151,7 @@ export function mountIdentityPages(router: Router, deps: AuthDeps): void {
       if (!bot) throw new PageError(404, "That bot is not one of this team's: reload Linked accounts and choose again.");
       const { payload } = await writeAs(deps, creatorActor(ctx, creator.userId, team), (domain) => startIdentityLink(domain, bot));
       ctx.query = {};
-      await showIdentitiesPage(ctx, deps, creator, { platform: platformName(bot.connector_key), link: startLink(bot, payload) });
+      await showIdentitiesPage(ctx, deps, creator, { platform: platformName(bot.connector_key), link: startLink(bot, payload), payload });
     }),
   );
 

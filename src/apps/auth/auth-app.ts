@@ -25,6 +25,7 @@ import { mountBillingPages } from "./pages/billing-pages.ts";
 import { mountPaymentPages } from "./pages/payments-pages.ts";
 import { mountRefundPages } from "./pages/refunds-pages.ts";
 import { mountIdentityPages } from "./pages/identities-pages.ts";
+import { mountPasswordResetPages } from "./pages/password-reset-pages.ts";
 import { cookieSecurity } from "./pages/cookies.ts";
 import { pageNotFound } from "./pages/page-route.ts";
 import { sessionMiddleware } from "./pages/session.ts";
@@ -46,6 +47,7 @@ export function createAuthApp(deps: AuthDeps): Koa {
   mountOAuthRoutes(router, deps);
   mountAssets(router);
   mountAccountPages(router, deps);
+  mountPasswordResetPages(router, deps);
   mountSecondFactorPages(router, deps);
   mountConsentPages(router, deps);
   mountTokenPages(router, deps);

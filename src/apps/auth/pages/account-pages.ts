@@ -35,12 +35,12 @@ function tooMany(retryAfter: number, what: string): PageError {
   });
 }
 
-async function spend(deps: AuthDeps, subject: string, budget: readonly Window[], what: string): Promise<void> {
+export async function spend(deps: AuthDeps, subject: string, budget: readonly Window[], what: string): Promise<void> {
   const state = await consumeBudget(deps.kv, subject, budget, deps.now().getTime());
   if (state.retryAfter !== null) throw tooMany(state.retryAfter, what);
 }
 
-const ipOf = (ctx: Koa.Context) => (ctx.state as RequestState).clientNetwork;
+export const ipOf = (ctx: Koa.Context) => (ctx.state as RequestState).clientNetwork;
 const authOriginOf = (ctx: Koa.Context) => (ctx.state as { authOrigin: string }).authOrigin;
 
 /** The network's sign-in budget before a JSON endpoint (its refusal is too_many_requests, 429). */
@@ -98,7 +98,7 @@ function signInPage(ctx: Koa.Context, options: { returnTo: string; email?: strin
         <button type="submit">Sign in</button>
       </form>
       ${passkeySignIn(ctx, options.returnTo)}
-      <p>No account yet? <a href="${signUpHref}">Open one</a>.</p>`,
+      <p><a href="/password-reset">Forgot password?</a> No account yet? <a href="${signUpHref}">Open one</a>.</p>`,
     scripts: PASSKEY_SCRIPTS,
   });
 }

@@ -5,7 +5,8 @@
 // bot's start handling (openStart) as a webhook-triggered action, the bot answers in the chat, and
 // the member's platform access is synced at once (the connector sweep retries whatever fails). A
 // private message that is no command is a support message (relay.ts of the Support area). Payments
-// (a pre-checkout query, a successful or refunded Stars payment) are telegram-payments.ts's.
+// (a pre-checkout query, a successful or refunded Stars payment) are telegram-payments.ts's; a
+// chat_member join is recorded for the connector sweep to check (invite-links.ts).
 // Telegram retries an update until it gets a 2xx, so every update that was read answers 200, also
 // one the bot ignores.
 import type Koa from "koa";
@@ -27,6 +28,7 @@ import type { PlatformAccount } from "../../modules/members/members.ts";
 import { telegramPayments } from "./telegram-payments.ts";
 import { cancelCommandOf, runCancelCommand } from "../../modules/connectors/bot/cancel.ts";
 import { surfaceRegistry } from "../../modules/payments/providers.ts";
+import { recordTelegramJoin } from "../../modules/connectors/invite-links.ts";
 
 export const TELEGRAM_UPDATES_PATH = updatesPath("telegram", ":installation");
 
@@ -67,6 +69,7 @@ export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Mi
     ctx.status = 200;
     ctx.body = {};
     if (await telegramPayments(deps, installation, update, deps.now())) return;
+    if (await recordTelegramJoin(deps.db, installation, update, deps.now())) return;
     const message = update?.message;
     const from = message?.from;
     if (typeof message?.text !== "string" || message.chat?.type !== "private" || typeof from?.id !== "number" || from.is_bot === true) return;

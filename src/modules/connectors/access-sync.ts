@@ -6,7 +6,10 @@
 // role taken), and a banned member is banned from every place of the project. Platform calls run
 // outside any transaction; each item is then marked in its own short transaction, so a call that
 // fails (the platform down, a permission missing) is simply tried again on the next sweep.
+// Invite links are made with an expiry and remembered; a revoked grant's unused links are revoked
+// before the member is removed, and joins the platform reported are checked (invite-links.ts).
 import type { Logger } from "pino";
+import { randomUUID } from "node:crypto";
 import { createDomainContext, systemActor, unscoped, type Db } from "../../db/tenant.ts";
 import { markGrantFulfilled } from "../subscriptions/grants.ts";
 import { grantsTable } from "../subscriptions/tables.ts";
@@ -15,12 +18,14 @@ import { PlatformError, type PlatformSession } from "./drivers/driver.ts";
 import type { ConnectorEnvironment } from "./environment.ts";
 import type { InstallationRow } from "./tables.ts";
 import { installationSession } from "./bot/session.ts";
+import { inviteLinkExpiry, inviteLinksTable, markLinksRevoked, outstandingLinks, revokeLinks, syncJoins } from "./invite-links.ts";
 
 /** Modes whose grants the connector fulfils on the platform (creator_task: the creator does). */
 const FULFILLED = ["bearer_link", "membership", "role"] as const;
 
 interface WorkItem {
   grant_id: string;
+  member_id: string;
   team_id: string;
   project_id: string;
   grant_mode: string;
@@ -56,6 +61,7 @@ async function workItems(db: Db, scope: AccessSyncScope): Promise<WorkItem[]> {
     .limit(scope.limit ?? 100)
     .select(
       "g.id as grant_id",
+      "g.member_id",
       "g.team_id",
       "g.project_id",
       "g.grant_mode",
@@ -71,23 +77,30 @@ async function workItems(db: Db, scope: AccessSyncScope): Promise<WorkItem[]> {
   return (await query) as WorkItem[];
 }
 
-async function fulfil(session: PlatformSession, item: WorkItem): Promise<void> {
+/** Fulfils a pending grant; answers the invite link it sent (bearer_link), to be remembered. */
+async function fulfil(session: PlatformSession, item: WorkItem, now: Date): Promise<{ url: string; expiresAt: Date } | null> {
   if (!item.place || !item.user) throw new PlatformError("refused", "The resource has no place on the platform, or the member no account.");
-  if (item.grant_mode === "role") return session.addRole(item.user, item.place);
-  if (item.grant_mode === "membership") return session.admit(item.place, item.user);
-  const link = await session.createInviteLink(item.place);
-  await session.sendMessage(item.user, `Your access to ${item.title}: ${link.url}\nThe link works once, for you.`);
+  if (item.grant_mode === "role") return session.addRole(item.user, item.place).then(() => null);
+  if (item.grant_mode === "membership") return session.admit(item.place, item.user).then(() => null);
+  const expiry = inviteLinkExpiry(now);
+  const link = await session.createInviteLink(item.place, expiry);
+  await session.sendMessage(item.user, `Your access to ${item.title}: ${link.url}\nThe link works once, for you, for a day.`);
+  return { url: link.url, expiresAt: expiry.expiresAt };
 }
 
-async function remove(session: PlatformSession, item: WorkItem): Promise<void> {
-  if (!item.place || !item.user || item.granted_at === null) return;
-  if (item.grant_mode === "role") return session.removeRole(item.user, item.place);
-  if (item.grant_mode === "membership") return session.unadmit(item.place, item.user);
+/** Takes a revoked grant's access away; answers the ids of the unused invite links it revoked. */
+async function remove(db: Db, session: PlatformSession, item: WorkItem, now: Date): Promise<string[]> {
+  if (!item.place || !item.user || item.granted_at === null) return [];
+  if (item.grant_mode === "role") return session.removeRole(item.user, item.place).then(() => []);
+  if (item.grant_mode === "membership") return session.unadmit(item.place, item.user).then(() => []);
+  // An unused link would still admit the member (or whoever they passed it to) after the removal.
+  const revoked = await revokeLinks(session, await outstandingLinks(db, { grant_id: item.grant_id }, now));
   // A banned member stays banned from the place (a plain removal lets them join again later).
   await session.removeMember(item.place, item.user, { ban: item.member_status === "banned" });
+  return revoked;
 }
 
-/** One sweep; answers how many grants it brought in line. */
+/** One sweep; answers how many grants, bans and uncovered joins it brought in line. */
 export async function syncPlatformAccess(
   db: Db,
   env: AccessSyncEnvironment,
@@ -97,9 +110,12 @@ export async function syncPlatformAccess(
 ): Promise<number> {
   let changed = 0;
   for (const item of await workItems(db, scope)) {
+    let sent: { url: string; expiresAt: Date } | null = null;
+    let revoked: string[] = [];
     try {
       const session = installationSession(env, item.installation);
-      await (item.status === "pending" ? fulfil(session, item) : remove(session, item));
+      if (item.status === "pending") sent = await fulfil(session, item, now);
+      else revoked = await remove(db, session, item, now);
     } catch (err) {
       if (!(err instanceof PlatformError)) throw err;
       logger?.warn({ grant_id: item.grant_id, kind: err.kind, err: err.message }, "platform access not synced; retried on the next sweep");
@@ -109,10 +125,25 @@ export async function syncPlatformAccess(
       const ctx = createDomainContext(trx, systemActor(item.team_id), now);
       if (item.status === "pending") await markGrantFulfilled(ctx, item.grant_id);
       else await grantsTable.rows(ctx).where({ id: item.grant_id }).update({ platform_synced_at: now });
+      if (sent && item.place)
+        await inviteLinksTable.insert(ctx, {
+          id: randomUUID(),
+          project_id: item.project_id,
+          installation_id: item.installation.id,
+          grant_id: item.grant_id,
+          member_id: item.member_id,
+          place: item.place,
+          link: sent.url,
+          created_at: now,
+          expires_at: sent.expiresAt,
+        });
+      await markLinksRevoked(trx, item.team_id, revoked, now);
     });
     changed++;
   }
-  return changed + (await syncBans(db, env, now, scope, logger));
+  const bans = await syncBans(db, env, now, scope, logger);
+  // Joins are the platform's news about anyone, so a sweep for one member leaves them to the full sweep.
+  return changed + bans + (scope.memberId ? 0 : await syncJoins(db, env, now, scope.limit ?? 100, logger));
 }
 
 /** Banned members (platform side pending): banned from every place of the project on their platform. */
@@ -132,8 +163,11 @@ async function syncBans(db: Db, env: AccessSyncEnvironment, now: Date, scope: Ac
       .whereNotNull("platform_ref")
       .whereIn("grant_mode", ["bearer_link", "membership"])
       .pluck("platform_ref")) as string[];
+    let revoked: string[] = [];
     try {
       const session = installationSession(env, member.installation);
+      // Links of grants not yet revoked on the platform too: none of the member's links may admit anyone.
+      revoked = await revokeLinks(session, await outstandingLinks(db, { member_id: member.id }, now));
       if (member.user) for (const place of places) await session.removeMember(place, member.user, { ban: true });
     } catch (err) {
       if (!(err instanceof PlatformError)) throw err;
@@ -143,6 +177,7 @@ async function syncBans(db: Db, env: AccessSyncEnvironment, now: Date, scope: Ac
     await db.transaction(async (trx) => {
       const ctx = createDomainContext(trx, systemActor(member.team_id), now);
       await membersTable.rows(ctx).where({ id: member.id }).update({ platform_synced_at: now });
+      await markLinksRevoked(trx, member.team_id, revoked, now);
     });
     changed++;
   }

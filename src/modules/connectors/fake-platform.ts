@@ -135,7 +135,8 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
           creates_join_request: false,
           is_primary: false,
           is_revoked: false,
-          ...(params.member_limit !== undefined ? { member_limit: params.member_limit } : {}),
+          ...(params.expire_date !== undefined ? { expire_date: Number(params.expire_date) } : {}),
+          ...(params.member_limit !== undefined ? { member_limit: Number(params.member_limit) } : {}),
         });
       case "revokeChatInviteLink":
         if (!chatOk) return badChat();

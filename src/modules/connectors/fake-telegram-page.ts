@@ -90,7 +90,10 @@ export function telegramSimPage(source: SimPageSource) {
   function communities(botId: number) {
     const chats = new Map<
       string,
-      { links: Map<string, { state: string; usedBy: string[] }>; members: Map<number, { user: string; state: string }> }
+      {
+        links: Map<string, { state: string; usedBy: string[]; expireDate: number | null; memberLimit: number | null }>;
+        members: Map<number, { user: string; state: string }>;
+      }
     >();
     const chat = (id: unknown) => {
       const key = String(id);
@@ -115,8 +118,11 @@ export function telegramSimPage(source: SimPageSource) {
       const params = call!.params;
       const member = chat(params.chat_id).members;
       const userId = Number(params.user_id);
-      if (call!.name === "createChatInviteLink")
-        chat(params.chat_id).links.set(String((call!.result as { invite_link: string }).invite_link), { state: "active", usedBy: [] });
+      if (call!.name === "createChatInviteLink") {
+        const made = call!.result as { invite_link: string; expire_date?: number; member_limit?: number };
+        const limits = { expireDate: made.expire_date ?? null, memberLimit: made.member_limit ?? null };
+        chat(params.chat_id).links.set(made.invite_link, { state: "active", usedBy: [], ...limits });
+      }
       if (call!.name === "revokeChatInviteLink") {
         const link = chat(params.chat_id).links.get(String(params.invite_link));
         if (link) link.state = "revoked";
@@ -244,8 +250,10 @@ ${sections.join("") || "<section><p>No bot has a webhook yet: install the Telegr
       if (!found) return sendPage(res, 400, "The bot made no such invite link.");
       const [chat, c] = found;
       const state = c.links.get(link)!;
-      // Every link the service makes admits one member (member_limit 1), as its driver asks.
-      if (state.state !== "active" || state.usedBy.length >= 1) return done(res, `Telegram says: this invite link is invalid or has expired.`);
+      // As Telegram: a revoked link, one past its expire_date or one its member_limit has used up admits nobody.
+      const expired = state.expireDate !== null && state.expireDate * 1000 <= Date.now();
+      const full = state.memberLimit !== null && state.usedBy.length >= state.memberLimit;
+      if (state.state !== "active" || expired || full) return done(res, `Telegram says: this invite link is invalid or has expired.`);
       if (c.members.get(user.id)?.state === "banned") return done(res, `${user.first_name} is banned from chat ${chat}.`);
       actions.push({ kind: "join", at, botId, user, chat, link });
       const member = (status: string) => ({ user: { is_bot: false, ...user }, status });

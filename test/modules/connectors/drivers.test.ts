@@ -5,6 +5,7 @@ import { startFakePlatform, type FakePlatform } from "../../../src/modules/conne
 import { telegramDriver } from "../../../src/modules/connectors/drivers/telegram.ts";
 import { discordDriver } from "../../../src/modules/connectors/drivers/discord.ts";
 import { PlatformError } from "../../../src/modules/connectors/drivers/driver.ts";
+import { inviteLinkExpiry } from "../../../src/modules/connectors/invite-links.ts";
 import { driverFor } from "../../../src/modules/connectors/drivers/index.ts";
 import { fakePlatformEndpoints, openPlatforms } from "../../../src/modules/connectors/platforms.ts";
 import { loadConfig } from "../../../src/config.ts";
@@ -46,7 +47,8 @@ describe("connector drivers against the fake platform", () => {
 
     it("creates a single-use invite link, revokes it, removes (ban, then unban) or bans a member, sends a message", async () => {
       const session = telegram().session({ fields: { bot_token: TOKEN }, accountId: "123456789" });
-      const link = await session.createInviteLink("-1001234567890");
+      const expiry = inviteLinkExpiry(new Date("2026-11-28T10:00:00Z"));
+      const link = await session.createInviteLink("-1001234567890", expiry);
       assert.match(link.url, /^https:\/\/t\.me\/\+/);
       await session.revokeInviteLink("-1001234567890", link.url);
       await session.removeMember("-1001234567890", "42");
@@ -55,7 +57,7 @@ describe("connector drivers against the fake platform", () => {
       assert.deepEqual(
         fake.calls.map((c) => [c.name, c.params]),
         [
-          ["createChatInviteLink", { chat_id: "-1001234567890", member_limit: 1 }],
+          ["createChatInviteLink", { chat_id: "-1001234567890", member_limit: 1, expire_date: Date.parse("2026-11-29T10:00:00Z") / 1000 }],
           ["revokeChatInviteLink", { chat_id: "-1001234567890", invite_link: link.url }],
           ["banChatMember", { chat_id: "-1001234567890", user_id: 42 }],
           ["unbanChatMember", { chat_id: "-1001234567890", user_id: 42, only_if_banned: true }],
@@ -67,7 +69,7 @@ describe("connector drivers against the fake platform", () => {
 
     it("maps a refused call (chat not found) to refused and roles to unsupported", async () => {
       const session = telegram().session({ fields: { bot_token: TOKEN }, accountId: "123456789" });
-      await rejectsWith(session.createInviteLink("no such chat"), "refused");
+      await rejectsWith(session.createInviteLink("no such chat", inviteLinkExpiry(new Date())), "refused");
       await rejectsWith(session.addRole("42", "1"), "unsupported");
       await rejectsWith(session.removeRole("42", "1"), "unsupported");
     });
@@ -127,7 +129,7 @@ describe("connector drivers against the fake platform", () => {
       await session.removeRole("334455667788990011", "445566778899001122");
       await session.removeMember("ignored", "334455667788990011", { ban: true });
       await session.removeMember("ignored", "334455667788990012");
-      const invite = await session.createInviteLink("556677889900112233");
+      const invite = await session.createInviteLink("556677889900112233", { expiresAt: new Date(Date.now() + 3_600_000), seconds: 3_600 });
       assert.match(invite.url, /^https:\/\/discord\.gg\/[A-Za-z0-9_-]+$/);
       await session.revokeInviteLink("556677889900112233", invite.url);
       await session.sendMessage("556677889900112233", "Hello");
@@ -144,7 +146,7 @@ describe("connector drivers against the fake platform", () => {
           "POST /channels/556677889900112233/messages",
         ],
       );
-      assert.deepEqual(fake.calls[4]!.params, { max_uses: 1, unique: true, max_age: 86400 });
+      assert.deepEqual(fake.calls[4]!.params, { max_uses: 1, unique: true, max_age: 3_600 });
     });
 
     it("maps a bad bot token to unauthorized and an unknown route to refused", async () => {

@@ -158,7 +158,13 @@ describe("the Telegram bot", function () {
     assert.ok((await syncPlatformAccess(db, env, new Date(), { memberId: row.id })) >= 1);
     const calls = await callsSince(mark);
     assert.ok(calls.some((c) => c.name === "banChatMember"));
-    for (const c of calls) assert.deepEqual([c.name, String(c.params.chat_id), String(c.params.user_id)], ["banChatMember", CHAT, String(member)]);
+    // The member's unused invite link is revoked first (issue 34), then every call is a ban.
+    assert.deepEqual(
+      calls.filter((c) => c.name === "revokeChatInviteLink").map((c) => String(c.params.chat_id)),
+      [CHAT],
+    );
+    for (const c of calls.filter((c) => c.name !== "revokeChatInviteLink"))
+      assert.deepEqual([c.name, String(c.params.chat_id), String(c.params.user_id)], ["banChatMember", CHAT, String(member)]);
     assert.equal(await syncPlatformAccess(db, env, new Date(), { memberId: row.id }), 0);
   });
 });

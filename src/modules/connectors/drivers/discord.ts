@@ -66,8 +66,9 @@ export function discordDriver(options: DiscordOptions): ConnectorDriver {
       if (!guild) throw new PlatformError("refused", "The installation has no Discord server.");
       const member = (userId: string) => `/guilds/${encodeURIComponent(guild)}/members/${encodeURIComponent(userId)}`;
       return {
-        async createInviteLink(place) {
-          const invite = await asBot("POST", `/channels/${encodeURIComponent(place)}/invites`, { max_uses: 1, unique: true, max_age: 86400 });
+        async createInviteLink(place, expiry) {
+          const body = { max_uses: 1, unique: true, max_age: expiry.seconds };
+          const invite = await asBot("POST", `/channels/${encodeURIComponent(place)}/invites`, body);
           return { url: `https://discord.gg/${invite.code}` };
         },
         async revokeInviteLink(_place, link) {

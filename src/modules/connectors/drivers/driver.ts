@@ -26,10 +26,16 @@ export interface InviteLink {
   url: string;
 }
 
+/** How long an invite link admits: an absolute end (Telegram's expire_date) and the same as seconds from now (Discord's max_age). */
+export interface InviteLinkExpiry {
+  expiresAt: Date;
+  seconds: number;
+}
+
 /** What the access ledger does on the platform, for one installation. */
 export interface PlatformSession {
-  /** A single-use invite link to `place` (a Telegram chat id, a Discord channel id). */
-  createInviteLink(place: string): Promise<InviteLink>;
+  /** A single-use invite link to `place` (a Telegram chat id, a Discord channel id) that stops admitting at `expiry`. */
+  createInviteLink(place: string, expiry: InviteLinkExpiry): Promise<InviteLink>;
   revokeInviteLink(place: string, link: string): Promise<void>;
   /** Removes a member from `place` (Telegram: a chat; Discord: the installation's guild); `ban` keeps them out. */
   removeMember(place: string, userId: string, options?: { ban?: boolean }): Promise<void>;

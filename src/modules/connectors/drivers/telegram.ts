@@ -105,8 +105,9 @@ export function telegramDriver(options: TelegramOptions): ConnectorDriver {
         throw new PlatformError("unsupported", "Telegram lets members in by invite links (bearer_link), not by permissions.");
       };
       return {
-        async createInviteLink(place) {
-          const link = await call<{ invite_link: string }>("createChatInviteLink", { chat_id: place, member_limit: 1 });
+        async createInviteLink(place, expiry) {
+          const expire_date = Math.floor(expiry.expiresAt.getTime() / 1000);
+          const link = await call<{ invite_link: string }>("createChatInviteLink", { chat_id: place, member_limit: 1, expire_date });
           return { url: link.invite_link };
         },
         async revokeInviteLink(place, link) {
@@ -122,8 +123,10 @@ export function telegramDriver(options: TelegramOptions): ConnectorDriver {
         addRole: noRoles,
         removeRole: noRoles,
         async deliverUpdates(target) {
-          // pre_checkout_query: Telegram charges a Stars payment only after the bot answers one.
-          if (target) await call("setWebhook", { url: target.url, secret_token: target.secret, allowed_updates: ["message", "pre_checkout_query"] });
+          // pre_checkout_query: Telegram charges a Stars payment only after the bot answers one;
+          // chat_member (sent only when asked for): joins, which the connector sweep checks against the grants.
+          const allowed_updates = ["message", "pre_checkout_query", "chat_member"];
+          if (target) await call("setWebhook", { url: target.url, secret_token: target.secret, allowed_updates });
           else await call("deleteWebhook", {});
         },
         async sendMessage(chat, text) {

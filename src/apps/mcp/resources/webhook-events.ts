@@ -66,7 +66,7 @@ export function webhookEventCatalog(baseUrl: string): Json {
     },
     receiving:
       "Verify SB-Signature with a constant-time comparison, reject when |now - t| > 300 seconds, de-duplicate on the event id for at least 24 hours, " +
-      "and accept out-of-order arrival. Answer 2xx; anything else is retried (10 s, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h, 72 h; the eighth failure is dead).",
+      "and accept out-of-order arrival. Answer 2xx; anything else is retried (10 s, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h, 72 h; the eighth retry's failure is dead).",
     events,
   };
 }

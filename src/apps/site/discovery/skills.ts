@@ -102,7 +102,7 @@ the answer carries the \`secret\` once. Guide: ${guides(urls.docsUrl).webhooks}.
 
 ## Handle it
 - Answer 2xx quickly. Non-2xx or a time-out is retried after 10 s, 30 s, 2 min, 10 min, 1 h, 6 h,
-  24 h and 72 h; the eighth failure marks the delivery dead. 20 consecutive failures disable the endpoint.
+  24 h and 72 h; when the eighth retry fails too the delivery is dead. 20 consecutive failures disable the endpoint.
 - De-duplicate on the envelope \`id\` (\`evt_\` + ULID; header \`SB-Event-Id\` carries the bare ULID) and
   remember ids at least 24 hours. Deliveries are not ordered: keep the latest event per resource.
 - Envelope: \`{id, type, created_at, api_version, project_id, data}\`.

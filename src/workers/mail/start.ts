@@ -16,7 +16,12 @@ export interface MailRuntime {
   stop(): Promise<void>;
 }
 
-export async function startMail(config: Config, db: Db, logger: Logger, clock: () => Date): Promise<MailRuntime> {
+export async function startMail(
+  config: Pick<Config, "worker" | "environment" | "mail">,
+  db: Db,
+  logger: Logger,
+  clock: () => Date,
+): Promise<MailRuntime> {
   if (!config.worker) return { description: "no mail worker here (WORKER=off)", stop: async () => {} };
   let catcher: MailCatcher | null = null;
   let smtpUrl = config.mail.smtpUrl;

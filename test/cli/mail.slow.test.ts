@@ -1,5 +1,5 @@
-// mail:list: the outbox as the operator reads it (no mail sender exists yet, so a sign-up's
-// confirmation link reaches a newcomer this way).
+// mail:list: the outbox as the operator reads it (what the mail worker has not sent yet, e.g. while
+// SMTP is down, so a sign-up's confirmation link can still reach a newcomer this way).
 import assert from "node:assert/strict";
 import { runNpm, tempDir } from "../helpers/processes.ts";
 import { testDatabase } from "../helpers/backends.ts";

@@ -16,9 +16,9 @@ import { grantsTable } from "../subscriptions/tables.ts";
 import { membersTable } from "../members/tables.ts";
 import { PlatformError, type PlatformSession } from "./drivers/driver.ts";
 import type { ConnectorEnvironment } from "./environment.ts";
-import type { InstallationRow } from "./tables.ts";
+import { inviteLinksTable, type InstallationRow } from "./tables.ts";
 import { installationSession } from "./bot/session.ts";
-import { inviteLinkExpiry, inviteLinksTable, markLinksRevoked, outstandingLinks, revokeLinks, syncJoins } from "./invite-links.ts";
+import { inviteLinkExpiry, markLinksRevoked, outstandingLinks, revokeLinks, syncJoins } from "./invite-links.ts";
 
 /** Modes whose grants the connector fulfils on the platform (creator_task: the creator does). */
 const FULFILLED = ["bearer_link", "membership", "role"] as const;

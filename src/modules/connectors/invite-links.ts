@@ -6,17 +6,14 @@
 // passed on, a creator's own link, a member whose access ended) is removed from the place.
 import type { Logger } from "pino";
 import { randomUUID } from "node:crypto";
-import { createDomainContext, systemActor, tenantTable, unscoped, type Db } from "../../db/tenant.ts";
+import { createDomainContext, systemActor, unscoped, type Db } from "../../db/tenant.ts";
 import { PlatformError, type InviteLinkExpiry, type PlatformSession } from "./drivers/driver.ts";
-import type { InstallationRow } from "./tables.ts";
+import { inviteLinksTable, platformJoinsTable, type InstallationRow } from "./tables.ts";
 import { installationSession } from "./bot/session.ts";
 import type { ConnectorEnvironment } from "./environment.ts";
 
 /** How long an invite link admits: a day, long enough to open the message (Discord allows at most 7 days). */
 export const INVITE_LINK_SECONDS = 86_400;
-
-export const inviteLinksTable = tenantTable("connector_invite_links", { team: "team_id", project: "project_id" });
-export const platformJoinsTable = tenantTable("connector_platform_joins", { team: "team_id", project: "project_id" });
 
 export interface InviteLinkRow {
   id: string;

@@ -4,6 +4,10 @@ import { tenantTable } from "../../db/tenant.ts";
 /** A project's connector installations (one per connector per project). */
 export const installationsTable = tenantTable("connector_installations", { team: "team_id", project: "project_id" });
 
+/** The invite links the sweep sent, and the joins the platforms reported (invite-links.ts). */
+export const inviteLinksTable = tenantTable("connector_invite_links", { team: "team_id", project: "project_id" });
+export const platformJoinsTable = tenantTable("connector_platform_joins", { team: "team_id", project: "project_id" });
+
 export interface InstallationRow {
   id: string;
   team_id: string;

@@ -53,7 +53,7 @@ describe("billing page: upgrading the owner's tier (Chromium)", function () {
     page.on("response", (r) => void (r.status() >= 400 && problems.push(`${r.status()} ${r.url()}`)));
 
     await signIn(page, auth.url, creator.email, TEST_PASSWORD, "/");
-    await page.getByRole("link", { name: "Billing" }).click();
+    await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Billing" }).click();
     await page.getByRole("heading", { name: "Your tier: Free" }).waitFor();
     assert.match(await page.locator("main").innerText(), /\$19\.00 a month[\s\S]*\$49\.00 a month/);
     await screenshot(page, "billing-free-desktop");

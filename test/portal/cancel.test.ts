@@ -10,30 +10,24 @@ import { randomInt } from "node:crypto";
 import { findOrCreateMember } from "../../src/modules/members/members.ts";
 import { openCheckout } from "../../src/modules/payments/checkouts.ts";
 import { providerRegistry } from "../../src/modules/payments/providers.ts";
-import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../src/modules/payments/stripe-twin/index.ts";
-import type { StripePayments } from "../../src/modules/payments/stripe/open.ts";
+import { TEST_CARDS, type StripeTwin } from "../../src/modules/payments/stripe-twin/index.ts";
 import type { PaymentMethodRow } from "../../src/modules/payment-methods/tables.ts";
 import { plansTable, type PlanRow } from "../../src/modules/plans/tables.ts";
 import { scheduledJobs } from "../../src/modules/subscriptions/jobs.ts";
 import { testDatabase } from "../helpers/backends.ts";
 import { eventsOf, assertValidEvent } from "../helpers/events.ts";
 import { testPlatform, testPlatformEndpoints } from "../helpers/platforms.ts";
-import { TEST_APP_KEY, type StartOptions } from "../helpers/server.ts";
-import { useApiWithCreator } from "../helpers/suite.ts";
+import { TEST_APP_KEY } from "../helpers/server.ts";
+import { useApiWithStripeTwin } from "../helpers/suite.ts";
 import { activityOf, asDomain, codesFor, runJob, seedPlan } from "../modules/subscriptions/commerce.ts";
 import { addStarsMethod, connectStripeMethod } from "../modules/payments/methods.ts";
 import { botStart, projectWithPlan, signedInAs, startPortal, type PortalProjectFixture } from "./support.ts";
 
 describe("subscriber portal: a member cancels a subscription", function () {
   this.timeout(120_000);
+  const suite = useApiWithStripeTwin({ creator: { tier: "growth" } });
   let twin: StripeTwin;
-  const apiOptions: StartOptions = {};
-  before(async () => {
-    twin = await startStripeTwin();
-    apiOptions.stripeTwin = twin;
-  });
-  const suite = useApiWithCreator({ api: apiOptions, creator: { tier: "growth" } });
-  after(() => twin?.close());
+  before(() => (twin = suite.twin));
 
   let portal: Awaited<ReturnType<typeof startPortal>>;
   /** The same portal without Stripe: a Stripe-billed subscription's provider cannot be reached from it. */
@@ -41,7 +35,7 @@ describe("subscriber portal: a member cancels a subscription", function () {
   let fixture: PortalProjectFixture;
   let stripeMethod: PaymentMethodRow;
   let starsPlanId: string;
-  const stripe = () => suite.api.deps.stripe as StripePayments;
+  const stripe = () => suite.stripe;
 
   before(async () => {
     portal = await startPortal({ stripe: stripe() });

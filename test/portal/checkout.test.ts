@@ -10,13 +10,11 @@ import assert from "node:assert/strict";
 import { randomInt, randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { createCoupon } from "../../src/modules/coupons/coupons.ts";
-import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../src/modules/payments/stripe-twin/index.ts";
+import { TEST_CARDS, type StripeTwin } from "../../src/modules/payments/stripe-twin/index.ts";
 import { createStripeClient, stripeCouponId } from "../../src/modules/payments/stripe/index.ts";
-import type { StripePayments } from "../../src/modules/payments/stripe/open.ts";
 import { CHECKOUT_MEMBER_BUDGET } from "../../src/apps/portal/checkout-page.ts";
 import { testDatabase } from "../helpers/backends.ts";
-import type { StartOptions } from "../helpers/server.ts";
-import { useApiWithCreator } from "../helpers/suite.ts";
+import { useApiWithStripeTwin } from "../helpers/suite.ts";
 import { asDomain, codesFor, redeem, seedPlan } from "../modules/subscriptions/commerce.ts";
 import { addStarsMethod, connectStripeMethod } from "../modules/payments/methods.ts";
 import { PortalBrowser, projectWithPlan, signInThroughBot, startPortal, type PortalProjectFixture } from "./support.ts";
@@ -25,21 +23,16 @@ const DAY = 86_400;
 
 describe("subscriber portal: a member pays for a plan", function () {
   this.timeout(120_000);
+  const suite = useApiWithStripeTwin({ twin: { merchantName: "Night Owls Club" }, creator: { tier: "growth" } });
   let twin: StripeTwin;
-  const apiOptions: StartOptions = {};
-  before(async () => {
-    twin = await startStripeTwin({ merchantName: "Night Owls Club" });
-    apiOptions.stripeTwin = twin;
-  });
-  const suite = useApiWithCreator({ api: apiOptions, creator: { tier: "growth" } });
-  after(() => twin?.close());
+  before(() => (twin = suite.twin));
 
   let portal: Awaited<ReturnType<typeof startPortal>>;
   let fixture: PortalProjectFixture;
   let methodId: string;
   /** Plans: the fixture's monthly $5 (card), a trial one (card), one in Stars, a yearly one nobody sells, one for codes only. */
   const plans = { card: "", trial: "", stars: "", yearly: "", codesOnly: "" };
-  const stripe = () => suite.api.deps.stripe as StripePayments;
+  const stripe = () => suite.stripe;
 
   before(async () => {
     portal = await startPortal({ stripe: stripe() });

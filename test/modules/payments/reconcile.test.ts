@@ -17,16 +17,16 @@ import { providerRegistry } from "../../../src/modules/payments/providers.ts";
 import { reconcilePayments } from "../../../src/modules/payments/reconcile.ts";
 import { runOperatorCommand } from "../../../src/operator-commands.ts";
 import { starsProvider } from "../../../src/modules/payments/stars/provider.ts";
-import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
 import type { StripePayments } from "../../../src/modules/payments/stripe/open.ts";
 import { normalizeStripeEvent } from "../../../src/modules/payments/stripe/webhook.ts";
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
 import type Stripe from "stripe";
 import { testDatabase } from "../../helpers/backends.ts";
 import { testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
-import { TEST_APP_KEY, type StartOptions } from "../../helpers/server.ts";
+import { TEST_APP_KEY } from "../../helpers/server.ts";
 import { tempDir } from "../../helpers/processes.ts";
-import { useApiWithCreator } from "../../helpers/suite.ts";
+import { useApiWithStripeTwin } from "../../helpers/suite.ts";
 import { installationRow, installTelegram, removeInstallation } from "../connectors/support.ts";
 import { asDomain, DAY, seedPlan } from "../subscriptions/commerce.ts";
 import { openStripeShop, type StripeShop } from "./stripe-shop.ts";
@@ -46,17 +46,12 @@ const MINUTE = 60_000;
 
 describe("payments.reconcile", function () {
   this.timeout(60_000);
+  const suite = useApiWithStripeTwin({ creator: { tier: "growth" } });
   let twin: StripeTwin;
-  const apiOptions: StartOptions = {};
-  before(async () => {
-    twin = await startStripeTwin();
-    apiOptions.stripeTwin = twin;
-  });
-  const suite = useApiWithCreator({ api: apiOptions, creator: { tier: "growth" } });
-  after(() => twin?.close());
+  before(() => (twin = suite.twin));
 
   let shop: StripeShop;
-  const stripe = () => suite.api.deps.stripe as StripePayments;
+  const stripe = () => suite.stripe;
   const platformAccess = async () => ({ platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY });
   const reconcile = async (now: Date, stripePayments: StripePayments | null = stripe()) => {
     const { db } = await testDatabase();

@@ -6,28 +6,23 @@
 // and changes nothing; a renewal on the twin's clock moves the period on.
 import assert from "node:assert/strict";
 import type Stripe from "stripe";
-import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
-import { stripeEventsUrl, type StripePayments } from "../../../src/modules/payments/stripe/open.ts";
+import { TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { stripeEventsUrl } from "../../../src/modules/payments/stripe/open.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf, type OutboxEvent } from "../../helpers/events.ts";
-import { startApi, type StartOptions } from "../../helpers/server.ts";
-import { useApiWithCreator } from "../../helpers/suite.ts";
+import { startApi } from "../../helpers/server.ts";
+import { useApiWithStripeTwin } from "../../helpers/suite.ts";
 import { DAY } from "../subscriptions/commerce.ts";
 import { openStripeShop, type StripeShop } from "./stripe-shop.ts";
 
 describe("payments: a Stripe purchase through the webhook route", function () {
   this.timeout(60_000);
+  const suite = useApiWithStripeTwin({ creator: { tier: "growth" } });
   let twin: StripeTwin;
-  const apiOptions: StartOptions = {};
-  before(async () => {
-    twin = await startStripeTwin();
-    apiOptions.stripeTwin = twin;
-  });
-  const suite = useApiWithCreator({ api: apiOptions, creator: { tier: "growth" } });
-  after(() => twin?.close());
+  before(() => (twin = suite.twin));
 
   let shop: StripeShop;
-  const stripe = () => suite.api.deps.stripe as StripePayments;
+  const stripe = () => suite.stripe;
   const checkoutFor = (name: string, externalUserId?: string) => shop.checkoutFor(name, externalUserId);
   const counts = (subscriptionId: string) => shop.counts(subscriptionId);
   before(async () => {

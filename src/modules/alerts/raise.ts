@@ -1,0 +1,147 @@
+// Raising a creator alert (rule 5): the one routing function (account/alert-routing.ts) decides
+// where it goes, and each destination gets it durably in the caller's transaction: a bot message
+// to each routed connected account (sent by the bot message worker within the connector's pacing)
+// and a mail (sent by the mail worker). Alerts belong to people: they are read and written without
+// tenant filters, naming why; a project's alert goes to the team's owner and admins.
+import { randomUUID } from "node:crypto";
+import { createDomainContext, systemActor, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
+import { routeAlert, type AlertClass, type RoutableDestination } from "../account/alert-routing.ts";
+import { queueBotMessage } from "../bot-messages/outbox.ts";
+import { queueMailAt } from "../mail/outbox.ts";
+import { PRODUCT_NAME } from "../mail/render.ts";
+
+export interface Alert {
+  class: AlertClass;
+  /** One line: the mail's subject and the bot message's first line. */
+  title: string;
+  /** What happened and what to do, in plain text (absolute links become clickable in mail). */
+  body: string;
+  /** The team and project it is about; absent for the creator's own account. */
+  teamId?: string | null;
+  projectId?: string | null;
+  /** Names the alert: raising it again for the same creator changes nothing. */
+  dedupeKey?: string;
+}
+
+/** Whom an alert goes to: named creators, or the owner and admins of a team. */
+export type AlertAudience = { userIds: readonly string[] } | { team: string };
+
+const people = (from: DomainContext | Db) => unscoped(from, "alerts are addressed to creators, whatever team raised them");
+
+async function audience(db: Db, to: AlertAudience): Promise<string[]> {
+  if ("userIds" in to) return [...new Set(to.userIds)];
+  const rows = (await db("teams as t")
+    .leftJoin("team_members as m", "m.team_id", "t.id")
+    .leftJoin("roles as r", "r.id", "m.role_id")
+    .where("t.id", to.team)
+    .select("t.owner_user_id", "m.user_id", "r.code")) as { owner_user_id: string; user_id: string | null; code: string | null }[];
+  const ids = rows.flatMap((r) => [r.owner_user_id, ...(r.user_id && r.code === "admin" ? [r.user_id] : [])]);
+  return [...new Set(ids)];
+}
+
+interface IdentityRoute {
+  connector: string;
+  account_id: string;
+  is_primary: boolean;
+  installation: { id: string; team_id: string; project_id: string; connector_key: string } | null;
+}
+
+/**
+ * The creator's identities, each with the installation whose bot reaches them: the one they linked
+ * it through (they have opened that bot), else an active one of the alert's project, else any
+ * active one of their teams for that connector.
+ */
+async function identityRoutes(db: Db, userId: string, projectId: string | null): Promise<IdentityRoute[]> {
+  const identities = (await db("identities").where({ user_id: userId }).select("id", "connector", "account_id", "is_primary")) as {
+    id: string;
+    connector: string;
+    account_id: string;
+    is_primary: boolean;
+  }[];
+  const routes: IdentityRoute[] = [];
+  for (const identity of identities) {
+    const candidates = db("connector_installations as i")
+      .where({ "i.connector_key": identity.connector, "i.status": "active" })
+      .whereNotNull("i.credentials")
+      .select("i.id", "i.team_id", "i.project_id", "i.connector_key");
+    const linkedThrough = await candidates
+      .clone()
+      .whereIn("i.id", db("identity_link_tokens").where({ identity_id: identity.id }).select("installation_id"))
+      .first();
+    const ofProject = projectId ? await candidates.clone().where("i.project_id", projectId).first() : undefined;
+    const ofTeams = await candidates
+      .clone()
+      .whereIn("i.team_id", db("team_members").where({ user_id: userId }).select("team_id"))
+      .orderBy("i.created_at")
+      .first();
+    routes.push({ ...identity, installation: linkedThrough ?? ofProject ?? ofTeams ?? null });
+  }
+  return routes;
+}
+
+/** The alert as a bot message: its title, then its body. */
+const botText = (alert: Alert) => `${alert.title}\n\n${alert.body}`;
+
+/**
+ * Raises `alert` for each creator of `to`, in the caller's transaction; answers the ids of the alert
+ * rows written (none for a creator who already has its dedupe key).
+ */
+export async function raiseAlert(from: DomainContext | Db, now: Date, to: AlertAudience, alert: Alert): Promise<string[]> {
+  const db = people(from);
+  const written: string[] = [];
+  for (const userId of await audience(db, to)) {
+    const user = (await db("users").where({ id: userId }).first("email")) as { email: string } | undefined;
+    if (!user) continue;
+    const id = randomUUID();
+    const destinations = (await db("alert_destinations").where({ user_id: userId }).orderBy("position")) as {
+      kind: RoutableDestination["kind"];
+      target: string;
+      classes: RoutableDestination["classes"];
+    }[];
+    const identities = await identityRoutes(db, userId, alert.projectId ?? null);
+    const route = routeAlert(
+      alert.class,
+      destinations,
+      identities.map((i) => ({ connector: i.connector, accountId: i.account_id, isPrimary: i.is_primary })),
+    );
+    const reach = (a: { accountId: string }) => identities.find((i) => i.account_id === a.accountId)?.installation ?? null;
+    // An account no bot can reach any more (its installation removed) gets the alert by email instead.
+    const email = route.email || route.accounts.some((a) => !reach(a));
+    const inserted = (await db("creator_alerts")
+      .insert({
+        id,
+        user_id: userId,
+        about_team_id: alert.teamId ?? null,
+        about_project_id: alert.projectId ?? null,
+        class: alert.class,
+        title: alert.title,
+        body: alert.body,
+        dedupe_key: alert.dedupeKey ?? null,
+        sent_to_accounts: JSON.stringify(route.accounts.map((a) => ({ connector: a.connector, account_id: a.accountId }))),
+        sent_to_email: email,
+        created_at: now,
+      })
+      .onConflict(["user_id", "dedupe_key"])
+      .ignore()
+      .returning("id")) as { id: string }[];
+    if (inserted.length === 0) continue;
+    written.push(id);
+    for (const account of route.accounts) {
+      const installation = reach(account);
+      if (!installation) continue;
+      const ctx = createDomainContext(db, systemActor(installation.team_id), now);
+      await queueBotMessage(ctx, {
+        installation,
+        recipient: account.accountId,
+        text: botText(alert),
+        purpose: "alert",
+        subject: { type: "creator_alert", id },
+      });
+    }
+    if (email) {
+      const emailRow = destinations.find((d) => d.kind === "email");
+      await queueMailAt(db, { to: emailRow?.target ?? user.email, subject: `${PRODUCT_NAME}: ${alert.title}`, body: alert.body }, now);
+    }
+  }
+  return written;
+}

@@ -19,6 +19,9 @@ import { applyProviderEvents, type OutcomeDeps } from "./outcome.ts";
 import type { ProviderName } from "./provider.ts";
 import { alreadyRefunded } from "./reconcile-refunds.ts";
 import { parseStarsPaymentId } from "./stars/ids.ts";
+import { formatMinor, minorDigits } from "./money.ts";
+
+export { formatMinor, minorDigits } from "./money.ts";
 
 /** The providers whose payments a creator refunds here (access codes take no money). */
 const REFUNDABLE: readonly ProviderName[] = ["stripe", "telegram_stars"];
@@ -34,22 +37,6 @@ export interface PaymentView {
   refundedMinor: number;
   provider: ProviderName;
   createdAt: Date;
-}
-
-/** Digits after the decimal point in `currency`'s minor units (XTR, whole stars: none). */
-export function minorDigits(currency: string): number {
-  if (currency === "XTR") return 0;
-  return new Intl.NumberFormat("en-US", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
-}
-
-/** Minor units as a decimal in the currency's digits, with its code: "12.50 USD", "250 XTR". */
-export function formatMinor(amountMinor: number, currency: string): string {
-  const digits = minorDigits(currency);
-  const sign = amountMinor < 0 ? "-" : "";
-  const abs = Math.abs(amountMinor);
-  const whole = Math.floor(abs / 10 ** digits);
-  const fraction = digits ? `.${String(abs % 10 ** digits).padStart(digits, "0")}` : "";
-  return `${sign}${whole}${fraction} ${currency}`;
 }
 
 /** A decimal the creator typed ("12.5", "12.50") as minor units of `currency`, or null when it is not one. */

@@ -2,7 +2,7 @@
 // contacts an outside host). It listens on 127.0.0.1 on a free port and speaks the real shapes of
 // the calls the drivers make, recording each call for assertions:
 //   Telegram Bot API  /bot<token>/<method>: getMe, setWebhook, deleteWebhook, createChatInviteLink, revokeChatInviteLink,
-//                     banChatMember, unbanChatMember, sendMessage, and Telegram Stars: sendInvoice,
+//                     banChatMember, unbanChatMember, sendMessage, getChatMember, and Telegram Stars: sendInvoice,
 //                     createInvoiceLink, answerPreCheckoutQuery, refundStarPayment,
 //                     editUserStarSubscription, getStarTransactions -> {ok: true, result} or
 //                     {ok: false, error_code, description}
@@ -15,7 +15,10 @@
 //   Discord API       POST /oauth2/token, GET /users/@me, PUT|DELETE /guilds/{g}/members/{u}/roles/{r},
 //                     PUT /guilds/{g}/bans/{u}, DELETE /guilds/{g}/members/{u},
 //                     PUT|DELETE /channels/{c}/permissions/{u},
-//                     POST /channels/{c}/invites, DELETE /invites/{code}, POST /channels/{c}/messages
+//                     POST /channels/{c}/invites, DELETE /invites/{code}, POST /channels/{c}/messages,
+//                     GET /guilds/{g}, GET /channels/{c}
+// The bot administers every chat and is in every server unless a test (or the simulator page's
+// "Remove the bot" button) says otherwise; a revoked token is refused as Telegram refuses one.
 // Bots and authorization codes are registered by the test; with `acceptAny` (the embedded default)
 // any well-formed bot token names a bot and any code adds the bot to a guild named after it.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -46,6 +49,14 @@ export interface FakePlatform extends StarsSimulator {
   addTelegramBot(token: string, bot: { id: number; username: string }): void;
   /** An OAuth code that adds the bot to `guild` (single use, as Discord's are). */
   addDiscordAuthorization(code: string, guild: { id: string; name: string }): void;
+  /** The bot's standing in a chat from now on (administrator with every right by default; kicked: Telegram answers 403). */
+  setTelegramBotStatus(botId: number, chat: string, status: "administrator" | "member" | "kicked"): void;
+  /** The token is refused from now on (revoked in @BotFather). */
+  revokeTelegramToken(token: string): void;
+  /** The channel belongs to the guild (GET /channels/{c} answers its guild_id); `null` deletes it. */
+  setDiscordChannel(channel: string, guild: string | null): void;
+  /** The bot is taken out of the guild (GET /guilds/{g} answers 403). */
+  removeDiscordBot(guild: string): void;
   /** Answers every request after `ms` (time-out tests). */
   delay(ms: number): void;
   /** The bot's webhook as its last setWebhook left it (null after deleteWebhook or before any). */
@@ -88,6 +99,11 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     botToken: `fake.${randomBytes(24).toString("base64url")}`,
   };
   let delayMs = 0;
+  const botStatus = new Map<string, "administrator" | "member" | "kicked">();
+  const revokedTokens = new Set<string>();
+  const channelGuilds = new Map<string, string | null>();
+  const removedGuilds = new Set<string>();
+  let lastGuild: string | null = null;
   const webhooks = new Map<number, TelegramWebhook>();
   const stars = telegramStars(webhooks);
   /** What Telegram answered to each call it took (the simulator page shows invite links and invoices from it). */
@@ -99,9 +115,12 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     botUsername: (id) => [...bots.values()].find((bot) => bot.id === id)?.username ?? `sb_demo_${id}_bot`,
     deliver: stars.deliver,
     payInvoice: stars.simulator.payInvoice,
+    botStatus: (botId, chat) => botStatus.get(`${botId}:${chat}`) ?? "administrator",
+    setBotStatus: (botId, chat, status) => void botStatus.set(`${botId}:${chat}`, status),
   });
 
   const botFor = (token: string) => {
+    if (revokedTokens.has(token)) return undefined;
     const known = bots.get(token);
     if (known || !options.acceptAny) return known;
     const match = TOKEN.exec(token);
@@ -168,6 +187,16 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
       case "deleteWebhook":
         webhooks.delete(bot.id);
         return ok(true);
+      case "getChatMember": {
+        if (!chatOk) return badChat();
+        const user = { id: Number(params.user_id), is_bot: Number(params.user_id) === bot.id, first_name: String(params.user_id) };
+        if (user.id !== bot.id) return ok({ user, status: "left" });
+        const status = botStatus.get(`${bot.id}:${String(chat)}`) ?? "administrator";
+        if (status === "kicked")
+          return send(res, 403, { ok: false, error_code: 403, description: "Forbidden: bot was kicked from the supergroup chat" });
+        if (status === "member") return ok({ user, status });
+        return ok({ user, status, can_be_edited: false, can_invite_users: true, can_restrict_members: true, can_delete_messages: true });
+      }
       case "sendMessage":
         if (!chatOk) return badChat();
         return ok({ message_id: calls.length, date: Math.floor(Date.now() / 1000), chat: { id: chat }, text: params.text });
@@ -193,6 +222,7 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
           : undefined);
       if (!guild) return send(res, 400, { error: "invalid_grant", error_description: 'Invalid "code" in request.' });
       grants.delete(code);
+      lastGuild = guild.id;
       return send(res, 200, {
         access_token: randomBytes(16).toString("hex"),
         token_type: "Bearer",
@@ -204,6 +234,18 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     if (req.headers.authorization !== `Bot ${application.botToken}`) return send(res, 401, { message: "401: Unauthorized", code: 0 });
     const route = `${method} ${path.replace(/\/[0-9]+(?=\/|$)/g, "/{id}").replace(/\/invites\/[A-Za-z0-9_-]+$/, "/invites/{code}")}`;
     switch (route) {
+      case "GET /guilds/{id}": {
+        const guild = path.split("/")[2]!;
+        if (removedGuilds.has(guild)) return send(res, 403, { message: "Missing Access", code: 50001 });
+        return send(res, 200, { id: guild, name: "Simulated server" });
+      }
+      case "GET /channels/{id}": {
+        const channel = path.split("/")[2]!;
+        // With acceptAny (an embedded start), a channel never named belongs to the server added last.
+        const guild = channelGuilds.has(channel) ? channelGuilds.get(channel) : options.acceptAny ? lastGuild : null;
+        if (!guild || removedGuilds.has(guild)) return send(res, 404, { message: "Unknown Channel", code: 10003 });
+        return send(res, 200, { id: channel, type: 0, guild_id: guild, name: `channel-${channel}` });
+      }
       case "GET /users/@me":
         return send(res, 200, { id: "100000000000000002", username: "SubBridge", discriminator: "0", bot: true });
       case "PUT /guilds/{id}/members/{id}/roles/{id}":
@@ -252,6 +294,10 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     discordApplication: application,
     addTelegramBot: (token, bot) => void bots.set(token, bot),
     addDiscordAuthorization: (code, guild) => void grants.set(code, guild),
+    setTelegramBotStatus: (botId, chat, status) => void botStatus.set(`${botId}:${chat}`, status),
+    revokeTelegramToken: (token) => void revokedTokens.add(token),
+    setDiscordChannel: (channel, guild) => void channelGuilds.set(channel, guild),
+    removeDiscordBot: (guild) => void removedGuilds.add(guild),
     delay: (ms) => void (delayMs = ms),
     telegramWebhook: (botId) => webhooks.get(botId) ?? null,
     ...stars.simulator,

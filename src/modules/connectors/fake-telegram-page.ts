@@ -23,6 +23,9 @@ export interface SimPageSource {
   botUsername(botId: number): string;
   deliver(botId: number, type: string, body: Record<string, unknown>): Promise<{ delivered: boolean }>;
   payInvoice: StarsSimulator["payInvoice"];
+  /** The bot's standing in a chat, and the page's way to remove it or make it an administrator again (recovery probes). */
+  botStatus(botId: number, chat: string): string;
+  setBotStatus(botId: number, chat: string, status: "administrator" | "kicked"): void;
 }
 
 /** Something a user did on the page, placed among the bot's calls by `at` (the number of calls made before it). */
@@ -170,6 +173,13 @@ export function telegramSimPage(source: SimPageSource) {
     return `<ol>${items.map((i) => i.html).join("") || "<li>No messages yet.</li>"}</ol>`;
   }
 
+  /** The bot's standing in a chat, with the button that removes it (or adds it back as an administrator). */
+  function botStanding(botId: number, chat: string): string {
+    const removed = source.botStatus(botId, chat) === "kicked";
+    const [status, label] = removed ? ["administrator", "Add the bot back as an administrator"] : ["kicked", "Remove the bot from this chat"];
+    return `<p class="hint">The bot: ${removed ? '<span class="state removed">removed</span>' : "administrator"} <form class="inline" method="post" action="/_sim/telegram/bot-status"><input type="hidden" name="bot" value="${botId}"><input type="hidden" name="chat" value="${escape(chat)}"><input type="hidden" name="status" value="${status}"><button>${label}</button></form></p>`;
+  }
+
   function page(notice: string | null): string {
     const bots = [...source.webhooks.keys()];
     const sections = bots.map((botId) => {
@@ -187,6 +197,7 @@ ${talking.map((u) => `<h3>Chat with ${escape(u.first_name)} (${u.id})</h3>${conv
 ${chats
   .map(
     ([id, c]) => `<h3>Community chat ${escape(id)}</h3>
+${botStanding(botId, id)}
 <p class="hint">Members</p><ol>${[...c.members.values()].map((m) => `<li>${escape(m.user)}: <span class="state ${m.state}">${m.state}</span></li>`).join("") || "<li>Nobody has joined.</li>"}</ol>
 <p class="hint">Invite links the bot created</p><ol>${[...c.links]
       .map(
@@ -288,13 +299,23 @@ ${sections.join("") || "<section><p>No bot has a webhook yet: install the Telegr
     return sendPage(res, 404, "No such action.");
   }
 
+  /** The "Remove the bot" form: the bot's next getChatMember in that chat answers as Telegram does for a kicked bot. */
+  function setStanding(params: Record<string, unknown>, res: ServerResponse) {
+    const botId = Number(params.bot);
+    const chat = String(params.chat ?? "");
+    const status = params.status === "kicked" ? "kicked" : "administrator";
+    if (!source.webhooks.has(botId) || !/^-?[0-9]+$/.test(chat)) return sendPage(res, 400, "Name a bot with a webhook and one of its chats.");
+    source.setBotStatus(botId, chat, status);
+    done(res, status === "kicked" ? `The bot was removed from chat ${chat}.` : `The bot is an administrator of chat ${chat} again.`);
+  }
+
   /** Serves the page and its forms; false when the request is not the page's. */
   async function handle(req: IncomingMessage, url: URL, params: Record<string, unknown>, res: ServerResponse): Promise<boolean> {
     if (url.pathname === "/_sim/telegram" && req.method === "GET") {
       sendPage(res, 200, url.searchParams.get("notice"));
       return true;
     }
-    const action = /^\/_sim\/telegram\/(send|join|pay)$/.exec(url.pathname)?.[1];
+    const action = /^\/_sim\/telegram\/(send|join|pay|bot-status)$/.exec(url.pathname)?.[1];
     if (!action || req.method !== "POST") return false;
     // Another site's page must not drive the simulator through a person's browser: a form's Origin is this address.
     const origin = req.headers.origin;
@@ -303,7 +324,8 @@ ${sections.join("") || "<section><p>No bot has a webhook yet: install the Telegr
       return true;
     }
     try {
-      await act(action, params, res);
+      if (action === "bot-status") setStanding(params, res);
+      else await act(action, params, res);
     } catch (err) {
       sendPage(res, 400, (err as Error).message);
     }

@@ -74,6 +74,41 @@ describe("connector drivers against the fake platform", () => {
       await rejectsWith(session.removeRole("42", "1"), "unsupported");
     });
 
+    it("probes: getMe, then getChatMember of the bot in each place; a removed, demoted or unknown chat and a revoked token are verdicts", async () => {
+      const session = telegram().session({ fields: { bot_token: TOKEN }, accountId: "123456789" });
+      assert.deepEqual(await session.probe(["-1001", "-1002"]), {
+        account: { ok: true },
+        places: [
+          { place: "-1001", ok: true },
+          { place: "-1002", ok: true },
+        ],
+      });
+      assert.deepEqual(
+        fake.calls.map((c) => [c.name, c.params]),
+        [
+          ["getMe", {}],
+          ["getChatMember", { chat_id: "-1001", user_id: 123456789 }],
+          ["getChatMember", { chat_id: "-1002", user_id: 123456789 }],
+        ],
+      );
+      fake.setTelegramBotStatus(123456789, "-1001", "kicked");
+      fake.setTelegramBotStatus(123456789, "-1002", "member");
+      assert.deepEqual((await session.probe(["-1001", "-1002", "no such chat"])).places, [
+        { place: "-1001", ok: false, reason: "Forbidden: bot was kicked from the supergroup chat" },
+        { place: "-1002", ok: false, reason: "the bot is no longer an administrator of the chat" },
+        { place: "no such chat", ok: false, reason: "Bad Request: chat not found" },
+      ]);
+      fake.revokeTelegramToken(TOKEN);
+      const reason = "Telegram refused the bot token (revoked or replaced in @BotFather)";
+      assert.deepEqual(await session.probe(["-1001"]), { account: { ok: false, reason }, places: [{ place: "-1001", ok: false, reason }] });
+      await rejectsWith(
+        telegramDriver({ apiUrl: "http://127.0.0.1:9", timeoutMs: 1_000 })
+          .session({ fields: { bot_token: TOKEN }, accountId: null })
+          .probe([]),
+        "unreachable",
+      );
+    });
+
     it("answers unreachable when the platform is slow or gone", async () => {
       fake.delay(500);
       await rejectsWith(telegramDriver({ apiUrl: fake.url, timeoutMs: 100 }).verify({ fields: { bot_token: TOKEN }, oauth: null }), "unreachable");
@@ -147,6 +182,35 @@ describe("connector drivers against the fake platform", () => {
         ],
       );
       assert.deepEqual(fake.calls[4]!.params, { max_uses: 1, unique: true, max_age: 3_600 });
+    });
+
+    it("probes: the bot still in the guild, each channel there; a removed bot or a channel elsewhere or deleted fails", async () => {
+      const guild = "223456789012345678";
+      fake.setDiscordChannel("556677889900112233", guild);
+      fake.setDiscordChannel("556677889900112234", "999999999999999999");
+      const session = discord().session({ fields: {}, accountId: guild });
+      assert.deepEqual(await session.probe(["556677889900112233", "556677889900112234", "556677889900112235"]), {
+        account: { ok: true },
+        places: [
+          { place: "556677889900112233", ok: true },
+          { place: "556677889900112234", ok: false, reason: "the channel is not in the installation's server" },
+          { place: "556677889900112235", ok: false, reason: "the channel no longer exists or the bot cannot see it" },
+        ],
+      });
+      assert.deepEqual(
+        fake.calls.map((c) => `${c.method} ${c.name}`),
+        [`GET /guilds/${guild}`, "GET /channels/556677889900112233", "GET /channels/556677889900112234", "GET /channels/556677889900112235"],
+      );
+      fake.removeDiscordBot(guild);
+      const reason = "the bot is no longer in the Discord server";
+      assert.deepEqual(await session.probe(["556677889900112233"]), {
+        account: { ok: false, reason },
+        places: [{ place: "556677889900112233", ok: false, reason }],
+      });
+      const refused = await discord({ ...fake.discordApplication, botToken: "wrong" })
+        .session({ fields: {}, accountId: "1" })
+        .probe([]);
+      assert.deepEqual(refused, { account: { ok: false, reason: "Discord refused the application's bot token" }, places: [] });
     });
 
     it("maps a bad bot token to unauthorized and an unknown route to refused", async () => {

@@ -5,7 +5,7 @@
 // bot was added to, which becomes the installation's platform account; GET /users/@me with the bot
 // token checks the application's bot itself. The bot token is the deployment's (DISCORD_BOT_TOKEN),
 // so an installation stores no credential. Discord has no start-payload links: bot_url is null.
-import { PlatformError, platformCall, type ConnectorDriver, type PlatformSession } from "./driver.ts";
+import { PlatformError, platformCall, type ConnectorDriver, type PlatformSession, type ProbeResult } from "./driver.ts";
 
 export interface DiscordOptions {
   apiUrl: string;
@@ -98,6 +98,39 @@ export function discordDriver(options: DiscordOptions): ConnectorDriver {
         },
         async sendMessage(chat, text) {
           await asBot("POST", `/channels/${encodeURIComponent(chat)}/messages`, { content: text });
+        },
+        async probe(places): Promise<ProbeResult> {
+          // A refusal (the bot removed, a channel deleted) is the verdict; only an unreachable Discord throws.
+          const seen = (path: string) =>
+            asBot("GET", path).then(
+              (body) => ({ body, reason: null as string | null, kind: null as string | null }),
+              (err: unknown) => {
+                if (!(err instanceof PlatformError) || (err.kind !== "refused" && err.kind !== "unauthorized")) throw err;
+                return { body: null, reason: err.message, kind: err.kind };
+              },
+            );
+          const server = await seen(`/guilds/${encodeURIComponent(guild)}`);
+          if (server.reason !== null) {
+            const reason =
+              server.kind === "unauthorized" ? "Discord refused the application's bot token" : "the bot is no longer in the Discord server";
+            return { account: { ok: false, reason }, places: places.map((place) => ({ place, ok: false, reason })) };
+          }
+          const results: ProbeResult["places"] = [];
+          for (const place of places) {
+            const channel = await seen(`/channels/${encodeURIComponent(place)}`);
+            // The bot is shared by every installation, so a channel it sees may be another server's.
+            if (channel.reason === null && channel.body?.guild_id === guild) results.push({ place, ok: true });
+            else
+              results.push({
+                place,
+                ok: false,
+                reason:
+                  channel.reason === null
+                    ? "the channel is not in the installation's server"
+                    : "the channel no longer exists or the bot cannot see it",
+              });
+          }
+          return { account: { ok: true }, places: results };
         },
       };
     },

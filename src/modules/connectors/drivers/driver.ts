@@ -51,12 +51,24 @@ export interface PlatformSession {
   /** A message to a chat or channel. */
   sendMessage(chat: string, text: string): Promise<void>;
   /**
+   * Checks the installation still works (recovery probes): its account (Telegram: the bot's token;
+   * Discord: the bot still in the server) and each of `places` (the bot there with the rights
+   * access needs). A refusal is a verdict in the answer; only an unreachable platform throws.
+   */
+  probe(places: readonly string[]): Promise<ProbeResult>;
+  /**
    * Platforms that push a bot's updates (Telegram's webhook): deliver them to `url`, proven by
    * `secret`; `null` stops the delivery. Absent where the platform has no such push.
    */
   deliverUpdates?(target: { url: string; secret: string } | null): Promise<void>;
   /** The platform's own payments (Telegram Stars); absent where the platform has none (Discord). */
   readonly payments?: PlatformPayments;
+}
+
+/** What a probe found: a failing account or place carries the reason, in words a creator can act on. */
+export interface ProbeResult {
+  account: { ok: boolean; reason?: string };
+  places: { place: string; ok: boolean; reason?: string }[];
 }
 
 /** An invoice in the platform's own currency (Telegram Stars: whole stars, one price). */

@@ -1,7 +1,15 @@
 // The Telegram connector's driver: the Bot API (<TELEGRAM_API_URL>/bot<token>/<method>, JSON in,
 // {ok, result} or {ok: false, error_code, description} out). The install credential is the bot
 // token; getMe names the bot, whose t.me address is the installation's bot URL.
-import { PlatformError, platformCall, type ConnectorDriver, type NativeInvoice, type NativeTransaction, type PlatformSession } from "./driver.ts";
+import {
+  PlatformError,
+  platformCall,
+  type ConnectorDriver,
+  type NativeInvoice,
+  type NativeTransaction,
+  type PlatformSession,
+  type ProbeResult,
+} from "./driver.ts";
 
 export interface TelegramOptions {
   apiUrl: string;
@@ -81,6 +89,49 @@ function nativeTransaction(tx: StarTransaction): NativeTransaction {
   };
 }
 
+/** The Bot API's ChatMember, as far as the bot's own standing in a chat goes. */
+interface ChatMember {
+  status: "creator" | "administrator" | "member" | "restricted" | "left" | "kicked";
+  can_invite_users?: boolean;
+  can_restrict_members?: boolean;
+}
+
+/** Why the bot's standing in a chat does not let it run access there; null when it does. */
+function standingProblem(member: ChatMember): string | null {
+  if (member.status === "creator") return null;
+  if (member.status === "left" || member.status === "kicked") return "the bot is no longer in the chat";
+  if (member.status !== "administrator") return "the bot is no longer an administrator of the chat";
+  // Invite links need can_invite_users; removing and banning members needs can_restrict_members.
+  const missing = [!member.can_invite_users && "invite users", !member.can_restrict_members && "ban users"].filter(Boolean);
+  return missing.length ? `the bot is an administrator without the right to ${missing.join(" or ")}` : null;
+}
+
+/** getMe, then getChatMember of the bot in each place; a refused token or chat is a verdict, not an error. */
+async function probeBot(call: <T>(method: string, params: Record<string, unknown>) => Promise<T>, places: readonly string[]): Promise<ProbeResult> {
+  const refusedToken = (err: unknown): ProbeResult => {
+    if (!(err instanceof PlatformError) || err.kind !== "unauthorized") throw err;
+    const reason = "Telegram refused the bot token (revoked or replaced in @BotFather)";
+    return { account: { ok: false, reason }, places: places.map((place) => ({ place, ok: false, reason })) };
+  };
+  let bot: TelegramUser;
+  try {
+    bot = await call<TelegramUser>("getMe", {});
+  } catch (err) {
+    return refusedToken(err);
+  }
+  const results: ProbeResult["places"] = [];
+  for (const place of places) {
+    try {
+      const problem = standingProblem(await call<ChatMember>("getChatMember", { chat_id: place, user_id: bot.id }));
+      results.push(problem ? { place, ok: false, reason: problem } : { place, ok: true });
+    } catch (err) {
+      if (err instanceof PlatformError && err.kind === "refused") results.push({ place, ok: false, reason: err.description ?? err.message });
+      else return refusedToken(err);
+    }
+  }
+  return { account: { ok: true }, places: results };
+}
+
 export function telegramDriver(options: TelegramOptions): ConnectorDriver {
   const tokenOf = (fields: Readonly<Record<string, string | boolean>>) => {
     const token = fields.bot_token;
@@ -132,6 +183,7 @@ export function telegramDriver(options: TelegramOptions): ConnectorDriver {
         async sendMessage(chat, text) {
           await call("sendMessage", { chat_id: chat, text });
         },
+        probe: (places) => probeBot(call, places),
         payments: {
           async createInvoiceLink(invoice) {
             return call<string>("createInvoiceLink", {

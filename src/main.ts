@@ -31,6 +31,7 @@ import { discoverScheduledJobs } from "./workers/jobs/discovery.ts";
 import { startJobWorker, type JobWorker } from "./workers/jobs/worker.ts";
 import { startDeliveryWorker, type DeliveryWorker } from "./workers/deliveries/worker.ts";
 import { startMail, type MailRuntime } from "./workers/mail/start.ts";
+import { setAlertAddresses } from "./modules/alerts/links.ts";
 
 const release = (JSON.parse(readRepositoryText("package.json")) as { version: string }).version;
 
@@ -105,6 +106,7 @@ const JOB_SHARE_OF_DEADLINE = 2 / 3;
 
 async function main() {
   const config = loadConfig(process.env, release);
+  setAlertAddresses({ auth: config.auth.url, portal: config.portal.url });
   // Before the backends open: an invalid connector package refuses the start without side effects.
   const connectors = loadConnectorRegistry(config.connectorsDir);
   const services = await openServices(config);

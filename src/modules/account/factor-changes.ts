@@ -3,6 +3,7 @@
 // the session acts on (a creator in no team has no activity log to write to).
 import { createDomainContext, unscoped, type Db } from "../../db/tenant.ts";
 import { recordActivity } from "../activity/activity-log.ts";
+import { alertFactorChange } from "../alerts/producers.ts";
 
 export interface FactorOwner {
   db: Db;
@@ -25,6 +26,8 @@ export async function recordFactorChange(
   description: string,
   properties: Record<string, unknown> = {},
 ): Promise<void> {
+  // The person hears of every change to how they sign in, whatever team the session acts on.
+  await alertFactorChange(trx, owner.now, owner.userId, description);
   if (!owner.teamId) return;
   const ctx = createDomainContext(
     trx,

@@ -106,7 +106,11 @@ export async function raiseAlert(from: DomainContext | Db, now: Date, to: AlertA
     );
     const reach = (a: { accountId: string }) => identities.find((i) => i.account_id === a.accountId)?.installation ?? null;
     // An account no bot can reach any more (its installation removed) gets the alert by email instead.
-    const email = route.email || route.accounts.some((a) => !reach(a));
+    const reached = route.accounts.flatMap((account) => {
+      const installation = reach(account);
+      return installation ? [{ account, installation }] : [];
+    });
+    const email = route.email || reached.length < route.accounts.length;
     const inserted = (await db("creator_alerts")
       .insert({
         id,
@@ -117,7 +121,7 @@ export async function raiseAlert(from: DomainContext | Db, now: Date, to: AlertA
         title: alert.title,
         body: alert.body,
         dedupe_key: alert.dedupeKey ?? null,
-        sent_to_accounts: JSON.stringify(route.accounts.map((a) => ({ connector: a.connector, account_id: a.accountId }))),
+        sent_to_accounts: JSON.stringify(reached.map(({ account: a }) => ({ connector: a.connector, account_id: a.accountId }))),
         sent_to_email: email,
         created_at: now,
       })
@@ -126,9 +130,7 @@ export async function raiseAlert(from: DomainContext | Db, now: Date, to: AlertA
       .returning("id")) as { id: string }[];
     if (inserted.length === 0) continue;
     written.push(id);
-    for (const account of route.accounts) {
-      const installation = reach(account);
-      if (!installation) continue;
+    for (const { account, installation } of reached) {
       const ctx = createDomainContext(db, systemActor(installation.team_id), now);
       await queueBotMessage(ctx, {
         installation,

@@ -8,9 +8,10 @@
 // ("The creator's own tier").
 import type Stripe from "stripe";
 import { createDomainContext, systemActor, unscoped, type Db } from "../../db/tenant.ts";
+import { alertTierBilling } from "../alerts/producers.ts";
 import { emitEvent } from "../events/outbox.ts";
 import type { Tier } from "../teams/tier.ts";
-import { PAID_TIERS, type PaidTier } from "./prices.ts";
+import { PAID_TIERS, TIER_NAMES, type PaidTier } from "./prices.ts";
 import type { StripeBilling } from "./stripe-setup.ts";
 
 /** How long a creator keeps a paid tier after a failed renewal while Stripe retries; then Free. */
@@ -177,14 +178,20 @@ export async function syncTierSubscription(
             : "plan_changed";
       await setTier(trx, row.user_id, user.tier, tier, reason, now);
     }
-    if (sub.status === "past_due" && row.subscription_status !== "past_due" && tier !== "free")
+    if (sub.status === "past_due" && row.subscription_status !== "past_due" && tier !== "free") {
       await emitForOwnedTeams(trx, row.user_id, now, "billing.payment_failed", {
         billing: { user_id: row.user_id, tier, grace_ends_at: iso(grace) },
       });
-    if (live && sub.cancel_at_period_end && !(row.cancel_at_period_end && row.stripe_subscription_id === sub.id))
+      // One failed renewal per period: a second report of it (a retried sync) raises nothing more.
+      const dedupeKey = `billing:payment_failed:${sub.id}:${periodStart.toISOString()}`;
+      await alertTierBilling(trx, now, row.user_id, { kind: "payment_failed", tier: TIER_NAMES[tier], graceEndsAt: grace, dedupeKey });
+    }
+    if (live && sub.cancel_at_period_end && !(row.cancel_at_period_end && row.stripe_subscription_id === sub.id)) {
       await emitForOwnedTeams(trx, row.user_id, now, "billing.subscription_cancelled", {
         billing: { user_id: row.user_id, tier: paidTier, ends_at: periodEnd.toISOString() },
       });
+      await alertTierBilling(trx, now, row.user_id, { kind: "cancelled", tier: TIER_NAMES[paidTier], endsAt: periodEnd });
+    }
     await billingDb(trx)("creator_billing").where({ user_id: row.user_id }).update({
       stripe_subscription_id: sub.id,
       subscription_status: sub.status,

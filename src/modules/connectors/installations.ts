@@ -12,6 +12,7 @@ import { unscoped, type DomainContext } from "../../db/tenant.ts";
 import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { encrypt } from "../../security/crypto.ts";
 import { recordActivity } from "../activity/activity-log.ts";
+import { alertFirstInstallation } from "../alerts/producers.ts";
 import { emitEvent } from "../events/outbox.ts";
 import { projectsTable } from "../projects/projects.ts";
 import { assertProjectsVisible } from "../projects/tables.ts";
@@ -265,6 +266,7 @@ export async function installConnector(
     properties: { connector: key, installation_id: id, platform_account_name: account.accountName, settings: Object.keys(plan.settings).sort() },
   });
   await emitEvent(ctx, { type: "connector.installed", projectId, data: { installation } });
+  await alertFirstInstallation(ctx, row);
   return installation;
 }
 

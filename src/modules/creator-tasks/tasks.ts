@@ -4,6 +4,7 @@
 // revoked first (purchase ended, member banned) becomes void and cannot be completed.
 import { randomUUID } from "node:crypto";
 import type { DomainContext } from "../../db/tenant.ts";
+import { alertCreatorTask } from "../alerts/producers.ts";
 import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
 import { assertProjectsVisible } from "../projects/tables.ts";
 import { membersTable, type MemberRow } from "../members/tables.ts";
@@ -81,6 +82,7 @@ export async function openCreatorTask(
     updated_at: ctx.now,
   };
   await creatorTasksTable.insert(ctx, { ...row });
+  await alertCreatorTask(ctx, row);
   return presentTask(row, input.member, input.resource);
 }
 

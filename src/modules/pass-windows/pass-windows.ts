@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { notFound, validationFailed } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
+import { alertPassWindow } from "../alerts/producers.ts";
 import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { planById } from "../plans/plans.ts";
 import { passWindowsTable, type PassWindowRow } from "../plans/tables.ts";
@@ -77,6 +78,7 @@ export async function createPassWindow(ctx: DomainContext, projectId: string, pl
   await passWindowsTable.insert(ctx, row);
   const window = presentPassWindow({ ...row, team_id: ctx.actor.teamId });
   await recordWindowChange(ctx, window, "created");
+  await alertPassWindow(ctx, window);
   return window;
 }
 

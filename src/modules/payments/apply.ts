@@ -10,6 +10,7 @@
 import type { Db } from "../../db/tenant.ts";
 import { commitEffectsOf, createDomainContext, systemActor, unscoped, type CommitEffect, type DomainContext } from "../../db/tenant.ts";
 import { ApiError } from "../../errors.ts";
+import { alertSale } from "../alerts/producers.ts";
 import { countCouponRedemption } from "../coupons/checkout.ts";
 import { emitEvent } from "../events/outbox.ts";
 import { membersTable, type MemberRow } from "../members/tables.ts";
@@ -120,7 +121,7 @@ async function completeCheckout(db: Db, provider: ProviderName, event: Extract<P
   // The coupon the checkout was started with is redeemed now that it bought something (a superseded payment is refunded: not counted).
   if (checkout.coupon_id) await countCouponRedemption(ctx, checkout.coupon_id);
   const joined = await memberSubscribed(ctx, member, { subscriptionId: subscription.id, planId: plan.id, through: "a payment" });
-  if (event.payment)
+  if (event.payment) {
     await recordPayment(ctx, {
       plan,
       memberId: member.id,
@@ -129,6 +130,8 @@ async function completeCheckout(db: Db, provider: ProviderName, event: Extract<P
       paymentMethodId: checkout.payment_method_id,
       payment: event.payment,
     });
+    await alertSale(ctx, { provider, plan, memberId: member.id, renewal: false, payment: event.payment });
+  }
   await grantPlanResources(ctx, { subscription, member: joined, plan });
   return { outcome: "applied" as const, memberId: member.id, effects: commitEffectsOf(ctx) };
 }
@@ -148,6 +151,7 @@ async function renew(db: Db, provider: ProviderName, event: Extract<ProviderEven
     paymentMethodId: row.payment_method_id ?? null,
     payment: event.payment,
   });
+  await alertSale(ctx, { provider, plan, memberId: row.member_id, renewal: true, payment: event.payment });
   if (row.status === "expired") return { outcome: "applied" as const, memberId: row.member_id, effects: commitEffectsOf(ctx) };
   const later = row.ends_at === null || new Date(row.ends_at) < event.periodEndsAt;
   if (later || row.status === "past_due") {

@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { createPaymentMethod } from "../payment-methods/payment-methods.ts";
 import { ApiError, notFound, validationFailed } from "../../errors.ts";
 import { type DomainContext, type TenantTable } from "../../db/tenant.ts";
+import { alertFirstProject } from "../alerts/producers.ts";
 import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { requireGrowth } from "../teams/tier.ts";
 import { installationsTable } from "../connectors/tables.ts";
@@ -134,6 +135,7 @@ export async function createProject(ctx: DomainContext, input: ProjectInput): Pr
   // disabled until the creator enables it with the currencies and cycles it sells in
   // (PATCH .../payment-methods/{id}); other providers come from the dashboard's provider setup.
   await createPaymentMethod(ctx, id, { provider: "access_codes", name: "Access codes", enabled: false, currencies: [], billing_cycles: [] });
+  await alertFirstProject(ctx, project);
   return project;
 }
 

@@ -5,6 +5,7 @@ import { ApiError, notFound } from "../../errors.ts";
 import { randomToken, safeEqual, sha256Hex } from "../../security/crypto.ts";
 import type { AbilityValue } from "../../../generated/catalog.ts";
 import { recordActivity } from "../activity/activity-log.ts";
+import { alertTokenMinted } from "../alerts/producers.ts";
 import { holdsAbility, isAbility, isRetired } from "./abilities.ts";
 import { assertProjectsVisible } from "../projects/tables.ts";
 import { tokensTable } from "./tables.ts";
@@ -148,6 +149,7 @@ export async function mintToken(
     subjectId: token.id,
     properties: { name: request.name, kind: token.kind, abilities, scopes: token.scopes, expires_at: token.expires_at },
   });
+  await alertTokenMinted(ctx, { id: token.id, name: request.name, abilities });
   return { data: token, token: `${credentialPrefix("sbt", environment)}${token.id}_${secret}` };
 }
 

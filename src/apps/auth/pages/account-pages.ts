@@ -8,6 +8,7 @@ import { consumeBudget, type Window } from "../../../pipeline/rate-limit.ts";
 import type { RequestState } from "../../../http/request.ts";
 import { unscoped } from "../../../db/tenant.ts";
 import { checkPassword } from "../../../modules/account/sign-in.ts";
+import { alertSignIn } from "../../../modules/alerts/producers.ts";
 import { confirmSignUp, describeSignUp, requestSignUp, signUpProblems } from "../../../modules/account/sign-ups.ts";
 import { csrfField } from "./csrf.ts";
 import { requireCreator, signedInCreator } from "./creator.ts";
@@ -145,6 +146,7 @@ export async function startSignedInSession(ctx: Koa.Context, deps: AuthDeps, use
   const users = unscoped(deps.db, "the creator who just signed in");
   const user = (await users("users").where({ id: userId }).first("current_team_id")) as { current_team_id: string | null } | undefined;
   await establishSession(ctx, userId, user?.current_team_id ?? null);
+  await alertSignIn(deps.db, deps.now(), userId, { ip: (ctx.state as RequestState).clientIp, userAgent: ctx.get("user-agent") || undefined });
 }
 
 export function mountAccountPages(router: Router, deps: AuthDeps): void {

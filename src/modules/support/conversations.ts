@@ -47,6 +47,7 @@ export function presentMessage(row: MessageRow): Message {
     direction: row.direction,
     body: row.body,
     author_user_id: row.author_user_id,
+    canned_reply_id: row.canned_reply_id ?? null,
     created_at: iso(row.created_at)!,
   };
 }
@@ -65,7 +66,7 @@ export async function present(ctx: DomainContext, row: ConversationRow): Promise
   return (await presentAll(ctx, [row]))[0]!;
 }
 
-async function conversationById(ctx: DomainContext, projectId: string, id: string, lock = false): Promise<ConversationRow> {
+export async function conversationById(ctx: DomainContext, projectId: string, id: string, lock = false): Promise<ConversationRow> {
   const query = conversationsTable.rows(ctx).where({ id, project_id: projectId });
   if (lock) query.forUpdate();
   const row = (await query.first()) as ConversationRow | undefined;

@@ -3,6 +3,7 @@ import { domainContext, type OperationContext } from "../../pipeline/context.ts"
 import { listEnvelope, pageWindow } from "../../pipeline/pagination.ts";
 import { createCannedReply, deleteCannedReply, listCannedReplies, updateCannedReply } from "./canned-replies.ts";
 import { getConversation, listConversations, listMessages, updateConversation } from "./conversations.ts";
+import { replyToConversation } from "./replies.ts";
 
 export const handlers = {
   async list_support_conversations({ path, query }, ctx) {
@@ -19,6 +20,9 @@ export const handlers = {
   },
   async update_support_conversation({ path, body }, ctx) {
     return { data: await updateConversation(domainContext(ctx), path.project, path.conversation, body) };
+  },
+  async reply_to_support_conversation({ path, body }, ctx) {
+    return { data: await replyToConversation(domainContext(ctx), ctx.connectors, path.project, path.conversation, body) };
   },
   async list_canned_replies({ path, query }, ctx) {
     const { rows, total } = await listCannedReplies(domainContext(ctx), path.project, pageWindow(query));

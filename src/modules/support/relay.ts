@@ -5,7 +5,6 @@
 // banned member.
 import { randomUUID } from "node:crypto";
 import type { DomainContext } from "../../db/tenant.ts";
-import { alertSupportMessage } from "../alerts/producers.ts";
 import type { ConnectorRegistry } from "../connectors/registry.ts";
 import type { InstallationRow } from "../connectors/tables.ts";
 import { findOrCreateMember, type PlatformAccount } from "../members/members.ts";
@@ -15,7 +14,7 @@ import { conversationsTable, messagesTable, type ConversationRow, type MessageRo
 /** The longest message body kept (a Telegram message); longer text is cut. */
 export const MAX_BODY = 4096;
 const SUBJECT_LENGTH = 80;
-const PREVIEW_LENGTH = 140;
+export const PREVIEW_LENGTH = 140;
 
 export interface SupportMessageInput {
   installation: InstallationRow;
@@ -28,7 +27,7 @@ export type SupportReceipt =
   { kind: "dropped"; reason: "empty" | "no_relay" | "member_banned" } | { kind: "opened" | "appended"; conversation: Conversation; message: Message };
 
 /** `text` on one line, cut to `length` characters (an ellipsis marks a cut). */
-function cut(text: string, length: number): string {
+export function cut(text: string, length: number): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > length ? `${line.slice(0, length - 1)}…` : line;
 }
@@ -108,6 +107,5 @@ export async function receiveSupportMessage(
       ? { type: "support.message.received", description: `${who} wrote in conversation ${row.subject}`, data: { message: shown } }
       : { type: "support.conversation.opened", description: `${who} opened conversation ${row.subject}`, data: { message: shown } },
   );
-  await alertSupportMessage(ctx, { conversation: row, member: who, preview: last.last_message_preview, opened: !open });
   return { kind: open ? "appended" : "opened", conversation, message: shown };
 }

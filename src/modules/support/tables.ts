@@ -35,6 +35,8 @@ export interface MessageRow {
   direction: MessageDirection;
   body: string;
   author_user_id: string | null;
+  /** The canned reply a team's message was sent with (absent on a member's). */
+  canned_reply_id?: string | null;
   created_at: Date;
 }
 

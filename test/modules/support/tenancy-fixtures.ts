@@ -32,6 +32,7 @@ export const tenancyFixtures: AreaFixtures = {
   get_support_conversation: catalogFixture(conversationIn, conversationExists),
   list_support_messages: catalogFixture(conversationIn, conversationExists),
   update_support_conversation: catalogFixture(conversationIn, conversationExists, { body: () => ({ status: "closed" as const }) }),
+  reply_to_support_conversation: catalogFixture(conversationIn, conversationExists, { body: () => ({ body: "Here is a fresh invite link." }) }),
   list_canned_replies: catalogFixture(async (_scope, project) => ({ project }), projectExists),
   create_canned_reply: catalogFixture(async (_scope, project) => ({ project }), projectExists, { body: replyBody }),
   update_canned_reply: catalogFixture(replyIn, replyExists, { body: () => ({ body: "Changed." }) }),

@@ -50,10 +50,11 @@ function identityRow(ctx: Koa.Context, identity: IdentityRow): Html {
   const platform = platformName(identity.connector);
   return html`<tr>
     <th scope="row">
-      ${platform}${identity.is_primary ? html` <span class="badge">Primary</span>` : ""}<br />${identity.display_name ?? ""}
-      <span class="hint">(${identity.account_id})</span>
+      ${platform}${identity.is_primary ? html` <span class="badge">Primary</span>` : ""}<br /><span class="account"
+        >${identity.display_name ?? ""} <span class="hint">(${identity.account_id})</span></span
+      >
     </th>
-    <td>${new Date(identity.linked_at).toISOString().slice(0, 10)}</td>
+    <td><time datetime="${new Date(identity.linked_at).toISOString()}">${new Date(identity.linked_at).toISOString().slice(0, 10)}</time></td>
     <td>
       <form method="post" action="/identities/${identity.id}/unlink">
         ${csrfField(ctx)}<button type="submit" class="danger">
@@ -108,8 +109,8 @@ async function showIdentitiesPage(ctx: Koa.Context, deps: AuthDeps, creator: Sig
             : html`<p>No linked accounts yet.</p>`
         }
         <p class="hint">
-          Your primary account receives your alerts; with no routing of your own, critical alerts also go to your email. A linked account can use the
-          admin links of your team's bots.
+          Your alerts go to your primary account, and the critical ones (recovery, billing, security) to your email too, until you route them
+          otherwise. A linked account can also use the admin links of your team's bots.
         </p>
       </section>
       <section aria-labelledby="link-heading">

@@ -977,11 +977,7 @@ export interface paths {
          */
         get: operations["list_support_messages"];
         put?: never;
-        /**
-         * Reply to a member in a support conversation
-         * @description Sends the member a message from the team through the conversation's connector bot (the text of body, or of a canned reply) and records it as an outbound message of the open conversation. Emits support.message.sent.
-         */
-        post: operations["reply_to_support_conversation"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2422,6 +2418,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "recovery_setting.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A probe changed a recovery setting's status
+         * @description A recovery probe found the installation in another state than the last probe did (healthy, degraded or lost); data carries the setting after the probe, the previous status (null for the first probe) and the places that fail.
+         */
+        post: operations["recovery_setting_status_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "recovery_setting.updated": {
         parameters: {
             query?: never;
@@ -2816,26 +2832,6 @@ export interface webhooks {
          * @description A member's message joined their open conversation; data carries the conversation after it and the message.
          */
         post: operations["support_message_received"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "support.message.sent": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The team replied in a support conversation
-         * @description A person of the team replied to the member (reply_to_support_conversation); data carries the conversation after it and the message (direction out).
-         */
-        post: operations["support_message_sent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4187,6 +4183,15 @@ export interface components {
                 };
             };
         };
+        /** @description A gated place a probe found not working. */
+        RecoveryFailingPlace: {
+            /** @description The place on the platform (a resource's platform_ref). */
+            place: string;
+            /** @description The titles of the project's resources in that place. */
+            titles: string[];
+            /** @description What the probe found */
+            reason: string | null;
+        };
         /** @description Members whose platform account was lost can link a new one to their membership. */
         RecoveryIdentityRelink: {
             enabled: boolean;
@@ -4276,6 +4281,14 @@ export interface components {
          * @enum {string|null}
          */
         RecoveryStatus: "healthy" | "degraded" | "lost" | null;
+        RecoveryStatusChangedEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                recovery_setting: components["schemas"]["RecoverySetting"];
+                previous_status: components["schemas"]["RecoveryStatus"];
+                failing_places: components["schemas"]["RecoveryFailingPlace"][];
+            };
+        };
         Resource: {
             id: components["schemas"]["Uuid"];
             project_id: components["schemas"]["Uuid"];
@@ -4533,11 +4546,6 @@ export interface components {
              * @description The person of the team who answered (out); null for the member's messages.
              */
             author_user_id: string | null;
-            /**
-             * Format: uuid
-             * @description The canned reply whose text was sent (out); null otherwise, or once that reply was deleted.
-             */
-            canned_reply_id: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
         /**
@@ -4556,19 +4564,6 @@ export interface components {
             data: components["schemas"]["SupportMessage"][];
             links: components["schemas"]["ListLinks"];
             meta: components["schemas"]["ListMeta"];
-        };
-        SupportMessageResponse: {
-            data: components["schemas"]["SupportMessage"];
-        };
-        /** @description Exactly one of body and canned_reply_id. */
-        SupportReply: {
-            /** @description The text sent to the member (at most the connector's message length). */
-            body?: string;
-            /**
-             * Format: uuid
-             * @description A canned reply of the project whose text is sent instead.
-             */
-            canned_reply_id?: string;
         };
         Team: {
             id: components["schemas"]["Uuid"];
@@ -4902,7 +4897,7 @@ export interface components {
          * @description What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).
          * @enum {string}
          */
-        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "billing.payment_failed" | "billing.subscription_cancelled" | "billing.tier_changed" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment.*" | "payment.dispute_closed" | "payment.disputed" | "payment.failed" | "payment.refunded" | "payment.succeeded" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.reactivated" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "support.message.sent" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
+        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "billing.payment_failed" | "billing.subscription_cancelled" | "billing.tier_changed" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment.*" | "payment.dispute_closed" | "payment.disputed" | "payment.failed" | "payment.refunded" | "payment.succeeded" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.status_changed" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.reactivated" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
         /** @description Events the endpoint receives; names or groups (plan.*), billing.* with billing:read. */
         WebhookEventFilters: components["schemas"]["WebhookEventFilter"][];
         WebhookEventPage: {
@@ -8988,60 +8983,6 @@ export interface operations {
             503: components["responses"]["ServiceBusy"];
         };
     };
-    reply_to_support_conversation: {
-        parameters: {
-            query?: never;
-            header: {
-                /**
-                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
-                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
-                 */
-                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                /** @description The project's id. */
-                project: components["schemas"]["Uuid"];
-                /** @description The conversation's id. */
-                conversation: components["schemas"]["Uuid"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "body": "Here is a fresh invite link; it works once and for 24 hours."
-                 *     }
-                 */
-                "application/json": components["schemas"]["SupportReply"];
-            };
-        };
-        responses: {
-            /** @description The message sent. */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SupportMessageResponse"];
-                };
-            };
-            400: components["responses"]["IdempotencyKeyMissing"];
-            401: components["responses"]["AuthenticationRequired"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            409: components["responses"]["IdempotencyKeyReused"];
-            422: components["responses"]["ValidationFailed"];
-            425: components["responses"]["IdempotencyReplayInProgress"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceBusy"];
-        };
-    };
     list_transactions: {
         parameters: {
             query?: {
@@ -13002,6 +12943,73 @@ export interface operations {
             };
         };
     };
+    recovery_setting_status_changed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0G",
+                 *       "type": "recovery_setting.status_changed",
+                 *       "created_at": "2026-11-24T10:15:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "recovery_setting": {
+                 *           "id": "2f9c1e7a-5b3d-4c8e-9a1f-6d2b4e8c0a13",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "installation_id": "9b1d3f5a-7c2e-4a6b-8d0f-1e3a5c7b9d2f",
+                 *           "connector": "telegram",
+                 *           "probes": {
+                 *             "enabled": true,
+                 *             "interval_minutes": 15
+                 *           },
+                 *           "standby_installation_id": null,
+                 *           "resource_standby": [],
+                 *           "mirror": {
+                 *             "enabled": false,
+                 *             "source_resource_id": null,
+                 *             "target_resource_id": null
+                 *           },
+                 *           "identity_relink": {
+                 *             "enabled": false
+                 *           },
+                 *           "status": "degraded",
+                 *           "last_probe_at": "2026-11-24T10:15:00.000Z",
+                 *           "created_at": "2026-11-24T10:00:00.000Z",
+                 *           "updated_at": "2026-11-24T10:00:00.000Z"
+                 *         },
+                 *         "previous_status": "healthy",
+                 *         "failing_places": [
+                 *           {
+                 *             "place": "-1001234567890",
+                 *             "titles": [
+                 *               "VIP chat"
+                 *             ],
+                 *             "reason": "the bot is no longer in the chat"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoveryStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     recovery_setting_updated: {
         parameters: {
             query?: never;
@@ -13840,7 +13848,6 @@ export interface operations {
                  *           "direction": "in",
                  *           "body": "My invite link expired",
                  *           "author_user_id": null,
-                 *           "canned_reply_id": null,
                  *           "created_at": "2026-11-23T09:00:00.000Z"
                  *         }
                  *       }
@@ -14003,67 +14010,6 @@ export interface operations {
                  *           "direction": "in",
                  *           "body": "My invite link expired",
                  *           "author_user_id": null,
-                 *           "canned_reply_id": null,
-                 *           "created_at": "2026-11-23T09:00:00.000Z"
-                 *         }
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["SupportMessageEvent"];
-            };
-        };
-        responses: {
-            /** @description Any 2xx acknowledges the delivery. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    support_message_sent: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
-                 *       "type": "support.conversation.opened",
-                 *       "created_at": "2026-11-23T09:00:00.000Z",
-                 *       "api_version": "2026-11-23",
-                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
-                 *       "data": {
-                 *         "conversation": {
-                 *           "id": "3c9e1d2a-7b4f-4e8a-9c1d-2e3f4a5b6c7d",
-                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
-                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
-                 *           "member_display_name": "Lin",
-                 *           "connector_key": "telegram",
-                 *           "installation_id": "2b7c1f0e-5d4a-4c3b-8a9e-1f2d3c4b5a69",
-                 *           "subject": "My invite link expired",
-                 *           "status": "open",
-                 *           "assignee_id": null,
-                 *           "message_count": 1,
-                 *           "last_message_preview": "My invite link expired",
-                 *           "last_message_direction": "in",
-                 *           "last_message_at": "2026-11-23T09:00:00.000Z",
-                 *           "closed_at": null,
-                 *           "created_at": "2026-11-23T09:00:00.000Z",
-                 *           "updated_at": "2026-11-23T09:00:00.000Z"
-                 *         },
-                 *         "message": {
-                 *           "id": "5f0a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c",
-                 *           "conversation_id": "3c9e1d2a-7b4f-4e8a-9c1d-2e3f4a5b6c7d",
-                 *           "direction": "in",
-                 *           "body": "My invite link expired",
-                 *           "author_user_id": null,
-                 *           "canned_reply_id": null,
                  *           "created_at": "2026-11-23T09:00:00.000Z"
                  *         }
                  *       }

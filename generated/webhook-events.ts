@@ -97,6 +97,8 @@ export interface WebhookEventSchemas {
   "recovery_setting.created": Schemas["RecoverySettingEvent"];
   /** A recovery setting was deleted. */
   "recovery_setting.deleted": Schemas["RecoverySettingEvent"];
+  /** A probe changed a recovery setting's status. */
+  "recovery_setting.status_changed": Schemas["RecoveryStatusChangedEvent"];
   /** A recovery setting was changed. */
   "recovery_setting.updated": Schemas["RecoverySettingEvent"];
   /** A resource was added. */
@@ -137,8 +139,6 @@ export interface WebhookEventSchemas {
   "support.conversation.unassigned": Schemas["SupportAssignmentEvent"];
   /** A member wrote in an open support conversation. */
   "support.message.received": Schemas["SupportMessageEvent"];
-  /** The team replied in a support conversation. */
-  "support.message.sent": Schemas["SupportMessageEvent"];
   /** A team was created. */
   "team.created": Schemas["TeamEvent"];
   /** A team was deleted. */
@@ -203,6 +203,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "project.updated",
   "recovery_setting.created",
   "recovery_setting.deleted",
+  "recovery_setting.status_changed",
   "recovery_setting.updated",
   "resource.created",
   "resource.deleted",
@@ -223,7 +224,6 @@ export const WEBHOOK_EVENT_TYPES = [
   "support.conversation.reopened",
   "support.conversation.unassigned",
   "support.message.received",
-  "support.message.sent",
   "team.created",
   "team.deleted",
   "team.member.invited",

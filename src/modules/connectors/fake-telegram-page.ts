@@ -96,6 +96,8 @@ export function telegramSimPage(source: SimPageSource) {
       {
         links: Map<string, { state: string; usedBy: string[]; expireDate: number | null; memberLimit: number | null }>;
         members: Map<number, { user: string; state: string }>;
+        /** The bot looked itself up there (a recovery probe's getChatMember): a place it manages. */
+        probed?: boolean;
       }
     >();
     const chat = (id: unknown) => {
@@ -126,6 +128,7 @@ export function telegramSimPage(source: SimPageSource) {
         const limits = { expireDate: made.expire_date ?? null, memberLimit: made.member_limit ?? null };
         chat(params.chat_id).links.set(made.invite_link, { state: "active", usedBy: [], ...limits });
       }
+      if (call!.name === "getChatMember") chat(params.chat_id).probed = true;
       if (call!.name === "revokeChatInviteLink") {
         const link = chat(params.chat_id).links.get(String(params.invite_link));
         if (link) link.state = "revoked";
@@ -185,7 +188,7 @@ export function telegramSimPage(source: SimPageSource) {
     const sections = bots.map((botId) => {
       const username = source.botUsername(botId);
       const talking = [...users.values()].filter((u) => actions.some((a) => a.botId === botId && a.user.id === u.id));
-      const chats = [...communities(botId)].filter(([, c]) => c.links.size || c.members.size);
+      const chats = [...communities(botId)].filter(([, c]) => c.links.size || c.members.size || c.probed);
       return `<section aria-labelledby="bot-${botId}"><h2 id="bot-${botId}">@${escape(username)}</h2>
 <p class="hint">Webhook: ${escape(source.webhooks.get(botId)!.url)}</p>
 <form method="post" action="/_sim/telegram/send"><input type="hidden" name="bot" value="${botId}"><div class="grid">

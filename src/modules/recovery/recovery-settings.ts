@@ -44,7 +44,7 @@ export function presentSetting(row: RecoverySettingRow, pairs: readonly StandbyP
 export type RecoverySetting = ReturnType<typeof presentSetting>;
 
 /** The standby pairs of these settings, in each setting's order. */
-async function pairsOf(ctx: DomainContext, settingIds: readonly string[]): Promise<Map<string, StandbyPair[]>> {
+export async function pairsOf(ctx: DomainContext, settingIds: readonly string[]): Promise<Map<string, StandbyPair[]>> {
   const byId = new Map(settingIds.map((id) => [id, [] as StandbyPair[]]));
   if (settingIds.length === 0) return byId;
   const rows = (await resourceStandbysTable

@@ -1,0 +1,156 @@
+// Recovery probes (issue 34): every installation whose recovery setting has probes on is checked
+// through its driver once per interval_minutes (the bot's token, the bot still an administrator of
+// each gated place). The verdict fills the setting's status and last_probe_at; a change records its
+// activity entry and event, and a change for the worse raises a recovery alert (email and the
+// creators' connected accounts) in the same transaction. An unreachable platform is no verdict.
+import type { Logger } from "pino";
+import { createDomainContext, systemActor, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
+import type { AccessSyncEnvironment } from "../connectors/access-sync.ts";
+import { installationSession } from "../connectors/bot/session.ts";
+import { PlatformError, type ProbeResult } from "../connectors/drivers/driver.ts";
+import type { InstallationRow } from "../connectors/tables.ts";
+import { recordActivity } from "../activity/activity-log.ts";
+import { emitEvent } from "../events/outbox.ts";
+import { raiseAlert } from "../alerts/raise.ts";
+import { probeAlert, type ProbedPlace } from "./probe-alerts.ts";
+import { pairsOf, presentSetting } from "./recovery-settings.ts";
+import { recoverySettingsTable, type RecoverySettingRow, type RecoveryStatus } from "./tables.ts";
+
+/** Modes whose resources are places the bot must administer (a role or a creator task is no place). */
+const PLACE_MODES = ["bearer_link", "membership"];
+
+/** How bad a status is: an alert follows a rise. */
+const SEVERITY: Record<RecoveryStatus, number> = { healthy: 0, degraded: 1, lost: 2 };
+
+type DueSetting = RecoverySettingRow & { installation: InstallationRow; project_name: string };
+
+/** healthy: every place works; degraded: some do not; lost: the account failed or no place works. */
+export function probeVerdict(result: ProbeResult): RecoveryStatus {
+  if (!result.account.ok) return "lost";
+  const failing = result.places.filter((p) => !p.ok).length;
+  if (failing === 0) return "healthy";
+  return failing === result.places.length ? "lost" : "degraded";
+}
+
+/** Which settings a run looks at: every team's by default. */
+export interface ProbeScope {
+  /** Only this team's settings (a test on a shared database). */
+  teamId?: string;
+  /** At most this many settings per run. */
+  limit?: number;
+}
+
+async function dueSettings(db: Db, now: Date, scope: ProbeScope): Promise<DueSetting[]> {
+  const across = unscoped(db, "recovery probes: the due settings of every team");
+  const query = across("recovery_settings as s")
+    .join("connector_installations as i", "i.id", "s.installation_id")
+    .join("projects as p", "p.id", "s.project_id")
+    .where({ "s.probes_enabled": true, "i.status": "active" })
+    .where((q) => q.whereNull("s.last_probe_at").orWhereRaw("s.last_probe_at + s.probe_interval_minutes * interval '1 minute' <= ?", [now]))
+    .orderByRaw("s.last_probe_at asc nulls first")
+    .limit(scope.limit ?? 100)
+    .select("s.*", "p.name as project_name", across.raw("row_to_json(i.*) as installation"));
+  if (scope.teamId) query.where("s.team_id", scope.teamId);
+  return (await query) as DueSetting[];
+}
+
+/** The installation's gated places: its project's active resources of the connector that name one. */
+async function gatedPlaces(db: Db, setting: DueSetting): Promise<Map<string, string[]>> {
+  const rows = (await unscoped(
+    db,
+    "recovery probes: the places of a due setting's project",
+  )("resources")
+    .where({ project_id: setting.project_id, connector_key: setting.connector_key, active: true })
+    .whereNotNull("platform_ref")
+    .whereIn("grant_mode", PLACE_MODES)
+    .orderBy("created_at")
+    .select("platform_ref", "title")) as { platform_ref: string; title: string }[];
+  const places = new Map<string, string[]>();
+  for (const row of rows) places.set(row.platform_ref, [...(places.get(row.platform_ref) ?? []), row.title]);
+  return places;
+}
+
+/** The probe through the installation's driver; null when the platform gave no verdict (unreachable). */
+async function probeInstallation(env: AccessSyncEnvironment, setting: DueSetting, places: string[], logger?: Logger): Promise<ProbeResult | null> {
+  try {
+    return await installationSession(env, setting.installation).probe(places);
+  } catch (err) {
+    if (!(err instanceof PlatformError)) throw err;
+    if (err.kind === "unreachable" || err.kind === "not_configured") {
+      logger?.warn(
+        { installation_id: setting.installation_id, kind: err.kind, err: err.message },
+        "recovery probe gave no verdict; tried again next run",
+      );
+      return null;
+    }
+    // The session could not even open (no token stored, no server): the installation does not work.
+    return { account: { ok: false, reason: err.message }, places: places.map((place) => ({ place, ok: false, reason: err.message })) };
+  }
+}
+
+/** Writes the verdict; on a change, its entry, its event and (worse, or healthy again) the alert. Answers whether a row changed. */
+async function recordVerdict(
+  ctx: DomainContext,
+  setting: DueSetting,
+  status: RecoveryStatus,
+  places: ProbedPlace[],
+  account: ProbeResult["account"],
+) {
+  const previous = setting.status;
+  // Only from the status this run read: a worker that probed in between has the newer word.
+  const matching = recoverySettingsTable.rows(ctx).where({ id: setting.id, probes_enabled: true });
+  if (previous === null) matching.whereNull("status");
+  else matching.where({ status: previous });
+  if ((await matching.update({ status, last_probe_at: ctx.now })) === 0) return false;
+  if (status === previous) return true;
+  const { installation: _installation, project_name: _name, ...row } = setting;
+  const shown = presentSetting({ ...row, status, last_probe_at: ctx.now }, (await pairsOf(ctx, [setting.id])).get(setting.id)!);
+  const failing = places.filter((p) => !p.ok).map((p) => ({ place: p.place, titles: p.titles, reason: p.reason ?? null }));
+  await recordActivity(ctx, {
+    event: "recovery_setting_status_changed",
+    description: `Recovery probe of ${setting.connector_key}: ${previous ?? "not probed"} to ${status}`,
+    subjectType: "project",
+    subjectId: setting.project_id,
+    projectId: setting.project_id,
+    properties: { recovery_setting: shown, previous_status: previous, failing_places: failing },
+  });
+  const data = { recovery_setting: shown, previous_status: previous, failing_places: failing };
+  await emitEvent(ctx, { type: "recovery_setting.status_changed", projectId: setting.project_id, data });
+  const worse = SEVERITY[status] > (previous === null ? 0 : SEVERITY[previous]);
+  const recovered = status === "healthy" && previous !== null;
+  if (worse || recovered) {
+    const alert = probeAlert({ setting, projectName: setting.project_name, installation: setting.installation, status, account, places });
+    await raiseAlert(
+      ctx,
+      ctx.now,
+      { team: setting.team_id },
+      {
+        class: "recovery",
+        ...alert,
+        teamId: setting.team_id,
+        projectId: setting.project_id,
+        // One alert per transition: the installation, the status it reached and when.
+        dedupeKey: `recovery:${setting.installation_id}:${status}:${ctx.now.toISOString()}`,
+      },
+    );
+  }
+  return true;
+}
+
+/** One run: probes what is due at `now` (at most `limit`); answers how many settings it wrote. */
+export async function runRecoveryProbes(db: Db, env: AccessSyncEnvironment, now: Date, scope: ProbeScope = {}, logger?: Logger) {
+  let changed = 0;
+  for (const setting of await dueSettings(db, now, scope)) {
+    const places = await gatedPlaces(db, setting);
+    // Platform calls run outside any transaction; the verdict is written in one short one.
+    const result = await probeInstallation(env, setting, [...places.keys()], logger);
+    if (!result) continue;
+    const probed: ProbedPlace[] = result.places.map((p) => ({ ...p, titles: places.get(p.place) ?? [] }));
+    const status = probeVerdict(result);
+    const wrote = await db.transaction((trx) =>
+      recordVerdict(createDomainContext(trx, systemActor(setting.team_id), now), setting, status, probed, result.account),
+    );
+    if (wrote) changed++;
+  }
+  return changed;
+}

@@ -1,0 +1,180 @@
+// Recovery probes against the fake platform: the verdict (healthy, degraded, lost) and
+// last_probe_at on the setting, one recovery alert per change for the worse (the alert row, a mail
+// to the creator, a bot message to their linked Telegram account), nothing more while the state
+// holds, and no verdict when the platform cannot be reached. The clock is the run's `now`.
+import assert from "node:assert/strict";
+import { randomInt } from "node:crypto";
+import { runRecoveryProbes } from "../../../src/modules/recovery/probes.ts";
+import { scheduledJobs } from "../../../src/modules/recovery/jobs.ts";
+import { testDatabase } from "../../helpers/backends.ts";
+import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
+import { testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
+import { TEST_APP_KEY } from "../../helpers/server.ts";
+import { useApiWithCreator } from "../../helpers/suite.ts";
+import { link } from "../account/support.ts";
+import { installTelegram, newProject } from "../connectors/support.ts";
+import { createResource } from "../resources/support.ts";
+import { createSetting } from "./support.ts";
+
+const T0 = new Date("2026-12-01T10:00:00.000Z");
+const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);
+
+describe("recovery probes", function () {
+  this.timeout(60_000);
+  const suite = useApiWithCreator({ creator: { label: "probes" } });
+  const telegramAccount = String(randomInt(100_000_000, 999_999_999));
+  before(() => link(suite.creator, { account: telegramAccount }));
+  // Each test's project is probed alone: the settings of the tests before it stop being due.
+  afterEach(async () => {
+    const { db } = await testDatabase();
+    await db("recovery_settings").where({ team_id: suite.creator.teamId }).update({ probes_enabled: false });
+  });
+
+  const env = async () => ({ platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY });
+  const run = async (now: Date, environment?: Awaited<ReturnType<typeof env>>) => {
+    const { db } = await testDatabase();
+    return runRecoveryProbes(db, environment ?? (await env()), now, { teamId: suite.creator.teamId });
+  };
+
+  /** A new project running Telegram with two gated chats and a setting with probes on. */
+  async function probedProject(probes: Record<string, unknown> = { enabled: true }) {
+    const project = await newProject(suite.creator, `Probed ${randomInt(1e6)}`);
+    const { installation, bot } = await installTelegram(suite.client, project);
+    const chats = [`-100${randomInt(1e9)}`, `-100${randomInt(1e9)}`];
+    await createResource(suite.client, project, { kind: "channel", title: "VIP channel", platform_ref: chats[0] });
+    await createResource(suite.client, project, { kind: "group", title: "Members' group", platform_ref: chats[1] });
+    const setting = await createSetting(suite.client, project, { probes });
+    return { project, installation, bot, chats, setting };
+  }
+
+  async function state(settingId: string) {
+    const { db } = await testDatabase();
+    const row = await db("recovery_settings").where({ id: settingId }).first("status", "last_probe_at");
+    return { status: row.status as string | null, last_probe_at: row.last_probe_at === null ? null : new Date(row.last_probe_at).toISOString() };
+  }
+
+  /** What the creator was sent about the project: recovery alerts, mails and queued bot messages. */
+  async function sent(project: string) {
+    const { db } = await testDatabase();
+    const alerts = await db("creator_alerts")
+      .where({ user_id: suite.creator.userId, about_project_id: project, class: "recovery" })
+      .orderBy("created_at");
+    const bodies = alerts.map((a: { body: string }) => a.body);
+    const mails = await db("mail_outbox")
+      .where({ to_address: suite.creator.email })
+      .whereIn("body", bodies.length ? bodies : [""]);
+    const ids = alerts.map((a: { id: string }) => a.id);
+    const messages = await db("bot_messages")
+      .where({ project_id: project, recipient: telegramAccount, subject_type: "creator_alert" })
+      .whereIn("subject_id", ids.length ? ids : ["00000000-0000-0000-0000-000000000000"]);
+    return { alerts, mails, messages };
+  }
+
+  it("finds a working installation healthy: status and last_probe_at set, an event, no alert", async () => {
+    const { project, setting, bot, chats } = await probedProject();
+    const platform = await testPlatform();
+    const mark = platform.calls.length;
+    assert.equal(await run(T0), 1);
+    assert.deepEqual(await state(setting.id), { status: "healthy", last_probe_at: T0.toISOString() });
+    const calls = platform.calls.slice(mark).filter((c) => c.bot === String(bot.id));
+    assert.deepEqual(
+      calls.map((c) => [c.name, c.params.chat_id ?? null]),
+      [["getMe", null], ...chats.map((chat) => ["getChatMember", chat])],
+    );
+    assert.deepEqual((await sent(project)).alerts, []);
+    const [event, ...more] = (await eventsOf(suite.creator.teamId, "recovery_setting.status_changed")).filter((e) => e.project_id === project);
+    assert.deepEqual(more, []);
+    assertValidEvent(event!);
+    assert.deepEqual([event!.data.previous_status, event!.data.recovery_setting.status, event!.data.failing_places], [null, "healthy", []]);
+    const res = await suite.client.get(`/v1/projects/${project}/recovery-settings/${setting.id}`);
+    assert.deepEqual([res.body.data.status, res.body.data.last_probe_at], ["healthy", T0.toISOString()]);
+    assert.equal(await run(minutes(5)), 0, "not due again before interval_minutes (15)");
+  });
+
+  it("a bot removed from a gated chat (the simulated page's button): degraded, one recovery alert by mail and bot, nothing more while it holds; back to healthy says so", async () => {
+    const { project, setting, bot, chats } = await probedProject();
+    await run(T0);
+    const platform = await testPlatform();
+    const removal = await fetch(`${platform.url}/_sim/telegram/bot-status`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ bot: String(bot.id), chat: chats[0]!, status: "kicked" }).toString(),
+      redirect: "manual",
+    });
+    assert.equal(removal.status, 303, await removal.text());
+    assert.match(await (await fetch(`${platform.url}/_sim/telegram`)).text(), /Add the bot back as an administrator/);
+
+    assert.equal(await run(minutes(15)), 1);
+    assert.deepEqual(await state(setting.id), { status: "degraded", last_probe_at: minutes(15).toISOString() });
+    const first = await sent(project);
+    assert.equal(first.alerts.length, 1);
+    const [alert] = first.alerts;
+    assert.equal(alert.class, "recovery");
+    assert.match(alert.title, /places lost/);
+    assert.match(alert.body, new RegExp(`VIP channel \\(${chats[0]}\\): Forbidden: bot was kicked`));
+    assert.doesNotMatch(alert.body, new RegExp(chats[1]!));
+    assert.match(alert.body, new RegExp(`Add @${bot.username} \\(https://t.me/${bot.username}\\) back to each place above as an administrator`));
+    assert.equal(first.mails.length, 1, "recovery is critical: always also by email");
+    assert.deepEqual(
+      first.messages.map((m: { purpose: string; status: string; text: string }) => [m.purpose, m.status, m.text.split("\n")[0]]),
+      [["alert", "queued", alert.title]],
+    );
+
+    assert.equal(await run(minutes(30)), 1, "the probe runs again and moves last_probe_at");
+    assert.deepEqual(await state(setting.id), { status: "degraded", last_probe_at: minutes(30).toISOString() });
+    const again = await sent(project);
+    assert.deepEqual([again.alerts.length, again.mails.length, again.messages.length], [1, 1, 1], "the same state raises nothing more");
+
+    platform.setTelegramBotStatus(bot.id, chats[0]!, "administrator");
+    assert.equal(await run(minutes(45)), 1);
+    assert.equal((await state(setting.id)).status, "healthy");
+    const back = await sent(project);
+    assert.equal(back.alerts.length, 2);
+    assert.match(back.alerts[1].title, /works again/);
+    const statuses = (await eventsOf(suite.creator.teamId, "recovery_setting.status_changed"))
+      .filter((e) => e.project_id === project)
+      .map((e) => [e.data.previous_status, e.data.recovery_setting.status]);
+    assert.deepEqual(statuses, [
+      [null, "healthy"],
+      ["healthy", "degraded"],
+      ["degraded", "healthy"],
+    ]);
+  });
+
+  it("a revoked bot token: lost, with what to do (a new token)", async () => {
+    const { project, setting, bot } = await probedProject();
+    await run(T0);
+    (await testPlatform()).revokeTelegramToken(bot.token);
+    assert.equal(await run(minutes(15)), 1);
+    assert.equal((await state(setting.id)).status, "lost");
+    const { alerts, mails, messages } = await sent(project);
+    assert.equal(alerts.length, 1);
+    assert.match(alerts[0].title, /Telegram installation lost/);
+    assert.match(alerts[0].body, /Telegram refused the bot token/);
+    assert.match(alerts[0].body, new RegExp(`PATCH /v1/projects/${project}/connectors/telegram with fields.bot_token`));
+    assert.deepEqual([mails.length, messages.length], [1, 1]);
+  });
+
+  it("an unreachable platform is no verdict: status and last_probe_at stay, nothing is raised", async () => {
+    const { project, setting } = await probedProject();
+    await run(T0);
+    const gone = await env();
+    gone.platforms = { ...gone.platforms, telegramApiUrl: "http://127.0.0.1:9" };
+    assert.equal(await run(minutes(15), gone), 0);
+    assert.deepEqual(await state(setting.id), { status: "healthy", last_probe_at: T0.toISOString() });
+    assert.deepEqual((await sent(project)).alerts, []);
+  });
+
+  it("probes follow the setting: none while probes are off", async () => {
+    const { setting } = await probedProject({ enabled: false });
+    assert.equal(await run(T0), 0);
+    assert.deepEqual(await state(setting.id), { status: null, last_probe_at: null });
+  });
+
+  it("is the scheduled job recovery.probe, every 5 minutes, needing the platform settings", async () => {
+    const [job, ...others] = scheduledJobs;
+    assert.deepEqual([job!.name, job!.cron, others.length], ["recovery.probe", "*/5 * * * *", 0]);
+    const { db } = await testDatabase();
+    await assert.rejects(job!.run({ db, now: T0 }), /without the platform settings/);
+  });
+});

@@ -977,7 +977,11 @@ export interface paths {
          */
         get: operations["list_support_messages"];
         put?: never;
-        post?: never;
+        /**
+         * Reply to a member in a support conversation
+         * @description Sends the member a message from the team through the conversation's connector bot (the text of body, or of a canned reply) and records it as an outbound message of the open conversation. Emits support.message.sent.
+         */
+        post: operations["reply_to_support_conversation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2838,6 +2842,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "support.message.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The team replied in a support conversation
+         * @description A person of the team replied to the member (reply_to_support_conversation); data carries the conversation after it and the message (direction out).
+         */
+        post: operations["support_message_sent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "team.created": {
         parameters: {
             query?: never;
@@ -4546,6 +4570,11 @@ export interface components {
              * @description The person of the team who answered (out); null for the member's messages.
              */
             author_user_id: string | null;
+            /**
+             * Format: uuid
+             * @description The canned reply whose text was sent (out); null otherwise, or once that reply was deleted.
+             */
+            canned_reply_id: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
         /**
@@ -4564,6 +4593,19 @@ export interface components {
             data: components["schemas"]["SupportMessage"][];
             links: components["schemas"]["ListLinks"];
             meta: components["schemas"]["ListMeta"];
+        };
+        SupportMessageResponse: {
+            data: components["schemas"]["SupportMessage"];
+        };
+        /** @description Exactly one of body and canned_reply_id. */
+        SupportReply: {
+            /** @description The text sent to the member (at most the connector's message length). */
+            body?: string;
+            /**
+             * Format: uuid
+             * @description A canned reply of the project whose text is sent instead.
+             */
+            canned_reply_id?: string;
         };
         Team: {
             id: components["schemas"]["Uuid"];
@@ -4897,7 +4939,7 @@ export interface components {
          * @description What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).
          * @enum {string}
          */
-        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "billing.payment_failed" | "billing.subscription_cancelled" | "billing.tier_changed" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment.*" | "payment.dispute_closed" | "payment.disputed" | "payment.failed" | "payment.refunded" | "payment.succeeded" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.status_changed" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.reactivated" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
+        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "billing.payment_failed" | "billing.subscription_cancelled" | "billing.tier_changed" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment.*" | "payment.dispute_closed" | "payment.disputed" | "payment.failed" | "payment.refunded" | "payment.succeeded" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.status_changed" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.reactivated" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "support.message.sent" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
         /** @description Events the endpoint receives; names or groups (plan.*), billing.* with billing:read. */
         WebhookEventFilters: components["schemas"]["WebhookEventFilter"][];
         WebhookEventPage: {
@@ -8978,6 +9020,60 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    reply_to_support_conversation: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The conversation's id. */
+                conversation: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "body": "Here is a fresh invite link; it works once and for 24 hours."
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportReply"];
+            };
+        };
+        responses: {
+            /** @description The message sent. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SupportMessageResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceBusy"];
@@ -13848,6 +13944,7 @@ export interface operations {
                  *           "direction": "in",
                  *           "body": "My invite link expired",
                  *           "author_user_id": null,
+                 *           "canned_reply_id": null,
                  *           "created_at": "2026-11-23T09:00:00.000Z"
                  *         }
                  *       }
@@ -14010,6 +14107,67 @@ export interface operations {
                  *           "direction": "in",
                  *           "body": "My invite link expired",
                  *           "author_user_id": null,
+                 *           "canned_reply_id": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportMessageEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    support_message_sent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                 *       "type": "support.conversation.opened",
+                 *       "created_at": "2026-11-23T09:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "conversation": {
+                 *           "id": "3c9e1d2a-7b4f-4e8a-9c1d-2e3f4a5b6c7d",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                 *           "member_display_name": "Lin",
+                 *           "connector_key": "telegram",
+                 *           "installation_id": "2b7c1f0e-5d4a-4c3b-8a9e-1f2d3c4b5a69",
+                 *           "subject": "My invite link expired",
+                 *           "status": "open",
+                 *           "assignee_id": null,
+                 *           "message_count": 1,
+                 *           "last_message_preview": "My invite link expired",
+                 *           "last_message_direction": "in",
+                 *           "last_message_at": "2026-11-23T09:00:00.000Z",
+                 *           "closed_at": null,
+                 *           "created_at": "2026-11-23T09:00:00.000Z",
+                 *           "updated_at": "2026-11-23T09:00:00.000Z"
+                 *         },
+                 *         "message": {
+                 *           "id": "5f0a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c",
+                 *           "conversation_id": "3c9e1d2a-7b4f-4e8a-9c1d-2e3f4a5b6c7d",
+                 *           "direction": "in",
+                 *           "body": "My invite link expired",
+                 *           "author_user_id": null,
+                 *           "canned_reply_id": null,
                  *           "created_at": "2026-11-23T09:00:00.000Z"
                  *         }
                  *       }

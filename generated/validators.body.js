@@ -3825,7 +3825,7 @@ export const create_webhook_endpoint__body = validate_create_webhook_endpoint__b
 const schema_create_webhook_endpoint__body = {"$id":"create_webhook_endpoint__body","$ref":"urn:subbridge:schema:WebhookEndpointCreate"};
 const schema_urn_subbridge_schema_WebhookEndpointCreate = {"type":"object","required":["name","url","events"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"url":{"type":"string","minLength":1,"maxLength":2048,"description":"An https URL on a public host."},"events":{"$ref":"urn:subbridge:schema:WebhookEventFilters"},"allowed_ips":{"$ref":"urn:subbridge:schema:WebhookAllowedIps"},"project_id":{"$ref":"urn:subbridge:schema:Uuid","description":"Receive only this project's events (required for a token restricted to projects)."}},"$id":"urn:subbridge:schema:WebhookEndpointCreate"};
 const schema_urn_subbridge_schema_WebhookEventFilters = {"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"description":"Events the endpoint receives; names or groups (plan.*), billing.* with billing:read.","items":{"$ref":"urn:subbridge:schema:WebhookEventFilter","type":"string"},"$id":"urn:subbridge:schema:WebhookEventFilters"};
-const schema_urn_subbridge_schema_WebhookEventFilter = {"type":"string","description":"What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).","enum":["access_code.*","access_code.deleted","access_code.expired","access_code.generated","access_code.redeemed","billing.*","billing.payment_failed","billing.subscription_cancelled","billing.tier_changed","connector.*","connector.installed","connector.uninstalled","connector.updated","coupon.*","coupon.created","coupon.deleted","coupon.updated","creator_task.*","creator_task.completed","group.*","group.created","group.deleted","group.updated","member.*","member.banned","member.churned","member.joined","member.resource_added","member.resource_removed","member.unbanned","pass_window.*","pass_window.created","pass_window.deleted","pass_window.updated","payment.*","payment.dispute_closed","payment.disputed","payment.failed","payment.refunded","payment.succeeded","payment_method.*","payment_method.created","payment_method.deleted","payment_method.updated","plan.*","plan.archived","plan.created","plan.deleted","plan.published","plan.updated","project.*","project.archived","project.created","project.deleted","project.restored","project.updated","recovery_setting.*","recovery_setting.created","recovery_setting.deleted","recovery_setting.status_changed","recovery_setting.updated","resource.*","resource.created","resource.deleted","resource.updated","role.*","role.created","role.deleted","role.updated","subscription.*","subscription.activated","subscription.cancelled","subscription.created","subscription.expired","subscription.past_due","subscription.reactivated","subscription.renewed","support.*","support.conversation.*","support.conversation.assigned","support.conversation.closed","support.conversation.opened","support.conversation.reopened","support.conversation.unassigned","support.message.*","support.message.received","team.*","team.created","team.deleted","team.member.*","team.member.invited","team.member.joined","team.member.removed","team.member.role_changed","team.updated"],"$id":"urn:subbridge:schema:WebhookEventFilter"};
+const schema_urn_subbridge_schema_WebhookEventFilter = {"type":"string","description":"What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).","enum":["access_code.*","access_code.deleted","access_code.expired","access_code.generated","access_code.redeemed","billing.*","billing.payment_failed","billing.subscription_cancelled","billing.tier_changed","connector.*","connector.installed","connector.uninstalled","connector.updated","coupon.*","coupon.created","coupon.deleted","coupon.updated","creator_task.*","creator_task.completed","group.*","group.created","group.deleted","group.updated","member.*","member.banned","member.churned","member.joined","member.resource_added","member.resource_removed","member.unbanned","pass_window.*","pass_window.created","pass_window.deleted","pass_window.updated","payment.*","payment.dispute_closed","payment.disputed","payment.failed","payment.refunded","payment.succeeded","payment_method.*","payment_method.created","payment_method.deleted","payment_method.updated","plan.*","plan.archived","plan.created","plan.deleted","plan.published","plan.updated","project.*","project.archived","project.created","project.deleted","project.restored","project.updated","recovery_setting.*","recovery_setting.created","recovery_setting.deleted","recovery_setting.status_changed","recovery_setting.updated","resource.*","resource.created","resource.deleted","resource.updated","role.*","role.created","role.deleted","role.updated","subscription.*","subscription.activated","subscription.cancelled","subscription.created","subscription.expired","subscription.past_due","subscription.reactivated","subscription.renewed","support.*","support.conversation.*","support.conversation.assigned","support.conversation.closed","support.conversation.opened","support.conversation.reopened","support.conversation.unassigned","support.message.*","support.message.received","support.message.sent","team.*","team.created","team.deleted","team.member.*","team.member.invited","team.member.joined","team.member.removed","team.member.role_changed","team.updated"],"$id":"urn:subbridge:schema:WebhookEventFilter"};
 
 function validate_urn_subbridge_schema_WebhookEventFilter(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:WebhookEventFilter" */;
@@ -3848,7 +3848,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(!(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "access_code.*") || (data === "access_code.deleted")) || (data === "access_code.expired")) || (data === "access_code.generated")) || (data === "access_code.redeemed")) || (data === "billing.*")) || (data === "billing.payment_failed")) || (data === "billing.subscription_cancelled")) || (data === "billing.tier_changed")) || (data === "connector.*")) || (data === "connector.installed")) || (data === "connector.uninstalled")) || (data === "connector.updated")) || (data === "coupon.*")) || (data === "coupon.created")) || (data === "coupon.deleted")) || (data === "coupon.updated")) || (data === "creator_task.*")) || (data === "creator_task.completed")) || (data === "group.*")) || (data === "group.created")) || (data === "group.deleted")) || (data === "group.updated")) || (data === "member.*")) || (data === "member.banned")) || (data === "member.churned")) || (data === "member.joined")) || (data === "member.resource_added")) || (data === "member.resource_removed")) || (data === "member.unbanned")) || (data === "pass_window.*")) || (data === "pass_window.created")) || (data === "pass_window.deleted")) || (data === "pass_window.updated")) || (data === "payment.*")) || (data === "payment.dispute_closed")) || (data === "payment.disputed")) || (data === "payment.failed")) || (data === "payment.refunded")) || (data === "payment.succeeded")) || (data === "payment_method.*")) || (data === "payment_method.created")) || (data === "payment_method.deleted")) || (data === "payment_method.updated")) || (data === "plan.*")) || (data === "plan.archived")) || (data === "plan.created")) || (data === "plan.deleted")) || (data === "plan.published")) || (data === "plan.updated")) || (data === "project.*")) || (data === "project.archived")) || (data === "project.created")) || (data === "project.deleted")) || (data === "project.restored")) || (data === "project.updated")) || (data === "recovery_setting.*")) || (data === "recovery_setting.created")) || (data === "recovery_setting.deleted")) || (data === "recovery_setting.status_changed")) || (data === "recovery_setting.updated")) || (data === "resource.*")) || (data === "resource.created")) || (data === "resource.deleted")) || (data === "resource.updated")) || (data === "role.*")) || (data === "role.created")) || (data === "role.deleted")) || (data === "role.updated")) || (data === "subscription.*")) || (data === "subscription.activated")) || (data === "subscription.cancelled")) || (data === "subscription.created")) || (data === "subscription.expired")) || (data === "subscription.past_due")) || (data === "subscription.reactivated")) || (data === "subscription.renewed")) || (data === "support.*")) || (data === "support.conversation.*")) || (data === "support.conversation.assigned")) || (data === "support.conversation.closed")) || (data === "support.conversation.opened")) || (data === "support.conversation.reopened")) || (data === "support.conversation.unassigned")) || (data === "support.message.*")) || (data === "support.message.received")) || (data === "team.*")) || (data === "team.created")) || (data === "team.deleted")) || (data === "team.member.*")) || (data === "team.member.invited")) || (data === "team.member.joined")) || (data === "team.member.removed")) || (data === "team.member.role_changed")) || (data === "team.updated"))){
+if(!((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "access_code.*") || (data === "access_code.deleted")) || (data === "access_code.expired")) || (data === "access_code.generated")) || (data === "access_code.redeemed")) || (data === "billing.*")) || (data === "billing.payment_failed")) || (data === "billing.subscription_cancelled")) || (data === "billing.tier_changed")) || (data === "connector.*")) || (data === "connector.installed")) || (data === "connector.uninstalled")) || (data === "connector.updated")) || (data === "coupon.*")) || (data === "coupon.created")) || (data === "coupon.deleted")) || (data === "coupon.updated")) || (data === "creator_task.*")) || (data === "creator_task.completed")) || (data === "group.*")) || (data === "group.created")) || (data === "group.deleted")) || (data === "group.updated")) || (data === "member.*")) || (data === "member.banned")) || (data === "member.churned")) || (data === "member.joined")) || (data === "member.resource_added")) || (data === "member.resource_removed")) || (data === "member.unbanned")) || (data === "pass_window.*")) || (data === "pass_window.created")) || (data === "pass_window.deleted")) || (data === "pass_window.updated")) || (data === "payment.*")) || (data === "payment.dispute_closed")) || (data === "payment.disputed")) || (data === "payment.failed")) || (data === "payment.refunded")) || (data === "payment.succeeded")) || (data === "payment_method.*")) || (data === "payment_method.created")) || (data === "payment_method.deleted")) || (data === "payment_method.updated")) || (data === "plan.*")) || (data === "plan.archived")) || (data === "plan.created")) || (data === "plan.deleted")) || (data === "plan.published")) || (data === "plan.updated")) || (data === "project.*")) || (data === "project.archived")) || (data === "project.created")) || (data === "project.deleted")) || (data === "project.restored")) || (data === "project.updated")) || (data === "recovery_setting.*")) || (data === "recovery_setting.created")) || (data === "recovery_setting.deleted")) || (data === "recovery_setting.status_changed")) || (data === "recovery_setting.updated")) || (data === "resource.*")) || (data === "resource.created")) || (data === "resource.deleted")) || (data === "resource.updated")) || (data === "role.*")) || (data === "role.created")) || (data === "role.deleted")) || (data === "role.updated")) || (data === "subscription.*")) || (data === "subscription.activated")) || (data === "subscription.cancelled")) || (data === "subscription.created")) || (data === "subscription.expired")) || (data === "subscription.past_due")) || (data === "subscription.reactivated")) || (data === "subscription.renewed")) || (data === "support.*")) || (data === "support.conversation.*")) || (data === "support.conversation.assigned")) || (data === "support.conversation.closed")) || (data === "support.conversation.opened")) || (data === "support.conversation.reopened")) || (data === "support.conversation.unassigned")) || (data === "support.message.*")) || (data === "support.message.received")) || (data === "support.message.sent")) || (data === "team.*")) || (data === "team.created")) || (data === "team.deleted")) || (data === "team.member.*")) || (data === "team.member.invited")) || (data === "team.member.joined")) || (data === "team.member.removed")) || (data === "team.member.role_changed")) || (data === "team.updated"))){
 const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_WebhookEventFilter.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
@@ -5217,6 +5217,151 @@ validate_replace_alert_destinations__body.errors = vErrors;
 return errors === 0;
 }
 validate_replace_alert_destinations__body.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const reply_to_support_conversation__body = validate_reply_to_support_conversation__body;
+const schema_reply_to_support_conversation__body = {"$id":"reply_to_support_conversation__body","$ref":"urn:subbridge:schema:SupportReply"};
+const schema_urn_subbridge_schema_SupportReply = {"type":"object","additionalProperties":false,"description":"Exactly one of body and canned_reply_id.","properties":{"body":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S","description":"The text sent to the member (at most the connector's message length)."},"canned_reply_id":{"type":"string","format":"uuid","maxLength":36,"description":"A canned reply of the project whose text is sent instead."}},"$id":"urn:subbridge:schema:SupportReply"};
+
+function validate_urn_subbridge_schema_SupportReply(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:SupportReply" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_SupportReply.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!((key0 === "body") || (key0 === "canned_reply_id"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.body !== undefined){
+let data0 = data.body;
+if(typeof data0 === "string"){
+if(func_69e05c3081(data0) > 4096){
+const err1 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(func_69e05c3081(data0) < 1){
+const err2 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!pattern_6301c483b4.test(data0)){
+const err3 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/pattern",keyword:"pattern",params:{pattern: "\\S"},message:"must match pattern \""+"\\S"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/body",schemaPath:"#/properties/body/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.canned_reply_id !== undefined){
+let data1 = data.canned_reply_id;
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 36){
+const err5 = {instancePath:instancePath+"/canned_reply_id",schemaPath:"#/properties/canned_reply_id/maxLength",keyword:"maxLength",params:{limit: 36},message:"must NOT have more than 36 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(!(formats_f16e24a5eb.test(data1))){
+const err6 = {instancePath:instancePath+"/canned_reply_id",schemaPath:"#/properties/canned_reply_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/canned_reply_id",schemaPath:"#/properties/canned_reply_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate_urn_subbridge_schema_SupportReply.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_SupportReply.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate_reply_to_support_conversation__body(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="reply_to_support_conversation__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_reply_to_support_conversation__body.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate_urn_subbridge_schema_SupportReply(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_SupportReply.errors : vErrors.concat(validate_urn_subbridge_schema_SupportReply.errors);
+errors = vErrors.length;
+}
+validate_reply_to_support_conversation__body.errors = vErrors;
+return errors === 0;
+}
+validate_reply_to_support_conversation__body.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const retry_dead_webhook_deliveries__body = validate_retry_dead_webhook_deliveries__body;
 const schema_retry_dead_webhook_deliveries__body = {"$id":"retry_dead_webhook_deliveries__body","$ref":"urn:subbridge:schema:WebhookRetryDead"};

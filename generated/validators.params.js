@@ -7901,7 +7901,7 @@ validate_list_webhook_endpoints__query.evaluated = {"props":true,"dynamicProps":
 
 export const list_webhook_events__query = validate_list_webhook_events__query;
 const schema_list_webhook_events__query = {"$id":"list_webhook_events__query","type":"object","properties":{"type":{"$ref":"urn:subbridge:schema:WebhookEventFilter"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":3},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"asc"}},"required":[],"additionalProperties":true};
-const schema_urn_subbridge_schema_WebhookEventFilter = {"type":"string","description":"What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).","enum":["access_code.*","access_code.deleted","access_code.expired","access_code.generated","access_code.redeemed","billing.*","billing.payment_failed","billing.subscription_cancelled","billing.tier_changed","connector.*","connector.installed","connector.uninstalled","connector.updated","coupon.*","coupon.created","coupon.deleted","coupon.updated","creator_task.*","creator_task.completed","group.*","group.created","group.deleted","group.updated","member.*","member.banned","member.churned","member.joined","member.resource_added","member.resource_removed","member.unbanned","pass_window.*","pass_window.created","pass_window.deleted","pass_window.updated","payment.*","payment.dispute_closed","payment.disputed","payment.failed","payment.refunded","payment.succeeded","payment_method.*","payment_method.created","payment_method.deleted","payment_method.updated","plan.*","plan.archived","plan.created","plan.deleted","plan.published","plan.updated","project.*","project.archived","project.created","project.deleted","project.restored","project.updated","recovery_setting.*","recovery_setting.created","recovery_setting.deleted","recovery_setting.status_changed","recovery_setting.updated","resource.*","resource.created","resource.deleted","resource.updated","role.*","role.created","role.deleted","role.updated","subscription.*","subscription.activated","subscription.cancelled","subscription.created","subscription.expired","subscription.past_due","subscription.reactivated","subscription.renewed","support.*","support.conversation.*","support.conversation.assigned","support.conversation.closed","support.conversation.opened","support.conversation.reopened","support.conversation.unassigned","support.message.*","support.message.received","team.*","team.created","team.deleted","team.member.*","team.member.invited","team.member.joined","team.member.removed","team.member.role_changed","team.updated"],"$id":"urn:subbridge:schema:WebhookEventFilter"};
+const schema_urn_subbridge_schema_WebhookEventFilter = {"type":"string","description":"What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).","enum":["access_code.*","access_code.deleted","access_code.expired","access_code.generated","access_code.redeemed","billing.*","billing.payment_failed","billing.subscription_cancelled","billing.tier_changed","connector.*","connector.installed","connector.uninstalled","connector.updated","coupon.*","coupon.created","coupon.deleted","coupon.updated","creator_task.*","creator_task.completed","group.*","group.created","group.deleted","group.updated","member.*","member.banned","member.churned","member.joined","member.resource_added","member.resource_removed","member.unbanned","pass_window.*","pass_window.created","pass_window.deleted","pass_window.updated","payment.*","payment.dispute_closed","payment.disputed","payment.failed","payment.refunded","payment.succeeded","payment_method.*","payment_method.created","payment_method.deleted","payment_method.updated","plan.*","plan.archived","plan.created","plan.deleted","plan.published","plan.updated","project.*","project.archived","project.created","project.deleted","project.restored","project.updated","recovery_setting.*","recovery_setting.created","recovery_setting.deleted","recovery_setting.status_changed","recovery_setting.updated","resource.*","resource.created","resource.deleted","resource.updated","role.*","role.created","role.deleted","role.updated","subscription.*","subscription.activated","subscription.cancelled","subscription.created","subscription.expired","subscription.past_due","subscription.reactivated","subscription.renewed","support.*","support.conversation.*","support.conversation.assigned","support.conversation.closed","support.conversation.opened","support.conversation.reopened","support.conversation.unassigned","support.message.*","support.message.received","support.message.sent","team.*","team.created","team.deleted","team.member.*","team.member.invited","team.member.joined","team.member.removed","team.member.role_changed","team.updated"],"$id":"urn:subbridge:schema:WebhookEventFilter"};
 
 function validate_urn_subbridge_schema_WebhookEventFilter(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:WebhookEventFilter" */;
@@ -7949,7 +7949,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 }
-if(!(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "access_code.*") || (data === "access_code.deleted")) || (data === "access_code.expired")) || (data === "access_code.generated")) || (data === "access_code.redeemed")) || (data === "billing.*")) || (data === "billing.payment_failed")) || (data === "billing.subscription_cancelled")) || (data === "billing.tier_changed")) || (data === "connector.*")) || (data === "connector.installed")) || (data === "connector.uninstalled")) || (data === "connector.updated")) || (data === "coupon.*")) || (data === "coupon.created")) || (data === "coupon.deleted")) || (data === "coupon.updated")) || (data === "creator_task.*")) || (data === "creator_task.completed")) || (data === "group.*")) || (data === "group.created")) || (data === "group.deleted")) || (data === "group.updated")) || (data === "member.*")) || (data === "member.banned")) || (data === "member.churned")) || (data === "member.joined")) || (data === "member.resource_added")) || (data === "member.resource_removed")) || (data === "member.unbanned")) || (data === "pass_window.*")) || (data === "pass_window.created")) || (data === "pass_window.deleted")) || (data === "pass_window.updated")) || (data === "payment.*")) || (data === "payment.dispute_closed")) || (data === "payment.disputed")) || (data === "payment.failed")) || (data === "payment.refunded")) || (data === "payment.succeeded")) || (data === "payment_method.*")) || (data === "payment_method.created")) || (data === "payment_method.deleted")) || (data === "payment_method.updated")) || (data === "plan.*")) || (data === "plan.archived")) || (data === "plan.created")) || (data === "plan.deleted")) || (data === "plan.published")) || (data === "plan.updated")) || (data === "project.*")) || (data === "project.archived")) || (data === "project.created")) || (data === "project.deleted")) || (data === "project.restored")) || (data === "project.updated")) || (data === "recovery_setting.*")) || (data === "recovery_setting.created")) || (data === "recovery_setting.deleted")) || (data === "recovery_setting.status_changed")) || (data === "recovery_setting.updated")) || (data === "resource.*")) || (data === "resource.created")) || (data === "resource.deleted")) || (data === "resource.updated")) || (data === "role.*")) || (data === "role.created")) || (data === "role.deleted")) || (data === "role.updated")) || (data === "subscription.*")) || (data === "subscription.activated")) || (data === "subscription.cancelled")) || (data === "subscription.created")) || (data === "subscription.expired")) || (data === "subscription.past_due")) || (data === "subscription.reactivated")) || (data === "subscription.renewed")) || (data === "support.*")) || (data === "support.conversation.*")) || (data === "support.conversation.assigned")) || (data === "support.conversation.closed")) || (data === "support.conversation.opened")) || (data === "support.conversation.reopened")) || (data === "support.conversation.unassigned")) || (data === "support.message.*")) || (data === "support.message.received")) || (data === "team.*")) || (data === "team.created")) || (data === "team.deleted")) || (data === "team.member.*")) || (data === "team.member.invited")) || (data === "team.member.joined")) || (data === "team.member.removed")) || (data === "team.member.role_changed")) || (data === "team.updated"))){
+if(!((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "access_code.*") || (data === "access_code.deleted")) || (data === "access_code.expired")) || (data === "access_code.generated")) || (data === "access_code.redeemed")) || (data === "billing.*")) || (data === "billing.payment_failed")) || (data === "billing.subscription_cancelled")) || (data === "billing.tier_changed")) || (data === "connector.*")) || (data === "connector.installed")) || (data === "connector.uninstalled")) || (data === "connector.updated")) || (data === "coupon.*")) || (data === "coupon.created")) || (data === "coupon.deleted")) || (data === "coupon.updated")) || (data === "creator_task.*")) || (data === "creator_task.completed")) || (data === "group.*")) || (data === "group.created")) || (data === "group.deleted")) || (data === "group.updated")) || (data === "member.*")) || (data === "member.banned")) || (data === "member.churned")) || (data === "member.joined")) || (data === "member.resource_added")) || (data === "member.resource_removed")) || (data === "member.unbanned")) || (data === "pass_window.*")) || (data === "pass_window.created")) || (data === "pass_window.deleted")) || (data === "pass_window.updated")) || (data === "payment.*")) || (data === "payment.dispute_closed")) || (data === "payment.disputed")) || (data === "payment.failed")) || (data === "payment.refunded")) || (data === "payment.succeeded")) || (data === "payment_method.*")) || (data === "payment_method.created")) || (data === "payment_method.deleted")) || (data === "payment_method.updated")) || (data === "plan.*")) || (data === "plan.archived")) || (data === "plan.created")) || (data === "plan.deleted")) || (data === "plan.published")) || (data === "plan.updated")) || (data === "project.*")) || (data === "project.archived")) || (data === "project.created")) || (data === "project.deleted")) || (data === "project.restored")) || (data === "project.updated")) || (data === "recovery_setting.*")) || (data === "recovery_setting.created")) || (data === "recovery_setting.deleted")) || (data === "recovery_setting.status_changed")) || (data === "recovery_setting.updated")) || (data === "resource.*")) || (data === "resource.created")) || (data === "resource.deleted")) || (data === "resource.updated")) || (data === "role.*")) || (data === "role.created")) || (data === "role.deleted")) || (data === "role.updated")) || (data === "subscription.*")) || (data === "subscription.activated")) || (data === "subscription.cancelled")) || (data === "subscription.created")) || (data === "subscription.expired")) || (data === "subscription.past_due")) || (data === "subscription.reactivated")) || (data === "subscription.renewed")) || (data === "support.*")) || (data === "support.conversation.*")) || (data === "support.conversation.assigned")) || (data === "support.conversation.closed")) || (data === "support.conversation.opened")) || (data === "support.conversation.reopened")) || (data === "support.conversation.unassigned")) || (data === "support.message.*")) || (data === "support.message.received")) || (data === "support.message.sent")) || (data === "team.*")) || (data === "team.created")) || (data === "team.deleted")) || (data === "team.member.*")) || (data === "team.member.invited")) || (data === "team.member.joined")) || (data === "team.member.removed")) || (data === "team.member.role_changed")) || (data === "team.updated"))){
 const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_WebhookEventFilter.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8182,6 +8182,81 @@ validate_remove_team_member__path.errors = vErrors;
 return errors === 0;
 }
 validate_remove_team_member__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const reply_to_support_conversation__path = validate_reply_to_support_conversation__path;
+const schema_reply_to_support_conversation__path = {"$id":"reply_to_support_conversation__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
+
+function validate_reply_to_support_conversation__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="reply_to_support_conversation__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_reply_to_support_conversation__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.conversation === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "conversation"},message:"must have required property '"+"conversation"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "project") || (key0 === "conversation"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+if(data.conversation !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.conversation, {instancePath:instancePath+"/conversation",parentData:data,parentDataProperty:"conversation",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate_reply_to_support_conversation__path.errors = vErrors;
+return errors === 0;
+}
+validate_reply_to_support_conversation__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const rotate_webhook_endpoint_secret__path = validate_rotate_webhook_endpoint_secret__path;
 const schema_rotate_webhook_endpoint_secret__path = {"$id":"rotate_webhook_endpoint_secret__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["id"],"additionalProperties":false};

@@ -139,6 +139,8 @@ export interface WebhookEventSchemas {
   "support.conversation.unassigned": Schemas["SupportAssignmentEvent"];
   /** A member wrote in an open support conversation. */
   "support.message.received": Schemas["SupportMessageEvent"];
+  /** The team replied in a support conversation. */
+  "support.message.sent": Schemas["SupportMessageEvent"];
   /** A team was created. */
   "team.created": Schemas["TeamEvent"];
   /** A team was deleted. */
@@ -224,6 +226,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "support.conversation.reopened",
   "support.conversation.unassigned",
   "support.message.received",
+  "support.message.sent",
   "team.created",
   "team.deleted",
   "team.member.invited",

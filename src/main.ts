@@ -31,6 +31,7 @@ import { discoverScheduledJobs } from "./workers/jobs/discovery.ts";
 import { startJobWorker, type JobWorker } from "./workers/jobs/worker.ts";
 import { startDeliveryWorker, type DeliveryWorker } from "./workers/deliveries/worker.ts";
 import { startMail, type MailRuntime } from "./workers/mail/start.ts";
+import { startBotMessageWorker, type BotMessageWorker } from "./workers/bot-messages/worker.ts";
 import { setAlertAddresses } from "./modules/alerts/links.ts";
 
 const release = (JSON.parse(readRepositoryText("package.json")) as { version: string }).version;
@@ -117,6 +118,7 @@ async function main() {
   let worker: JobWorker | null = null;
   let deliveries: DeliveryWorker | null = null;
   let mail: MailRuntime | null = null;
+  let botMessages: BotMessageWorker | null = null;
   let stopping = false;
   const shutdown = async (signal: string) => {
     // A signal sent to the process group reaches this process twice under `npm start` (directly,
@@ -133,7 +135,7 @@ async function main() {
     }, config.shutdownTimeoutMs).unref();
     // The listeners take no new connection; requests in flight, the running job and the delivery
     // attempts under way finish (their outcomes recorded) before the backends close.
-    await Promise.all([worker?.stop(), deliveries?.stop(), mail?.stop(), ...servers.map(stopServer)]);
+    await Promise.all([worker?.stop(), deliveries?.stop(), mail?.stop(), botMessages?.stop(), ...servers.map(stopServer)]);
     await platforms.close();
     await stripe.close();
     await services.close();
@@ -170,6 +172,15 @@ async function main() {
     });
   // Beside the webhook deliveries: the same processes drain the mail outbox (any number may run).
   mail = await startMail(config, services.db, services.logger, services.now);
+  // And the messages people get from the bots (alerts, support replies, notices), paced across processes.
+  if (config.worker)
+    botMessages = startBotMessageWorker({
+      db: services.db,
+      kv: services.kv,
+      env: { connectors, platforms: platforms.endpoints, appKey: services.appKey },
+      logger: services.logger,
+      clock: services.now,
+    });
   if (config.worker)
     worker = await startJobWorker({
       db: services.db,

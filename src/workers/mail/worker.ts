@@ -14,6 +14,7 @@ import {
   type MailQueuePolicy,
 } from "../../modules/mail/queue.ts";
 import { longestSendMs, MailSendError, type MailSender } from "../../modules/mail/smtp.ts";
+import { startPollingLoop } from "../polling-loop.ts";
 
 export interface MailWorkerOptions {
   db: Db;
@@ -90,36 +91,16 @@ export function startMailWorker(options: MailWorkerOptions): MailWorker {
   const clock = options.clock ?? (() => new Date());
   const idlePollMs = options.idlePollMs ?? 1_000;
   const concurrency = options.concurrency ?? 8;
-  let running = true;
-  let wake: (() => void) | null = null;
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  const loop = (async () => {
-    while (running) {
-      let full = false;
-      try {
-        const outcomes = await sendBatch(options, s, clock(), concurrency, clock);
-        full = outcomes.length === concurrency;
-      } catch (err) {
-        // Claimed messages whose outcome was not recorded are sent again when their leases run out.
-        options.logger.error({ err }, "could not send the mail outbox");
-      }
-      // A full batch suggests more is due: look again at once.
-      if (!full && running) await pause(idlePollMs);
-    }
-  })();
+  const loop = startPollingLoop({
+    logger: options.logger,
+    failure: "could not send the mail outbox",
+    idlePollMs,
+    batch: async () => (await sendBatch(options, s, clock(), concurrency, clock)).length === concurrency,
+  });
   options.logger.info({ concurrency, idle_poll_ms: idlePollMs }, "mail worker started");
   return {
     async stop() {
-      running = false;
-      wake?.();
-      await loop;
+      await loop.stop();
       options.sender.close();
       options.logger.info("mail worker stopped");
     },

@@ -1,0 +1,128 @@
+// The bot message worker: sends the queued bot messages (src/modules/bot-messages) through each
+// installation's driver, within its connector's manifest: text cut to `messaging.max_length`, and
+// the `pacing` (per bot and per recipient) shared by every process through the KV store
+// (pacing.ts). A message pacing holds back is handed back unsent, due when its slot comes. Time is
+// injected: tests drive `sendDueBotMessages` at a chosen `now`.
+import type { Logger } from "pino";
+import type { Db } from "../../db/tenant.ts";
+import { unscoped } from "../../db/tenant.ts";
+import type { Kv } from "../../kv/kv.ts";
+import { pacingOf, takeSendSlot } from "../../modules/bot-messages/pacing.ts";
+import { claimDueBotMessages, recordBotMessageOutcomes, type BotMessageOutcome, type ClaimedBotMessage } from "../../modules/bot-messages/queue.ts";
+import { installationSession } from "../../modules/connectors/bot/session.ts";
+import { PlatformError } from "../../modules/connectors/drivers/driver.ts";
+import type { ConnectorEnvironment } from "../../modules/connectors/environment.ts";
+import type { InstallationRow } from "../../modules/connectors/tables.ts";
+import { startPollingLoop } from "../polling-loop.ts";
+
+export interface BotMessageWorkerOptions {
+  db: Db;
+  kv: Kv;
+  env: Pick<ConnectorEnvironment, "connectors" | "platforms" | "appKey">;
+  logger: Logger;
+  clock?: () => Date;
+  /** Messages claimed at once (default 50). */
+  batchSize?: number;
+  /** How often an idle worker looks for due messages (default 250 ms: paced messages fall due often). */
+  idlePollMs?: number;
+  /** How long a claim holds its messages (default 60 s: longer than any platform call's time-out). */
+  leaseMs?: number;
+  /** Only these installations' messages (tests on a shared database); default everyone's. */
+  installations?: readonly string[];
+}
+
+export interface BotMessageWorker {
+  stop(): Promise<void>;
+}
+
+/** `text` cut to `max` UTF-16 units (what Telegram and Discord count), marked as cut, never splitting a pair. */
+export function fitText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+type Installation = Pick<InstallationRow, "id" | "connector_key" | "credentials" | "platform_account_id" | "status">;
+
+async function installationsOf(db: Db, ids: string[]): Promise<Map<string, Installation>> {
+  const rows = (await unscoped(
+    db,
+    "the bot message workers send every team's queued messages",
+  )("connector_installations")
+    .whereIn("id", ids)
+    .select("id", "connector_key", "credentials", "platform_account_id", "status")) as Installation[];
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** One installation's claimed messages, in order: each paced, fitted and sent, or handed back. */
+async function sendFor(o: BotMessageWorkerOptions, installation: Installation | undefined, messages: ClaimedBotMessage[], now: Date) {
+  const outcomes: BotMessageOutcome[] = [];
+  const manifest = installation ? o.env.connectors.packages.get(installation.connector_key)?.manifest : undefined;
+  if (!installation || installation.status !== "active" || !installation.credentials || !manifest) {
+    const error = "the installation is no longer active, or its connector is not loaded";
+    return messages.map((message) => ({ message, result: "failed" as const, error }));
+  }
+  const pacing = pacingOf(manifest.pacing);
+  const session = installationSession(o.env, installation);
+  for (const message of messages) {
+    const waitMs = await takeSendSlot(o.kv, pacing, installation.id, message.recipient, now.getTime());
+    if (waitMs > 0) {
+      outcomes.push({ message, result: "deferred", untilMs: waitMs });
+      continue;
+    }
+    try {
+      await session.sendMessage(message.recipient, fitText(message.text, manifest.messaging.max_length));
+      outcomes.push({ message, result: "sent" });
+    } catch (err) {
+      if (!(err instanceof PlatformError)) throw err;
+      // Unreachable is worth another try; a refusal (the member blocked the bot, no such chat) is final.
+      const result = err.kind === "unreachable" ? "retry" : "failed";
+      o.logger.warn({ bot_message_id: message.id, kind: err.kind, err: err.message }, "bot message not sent");
+      outcomes.push({ message, result, error: err.message });
+    }
+  }
+  return outcomes;
+}
+
+async function sendBatch(o: BotMessageWorkerOptions, now: Date): Promise<{ claimed: number; outcomes: BotMessageOutcome[] }> {
+  const batch = await claimDueBotMessages(o.db, now, o.batchSize ?? 50, o.leaseMs ?? 60_000, o.installations);
+  if (batch.length === 0) return { claimed: 0, outcomes: [] };
+  const byInstallation = new Map<string, ClaimedBotMessage[]>();
+  for (const m of batch) byInstallation.set(m.installation_id, [...(byInstallation.get(m.installation_id) ?? []), m]);
+  const installations = await installationsOf(o.db, [...byInstallation.keys()]);
+  const outcomes = (await Promise.all([...byInstallation].map(([id, messages]) => sendFor(o, installations.get(id), messages, now)))).flat();
+  return { claimed: batch.length, outcomes: await recordBotMessageOutcomes(o.db, outcomes, now) };
+}
+
+/** Sends what is due at `now` until nothing more is (paced messages are handed back for later); answers the outcomes. */
+export async function sendDueBotMessages(options: BotMessageWorkerOptions & { now: Date }): Promise<BotMessageOutcome[]> {
+  const all: BotMessageOutcome[] = [];
+  for (;;) {
+    const { claimed, outcomes } = await sendBatch(options, options.now);
+    all.push(...outcomes);
+    if (claimed === 0 || outcomes.every((x) => x.result === "deferred")) return all;
+  }
+}
+
+export function startBotMessageWorker(options: BotMessageWorkerOptions): BotMessageWorker {
+  const clock = options.clock ?? (() => new Date());
+  const batchSize = options.batchSize ?? 50;
+  const loop = startPollingLoop({
+    logger: options.logger,
+    failure: "could not send the bot messages",
+    idlePollMs: options.idlePollMs ?? 250,
+    batch: async () => {
+      const { claimed, outcomes } = await sendBatch(options, clock());
+      return claimed === batchSize && outcomes.some((x) => x.result !== "deferred");
+    },
+  });
+  options.logger.info({ batch_size: batchSize }, "bot message worker started");
+  return {
+    async stop() {
+      await loop.stop();
+      options.logger.info("bot message worker stopped");
+    },
+  };
+}

@@ -72,9 +72,9 @@ function recordIdentityChange(ctx: Creator, change: "linked" | "unlinked", row: 
 
 /**
  * Links an account on a connector's platform to the creator (the entry point connectors call).
- * The first identity becomes primary and the default routing applies to it. Linking another while
- * the default applies writes the default down as rows (the primary account for every class, email
- * for the critical ones) and adds the new account, for every class.
+ * The first identity becomes primary. Whenever the default routing applies (no rows), linking writes
+ * it down as rows (the primary account for every class, email for the critical ones), so the
+ * creator sees and can change where alerts go; another account is then added for every class.
  */
 export async function linkIdentity(ctx: Creator, input: { connector: string; accountId: string; displayName?: string | null }) {
   const db = personal(ctx);
@@ -100,14 +100,12 @@ export async function linkIdentity(ctx: Creator, input: { connector: string; acc
     linked_at: ctx.now,
   };
   await db("identities").insert(row);
-  if (primary) {
-    if ((await destinationRows(ctx)).length === 0) {
-      const user = (await db("users").where({ id: ctx.actor.userId }).first("email")) as { email: string };
-      await appendDestination(ctx, { kind: "connector_identity", target: primary.account_id, classes: null });
-      await appendDestination(ctx, { kind: "email", target: user.email, classes: CRITICAL_CLASSES });
-    }
-    await appendDestination(ctx, { kind: "connector_identity", target: row.account_id, classes: null });
+  if ((await destinationRows(ctx)).length === 0) {
+    const user = (await db("users").where({ id: ctx.actor.userId }).first("email")) as { email: string };
+    await appendDestination(ctx, { kind: "connector_identity", target: (primary ?? row).account_id, classes: null });
+    await appendDestination(ctx, { kind: "email", target: user.email, classes: CRITICAL_CLASSES });
   }
+  if (primary) await appendDestination(ctx, { kind: "connector_identity", target: row.account_id, classes: null });
   await recordIdentityChange(ctx, "linked", row);
   return presentIdentity(row);
 }

@@ -57,7 +57,7 @@ describe("account: identities and alert destinations", () => {
   }
 
   describe("identities", () => {
-    it("links the first identity as the primary; the default routing applies (no rows, GET answers [])", async () => {
+    it("links the first identity as the primary and writes the default routing down as rows (primary every class, email the critical ones)", async () => {
       const { c, client } = await creator();
       const account = accountId("tg");
       const linked = await link(c, { account, when: at(0), displayName: "@ada" });
@@ -65,11 +65,13 @@ describe("account: identities and alert destinations", () => {
       assert.deepEqual(await identitiesOf(client), [
         { id: linked.id, connector: "telegram", account_id: account, display_name: "@ada", is_primary: true, linked_at: at(0).toISOString() },
       ]);
-      assert.deepEqual(await destinationsOf(client), []);
-      assert.deepEqual(await rowsOf(c.userId), []);
+      assert.deepEqual(normalized(await destinationsOf(client)), [
+        { kind: "connector_identity", target: account, classes: null, is_primary: true },
+        { kind: "email", target: c.email, classes: CRITICAL, is_primary: false },
+      ]);
     });
 
-    it("linking a second writes the default down as rows (primary every class, email the critical ones) and adds the new one", async () => {
+    it("linking a second adds it to the rows, for every class", async () => {
       const { c, client } = await creator();
       const first = await link(c, { when: at(0) });
       const second = await link(c, { connector: "discord", when: at(1) });
@@ -196,6 +198,7 @@ describe("account: identities and alert destinations", () => {
       const { c: owner } = await creator("account-owner");
       const { c: member } = await creator("account-member");
       const ownersOwn = await link(owner);
+      const ownersRows = await rowsOf(owner.userId);
       const membersOwn = await link(member);
       // As admin: the built-in member role grants account:read but not account:write.
       const onOwnersTeam = new ApiClient(api.url, (await joinTeamWithToken(owner, member, ["account:read", "account:write"], "admin")).token);
@@ -208,7 +211,7 @@ describe("account: identities and alert destinations", () => {
       const own = await put(onOwnersTeam, { destinations: [{ kind: "email", target: member.email, classes: ["sales"] }] });
       assert.equal(own.status, 200);
       assert.deepEqual(own.body.data, [{ kind: "email", target: member.email, classes: ["sales"], is_primary: false }]);
-      assert.deepEqual(await rowsOf(owner.userId), [], "the owner's routing is untouched");
+      assert.deepEqual(await rowsOf(owner.userId), ownersRows, "the owner's routing is untouched");
       assert.equal((await onOwnersTeam.delete(`/v1/me/identities/${membersOwn.id}`)).status, 204);
     });
   });
@@ -311,6 +314,7 @@ describe("account: identities and alert destinations", () => {
       assert.equal((await client.delete(`/v1/me/identities/${gone.id}`)).status, 204);
       const { c: other } = await creator("account-foreign");
       const theirs = await link(other);
+      const theirRows = await rowsOf(other.userId);
       const listBefore = await destinationsOf(client);
       const rowsBefore = await rowsOf(c.userId);
       assert.ok(rowsBefore.length > 0, "there is something to lose");
@@ -332,7 +336,7 @@ describe("account: identities and alert destinations", () => {
         }
       }
       // Nothing was written to the other creator either.
-      assert.deepEqual(await rowsOf(other.userId), []);
+      assert.deepEqual(await rowsOf(other.userId), theirRows);
     });
   });
 });

@@ -3,6 +3,7 @@
 // address as a person would (both parts, the product's name, From, the link), and the simulated
 // Telegram's page driven as a Telegram user (a message to a bot, Start pressed on a start link).
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import type { Locator, Page } from "playwright-core";
 import { startMailCatcher, type CaughtMail, type MailCatcher } from "../../src/modules/mail/catcher.ts";
 import { PRODUCT_NAME } from "../../src/modules/mail/render.ts";
@@ -10,6 +11,10 @@ import { smtpSender } from "../../src/modules/mail/smtp.ts";
 import { sendDueMail } from "../../src/workers/mail/worker.ts";
 import { testDatabase } from "./backends.ts";
 import { testLogger } from "./server.ts";
+import { FIRST_START_READY, freePort, startNpm, tempDir, type StartedProcess } from "./processes.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEMO_CREDENTIALS_FILE } from "../../src/first-start.ts";
 
 export type { CaughtMail };
 
@@ -133,4 +138,84 @@ export async function botMessagesTo(page: Page, botUsername: string, user: SimUs
   const chat = simBot(page, botUsername).locator(`h3:text-is("Chat with ${user.firstName} (${user.id})") + ol`);
   if ((await chat.count()) === 0) return [];
   return chat.locator("li.bot .text").allInnerTexts();
+}
+
+/** `npm start` on an empty embedded database, sending its mail over SMTP to a receiver of the test's own. */
+export interface StartWithMail {
+  started: StartedProcess;
+  receiver: MailCatcher;
+  /** MAIL_FROM as set: every message's From. */
+  mailFrom: string;
+  authUrl: string;
+  portalUrl: string;
+  /** The simulated Telegram's page, as the banner names it. */
+  simUrl: string;
+  demo: { email: string; password: string; token: string; teamId: string; projectId: string };
+  /** A REST call with the demo token; fails the test on a status of 300 or more; answers the JSON body. */
+  api(method: string, path: string, body?: unknown): Promise<any>;
+  /** Stops npm start (asserting a clean exit) and the receiver. */
+  stop(): Promise<void>;
+}
+
+/** The first start of `npm start` as issue 34's check runs it: SMTP_URL names an SMTP server of the checker's own, MAIL_FROM is set. */
+export async function startWithMailReceiver(label: string, extraEnv: Record<string, string> = {}): Promise<StartWithMail> {
+  const receiver = await startMailReceiver();
+  const mailFrom = "SubBridge <no-reply@checker.test>";
+  const dataDir = tempDir(label);
+  const ports = { API_PORT: 0, MCP_PORT: 0, AUTH_PORT: 0, SITE_PORT: 0, DOCS_PORT: 0, PORTAL_PORT: 0 };
+  for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await freePort();
+  const env = {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    SMTP_URL: receiver.smtpUrl,
+    MAIL_FROM: mailFrom,
+    ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    ...extraEnv,
+  };
+  let started: StartedProcess;
+  try {
+    started = await startNpm(env, FIRST_START_READY);
+  } catch (err) {
+    await receiver.close();
+    throw err;
+  }
+  const out = started.output();
+  const simUrl = /\(a Telegram user's view: (http:\/\/127\.0\.0\.1:\d+\/_sim\/telegram);/.exec(out)?.[1];
+  assert.ok(simUrl, `the banner names the simulated Telegram's page:\n${out}`);
+  const secrets = readFileSync(join(dataDir, DEMO_CREDENTIALS_FILE), "utf8");
+  const demo = {
+    email: "demo@subbridge.local",
+    password: /creator\s+demo@subbridge\.local \(password (\S+)\)/.exec(secrets)![1]!,
+    token: /token\s+(sbt_test_\d+_[A-Za-z0-9]+)/.exec(secrets)![1]!,
+    teamId: /team\s+([0-9a-f-]{36})/.exec(secrets)![1]!,
+    projectId: /project\s+([0-9a-f-]{36})/.exec(secrets)![1]!,
+  };
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`http://localhost:${ports.API_PORT}/v1${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${demo.token}`,
+        ...(body !== undefined ? { "content-type": "application/json", "idempotency-key": randomUUID() } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const json = res.status === 204 ? null : ((await res.json()) as any);
+    assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  return {
+    started,
+    receiver,
+    mailFrom,
+    authUrl: `http://localhost:${ports.AUTH_PORT}`,
+    portalUrl: `http://localhost:${ports.PORTAL_PORT}`,
+    simUrl,
+    demo,
+    api,
+    async stop() {
+      const code = await started.stop();
+      await receiver.close();
+      assert.equal(code, 0, "npm start exits cleanly on SIGTERM");
+    },
+  };
 }

@@ -1,0 +1,94 @@
+// Issue 34's "How it will be checked", the mail part, on `npm start` as the checker runs it: SMTP_URL
+// names an SMTP server of the test's own (smtp-server, messages parsed with mailparser) and
+// MAIL_FROM is set. The demo creator invites an address over REST; the invitation arrives as a real
+// email (both parts, the product's name, From = MAIL_FROM) and Chromium follows its link; the
+// invitee opens an account, whose confirmation mail arrives too and confirms it; they accept and
+// are on the roster. Then they forget their password: the reset mail's link sets a new one, and
+// they sign in with it. The other parts of the check (a linked account's support alert and reply,
+// the recovery probe's alert, bot messages) are added here by their areas, with the helpers of
+// test/helpers/messaging.ts. Screenshots under test-artifacts/screenshots/embedded/messaging-*.png.
+import assert from "node:assert/strict";
+import type { Browser } from "playwright-core";
+import { freshPage, launchBrowser, screenshot, signIn } from "../helpers/browser.ts";
+import { uniqueEmail } from "../helpers/fixtures.ts";
+import { linkInMail, startWithMailReceiver, waitForMail, type StartWithMail } from "../helpers/messaging.ts";
+
+describe("issue 34's walk-through on npm start: mail over SMTP, its links in Chromium", function () {
+  this.timeout(300_000);
+  let running: StartWithMail;
+  let browser: Browser;
+
+  after(async () => {
+    await browser?.close();
+    await running?.stop();
+  });
+
+  it("[embedded] an invitation, a sign-up confirmation and a password reset arrive as real mail whose links work", async () => {
+    [running, browser] = await Promise.all([startWithMailReceiver("messaging-walkthrough"), launchBrowser()]);
+    const { authUrl, receiver, mailFrom, demo, api } = running;
+    assert.match(running.started.output(), new RegExp(`Mail\\s+sent through smtp://127\\.0\\.0\\.1:\\d+ as ${mailFrom}`));
+    const teamName = (await api("GET", "/teams/current")).data.name as string;
+
+    // The invitation, sent by npm start's mail worker.
+    const email = uniqueEmail("walkthrough-invitee");
+    await api("POST", `/teams/${demo.teamId}/members`, { email, role: "member" });
+    const invitation = await waitForMail(receiver, email, /invited to join/);
+    const invitationLink = linkInMail(invitation, { from: mailFrom, prefix: `${authUrl}/invitations/accept?token=` });
+
+    const { context, page } = await freshPage(browser);
+    await page.goto(invitationLink);
+    await page.getByRole("heading", { name: `Join ${teamName}` }).waitFor();
+    await screenshot(page, "messaging-1-invitation");
+    await page.getByRole("link", { name: "Open an account" }).click();
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("a walkthrough password");
+    await page.getByRole("button", { name: "Open my account" }).click();
+    await page.getByRole("heading", { name: "Check your inbox" }).waitFor();
+
+    // The sign-up's confirmation.
+    const confirmation = await waitForMail(receiver, email, /^Confirm your SubBridge account$/);
+    await page.goto(linkInMail(confirmation, { from: mailFrom, prefix: `${authUrl}/sign-up/confirm?token=` }));
+    await page.getByRole("button", { name: "Confirm and open my account" }).click();
+    await page.getByRole("heading", { name: `Join ${teamName}` }).waitFor();
+    await page.getByRole("button", { name: `Accept and join ${teamName}` }).click();
+    await page.getByRole("heading", { name: `Welcome to ${teamName}` }).waitFor();
+    await screenshot(page, "messaging-2-joined");
+    const roster = (await api("GET", `/teams/${demo.teamId}/members`)).data as { email?: string; role: string }[];
+    assert.deepEqual(
+      roster.filter((m) => m.email === email).map((m) => m.role),
+      ["member"],
+    );
+    await context.close();
+
+    // The password reset, from the sign-in page.
+    const forgetful = await freshPage(browser);
+    await forgetful.page.goto(`${authUrl}/sign-in`);
+    await forgetful.page.getByRole("link", { name: "Forgot password?" }).click();
+    await forgetful.page.getByLabel("Email").fill(email);
+    await forgetful.page.getByRole("button", { name: "Mail me a reset link" }).click();
+    await forgetful.page.getByRole("heading", { name: "Check your inbox" }).waitFor();
+    const reset = await waitForMail(receiver, email, /^Reset your SubBridge password$/);
+    await forgetful.page.goto(linkInMail(reset, { from: mailFrom, prefix: `${authUrl}/password-reset/confirm?token=` }));
+    await forgetful.page.getByRole("heading", { name: "Choose a new password" }).waitFor();
+    await forgetful.page.getByLabel("New password").fill("a brand new password");
+    await forgetful.page.getByRole("button", { name: "Set the new password" }).click();
+    await forgetful.page.getByRole("heading", { name: "Password changed" }).waitFor();
+    await screenshot(forgetful.page, "messaging-3-password-changed");
+    await forgetful.context.close();
+
+    const again = await freshPage(browser);
+    await signIn(again.page, authUrl, email, "a brand new password");
+    await again.page.getByText("Signed in as").waitFor();
+    assert.match(await again.page.locator("main").innerText(), new RegExp(`working in the team ${teamName}`));
+    await again.context.close();
+
+    // Each message arrived once: nothing was sent twice.
+    assert.deepEqual(
+      receiver
+        .messages()
+        .filter((m) => m.to.includes(email))
+        .map((m) => m.subject),
+      [invitation.subject, confirmation.subject, reset.subject],
+    );
+  });
+});

@@ -3,17 +3,11 @@
 // alerts go to its team's owner and admins; an account's (security, billing) to its creator only.
 import { unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 import { membersTable, type MemberRow } from "../members/tables.ts";
+import { formatMinor } from "../payments/money.ts";
 import { plansTable, type PlanRow } from "../plans/tables.ts";
 import { projectsTable, type ProjectRow } from "../projects/tables.ts";
 import { authPage, portalPage } from "./links.ts";
 import { raiseAlert, type Alert } from "./raise.ts";
-
-/** Minor units as the currency writes them ("$19.00"); Telegram Stars (XTR, no ISO currency) as "250 stars". */
-function amount(amountMinor: number, currency: string): string {
-  if (currency === "XTR") return `${amountMinor} ${amountMinor === 1 ? "star" : "stars"}`;
-  const format = new Intl.NumberFormat("en-US", { style: "currency", currency });
-  return format.format(amountMinor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2));
-}
 
 /** How a member is named to the creator: their display name, else their platform account. */
 const memberName = (m: Pick<MemberRow, "display_name" | "connector_key" | "external_user_id" | "id">) =>
@@ -45,7 +39,7 @@ export async function alertSale(
   const member = (await membersTable.rows(ctx).where({ id: sale.memberId }).first()) as MemberRow;
   const project = await projectOf(ctx, plan.project_id);
   const who = memberName(member);
-  const paid = amount(payment.amountMinor, payment.currency);
+  const paid = formatMinor(payment.amountMinor, payment.currency);
   await raiseForProject(ctx, plan.project_id, {
     class: "sales",
     title: sale.renewal ? `Renewal: ${who} renewed ${plan.name} (${paid})` : `New sale: ${who} subscribed to ${plan.name} (${paid})`,

@@ -129,7 +129,7 @@ describe("alert producers", function () {
     assert.equal(paid.outcome, "applied");
     const sale = await delivered(suite.creator, "sales", /^New sale/);
     assertRouted(sale, account, installation);
-    assert.match(sale.alert.title, /Lin Buyer subscribed to Plan \w+ \(\$5\.00\)/);
+    assert.match(sale.alert.title, /Lin Buyer subscribed to Plan \w+ \(5\.00 USD\)/);
     assert.ok(sale.alert.body.includes(`/payments/projects/${plan.projectId}/payments`), "links the project's payments page");
 
     const task = await delivered(suite.creator, "passes", /task/);

@@ -16,13 +16,15 @@ import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
 import { grantableAbilities } from "../../../src/modules/tokens/abilities.ts";
 import { startAuth } from "../../helpers/auth.ts";
-import { testDatabase } from "../../helpers/backends.ts";
+import { testDatabase, testKv } from "../../helpers/backends.ts";
+import { testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
 import { createTestCreator, joinTeamWithToken, TEST_PASSWORD, type TestCreator } from "../../helpers/fixtures.ts";
 import { FormBrowser } from "../../helpers/form-browser.ts";
 import { ApiClient } from "../../helpers/http.ts";
-import { TEST_APP_KEY, type StartOptions } from "../../helpers/server.ts";
+import { repositoryConnectorRegistry, TEST_APP_KEY, testLogger, type StartOptions } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { updatesSecret } from "../../../src/modules/connectors/bot/session.ts";
+import { sendDueBotMessages } from "../../../src/workers/bot-messages/worker.ts";
 import { put } from "../account/support.ts";
 import { installationRow, installTelegram } from "../connectors/support.ts";
 import { account as memberAccount, asDomain, DAY, seedPlan } from "../subscriptions/commerce.ts";
@@ -88,10 +90,11 @@ describe("alert producers", function () {
   const suite = useApiWithCreator({ creator: { tier: "growth", label: "producers" } });
   let installation: InstallationRow;
   let account: string;
+  let bot: { id: number };
 
   before(async () => {
     const project = suite.creator.projectIds[0]!;
-    await installTelegram(suite.client, project);
+    ({ bot } = await installTelegram(suite.client, project));
     installation = await installationRow(project);
     account = await linkThrough(suite.creator, installation);
   });
@@ -219,6 +222,31 @@ describe("alert producers", function () {
     assert.equal(got.message, undefined, "no bot message");
     assert.ok(got.mail, "the mail takes it");
     assert.equal((await db("bot_messages").where({ subject_id: got.alert.id })).length, 0);
+  });
+
+  it("the bot message worker sends the queued alerts to the account through its bot, within the pacing", async () => {
+    const { db } = await testDatabase();
+    const queued = await db("bot_messages").where({ installation_id: installation.id, recipient: account, purpose: "alert" }).orderBy("created_at");
+    assert.ok(queued.length >= 8, "every class's alerts above");
+    const mark = (await testPlatform()).calls.length;
+    const env = { connectors: repositoryConnectorRegistry(), platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY };
+    // One message a second to one recipient (the manifest's pacing): the clock moves on until all are out.
+    for (let i = 0, now = Date.now(); i < queued.length + 2; i++, now += 1100)
+      await sendDueBotMessages({ db, kv: await testKv(), env, logger: testLogger, now: new Date(now), installations: [installation.id] });
+    const sent = (await testPlatform()).calls.slice(mark).filter((c) => c.name === "sendMessage" && c.bot === String(bot.id));
+    assert.deepEqual(
+      sent.map((c) => [c.params.chat_id, c.params.text]),
+      queued.map((m: { text: string }) => [account, m.text]),
+    );
+    assert.deepEqual(
+      (
+        await db("bot_messages").whereIn(
+          "id",
+          queued.map((m: { id: string }) => m.id),
+        )
+      ).map((m: { status: string }) => m.status),
+      queued.map(() => "sent"),
+    );
   });
 });
 

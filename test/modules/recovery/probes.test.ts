@@ -6,10 +6,11 @@ import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import { runRecoveryProbes } from "../../../src/modules/recovery/probes.ts";
 import { scheduledJobs } from "../../../src/modules/recovery/jobs.ts";
-import { testDatabase } from "../../helpers/backends.ts";
+import { sendDueBotMessages } from "../../../src/workers/bot-messages/worker.ts";
+import { testDatabase, testKv } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
 import { testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
-import { TEST_APP_KEY } from "../../helpers/server.ts";
+import { repositoryConnectorRegistry, TEST_APP_KEY, testLogger } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { link } from "../account/support.ts";
 import { installTelegram, newProject } from "../connectors/support.ts";
@@ -92,7 +93,7 @@ describe("recovery probes", function () {
   });
 
   it("a bot removed from a gated chat (the simulated page's button): degraded, one recovery alert by mail and bot, nothing more while it holds; back to healthy says so", async () => {
-    const { project, setting, bot, chats } = await probedProject();
+    const { project, installation, setting, bot, chats } = await probedProject();
     await run(T0);
     const platform = await testPlatform();
     const removal = await fetch(`${platform.url}/_sim/telegram/bot-status`, {
@@ -118,6 +119,16 @@ describe("recovery probes", function () {
     assert.deepEqual(
       first.messages.map((m: { purpose: string; status: string; text: string }) => [m.purpose, m.status, m.text.split("\n")[0]]),
       [["alert", "queued", alert.title]],
+    );
+    // The bot message worker delivers it through the project's bot, which still reaches the creator privately.
+    const mark = platform.calls.length;
+    const { db } = await testDatabase();
+    const env = { connectors: repositoryConnectorRegistry(), platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY };
+    await sendDueBotMessages({ db, kv: await testKv(), env, logger: testLogger, now: minutes(15), installations: [installation.id] });
+    const delivered = platform.calls.slice(mark).filter((c) => c.name === "sendMessage" && c.bot === String(bot.id));
+    assert.deepEqual(
+      delivered.map((c) => [c.params.chat_id, String(c.params.text).split("\n")[0]]),
+      [[telegramAccount, alert.title]],
     );
 
     assert.equal(await run(minutes(30)), 1, "the probe runs again and moves last_probe_at");

@@ -5,12 +5,14 @@ import assert from "node:assert/strict";
 import { randomInt, randomUUID } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { updatesSecret } from "../../../src/modules/connectors/bot/session.ts";
-import { testDatabase } from "../../helpers/backends.ts";
+import { sendDueBotMessages } from "../../../src/workers/bot-messages/worker.ts";
+import { testDatabase, testKv } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
 import { createTestCreator } from "../../helpers/fixtures.ts";
 import { ApiClient, expectError, type TestResponse } from "../../helpers/http.ts";
 import { connectMcp, startMcp, type RunningMcp } from "../../helpers/mcp.ts";
-import { TEST_APP_KEY } from "../../helpers/server.ts";
+import { testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
+import { repositoryConnectorRegistry, TEST_APP_KEY, testLogger } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { installTelegram } from "../connectors/support.ts";
 import { activityOf, expectGuarded, patch, teamSnapshot } from "../resources/support.ts";
@@ -114,11 +116,16 @@ describe("support replies", function () {
     assert.deepEqual([listed[0].id, listed[0].body, listed[0].canned_reply_id], [res.body.data.id, canned.body, null]);
   });
 
-  it("a member's messages keep arriving into the same conversation after a reply (Telegram updates route)", async () => {
-    const own = suite.creator.projectIds[2]!;
-    const { installation } = await installTelegram(suite.client, own);
-    const member = randomInt(1_000_000, 9_999_999);
-    const send = async (text: string) => {
+  describe("through the Telegram bot", () => {
+    const own = () => suite.creator.projectIds[2]!;
+    let installation: { id: string };
+    let bot: { id: number };
+    before(async () => {
+      ({ installation, bot } = await installTelegram(suite.client, own()));
+    });
+
+    /** `member` writes `text` to the bot in private, as Telegram delivers it to the updates route. */
+    const send = async (member: number, text: string) => {
       const update = {
         update_id: randomInt(1, 1e9),
         message: {
@@ -136,27 +143,53 @@ describe("support replies", function () {
       });
       assert.equal(res.status, 200);
     };
-    await send("My invite link expired");
-    const [conversation] = (await suite.client.get(base(own))).body.data;
-    const sent = await reply(conversation.id, { body: "Here is a new one." }, { projectId: own });
-    assert.equal(sent.status, 201, JSON.stringify(sent.body));
-    assert.equal((await botMessagesFor(sent.body.data.id))[0]!.recipient, String(member));
-    await send("Thanks, it works");
-    const list = (await suite.client.get(base(own))).body.data;
-    assert.deepEqual(
-      list.map((c: { id: string }) => c.id),
-      [conversation.id],
-    );
-    const read = (await suite.client.get(`${base(own)}/${conversation.id}`)).body.data;
-    assert.deepEqual([read.message_count, read.last_message_direction, read.last_message_preview], [3, "in", "Thanks, it works"]);
-    assert.deepEqual(
-      read.recent_messages.map((m: { direction: string; body: string }) => [m.direction, m.body]),
-      [
-        ["in", "My invite link expired"],
-        ["out", "Here is a new one."],
-        ["in", "Thanks, it works"],
-      ],
-    );
+    it("a member's messages keep arriving into the same conversation after a reply", async () => {
+      const member = randomInt(1_000_000, 9_999_999);
+      await send(member, "My invite link expired");
+      const [conversation] = (await suite.client.get(base(own()))).body.data;
+      const sent = await reply(conversation.id, { body: "Here is a new one." }, { projectId: own() });
+      assert.equal(sent.status, 201, JSON.stringify(sent.body));
+      assert.equal((await botMessagesFor(sent.body.data.id))[0]!.recipient, String(member));
+      await send(member, "Thanks, it works");
+      const read = (await suite.client.get(`${base(own())}/${conversation.id}`)).body.data;
+      assert.deepEqual([read.message_count, read.last_message_direction, read.last_message_preview], [3, "in", "Thanks, it works"]);
+      assert.deepEqual(
+        read.recent_messages.map((m: { direction: string; body: string }) => [m.direction, m.body]),
+        [
+          ["in", "My invite link expired"],
+          ["out", "Here is a new one."],
+          ["in", "Thanks, it works"],
+        ],
+      );
+      const opened = (await suite.client.get(`${base(own())}?member_id=${read.member_id}`)).body.data;
+      assert.deepEqual(
+        opened.map((c: { id: string }) => c.id),
+        [conversation.id],
+        "no second conversation",
+      );
+    });
+
+    it("the bot message worker delivers the reply to the member on the fake Telegram", async () => {
+      const member = randomInt(1_000_000, 9_999_999);
+      await send(member, "Is anyone there?");
+      const [conversation] = (await suite.client.get(base(own()))).body.data;
+      const sent = await reply(conversation.id, { body: "Yes, we are here." }, { projectId: own() });
+      assert.equal(sent.status, 201, JSON.stringify(sent.body));
+      const mark = (await testPlatform()).calls.length;
+      const { db } = await testDatabase();
+      const env = { connectors: repositoryConnectorRegistry(), platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY };
+      const now = new Date(Date.now() + 1000);
+      await sendDueBotMessages({ db, kv: await testKv(), env, logger: testLogger, now, installations: [installation.id] });
+      const delivered = (await testPlatform()).calls
+        .slice(mark)
+        .filter((c) => c.name === "sendMessage" && c.bot === String(bot.id) && c.params.chat_id === String(member));
+      assert.deepEqual(
+        delivered.map((c) => [c.params.chat_id, c.params.text]),
+        [[String(member), "Yes, we are here."]],
+      );
+      const [row] = await botMessagesFor(sent.body.data.id);
+      assert.equal(row!.status, "sent");
+    });
   });
 
   it("refuses neither or both of body and canned_reply_id, and an empty body, naming the field (422)", async () => {

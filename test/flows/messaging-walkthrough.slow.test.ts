@@ -4,14 +4,15 @@
 // email (both parts, the product's name, From = MAIL_FROM) and Chromium follows its link; the
 // invitee opens an account, whose confirmation mail arrives too and confirms it; they accept and
 // are on the roster. Then they forget their password: the reset mail's link sets a new one, and
-// they sign in with it. The other parts of the check (a linked account's support alert and reply,
-// the recovery probe's alert, bot messages) are added here by their areas, with the helpers of
-// test/helpers/messaging.ts. Screenshots under test-artifacts/screenshots/embedded/messaging-*.png.
+// they sign in with it. The demo creator links a Telegram account on the simulated platform's page.
+// The other parts of the check (a support alert to that account and a reply, the recovery probe's
+// alert, bot messages) are added here by their areas, with the helpers of test/helpers/messaging.ts. Screenshots under test-artifacts/screenshots/embedded/messaging-*.png.
 import assert from "node:assert/strict";
+import { randomInt } from "node:crypto";
 import type { Browser } from "playwright-core";
 import { freshPage, launchBrowser, screenshot, signIn } from "../helpers/browser.ts";
 import { uniqueEmail } from "../helpers/fixtures.ts";
-import { linkInMail, startWithMailReceiver, waitForMail, type StartWithMail } from "../helpers/messaging.ts";
+import { installSimTelegram, linkInMail, linkTelegramOnSim, startWithMailReceiver, waitForMail, type StartWithMail } from "../helpers/messaging.ts";
 
 describe("issue 34's walk-through on npm start: mail over SMTP, its links in Chromium", function () {
   this.timeout(300_000);
@@ -23,7 +24,7 @@ describe("issue 34's walk-through on npm start: mail over SMTP, its links in Chr
     await running?.stop();
   });
 
-  it("[embedded] an invitation, a sign-up confirmation and a password reset arrive as real mail whose links work", async () => {
+  it("[embedded] an invitation, a sign-up confirmation and a password reset arrive as real mail whose links work; the demo creator links a Telegram account on the simulated platform", async () => {
     [running, browser] = await Promise.all([startWithMailReceiver("messaging-walkthrough"), launchBrowser()]);
     const { authUrl, receiver, mailFrom, demo, api } = running;
     assert.match(running.started.output(), new RegExp(`Mail\\s+sent through smtp://127\\.0\\.0\\.1:\\d+ as ${mailFrom}`));
@@ -82,13 +83,18 @@ describe("issue 34's walk-through on npm start: mail over SMTP, its links in Chr
     assert.match(await again.page.locator("main").innerText(), new RegExp(`working in the team ${teamName}`));
     await again.context.close();
 
-    // Each message arrived once: nothing was sent twice.
+    // The demo creator links a Telegram account through the simulated platform: primary, and the routing written down.
+    await installSimTelegram(running);
+    const ada = { id: randomInt(100_000_000, 999_999_999), firstName: "Ada" };
+    assert.match(await linkTelegramOnSim(browser, running, demo, ada), /now linked to your SubBridge account as your primary account/);
+    const identities = (await api("GET", "/me/identities")).data as { connector: string; account_id: string; is_primary: boolean }[];
     assert.deepEqual(
-      receiver
-        .messages()
-        .filter((m) => m.to.includes(email))
-        .map((m) => m.subject),
-      [invitation.subject, confirmation.subject, reset.subject],
+      identities.map((i) => [i.connector, i.account_id, i.is_primary]),
+      [["telegram", String(ada.id), true]],
     );
+
+    // Each message arrived once: nothing was sent twice (alerts of the account's own, like a new sign-in's, may come besides).
+    for (const subject of [invitation.subject, confirmation.subject, reset.subject])
+      assert.equal(receiver.messages().filter((m) => m.to.includes(email) && m.subject === subject).length, 1, subject);
   });
 });

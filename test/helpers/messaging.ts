@@ -3,14 +3,15 @@
 // address as a person would (both parts, the product's name, From, the link), and the simulated
 // Telegram's page driven as a Telegram user (a message to a bot, Start pressed on a start link).
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
-import type { Locator, Page } from "playwright-core";
+import { randomBytes, randomInt, randomUUID } from "node:crypto";
+import type { Browser, Locator, Page } from "playwright-core";
 import { startMailCatcher, type CaughtMail, type MailCatcher } from "../../src/modules/mail/catcher.ts";
 import { PRODUCT_NAME } from "../../src/modules/mail/render.ts";
 import { smtpSender } from "../../src/modules/mail/smtp.ts";
 import { sendDueMail } from "../../src/workers/mail/worker.ts";
 import { testDatabase } from "./backends.ts";
 import { testLogger } from "./server.ts";
+import { freshPage, signIn } from "./browser.ts";
 import { FIRST_START_READY, freePort, startNpm, tempDir, type StartedProcess } from "./processes.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -218,4 +219,34 @@ export async function startWithMailReceiver(label: string, extraEnv: Record<stri
       assert.equal(code, 0, "npm start exits cleanly on SIGTERM");
     },
   };
+}
+
+/** Installs Telegram on the demo project with a new bot of the simulated platform (any well-formed token names one there). */
+export async function installSimTelegram(running: StartWithMail): Promise<{ id: string; bot_url: string; platform_account_name: string }> {
+  const botId = randomInt(1_000_000_000, 9_000_000_000);
+  const bot_token = `${botId}:${randomBytes(27).toString("base64url")}`;
+  return (await running.api("POST", `/projects/${running.demo.projectId}/connectors/telegram`, { fields: { bot_token } })).data;
+}
+
+/**
+ * A creator links a Telegram account as a person does it: signed in on the authorization host,
+ * "Link your Telegram account" on /identities, then Start pressed on the link as `user` on the
+ * simulated Telegram's page; answers the bot's reply there.
+ */
+export async function linkTelegramOnSim(
+  browser: Browser,
+  at: { authUrl: string; simUrl: string },
+  creator: { email: string; password: string },
+  user: SimUser,
+): Promise<string> {
+  const { context, page } = await freshPage(browser);
+  try {
+    await signIn(page, at.authUrl, creator.email, creator.password, "/identities");
+    await page.getByRole("button", { name: "Link your Telegram account" }).click();
+    const link = await page.locator("section.minted a").getAttribute("href");
+    assert.ok(link, "the page shows the one-time link");
+    return (await pressStartOnSimTelegram(page, at.simUrl, user, link)).join("\n");
+  } finally {
+    await context.close();
+  }
 }

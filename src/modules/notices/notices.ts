@@ -5,6 +5,7 @@
 // project has no active installation of their connector, or who is banned gets no notice. Each
 // notice is named (dedupe key) so a producer that runs twice, or two workers racing, queue it once.
 import type { DomainContext } from "../../db/tenant.ts";
+import { portalPage } from "../alerts/links.ts";
 import { queueBotMessage } from "../bot-messages/outbox.ts";
 import { installationsTable } from "../connectors/tables.ts";
 import { membersTable, type MemberRow } from "../members/tables.ts";
@@ -12,7 +13,6 @@ import { formatMinor } from "../payments/money.ts";
 import { plansTable, type PlanRow } from "../plans/tables.ts";
 import { projectsTable, type ProjectRow } from "../projects/tables.ts";
 import type { SubscriptionRow } from "../subscriptions/tables.ts";
-import { projectPortalUrl } from "./portal.ts";
 
 /** How long before a period ends its reminder is due. */
 export const REMINDER_LEAD_MS = 3 * 24 * 3600_000;
@@ -88,8 +88,8 @@ export const reminderKey = (kind: ReminderKind, sub: Sub & { ends_at: Date }) =>
 export function queueReminder(ctx: DomainContext, sub: Sub & { ends_at: Date }, kind: ReminderKind): Promise<boolean> {
   return queueNotice(ctx, sub, reminderName(kind, sub.ends_at), (t) =>
     kind === "renewal"
-      ? `${t.project.name}: your ${t.plan.name} membership renews on ${when(sub.ends_at)} for ${formatMinor(Number(t.plan.amount_minor), t.plan.currency)}. To change or cancel it: ${projectPortalUrl(t.project.handle, "/account")}`
-      : `${t.project.name}: your ${t.plan.name} access ends on ${when(sub.ends_at)}. To keep it, renew on ${projectPortalUrl(t.project.handle)}`,
+      ? `${t.project.name}: your ${t.plan.name} membership renews on ${when(sub.ends_at)} for ${formatMinor(Number(t.plan.amount_minor), t.plan.currency)}. To change or cancel it: ${portalPage(t.project.handle)}/account`
+      : `${t.project.name}: your ${t.plan.name} access ends on ${when(sub.ends_at)}. To keep it, renew on ${portalPage(t.project.handle)}`,
   );
 }
 
@@ -99,7 +99,7 @@ export function queueAccessEndedNotice(ctx: DomainContext, sub: Sub): Promise<bo
     ctx,
     sub,
     "access-ended",
-    (t) => `Your access to ${t.project.name} has ended. To come back, choose a plan on ${projectPortalUrl(t.project.handle)}`,
+    (t) => `Your access to ${t.project.name} has ended. To come back, choose a plan on ${portalPage(t.project.handle)}`,
   );
 }
 
@@ -107,13 +107,15 @@ export function queueAccessEndedNotice(ctx: DomainContext, sub: Sub): Promise<bo
  * Tells the member a payment failed and until when access continues: once per grace period (a
  * retry's failure does not extend the grace, so it says nothing new).
  */
-export function queuePaymentFailedNotice(ctx: DomainContext, sub: Sub & { ends_at: Date }, nextRetryAt: Date | null): Promise<boolean> {
+export async function queuePaymentFailedNotice(ctx: DomainContext, sub: Sub, nextRetryAt: Date | null): Promise<boolean> {
+  const graceEnd = sub.ends_at;
+  if (graceEnd === null) return false;
   const retry = nextRetryAt ? ` It will be tried again on ${when(nextRetryAt)}.` : "";
   return queueNotice(
     ctx,
     sub,
-    `payment-failed:${new Date(sub.ends_at).toISOString()}`,
+    `payment-failed:${new Date(graceEnd).toISOString()}`,
     (t) =>
-      `${t.project.name}: your payment for ${t.plan.name} failed. Your access continues until ${when(sub.ends_at)}.${retry} Update your payment method on ${projectPortalUrl(t.project.handle, "/account")}`,
+      `${t.project.name}: your payment for ${t.plan.name} failed. Your access continues until ${when(graceEnd)}.${retry} Update your payment method on ${portalPage(t.project.handle)}/account`,
   );
 }

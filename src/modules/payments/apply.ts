@@ -14,6 +14,7 @@ import { alertSale } from "../alerts/producers.ts";
 import { countCouponRedemption } from "../coupons/checkout.ts";
 import { emitEvent } from "../events/outbox.ts";
 import { membersTable, type MemberRow } from "../members/tables.ts";
+import { queuePaymentFailedNotice } from "../notices/notices.ts";
 import { memberSubscribed } from "../members/joining.ts";
 import { plansTable, type PlanRow } from "../plans/tables.ts";
 import { grantPlanResources } from "../subscriptions/grants.ts";
@@ -223,6 +224,7 @@ async function fail(db: Db, provider: ProviderName, event: Extract<ProviderEvent
     failed_at: event.occurredAt.toISOString(),
   };
   await emitEvent(ctx, { type: "payment.failed", projectId: row.project_id, data: { failure } });
+  await queuePaymentFailedNotice(ctx, current, event.nextRetryAt);
   return { outcome: "applied" as const, memberId: row.member_id, effects: commitEffectsOf(ctx) };
 }
 

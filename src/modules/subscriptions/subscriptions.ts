@@ -16,6 +16,7 @@ import { revokeGrants } from "./grants.ts";
 import { LIVE_STATUSES, subscriptionsTable, type SubscriptionRow, type SubscriptionStatus } from "./tables.ts";
 import { iso } from "./timestamps.ts";
 import { uniquely } from "../../db/unique.ts";
+import { queueAccessEndedNotice } from "../notices/notices.ts";
 
 export function presentSubscription(row: SubscriptionRow) {
   return {
@@ -169,6 +170,7 @@ export async function expireSubscription(ctx: DomainContext, id: string): Promis
   if (!moved) return null;
   const row = { ...(await subscriptionById(ctx, id)), ...changes };
   await recordSubscriptionChange(ctx, row, { event: "expired", description: "Subscription expired; access removed" });
+  await queueAccessEndedNotice(ctx, row);
   await revokeGrants(ctx, { subscription_id: id });
   await refreshMemberStatus(ctx, row.project_id, row.member_id);
   return row;

@@ -107,7 +107,7 @@ const JOB_SHARE_OF_DEADLINE = 2 / 3;
 
 async function main() {
   const config = loadConfig(process.env, release);
-  setAlertAddresses({ auth: config.auth.url, portal: config.portal.url });
+  setAlertAddresses({ auth: config.auth.url, portal: config.portal.url, api: config.api.url });
   // Before the backends open: an invalid connector package refuses the start without side effects.
   const connectors = loadConnectorRegistry(config.connectorsDir);
   const services = await openServices(config);

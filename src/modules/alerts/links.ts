@@ -1,14 +1,15 @@
-// The public addresses alerts link to (the authorization host's pages, the portal). Alerts are
+// The public addresses alerts link to (the authorization host's pages, the portal, the API). Alerts are
 // raised deep in domain code that has no request, so the process sets them once at start from its
 // configuration; until then they are the configuration's defaults.
 import { loadConfig } from "../../config.ts";
 
 const defaults = loadConfig({});
-let addresses = { auth: defaults.auth.url, portal: defaults.portal.url };
+const bare = (url: string) => url.replace(/\/+$/, "");
+let addresses = { auth: bare(defaults.auth.url), portal: bare(defaults.portal.url), api: bare(defaults.api.url) };
 
-/** Called once by the process that raises alerts (main.ts), with AUTH_URL and PORTAL_URL. */
-export function setAlertAddresses(next: { auth: string; portal: string }): void {
-  addresses = { auth: next.auth.replace(/\/+$/, ""), portal: next.portal.replace(/\/+$/, "") };
+/** Called once by the process that raises alerts (main.ts), with AUTH_URL, PORTAL_URL and BASE_URL. */
+export function setAlertAddresses(next: { auth: string; portal: string; api: string }): void {
+  addresses = { auth: bare(next.auth), portal: bare(next.portal), api: bare(next.api) };
 }
 
 /** An absolute link to a page of the authorization host (`path` starts with "/"). */
@@ -16,3 +17,6 @@ export const authPage = (path: string) => `${addresses.auth}${path}`;
 
 /** An absolute link to a project's portal page. */
 export const portalPage = (handle: string) => `${addresses.portal}/${handle}`;
+
+/** An absolute address of the REST API (`path` starts with "/v1/"). */
+export const apiAddress = (path: string) => `${addresses.api}${path}`;

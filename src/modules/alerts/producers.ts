@@ -6,7 +6,7 @@ import { membersTable, type MemberRow } from "../members/tables.ts";
 import { formatMinor } from "../payments/money.ts";
 import { plansTable, type PlanRow } from "../plans/tables.ts";
 import { projectsTable, type ProjectRow } from "../projects/tables.ts";
-import { authPage, portalPage } from "./links.ts";
+import { apiAddress, authPage, portalPage } from "./links.ts";
 import { raiseAlert, type Alert } from "./raise.ts";
 
 /** How a member is named to the creator: their display name, else their platform account. */
@@ -62,7 +62,10 @@ export async function alertSupportMessage(
   await raiseForProject(ctx, conversation.project_id, {
     class: "support",
     title: input.opened ? `Support: ${input.member} opened a conversation` : `Support: ${input.member} wrote again`,
-    body: `${input.member} wrote to ${project.name}:\n\n"${input.preview}"\n\n` + `Conversation "${conversation.subject}" (${conversation.id}).`,
+    body:
+      `${input.member} wrote to ${project.name}:\n\n"${input.preview}"\n\n` +
+      `Conversation "${conversation.subject}" (${conversation.id}). Reply through the API (or an agent's tool reply_to_support_conversation):\n` +
+      `POST ${apiAddress(`/v1/projects/${conversation.project_id}/support/conversations/${conversation.id}/messages`)}`,
   });
 }
 

@@ -157,12 +157,17 @@ describe("alert producers", function () {
     assert.equal((await db("creator_alerts").where({ user_id: suite.creator.userId, class: "sales" })).length, 2, "one alert per payment");
   });
 
-  it("support: a member's message raises an alert with their name and their words", async () => {
+  it("support: a member's message raises an alert with their name, their words and the reply operation's address", async () => {
     await memberWrites(suite.api.url, installation, "Where is   my invite?\nI paid an hour ago.");
     const got = await delivered(suite.creator, "support", /opened a conversation/);
     assertRouted(got, account, installation);
     assert.equal(got.alert.title, "Support: Grace Member opened a conversation");
     assert.ok(got.alert.body.includes(`"Where is my invite? I paid an hour ago."`), got.alert.body);
+    // The address it names is the reply operation's.
+    const reply = /POST http\S+?(\/v1\/projects\/\S+\/messages)$/m.exec(got.alert.body);
+    assert.ok(reply, got.alert.body);
+    const replied = await suite.client.post(reply[1]!, { body: "On its way." });
+    assert.equal(replied.status, 201, JSON.stringify(replied.body));
   });
 
   it("passes: a pass window opened for sale", async () => {
@@ -233,7 +238,9 @@ describe("alert producers", function () {
     // One message a second to one recipient (the manifest's pacing): the clock moves on until all are out.
     for (let i = 0, now = Date.now(); i < queued.length + 2; i++, now += 1100)
       await sendDueBotMessages({ db, kv: await testKv(), env, logger: testLogger, now: new Date(now), installations: [installation.id] });
-    const sent = (await testPlatform()).calls.slice(mark).filter((c) => c.name === "sendMessage" && c.bot === String(bot.id));
+    const sent = (await testPlatform()).calls
+      .slice(mark)
+      .filter((c) => c.name === "sendMessage" && c.bot === String(bot.id) && c.params.chat_id === account);
     assert.deepEqual(
       sent.map((c) => [c.params.chat_id, c.params.text]),
       queued.map((m: { text: string }) => [account, m.text]),

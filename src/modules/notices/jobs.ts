@@ -17,7 +17,7 @@ const endingSoon = (now: Date) => (q: Knex.QueryBuilder) =>
 export const scheduledJobs: ScheduledJob[] = [
   {
     name: "notices.reminders",
-    cron: "0 * * * *",
+    cron: "57 * * * *",
     description:
       "Three days before a period ends, each member with a platform account is reminded through the bot: a renewal reminder with the amount when a provider will charge again, an expiry reminder with the portal link when access ends there; once per subscription and period end.",
     run: (job) =>

@@ -5,14 +5,26 @@
 // invitee opens an account, whose confirmation mail arrives too and confirms it; they accept and
 // are on the roster. Then they forget their password: the reset mail's link sets a new one, and
 // they sign in with it. The demo creator links a Telegram account on the simulated platform's page.
-// The other parts of the check (a support alert to that account and a reply, the recovery probe's
-// alert, bot messages) are added here by their areas, with the helpers of test/helpers/messaging.ts. Screenshots under test-artifacts/screenshots/embedded/messaging-*.png.
+// A member then writes to the bot: npm start's bot message worker brings the support alert to that
+// account, and the creator's reply over REST reaches the member in the chat. (The recovery probe's
+// alert is tested in-process: test/modules/recovery/probes.test.ts.) Screenshots under
+// test-artifacts/screenshots/embedded/messaging-*.png.
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import type { Browser } from "playwright-core";
 import { freshPage, launchBrowser, screenshot, signIn } from "../helpers/browser.ts";
 import { uniqueEmail } from "../helpers/fixtures.ts";
-import { installSimTelegram, linkInMail, linkTelegramOnSim, startWithMailReceiver, waitForMail, type StartWithMail } from "../helpers/messaging.ts";
+import {
+  botMessagesTo,
+  installSimTelegram,
+  linkInMail,
+  linkTelegramOnSim,
+  sendOnSimTelegram,
+  startWithMailReceiver,
+  waitForMail,
+  type SimUser,
+  type StartWithMail,
+} from "../helpers/messaging.ts";
 
 describe("issue 34's walk-through on npm start: mail over SMTP, its links in Chromium", function () {
   this.timeout(300_000);
@@ -24,7 +36,7 @@ describe("issue 34's walk-through on npm start: mail over SMTP, its links in Chr
     await running?.stop();
   });
 
-  it("[embedded] an invitation, a sign-up confirmation and a password reset arrive as real mail whose links work; the demo creator links a Telegram account on the simulated platform", async () => {
+  it("[embedded] an invitation, a sign-up confirmation and a password reset arrive as real mail whose links work; the demo creator links a Telegram account on the simulated platform, gets a member's support message there and replies", async () => {
     [running, browser] = await Promise.all([startWithMailReceiver("messaging-walkthrough"), launchBrowser()]);
     const { authUrl, receiver, mailFrom, demo, api } = running;
     assert.match(running.started.output(), new RegExp(`Mail\\s+sent through smtp://127\\.0\\.0\\.1:\\d+ as ${mailFrom}`));
@@ -84,7 +96,7 @@ describe("issue 34's walk-through on npm start: mail over SMTP, its links in Chr
     await again.context.close();
 
     // The demo creator links a Telegram account through the simulated platform: primary, and the routing written down.
-    await installSimTelegram(running);
+    const installation = await installSimTelegram(running);
     const ada = { id: randomInt(100_000_000, 999_999_999), firstName: "Ada" };
     assert.match(await linkTelegramOnSim(browser, running, demo, ada), /now linked to your SubBridge account as your primary account/);
     const identities = (await api("GET", "/me/identities")).data as { connector: string; account_id: string; is_primary: boolean }[];
@@ -92,6 +104,37 @@ describe("issue 34's walk-through on npm start: mail over SMTP, its links in Chr
       identities.map((i) => [i.connector, i.account_id, i.is_primary]),
       [["telegram", String(ada.id), true]],
     );
+
+    // A member writes to the bot: a support alert reaches the linked account through the bot message worker.
+    const sim = await freshPage(browser);
+    const botName = installation.platform_account_name;
+    const bob: SimUser = { id: randomInt(100_000_000, 999_999_999), firstName: "Bob" };
+    await sendOnSimTelegram(sim.page, running.simUrl, botName, bob, "Hello, where is my invite?");
+    const until = async (user: SimUser, pattern: RegExp) => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        await sim.page.goto(running.simUrl);
+        const texts = await botMessagesTo(sim.page, botName, user);
+        if (texts.some((t) => pattern.test(t))) return texts;
+        assert.ok(Date.now() < deadline, `no message matching ${pattern} to ${user.firstName}: ${texts.join(" | ")}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    };
+    const alerts = await until(ada, /Support: Bob/);
+    assert.ok(
+      alerts.some((t) => t.includes("Hello, where is my invite?")),
+      alerts.join(" | "),
+    );
+
+    // The creator replies over REST; the reply reaches the member in the same chat.
+    const conversations = (await api("GET", `/projects/${demo.projectId}/support/conversations`)).data as { id: string }[];
+    assert.equal(conversations.length, 1);
+    await api("POST", `/projects/${demo.projectId}/support/conversations/${conversations[0]!.id}/messages`, {
+      body: "Hi Bob, it is on its way.",
+    });
+    await until(bob, /Hi Bob, it is on its way\./);
+    await screenshot(sim.page, "messaging-4-support-reply");
+    await sim.context.close();
 
     // Each message arrived once: nothing was sent twice (alerts of the account's own, like a new sign-in's, may come besides).
     for (const subject of [invitation.subject, confirmation.subject, reset.subject])

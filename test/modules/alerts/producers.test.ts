@@ -216,6 +216,14 @@ describe("alert producers", function () {
     assert.equal((await db("creator_alerts").where({ user_id: owner.userId, class: "onboarding" })).length, 2, "only the firsts");
   });
 
+  it("raises no onboarding or token alert for what the system does (the operator's CLI, fixtures)", async () => {
+    const { db } = await testDatabase();
+    // createTestCreator makes the project and mints the token as the operator's CLI does.
+    const creator = await createTestCreator({ projects: 1, label: "operator-made" });
+    assert.deepEqual(await db("creator_alerts").where({ user_id: creator.userId }), []);
+    assert.deepEqual(await db("mail_outbox").where({ to_address: creator.email }), []);
+  });
+
   it("never sends a class routed away from the account there: email takes it", async () => {
     const { db } = await testDatabase();
     const res = await put(suite.client, { destinations: [{ kind: "connector_identity", target: account, classes: ["sales"] }] });

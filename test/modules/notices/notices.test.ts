@@ -5,6 +5,7 @@
 // gets nothing. The bot_messages rows are the record.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { banMember } from "../../../src/modules/members/ban.ts";
 import { findOrCreateMember } from "../../../src/modules/members/members.ts";
 import { scheduledJobs as noticeJobs } from "../../../src/modules/notices/jobs.ts";
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
@@ -121,7 +122,7 @@ describe("notices: what the bot tells a member about their subscription", () => 
     );
   });
 
-  it("sends nothing to a member the bot cannot reach: no platform account, or no installation of their connector", async () => {
+  it("sends nothing to a member the bot cannot reach (no platform account, no installation of their connector) or one who is banned", async () => {
     const { db } = await testDatabase();
     const discord = await billedSubscription({ ...account(), connectorKey: "discord" });
     await remindAt(discord.row, 1000);
@@ -134,6 +135,12 @@ describe("notices: what the bot tells a member about their subscription", () => 
     await runJob(subscriptionJobs, "subscriptions.expire", new Date(Date.now() + 2 * DAY));
     assert.equal((await db("subscriptions").where({ id: portalOnly.subscription.id }).first()).status, "expired");
     assert.deepEqual(await noticesOf(portalOnly.subscription.id), []);
+
+    const banned = await subscribedMember(creator, { cycle: "month" });
+    await asDomain(creator, (ctx) => banMember(ctx, banned.plan.projectId, banned.member.id, { reason: "spam" }));
+    await runJob(subscriptionJobs, "subscriptions.expire", new Date(Date.now() + HOUR));
+    assert.equal((await db("subscriptions").where({ id: banned.subscription.id }).first()).status, "expired");
+    assert.deepEqual(await noticesOf(banned.subscription.id), [], "a ban is no invitation to come back");
   });
 
   async function plan(row: SubscriptionRow) {

@@ -5,6 +5,7 @@
 // banned member.
 import { randomUUID } from "node:crypto";
 import type { DomainContext } from "../../db/tenant.ts";
+import { alertSupportMessage } from "../alerts/producers.ts";
 import type { ConnectorRegistry } from "../connectors/registry.ts";
 import type { InstallationRow } from "../connectors/tables.ts";
 import { findOrCreateMember, type PlatformAccount } from "../members/members.ts";
@@ -107,5 +108,6 @@ export async function receiveSupportMessage(
       ? { type: "support.message.received", description: `${who} wrote in conversation ${row.subject}`, data: { message: shown } }
       : { type: "support.conversation.opened", description: `${who} opened conversation ${row.subject}`, data: { message: shown } },
   );
+  await alertSupportMessage(ctx, { conversation: row, member: who, preview: last.last_message_preview, opened: !open });
   return { kind: open ? "appended" : "opened", conversation, message: shown };
 }

@@ -23,10 +23,9 @@ import { FormBrowser } from "../../helpers/form-browser.ts";
 import { ApiClient } from "../../helpers/http.ts";
 import { repositoryConnectorRegistry, TEST_APP_KEY, testLogger, type StartOptions } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
-import { updatesSecret } from "../../../src/modules/connectors/bot/session.ts";
 import { sendDueBotMessages } from "../../../src/workers/bot-messages/worker.ts";
 import { put } from "../account/support.ts";
-import { installationRow, installTelegram } from "../connectors/support.ts";
+import { installationRow, installTelegram, postTelegramMessage } from "../connectors/support.ts";
 import { account as memberAccount, asDomain, DAY, seedPlan } from "../subscriptions/commerce.ts";
 import { linkThrough } from "./support.ts";
 
@@ -67,21 +66,7 @@ function assertRouted(got: Delivered, account: string, installation: Installatio
 
 /** Posts a private message from a member to the installation's bot, as Telegram delivers it. */
 async function memberWrites(apiUrl: string, installation: InstallationRow, text: string, userId = randomInt(1_000_000, 9_999_999)) {
-  const update = {
-    update_id: randomInt(1, 1e9),
-    message: {
-      message_id: 1,
-      date: Math.floor(Date.now() / 1000),
-      chat: { id: userId, type: "private" },
-      from: { id: userId, is_bot: false, first_name: "Grace", last_name: "Member" },
-      text,
-    },
-  };
-  const res = await fetch(`${apiUrl}/connectors/telegram/${installation.id}/updates`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": updatesSecret(TEST_APP_KEY, installation.id) },
-    body: JSON.stringify(update),
-  });
+  const res = await postTelegramMessage(apiUrl, installation.id, userId, text, { firstName: "Grace", lastName: "Member" });
   assert.equal(res.status, 200);
 }
 

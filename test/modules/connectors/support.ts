@@ -16,9 +16,30 @@ import { CallerFactory } from "../../tenancy/callers.ts";
 import type { Caller } from "../../tenancy/types.ts";
 
 /**
- * Posts a private "/start <payload>" (a bare "/start" for null) from `userId` to the installation's
- * updates address, as Telegram delivers it, with the installation's secret token unless `secret` says.
+ * Posts a message `text` from `userId` (in their private chat unless `chat` says) to the
+ * installation's updates address, as Telegram delivers it, with the installation's secret token
+ * unless `secret` says.
  */
+export function postTelegramMessage(
+  apiUrl: string,
+  installationId: string,
+  userId: number,
+  text: string,
+  options: { secret?: string; firstName?: string; lastName?: string; chat?: "private" | "group" | "supergroup" } = {},
+): Promise<Response> {
+  const from = { id: userId, is_bot: false, first_name: options.firstName ?? "Ada", ...(options.lastName ? { last_name: options.lastName } : {}) };
+  const update = {
+    update_id: randomInt(1, 1e9),
+    message: { message_id: 1, date: Math.floor(Date.now() / 1000), chat: { id: userId, type: options.chat ?? "private" }, from, text },
+  };
+  return fetch(`${apiUrl}/connectors/telegram/${installationId}/updates`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": options.secret ?? updatesSecret(TEST_APP_KEY, installationId) },
+    body: JSON.stringify(update),
+  });
+}
+
+/** Posts a private "/start <payload>" (a bare "/start" for null) from `userId`, as postTelegramMessage does. */
 export function postTelegramStart(
   apiUrl: string,
   installationId: string,
@@ -26,22 +47,7 @@ export function postTelegramStart(
   payload: string | null,
   options: { secret?: string; firstName?: string; lastName?: string } = {},
 ): Promise<Response> {
-  const from = { id: userId, is_bot: false, first_name: options.firstName ?? "Ada", ...(options.lastName ? { last_name: options.lastName } : {}) };
-  const update = {
-    update_id: randomInt(1, 1e9),
-    message: {
-      message_id: 1,
-      date: Math.floor(Date.now() / 1000),
-      chat: { id: userId, type: "private" },
-      from,
-      text: payload === null ? "/start" : `/start ${payload}`,
-    },
-  };
-  return fetch(`${apiUrl}/connectors/telegram/${installationId}/updates`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": options.secret ?? updatesSecret(TEST_APP_KEY, installationId) },
-    body: JSON.stringify(update),
-  });
+  return postTelegramMessage(apiUrl, installationId, userId, payload === null ? "/start" : `/start ${payload}`, options);
 }
 
 export const installPath = (project: string, key = "telegram") => `/v1/projects/${project}/connectors/${key}`;

@@ -4,7 +4,6 @@
 import assert from "node:assert/strict";
 import { randomInt, randomUUID } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/client";
-import { updatesSecret } from "../../../src/modules/connectors/bot/session.ts";
 import { sendDueBotMessages } from "../../../src/workers/bot-messages/worker.ts";
 import { testDatabase, testKv } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
@@ -14,7 +13,7 @@ import { connectMcp, startMcp, type RunningMcp } from "../../helpers/mcp.ts";
 import { testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
 import { repositoryConnectorRegistry, TEST_APP_KEY, testLogger } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
-import { installTelegram } from "../connectors/support.ts";
+import { installTelegram, postTelegramMessage } from "../connectors/support.ts";
 import { activityOf, expectGuarded, patch, teamSnapshot } from "../resources/support.ts";
 import { memberWrites, newAccount, openConversation } from "./inbox.ts";
 
@@ -126,21 +125,7 @@ describe("support replies", function () {
 
     /** `member` writes `text` to the bot in private, as Telegram delivers it to the updates route. */
     const send = async (member: number, text: string) => {
-      const update = {
-        update_id: randomInt(1, 1e9),
-        message: {
-          message_id: 1,
-          date: Math.floor(Date.now() / 1000),
-          chat: { id: member, type: "private" },
-          from: { id: member, is_bot: false, first_name: "Lin" },
-          text,
-        },
-      };
-      const res = await fetch(`${suite.api.url}/connectors/telegram/${installation.id}/updates`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": updatesSecret(TEST_APP_KEY, installation.id) },
-        body: JSON.stringify(update),
-      });
+      const res = await postTelegramMessage(suite.api.url, installation.id, member, text, { firstName: "Lin" });
       assert.equal(res.status, 200);
     };
     it("a member's messages keep arriving into the same conversation after a reply", async () => {

@@ -2,14 +2,12 @@
 // support: the first one opens a conversation (acknowledged in the chat), later ones join it.
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
-import { updatesSecret } from "../../../src/modules/connectors/bot/session.ts";
 import { SUPPORT_ACKNOWLEDGEMENT } from "../../../src/apps/api/telegram-updates.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { eventsOf } from "../../helpers/events.ts";
-import { TEST_APP_KEY } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { testPlatform } from "../../helpers/platforms.ts";
-import { installTelegram } from "../connectors/support.ts";
+import { installTelegram, postTelegramMessage } from "../connectors/support.ts";
 
 describe("the Telegram bot's support relay", function () {
   this.timeout(90_000);
@@ -21,22 +19,8 @@ describe("the Telegram bot's support relay", function () {
     ({ installation, bot } = await installTelegram(suite.client, suite.creator.projectIds[0]!));
   });
 
-  async function send(userId: number, text: string, chat = "private") {
-    const update = {
-      update_id: randomInt(1, 1e9),
-      message: {
-        message_id: 1,
-        date: Math.floor(Date.now() / 1000),
-        chat: { id: userId, type: chat },
-        from: { id: userId, is_bot: false, first_name: "Grace", last_name: "Member" },
-        text,
-      },
-    };
-    const res = await fetch(`${suite.api.url}/connectors/telegram/${installation.id}/updates`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": updatesSecret(TEST_APP_KEY, installation.id) },
-      body: JSON.stringify(update),
-    });
+  async function send(userId: number, text: string, chat: "private" | "group" | "supergroup" = "private") {
+    const res = await postTelegramMessage(suite.api.url, installation.id, userId, text, { firstName: "Grace", lastName: "Member", chat });
     assert.equal(res.status, 200);
   }
 

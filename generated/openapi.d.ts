@@ -4213,7 +4213,7 @@ export interface components {
             place: string;
             /** @description The titles of the project's resources in that place. */
             titles: string[];
-            /** @description What the probe found */
+            /** @description What the probe found, in words. */
             reason: string | null;
         };
         /** @description Members whose platform account was lost can link a new one to their membership. */

@@ -112,7 +112,7 @@ async function main() {
   const connectors = loadConnectorRegistry(config.connectorsDir);
   const services = await openServices(config);
   const readiness = readinessProbe({ db: services.db, kv: services.kv });
-  const platforms = await openPlatforms(config.platforms);
+  const platforms = await openPlatforms(config.platforms, { dataDir: config.dataDir, serves: true });
   const stripe = await openStripe(config.stripe, config.api.url, services.appKey);
   const servers: Server[] = [];
   let worker: JobWorker | null = null;
@@ -187,7 +187,7 @@ async function main() {
       logger: services.logger,
       jobs,
       clock: services.now,
-      platformAccess: { platforms: platforms.endpoints, appKey: services.appKey },
+      platformAccess: { platforms: platforms.endpoints, appKey: services.appKey, connectors },
       stripe: stripe.payments,
       timing: { stopTimeoutMs: Math.floor(config.shutdownTimeoutMs * JOB_SHARE_OF_DEADLINE) },
     });

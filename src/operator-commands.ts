@@ -25,6 +25,7 @@ import { loggerOptions } from "./services.ts";
 import { discoverScheduledJobs, ScheduledJobError } from "./workers/jobs/discovery.ts";
 import { runLogged } from "./workers/jobs/worker.ts";
 import { openPlatforms } from "./modules/connectors/platforms.ts";
+import { loadConnectorRegistry } from "./modules/connectors/registry.ts";
 import { loadAppKey } from "./security/app-key.ts";
 import { openStripe } from "./modules/payments/stripe/open.ts";
 import { listOwedRefunds } from "./modules/payments/reconcile-refunds.ts";
@@ -117,14 +118,15 @@ export async function runOperatorCommand(argv: string[], environment: CommandEnv
       case "jobs:run": {
         const at = jobRun!.now ?? now;
         const logger = pino(loggerOptions(config.logLevel), pino.destination(2));
-        // Jobs that act on a platform reach it as the server does (simulated when the server would be).
-        const platforms = await openPlatforms(config.platforms);
+        // Jobs that act on a platform reach it as the server does: simulated when the server would be, the running
+        // start's simulation when there is one (what a person changed on its page).
+        const platforms = await openPlatforms(config.platforms, { dataDir: config.dataDir, serves: false });
         const appKey = loadAppKey(config.appKey, config.dataDir).key;
         // Stripe as configured (STRIPE_SECRET_KEY ...); never a simulated twin of its own, which would know none of the
         // server's payments (the server's twin lives in its process).
         const stripe = await openStripe({ ...config.stripe, simulated: false }, config.api.url, appKey);
         try {
-          const platformAccess = { platforms: platforms.endpoints, appKey };
+          const platformAccess = { platforms: platforms.endpoints, appKey, connectors: loadConnectorRegistry(config.connectorsDir) };
           const { changed } = await runLogged(jobRun!.job, { db, now: at, logger, platformAccess, stripe: stripe.payments });
           return { name: jobRun!.job.name, now: at.toISOString(), changed };
         } finally {

@@ -4,6 +4,7 @@
 import type { Db } from "../../db/tenant.ts";
 import type { Logger } from "pino";
 import type { AccessSyncEnvironment } from "../connectors/access-sync.ts";
+import type { ConnectorRegistry } from "../connectors/registry.ts";
 import type { StripePayments } from "../payments/stripe/open.ts";
 
 export interface JobRun {
@@ -11,8 +12,8 @@ export interface JobRun {
   db: Db;
   /** The job's clock: every "is it due" decision uses this, never Date.now() (tests inject it). */
   now: Date;
-  /** How the connector drivers reach their platforms (jobs that act on a platform need it). */
-  platformAccess?: AccessSyncEnvironment;
+  /** How the connector drivers reach their platforms (jobs that act on a platform need it), and the loaded connector packages. */
+  platformAccess?: AccessSyncEnvironment & { connectors?: ConnectorRegistry };
   /** The platform's Stripe (jobs that read or act on Stripe need it); absent = none. */
   stripe?: StripePayments | null;
   logger?: Logger;

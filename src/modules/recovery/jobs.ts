@@ -8,7 +8,7 @@ export const scheduledJobs: ScheduledJob[] = [
     name: "recovery.probe",
     cron: "*/5 * * * *",
     description:
-      "Probes each installation whose recovery setting has probes on (the bot's token, the bot an administrator of each gated place), fills status and last_probe_at, and raises a recovery alert on a change for the worse.",
+      "Probes every installation unless its recovery setting turns probes off (the bot's token, the bot an administrator of each gated place), fills status and last_probe_at, and raises a recovery alert on a change for the worse.",
     async run(job) {
       if (!job.platformAccess) throw new Error("recovery.probe: the worker was started without the platform settings");
       return { changed: await runRecoveryProbes(job.db, job.platformAccess, job.now, {}, job.logger) };

@@ -13,7 +13,10 @@ import { recordActivity } from "../activity/activity-log.ts";
 import { emitEvent } from "../events/outbox.ts";
 import { raiseAlert } from "../alerts/raise.ts";
 import { probeAlert, type ProbedPlace } from "./probe-alerts.ts";
-import { pairsOf, presentSetting } from "./recovery-settings.ts";
+import { createDefaultSetting, pairsOf, presentSetting } from "./recovery-settings.ts";
+import { declares } from "./checks.ts";
+import type { ConnectorRegistry } from "../connectors/registry.ts";
+import { ApiError } from "../../errors.ts";
 import { recoverySettingsTable, type RecoverySettingRow, type RecoveryStatus } from "./tables.ts";
 
 /** Modes whose resources are places the bot must administer (a role or a creator task is no place). */
@@ -137,9 +140,45 @@ async function recordVerdict(
   return true;
 }
 
+/**
+ * Probes are on unless a creator turns them off: an active installation whose connector declares
+ * probes and that has no setting gets the default one (probes on), written down as the system's
+ * change the first time a run meets it. Answers how many it wrote.
+ */
+async function writeDefaultSettings(db: Db, connectors: ConnectorRegistry, now: Date, scope: ProbeScope): Promise<number> {
+  const across = unscoped(db, "recovery probes: installations of every team without a setting");
+  const query = across("connector_installations as i")
+    .leftJoin("recovery_settings as s", "s.installation_id", "i.id")
+    .whereNull("s.id")
+    .where("i.status", "active")
+    .whereNotNull("i.credentials")
+    .orderBy("i.created_at")
+    .limit(scope.limit ?? 100)
+    .select("i.id", "i.team_id", "i.project_id", "i.connector_key");
+  if (scope.teamId) query.where("i.team_id", scope.teamId);
+  let written = 0;
+  for (const installation of (await query) as Pick<InstallationRow, "id" | "team_id" | "project_id" | "connector_key">[]) {
+    if (!declares(connectors.packages.get(installation.connector_key)?.manifest, "probes")) continue;
+    try {
+      await db.transaction((trx) => createDefaultSetting(createDomainContext(trx, systemActor(installation.team_id), now), installation));
+      written++;
+    } catch (err) {
+      // A creator (or another worker) made its setting in between: theirs stands.
+      if (!(err instanceof ApiError && err.code === "VALIDATION_FAILED")) throw err;
+    }
+  }
+  return written;
+}
+
 /** One run: probes what is due at `now` (at most `limit`); answers how many settings it wrote. */
-export async function runRecoveryProbes(db: Db, env: AccessSyncEnvironment, now: Date, scope: ProbeScope = {}, logger?: Logger) {
-  let changed = 0;
+export async function runRecoveryProbes(
+  db: Db,
+  env: AccessSyncEnvironment & { connectors?: ConnectorRegistry },
+  now: Date,
+  scope: ProbeScope = {},
+  logger?: Logger,
+) {
+  let changed = env.connectors ? await writeDefaultSettings(db, env.connectors, now, scope) : 0;
   for (const setting of await dueSettings(db, now, scope)) {
     const places = await gatedPlaces(db, setting);
     // Platform calls run outside any transaction; the verdict is written in one short one.

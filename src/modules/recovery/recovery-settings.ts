@@ -165,15 +165,12 @@ const EDITABLE = [
 
 const SECOND_SETTING = "the project's installation of this connector already has a recovery setting; change that one";
 
-export async function createSetting(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, input: SettingInput) {
-  const { connector, ...changes } = input;
-  const installation = await installationOf(ctx, env, projectId, connector);
-  if (await recoverySettingsTable.rows(ctx).where({ installation_id: installation.id }).first("id"))
-    throw validationFailed({ connector: [SECOND_SETTING] });
-  const blank: RecoverySettingRow = {
+/** A setting of `installation` with every feature off, as create starts from. */
+function blankSetting(ctx: DomainContext, installation: { id: string; project_id: string; connector_key: string }): RecoverySettingRow {
+  return {
     id: randomUUID(),
     team_id: ctx.actor.teamId,
-    project_id: projectId,
+    project_id: installation.project_id,
     installation_id: installation.id,
     connector_key: installation.connector_key,
     probes_enabled: false,
@@ -188,7 +185,10 @@ export async function createSetting(ctx: DomainContext, env: ConnectorEnvironmen
     created_at: ctx.now,
     updated_at: ctx.now,
   };
-  const { next, nextPairs } = await applyChanges(ctx, env, blank, [], changes);
+}
+
+/** Stores a new setting (a racing second one for the installation: 422 naming connector) and records it. */
+async function storeNewSetting(ctx: DomainContext, next: RecoverySettingRow, nextPairs: StandbyPair[]) {
   const { team_id: _team, ...stored } = next;
   await uniquely(recoverySettingsTable.insert(ctx, stored), () => validationFailed({ connector: [SECOND_SETTING] }));
   await storePairs(ctx, next, nextPairs);
@@ -196,6 +196,31 @@ export async function createSetting(ctx: DomainContext, env: ConnectorEnvironmen
   await recordSettingChange(ctx, setting, "created");
   return setting;
 }
+
+export async function createSetting(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, input: SettingInput) {
+  const { connector, ...changes } = input;
+  const installation = await installationOf(ctx, env, projectId, connector);
+  if (await recoverySettingsTable.rows(ctx).where({ installation_id: installation.id }).first("id"))
+    throw validationFailed({ connector: [SECOND_SETTING] });
+  const { next, nextPairs } = await applyChanges(ctx, env, blankSetting(ctx, installation), [], changes);
+  return storeNewSetting(ctx, next, nextPairs);
+}
+
+/**
+ * The default setting of an installation whose connector declares probes and that has none: probes
+ * on, every DEFAULT_SETTING_PROBE_MINUTES, everything else off (the probe job writes it down the
+ * first time it meets the installation). A racing second one answers 422 naming connector.
+ */
+export function createDefaultSetting(ctx: DomainContext, installation: { id: string; project_id: string; connector_key: string }) {
+  return storeNewSetting(
+    ctx,
+    { ...blankSetting(ctx, installation), probes_enabled: true, probe_interval_minutes: DEFAULT_SETTING_PROBE_MINUTES },
+    [],
+  );
+}
+
+/** The default setting probes at every run of the job (a lost community is noticed within minutes; a probe is two cheap calls). */
+export const DEFAULT_SETTING_PROBE_MINUTES = 5;
 
 export async function updateSetting(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, id: string, changes: SettingChanges) {
   await requireProject(ctx, projectId);

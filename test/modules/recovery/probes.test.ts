@@ -182,6 +182,28 @@ describe("recovery probes", function () {
     assert.deepEqual(await state(setting.id), { status: null, last_probe_at: null });
   });
 
+  it("probes are on by default: an installation without a setting gets one with probes on, written by the system, and is probed", async () => {
+    const project = await newProject(suite.creator, `Unset ${randomInt(1e6)}`);
+    const { installation } = await installTelegram(suite.client, project);
+    const { db } = await testDatabase();
+    assert.equal((await db("recovery_settings").where({ installation_id: installation.id })).length, 0);
+    const withPackages = { ...(await env()), connectors: repositoryConnectorRegistry() };
+    const runWithPackages = (now: Date) => runRecoveryProbes(db, withPackages, now, { teamId: suite.creator.teamId });
+    assert.ok((await runWithPackages(T0)) >= 2, "the default setting written, then its probe");
+    const [setting] = await db("recovery_settings").where({ installation_id: installation.id });
+    assert.deepEqual(
+      [setting.probes_enabled, setting.probe_interval_minutes, setting.status, new Date(setting.last_probe_at).toISOString()],
+      [true, 5, "healthy", T0.toISOString()],
+    );
+    const created = (await eventsOf(suite.creator.teamId, "recovery_setting.created")).filter((e) => e.data.recovery_setting?.id === setting.id);
+    assert.equal(created.length, 1, "recorded like a creator's setting");
+    // A creator who turns probes off is heard: the default is not written again.
+    await db("recovery_settings").where({ id: setting.id }).update({ probes_enabled: false });
+    await runWithPackages(minutes(60));
+    assert.equal((await db("recovery_settings").where({ installation_id: installation.id })).length, 1);
+    assert.equal((await state(setting.id)).last_probe_at, T0.toISOString());
+  });
+
   it("is the scheduled job recovery.probe, every 5 minutes, needing the platform settings", async () => {
     const [job, ...others] = scheduledJobs;
     assert.deepEqual([job!.name, job!.cron, others.length], ["recovery.probe", "*/5 * * * *", 0]);

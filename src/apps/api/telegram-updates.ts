@@ -6,7 +6,8 @@
 // the member's platform access is synced at once (the connector sweep retries whatever fails). A
 // private message that is no command is a support message (relay.ts of the Support area). Payments
 // (a pre-checkout query, a successful or refunded Stars payment) are telegram-payments.ts's; a
-// chat_member join is recorded for the connector sweep to check (invite-links.ts).
+// chat_member join is recorded for the connector sweep to check (invite-links.ts); a my_chat_member
+// change of the bot's own standing in a chat probes the installation at once (recovery/probes.ts).
 // Telegram retries an update until it gets a 2xx, so every update that was read answers 200, also
 // one the bot ignores.
 import type Koa from "koa";
@@ -29,6 +30,7 @@ import { telegramPayments } from "./telegram-payments.ts";
 import { cancelCommandOf, runCancelCommand } from "../../modules/connectors/bot/cancel.ts";
 import { surfaceRegistry } from "../../modules/payments/providers.ts";
 import { recordTelegramJoin } from "../../modules/connectors/invite-links.ts";
+import { probeOnStandingChange } from "../../modules/recovery/probes.ts";
 
 export const TELEGRAM_UPDATES_PATH = updatesPath("telegram", ":installation");
 
@@ -70,6 +72,13 @@ export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Mi
     ctx.body = {};
     if (await telegramPayments(deps, installation, update, deps.now())) return;
     if (await recordTelegramJoin(deps.db, installation, update, deps.now())) return;
+    try {
+      if (await probeOnStandingChange(deps.db, deps, installation, update, deps.now(), deps.logger)) return;
+    } catch (err) {
+      // The update is read; the next scheduled probe finds what this one could not.
+      deps.logger.warn({ installation_id: id, err }, "probe after a change of the bot's standing failed");
+      return;
+    }
     const message = update?.message;
     const from = message?.from;
     if (typeof message?.text !== "string" || message.chat?.type !== "private" || typeof from?.id !== "number" || from.is_bot === true) return;

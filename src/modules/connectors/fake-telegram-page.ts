@@ -302,13 +302,25 @@ ${sections.join("") || "<section><p>No bot has a webhook yet: install the Telegr
     return sendPage(res, 404, "No such action.");
   }
 
-  /** The "Remove the bot" form: the bot's next getChatMember in that chat answers as Telegram does for a kicked bot. */
-  function setStanding(params: Record<string, unknown>, res: ServerResponse) {
+  /**
+   * The "Remove the bot" form: the bot's next getChatMember in that chat answers as Telegram does for
+   * a kicked bot, and, as Telegram does, the bot's webhook gets a my_chat_member update saying so.
+   */
+  async function setStanding(params: Record<string, unknown>, res: ServerResponse) {
     const botId = Number(params.bot);
     const chat = String(params.chat ?? "");
     const status = params.status === "kicked" ? "kicked" : "administrator";
     if (!source.webhooks.has(botId) || !/^-?[0-9]+$/.test(chat)) return sendPage(res, 400, "Name a bot with a webhook and one of its chats.");
+    const before = source.botStatus(botId, chat);
     source.setBotStatus(botId, chat, status);
+    const bot = { id: botId, is_bot: true, first_name: source.botUsername(botId), username: source.botUsername(botId) };
+    await source.deliver(botId, "my_chat_member", {
+      chat: { id: Number(chat), type: "supergroup", title: `Chat ${chat}` },
+      from: { id: 1, is_bot: false, first_name: "A chat admin" },
+      date: Math.floor(Date.now() / 1000),
+      old_chat_member: { user: bot, status: before },
+      new_chat_member: { user: bot, status },
+    });
     done(res, status === "kicked" ? `The bot was removed from chat ${chat}.` : `The bot is an administrator of chat ${chat} again.`);
   }
 
@@ -327,7 +339,7 @@ ${sections.join("") || "<section><p>No bot has a webhook yet: install the Telegr
       return true;
     }
     try {
-      if (action === "bot-status") setStanding(params, res);
+      if (action === "bot-status") await setStanding(params, res);
       else await act(action, params, res);
     } catch (err) {
       sendPage(res, 400, (err as Error).message);

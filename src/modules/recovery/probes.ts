@@ -41,6 +41,8 @@ export interface ProbeScope {
   teamId?: string;
   /** At most this many settings per run. */
   limit?: number;
+  /** Only this installation, due now whatever its interval (the platform said the bot's standing changed). */
+  installationId?: string;
 }
 
 async function dueSettings(db: Db, now: Date, scope: ProbeScope): Promise<DueSetting[]> {
@@ -49,7 +51,11 @@ async function dueSettings(db: Db, now: Date, scope: ProbeScope): Promise<DueSet
     .join("connector_installations as i", "i.id", "s.installation_id")
     .join("projects as p", "p.id", "s.project_id")
     .where({ "s.probes_enabled": true, "i.status": "active" })
-    .where((q) => q.whereNull("s.last_probe_at").orWhereRaw("s.last_probe_at + s.probe_interval_minutes * interval '1 minute' <= ?", [now]))
+    .where((q) =>
+      scope.installationId
+        ? q.where("s.installation_id", scope.installationId)
+        : q.whereNull("s.last_probe_at").orWhereRaw("s.last_probe_at + s.probe_interval_minutes * interval '1 minute' <= ?", [now]),
+    )
     .orderByRaw("s.last_probe_at asc nulls first")
     .limit(scope.limit ?? 100)
     .select("s.*", "p.name as project_name", across.raw("row_to_json(i.*) as installation"));
@@ -156,6 +162,7 @@ async function writeDefaultSettings(db: Db, connectors: ConnectorRegistry, now: 
     .limit(scope.limit ?? 100)
     .select("i.id", "i.team_id", "i.project_id", "i.connector_key");
   if (scope.teamId) query.where("i.team_id", scope.teamId);
+  if (scope.installationId) query.where("i.id", scope.installationId);
   let written = 0;
   for (const installation of (await query) as Pick<InstallationRow, "id" | "team_id" | "project_id" | "connector_key">[]) {
     if (!declares(connectors.packages.get(installation.connector_key)?.manifest, "probes")) continue;
@@ -192,4 +199,25 @@ export async function runRecoveryProbes(
     if (wrote) changed++;
   }
   return changed;
+}
+
+/**
+ * Telegram's my_chat_member update: the bot's standing in one of its chats changed (removed, made a
+ * member, demoted). The installation is probed at once, so a bot thrown out of its chat raises the
+ * recovery alert within seconds rather than at the next run. Answers whether the update was one.
+ */
+export async function probeOnStandingChange(
+  db: Db,
+  env: AccessSyncEnvironment & { connectors?: ConnectorRegistry },
+  installation: Pick<InstallationRow, "id" | "team_id">,
+  update: unknown,
+  now: Date,
+  logger?: Logger,
+): Promise<boolean> {
+  const change = (update as { my_chat_member?: { chat?: { type?: unknown } } } | null)?.my_chat_member;
+  if (!change) return false;
+  // A private chat's my_chat_member is a person blocking or unblocking the bot: no place of the community.
+  if (change.chat?.type === "private") return true;
+  await runRecoveryProbes(db, env, now, { teamId: installation.team_id, installationId: installation.id }, logger);
+  return true;
 }

@@ -136,7 +136,7 @@ describe("Telegram Stars: the driver's payment calls against the fake Telegram, 
     assert.deepEqual(fake.telegramWebhook(123456789), {
       url: fake.telegramWebhook(123456789)!.url,
       secret_token: "hook-secret_1",
-      allowed_updates: ["message", "pre_checkout_query", "chat_member"],
+      allowed_updates: ["message", "pre_checkout_query", "chat_member", "my_chat_member"],
     });
     const link = await payments().createInvoiceLink(monthly);
     const before = Math.floor(Date.now() / 1000);

@@ -182,6 +182,34 @@ describe("recovery probes", function () {
     assert.deepEqual(await state(setting.id), { status: null, last_probe_at: null });
   });
 
+  it("Telegram's my_chat_member (the bot removed from a chat, or made an administrator again) probes the installation at once", async () => {
+    const { project, setting, bot, chats } = await probedProject();
+    await run(T0);
+    const platform = await testPlatform();
+    const standing = async (status: string) => {
+      const res = await fetch(`${platform.url}/_sim/telegram/bot-status`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ bot: String(bot.id), chat: chats[0]!, status }).toString(),
+        redirect: "manual",
+      });
+      assert.equal(res.status, 303, await res.text());
+    };
+    const updates = () => platform.calls.filter((c) => c.name === "getChatMember" && c.bot === String(bot.id)).length;
+    const before = updates();
+    await standing("kicked");
+    assert.ok(updates() > before, "the webhook's update made the API probe the chats");
+    const after = await state(setting.id);
+    assert.equal(after.status, "degraded", "no run of the job was needed");
+    assert.notEqual(after.last_probe_at, T0.toISOString());
+    assert.equal((await sent(project)).alerts.length, 1);
+    await standing("administrator");
+    assert.equal((await state(setting.id)).status, "healthy");
+    const alerts = (await sent(project)).alerts.map((a: { title: string }) => a.title);
+    assert.equal(alerts.length, 2);
+    assert.match(alerts[1]!, /works again/i);
+  });
+
   it("probes are on by default: an installation without a setting gets one with probes on, written by the system, and is probed", async () => {
     const project = await newProject(suite.creator, `Unset ${randomInt(1e6)}`);
     const { installation } = await installTelegram(suite.client, project);

@@ -175,8 +175,9 @@ export function telegramDriver(options: TelegramOptions): ConnectorDriver {
         removeRole: noRoles,
         async deliverUpdates(target) {
           // pre_checkout_query: Telegram charges a Stars payment only after the bot answers one;
-          // chat_member (sent only when asked for): joins, which the connector sweep checks against the grants.
-          const allowed_updates = ["message", "pre_checkout_query", "chat_member"];
+          // chat_member (sent only when asked for): joins, which the connector sweep checks against the grants;
+          // my_chat_member: the bot's own standing in a chat changed (removed, demoted), which a recovery probe checks at once.
+          const allowed_updates = ["message", "pre_checkout_query", "chat_member", "my_chat_member"];
           if (target) await call("setWebhook", { url: target.url, secret_token: target.secret, allowed_updates });
           else await call("deleteWebhook", {});
         },

@@ -6,8 +6,9 @@
 // are on the roster. Then they forget their password: the reset mail's link sets a new one, and
 // they sign in with it. The demo creator links a Telegram account on the simulated platform's page.
 // A member then writes to the bot: npm start's bot message worker brings the support alert to that
-// account, and the creator's reply over REST reaches the member in the chat. (The recovery probe's
-// alert is tested in-process: test/modules/recovery/probes.test.ts.) Screenshots under
+// account, and the creator's reply over REST reaches the member in the chat. Last, the bot is removed
+// from the project's gated chat on the simulated page: the recovery alert arrives by mail and on the
+// linked account. Screenshots under
 // test-artifacts/screenshots/embedded/messaging-*.png.
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
@@ -36,7 +37,7 @@ describe("issue 34's walk-through on npm start: mail over SMTP, its links in Chr
     await running?.stop();
   });
 
-  it("[embedded] an invitation, a sign-up confirmation and a password reset arrive as real mail whose links work; the demo creator links a Telegram account on the simulated platform, gets a member's support message there and replies", async () => {
+  it("[embedded] an invitation, a sign-up confirmation and a password reset arrive as real mail whose links work; the demo creator links a Telegram account on the simulated platform, gets a member's support message there and replies, and hears by mail and bot that the bot was removed from its chat", async () => {
     [running, browser] = await Promise.all([startWithMailReceiver("messaging-walkthrough"), launchBrowser()]);
     const { authUrl, receiver, mailFrom, demo, api } = running;
     assert.match(running.started.output(), new RegExp(`Mail\\s+sent through smtp://127\\.0\\.0\\.1:\\d+ as ${mailFrom}`));
@@ -134,6 +135,24 @@ describe("issue 34's walk-through on npm start: mail over SMTP, its links in Chr
     });
     await until(bob, /Hi Bob, it is on its way\./);
     await screenshot(sim.page, "messaging-4-support-reply");
+
+    // The bot is removed from the project's gated chat: Telegram's my_chat_member update probes at once, and the
+    // recovery alert reaches the creator by email (critical) and on the linked account.
+    const chat = `-100${randomInt(1_000_000_000, 9_999_999_999)}`;
+    await api("POST", `/projects/${demo.projectId}/resources`, { connector: "telegram", kind: "channel", title: "VIP channel", platform_ref: chat });
+    const removal = await fetch(`${new URL(running.simUrl).origin}/_sim/telegram/bot-status`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ bot: installation.platform_account_id, chat, status: "kicked" }).toString(),
+      redirect: "manual",
+    });
+    assert.equal(removal.status, 303);
+    const recovery = await waitForMail(receiver, demo.email, /installation lost|places lost/);
+    assert.match(recovery.text, /VIP channel/);
+    await until(ada, /installation lost|places lost/);
+    const [setting] = (await api("GET", `/projects/${demo.projectId}/recovery-settings`)).data as { status: string; probes: { enabled: boolean } }[];
+    assert.deepEqual([setting!.status, setting!.probes.enabled], ["lost", true]);
+    await screenshot(sim.page, "messaging-5-recovery-alert");
     await sim.context.close();
 
     // Each message arrived once: nothing was sent twice (alerts of the account's own, like a new sign-in's, may come besides).

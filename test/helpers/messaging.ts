@@ -222,7 +222,9 @@ export async function startWithMailReceiver(label: string, extraEnv: Record<stri
 }
 
 /** Installs Telegram on the demo project with a new bot of the simulated platform (any well-formed token names one there). */
-export async function installSimTelegram(running: StartWithMail): Promise<{ id: string; bot_url: string; platform_account_name: string }> {
+export async function installSimTelegram(
+  running: StartWithMail,
+): Promise<{ id: string; bot_url: string; platform_account_id: string; platform_account_name: string }> {
   const botId = randomInt(1_000_000_000, 9_000_000_000);
   const bot_token = `${botId}:${randomBytes(27).toString("base64url")}`;
   return (await running.api("POST", `/projects/${running.demo.projectId}/connectors/telegram`, { fields: { bot_token } })).data;

@@ -53,6 +53,8 @@ export interface FakePlatform extends StarsSimulator {
   setTelegramBotStatus(botId: number, chat: string, status: "administrator" | "member" | "kicked"): void;
   /** The token is refused from now on (revoked in @BotFather). */
   revokeTelegramToken(token: string): void;
+  /** The bot's next `times` calls answer 429 Too Many Requests with parameters.retry_after = `seconds`. */
+  throttleTelegramBot(token: string, seconds: number, times?: number): void;
   /** The channel belongs to the guild (GET /channels/{c} answers its guild_id); `null` deletes it. */
   setDiscordChannel(channel: string, guild: string | null): void;
   /** The bot is taken out of the guild (GET /guilds/{g} answers 403). */
@@ -101,6 +103,7 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
   let delayMs = 0;
   const botStatus = new Map<string, "administrator" | "member" | "kicked">();
   const revokedTokens = new Set<string>();
+  const throttled = new Map<string, { seconds: number; times: number }>();
   const channelGuilds = new Map<string, string | null>();
   const removedGuilds = new Set<string>();
   let lastGuild: string | null = null;
@@ -134,6 +137,12 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     const call: RecordedCall = { platform: "telegram", method: "POST", name: method, bot: token.split(":")[0] ?? null, params };
     calls.push(call);
     if (!bot) return send(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
+    const throttle = throttled.get(token);
+    if (throttle && throttle.times > 0) {
+      throttle.times -= 1;
+      const description = `Too Many Requests: retry after ${throttle.seconds}`;
+      return send(res, 429, { ok: false, error_code: 429, description, parameters: { retry_after: throttle.seconds } });
+    }
     const ok = (result: unknown) => {
       results.set(call, result);
       send(res, 200, { ok: true, result });
@@ -296,6 +305,7 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     addDiscordAuthorization: (code, guild) => void grants.set(code, guild),
     setTelegramBotStatus: (botId, chat, status) => void botStatus.set(`${botId}:${chat}`, status),
     revokeTelegramToken: (token) => void revokedTokens.add(token),
+    throttleTelegramBot: (token, seconds, times = 1) => void throttled.set(token, { seconds, times }),
     setDiscordChannel: (channel, guild) => void channelGuilds.set(channel, guild),
     removeDiscordBot: (guild) => void removedGuilds.add(guild),
     delay: (ms) => void (delayMs = ms),

@@ -116,9 +116,13 @@ async function onPlatform<T>(key: string, step: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (!(err instanceof PlatformError)) throw err;
     if (err.kind === "unauthorized" && err.field) throw validationFailed({ [err.field]: [err.message] }, "The platform refused the credentials.");
-    const reason = { unreachable: "platform_unreachable", not_configured: "platform_not_configured", unauthorized: "platform_not_configured" }[
-      err.kind as string
-    ];
+    // A rate limit is an answer to try later, as silence is.
+    const reason = {
+      unreachable: "platform_unreachable",
+      rate_limited: "platform_unreachable",
+      not_configured: "platform_not_configured",
+      unauthorized: "platform_not_configured",
+    }[err.kind as string];
     throw domainRefusal(err.message, { connector: key, reason: reason ?? "platform_refused" });
   }
 }

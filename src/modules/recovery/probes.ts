@@ -85,7 +85,7 @@ async function probeInstallation(env: AccessSyncEnvironment, setting: DueSetting
     return await installationSession(env, setting.installation).probe(places);
   } catch (err) {
     if (!(err instanceof PlatformError)) throw err;
-    if (err.kind === "unreachable" || err.kind === "not_configured") {
+    if (err.kind === "unreachable" || err.kind === "not_configured" || err.kind === "rate_limited") {
       logger?.warn(
         { installation_id: setting.installation_id, kind: err.kind, err: err.message },
         "recovery probe gave no verdict; tried again next run",

@@ -77,6 +77,11 @@ async function sendFor(o: BotMessageWorkerOptions, installation: Installation | 
       outcomes.push({ message, result: "sent" });
     } catch (err) {
       if (!(err instanceof PlatformError)) throw err;
+      // The platform's own rate limit: this message waits as long as it asks, unsent and not counted as an attempt.
+      if (err.kind === "rate_limited") {
+        outcomes.push({ message, result: "deferred", untilMs: err.retryAfterMs ?? 1_000 });
+        continue;
+      }
       // Unreachable is worth another try; a refusal (the member blocked the bot, no such chat) is final.
       const result = err.kind === "unreachable" ? "retry" : "failed";
       o.logger.warn({ bot_message_id: message.id, kind: err.kind, err: err.message }, "bot message not sent");

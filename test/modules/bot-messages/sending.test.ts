@@ -1,7 +1,7 @@
 // The bot message worker against the fake Telegram: queued messages reach the recipient once, cut
 // to the manifest's max_length; a burst is paced (the manifest's burst at once, then one per
 // min_interval, and one per per_recipient_interval to the same person); an unreachable platform is
-// tried again later, a refusal fails for good; a message of a removed installation fails.
+// tried again later, Telegram's 429 waits its retry_after, a refusal fails for good.
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import { createDomainContext, systemActor } from "../../../src/db/tenant.ts";
@@ -168,6 +168,22 @@ describe("the bot message worker", function () {
     assert.deepEqual(await send(now, kv), [], "not before its retry time");
     assert.deepEqual(
       (await send(new Date(row.next_attempt_at), kv)).map((o) => o.result),
+      ["sent"],
+    );
+
+    // Telegram's own rate limit (429, retry_after): the message waits as long as it asks, unsent and not counted as an attempt.
+    const throttledAt = new Date(now.getTime() + 1_800_000);
+    const [throttledId] = await queue([{ recipient: user(), text: "slow down" }], throttledAt);
+    fake.throttleTelegramBot(token, 7);
+    assert.deepEqual(
+      (await send(throttledAt, kv)).map((o) => o.result),
+      ["deferred"],
+    );
+    const throttledRow = await db("bot_messages").where({ id: throttledId }).first();
+    assert.deepEqual([throttledRow.status, throttledRow.attempts], ["queued", 0]);
+    assert.equal(new Date(throttledRow.next_attempt_at).getTime(), throttledAt.getTime() + 7_000);
+    assert.deepEqual(
+      (await send(new Date(throttledAt.getTime() + 7_000), kv)).map((o) => o.result),
       ["sent"],
     );
 

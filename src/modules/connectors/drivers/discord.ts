@@ -33,6 +33,11 @@ export function discordDriver(options: DiscordOptions): ConnectorDriver {
     if (res.status >= 200 && res.status < 300) return res.body;
     const message = typeof res.body?.message === "string" ? res.body.message : `HTTP ${res.status}`;
     if (res.status === 401) throw new PlatformError("unauthorized", `Discord refused the application's bot token (${message}).`);
+    if (res.status === 429) {
+      const seconds = Number(res.body?.retry_after);
+      const waitMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000;
+      throw new PlatformError("rate_limited", `Discord asked to wait before ${method} ${path} (${message}).`, null, message, waitMs);
+    }
     throw new PlatformError("refused", `Discord refused ${method} ${path}: ${message}.`);
   }
   return {

@@ -125,6 +125,8 @@ export interface ConnectorDriver {
 }
 
 export type PlatformErrorKind =
+  /** The platform asks the caller to slow down (HTTP 429) for retryAfterMs: the call may be made again then. */
+  | "rate_limited"
   /** The platform refused the credentials (a revoked bot token, an OAuth code already used). */
   | "unauthorized"
   /** The platform answered but refused the call (no such chat, missing permission). */
@@ -144,6 +146,8 @@ export class PlatformError extends Error {
     readonly field: string | null = null,
     /** The platform's own words for a refusal (Telegram's description, e.g. "Bad Request: CHARGE_ALREADY_REFUNDED"). */
     readonly description: string | null = null,
+    /** A rate limit's wait (HTTP 429: Telegram's parameters.retry_after, Discord's retry_after), in milliseconds. */
+    readonly retryAfterMs: number | null = null,
   ) {
     super(message);
     this.name = "PlatformError";

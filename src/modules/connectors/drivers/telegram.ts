@@ -33,6 +33,11 @@ async function callBotApi<T>(options: TelegramOptions, token: string, method: st
   });
   if (body?.ok === true) return body.result as T;
   const description = typeof body?.description === "string" ? body.description : `HTTP ${status}`;
+  if (status === 429) {
+    const seconds = Number(body?.parameters?.retry_after);
+    const waitMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000;
+    throw new PlatformError("rate_limited", `Telegram asked to wait before ${method} (${description}).`, null, description, waitMs);
+  }
   // 401 Unauthorized: the token is unknown or revoked; 404 on getMe means the same (bad token path).
   if (status === 401 || (status === 404 && method === "getMe"))
     throw new PlatformError("unauthorized", `Telegram refused the bot token (${description}).`, "fields.bot_token");

@@ -1,6 +1,6 @@
 // Brings the platforms in line with the access ledger: the connector's half of a grant. Pending
 // grants of a platform mode are fulfilled (bearer_link: a single-use invite link sent to the member
-// in a private message; membership: the member let into the private place; role: the role given),
+// in a private message, queued for the bot message worker with the grant's marking; membership: the member let into the private place; role: the role given),
 // then marked granted (member.resource_added).
 // Revoked grants that were granted lose their access on the platform (removed from the place, the
 // role taken), and a banned member is banned from every place of the project. Platform calls run
@@ -19,6 +19,7 @@ import type { ConnectorEnvironment } from "./environment.ts";
 import { inviteLinksTable, type InstallationRow } from "./tables.ts";
 import { installationSession } from "./bot/session.ts";
 import { inviteLinkExpiry, markLinksRevoked, outstandingLinks, revokeLinks, syncJoins } from "./invite-links.ts";
+import { queueBotMessage } from "../bot-messages/outbox.ts";
 
 /** Modes whose grants the connector fulfils on the platform (creator_task: the creator does). */
 const FULFILLED = ["bearer_link", "membership", "role"] as const;
@@ -77,14 +78,13 @@ async function workItems(db: Db, scope: AccessSyncScope): Promise<WorkItem[]> {
   return (await query) as WorkItem[];
 }
 
-/** Fulfils a pending grant; answers the invite link it sent (bearer_link), to be remembered. */
+/** Fulfils a pending grant; answers the invite link it made (bearer_link), to be remembered and sent. */
 async function fulfil(session: PlatformSession, item: WorkItem, now: Date): Promise<{ url: string; expiresAt: Date } | null> {
   if (!item.place || !item.user) throw new PlatformError("refused", "The resource has no place on the platform, or the member no account.");
   if (item.grant_mode === "role") return session.addRole(item.user, item.place).then(() => null);
   if (item.grant_mode === "membership") return session.admit(item.place, item.user).then(() => null);
   const expiry = inviteLinkExpiry(now);
   const link = await session.createInviteLink(item.place, expiry);
-  await session.sendMessage(item.user, `Your access to ${item.title}: ${link.url}\nThe link works once, for you, for a day.`);
   return { url: link.url, expiresAt: expiry.expiresAt };
 }
 
@@ -125,6 +125,16 @@ export async function syncPlatformAccess(
       const ctx = createDomainContext(trx, systemActor(item.team_id), now);
       if (item.status === "pending") await markGrantFulfilled(ctx, item.grant_id);
       else await grantsTable.rows(ctx).where({ id: item.grant_id }).update({ platform_synced_at: now });
+      if (sent && item.place && item.user)
+        // Through the bot message worker, within the connector's pacing, once the grant is marked.
+        await queueBotMessage(ctx, {
+          installation: item.installation,
+          recipient: item.user,
+          text: `Your access to ${item.title}: ${sent.url}\nThe link works once, for you, for a day.`,
+          purpose: "access_link",
+          subject: { type: "access_grant", id: item.grant_id },
+          dedupeKey: `access-link:${item.grant_id}`,
+        });
       if (sent && item.place)
         await inviteLinksTable.insert(ctx, {
           id: randomUUID(),

@@ -8,9 +8,10 @@ import { updatesSecret } from "../../../src/modules/connectors/bot/session.ts";
 import { linkIdentity } from "../../../src/modules/account/identities.ts";
 import { syncPlatformAccess } from "../../../src/modules/connectors/access-sync.ts";
 import { createDomainContext } from "../../../src/db/tenant.ts";
-import { testDatabase } from "../../helpers/backends.ts";
+import { testDatabase, testKv } from "../../helpers/backends.ts";
+import { sendDueBotMessages } from "../../../src/workers/bot-messages/worker.ts";
 import { eventsOf } from "../../helpers/events.ts";
-import { TEST_APP_KEY } from "../../helpers/server.ts";
+import { repositoryConnectorRegistry, TEST_APP_KEY, testLogger } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
 import { codesFor, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
@@ -85,6 +86,12 @@ describe("the Telegram bot", function () {
     assert.equal(invite.length, 1);
     assert.equal(String(invite[0]!.params.chat_id), CHAT);
     assert.equal(Number(invite[0]!.params.member_limit), 1);
+    // The invite link is queued with the grant's marking; the bot message worker sends it (npm start runs one).
+    const { db: queueDb } = await testDatabase();
+    const queued = await queueDb("bot_messages").where({ installation_id: installation.id, purpose: "access_link", recipient: String(member) });
+    assert.equal(queued.length, 1);
+    const env = { connectors: repositoryConnectorRegistry(), platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY };
+    await sendDueBotMessages({ db: queueDb, kv: await testKv(), env, logger: testLogger, now: new Date(), installations: [installation.id] });
     const messages = (await callsSince(mark, "sendMessage")).map((c) => String(c.params.text));
     assert.match(messages[0]!, /Your access code worked/);
     assert.match(messages[0]!, /Signed print: the creator will hand this over/);

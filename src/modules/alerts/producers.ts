@@ -155,7 +155,8 @@ export async function alertSignIn(db: Db, now: Date, userId: string, from: { ip:
     security(trx, now, userId, {
       title: "New sign-in to your account",
       body:
-        `Your account was signed in to at ${now.toISOString()} from ${from.ip}${from.userAgent ? ` (${from.userAgent.slice(0, 120)})` : ""}.\n\n` +
+        `Your account was signed in to at ${now.toISOString()} from ${from.ip}${from.userAgent ? ` (${from.userAgent.slice(0, 120)})` : ""}, ` +
+        `in a browser that had not signed in to it before.\n\n` +
         `If it was not you, change your password and review your sign-in methods: ${authPage("/security")}`,
     }),
   );

@@ -282,6 +282,21 @@ describe("alert producers: the creator's own plan and sign-in", function () {
     const signedIn = await delivered(suite.creator, "security", /New sign-in/);
     assertRouted(signedIn, account, installation);
     assert.ok(signedIn.alert.body.includes("/security"), "links the security page");
+    // The same browser again is no news; another browser is.
+    const signIns = async () =>
+      (await (await testDatabase()).db("creator_alerts").where({ user_id: suite.creator.userId, title: "New sign-in to your account" })).length;
+    const before = await signIns();
+    assert.equal((await browser.post("/sign-out", {}, "/")).status, 302);
+    const again = await browser.post("/sign-in", { email: suite.creator.email, password: TEST_PASSWORD, return_to: "/" }, "/sign-in");
+    assert.equal(again.status, 302);
+    assert.equal(await signIns(), before, "a browser that signed in before raises nothing");
+    const elsewhere = await new FormBrowser(auth.url).post(
+      "/sign-in",
+      { email: suite.creator.email, password: TEST_PASSWORD, return_to: "/" },
+      "/sign-in",
+    );
+    assert.equal(elsewhere.status, 302);
+    assert.equal(await signIns(), before + 1, "a new browser raises the alert");
 
     const checkout = await browser.post("/billing/checkout", { team_id: suite.creator.teamId, tier: "starter" }, "/billing");
     assert.equal(checkout.status, 303, await checkout.text());

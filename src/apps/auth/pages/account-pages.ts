@@ -22,6 +22,7 @@ import { secondFactorsOf } from "./second-factor.ts";
 import { jsonRefusal, PASSKEY_SCRIPTS, passkeySignIn } from "./passkey-endpoints.ts";
 
 import { endSession, establishSession, sessionOf } from "./session.ts";
+import { rememberDevice } from "./known-devices.ts";
 
 /** Sign-in attempts: 10 per 15 minutes per address, 30 per 15 minutes per IP. */
 export const SIGN_IN_PER_EMAIL: readonly Window[] = [{ name: "sign-in-email", limit: 10, windowMs: 15 * 60_000 }];
@@ -146,7 +147,9 @@ export async function startSignedInSession(ctx: Koa.Context, deps: AuthDeps, use
   const users = unscoped(deps.db, "the creator who just signed in");
   const user = (await users("users").where({ id: userId }).first("current_team_id")) as { current_team_id: string | null } | undefined;
   await establishSession(ctx, userId, user?.current_team_id ?? null);
-  await alertSignIn(deps.db, deps.now(), userId, { ip: (ctx.state as RequestState).clientIp, userAgent: ctx.get("user-agent") || undefined });
+  // Only a browser that never signed in to this account is worth the creator's attention.
+  if (!rememberDevice(ctx, deps, userId))
+    await alertSignIn(deps.db, deps.now(), userId, { ip: (ctx.state as RequestState).clientIp, userAgent: ctx.get("user-agent") || undefined });
 }
 
 export function mountAccountPages(router: Router, deps: AuthDeps): void {

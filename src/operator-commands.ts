@@ -26,6 +26,7 @@ import { discoverScheduledJobs, ScheduledJobError } from "./workers/jobs/discove
 import { runLogged } from "./workers/jobs/worker.ts";
 import { openPlatforms } from "./modules/connectors/platforms.ts";
 import { loadConnectorRegistry } from "./modules/connectors/registry.ts";
+import { setAlertAddresses } from "./modules/alerts/links.ts";
 import { loadAppKey } from "./security/app-key.ts";
 import { openStripe } from "./modules/payments/stripe/open.ts";
 import { listOwedRefunds } from "./modules/payments/reconcile-refunds.ts";
@@ -104,6 +105,8 @@ export async function runOperatorCommand(argv: string[], environment: CommandEnv
     allowPositionals: command === "jobs:run",
   });
   const config = loadConfig(environment.env);
+  // A job run here raises alerts and notices as the server would: their links use this configuration's addresses.
+  setAlertAddresses({ auth: config.auth.url, portal: config.portal.url, api: config.api.url });
   if (command === "jobs:list") return (await discoverScheduledJobs()).map(({ name, cron, description }) => ({ name, cron, description }));
   // Refused before the database opens: a misspelt name or time touches nothing.
   const jobRun = command === "jobs:run" ? await jobToRun(positionals, values.now) : null;

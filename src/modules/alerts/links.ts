@@ -7,7 +7,7 @@ const defaults = loadConfig({});
 const bare = (url: string) => url.replace(/\/+$/, "");
 let addresses = { auth: bare(defaults.auth.url), portal: bare(defaults.portal.url), api: bare(defaults.api.url) };
 
-/** Called once by the process that raises alerts (main.ts), with AUTH_URL, PORTAL_URL and BASE_URL. */
+/** Called once by each process that raises alerts (main.ts, the operator CLI), with AUTH_URL, PORTAL_URL and BASE_URL. */
 export function setAlertAddresses(next: { auth: string; portal: string; api: string }): void {
   addresses = { auth: bare(next.auth), portal: bare(next.portal), api: bare(next.api) };
 }

@@ -1,18 +1,20 @@
 #!/usr/bin/env node
-// Builds the publishable package into sdk/dist. Deterministic and offline.
+// Builds the publishable package into sdk/dist: ES modules in dist/ and CommonJS in dist/cjs/ (a
+// package.json there says so), each with its own declarations. Deterministic and offline.
 //
 // The generated inputs are not kept under sdk/ in git: sdk/src/generated/ holds stand-ins that
 // re-export ../generated and ../spec, so the sources typecheck and run in the repository. This
-// script compiles a staged copy of sdk/src (sdk/.build) in which the stand-ins are replaced by
-//   generated/openapi.d.ts, generated/connector-manifest.d.ts   -> copied as type-only modules
-//   generated/webhook-events.ts                                 -> copied (event map and names)
+// script compiles a staged copy of sdk/src (sdk/.build/esm and sdk/.build/cjs) in which the
+// stand-ins are replaced by
+//   generated/<name>.ts or generated/<name>.d.ts              -> copied, for every stand-in that
+//       only re-exports ../../../generated/<name>.js (openapi, connector-manifest, webhook-events, ...)
 //   generated/connector-validator.js                            -> bundled with esbuild together
 //       with the few ajv / ajv-formats runtime helpers it imports, so the package's
 //       dependencies stay openapi-fetch and structured-headers (RFC 9421 verification)
 //   spec/connector.schema.json                                  -> the structural keywords the
 //       problem messages read (and the whole schema as dist/connector.schema.json)
-// then runs tsc (TypeScript from the repository's node_modules) and checks that nothing in dist
-// points outside it.
+// then runs tsc (TypeScript from the repository's node_modules) once per module format and checks
+// that nothing in dist points outside it and that each file is in its folder's format.
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
@@ -25,6 +27,7 @@ const SDK = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const ROOT = resolve(SDK, "..");
 const STAGE = join(SDK, ".build");
 const DIST = join(SDK, "dist");
+const CJS_DIST = join(DIST, "cjs");
 const require = createRequire(import.meta.url);
 
 const read = (path) => readFileSync(path, "utf8");
@@ -41,15 +44,32 @@ function checkVersion() {
   if (sdk !== release) fail(`sdk/package.json version ${sdk} differs from the release ${release} (package.json); set it to ${release}`);
 }
 
+const GENERATED = "src/generated";
+/** A stand-in that only re-exports one generated module: `export [type] * from "../../../generated/<name>.js";`. */
+const RE_EXPORT = /^export (?:type )?\* from "\.\.\/\.\.\/\.\.\/generated\/([\w-]+)\.js";$/;
+/** The stand-ins the build replaces by a file of its own making (see stage), and what they are made from. */
+const MADE = { "connector-validator.ts": "generated/connector-validator.js", "connector-schema.ts": "spec/connector.schema.json" };
+
+/** Each stand-in of sdk/src/generated/ with the repository file that replaces it. */
+function standIns() {
+  return readdirSync(join(SDK, GENERATED))
+    .sort()
+    .map((file) => {
+      if (MADE[file]) return { file, source: MADE[file], copied: false };
+      const statements = read(join(SDK, GENERATED, file))
+        .split("\n")
+        .filter((line) => line.trim() && !line.startsWith("//"));
+      const name = statements.length === 1 ? RE_EXPORT.exec(statements[0])?.[1] : undefined;
+      if (!name) fail(`${GENERATED}/${file} is neither a stand-in that only re-exports ../../../generated/<name>.js nor one the build makes`);
+      const source = [`generated/${name}.ts`, `generated/${name}.d.ts`].find((path) => existsSync(join(ROOT, path))) ?? `generated/${name}.ts`;
+      return { file, source, copied: true };
+    });
+}
+
 function checkInputs() {
-  const inputs = [
-    "generated/openapi.d.ts",
-    "generated/connector-manifest.d.ts",
-    "generated/connector-validator.js",
-    "generated/webhook-events.ts",
-    "spec/connector.schema.json",
-  ];
-  const missing = inputs.filter((path) => !existsSync(join(ROOT, path)));
+  const missing = standIns()
+    .map(({ source }) => source)
+    .filter((path) => !existsSync(join(ROOT, path)));
   if (missing.length) fail(`missing ${missing.join(", ")}; run npm run codegen at the repository root`);
 }
 
@@ -71,30 +91,50 @@ function structuralSchema(node) {
   return kept;
 }
 
-async function bundledValidator() {
+async function bundledValidator(format) {
   const result = await build({
     ...NEUTRAL_ESM_BUNDLE,
+    format,
     entryPoints: [join(ROOT, "generated/connector-validator.js")],
   });
   const notice = "// Includes runtime helpers of ajv, ajv-formats and fast-deep-equal (MIT); see THIRD-PARTY-NOTICES.md.\n";
   return banner("generated/connector-validator.js (ajv standalone)", "bundled") + notice + result.outputFiles[0].text;
 }
 
-async function stage() {
-  rmSync(STAGE, { recursive: true, force: true });
-  cpSync(join(SDK, "src"), join(STAGE, "src"), { recursive: true });
-  const generated = join(STAGE, "src/generated");
-  writeFileSync(join(generated, "openapi.ts"), banner("generated/openapi.d.ts", "copied") + read(join(ROOT, "generated/openapi.d.ts")));
-  writeFileSync(
-    join(generated, "connector-manifest.ts"),
-    banner("generated/connector-manifest.d.ts", "copied") + read(join(ROOT, "generated/connector-manifest.d.ts")),
+/** The sources of the CommonJS files package.json's exports name (./dist/cjs/<path>.js from src/<path>.ts). */
+function cjsEntryPoints() {
+  const targets = Object.values(readJson(join(SDK, "package.json")).exports).flatMap((target) =>
+    typeof target === "object" && target.require ? [target.require.default] : [],
   );
-  writeFileSync(
-    join(generated, "webhook-events.ts"),
-    banner("generated/webhook-events.ts", "copied") + read(join(ROOT, "generated/webhook-events.ts")),
-  );
+  return targets.map((target) => target.replace(/^\.\/dist\/cjs\/(.*)\.js$/, "src/$1.ts"));
+}
+
+/**
+ * The two staged copies of src: one under a package.json of type module, compiled to dist/, one
+ * of type commonjs compiled to dist/cjs/ (entry points only; the command stays ESM). tsc takes each
+ * file's format from the nearest package.json, as Node does.
+ */
+const FORMATS = [
+  { type: "module", esbuild: "esm", outDir: DIST, compilerOptions: {}, include: ["src"] },
+  {
+    type: "commonjs",
+    esbuild: "cjs",
+    outDir: CJS_DIST,
+    // verbatimModuleSyntax forbids import statements in a CommonJS file; tsc turns them into require.
+    compilerOptions: { verbatimModuleSyntax: false },
+    files: cjsEntryPoints(),
+  },
+];
+
+async function stage({ type, esbuild, outDir, compilerOptions, include, files }) {
+  const dir = join(STAGE, type);
+  cpSync(join(SDK, "src"), join(dir, "src"), { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ type }) + "\n");
+  const generated = join(dir, GENERATED);
+  for (const { file, source, copied } of standIns())
+    if (copied) writeFileSync(join(generated, file), banner(source, "copied") + read(join(ROOT, source)));
   rmSync(join(generated, "connector-validator.ts"));
-  writeFileSync(join(generated, "connector-validator.js"), await bundledValidator());
+  writeFileSync(join(generated, "connector-validator.js"), await bundledValidator(esbuild));
   writeFileSync(
     join(generated, "connector-validator.d.ts"),
     banner("generated/connector-validator.d.ts", "declared") +
@@ -107,22 +147,33 @@ async function stage() {
       `export const connectorSchema: SchemaNode = ${JSON.stringify(structuralSchema(readJson(join(ROOT, "spec/connector.schema.json"))))};\n`,
   );
   writeFileSync(
-    join(STAGE, "tsconfig.json"),
-    JSON.stringify({ extends: "../tsconfig.json", compilerOptions: { noEmit: false, rootDir: "src", outDir: "../dist" }, include: ["src"] }, null, 2),
+    join(dir, "tsconfig.json"),
+    JSON.stringify(
+      {
+        extends: "../../tsconfig.json",
+        compilerOptions: { noEmit: false, noEmitOnError: true, rootDir: "src", outDir: relative(dir, outDir), ...compilerOptions },
+        ...(include ? { include } : { files, include: [] }),
+      },
+      null,
+      2,
+    ),
   );
+  return dir;
 }
 
-function compile() {
-  rmSync(DIST, { recursive: true, force: true });
+function compile(dir, outDir, type) {
   const tsc = join(dirname(require.resolve("typescript/package.json")), "bin/tsc");
   try {
-    execFileSync(process.execPath, [tsc, "-p", join(STAGE, "tsconfig.json")], { stdio: "inherit" });
+    execFileSync(process.execPath, [tsc, "-p", join(dir, "tsconfig.json")], { stdio: "inherit" });
   } catch {
-    fail("tsc failed");
+    fail(`tsc failed (${type})`);
   }
   // tsc emits neither .js nor .d.ts inputs; the bundled validator is carried over as it is.
-  for (const file of ["connector-validator.js", "connector-validator.d.ts"])
-    cpSync(join(STAGE, "src/generated", file), join(DIST, "generated", file));
+  for (const file of ["connector-validator.js", "connector-validator.d.ts"]) cpSync(join(dir, GENERATED, file), join(outDir, "generated", file));
+  if (outDir === CJS_DIST) writeFileSync(join(CJS_DIST, "package.json"), JSON.stringify({ type: "commonjs" }) + "\n");
+}
+
+function finish() {
   cpSync(join(ROOT, "spec/connector.schema.json"), join(DIST, "connector.schema.json"));
   chmodSync(join(DIST, "cli.js"), 0o755);
   const notices = ["ajv", "ajv-formats", "fast-deep-equal"].map((name) => {
@@ -131,7 +182,7 @@ function compile() {
   });
   writeFileSync(
     join(DIST, "THIRD-PARTY-NOTICES.md"),
-    `# Third-party notices\n\ndist/generated/connector-validator.js includes code from these packages.\n\n${notices.join("\n")}`,
+    `# Third-party notices\n\ndist/generated/connector-validator.js and dist/cjs/generated/connector-validator.js include code from these packages.\n\n${notices.join("\n")}`,
   );
 }
 
@@ -152,7 +203,10 @@ function allowedImport(file, target) {
   return resolved.startsWith(DIST) && [resolved, resolved.replace(/\.js$/, ".d.ts")].some((candidate) => existsSync(candidate));
 }
 
-/** Nothing in dist points outside it (esbuild lists the real imports of .js; .d.ts are read). */
+/**
+ * Nothing in dist points outside it (esbuild lists the real imports of .js; .d.ts are read), and
+ * every script is in its folder's format: CommonJS under dist/cjs, ES modules elsewhere.
+ */
 async function checkDist() {
   const problems = [];
   const files = [...filesUnder(DIST)];
@@ -168,8 +222,10 @@ async function checkDist() {
     metafile: true,
     logLevel: "silent",
   });
-  for (const [input, { imports }] of Object.entries(metafile.inputs)) {
+  for (const [input, { imports, format }] of Object.entries(metafile.inputs)) {
     const file = resolve(input);
+    const expected = file.startsWith(CJS_DIST + "/") ? "cjs" : "esm";
+    if (format !== expected) problems.push(`${relative(DIST, file)} is ${format ?? "neither ESM nor CommonJS"}, not ${expected}`);
     for (const { path, original } of imports)
       if (!allowedImport(file, original ?? path)) problems.push(`${relative(DIST, file)} imports ${original ?? path}`);
   }
@@ -189,8 +245,10 @@ async function checkDist() {
 const started = Date.now();
 checkVersion();
 checkInputs();
-await stage();
-compile();
+rmSync(STAGE, { recursive: true, force: true });
+rmSync(DIST, { recursive: true, force: true });
+for (const format of FORMATS) compile(await stage(format), format.outDir, format.type);
+finish();
 await checkDist();
 rmSync(STAGE, { recursive: true, force: true });
-console.log(`sdk build: dist/ written in ${Date.now() - started} ms`);
+console.log(`sdk build: dist/ (ESM) and dist/cjs/ (CommonJS) written in ${Date.now() - started} ms`);

@@ -1,16 +1,15 @@
 // The published package as a third party gets it: `npm pack` in sdk/, the tarball installed into
 // an empty folder (with TypeScript 5.9 from the registry), a consumer that imports "@subbridge/sdk",
 // "@subbridge/sdk/connector" and "@subbridge/sdk/webhooks" typechecked under moduleResolution
-// nodenext and bundler and run against a live API, the command run through npx (in the project, and
-// with -p from a folder without it, as the README shows), and publint and are-the-types-wrong
-// reporting nothing. Slow (npm install): about half a minute.
+// nodenext and bundler and run against a live API, a CommonJS consumer that requires them, the
+// command run through npx (in the project, and with -p from a folder without it, as the README
+// shows), and the publish check (npm publish --dry-run, publint, are-the-types-wrong) passing on
+// the tarball. Slow (npm install): about half a minute.
 import assert from "node:assert/strict";
-import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { execFile, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { publint } from "publint";
-import { formatMessage } from "publint/utils";
 import { startApi, TEST_APP_KEY, type RunningApi } from "../helpers/server.ts";
 import { testDatabase } from "../helpers/backends.ts";
 import { messageSignatureHeaders } from "../../src/modules/webhooks/message-signature.ts";
@@ -153,6 +152,57 @@ main().catch((error) => {
 });
 `;
 
+/**
+ * A CommonJS program (a .cts file: CommonJS although the folder's package.json says module): the package
+ * and its subpaths resolve to dist/cjs through the "require" condition, with their own declarations.
+ */
+const CJS_CONSUMER = `
+import sdk = require("@subbridge/sdk");
+import webhooks = require("@subbridge/sdk/webhooks");
+import { validateManifest, type ConnectorManifest } from "@subbridge/sdk/connector";
+import { cjsSettings as settings } from "./settings-cjs.cjs";
+
+async function main() {
+  const client = sdk.createClient({ baseUrl: settings.baseUrl, token: settings.token });
+  const ping = await client.GET("/v1/ping");
+  let requiredAbility: string | undefined;
+  try {
+    await sdk.createClient({ baseUrl: settings.baseUrl, token: settings.narrowToken }).GET("/v1/tokens");
+  } catch (error) {
+    if (error instanceof sdk.PermissionError && error instanceof sdk.SubBridgeError) requiredAbility = error.requiredAbility;
+  }
+  const body = JSON.stringify({ id: "evt_01JD6YV4J8Q7Z3K2M9N5P0R1ST", type: "team.member.joined", created_at: "2026-01-01T00:00:00Z", api_version: "2026-07-28", project_id: null, data: { team: { id: "t_1" } } });
+  const signature = await webhooks.signWebhookPayload(body, "whsec_cjs");
+  const event = await webhooks.verifyWebhook(body, { "sb-signature": signature }, "whsec_cjs");
+  let refused: string | undefined;
+  try {
+    await webhooks.verifyWebhook(body, { "sb-signature": signature }, "whsec_other");
+  } catch (error) {
+    if (error instanceof sdk.WebhookVerificationError) refused = error.reason;
+  }
+  const valid = validateManifest(settings.validManifest);
+  const manifest: ConnectorManifest | null = valid.valid ? valid.manifest : null;
+
+  // @ts-expect-error not a path of the API
+  void client.GET("/v1/not-a-path").catch(() => {});
+
+  console.log(JSON.stringify({
+    release: ping.data.release,
+    requiredAbility,
+    eventType: event.type,
+    joinedTeam: event.type === "team.member.joined" ? event.data.team.id : null,
+    refused,
+    manifestKey: manifest?.key,
+    resolved: [require.resolve("@subbridge/sdk"), require.resolve("@subbridge/sdk/webhooks"), require.resolve("@subbridge/sdk/connector")],
+  }));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
+`;
+
 /** A delivery signed as the server signs them (RFC 9421), with the directory that verifies it. */
 async function signedDelivery() {
   const { db } = await testDatabase();
@@ -232,15 +282,7 @@ describe("sdk package (npm pack, install, consume)", function () {
     succeed(process.execPath, [tsc, "-p", "tsconfig.node-types.json"], consumer);
     succeed(process.execPath, [tsc, "-p", "tsconfig.nodenext.json"], consumer);
 
-    // The server runs in this process: the consumer must not block it, so it runs asynchronously.
-    const output = await new Promise<string>((resolve, reject) => {
-      import("node:child_process").then(({ execFile }) =>
-        execFile(process.execPath, ["out/consumer.js"], { cwd: consumer, timeout: 60_000 }, (error, stdout, stderr) =>
-          error ? reject(new Error(`consumer failed: ${error.message}\n${stderr}`)) : resolve(stdout),
-        ),
-      );
-    });
-    const result = JSON.parse(output);
+    const result = JSON.parse(await runConsumer(consumer, "out/consumer.js"));
     assert.deepEqual(result, {
       release: root().version,
       bannerRelease: root().version,
@@ -262,6 +304,36 @@ describe("sdk package (npm pack, install, consume)", function () {
       schemaUrl: "https://subbridge.dev/schemas/connector.schema.json",
     });
     assert.ok(result.problemPointers.includes("/key") && result.problemPointers.includes("/vendor"), String(result.problemPointers));
+  });
+
+  it("typechecks a CommonJS consumer that requires the package and its subpaths (nodenext, strict) and runs it against the API", async () => {
+    const creator = await createTestCreator({ label: "sdk-cjs-consumer" });
+    const validManifest = readFileSync(join(ROOT, "connectors/discord/connector.json"), "utf8");
+    const narrow = await tokenFor(creator, ["team:view"]);
+    const settings = { baseUrl: api.url, token: creator.token, narrowToken: narrow.token, validManifest };
+    writeFileSync(join(consumer, "settings-cjs.cts"), `export const cjsSettings = ${JSON.stringify(settings, null, 2)};\n`);
+    writeFileSync(join(consumer, "consumer-cjs.cts"), CJS_CONSUMER);
+    writeFileSync(
+      join(consumer, "tsconfig.cjs.json"),
+      JSON.stringify({
+        compilerOptions: { ...TSCONFIG_BASE, module: "nodenext", moduleResolution: "nodenext", types: ["node"], outDir: "out" },
+        files: ["consumer-cjs.cts"],
+      }),
+    );
+    succeed(process.execPath, [join(consumer, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.cjs.json"], consumer);
+    assert.match(readFileSync(join(consumer, "out/consumer-cjs.cjs"), "utf8"), /require\("@subbridge\/sdk"\)/);
+
+    const result = JSON.parse(await runConsumer(consumer, "out/consumer-cjs.cjs"));
+    const cjs = join(consumer, "node_modules/@subbridge/sdk/dist/cjs");
+    assert.deepEqual(result, {
+      release: root().version,
+      requiredAbility: "token:view-any",
+      eventType: "team.member.joined",
+      joinedTeam: "t_1",
+      refused: "signature_mismatch",
+      manifestKey: "discord",
+      resolved: [join(cjs, "index.js"), join(cjs, "webhooks.js"), join(cjs, "connector/index.js")],
+    });
   });
 
   it("runs subbridge-connector validate through npx", () => {
@@ -297,25 +369,24 @@ describe("sdk package (npm pack, install, consume)", function () {
     assert.match(named.stdout, /✔ .*is valid \(key telegram, version 2\.4\.0\)/);
   });
 
-  it("publint reports no problem", async () => {
-    const { messages, pkg } = await publint({ pkgDir: SDK, level: "suggestion", strict: true, pack: "npm" });
-    assert.deepEqual(
-      messages.map((m) => `${m.type}: ${formatMessage(m, pkg)}`),
-      [],
-    );
-  });
-
-  it("are-the-types-wrong reports no problem for ESM consumers", () => {
-    const result = run(NPX, ["--no-install", "attw", "--pack", SDK, "--profile", "esm-only", "--format", "json"], ROOT);
-    const report = JSON.parse(result.stdout.slice(result.stdout.indexOf("{")));
-    const ignoredResolutions = new Set(["node10", "node16-cjs"]);
-    const problems = (report.analysis.problems as { kind: string; entrypoint: string; resolutionKind?: string }[]).filter(
-      (p) => !p.resolutionKind || !ignoredResolutions.has(p.resolutionKind),
-    );
-    assert.deepEqual(problems, []);
-    assert.equal(result.status, 0, result.stderr);
+  it("passes the publish check on the tarball: npm publish --dry-run, publint strict, are-the-types-wrong (profile node16: ESM and CommonJS)", () => {
+    const result = run(process.execPath, [join(SDK, "scripts/publish-check.mjs"), tarballPath], ROOT);
+    const output = `${result.stdout}\n${result.stderr}`;
+    assert.equal(result.status, 0, output);
+    assert.match(result.stdout, /publint --strict\nno problem\n/);
+    assert.match(result.stdout, /node16 \(from CJS\): 🟢 \(CJS\)/);
+    assert.match(output, /with tag latest and public access \(dry-run\)/);
   });
 });
+
+/** Runs a compiled consumer; asynchronously, as the server it calls runs in this process. */
+function runConsumer(cwd: string, file: string): Promise<string> {
+  return new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, [file], { cwd, timeout: 60_000 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${file} failed: ${error.message}\n${stderr}`)) : resolve(stdout),
+    ),
+  );
+}
 
 function root(): { version: string } {
   return JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));

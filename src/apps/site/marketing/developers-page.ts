@@ -48,6 +48,9 @@ typed errors and pagination, webhook verification, and the connector manifest va
 npm install @subbridge/sdk
 \`\`\`
 
+Until it is on npm: \`npm run sdk:pack\` in a clone of the repository, then \`npm install\` the \`.tgz\` path it prints.
+ES modules and CommonJS, with type declarations for both.
+
 ## For agents
 
 Agents register for a token without a browser, then a person confirms it:

@@ -151,6 +151,17 @@ function unboundedInputs(doc: Json, schema: Json, where: string, problems: strin
   }
 }
 
+/**
+ * `webhook-endpoints` -> `webhook_endpoint`, `canned-replies` -> `canned_reply`, `members` -> `member`.
+ * A token is `token_id`: in bodies, logs and the activity log `token` names the secret itself.
+ */
+export function singularParameter(collection: string): string {
+  if (collection === "tokens") return "token_id";
+  const snake = collection.replace(/-/g, "_");
+  if (snake.endsWith("ies")) return `${snake.slice(0, -3)}y`;
+  return snake.endsWith("s") ? snake.slice(0, -1) : snake;
+}
+
 function check(doc: Json, abilities: AbilityCatalog) {
   const problems: string[] = [];
   const byValue = new Map(abilities.abilities.map((a) => [a.value, a]));
@@ -162,6 +173,14 @@ function check(doc: Json, abilities: AbilityCatalog) {
       if (!/^([a-z0-9]+(-[a-z0-9]+)*|\{[a-z][a-z0-9_]*\})$/.test(segment)) problems.push(`${path}: segment "${segment}" is not kebab-case`);
     }
     const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+    // One convention for path parameters (the SDK's positional arguments are named from them): the
+    // singular of the collection before it, in snake_case: /plans/{plan}, /webhook-endpoints/{webhook_endpoint}.
+    const segments = path.split("/");
+    segments.forEach((segment, i) => {
+      const name = /^\{(.+)\}$/.exec(segment)?.[1];
+      const expected = name ? singularParameter(segments[i - 1] ?? "") : null;
+      if (name && name !== expected) problems.push(`${path}: path parameter {${name}} should be {${expected}}, the singular of "${segments[i - 1]}"`);
+    });
     for (const method of HTTP_METHODS) {
       const op = item[method];
       if (!op) continue;

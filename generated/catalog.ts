@@ -123,7 +123,7 @@ export const errorCatalog = {
   CONNECTOR_TIER_REQUIRED: { status: 403, title: "Higher tier required for a second connector", remediation: "Upgrade to Growth to run two distinct connectors on one project, or remove the installed connector first." },
   TENANT_MISMATCH: { status: 404, title: "Outside the token's tenancy", remediation: "Use a token minted for this team, with the project in its allow-list (or no allow-list)." },
   RESOURCE_NOT_FOUND: { status: 404, title: "Not found", remediation: "Check the id and the route; list the collection to find valid ids visible to this token." },
-  CONNECTOR_NOT_INSTALLED: { status: 404, title: "Connector not installed", remediation: "Install the connector on the project first (POST /v1/projects/{project}/connectors/{key})." },
+  CONNECTOR_NOT_INSTALLED: { status: 404, title: "Connector not installed", remediation: "Install the connector on the project first (POST /v1/projects/{project}/connectors/{connector})." },
   METHOD_NOT_ALLOWED: { status: 405, title: "Method not allowed", remediation: "Use one of the methods listed in the Allow response header." },
   PLAN_CURRENCY_MISMATCH: { status: 400, title: "Plan currency not supported", remediation: "Choose a currency that an enabled payment method of the project supports, or add such a payment method." },
   PLAN_PROVIDER_UNSUPPORTED: { status: 400, title: "Billing cycle not supported by the provider", remediation: "Pick a billing cycle the provider supports, or use another payment method." },

@@ -288,7 +288,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/projects/{project}/connectors/{key}": {
+    "/v1/projects/{project}/connectors/{connector}": {
         parameters: {
             query?: never;
             header?: never;
@@ -392,7 +392,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/projects/{project}/creator-tasks/{task}/complete": {
+    "/v1/projects/{project}/creator-tasks/{creator_task}/complete": {
         parameters: {
             query?: never;
             header?: never;
@@ -896,7 +896,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/projects/{project}/support/canned-replies/{reply}": {
+    "/v1/projects/{project}/support/canned-replies/{canned_reply}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1324,7 +1324,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/tokens/{id}": {
+    "/v1/tokens/{token_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1392,7 +1392,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/webhook-endpoints/{id}": {
+    "/v1/webhook-endpoints/{webhook_endpoint}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1420,7 +1420,7 @@ export interface paths {
         patch: operations["update_webhook_endpoint"];
         trace?: never;
     };
-    "/v1/webhook-endpoints/{id}/deliveries": {
+    "/v1/webhook-endpoints/{webhook_endpoint}/deliveries": {
         parameters: {
             query?: never;
             header?: never;
@@ -1440,7 +1440,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/webhook-endpoints/{id}/rotate-secret": {
+    "/v1/webhook-endpoints/{webhook_endpoint}/rotate-secret": {
         parameters: {
             query?: never;
             header?: never;
@@ -1460,7 +1460,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/webhook-endpoints/{id}/test": {
+    "/v1/webhook-endpoints/{webhook_endpoint}/test": {
         parameters: {
             query?: never;
             header?: never;
@@ -3509,7 +3509,7 @@ export interface components {
             /** Format: date-time */
             expires_at?: string | null;
             /** @default true */
-            active: boolean;
+            active?: boolean;
         };
         CouponEvent: components["schemas"]["EventEnvelope"] & {
             project_id?: components["schemas"]["Uuid"];
@@ -4052,11 +4052,11 @@ export interface components {
             price: components["schemas"]["Money"];
             billing_cycle: components["schemas"]["BillingCycle"];
             /** @default 1 */
-            billing_cycle_count: number;
+            billing_cycle_count?: number;
             /** @default 0 */
-            trial_days: number;
+            trial_days?: number;
             /** @default false */
-            access_codes_only: boolean;
+            access_codes_only?: boolean;
             resources: components["schemas"]["PlanResourceIds"];
         };
         PlanEvent: components["schemas"]["EventEnvelope"] & {
@@ -4345,9 +4345,9 @@ export interface components {
             description?: string | null;
             platform_ref?: string | null;
             /** @default false */
-            early_admission_hold: boolean;
+            early_admission_hold?: boolean;
             /** @default true */
-            active: boolean;
+            active?: boolean;
         };
         ResourceEvent: components["schemas"]["EventEnvelope"] & {
             project_id?: components["schemas"]["Uuid"];
@@ -6261,7 +6261,7 @@ export interface operations {
                 /** @description The project's id. */
                 project: components["schemas"]["Uuid"];
                 /** @description The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector. */
-                key: string;
+                connector: string;
             };
             cookie?: never;
         };
@@ -6301,7 +6301,7 @@ export interface operations {
                 /** @description The project's id. */
                 project: components["schemas"]["Uuid"];
                 /** @description The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector. */
-                key: string;
+                connector: string;
             };
             cookie?: never;
         };
@@ -6350,7 +6350,7 @@ export interface operations {
                 /** @description The project's id. */
                 project: components["schemas"]["Uuid"];
                 /** @description The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector. */
-                key: string;
+                connector: string;
             };
             cookie?: never;
         };
@@ -6393,7 +6393,7 @@ export interface operations {
                 /** @description The project's id. */
                 project: components["schemas"]["Uuid"];
                 /** @description The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector. */
-                key: string;
+                connector: string;
             };
             cookie?: never;
         };
@@ -6773,7 +6773,7 @@ export interface operations {
                 /** @description The project's id. */
                 project: components["schemas"]["Uuid"];
                 /** @description The task's id. */
-                task: components["schemas"]["Uuid"];
+                creator_task: components["schemas"]["Uuid"];
             };
             cookie?: never;
         };
@@ -8750,7 +8750,7 @@ export interface operations {
                 /** @description The project's id. */
                 project: components["schemas"]["Uuid"];
                 /** @description The canned reply's id. */
-                reply: components["schemas"]["Uuid"];
+                canned_reply: components["schemas"]["Uuid"];
             };
             cookie?: never;
         };
@@ -8793,7 +8793,7 @@ export interface operations {
                 /** @description The project's id. */
                 project: components["schemas"]["Uuid"];
                 /** @description The canned reply's id. */
-                reply: components["schemas"]["Uuid"];
+                canned_reply: components["schemas"]["Uuid"];
             };
             cookie?: never;
         };
@@ -10272,7 +10272,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The token id (a positive integer serialised as a string). */
-                id: components["schemas"]["TokenId"];
+                token_id: components["schemas"]["TokenId"];
             };
             cookie?: never;
         };
@@ -10312,7 +10312,7 @@ export interface operations {
             };
             path: {
                 /** @description The token id (a positive integer serialised as a string). */
-                id: components["schemas"]["TokenId"];
+                token_id: components["schemas"]["TokenId"];
             };
             cookie?: never;
         };
@@ -10494,7 +10494,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The endpoint's id. */
-                id: components["schemas"]["Uuid"];
+                webhook_endpoint: components["schemas"]["Uuid"];
             };
             cookie?: never;
         };
@@ -10532,7 +10532,7 @@ export interface operations {
             };
             path: {
                 /** @description The endpoint's id. */
-                id: components["schemas"]["Uuid"];
+                webhook_endpoint: components["schemas"]["Uuid"];
             };
             cookie?: never;
         };
@@ -10573,7 +10573,7 @@ export interface operations {
             };
             path: {
                 /** @description The endpoint's id. */
-                id: components["schemas"]["Uuid"];
+                webhook_endpoint: components["schemas"]["Uuid"];
             };
             cookie?: never;
         };
@@ -10635,7 +10635,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description The endpoint's id. */
-                id: components["schemas"]["Uuid"];
+                webhook_endpoint: components["schemas"]["Uuid"];
             };
             cookie?: never;
         };
@@ -10674,7 +10674,7 @@ export interface operations {
             };
             path: {
                 /** @description The endpoint's id. */
-                id: components["schemas"]["Uuid"];
+                webhook_endpoint: components["schemas"]["Uuid"];
             };
             cookie?: never;
         };
@@ -10717,7 +10717,7 @@ export interface operations {
             };
             path: {
                 /** @description The endpoint's id. */
-                id: components["schemas"]["Uuid"];
+                webhook_endpoint: components["schemas"]["Uuid"];
             };
             cookie?: never;
         };

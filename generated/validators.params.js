@@ -363,7 +363,7 @@ return errors === 0;
 validate_cancel_subscription__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const complete_creator_task__path = validate_complete_creator_task__path;
-const schema_complete_creator_task__path = {"$id":"complete_creator_task__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"task":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","task"],"additionalProperties":false};
+const schema_complete_creator_task__path = {"$id":"complete_creator_task__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"creator_task":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","creator_task"],"additionalProperties":false};
 
 function validate_complete_creator_task__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="complete_creator_task__path" */;
@@ -387,8 +387,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.task === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "task"},message:"must have required property '"+"task"+"'"};
+if(data.creator_task === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "creator_task"},message:"must have required property '"+"creator_task"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -398,7 +398,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((key0 === "project") || (key0 === "task"))){
+if(!((key0 === "project") || (key0 === "creator_task"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -415,8 +415,8 @@ vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors
 errors = vErrors.length;
 }
 }
-if(data.task !== undefined){
-if(!(validate_urn_subbridge_schema_Uuid(data.task, {instancePath:instancePath+"/task",parentData:data,parentDataProperty:"task",rootData,dynamicAnchors}))){
+if(data.creator_task !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.creator_task, {instancePath:instancePath+"/creator_task",parentData:data,parentDataProperty:"creator_task",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
 errors = vErrors.length;
 }
@@ -899,7 +899,7 @@ return errors === 0;
 validate_delete_access_code__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const delete_canned_reply__path = validate_delete_canned_reply__path;
-const schema_delete_canned_reply__path = {"$id":"delete_canned_reply__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"reply":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","reply"],"additionalProperties":false};
+const schema_delete_canned_reply__path = {"$id":"delete_canned_reply__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"canned_reply":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","canned_reply"],"additionalProperties":false};
 
 function validate_delete_canned_reply__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="delete_canned_reply__path" */;
@@ -923,8 +923,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.reply === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "reply"},message:"must have required property '"+"reply"+"'"};
+if(data.canned_reply === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "canned_reply"},message:"must have required property '"+"canned_reply"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -934,7 +934,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((key0 === "project") || (key0 === "reply"))){
+if(!((key0 === "project") || (key0 === "canned_reply"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -951,8 +951,8 @@ vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors
 errors = vErrors.length;
 }
 }
-if(data.reply !== undefined){
-if(!(validate_urn_subbridge_schema_Uuid(data.reply, {instancePath:instancePath+"/reply",parentData:data,parentDataProperty:"reply",rootData,dynamicAnchors}))){
+if(data.canned_reply !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.canned_reply, {instancePath:instancePath+"/canned_reply",parentData:data,parentDataProperty:"canned_reply",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
 errors = vErrors.length;
 }
@@ -1676,7 +1676,7 @@ return errors === 0;
 validate_delete_team__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const delete_token__path = validate_delete_token__path;
-const schema_delete_token__path = {"$id":"delete_token__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:TokenId"}},"required":["id"],"additionalProperties":false};
+const schema_delete_token__path = {"$id":"delete_token__path","type":"object","properties":{"token_id":{"$ref":"urn:subbridge:schema:TokenId"}},"required":["token_id"],"additionalProperties":false};
 const schema_urn_subbridge_schema_TokenId = {"type":"string","pattern":"^[1-9][0-9]{0,17}$","description":"Personal access token id, a positive integer serialised as a string. Unique, but neither dense nor in creation order (each server process takes ids a block at a time); lists order tokens by `created_at`, then id.","examples":["42"],"$id":"urn:subbridge:schema:TokenId"};
 const pattern_e6890edd0d = new RegExp("^[1-9][0-9]{0,17}$", "u");
 
@@ -1756,8 +1756,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.token_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "token_id"},message:"must have required property '"+"token_id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1767,7 +1767,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(key0 === "id")){
+if(!(key0 === "token_id")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1778,8 +1778,8 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.id !== undefined){
-if(!(validate_urn_subbridge_schema_TokenId(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+if(data.token_id !== undefined){
+if(!(validate_urn_subbridge_schema_TokenId(data.token_id, {instancePath:instancePath+"/token_id",parentData:data,parentDataProperty:"token_id",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate_urn_subbridge_schema_TokenId.errors : vErrors.concat(validate_urn_subbridge_schema_TokenId.errors);
 errors = vErrors.length;
 }
@@ -1801,7 +1801,7 @@ return errors === 0;
 validate_delete_token__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const delete_webhook_endpoint__path = validate_delete_webhook_endpoint__path;
-const schema_delete_webhook_endpoint__path = {"$id":"delete_webhook_endpoint__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["id"],"additionalProperties":false};
+const schema_delete_webhook_endpoint__path = {"$id":"delete_webhook_endpoint__path","type":"object","properties":{"webhook_endpoint":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["webhook_endpoint"],"additionalProperties":false};
 
 function validate_delete_webhook_endpoint__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="delete_webhook_endpoint__path" */;
@@ -1815,8 +1815,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.webhook_endpoint === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "webhook_endpoint"},message:"must have required property '"+"webhook_endpoint"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1826,7 +1826,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(key0 === "id")){
+if(!(key0 === "webhook_endpoint")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1837,8 +1837,8 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.id !== undefined){
-if(!(validate_urn_subbridge_schema_Uuid(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+if(data.webhook_endpoint !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.webhook_endpoint, {instancePath:instancePath+"/webhook_endpoint",parentData:data,parentDataProperty:"webhook_endpoint",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
 errors = vErrors.length;
 }
@@ -3122,7 +3122,7 @@ return errors === 0;
 validate_get_project_analytics__query.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const get_project_connector__path = validate_get_project_connector__path;
-const schema_get_project_connector__path = {"$id":"get_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+const schema_get_project_connector__path = {"$id":"get_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"connector":{"type":"string","minLength":1,"maxLength":64}},"required":["project","connector"],"additionalProperties":false};
 
 function validate_get_project_connector__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_project_connector__path" */;
@@ -3146,8 +3146,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.key === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(data.connector === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "connector"},message:"must have required property '"+"connector"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3157,7 +3157,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((key0 === "project") || (key0 === "key"))){
+if(!((key0 === "project") || (key0 === "connector"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -3174,8 +3174,8 @@ vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors
 errors = vErrors.length;
 }
 }
-if(data.key !== undefined){
-let data1 = data.key;
+if(data.connector !== undefined){
+let data1 = data.connector;
 if(typeof data1 !== "string"){
 let dataType0 = typeof data1;
 let coerced0 = undefined;
@@ -3194,7 +3194,7 @@ else if(data1 === null){
 coerced0 = "";
 }
 else {
-const err3 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3207,13 +3207,13 @@ errors++;
 if(coerced0 !== undefined){
 data1 = coerced0;
 if(data !== undefined){
-data["key"] = coerced0;
+data["connector"] = coerced0;
 }
 }
 }
 if(typeof data1 === "string"){
 if(func_69e05c3081(data1) > 64){
-const err4 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+const err4 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3223,7 +3223,7 @@ vErrors.push(err4);
 errors++;
 }
 if(func_69e05c3081(data1) < 1){
-const err5 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err5 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3886,7 +3886,7 @@ return errors === 0;
 validate_get_team_member__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const get_token__path = validate_get_token__path;
-const schema_get_token__path = {"$id":"get_token__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:TokenId"}},"required":["id"],"additionalProperties":false};
+const schema_get_token__path = {"$id":"get_token__path","type":"object","properties":{"token_id":{"$ref":"urn:subbridge:schema:TokenId"}},"required":["token_id"],"additionalProperties":false};
 
 function validate_get_token__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_token__path" */;
@@ -3900,8 +3900,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.token_id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "token_id"},message:"must have required property '"+"token_id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3911,7 +3911,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(key0 === "id")){
+if(!(key0 === "token_id")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3922,8 +3922,8 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.id !== undefined){
-if(!(validate_urn_subbridge_schema_TokenId(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+if(data.token_id !== undefined){
+if(!(validate_urn_subbridge_schema_TokenId(data.token_id, {instancePath:instancePath+"/token_id",parentData:data,parentDataProperty:"token_id",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate_urn_subbridge_schema_TokenId.errors : vErrors.concat(validate_urn_subbridge_schema_TokenId.errors);
 errors = vErrors.length;
 }
@@ -3945,7 +3945,7 @@ return errors === 0;
 validate_get_token__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const get_webhook_endpoint__path = validate_get_webhook_endpoint__path;
-const schema_get_webhook_endpoint__path = {"$id":"get_webhook_endpoint__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["id"],"additionalProperties":false};
+const schema_get_webhook_endpoint__path = {"$id":"get_webhook_endpoint__path","type":"object","properties":{"webhook_endpoint":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["webhook_endpoint"],"additionalProperties":false};
 
 function validate_get_webhook_endpoint__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_webhook_endpoint__path" */;
@@ -3959,8 +3959,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.webhook_endpoint === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "webhook_endpoint"},message:"must have required property '"+"webhook_endpoint"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3970,7 +3970,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(key0 === "id")){
+if(!(key0 === "webhook_endpoint")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3981,8 +3981,8 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.id !== undefined){
-if(!(validate_urn_subbridge_schema_Uuid(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+if(data.webhook_endpoint !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.webhook_endpoint, {instancePath:instancePath+"/webhook_endpoint",parentData:data,parentDataProperty:"webhook_endpoint",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
 errors = vErrors.length;
 }
@@ -4004,7 +4004,7 @@ return errors === 0;
 validate_get_webhook_endpoint__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const install_connector__path = validate_install_connector__path;
-const schema_install_connector__path = {"$id":"install_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+const schema_install_connector__path = {"$id":"install_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"connector":{"type":"string","minLength":1,"maxLength":64}},"required":["project","connector"],"additionalProperties":false};
 
 function validate_install_connector__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="install_connector__path" */;
@@ -4028,8 +4028,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.key === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(data.connector === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "connector"},message:"must have required property '"+"connector"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4039,7 +4039,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((key0 === "project") || (key0 === "key"))){
+if(!((key0 === "project") || (key0 === "connector"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -4056,8 +4056,8 @@ vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors
 errors = vErrors.length;
 }
 }
-if(data.key !== undefined){
-let data1 = data.key;
+if(data.connector !== undefined){
+let data1 = data.connector;
 if(typeof data1 !== "string"){
 let dataType0 = typeof data1;
 let coerced0 = undefined;
@@ -4076,7 +4076,7 @@ else if(data1 === null){
 coerced0 = "";
 }
 else {
-const err3 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4089,13 +4089,13 @@ errors++;
 if(coerced0 !== undefined){
 data1 = coerced0;
 if(data !== undefined){
-data["key"] = coerced0;
+data["connector"] = coerced0;
 }
 }
 }
 if(typeof data1 === "string"){
 if(func_69e05c3081(data1) > 64){
-const err4 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+const err4 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4105,7 +4105,7 @@ vErrors.push(err4);
 errors++;
 }
 if(func_69e05c3081(data1) < 1){
-const err5 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err5 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -7642,7 +7642,7 @@ return errors === 0;
 validate_list_transactions__query.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const list_webhook_deliveries__path = validate_list_webhook_deliveries__path;
-const schema_list_webhook_deliveries__path = {"$id":"list_webhook_deliveries__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["id"],"additionalProperties":false};
+const schema_list_webhook_deliveries__path = {"$id":"list_webhook_deliveries__path","type":"object","properties":{"webhook_endpoint":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["webhook_endpoint"],"additionalProperties":false};
 
 function validate_list_webhook_deliveries__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_webhook_deliveries__path" */;
@@ -7656,8 +7656,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.webhook_endpoint === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "webhook_endpoint"},message:"must have required property '"+"webhook_endpoint"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -7667,7 +7667,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(key0 === "id")){
+if(!(key0 === "webhook_endpoint")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -7678,8 +7678,8 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.id !== undefined){
-if(!(validate_urn_subbridge_schema_Uuid(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+if(data.webhook_endpoint !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.webhook_endpoint, {instancePath:instancePath+"/webhook_endpoint",parentData:data,parentDataProperty:"webhook_endpoint",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
 errors = vErrors.length;
 }
@@ -8259,7 +8259,7 @@ return errors === 0;
 validate_reply_to_support_conversation__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const rotate_webhook_endpoint_secret__path = validate_rotate_webhook_endpoint_secret__path;
-const schema_rotate_webhook_endpoint_secret__path = {"$id":"rotate_webhook_endpoint_secret__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["id"],"additionalProperties":false};
+const schema_rotate_webhook_endpoint_secret__path = {"$id":"rotate_webhook_endpoint_secret__path","type":"object","properties":{"webhook_endpoint":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["webhook_endpoint"],"additionalProperties":false};
 
 function validate_rotate_webhook_endpoint_secret__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="rotate_webhook_endpoint_secret__path" */;
@@ -8273,8 +8273,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.webhook_endpoint === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "webhook_endpoint"},message:"must have required property '"+"webhook_endpoint"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -8284,7 +8284,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(key0 === "id")){
+if(!(key0 === "webhook_endpoint")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8295,8 +8295,8 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.id !== undefined){
-if(!(validate_urn_subbridge_schema_Uuid(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+if(data.webhook_endpoint !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.webhook_endpoint, {instancePath:instancePath+"/webhook_endpoint",parentData:data,parentDataProperty:"webhook_endpoint",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
 errors = vErrors.length;
 }
@@ -8318,7 +8318,7 @@ return errors === 0;
 validate_rotate_webhook_endpoint_secret__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const test_webhook_endpoint__path = validate_test_webhook_endpoint__path;
-const schema_test_webhook_endpoint__path = {"$id":"test_webhook_endpoint__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["id"],"additionalProperties":false};
+const schema_test_webhook_endpoint__path = {"$id":"test_webhook_endpoint__path","type":"object","properties":{"webhook_endpoint":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["webhook_endpoint"],"additionalProperties":false};
 
 function validate_test_webhook_endpoint__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="test_webhook_endpoint__path" */;
@@ -8332,8 +8332,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.webhook_endpoint === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "webhook_endpoint"},message:"must have required property '"+"webhook_endpoint"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -8343,7 +8343,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(key0 === "id")){
+if(!(key0 === "webhook_endpoint")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8354,8 +8354,8 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.id !== undefined){
-if(!(validate_urn_subbridge_schema_Uuid(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+if(data.webhook_endpoint !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.webhook_endpoint, {instancePath:instancePath+"/webhook_endpoint",parentData:data,parentDataProperty:"webhook_endpoint",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
 errors = vErrors.length;
 }
@@ -8452,7 +8452,7 @@ return errors === 0;
 validate_unban_member__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const uninstall_connector__path = validate_uninstall_connector__path;
-const schema_uninstall_connector__path = {"$id":"uninstall_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+const schema_uninstall_connector__path = {"$id":"uninstall_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"connector":{"type":"string","minLength":1,"maxLength":64}},"required":["project","connector"],"additionalProperties":false};
 
 function validate_uninstall_connector__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="uninstall_connector__path" */;
@@ -8476,8 +8476,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.key === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(data.connector === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "connector"},message:"must have required property '"+"connector"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8487,7 +8487,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((key0 === "project") || (key0 === "key"))){
+if(!((key0 === "project") || (key0 === "connector"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -8504,8 +8504,8 @@ vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors
 errors = vErrors.length;
 }
 }
-if(data.key !== undefined){
-let data1 = data.key;
+if(data.connector !== undefined){
+let data1 = data.connector;
 if(typeof data1 !== "string"){
 let dataType0 = typeof data1;
 let coerced0 = undefined;
@@ -8524,7 +8524,7 @@ else if(data1 === null){
 coerced0 = "";
 }
 else {
-const err3 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -8537,13 +8537,13 @@ errors++;
 if(coerced0 !== undefined){
 data1 = coerced0;
 if(data !== undefined){
-data["key"] = coerced0;
+data["connector"] = coerced0;
 }
 }
 }
 if(typeof data1 === "string"){
 if(func_69e05c3081(data1) > 64){
-const err4 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+const err4 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -8553,7 +8553,7 @@ vErrors.push(err4);
 errors++;
 }
 if(func_69e05c3081(data1) < 1){
-const err5 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err5 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -8640,7 +8640,7 @@ return errors === 0;
 validate_unlink_identity__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const update_canned_reply__path = validate_update_canned_reply__path;
-const schema_update_canned_reply__path = {"$id":"update_canned_reply__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"reply":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","reply"],"additionalProperties":false};
+const schema_update_canned_reply__path = {"$id":"update_canned_reply__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"canned_reply":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","canned_reply"],"additionalProperties":false};
 
 function validate_update_canned_reply__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_canned_reply__path" */;
@@ -8664,8 +8664,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.reply === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "reply"},message:"must have required property '"+"reply"+"'"};
+if(data.canned_reply === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "canned_reply"},message:"must have required property '"+"canned_reply"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -8675,7 +8675,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((key0 === "project") || (key0 === "reply"))){
+if(!((key0 === "project") || (key0 === "canned_reply"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -8692,8 +8692,8 @@ vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors
 errors = vErrors.length;
 }
 }
-if(data.reply !== undefined){
-if(!(validate_urn_subbridge_schema_Uuid(data.reply, {instancePath:instancePath+"/reply",parentData:data,parentDataProperty:"reply",rootData,dynamicAnchors}))){
+if(data.canned_reply !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.canned_reply, {instancePath:instancePath+"/canned_reply",parentData:data,parentDataProperty:"canned_reply",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
 errors = vErrors.length;
 }
@@ -9149,7 +9149,7 @@ return errors === 0;
 validate_update_project__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const update_project_connector__path = validate_update_project_connector__path;
-const schema_update_project_connector__path = {"$id":"update_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"key":{"type":"string","minLength":1,"maxLength":64}},"required":["project","key"],"additionalProperties":false};
+const schema_update_project_connector__path = {"$id":"update_project_connector__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"connector":{"type":"string","minLength":1,"maxLength":64}},"required":["project","connector"],"additionalProperties":false};
 
 function validate_update_project_connector__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_project_connector__path" */;
@@ -9173,8 +9173,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.key === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "key"},message:"must have required property '"+"key"+"'"};
+if(data.connector === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "connector"},message:"must have required property '"+"connector"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -9184,7 +9184,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((key0 === "project") || (key0 === "key"))){
+if(!((key0 === "project") || (key0 === "connector"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -9201,8 +9201,8 @@ vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors
 errors = vErrors.length;
 }
 }
-if(data.key !== undefined){
-let data1 = data.key;
+if(data.connector !== undefined){
+let data1 = data.connector;
 if(typeof data1 !== "string"){
 let dataType0 = typeof data1;
 let coerced0 = undefined;
@@ -9221,7 +9221,7 @@ else if(data1 === null){
 coerced0 = "";
 }
 else {
-const err3 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -9234,13 +9234,13 @@ errors++;
 if(coerced0 !== undefined){
 data1 = coerced0;
 if(data !== undefined){
-data["key"] = coerced0;
+data["connector"] = coerced0;
 }
 }
 }
 if(typeof data1 === "string"){
 if(func_69e05c3081(data1) > 64){
-const err4 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+const err4 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9250,7 +9250,7 @@ vErrors.push(err4);
 errors++;
 }
 if(func_69e05c3081(data1) < 1){
-const err5 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err5 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9696,7 +9696,7 @@ return errors === 0;
 validate_update_team_member_role__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const update_webhook_endpoint__path = validate_update_webhook_endpoint__path;
-const schema_update_webhook_endpoint__path = {"$id":"update_webhook_endpoint__path","type":"object","properties":{"id":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["id"],"additionalProperties":false};
+const schema_update_webhook_endpoint__path = {"$id":"update_webhook_endpoint__path","type":"object","properties":{"webhook_endpoint":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["webhook_endpoint"],"additionalProperties":false};
 
 function validate_update_webhook_endpoint__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="update_webhook_endpoint__path" */;
@@ -9710,8 +9710,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.webhook_endpoint === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "webhook_endpoint"},message:"must have required property '"+"webhook_endpoint"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -9721,7 +9721,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(key0 === "id")){
+if(!(key0 === "webhook_endpoint")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -9732,8 +9732,8 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.id !== undefined){
-if(!(validate_urn_subbridge_schema_Uuid(data.id, {instancePath:instancePath+"/id",parentData:data,parentDataProperty:"id",rootData,dynamicAnchors}))){
+if(data.webhook_endpoint !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.webhook_endpoint, {instancePath:instancePath+"/webhook_endpoint",parentData:data,parentDataProperty:"webhook_endpoint",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
 errors = vErrors.length;
 }

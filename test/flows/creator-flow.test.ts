@@ -61,7 +61,7 @@ describe("a creator runs a paid community end to end", function () {
       const project = await call("create_project", { body: { name: `Flow ${way}` } });
       const bot = await newTelegramBot("flow");
       const installation = await call("install_connector", {
-        path: { project: project.id, key: "telegram" },
+        path: { project: project.id, connector: "telegram" },
         body: { fields: { bot_token: bot.token } },
       });
       const perk = await call("create_resource", { path: { project: project.id }, body: { kind: "perk", title: "Signed print" } });
@@ -104,7 +104,7 @@ describe("a creator runs a paid community end to end", function () {
       assert.equal(tasks.length, 1);
       const task = tasks[0]!;
       assert.equal(task.completed_at, null);
-      const done = await call("complete_creator_task", { path: { project: project.id, task: task.id } });
+      const done = await call("complete_creator_task", { path: { project: project.id, creator_task: task.id } });
       assert.equal(done.completed_by_user_id, suite.creator.userId);
 
       const { db } = await testDatabase();

@@ -81,7 +81,7 @@ describe("credential cache", () => {
     assert.equal((await client.get("/v1/teams/current")).status, 200);
     const overMcp = await connectMcp(mcp, victim.token);
     try {
-      const result = await overMcp.callTool({ name: "delete_token", arguments: { id: victim.id } });
+      const result = await overMcp.callTool({ name: "delete_token", arguments: { token_id: victim.id } });
       assert.notEqual(result.isError, true, JSON.stringify(result));
     } finally {
       await overMcp.close();

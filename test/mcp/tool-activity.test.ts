@@ -53,7 +53,7 @@ describe("mcp tool activity", () => {
     const narrowClient = await connectMcp(mcp, narrow.token);
     try {
       await client.callTool({ name: "get_current_team", arguments: {} });
-      await client.callTool({ name: "delete_token", arguments: { id: victim.id } });
+      await client.callTool({ name: "delete_token", arguments: { token_id: victim.id } });
       await client.callTool({ name: "list_tokens", arguments: { per_page: 0 } });
       await narrowClient.callTool({ name: "list_tokens", arguments: {} });
     } finally {
@@ -76,7 +76,7 @@ describe("mcp tool activity", () => {
     assert.ok(read.request_id);
 
     const write = byTool("delete_token", "ok");
-    assert.deepEqual(write?.properties.arguments, { id: victim.id });
+    assert.deepEqual(write?.properties.arguments, { token_id: victim.id });
     assert.ok(byTool("list_tokens", "VALIDATION_FAILED"), "a refused call is recorded with its error code");
     const missing = byTool("list_tokens", "TOKEN_MISSING_ABILITY");
     assert.ok(missing, "a call without the ability is recorded");

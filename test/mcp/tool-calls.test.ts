@@ -73,7 +73,7 @@ describe("mcp tool calls", () => {
     others.push(victimClient);
     assert.notEqual((await victimClient.callTool({ name: "get_current_team", arguments: {} })).isError, true);
 
-    const result = await client.callTool({ name: "delete_token", arguments: { id: victim.id } });
+    const result = await client.callTool({ name: "delete_token", arguments: { token_id: victim.id } });
     assert.notEqual(result.isError, true, JSON.stringify(result));
     assert.equal(result.structuredContent, undefined);
     assert.match((result.content[0] as { text: string }).text, /delete_token succeeded/);
@@ -92,14 +92,14 @@ describe("mcp tool calls", () => {
     others.push(narrowClient);
     const list = toolError(await narrowClient.callTool({ name: "list_tokens", arguments: {} }), "TOKEN_MISSING_ABILITY");
     assert.deepEqual(list.context, { required_ability: "token:view-any" });
-    const del = toolError(await narrowClient.callTool({ name: "delete_token", arguments: { id: narrow.id } }), "TOKEN_MISSING_ABILITY");
+    const del = toolError(await narrowClient.callTool({ name: "delete_token", arguments: { token_id: narrow.id } }), "TOKEN_MISSING_ABILITY");
     assert.equal(del.context.required_ability, "token:delete");
     assert.notEqual((await narrowClient.callTool({ name: "get_current_team", arguments: {} })).isError, true);
   });
 
   it("answers RESOURCE_NOT_FOUND for another team's token id, and leaves it alone", async () => {
     const other = await createTestCreator({ label: "other-team" });
-    const error = toolError(await client.callTool({ name: "delete_token", arguments: { id: other.tokenId } }), "RESOURCE_NOT_FOUND");
+    const error = toolError(await client.callTool({ name: "delete_token", arguments: { token_id: other.tokenId } }), "RESOURCE_NOT_FOUND");
     assert.equal(error.fields, undefined);
     const still = await rawRpc(mcp, "tools/call", { token: other.token, params: { name: "get_current_team", arguments: {} } });
     assert.equal(still.status, 200);
@@ -117,10 +117,10 @@ describe("mcp tool calls", () => {
     const unknown = toolError(await client.callTool({ name: "get_current_team", arguments: { team: creator.teamId } }), "VALIDATION_FAILED");
     assert.deepEqual(unknown.fields, { team: ["is not a known argument of this tool"] });
 
-    const pathType = toolError(await client.callTool({ name: "delete_token", arguments: { id: 42 } }), "VALIDATION_FAILED");
-    assert.deepEqual(pathType.fields, { id: ["must be of type string"] });
+    const pathType = toolError(await client.callTool({ name: "delete_token", arguments: { token_id: 42 } }), "VALIDATION_FAILED");
+    assert.deepEqual(pathType.fields, { token_id: ["must be of type string"] });
     const missing = toolError(await client.callTool({ name: "delete_token", arguments: {} }), "VALIDATION_FAILED");
-    assert.deepEqual(missing.fields, { id: ["is required"] });
+    assert.deepEqual(missing.fields, { token_id: ["is required"] });
 
     const activity = toolError(
       await client.callTool({ name: "get_activity_log", arguments: { subject_type: "App\\Models\\Team", subject_id: "nope", limit: 500 } }),
@@ -130,7 +130,7 @@ describe("mcp tool calls", () => {
   });
 
   it("answers a malformed path id like REST does: RESOURCE_NOT_FOUND", async () => {
-    toolError(await client.callTool({ name: "delete_token", arguments: { id: "not-a-number" } }), "RESOURCE_NOT_FOUND");
+    toolError(await client.callTool({ name: "delete_token", arguments: { token_id: "not-a-number" } }), "RESOURCE_NOT_FOUND");
   });
 
   it("answers TENANT_MISMATCH for a token whose team its creator can no longer see", async () => {
@@ -145,7 +145,7 @@ describe("mcp tool calls", () => {
   });
 
   it("puts the request id of the HTTP response into the envelope", async () => {
-    const res = await rawRpc(mcp, "tools/call", { token: creator.token, params: { name: "delete_token", arguments: { id: "999999" } } });
+    const res = await rawRpc(mcp, "tools/call", { token: creator.token, params: { name: "delete_token", arguments: { token_id: "999999" } } });
     assert.equal(res.status, 200);
     assert.equal(res.body.result.isError, true);
     assert.equal(res.body.result.structuredContent.error.code, "RESOURCE_NOT_FOUND");

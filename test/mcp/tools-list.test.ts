@@ -122,7 +122,7 @@ describe("mcp tools/list", () => {
     );
     const readOnly = await connect(suite.creator.token, { headers: { "X-MCP-Readonly": "true" } });
     await assert.rejects(
-      readOnly.callTool({ name: "delete_token", arguments: { id: suite.creator.tokenId } }),
+      readOnly.callTool({ name: "delete_token", arguments: { token_id: suite.creator.tokenId } }),
       (err: unknown) => err instanceof ProtocolError && err.code === -32602,
     );
   });

@@ -123,10 +123,10 @@ describe("mcp toolsets at full size", () => {
       assert.equal(tools.find((t) => t.name === "call_tool")!.annotations!.destructiveHint, false);
       assert.equal(tools.find((t) => t.name === "call_destructive_tool")!.annotations!.destructiveHint, true);
       const victim = await tokenFor(suite.creator, ["team:view"]);
-      const refused = await call(client, "call_tool", { name: "delete_token", arguments: { id: victim.id } });
+      const refused = await call(client, "call_tool", { name: "delete_token", arguments: { token_id: victim.id } });
       assert.equal(refused.structuredContent.error.code, "VALIDATION_FAILED");
       assert.match(refused.structuredContent.error.fields.name[0], /call_destructive_tool/);
-      const deleted = await call(client, "call_destructive_tool", { name: "delete_token", arguments: { id: victim.id } });
+      const deleted = await call(client, "call_destructive_tool", { name: "delete_token", arguments: { token_id: victim.id } });
       assert.equal(deleted.isError, undefined, JSON.stringify(deleted));
       // The deletion's entry, committed with the deletion (earlier reads' entries are written just
       // after their answers, so the newest row by seq need not be this one).
@@ -135,7 +135,7 @@ describe("mcp toolsets at full size", () => {
       const rows = await db("activity_log").where({ team_id: suite.creator.teamId, event: "tool_invoked" }).select("properties");
       const ran = rows
         .map((r: { properties: any }) => (typeof r.properties === "string" ? JSON.parse(r.properties) : r.properties))
-        .filter((p: any) => p.arguments?.id === victim.id && p.outcome === "ok");
+        .filter((p: any) => p.arguments?.token_id === victim.id && p.outcome === "ok");
       assert.deepEqual(
         ran.map((p: any) => p.tool),
         ["delete_token"],

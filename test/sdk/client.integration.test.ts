@@ -66,7 +66,7 @@ describe("sdk against the live API", () => {
   });
 
   it("throws NotFoundError for a token that does not exist", async () => {
-    const error = await client.DELETE("/v1/tokens/{id}", { params: { path: { id: "987654321" } } }).catch((e: unknown) => e);
+    const error = await client.DELETE("/v1/tokens/{token_id}", { params: { path: { token_id: "987654321" } } }).catch((e: unknown) => e);
     assert.ok(error instanceof NotFoundError, String(error));
     assert.equal(error.code, "RESOURCE_NOT_FOUND");
     assert.equal(error.status, 404);

@@ -50,7 +50,7 @@ describe("sdk client", () => {
     const first = await client.POST("/v1/tokens", { body: { name: "x", abilities: ["team:view"] } });
     assert.equal(first.token, "t1");
     await client.POST("/v1/tokens", { body: { name: "x", abilities: ["team:view"] } });
-    assert.equal(await client.DELETE("/v1/tokens/{id}", { params: { path: { id: "5" } } }), undefined);
+    assert.equal(await client.DELETE("/v1/tokens/{token_id}", { params: { path: { token_id: "5" } } }), undefined);
     const keys = requests.map((r) => r.headers.get("idempotency-key"));
     assert.ok(
       keys.every((key) => key !== null && UUID.test(key)),
@@ -65,7 +65,7 @@ describe("sdk client", () => {
   it("keeps an Idempotency-Key the caller gives, as a header parameter or a plain header", async () => {
     const { client, requests } = clientAnswering(jsonResponse(201, { data: token, token: "t" }), jsonResponse(204, null));
     await client.POST("/v1/tokens", { body: { name: "x", abilities: [] }, params: { header: { "Idempotency-Key": "order-42" } } });
-    await client.DELETE("/v1/tokens/{id}", { params: { path: { id: "5" } }, headers: { "Idempotency-Key": "delete-5" } });
+    await client.DELETE("/v1/tokens/{token_id}", { params: { path: { token_id: "5" } }, headers: { "Idempotency-Key": "delete-5" } });
     assert.deepEqual(
       requests.map((r) => r.headers.get("idempotency-key")),
       ["order-42", "delete-5"],
@@ -99,7 +99,7 @@ describe("sdk client", () => {
     // @ts-expect-error name must be a string
     await client.POST("/v1/tokens", { body: { name: 1, abilities: [] } }).catch(() => {});
     // @ts-expect-error the path parameter is required
-    await client.DELETE("/v1/tokens/{id}").catch(() => {});
+    await client.DELETE("/v1/tokens/{token_id}").catch(() => {});
     // @ts-expect-error not a list operation
     void client.paginate("/v1/teams/current");
   });

@@ -78,7 +78,7 @@ describe("sdk retries", () => {
     assert.equal(bad.requests.length, 1);
     assert.deepEqual(bad.delays, []);
     const missing = clientWith([errorResponse(404, "RESOURCE_NOT_FOUND"), jsonResponse(200, team)]);
-    await assert.rejects(missing.client.DELETE("/v1/tokens/{id}", { params: { path: { id: "9" } } }), NotFoundError);
+    await assert.rejects(missing.client.DELETE("/v1/tokens/{token_id}", { params: { path: { token_id: "9" } } }), NotFoundError);
     assert.equal(missing.requests.length, 1);
   });
 

@@ -10,7 +10,7 @@ type Table = typeof operationTable;
 /** Operations that take a credential, so tenancy applies (`!op.public`). */
 export type AuthenticatedOperationId = { [Id in OperationId]: Table[Id]["public"] extends true ? never : Id }[OperationId];
 
-/** The names of an operation's path parameters ("id" for DELETE /v1/tokens/{id}). */
+/** The names of an operation's path parameters ("token_id" for DELETE /v1/tokens/{token_id}). */
 export type PathParamName<Id extends OperationId> = Table[Id]["pathParams"][number];
 
 /** Path parameter values, by name: what a path fixture returns and the MCP tool takes as arguments. */

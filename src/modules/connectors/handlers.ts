@@ -16,21 +16,21 @@ export const handlers = {
     return listEnvelope(rows, total, query, ctx.resourceUrl);
   },
   async install_connector({ path }, ctx) {
-    return { data: await installConnector(creatorContext(ctx), ctx, path.project, path.key, InstallPlan.of(ctx.preflight)) };
+    return { data: await installConnector(creatorContext(ctx), ctx, path.project, path.connector, InstallPlan.of(ctx.preflight)) };
   },
   async get_project_connector({ path }, ctx) {
-    return { data: await getInstallation(domainContext(ctx), ctx, path.project, path.key) };
+    return { data: await getInstallation(domainContext(ctx), ctx, path.project, path.connector) };
   },
   async update_project_connector({ path, body }, ctx) {
-    return { data: await updateInstallation(domainContext(ctx), ctx, path.project, path.key, body, UpdatePlan.of(ctx.preflight)) };
+    return { data: await updateInstallation(domainContext(ctx), ctx, path.project, path.connector, body, UpdatePlan.of(ctx.preflight)) };
   },
   async uninstall_connector({ path }, ctx) {
-    await uninstallConnector(domainContext(ctx), ctx, path.project, path.key);
+    await uninstallConnector(domainContext(ctx), ctx, path.project, path.connector);
   },
 } satisfies AreaHandlers<OperationContext, "connectors">;
 
 /** The platform's verdict on credentials, asked before the write's transaction opens. */
 export const preflights = {
-  install_connector: ({ path, body }, ctx) => prepareInstall(domainContext(ctx), ctx, path.project, path.key, body),
-  update_project_connector: ({ path, body }, ctx) => prepareUpdate(domainContext(ctx), ctx, path.project, path.key, body),
+  install_connector: ({ path, body }, ctx) => prepareInstall(domainContext(ctx), ctx, path.project, path.connector, body),
+  update_project_connector: ({ path, body }, ctx) => prepareUpdate(domainContext(ctx), ctx, path.project, path.connector, body),
 } satisfies Preflights;

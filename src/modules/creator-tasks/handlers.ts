@@ -10,6 +10,6 @@ export const handlers = {
     return listEnvelope(rows, total, query, ctx.resourceUrl);
   },
   async complete_creator_task({ path }, ctx) {
-    return { data: await completeCreatorTask(creatorContext(ctx), path.project, path.task) };
+    return { data: await completeCreatorTask(creatorContext(ctx), path.project, path.creator_task) };
   },
 } satisfies AreaHandlers<OperationContext, "creator-tasks">;

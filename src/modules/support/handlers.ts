@@ -32,9 +32,9 @@ export const handlers = {
     return { data: await createCannedReply(domainContext(ctx), path.project, body) };
   },
   async update_canned_reply({ path, body }, ctx) {
-    return { data: await updateCannedReply(domainContext(ctx), path.project, path.reply, body) };
+    return { data: await updateCannedReply(domainContext(ctx), path.project, path.canned_reply, body) };
   },
   async delete_canned_reply({ path }, ctx) {
-    await deleteCannedReply(domainContext(ctx), path.project, path.reply);
+    await deleteCannedReply(domainContext(ctx), path.project, path.canned_reply);
   },
 } satisfies AreaHandlers<OperationContext, "support">;

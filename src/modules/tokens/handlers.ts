@@ -24,10 +24,10 @@ export const handlers = {
   },
 
   async delete_token({ path }, ctx) {
-    await deleteToken(domainContext(ctx), path.id);
+    await deleteToken(domainContext(ctx), path.token_id);
   },
 
   async get_token({ path }, ctx) {
-    return { data: await getToken(domainContext(ctx), path.id) };
+    return { data: await getToken(domainContext(ctx), path.token_id) };
   },
 } satisfies AreaHandlers<OperationContext, "tokens">;

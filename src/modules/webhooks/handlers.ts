@@ -19,22 +19,22 @@ export const handlers = {
     return createEndpoint(creatorContext(ctx), environment(ctx), body);
   },
   async get_webhook_endpoint({ path }, ctx) {
-    return { data: await getEndpoint(domainContext(ctx), path.id) };
+    return { data: await getEndpoint(domainContext(ctx), path.webhook_endpoint) };
   },
   async update_webhook_endpoint({ path, body }, ctx) {
-    return { data: await updateEndpoint(domainContext(ctx), environment(ctx), path.id, body) };
+    return { data: await updateEndpoint(domainContext(ctx), environment(ctx), path.webhook_endpoint, body) };
   },
   async delete_webhook_endpoint({ path }, ctx) {
-    await deleteEndpoint(domainContext(ctx), path.id);
+    await deleteEndpoint(domainContext(ctx), path.webhook_endpoint);
   },
   async rotate_webhook_endpoint_secret({ path }, ctx) {
-    return rotateSecret(domainContext(ctx), environment(ctx), path.id);
+    return rotateSecret(domainContext(ctx), environment(ctx), path.webhook_endpoint);
   },
   async test_webhook_endpoint({ path }, ctx) {
-    return { data: await testEndpoint(domainContext(ctx), environment(ctx), path.id) };
+    return { data: await testEndpoint(domainContext(ctx), environment(ctx), path.webhook_endpoint) };
   },
   async list_webhook_deliveries({ path, query }, ctx) {
-    const { rows, total } = await listDeliveries(domainContext(ctx), path.id, query.status, pageWindow(query));
+    const { rows, total } = await listDeliveries(domainContext(ctx), path.webhook_endpoint, query.status, pageWindow(query));
     return listEnvelope(rows, total, query, ctx.resourceUrl);
   },
   async retry_dead_webhook_deliveries({ body }, ctx) {

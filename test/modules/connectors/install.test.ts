@@ -1,4 +1,4 @@
-// Installing a connector: POST /v1/projects/{project}/connectors/{key} over REST and MCP - the
+// Installing a connector: POST /v1/projects/{project}/connectors/{connector} over REST and MCP - the
 // credentials verified with the (fake) platform and sealed, the settings checked by the manifest's
 // rules, the refusals in the order the spec gives, the activity entry and connector.installed.
 import assert from "node:assert/strict";
@@ -270,7 +270,7 @@ describe("installing a connector over MCP (install_connector)", () => {
     const project = await newProject(suite.creator);
     const bot = await newTelegramBot();
     const body = expectReached(
-      await caller.call("install_connector", { path: { project, key: "telegram" }, body: { fields: { bot_token: bot.token } } }),
+      await caller.call("install_connector", { path: { project, connector: "telegram" }, body: { fields: { bot_token: bot.token } } }),
     );
     assert.equal(body.data.bot_url, `https://t.me/${bot.username}`);
     const { db } = await testDatabase();
@@ -278,7 +278,7 @@ describe("installing a connector over MCP (install_connector)", () => {
     assert.equal(entry.actor_kind, "mcp");
     const everything = await db("activity_log").where({ team_id: suite.creator.teamId }).select("*");
     assert.ok(everything.length > 1 && !JSON.stringify(everything).includes(bot.token), "no entry (the tool invocation included) holds the token");
-    const unknown = await caller.call("install_connector", { path: { project, key: "myspace" }, body: {} });
+    const unknown = await caller.call("install_connector", { path: { project, connector: "myspace" }, body: {} });
     assert.equal(unknown.ok, false);
     assert.equal(!unknown.ok && unknown.code, "RESOURCE_NOT_FOUND");
   });

@@ -11,16 +11,16 @@ const projectFor = async ({ owner }: FixtureScope, within?: readonly string[]) =
 const outsideProject = ({ owner }: FixtureScope, allowList: readonly string[]) => owner.projectIds.find((p) => !allowList.includes(p))!;
 
 /** An installation of Telegram on a project of the team (the path of every installation route). */
-const installationFixture = (extra: Partial<PathFixture<"project" | "key">> = {}): PathFixture<"project" | "key"> => ({
+const installationFixture = (extra: Partial<PathFixture<"project" | "connector">> = {}): PathFixture<"project" | "connector"> => ({
   async create(scope, within) {
     const project = await projectFor(scope, within);
     await ensureTelegram(scope.rest, project);
-    return { project, key: "telegram" };
+    return { project, connector: "telegram" };
   },
   async outside(scope, allowList) {
     const project = outsideProject(scope, allowList);
     await ensureTelegram(scope.rest, project);
-    return [{ project, key: "telegram" }];
+    return [{ project, connector: "telegram" }];
   },
   exists: async (_scope, { project }) => (await installationRow(project)) !== undefined,
   ...extra,
@@ -31,7 +31,7 @@ const botTokens = new Map<string, string>();
 async function readyToInstall(project: string) {
   await removeInstallation(project);
   botTokens.set(project, (await newTelegramBot("tenancy")).token);
-  return { project, key: "telegram" };
+  return { project, connector: "telegram" };
 }
 
 export const tenancyFixtures: AreaFixtures = {

@@ -6,7 +6,7 @@ import { outsideIndexes, projectIndex, rowExists } from "../subscriptions/tenanc
 
 async function taskIn(owner: TestCreator, index: number) {
   const { plan, tasks } = await subscribedMember(owner, { projectIndex: index });
-  return { project: plan.projectId, task: tasks[0]!.id };
+  return { project: plan.projectId, creator_task: tasks[0]!.id };
 }
 
 export const tenancyFixtures: AreaFixtures = {
@@ -18,6 +18,6 @@ export const tenancyFixtures: AreaFixtures = {
   complete_creator_task: {
     create: ({ owner }, within) => taskIn(owner, projectIndex(owner, within)),
     outside: ({ owner }, allowList) => Promise.all(outsideIndexes(owner, allowList).map((i) => taskIn(owner, i))),
-    exists: (_scope, { task }) => rowExists("creator_tasks", task),
+    exists: (_scope, { creator_task }) => rowExists("creator_tasks", creator_task),
   },
 };

@@ -17,9 +17,9 @@ const conversationExists = ({ conversation }: { conversation: string }) => rowEx
 async function replyIn(scope: FixtureScope, projectId: string) {
   const res = await scope.rest.post(`/v1/projects/${projectId}/support/canned-replies`, replyBody());
   if (res.status !== 201) throw new Error(`canned reply not created: ${JSON.stringify(res.body)}`);
-  return { project: projectId, reply: res.body.data.id as string };
+  return { project: projectId, canned_reply: res.body.data.id as string };
 }
-const replyExists = ({ reply }: { reply: string }) => rowExists("support_canned_replies", reply);
+const replyExists = ({ canned_reply }: { canned_reply: string }) => rowExists("support_canned_replies", canned_reply);
 
 /** A project holding a conversation, so a list that leaked would show a row. */
 async function projectWithConversation(scope: FixtureScope, projectId: string) {

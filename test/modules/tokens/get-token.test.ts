@@ -1,4 +1,4 @@
-// GET /v1/tokens/{id} (token:view, REST only): one token as the list shows it; whatever the list
+// GET /v1/tokens/{token_id} (token:view, REST only): one token as the list shows it; whatever the list
 // would not show answers 404.
 import assert from "node:assert/strict";
 import { ApiClient, expectError } from "../../helpers/http.ts";

@@ -9,9 +9,9 @@ import type { AreaFixtures, PathFixture } from "../../tenancy/types.ts";
 
 type TokenRow = { id: string; scopes: string[] };
 
-const tokenFixture: PathFixture<"id"> = {
+const tokenFixture: PathFixture<"token_id"> = {
   async create({ owner }, within) {
-    return { id: (await tokenFor(owner, ["team:view"], within ? [...within] : undefined)).id };
+    return { token_id: (await tokenFor(owner, ["team:view"], within ? [...within] : undefined)).id };
   },
   // Outside an allow-list: a token restricted to another project, a team-wide token, and one
   // restricted to the allow-list plus another project.
@@ -19,9 +19,9 @@ const tokenFixture: PathFixture<"id"> = {
     const other = owner.projectIds.filter((id) => !allowList.includes(id));
     assert.ok(other.length > 0, "the owner has a project outside the allow-list");
     const shapes = [other, undefined, [...allowList, ...other]];
-    return Promise.all(shapes.map(async (projects) => ({ id: (await tokenFor(owner, ["team:view"], projects)).id })));
+    return Promise.all(shapes.map(async (projects) => ({ token_id: (await tokenFor(owner, ["team:view"], projects)).id })));
   },
-  async exists({ owner }, { id }) {
+  async exists({ owner }, { token_id: id }) {
     const { db } = await testDatabase();
     const row = await db("personal_access_tokens").where({ id, user_id: owner.userId, team_id: owner.teamId }).whereNull("revoked_at").first("id");
     return row !== undefined;

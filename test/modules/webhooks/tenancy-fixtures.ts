@@ -26,24 +26,24 @@ async function makeRoom(teamId: string): Promise<void> {
   await db("webhook_endpoints").whereIn("id", older).delete();
 }
 
-async function endpointOf(scope: FixtureScope, projectId: string | null): Promise<{ id: string }> {
+async function endpointOf(scope: FixtureScope, projectId: string | null): Promise<{ webhook_endpoint: string }> {
   await makeRoom(scope.owner.teamId);
   const body = endpointBody({ url: await receiverUrl(), ...(projectId ? { project_id: projectId } : {}) });
   const res = await scope.rest.post("/v1/webhook-endpoints", body);
   if (res.status !== 201) throw new Error(`webhook endpoint not created: ${JSON.stringify(res.body)}`);
-  return { id: res.body.data.id as string };
+  return { webhook_endpoint: res.body.data.id as string };
 }
 
 const dead = { status: "dead", attempts: 8, next_attempt_at: null };
 
-const endpointFixture = (extra: Partial<PathFixture<"id">> = {}): PathFixture<"id"> => ({
+const endpointFixture = (extra: Partial<PathFixture<"webhook_endpoint">> = {}): PathFixture<"webhook_endpoint"> => ({
   create: (scope, within) => endpointOf(scope, within?.[0] ?? null),
   // Outside an allow-list: a team-wide endpoint, and one of a project outside it.
   async outside(scope, allowList) {
     const other = scope.owner.projectIds.find((p) => !allowList.includes(p))!;
     return [await endpointOf(scope, null), await endpointOf(scope, other)];
   },
-  async exists({ owner }, { id }) {
+  async exists({ owner }, { webhook_endpoint: id }) {
     return (await (await testDatabase()).db("webhook_endpoints").where({ id, team_id: owner.teamId }).first("id")) !== undefined;
   },
   ...extra,

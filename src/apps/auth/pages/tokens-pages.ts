@@ -1,7 +1,7 @@
 // The tokens settings page: GET /tokens?team=<id> (the mint form for that team, default the
 // session's team, and the list of the creator's tokens on all their teams), POST /tokens (mint;
 // the token is in that one response and nowhere else), GET/POST /tokens/<id>/delete (a confirm
-// step, then the same deletion and credential-cache effects as DELETE /v1/tokens/{id}).
+// step, then the same deletion and credential-cache effects as DELETE /v1/tokens/{token_id}).
 import type { Router } from "@koa/router";
 import type Koa from "koa";
 import type { AuthDeps } from "../deps.ts";

@@ -114,7 +114,7 @@ form an allow-list; a project outside it answers 404 TENANT_MISMATCH. MCP applie
 ## Revocation
 
 A registered agent token or a hand-minted token is deleted by the creator on the tokens page, or by
-\`DELETE ${baseUrl}/v1/tokens/{id}\` from a token holding \`token:delete\`; it stops working on the next
+\`DELETE ${baseUrl}/v1/tokens/{token_id}\` from a token holding \`token:delete\`; it stops working on the next
 call (401 AUTHENTICATION_REQUIRED). An OAuth connection ends when the client discards its refresh
 token; the access token then expires within the hour. There is no revocation endpoint (RFC 7009).
 

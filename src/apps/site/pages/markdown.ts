@@ -1,8 +1,11 @@
 // Pages on {site_url} and {docs_url} are written once, in Markdown: the `.md` twin is that text and
 // the HTML page is rendered from it here, so the two never drift. Raw HTML inside the Markdown is
 // shown as text, never passed through: connector listings and catalog entries come from files
-// the operator edits, and a page must not run what they hold.
+// the operator edits, and a page must not run what they hold. Code fences are highlighted here,
+// on the server, so the pages need no script to show coloured code.
+import { createRequire } from "node:module";
 import { Marked, type Tokens } from "marked";
+import { markedHighlight } from "marked-highlight";
 import { escape } from "html-escaper";
 
 /** The id a heading gets, so guides can be linked by section (`/guides/rest-api#idempotency`). */
@@ -15,17 +18,51 @@ export function headingId(text: string): string {
     .replace(/\s+/g, "-");
 }
 
-const marked = new Marked({ gfm: true });
+const EXPLICIT_ID = /\s*\{#([A-Za-z0-9._-]+)\}$/;
+
+/**
+ * A heading's Markdown without its explicit id, and its id: `## Title {#anchor}` (used where the
+ * anchor is an event name) wins over the id made from the text.
+ */
+export function headingParts(markdown: string): { text: string; id: string } {
+  const explicit = EXPLICIT_ID.exec(markdown);
+  return explicit ? { text: markdown.slice(0, explicit.index), id: explicit[1]! } : { text: markdown, id: headingId(markdown) };
+}
+
+/** The part of highlight.js's core used here. */
+interface Highlighter {
+  registerLanguage(name: string, language: unknown): void;
+  getLanguage(name: string): object | undefined;
+  highlight(code: string, options: { language: string }): { value: string };
+}
+
+// Loaded by require, not import: highlight.js's type declarations pull the DOM library into the
+// whole (server) compilation, so the project declares the three calls it makes instead.
+const load = createRequire(import.meta.url);
+const hljs = load("highlight.js/lib/core") as Highlighter;
+// Only the languages the pages' fences name (aliases: ts, js, sh, yml); any other is plain text.
+for (const name of ["bash", "http", "javascript", "json", "plaintext", "typescript", "yaml"])
+  hljs.registerLanguage(name, load(`highlight.js/lib/languages/${name}`));
+
+const marked = new Marked(
+  { gfm: true },
+  markedHighlight({
+    langPrefix: "hljs language-",
+    emptyLangClass: "hljs",
+    highlight(code, lang) {
+      // hljs escapes what it returns, so unknown and absent languages come back as escaped text too.
+      return hljs.highlight(code, { language: hljs.getLanguage(lang) ? lang : "plaintext" }).value;
+    },
+  }),
+);
 marked.use({
   renderer: {
     html(token: Tokens.HTML | Tokens.Tag): string {
       return escape(token.text);
     },
     heading(this: { parser: { parseInline(tokens: Tokens.Generic[]): string } }, token: Tokens.Heading): string {
-      // An explicit id wins: `## Title {#anchor}` (used where the anchor is an event name).
-      const explicit = /\s*\{#([A-Za-z0-9._-]+)\}$/.exec(token.text);
-      const inline = this.parser.parseInline(token.tokens).replace(/\s*\{#[A-Za-z0-9._-]+\}$/, "");
-      const id = explicit ? explicit[1]! : headingId(token.text);
+      const { id } = headingParts(token.text);
+      const inline = this.parser.parseInline(token.tokens).replace(EXPLICIT_ID, "");
       return `<h${token.depth} id="${escape(id)}">${inline}</h${token.depth}>\n`;
     },
   },
@@ -33,6 +70,11 @@ marked.use({
 
 export function renderMarkdown(markdown: string): string {
   return marked.parse(markdown, { async: false });
+}
+
+/** The block tokens of a page (the search index splits pages at their headings). */
+export function markdownTokens(markdown: string) {
+  return marked.lexer(markdown);
 }
 
 /** Text from data (a connector's name, a tagline) made literal in Markdown: no emphasis, links or HTML. */

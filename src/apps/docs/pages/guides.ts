@@ -1,10 +1,12 @@
 // The guides (REST API, MCP server, webhooks): Markdown files beside this module with the
-// deployment's addresses filled in, and the few tables that come from the code (toolsets, the
-// retry ladder) generated into them, so a guide cannot disagree with what the server does.
+// deployment's addresses filled in, and the few parts that come from the code (the toolsets, the
+// retry ladder, the MCP install links) generated into them, so a guide cannot disagree with what
+// the server does.
 import type { MarkdownPage } from "../../site/pages/markdown-routes.ts";
 import { readRepositoryText, readGeneratedJson } from "../../../repository-files.ts";
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from "../../../modules/webhooks/ladder.ts";
 import { withAddresses, type DocsAddresses } from "./addresses.ts";
+import { cursorInstallMarkdown, vscodeInstallMarkdown } from "./mcp-install.ts";
 
 interface ToolsetsFile {
   toolsets: { name: string; description: string; default?: boolean; tools: string[] }[];
@@ -50,7 +52,12 @@ const GUIDES = [
 ] as const;
 
 export function guidePages(a: DocsAddresses): MarkdownPage[] {
-  const fragments: Record<string, () => string> = { toolsets: toolsetsTable, retry_ladder: retryLadder };
+  const fragments: Record<string, () => string> = {
+    toolsets: toolsetsTable,
+    retry_ladder: retryLadder,
+    install_vscode: () => vscodeInstallMarkdown(a.mcpUrl),
+    install_cursor: () => cursorInstallMarkdown(a.mcpUrl),
+  };
   return GUIDES.map((guide) => {
     const text = withAddresses(readRepositoryText(`src/apps/docs/pages/guides/${guide.file}`), a);
     const markdown = text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {

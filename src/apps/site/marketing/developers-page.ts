@@ -2,8 +2,10 @@
 // reference or guide.
 import type { MarkdownPage } from "../pages/markdown-routes.ts";
 import { SDK_PACKAGE_URL, type SiteAddresses } from "./addresses.ts";
+import { mcpInstallLinks } from "../../docs/pages/mcp-install.ts";
 
 export function developersPage(a: SiteAddresses): MarkdownPage {
+  const install = mcpInstallLinks(a.mcpUrl);
   return {
     path: "/developers",
     title: "Developers",
@@ -28,6 +30,7 @@ the abilities they were minted with, or OAuth 2.1 for MCP clients.
 Cursor, VS Code, Windsurf and any other MCP client.
 
 - [MCP guide](${a.docsUrl}/guides/mcp): client setup, toolsets, read-only mode, OAuth
+- One-click install, signing in with OAuth: [VS Code](${install.vscode}) · [Cursor](${install.cursor})
 - [Every tool with its ability](${a.baseUrl}/mcp-tools.json)
 
 ## Webhooks

@@ -1,9 +1,14 @@
 // The reference site over plain HTTP: every page written in Markdown has its twin; the event
 // catalog lists every webhook of the spec; the error reference has the anchor every docs_url of
-// the API names; the reference page loads Scalar and the OpenAPI document from this host.
+// the API names; the reference page loads Scalar and the OpenAPI document from this host; code is
+// highlighted on the server, every page has the search box and the copy script, and search answers
+// any query with a page; the MCP guide and the developers page carry the one-click install links.
 import assert from "node:assert/strict";
 import { startSites, type RunningSites } from "../helpers/site.ts";
+import { MCP_URL } from "../helpers/server.ts";
 import { readGeneratedJson } from "../../src/repository-files.ts";
+import { mcpInstallLinks } from "../../src/apps/docs/pages/mcp-install.ts";
+import { QUERY_MAX_LENGTH, RESULTS_MAX } from "../../src/apps/docs/search-index.ts";
 
 const MARKDOWN_PAGES = [
   { path: "/", twin: "/index.md", heading: "SubBridge reference" },
@@ -13,6 +18,12 @@ const MARKDOWN_PAGES = [
   { path: "/webhooks/events", twin: "/webhooks/events.md", heading: "Webhook events" },
   { path: "/errors", twin: "/errors.md", heading: "Error reference" },
 ];
+
+/** The links of a search results page's hits, in order. */
+function hitLinks(html: string): string[] {
+  const list = /<ol class="search-results">([\s\S]*?)<\/ol>/.exec(html)?.[1] ?? "";
+  return [...list.matchAll(/<li>\s*<a href="([^"]+)"/g)].map((m) => m[1]!);
+}
 
 describe("reference site pages", function () {
   this.timeout(60_000);
@@ -121,6 +132,89 @@ describe("reference site pages", function () {
     const served = await (await fetch(`${sites.docs.url}/openapi.json`)).json();
     const api = await (await fetch(`${sites.api.url}/openapi.json`)).json();
     assert.deepEqual(served, api);
+  });
+
+  it("highlights code on the server; every page has the search box, and the Markdown pages the copy script, from this host", async () => {
+    for (const page of [...MARKDOWN_PAGES.map((p) => p.path), "/reference", "/search"]) {
+      const res = await fetch(sites.docs.url + page);
+      const csp = res.headers.get("content-security-policy")!;
+      assert.match(csp, /script-src 'self'(;|$)/, page);
+      assert.match(csp, /form-action 'self'(;|$)/, page);
+      const html = await res.text();
+      assert.match(html, /<form class="site-search" role="search" action="\/search" method="get">/, page);
+      assert.match(html, new RegExp(`<input\\s+id="site-search-q"\\s+type="search"\\s+name="q"\\s+maxlength="${QUERY_MAX_LENGTH}"`), page);
+      if (MARKDOWN_PAGES.some((p) => p.path === page)) assert.ok(html.includes('<script src="/assets/copy-code.js"></script>'), page);
+    }
+    const rest = await (await fetch(`${sites.docs.url}/guides/rest-api`)).text();
+    assert.match(rest, /<pre><code class="hljs language-ts"><span class="hljs-keyword">import<\/span>/);
+    assert.match(rest, /<code class="hljs language-sh">/);
+    const script = await fetch(`${sites.docs.url}/assets/copy-code.js`);
+    assert.equal(script.status, 200);
+    assert.match(script.headers.get("content-type")!, /^text\/javascript/);
+    assert.match(await script.text(), /navigator\.clipboard/);
+  });
+
+  it("search: finds the REST guide's idempotency section at its anchor, the words marked; the twin says the same in Markdown", async () => {
+    const res = await fetch(`${sites.docs.url}/search?q=idempotency`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("vary")!, /Accept/);
+    const html = await res.text();
+    const hrefs = hitLinks(html);
+    assert.equal(hrefs[0], "/guides/rest-api#idempotency");
+    assert.ok(hrefs.includes("/errors#idempotency_key_reused"), "the error reference's entries are searched too");
+    assert.match(html, /<mark>Idempotency<\/mark>-Key/);
+    assert.match(html, /<input\s+id="site-search-q"[^>]* value="idempotency"/);
+    assert.match(html, /<link rel="alternate" type="text\/markdown" href="\/search\.md\?q=idempotency" \/>/);
+    const guide = await (await fetch(`${sites.docs.url}/guides/rest-api`)).text();
+    assert.ok(guide.includes('id="idempotency"'), "the anchor a hit links to exists");
+
+    const twin = await (await fetch(`${sites.docs.url}/search.md?q=idempotency`)).text();
+    assert.match(
+      twin,
+      /^# Search\n\n\d+ sections matching “idempotency”\.\n\n1\. \[REST API guide › Idempotency\]\(\/guides\/rest-api#idempotency\): .*\*\*Idempotency\*\*-Key/,
+    );
+    const negotiated = await fetch(`${sites.docs.url}/search?q=idempotency`, { headers: { accept: "text/markdown" } });
+    assert.equal(negotiated.headers.get("content-type"), "text/markdown; charset=utf-8");
+    assert.equal(await negotiated.text(), twin);
+    // An event, by its name, at its own anchor.
+    const event = await (await fetch(`${sites.docs.url}/search.md?q=subscription.created`)).text();
+    assert.match(event, /\n1\. \[Webhook events › subscription\.created\]\(\/webhooks\/events#subscription\.created\)/);
+  });
+
+  it("search: an empty, repeated, bracketed, oversized or unusual query answers a page, never an error", async () => {
+    const empty = await (await fetch(`${sites.docs.url}/search`)).text();
+    assert.match(empty, /<p class="search-summary" role="status">Search the guides/);
+    assert.doesNotMatch(empty, /class="search-results"/);
+    for (const query of [
+      "q=",
+      "q[]=x",
+      "q=%00%ff",
+      "q=a&q=b",
+      `q=${encodeURIComponent("ünïcødé 検索 🙂 ' \" <script>")}`,
+      `q=${"idempotency ".repeat(300)}`,
+    ]) {
+      const res = await fetch(`${sites.docs.url}/search?${query}`);
+      assert.equal(res.status, 200, query.slice(0, 40));
+      const html = await res.text();
+      assert.doesNotMatch(html, /<script>/, query.slice(0, 40));
+      const value = /<input\s+id="site-search-q"[^>]* value="([^"]*)"/.exec(html)?.[1] ?? "";
+      assert.ok(value.length <= QUERY_MAX_LENGTH, `${query.slice(0, 40)}: the query is cut to ${QUERY_MAX_LENGTH} characters`);
+    }
+    const common = await (await fetch(`${sites.docs.url}/search?q=the`)).text();
+    assert.equal(hitLinks(common).length, RESULTS_MAX);
+    assert.match(common, new RegExp(`The first ${RESULTS_MAX} sections matching “the”`));
+  });
+
+  it("links the one-click MCP install for VS Code and Cursor from the MCP guide and the developers page", async () => {
+    const links = mcpInstallLinks(MCP_URL);
+    const guide = await (await fetch(`${sites.docs.url}/guides/mcp.md`)).text();
+    for (const link of [links.vscode, links.vscodeInsiders, links.vscodeWeb, links.cursor, links.cursorWeb])
+      assert.ok(guide.includes(`](${link})`), link);
+    // Each under its client's snippet.
+    assert.ok(guide.indexOf(links.cursor) > guide.indexOf("### Cursor") && guide.indexOf(links.cursor) < guide.indexOf("### VS Code"));
+    assert.ok(guide.indexOf(links.vscode) > guide.indexOf("### VS Code") && guide.indexOf(links.vscode) < guide.indexOf("### Windsurf"));
+    const developers = await (await fetch(`${sites.site.url}/developers.md`)).text();
+    assert.ok(developers.includes(`[VS Code](${links.vscode})`) && developers.includes(`[Cursor](${links.cursor})`));
   });
 
   it("is read-only and answers unknown paths in the error envelope", async () => {

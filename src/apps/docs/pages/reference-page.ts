@@ -39,7 +39,8 @@ export function referenceCsp(baseUrl: string): string {
     "font-src 'self' data:",
     `connect-src 'self' ${api}`,
     "base-uri 'none'",
-    "form-action 'none'",
+    // The header's search box.
+    "form-action 'self'",
     "frame-ancestors 'none'",
   ].join("; ");
 }

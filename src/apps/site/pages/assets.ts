@@ -1,5 +1,5 @@
 // Files the pages load, all from this host (no CDN): the one stylesheet both sites share and, on
-// the reference site, Scalar's standalone bundle from node_modules. Small files are read once at
+// the reference site, the code blocks' copy buttons and Scalar's standalone bundle from node_modules. Small files are read once at
 // start; a large one (Scalar's, about 8 MB) is streamed from disk on each request instead of held in
 // every process's memory: browsers keep it for an hour, so it is asked for rarely.
 import { createReadStream, statSync } from "node:fs";
@@ -13,6 +13,12 @@ export interface Asset {
 }
 
 export const SITE_STYLESHEET: Record<string, Asset> = { "site.css": { file: "src/apps/site/assets/site.css", type: "text/css; charset=utf-8" } };
+
+/** The copy buttons the reference site's code blocks get when scripts run: its address and its file. */
+export const COPY_CODE_SCRIPT = {
+  path: "/assets/copy-code.js",
+  asset: { file: "src/apps/site/assets/copy-code.js", type: "text/javascript; charset=utf-8" },
+} as const;
 
 /** Files up to this size are kept in memory. */
 const KEPT_BYTES = 256 * 1024;

@@ -1,6 +1,7 @@
 // The HTML shell of the marketing and reference pages: one stylesheet from this host, a skip link,
-// the site's navigation (the current page marked for assistive technology), the page's Markdown
-// twin named as an alternate, and the rendered Markdown as the main content.
+// the site's navigation (the current page marked for assistive technology), a search box where the
+// site has search, the page's Markdown twin named as an alternate, and the rendered Markdown as the
+// main content.
 import { html, Html } from "../../auth/pages/html.ts";
 
 export interface NavLink {
@@ -14,6 +15,8 @@ export interface Shell {
   home: string;
   nav: readonly NavLink[];
   footer: readonly NavLink[];
+  /** A search box in the header: a GET form to this path with the query in `q` (the reference site's). */
+  search?: { action: string; label: string; maxLength: number };
 }
 
 export interface PageParts {
@@ -28,6 +31,8 @@ export interface PageParts {
   scripts?: readonly string[];
   /** A page that fills the window (the API reference) drops the reading-width column. */
   wide?: boolean;
+  /** The search box's text (the results page shows the query it answers). */
+  query?: string;
 }
 
 export function renderShell(shell: Shell, page: PageParts): string {
@@ -53,6 +58,22 @@ export function renderShell(shell: Shell, page: PageParts): string {
               ${shell.nav.map((link) => html`<li><a href="${link.href}" ${current(link.href) ? html` aria-current="page"` : null}>${link.label}</a></li>`)}
             </ul>
           </nav>
+          ${
+            shell.search
+              ? html`<form class="site-search" role="search" action="${shell.search.action}" method="get">
+                  <label class="visually-hidden" for="site-search-q">${shell.search.label}</label>
+                  <input
+                    id="site-search-q"
+                    type="search"
+                    name="q"
+                    maxlength="${shell.search.maxLength}"
+                    value="${page.query ?? ""}"
+                    placeholder="Search"
+                  />
+                  <button type="submit">Search</button>
+                </form>`
+              : null
+          }
         </header>
         <main id="main" class="${page.wide ? "wide" : "prose"}" tabindex="-1">${page.main}</main>
         <footer class="site-footer">

@@ -32,15 +32,26 @@ export interface MountOptions {
    * discovery rules (public, max-age=3600, any origin, the per-IP budget).
    */
   discovery?: DiscoveryDeps;
+  /** The pages' Content-Security-Policy (PAGE_CSP unless the site's pages run scripts or forms). */
+  csp?: string;
+  /** Scripts from this host every page loads (the reference site's copy buttons). */
+  scripts?: readonly string[];
 }
 
 export function mountMarkdownPages(router: Router, pages: readonly MarkdownPage[], options: MountOptions): void {
   for (const page of pages) {
     const markdownPath = markdownPathOf(page.path);
     const main = new Html(renderMarkdown(page.markdown));
-    const htmlBody = renderShell(options.shell, { title: page.title, description: page.description, path: page.path, markdownPath, main });
+    const htmlBody = renderShell(options.shell, {
+      title: page.title,
+      description: page.description,
+      path: page.path,
+      markdownPath,
+      main,
+      scripts: options.scripts,
+    });
     const common = (ctx: Koa.Context) => {
-      securityHeaders(ctx, PAGE_CSP);
+      securityHeaders(ctx, options.csp ?? PAGE_CSP);
       ctx.set("Cache-Control", "public, max-age=300");
       if (options.headers) ctx.set(options.headers);
     };

@@ -92,7 +92,7 @@ async function main() {
   }
   let notFound: ErrorCode | (string & {}) | undefined;
   try {
-    await client.DELETE("/v1/tokens/{id}", { params: { path: { id: "999999999" } } });
+    await client.DELETE("/v1/tokens/{token_id}", { params: { path: { token_id: "999999999" } } });
   } catch (error) {
     if (error instanceof NotFoundError && error instanceof SubBridgeError) notFound = error.code;
   }

@@ -25,7 +25,7 @@ console.log(`sdk publish check: ${tarball}`);
 
 // publishConfig (public access, provenance) is read from the tarball's package.json, as a real publish reads it.
 // Its notices are the file list and the access and tag it would publish with, shown even under npm run -s.
-step("npm publish --dry-run", NPM, ["publish", "--dry-run", tarball], { npm_config_loglevel: "notice" });
+step("npm publish --dry-run", NPM, ["publish", "--dry-run", "--workspaces=false", tarball], { npm_config_loglevel: "notice" });
 
 console.log("\nsdk publish check: publint --strict");
 const buffer = readFileSync(tarball);

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // npm run sdk:publish:check: what `npm publish` would send, checked before any release. Packs the
-// package (scripts/pack.mjs), or takes the tarball given as its argument, then on it runs `npm publish --dry-run`, publint (strict,
-// every suggestion) and are-the-types-wrong (profile node16: ESM and CommonJS under node16 and
-// bundler resolution). Exits non-zero on any problem.
+// package (scripts/pack.mjs), or takes the tarball given as its argument, then on it runs
+// `npm publish --dry-run`, publint (strict, every suggestion) and are-the-types-wrong (profile
+// node16: ESM and CommonJS under node16 and bundler resolution). Exits non-zero on any problem.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";

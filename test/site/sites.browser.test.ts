@@ -1,7 +1,8 @@
 // The marketing and reference sites in Chromium: the pages render with their one stylesheet and
 // no CSP violation, keyboard users can skip to the content, the API reference is rendered by
 // Scalar from the OpenAPI document (an operation's summary appears), the error reference opens
-// at the anchor a real docs_url names, and the guides render. Screenshots for review.
+// at the anchor a real docs_url names, and the guides render with highlighted code, working copy
+// buttons and the search box (desktop and 390 px). Screenshots for review.
 // (Browser-side checks are passed to evaluate as text: the project compiles without the DOM types.)
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
@@ -172,5 +173,65 @@ describe("marketing and reference sites (Chromium)", function () {
     assert.ok((await page.getByRole("table").first().locator("tbody tr").count()) > 10);
     assert.deepEqual(problems, []);
     await context.close();
+  });
+
+  it("guides: highlighted code, copy buttons that copy, and the search box finding a section (desktop and 390 px)", async () => {
+    const { context, page } = await freshPage(browser);
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: sites.docs.url });
+    const problems = watchProblems(page);
+    for (const [width, suffix] of [
+      [1100, ""],
+      [390, "-390"],
+    ] as const) {
+      await page.setViewportSize({ width, height: 844 });
+      await page.goto(sites.docs.url + "/guides/rest-api");
+      // Highlighted on the server: a keyword is coloured unlike the code around it.
+      const keyword = page.locator("pre code.hljs .hljs-keyword").first();
+      assert.ok(await keyword.isVisible());
+      const colours = (await page.evaluate(
+        "[getComputedStyle(document.querySelector('pre code.hljs .hljs-keyword')).color, getComputedStyle(document.querySelector('pre code.hljs')).color]",
+      )) as [string, string];
+      assert.notEqual(colours[0], colours[1]);
+
+      const copy = page.getByRole("button", { name: "Copy code block 1", exact: true });
+      await copy.click();
+      // The clipboard answers asynchronously: the button and the live region then say so.
+      await copy.filter({ hasText: "Copied" }).waitFor();
+      await page.locator("[aria-live=polite]", { hasText: "Copied to the clipboard." }).waitFor();
+      const copied = (await page.evaluate("navigator.clipboard.readText()")) as string;
+      assert.equal(copied, ((await page.evaluate("document.querySelector('main pre code').textContent")) as string).replace(/\n$/, ""));
+      assert.match(copied, /^npm install @subbridge\/sdk/);
+      await screenshot(page, `docs-guide-code${suffix}`, { fullPage: false });
+
+      await page.getByRole("searchbox", { name: "Search the reference" }).fill("idempotency");
+      await page.keyboard.press("Enter");
+      await page.waitForURL(/\/search\?q=idempotency$/);
+      const first = page.locator(".search-results li").first();
+      assert.match(await first.innerText(), /REST API guide › Idempotency/);
+      assert.ok(await first.locator("mark").first().isVisible());
+      await screenshot(page, `docs-search${suffix}`);
+      await first.getByRole("link").click();
+      await page.waitForURL(/\/guides\/rest-api#idempotency$/);
+      assert.equal(await page.locator(":target").innerText(), "Idempotency");
+    }
+
+    // The dark scheme's code colours, for review.
+    await page.setViewportSize({ width: 1100, height: 800 });
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.goto(sites.docs.url + "/guides/mcp#cursor");
+    await screenshot(page, "docs-guide-code-dark", { fullPage: false });
+    assert.deepEqual(problems, []);
+    await context.close();
+
+    // Without scripts there is no copy button, and search still works (a plain GET form).
+    const noScript = await browser.newContext({ javaScriptEnabled: false });
+    const plain = await noScript.newPage();
+    await plain.goto(sites.docs.url + "/guides/webhooks");
+    assert.equal(await plain.locator("button.copy-code").count(), 0);
+    await plain.getByRole("searchbox", { name: "Search the reference" }).fill("retries");
+    await plain.getByRole("button", { name: "Search" }).click();
+    await plain.waitForURL(/\/search\?q=retries$/);
+    assert.ok((await plain.locator(".search-results li").count()) > 0);
+    await noScript.close();
   });
 });

@@ -1,6 +1,7 @@
-// Headers every marketing and reference page carries. The pages are static reading: no script,
-// no form, styles from the one stylesheet; the API reference is the one exception (its own CSP
-// in docs/reference-page.ts).
+// Headers every marketing and reference page carries. The marketing pages are static reading: no
+// script, no form, styles from the one stylesheet (PAGE_CSP); the reference site's pages add a script
+// and the search form from their own host (DOCS_PAGE_CSP in docs/docs-app.ts), and the API reference
+// has its own CSP (docs/reference-page.ts).
 import type Koa from "koa";
 
 export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

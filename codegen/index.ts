@@ -14,6 +14,7 @@ import { emitMcpTools } from "./mcp-tools.ts";
 import { emitCatalogs } from "./catalogs.ts";
 import { emitConnector } from "./connector.ts";
 import { emitWebhookEvents } from "./webhook-events.ts";
+import { emitSdkResources } from "./sdk-resources.ts";
 import type { GeneratedFile } from "./output.ts";
 
 const GENERATED = join(ROOT, "generated");
@@ -33,6 +34,7 @@ export async function generate(): Promise<GeneratedFile[]> {
     ...emitCatalogs(sources.abilities, sources.errors, release),
     ...(await emitConnector(sources.connectorSchema)),
     emitWebhookEvents(doc),
+    emitSdkResources(doc, ops, release),
   ].sort((a, b) => a.path.localeCompare(b.path));
 }
 

@@ -1,9 +1,16 @@
-// Types of the client's methods, derived from the generated OpenAPI types so every path, parameter,
-// body and response is checked, as with openapi-fetch itself.
-import type { MaybeOptionalInit } from "openapi-fetch";
-import type { paths } from "./generated/openapi.js";
+// Types of the path-string client (`sb.GET("/v1/...", { params, body })`), derived from the generated
+// OpenAPI types so every path, parameter, body and response is checked, as with openapi-fetch
+// itself; its options are a closed set, so a misspelled one does not compile.
+import type { ParamsOption, RequestBodyOption } from "openapi-fetch";
+import type { components, paths } from "./generated/openapi.js";
+import type { RequestOptions, WriteRequestOptions } from "./generated/sdk-resources.js";
+
+export type { ListEnvelope } from "./generated/sdk-resources.js";
 
 export type HttpMethod = "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace";
+
+/** The methods the path-string client offers. */
+export type ClientMethod = "get" | "put" | "post" | "delete" | "patch";
 
 type RequiredKeysOf<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 
@@ -29,20 +36,29 @@ export type PathsWithMethod<Method extends HttpMethod> = {
 
 type Operation<Path extends keyof ClientPaths, Method extends HttpMethod> = ClientPaths[Path] extends { [M in Method]: infer Op } ? Op : never;
 
-/** What a single call may set besides openapi-fetch's options. */
-export interface PerCallOptions {
-  /** This call's time limit per attempt in milliseconds, instead of the client's `timeoutMs` (0 or Infinity: none). */
-  timeoutMs?: number;
+/** Besides params and body, a read takes RequestOptions and a base URL of its own. */
+export interface PathRequestOptions extends RequestOptions {
+  /** This call's base URL instead of the client's (with or without a trailing /v1). */
+  baseUrl?: string;
 }
 
-/** The options object of a call: params (path, query, header), body, headers, signal, timeoutMs, ... */
-export type CallOptions<Path extends keyof ClientPaths, Method extends HttpMethod> = WithPerCallOptions<MaybeOptionalInit<ClientPaths[Path], Method>>;
+/** Besides params and body, a write also takes an idempotencyKey. */
+export interface PathWriteRequestOptions extends WriteRequestOptions {
+  /** This call's base URL instead of the client's (with or without a trailing /v1). */
+  baseUrl?: string;
+}
 
-/** Distributes over `undefined`, which marks an options argument that may be left out. */
-type WithPerCallOptions<Init> = Init extends undefined ? undefined : Init & PerCallOptions;
+/**
+ * The options object of a call: `params` (path, query, header) and `body` as openapi-fetch types
+ * them, then signal, timeoutMs, headers, maxRetries, baseUrl, and idempotencyKey on writes. No index
+ * signature: an unknown key is a compile error.
+ */
+export type CallOptions<Path extends keyof ClientPaths, Method extends HttpMethod> = ParamsOption<Operation<Path, Method>> &
+  RequestBodyOption<Operation<Path, Method>> &
+  (Method extends "get" | "head" | "options" | "trace" ? PathRequestOptions : PathWriteRequestOptions);
 
 /** The options argument, optional when nothing in it is required (as in openapi-fetch). */
-export type InitArgument<Init> = RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+export type InitArgument<Init> = RequiredKeysOf<Init> extends never ? [Init?] : [Init];
 
 type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206;
 
@@ -54,17 +70,21 @@ export type ResponseData<Path extends keyof ClientPaths, Method extends HttpMeth
       }[keyof Responses & SuccessStatus]
     : never;
 
-export type ThrowingMethod<Method extends HttpMethod> = <Path extends PathsWithMethod<Method>, Init extends CallOptions<Path, Method>>(
+export type ThrowingMethod<Method extends ClientMethod> = <Path extends PathsWithMethod<Method>>(
   url: Path,
-  ...init: InitArgument<Init>
+  ...init: InitArgument<CallOptions<Path, Method>>
 ) => Promise<ResponseData<Path, Method>>;
 
-/** A list envelope: {data: T[], links, meta} (service description, Envelopes). */
-export interface ListEnvelope<Item> {
-  data: Item[];
-  links: { first: string; last: string; prev: string | null; next: string | null };
-  meta: { current_page: number; from: number | null; last_page: number; per_page: number; to: number | null; total: number };
-}
+/** The error envelope an error status answers ({"error": {...}}). */
+export type ErrorEnvelope = components["schemas"]["Error"];
+
+/** What `raw` resolves to: the body or the error envelope, and the response; it never throws on an error status. */
+export type RawResult<Data> = { data: Data; error?: never; response: Response } | { data?: never; error: ErrorEnvelope; response: Response };
+
+export type RawMethod<Method extends ClientMethod> = <Path extends PathsWithMethod<Method>>(
+  url: Path,
+  ...init: InitArgument<CallOptions<Path, Method>>
+) => Promise<RawResult<ResponseData<Path, Method>>>;
 
 /** GET paths that answer a list envelope: the ones `paginate` accepts. */
 export type ListPath = {

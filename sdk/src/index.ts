@@ -1,7 +1,26 @@
 // @subbridge/sdk: a typed client for the SubBridge REST API, its errors, and webhook verification.
 // Connector manifest validation lives in @subbridge/sdk/connector.
 export { createClient, type ClientOptions, type SubBridgeClient } from "./client.js";
-export type { ClientPaths, ListEnvelope, ListItem, ListPage, ListPath, PerCallOptions, ResponseData } from "./client-types.js";
+export type {
+  CallOptions,
+  ClientPaths,
+  ErrorEnvelope,
+  ListItem,
+  ListPage,
+  ListPath,
+  PathRequestOptions,
+  PathWriteRequestOptions,
+  RawResult,
+  ResponseData,
+} from "./client-types.js";
+export {
+  SDK_VERSION,
+  type ListEnvelope,
+  type PagePromise,
+  type RequestOptions,
+  type SubBridgeResources,
+  type WriteRequestOptions,
+} from "./generated/sdk-resources.js";
 export type { components, operations, paths } from "./generated/openapi.js";
 export {
   AbortedError,

@@ -1,5 +1,6 @@
-// Walks a list operation page by page (REST lists are page-numbered; there are no cursors).
-import type { ListEnvelope } from "./client-types.js";
+// Walks a list operation page by page (REST lists are page-numbered; there are no cursors), and the
+// PagePromise the resource methods' lists return.
+import type { ListEnvelope, PagePromise } from "./generated/sdk-resources.js";
 
 /** The page after this one, from meta (current_page < last_page) or else from links.next; null at the end. */
 export function nextPageNumber(envelope: Partial<ListEnvelope<unknown>>): number | null {
@@ -31,4 +32,32 @@ export async function* iteratePages<Page extends ListEnvelope<unknown>>(
 /** Yields each item of every page. */
 export async function* iterateItems<Item>(pages: AsyncIterable<ListEnvelope<Item>>): AsyncGenerator<Item, void, undefined> {
   for await (const page of pages) yield* page.data;
+}
+
+/**
+ * A list call that sends nothing until it is awaited or iterated. The first page is fetched once
+ * and shared by `await`, `for await`, `pages()` and `toArray()`; later pages as a loop reaches them.
+ */
+export function pagePromise<Page extends ListEnvelope<unknown>>(fetchPage: (page: number) => Promise<Page>, firstPage = 1): PagePromise<Page> {
+  let first: Promise<Page> | undefined;
+  const fetchFirst = () => (first ??= fetchPage(firstPage));
+  const pages = () => iteratePages((page) => (page === firstPage ? fetchFirst() : fetchPage(page)), firstPage);
+  const items = () => iterateItems(pages()) as AsyncGenerator<Page["data"][number], void, undefined>;
+  return {
+    then: (onFulfilled, onRejected) => fetchFirst().then(onFulfilled, onRejected),
+    catch: (onRejected) => fetchFirst().catch(onRejected),
+    finally: (onFinally) => fetchFirst().finally(onFinally),
+    [Symbol.toStringTag]: "PagePromise",
+    [Symbol.asyncIterator]: items,
+    pages,
+    async toArray(options) {
+      const limit = options?.limit;
+      if (!Number.isInteger(limit) || limit < 1)
+        throw new RangeError(`toArray needs { limit }, a whole number of items above 0 (it is ${String(limit)})`);
+      const collected: Page["data"][number][] = [];
+      // Leaving the loop returns the generator, so no page after the one that reached the limit is fetched.
+      for await (const item of items()) if (collected.push(item) >= limit) break;
+      return collected;
+    },
+  };
 }

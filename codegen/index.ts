@@ -14,6 +14,7 @@ import { emitMcpTools } from "./mcp-tools.ts";
 import { emitCatalogs } from "./catalogs.ts";
 import { emitConnector } from "./connector.ts";
 import { emitWebhookEvents } from "./webhook-events.ts";
+import { emitSdkSamples } from "./sdk-samples.ts";
 import { emitSdkResources } from "./sdk-resources.ts";
 import type { GeneratedFile } from "./output.ts";
 
@@ -34,6 +35,7 @@ export async function generate(): Promise<GeneratedFile[]> {
     ...emitCatalogs(sources.abilities, sources.errors, release),
     ...(await emitConnector(sources.connectorSchema)),
     emitWebhookEvents(doc),
+    await emitSdkSamples(doc, ops),
     emitSdkResources(doc, ops, release),
   ].sort((a, b) => a.path.localeCompare(b.path));
 }

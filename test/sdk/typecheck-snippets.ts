@@ -18,16 +18,20 @@ const OPTIONS: ts.CompilerOptions = {
   paths: { "@subbridge/sdk": ["sdk/src/index.ts"], "@subbridge/sdk/webhooks": ["sdk/src/webhooks.ts"] },
 };
 
-/** The compiler's diagnostics for the snippets, as `<file>:<line>: <message>`; none when they compile. */
-export function snippetErrors(snippets: string[]): string[] {
-  const files = new Map(snippets.map((code, i) => [join(ROOT, "test/sdk", `snippet-${i}.ts`), code]));
-  const host = ts.createCompilerHost(OPTIONS);
+/**
+ * The compiler's diagnostics for the snippets, as `<file>:<line>: <message>`; none when they compile.
+ * `names` names their files (else snippet-<i>), `stricter` adds compiler options (a consumer's own).
+ */
+export function snippetErrors(snippets: string[], { names, stricter }: { names?: string[]; stricter?: ts.CompilerOptions } = {}): string[] {
+  const files = new Map(snippets.map((code, i) => [join(ROOT, "test/sdk", `${names?.[i] ?? `snippet-${i}`}.ts`), code]));
+  const options = { ...OPTIONS, ...stricter };
+  const host = ts.createCompilerHost(options);
   const { fileExists, readFile, getSourceFile } = host;
   host.fileExists = (name) => files.has(name) || fileExists.call(host, name);
   host.readFile = (name) => files.get(name) ?? readFile.call(host, name);
   host.getSourceFile = (name, language, ...rest) =>
     files.has(name) ? ts.createSourceFile(name, files.get(name)!, language) : getSourceFile.call(host, name, language, ...rest);
-  const program = ts.createProgram([...files.keys()], OPTIONS, host);
+  const program = ts.createProgram([...files.keys()], options, host);
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const where = d.file ? `${d.file.fileName.slice(ROOT.length)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: ` : "";
     return where + ts.flattenDiagnosticMessageText(d.messageText, "\n");

@@ -38,10 +38,35 @@ function connectorSchemaDocument(): PublicDocument {
   };
 }
 
-/** The OpenAPI document as served: its server is this deployment's BASE_URL. */
+type Json = Record<string, any>;
+
+/** What codegen/sdk-samples.ts writes: each operation's SDK sample, `{base_url}` standing for the API's address. */
+interface SdkSamples {
+  samples: Record<string, { source: string }>;
+}
+
+/**
+ * The OpenAPI document as served: its server is this deployment's BASE_URL, and each operation
+ * carries its SDK sample as Scalar's x-codeSamples, addressed to that server. Added here rather
+ * than in generated/openapi.json, which stays the contract that spec:diff and reviewers compare.
+ */
 export function servedOpenApi(baseUrl: string): Record<string, unknown> {
-  const doc = readJson("openapi.json");
-  return { ...doc, servers: [{ url: baseUrl, description: "This deployment of the SubBridge REST API." }] };
+  const doc = readJson<Json>("openapi.json");
+  const { samples } = readJson<SdkSamples>("sdk-samples.json");
+  const withSample = (op: Json) => {
+    const sample = samples[op.operationId];
+    if (!sample) return op;
+    return { ...op, "x-codeSamples": [{ lang: "typescript", label: "@subbridge/sdk", source: sample.source.replaceAll("{base_url}", baseUrl) }] };
+  };
+  const paths = Object.fromEntries(
+    Object.entries<Json>(doc.paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries<Json>(item).map(([key, value]) => [key, value && typeof value === "object" && value.operationId ? withSample(value) : value]),
+      ),
+    ]),
+  );
+  return { ...doc, servers: [{ url: baseUrl, description: "This deployment of the SubBridge REST API." }], paths };
 }
 
 /**

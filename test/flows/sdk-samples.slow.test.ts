@@ -1,0 +1,116 @@
+// Issue 35's check "the reference site's samples run against `npm start`": a chain of the reference's
+// SDK samples (generated/sdk-samples.json, as /reference shows them) runs against a spawned npm start
+// on a temp DATA_DIR with the demo token. Each sample runs as written, as an ES module in this one
+// process, except that its `@subbridge/sdk` import points at the SDK's sources, {base_url} is the
+// started API's address as its banner prints it, the spec's example ids are the ids the chain's
+// earlier samples created, and the webhook example's host is a loopback address.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { readGeneratedJson } from "../../src/repository-files.ts";
+import { startWithMailReceiver, type StartWithMail } from "../helpers/messaging.ts";
+
+interface Sample {
+  call: string;
+  result: string | null;
+  ids: Record<string, string>;
+  source: string;
+}
+const { samples } = readGeneratedJson<{ samples: Record<string, Sample> }>("sdk-samples.json");
+const SDK = JSON.stringify(fileURLToPath(new URL("../../sdk/src/index.ts", import.meta.url)));
+
+/** The example id the samples name for the record a sample keeps as `result` (`plan` → every sample's planId). */
+function exampleIdOf(result: string): string | undefined {
+  for (const sample of Object.values(samples)) if (sample.ids[`${result}Id`]) return sample.ids[`${result}Id`];
+  return undefined;
+}
+
+describe("issue 35: the reference's SDK samples run against npm start", function () {
+  this.timeout(180_000);
+  let running: StartWithMail;
+  let folder: string;
+
+  after(async () => {
+    delete process.env.SUBBRIDGE_TOKEN;
+    await running?.stop();
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("[embedded] create a project, install Telegram, create a resource and a plan, enable a payment method, list, retrieve, update and publish the plan, create, list and delete a webhook endpoint, list tokens, ping", async () => {
+    // The webhook sample's host (hooks.example.com) need not resolve here: a loopback address stands in for it.
+    running = await startWithMailReceiver("sdk-samples", { WEBHOOK_ALLOWED_CIDRS: "127.0.0.0/8" });
+    folder = mkdtempSync(join(tmpdir(), "subbridge-samples-"));
+    process.env.SUBBRIDGE_TOKEN = running.demo.token;
+    const apiUrl = /REST API\s+(http:\/\/\S+)/.exec(running.started.output())?.[1];
+    assert.ok(apiUrl, `the banner names the REST API:\n${running.started.output()}`);
+    /** Example id → the id the chain created in its place (and the webhook sample's host → a loopback address). */
+    const created = new Map<string, string>([["https://hooks.example.com/", "https://127.0.0.1/"]]);
+
+    /** Runs one operation's sample; what it printed and the record it kept. */
+    const run = async (operationId: string): Promise<{ printed: string[]; kept: any }> => {
+      const sample = samples[operationId];
+      assert.ok(sample, operationId);
+      let code = sample.source.replace(`"@subbridge/sdk"`, SDK).replaceAll("{base_url}", apiUrl);
+      for (const [example, id] of created) code = code.replaceAll(example, id);
+      if (sample.result) code += `\nexport { ${sample.result} };\n`;
+      const file = join(folder, `${operationId}.mts`);
+      writeFileSync(file, code);
+      const printed: string[] = [];
+      const log = console.log;
+      console.log = (...args: unknown[]) => void printed.push(args.join(" "));
+      let module: Record<string, unknown>;
+      try {
+        module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      } catch (error) {
+        const fields = (error as { fields?: unknown }).fields;
+        throw new Error(
+          `${operationId}'s sample failed:\n${code}\n${error instanceof Error ? error.stack : String(error)}\n${JSON.stringify(fields ?? "")}`,
+        );
+      } finally {
+        console.log = log;
+      }
+      const kept = sample.result ? module[sample.result] : undefined;
+      const example = sample.result ? exampleIdOf(sample.result) : undefined;
+      if (example && (kept as { id?: string })?.id) created.set(example, (kept as { id: string }).id);
+      return { printed, kept };
+    };
+
+    const { kept: project } = await run("create_project");
+    assert.equal(project.name, "Night Owls");
+    const { kept: installation } = await run("install_connector");
+    assert.equal(installation.connector, "telegram");
+    assert.equal(installation.project_id, project.id);
+    const { kept: resource } = await run("create_resource");
+    assert.equal(resource.project_id, project.id);
+    const { kept: plan } = await run("create_plan");
+    assert.deepEqual(plan.resources, [resource.id]);
+    assert.equal(plan.status, "draft");
+
+    // A new project's one payment method, access codes, sells nothing until it has currencies and
+    // billing cycles and is enabled: the cycles are set here, the sample enables it in EUR.
+    const methods = await run("list_payment_methods");
+    const accessCodes = methods.printed.find((line) => line.endsWith(" Access codes"))?.split(" ")[0];
+    assert.ok(accessCodes, methods.printed.join("\n"));
+    await running.api("PATCH", `/projects/${project.id}/payment-methods/${accessCodes}`, { billing_cycles: ["month"] });
+    created.set(samples.update_payment_method!.ids.paymentMethodId!, accessCodes);
+    assert.equal((await run("update_payment_method")).kept.enabled, true);
+
+    const listed = await run("list_plans");
+    assert.deepEqual(listed.printed, [`${plan.id} ${plan.name}`]);
+    assert.equal((await run("get_plan")).kept.id, plan.id);
+    assert.deepEqual((await run("update_plan")).kept.price, { amount: 1299, currency: "EUR" });
+    assert.equal((await run("publish_plan")).kept.status, "published");
+
+    const { kept: endpoint } = await run("create_webhook_endpoint");
+    assert.ok((await run("list_webhook_endpoints")).printed.some((line) => line.startsWith(`${endpoint.id} `)));
+    await run("delete_webhook_endpoint");
+    assert.ok(!(await run("list_webhook_endpoints")).printed.some((line) => line.startsWith(`${endpoint.id} `)));
+
+    const tokens = await run("list_tokens");
+    assert.ok(tokens.printed.length >= 1, "the demo token is listed");
+    const ping = await run("ping");
+    assert.equal(ping.kept.status, "ok");
+  });
+});

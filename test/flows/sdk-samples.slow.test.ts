@@ -9,7 +9,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Browser } from "playwright-core";
 import { readGeneratedJson } from "../../src/repository-files.ts";
+import { freshPage, launchBrowser, screenshot } from "../helpers/browser.ts";
 import { startWithMailReceiver, type StartWithMail } from "../helpers/messaging.ts";
 
 interface Sample {
@@ -31,9 +33,11 @@ describe("issue 35: the reference's SDK samples run against npm start", function
   this.timeout(180_000);
   let running: StartWithMail;
   let folder: string;
+  let browser: Browser | undefined;
 
   after(async () => {
     delete process.env.SUBBRIDGE_TOKEN;
+    await browser?.close();
     await running?.stop();
     if (folder) rmSync(folder, { recursive: true, force: true });
   });
@@ -112,5 +116,30 @@ describe("issue 35: the reference's SDK samples run against npm start", function
     assert.ok(tokens.printed.length >= 1, "the demo token is listed");
     const ping = await run("ping");
     assert.equal(ping.kept.status, "ok");
+  });
+
+  it("[embedded] the reference on npm start's docs host shows the create_plan sample first, addressed to this deployment", async () => {
+    assert.ok(running, "npm start runs (the chain started it)");
+    const out = running.started.output();
+    const docsUrl = /Reference\s+(http:\/\/\S+)/.exec(out)?.[1];
+    const apiUrl = /REST API\s+(http:\/\/\S+?)\/v1\s/.exec(out)?.[1];
+    assert.ok(docsUrl && apiUrl, out);
+    browser = await launchBrowser();
+    for (const [width, name] of [
+      [1280, "reference-sdk-sample"],
+      [390, "reference-sdk-sample-390"],
+    ] as const) {
+      const { context, page } = await freshPage(browser);
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${docsUrl}/reference#tag/plans/POST/v1/projects/{project}/plans`);
+      const code = page.locator("code.language-typescript", { hasText: "sb.plans.create(" });
+      await code.waitFor();
+      const text = await code.innerText();
+      assert.ok(text.includes(`baseUrl: "${apiUrl}"`), text);
+      assert.ok(text.includes(samples.create_plan!.ids.projectId!), text);
+      await page.getByText("@subbridge/sdk", { exact: true }).first().waitFor();
+      await screenshot(page, name, { fullPage: false });
+      await context.close();
+    }
   });
 });

@@ -1,7 +1,6 @@
 // Types of the path-string client (`sb.GET("/v1/...", { params, body })`), derived from the generated
 // OpenAPI types so every path, parameter, body and response is checked, as with openapi-fetch
 // itself; its options are a closed set, so a misspelled one does not compile.
-import type { ParamsOption, RequestBodyOption } from "openapi-fetch";
 import type { components, paths } from "./generated/openapi.js";
 import type { RequestOptions, WriteRequestOptions } from "./generated/sdk-resources.js";
 
@@ -35,6 +34,32 @@ export type PathsWithMethod<Method extends HttpMethod> = {
 }[keyof ClientPaths];
 
 type Operation<Path extends keyof ClientPaths, Method extends HttpMethod> = ClientPaths[Path] extends { [M in Method]: infer Op } ? Op : never;
+
+/**
+ * `params` as openapi-fetch types it: required when a parameter is. Written here rather than taken
+ * from openapi-fetch so a consumer's compiler never loads openapi-fetch's declarations.
+ */
+type ParamsOption<Op> = Op extends { parameters: infer Params }
+  ? RequiredKeysOf<Params> extends never
+    ? { params?: Params }
+    : { params: Params }
+  : { params?: never };
+
+/** The JSON body type of an operation, never when it takes none. */
+type JsonBody<Op> = Op extends { requestBody?: infer Body }
+  ? [NonNullable<Body>] extends [never]
+    ? never
+    : NonNullable<Body> extends { content: { "application/json": infer Json } }
+      ? Json
+      : never
+  : never;
+
+/** `body`: the JSON body, required when the request body is (optionality read outside a conditional on Op, which would lose it). */
+type RequestBodyOption<Op> = [JsonBody<Op>] extends [never]
+  ? { body?: never }
+  : {} extends Pick<Op, "requestBody" & keyof Op>
+    ? { body?: JsonBody<Op> }
+    : { body: JsonBody<Op> };
 
 /** Besides params and body, a read takes RequestOptions and a base URL of its own. */
 export interface PathRequestOptions extends RequestOptions {

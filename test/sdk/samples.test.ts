@@ -3,7 +3,8 @@
 // would compile it, and served addressed to the deployment.
 import assert from "node:assert/strict";
 import { readGeneratedJson } from "../../src/repository-files.ts";
-import { servedOpenApi } from "../../src/apps/api/public-documents.ts";
+import { sdkSample, servedOpenApi } from "../../src/apps/api/public-documents.ts";
+import { developersPage } from "../../src/apps/site/marketing/developers-page.ts";
 import { snippetErrors } from "./typecheck-snippets.ts";
 
 type Json = Record<string, any>;
@@ -89,5 +90,18 @@ describe("SDK code samples", () => {
     assert.equal(served, operationIds.length);
     // The contract document itself stays free of them.
     assert.ok(!JSON.stringify(readGeneratedJson("openapi.json")).includes("x-codeSamples"));
+  });
+
+  it("the developers page shows create_plan's sample as the reference serves it, addressed to the deployment", () => {
+    const a = {
+      siteUrl: "https://s.example",
+      baseUrl: "https://api.s.example",
+      mcpUrl: "https://mcp.s.example",
+      authUrl: "https://auth.s.example",
+      docsUrl: "https://docs.s.example",
+    };
+    const sample = sdkSample("create_plan", a.baseUrl)!;
+    assert.ok(sample.includes("sb.plans.create(") && sample.includes(`baseUrl: "${a.baseUrl}"`), sample);
+    assert.ok(developersPage(a).markdown.includes("```ts\n" + sample + "```"));
   });
 });

@@ -141,11 +141,11 @@ describe("guide examples, run as written", function () {
 
 describe("guide examples, typechecked against the SDK", () => {
   it("every ts block of the guides compiles in strict mode (a fragment gets the client it names)", () => {
-    const fragmentClient = `import { createClient } from "@subbridge/sdk";\ndeclare const subbridge: ReturnType<typeof createClient>;\n`;
+    const fragmentClient = `import { createClient } from "@subbridge/sdk";\ndeclare const sb: ReturnType<typeof createClient>;\n`;
     const snippets = ["rest-api", "mcp", "webhooks"].flatMap((name) =>
       [...guide(name).matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => {
         const code = m[1]!;
-        const body = code.includes("subbridge.") && !code.includes("createClient(") ? fragmentClient + code : code;
+        const body = /\bsb\./.test(code) && !code.includes("createClient(") ? fragmentClient + code : code;
         // A module (top-level await, as a reader runs it with tsx) even when it imports nothing.
         return `${body}\nexport {};\n`;
       }),

@@ -45,6 +45,14 @@ interface SdkSamples {
   samples: Record<string, { source: string }>;
 }
 
+let sdkSamples: SdkSamples["samples"] | undefined;
+
+/** An operation's SDK sample (the program the reference shows), addressed to `baseUrl`; undefined for an unknown operation. */
+export function sdkSample(operationId: string, baseUrl: string): string | undefined {
+  sdkSamples ??= readJson<SdkSamples>("sdk-samples.json").samples;
+  return sdkSamples[operationId]?.source.replaceAll("{base_url}", baseUrl);
+}
+
 /**
  * The OpenAPI document as served: its server is this deployment's BASE_URL, and each operation
  * carries its SDK sample as Scalar's x-codeSamples, addressed to that server. Added here rather
@@ -52,11 +60,9 @@ interface SdkSamples {
  */
 export function servedOpenApi(baseUrl: string): Record<string, unknown> {
   const doc = readJson<Json>("openapi.json");
-  const { samples } = readJson<SdkSamples>("sdk-samples.json");
   const withSample = (op: Json) => {
-    const sample = samples[op.operationId];
-    if (!sample) return op;
-    return { ...op, "x-codeSamples": [{ lang: "typescript", label: "@subbridge/sdk", source: sample.source.replaceAll("{base_url}", baseUrl) }] };
+    const source = sdkSample(op.operationId, baseUrl);
+    return source ? { ...op, "x-codeSamples": [{ lang: "typescript", label: "@subbridge/sdk", source }] } : op;
   };
   const paths = Object.fromEntries(
     Object.entries<Json>(doc.paths).map(([path, item]) => [

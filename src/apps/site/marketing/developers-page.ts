@@ -3,6 +3,7 @@
 import type { MarkdownPage } from "../pages/markdown-routes.ts";
 import { SDK_PACKAGE_URL, type SiteAddresses } from "./addresses.ts";
 import { mcpInstallLinks } from "../../docs/pages/mcp-install.ts";
+import { sdkSample } from "../../api/public-documents.ts";
 
 export function developersPage(a: SiteAddresses): MarkdownPage {
   const install = mcpInstallLinks(a.mcpUrl);
@@ -53,6 +54,12 @@ npm install @subbridge/sdk
 
 Until it is on npm: \`npm run sdk:pack\` in a clone of the repository, then \`npm install\` the \`.tgz\` path it prints.
 ES modules and CommonJS, with type declarations for both.
+
+Every operation is a method named as in stripe-node, \`sb.<resource>.<method>(ids, body, options)\`;
+creating a plan, as the [API reference](${a.docsUrl}/reference#tag/plans/POST/v1/projects/{project}/plans) shows it:
+
+\`\`\`ts
+${sdkSample("create_plan", a.baseUrl)}\`\`\`
 
 ## For agents
 

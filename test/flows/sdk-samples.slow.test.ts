@@ -10,17 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
+import type { SdkSample } from "../../codegen/sdk-samples.ts";
 import { readGeneratedJson } from "../../src/repository-files.ts";
 import { freshPage, launchBrowser, screenshot } from "../helpers/browser.ts";
 import { startWithMailReceiver, type StartWithMail } from "../helpers/messaging.ts";
 
-interface Sample {
-  call: string;
-  result: string | null;
-  ids: Record<string, string>;
-  source: string;
-}
-const { samples } = readGeneratedJson<{ samples: Record<string, Sample> }>("sdk-samples.json");
+const { samples } = readGeneratedJson<{ samples: Record<string, SdkSample> }>("sdk-samples.json");
 const SDK = JSON.stringify(fileURLToPath(new URL("../../sdk/src/index.ts", import.meta.url)));
 
 /** The example id the samples name for the record a sample keeps as `result` (`plan` → every sample's planId). */

@@ -2,20 +2,15 @@
 // operation, each a program that compiles against the SDK's types as a strict consumer's project
 // would compile it, and served addressed to the deployment.
 import assert from "node:assert/strict";
+import type { SdkSample } from "../../codegen/sdk-samples.ts";
 import { readGeneratedJson } from "../../src/repository-files.ts";
 import { sdkSample, servedOpenApi } from "../../src/apps/api/public-documents.ts";
 import { developersPage } from "../../src/apps/site/marketing/developers-page.ts";
 import { snippetErrors } from "./typecheck-snippets.ts";
 
 type Json = Record<string, any>;
-interface Sample {
-  call: string;
-  result: string | null;
-  ids: Record<string, string>;
-  source: string;
-}
 
-const { samples } = readGeneratedJson<{ samples: Record<string, Sample> }>("sdk-samples.json");
+const { samples } = readGeneratedJson<{ samples: Record<string, SdkSample> }>("sdk-samples.json");
 const operationIds = Object.values<Json>(readGeneratedJson<Json>("openapi.json").paths).flatMap((item) =>
   Object.values<Json>(item)
     .map((op) => op?.operationId as string | undefined)

@@ -98,10 +98,14 @@ function queryExample(doc: Json, op: Json, p: ParameterModel): unknown {
   return answer?.meta?.[p.name] ?? schema.examples?.[0] ?? schema.enum?.[0];
 }
 
-/** The answer's `data` schema: its name, whether it is a list, and the fields worth printing of a record. */
-function dataShape(doc: Json, op: OperationModel): { name: string | null; list: boolean; print: string[] } | null {
+/**
+ * The answer's `data` schema: its name, whether it is a list, the fields worth printing of a
+ * record, and the answer's other fields beside it (a new token's or endpoint's secret, shown once).
+ */
+function dataShape(doc: Json, op: OperationModel): { name: string | null; list: boolean; print: string[]; beside: string[] } | null {
   if (!op.responseSchema) return null;
-  const data = propertiesOf(doc, op.responseSchema).data;
+  const answer = propertiesOf(doc, op.responseSchema);
+  const data = answer.data;
   if (!data) return null;
   const resolved = deref(doc, data);
   const list = resolved.type === "array";
@@ -118,7 +122,8 @@ function dataShape(doc: Json, op: OperationModel): { name: string | null; list: 
   const fields = propertiesOf(doc, record);
   const label = ["name", "title", "email", "type", "status", "url"].find((f) => f in fields);
   const print = ["id", label].filter((f): f is string => !!f && f in fields);
-  return { name, list, print };
+  const beside = Object.keys(answer).filter((k) => !["data", "links", "meta"].includes(k));
+  return { name, list, print, beside };
 }
 
 function sample(doc: Json, model: OperationModel, call: string): Omit<SdkSample, "source"> & { code: string } {
@@ -175,7 +180,12 @@ function sample(doc: Json, model: OperationModel, call: string): Omit<SdkSample,
     code = `const { data: ${result} } = await ${invocation};\nfor (const ${item} of ${result}) {\n${printed(item, shape.print)}\n}`;
   } else {
     result = shape.name ?? "data";
-    code = `const { ${result === "data" ? "data" : `data: ${result}`} } = await ${invocation};\n${printed(result, shape.print)}`;
+    // A field beside data named as the record (create_token's `token`, its secret) is renamed.
+    const beside = shape.beside.map((k) => (camel(k) === result ? `${k}: ${camel(k)}Value` : k === camel(k) ? k : `${k}: ${camel(k)}`));
+    const besideNames = shape.beside.map((k) => (camel(k) === result ? `${camel(k)}Value` : camel(k)));
+    const names = [result === "data" ? "data" : `data: ${result}`, ...beside].join(", ");
+    const shown = [...(shape.print.length ? shape.print.map((f) => `${result}.${f}`) : [result]), ...besideNames];
+    code = `const { ${names} } = await ${invocation};\nconsole.log(${shown.join(", ")});`;
   }
   return { call, result, ids, code };
 }

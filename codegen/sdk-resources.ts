@@ -32,16 +32,16 @@ export function referenceLink(op: Pick<OperationModel, "tags" | "method" | "path
 /** The types the generated interfaces use, written once here rather than per operation. */
 const PREAMBLE = `import type { components, operations } from "./openapi.js";
 
-/** Options of one call of a resource method. */
+/** Options of one call of a resource method (each may be undefined, for exactOptionalPropertyTypes consumers). */
 export interface RequestOptions {
   /** Cancels the call (before it is sent, while it waits, or between retries); it rejects with AbortedError. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** This call's time limit per attempt in milliseconds, instead of the client's (0 or Infinity: none). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Headers added to this request. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** Retries after the first attempt for this call, instead of the client's (0: none). */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
 }
 
 /** Options of one call of a write (POST, PUT, PATCH, DELETE). */
@@ -51,7 +51,7 @@ export interface WriteRequestOptions extends RequestOptions {
    * response instead of writing again. Without it the SDK makes one per call (kept across that
    * call's retries); give your own when the same write may be sent again later, after a restart.
    */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
 }
 
 /** One page of a list: {data, links, meta}. */

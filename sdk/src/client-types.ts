@@ -64,13 +64,13 @@ type RequestBodyOption<Op> = [JsonBody<Op>] extends [never]
 /** Besides params and body, a read takes RequestOptions and a base URL of its own. */
 export interface PathRequestOptions extends RequestOptions {
   /** This call's base URL instead of the client's (with or without a trailing /v1). */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
 }
 
 /** Besides params and body, a write also takes an idempotencyKey. */
 export interface PathWriteRequestOptions extends WriteRequestOptions {
   /** This call's base URL instead of the client's (with or without a trailing /v1). */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
 }
 
 /**

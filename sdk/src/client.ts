@@ -34,9 +34,9 @@ export interface ClientOptions extends RetryingFetchOptions {
    */
   baseUrl: string;
   /** A personal access token (sbt_live_...). Public routes such as /v1/ping need none. */
-  token?: string;
+  token?: string | undefined;
   /** Headers sent with every request (a User-Agent here replaces the SDK's). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 /** The path-string client openapi-fetch users know, beside the resources. */

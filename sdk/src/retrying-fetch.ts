@@ -11,35 +11,35 @@ export type Fetch = (request: Request) => Promise<Response>;
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 2). 0 turns retrying off. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** First backoff ceiling in milliseconds, doubled per retry (default 500). */
-  initialDelayMs?: number;
+  initialDelayMs?: number | undefined;
   /** Largest backoff in milliseconds (default 8000). */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /**
    * A Retry-After longer than this (default 60 s) is not waited for: the error is thrown at once
    * and its `retryAfter` says when to come back.
    */
-  maxRetryAfterSeconds?: number;
+  maxRetryAfterSeconds?: number | undefined;
 }
 
 export interface RetryingFetchOptions extends RetryOptions {
-  fetch?: Fetch;
+  fetch?: Fetch | undefined;
   /**
    * How long one attempt may wait for the response (its status and headers), in milliseconds
    * (default 60 000). A timed-out attempt is retried like a network failure when the request is
    * safe to repeat; the last one throws TimeoutError. 0 or Infinity: no time limit.
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * How to wait between attempts; tests inject one that records the delay instead of sleeping.
    * It gets the caller's signal; the wait ends when that aborts whether or not the sleep heeds it.
    */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  sleep?: ((ms: number, signal: AbortSignal) => Promise<void>) | undefined;
   /** A number in [0, 1) for jitter (default Math.random). */
-  random?: () => number;
+  random?: (() => number) | undefined;
   /** A fresh Idempotency-Key (default crypto.randomUUID()). */
-  createIdempotencyKey?: () => string;
+  createIdempotencyKey?: (() => string) | undefined;
 }
 
 /** Long enough for any answer of this API, short enough that a lost connection does not hang a job. */

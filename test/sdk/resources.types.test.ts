@@ -8,9 +8,10 @@ import { snippetErrors } from "./typecheck-snippets.ts";
 const compiles = `
 import { createClient, NotFoundError, type PagePromise, type components } from "@subbridge/sdk";
 
-const sb = createClient({ baseUrl: "http://localhost:4000/v1", token: "sbt_live_1_secret" });
+const sb = createClient({ baseUrl: "http://localhost:4000/v1", token: process.env.SUBBRIDGE_TOKEN });
 declare const project: string;
 declare const resourceId: string;
+declare const signal: AbortSignal | undefined;
 
 export async function program() {
   const projects = await sb.projects.list({ per_page: 50 });
@@ -30,7 +31,7 @@ export async function program() {
   const gone: void = await sb.plans.delete(project, plan.id, { idempotencyKey: "delete-plan" });
   const minted = await sb.tokens.create({ name: "x", abilities: ["team:view"] });
   minted.token satisfies string;
-  await sb.members.ban(project, "m-1");
+  await sb.members.ban(project, "m-1", undefined, { signal, timeoutMs: undefined });
   await sb.GET("/v1/tokens", { params: { query: { per_page: 5 } }, timeoutMs: 5, signal: AbortSignal.timeout(1) });
   await sb.POST("/v1/tokens", { body: { name: "x", abilities: [] }, idempotencyKey: "mint-1" });
   try {
@@ -78,7 +79,8 @@ describe("sdk resource method types", function () {
   this.timeout(60_000);
 
   it("compile the issue's program without defaulted fields, and refuse misspelled options, keys on reads and missing fields", () => {
-    assert.deepEqual(snippetErrors([compiles, refused]), []);
+    // As a strict consumer compiles them: exactOptionalPropertyTypes and noUncheckedIndexedAccess.
+    assert.deepEqual(snippetErrors([compiles, refused], { stricter: { exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true } }), []);
   });
 
   it("the control: a mistake left without @ts-expect-error is reported", () => {

@@ -58,6 +58,24 @@ describe("sdk README", () => {
     assert.ok(snippetErrors([misread]).length > 0, "a subscription event's data read as a member event's compiled");
   });
 
+  it("compiles the client, idempotency, timeouts, errors and pagination examples against the SDK's sources", function () {
+    this.timeout(60_000);
+    const declared = (code: string) =>
+      [
+        code.includes("import { createClient }") ? "" : `import { createClient } from "@subbridge/sdk";`,
+        /const sb = /.test(code) ? "" : "declare const sb: ReturnType<typeof createClient>;",
+        ...["project", "planId", "date", "baseUrl", "token"]
+          .filter((name) => !new RegExp(`const ${name} = `).test(code))
+          .map((name) => `declare const ${name}: string;`),
+        "declare function onShutdown(stop: () => void): void;",
+        code,
+      ].join("\n");
+    const sections = ["## The client", "## Idempotency and retries", "## Timeouts and cancellation", "## Errors", "## Pagination"];
+    const programs = sections.map((heading) => declared(tsBlocksUnder(heading).join("\n")));
+    assert.ok(programs[0]!.includes("sb.plans.create(") && programs[0]!.includes("sb.raw.GET("), "the client section shows both clients");
+    assert.deepEqual(snippetErrors(programs), []);
+  });
+
   it("documents every webhook export and the receiver rules (claim, 24 hours, 2xx within the time-out, latest per resource)", () => {
     for (const name of [
       "WebhookEvent",

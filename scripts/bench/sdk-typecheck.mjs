@@ -7,9 +7,9 @@
 // the built package (sdk/dist, built first when missing; SDK_DIR=<another build's package folder>
 // measures that one and writes nothing).
 // ONLY=empty,paths measures only those programs (an SDK before the resource methods has no others).
-// Writes scripts/bench/results/sdk-typecheck.json. Usage: node scripts/bench/sdk-typecheck.mjs
+// Writes scripts/bench/results/sdk-typecheck.json and the "Last run" line of docs/performance.md. Usage: node scripts/bench/sdk-typecheck.mjs
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -203,6 +203,26 @@ function diagnostics(text) {
   };
 }
 
+/** Replaces the "**Last run**" paragraph of docs/performance.md's section on this benchmark with these figures. */
+function writePerformanceLine(results) {
+  const file = join(ROOT, "docs/performance.md");
+  const text = readFileSync(file, "utf8");
+  const section = text.indexOf("## SDK type-check cost");
+  const start = text.indexOf("**Last run**", section);
+  const end = text.indexOf("\n\n", start);
+  if (section < 0 || start < 0 || end < 0) throw new Error("docs/performance.md has no **Last run** paragraph under ## SDK type-check cost");
+  const count = (n) => n.toLocaleString("en-US");
+  const figures = Object.entries(results).map(([name, r]) => `${name} ${count(r.skipLibCheck.instantiations)} / ${count(r.libCheck.instantiations)}`);
+  const paragraph = `**Last run** (written by the script): instantiations with / without \`skipLibCheck\`: ${figures.join("; ")}.`;
+  // Wrapped at 130 columns, as the rest of the file.
+  const lines = [];
+  for (const word of paragraph.split(" ")) {
+    if (lines.length && (lines.at(-1) + " " + word).length <= 130) lines[lines.length - 1] += " " + word;
+    else lines.push(word);
+  }
+  writeFileSync(file, text.slice(0, start) + lines.join("\n") + text.slice(end));
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 if (!process.env.SDK_DIR && !existsSync(join(SDK, "dist/index.d.ts")))
@@ -258,6 +278,7 @@ const written = {
 if (!process.env.SDK_DIR && !process.env.ONLY) {
   mkdirSync(dirname(OUT), { recursive: true });
   writeFileSync(OUT, JSON.stringify(written, null, 2) + "\n");
+  writePerformanceLine(results);
 }
 for (const [name, r] of Object.entries(results))
   for (const mode of ["skipLibCheck", "libCheck"])

@@ -1,13 +1,16 @@
 // The published package as a third party gets it: `npm pack` in sdk/, the tarball installed into
-// an empty folder (with TypeScript 5.9 from the registry), a consumer that imports "@subbridge/sdk",
-// "@subbridge/sdk/connector" and "@subbridge/sdk/webhooks" typechecked under moduleResolution
-// nodenext and bundler and run against a live API, a CommonJS consumer that requires them, the
-// command run through npx (in the project, and with -p from a folder without it, as the README
-// shows), and the publish check (npm publish --dry-run, publint, are-the-types-wrong) passing on
-// the tarball. Slow (npm install): about half a minute.
+// an empty folder (with TypeScript 5.9 from the registry), and issue 35's program written with the
+// resource methods (list projects, install Telegram, a resource and a plan with an idempotency key
+// and no defaulted field, pages, typed errors, webhooks) typechecked strictly
+// (exactOptionalPropertyTypes, no skipLibCheck; misspelled options must fail) under nodenext and
+// bundler resolution and run against a live API; an editor's hover showing an operation's docs; a
+// CommonJS consumer that requires the package; the command through npx (in the project, and with
+// -p from a folder without it, as the README shows); and the publish check (npm publish --dry-run,
+// publint, are-the-types-wrong) on the tarball. Slow (npm install): about half a minute.
 import assert from "node:assert/strict";
 import { execFile, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startApi, TEST_APP_KEY, type RunningApi } from "../helpers/server.ts";
@@ -15,6 +18,7 @@ import { testDatabase } from "../helpers/backends.ts";
 import { messageSignatureHeaders } from "../../src/modules/webhooks/message-signature.ts";
 import { activeSigningKey, signingKeyDirectory } from "../../src/modules/webhooks/signing-keys.ts";
 import { createTestCreator, tokenFor } from "../helpers/fixtures.ts";
+import { newTelegramBot } from "../helpers/platforms.ts";
 import { ROOT } from "../connector/manifest-files.ts";
 
 const SDK = join(ROOT, "sdk");
@@ -45,6 +49,7 @@ import {
   NotFoundError,
   SubBridgeError,
   TimeoutError,
+  ValidationError,
   signWebhookPayload,
   verifyWebhook,
   type components,
@@ -61,46 +66,68 @@ import {
 import { validateManifest, CONNECTOR_SCHEMA_URL, type ConnectorManifest, type ManifestProblem } from "@subbridge/sdk/connector";
 import { settings } from "./settings.js";
 
-type Token = components["schemas"]["Token"];
+type PlanCreate = components["schemas"]["PlanCreate"];
 
 async function main() {
-  const client = createClient({ baseUrl: settings.baseUrl, token: settings.token });
-  const ping = await client.GET("/v1/ping");
+  const sb = createClient({ baseUrl: settings.baseUrl, token: settings.token });
+  const { data: ping } = await sb.system.ping();
   // The REST address as the server's start banner prints it, /v1 included; a limit per attempt and per call.
-  const fromBanner = await createClient({ baseUrl: settings.baseUrl + "/v1/", timeoutMs: 30_000 }).GET("/v1/ping", { timeoutMs: 10_000 });
+  const fromBanner = await createClient({ baseUrl: settings.baseUrl + "/v1/", timeoutMs: 30_000 }).system.ping({ timeoutMs: 10_000 });
   let aborted: string | undefined;
   try {
-    await client.GET("/v1/teams/current", { signal: AbortSignal.abort() });
+    await sb.teams.retrieveCurrent({ signal: AbortSignal.abort() });
   } catch (error) {
     if (error instanceof AbortedError && error instanceof SubBridgeError && !(error instanceof ConnectionError)) aborted = error.code;
   }
-  const team = await client.GET("/v1/teams/current");
-  const minted = await client.POST("/v1/tokens", { body: { name: "from the consumer", abilities: ["team:view"] } });
-  const secret: string = minted.token;
-  const names: string[] = [];
-  for await (const token of client.paginate("/v1/tokens", { params: { query: { per_page: 1 } } })) {
-    const typed: Token = token;
-    names.push(typed.name);
-  }
+  const { data: team } = await sb.teams.retrieveCurrent();
 
+  // The issue's program: list projects, install Telegram, create a resource and a plan with an
+  // idempotency key (no defaulted field spelled out), paginate, typed errors.
+  const projects = await sb.projects.list({ per_page: 10 });
+  const project = projects.data[0]!.id;
+  const { data: installation } = await sb.projectConnectors.install(
+    project,
+    "telegram",
+    { fields: { bot_token: settings.botToken } },
+    { idempotencyKey: "install-" + project },
+  );
+  const { data: resource } = await sb.resources.create(project, { kind: "perk", title: "Monthly call" });
+  const plan: PlanCreate = { name: "Monthly", price: { amount: 900, currency: "EUR" }, billing_cycle: "month", resources: [resource.id] };
+  const first = await sb.plans.create(project, plan, { idempotencyKey: "plan-" + project });
+  const again = await sb.plans.create(project, plan, { idempotencyKey: "plan-" + project });
+  await sb.plans.create(project, { ...plan, name: "Yearly", billing_cycle: "year" });
+  const planNames: string[] = [];
+  for await (const listed of sb.plans.list(project, { per_page: 1 })) planNames.push(listed.name);
+  const firstOne = await sb.plans.list(project, { per_page: 1 }).toArray({ limit: 1 });
+
+  const minted = await sb.tokens.create({ name: "from the consumer", abilities: ["team:view"] });
+  const secret: string = minted.token;
   let requiredAbility: string | undefined;
   try {
-    await createClient({ baseUrl: settings.baseUrl, token: settings.narrowToken }).GET("/v1/tokens");
+    await createClient({ baseUrl: settings.baseUrl, token: settings.narrowToken }).tokens.list();
   } catch (error) {
     if (error instanceof PermissionError) requiredAbility = error.requiredAbility;
     else throw error;
   }
   let notFound: ErrorCode | (string & {}) | undefined;
   try {
-    await client.DELETE("/v1/tokens/{token_id}", { params: { path: { token_id: "999999999" } } });
+    await sb.tokens.delete("999999999");
   } catch (error) {
     if (error instanceof NotFoundError && error instanceof SubBridgeError) notFound = error.code;
   }
+  let invalidFields: string[] = [];
+  try {
+    await sb.plans.create(project, { ...plan, name: "" });
+  } catch (error) {
+    if (error instanceof ValidationError) invalidFields = Object.keys(error.fields ?? {});
+  }
+  // The path-string client underneath, for those who like openapi-fetch.
+  const viaPath = await sb.GET("/v1/projects/{project}/plans/{plan}", { params: { path: { project, plan: first.data.id } } });
 
   const body = JSON.stringify({ id: "evt_01JD6YV4J8Q7Z3K2M9N5P0R1ST", type: "team.member.joined", created_at: "2026-01-01T00:00:00Z", api_version: "2026-07-28", project_id: null, data: { team: { id: "t_1" } } });
   const signature = await signWebhookPayload(body, "whsec_consumer");
   const event = await verifyWebhook(body, { "sb-signature": signature }, "whsec_consumer");
-  const again = await verifyFromSubpath(body, new Headers({ "SB-Signature": signature }), "whsec_consumer");
+  const again2 = await verifyFromSubpath(body, new Headers({ "SB-Signature": signature }), "whsec_consumer");
   // The event is typed by its name: the check narrows data to the team.member.joined member's.
   const joinedTeam = event.type === "team.member.joined" ? event.data.team.id : null;
   const firstClaim = createMemoryDeduplicator().claim(event.id);
@@ -112,38 +139,57 @@ async function main() {
   const invalid = validateManifest({ key: "Bad Key" });
   const problems: ManifestProblem[] = invalid.valid ? [] : invalid.errors;
 
-  // The declarations must stay strict: these lines fail to compile if they were loosened to any.
-  // @ts-expect-error not a path of the API
-  void client.GET("/v1/not-a-path").catch(() => {});
-  // @ts-expect-error a token's name is a string
-  const wrong: number = minted.data.name;
-  void wrong;
-  // @ts-expect-error timeoutMs is a number of milliseconds
-  void client.GET("/v1/ping", { timeoutMs: "soon" }).catch(() => {});
-  // @ts-expect-error not an event of the spec
-  const noSuchEvent: WebhookEventOf<"team.renamed"> | null = null;
-  void noSuchEvent;
-
   console.log(JSON.stringify({
-    release: ping.data.release,
+    release: ping.release,
     bannerRelease: fromBanner.data.release,
     aborted,
     timeoutIsConnectionError: new TimeoutError(1, null) instanceof ConnectionError,
-    teamId: team.data.id,
+    teamId: team.id,
+    connector: [installation.connector, installation.status],
+    resourceActive: resource.active,
+    samePlan: again.data.id === first.data.id,
+    planDefaults: [first.data.billing_cycle_count, first.data.trial_days, first.data.access_codes_only],
+    planNames: planNames.sort(),
+    firstOne: firstOne.length,
     minted: /^sbt_(live|test)_/.test(secret),
-    tokenCount: names.length,
     requiredAbility,
     notFound,
+    invalidFields,
+    viaPath: viaPath.data.id === first.data.id,
     eventType: event.type,
     joinedTeam,
     firstClaim,
     knownEventTypes: WEBHOOK_EVENT_TYPES.includes("subscription.created"),
-    sameEvent: again.id === event.id,
+    sameEvent: again2.id === event.id,
     messageSignatureKeyid: rfc9421.keyid,
     manifestKey: manifest?.key,
     problemPointers: problems.map((p) => p.pointer),
     schemaUrl: CONNECTOR_SCHEMA_URL,
   }));
+}
+
+/** Never called: the declarations must stay strict, so each of these lines fails to compile. */
+export function mistakes(sb: ReturnType<typeof createClient>, project: string, plan: PlanCreate) {
+  // @ts-expect-error a misspelled option (timeoutMs)
+  void sb.plans.create(project, plan, { timeoutMS: 5 });
+  // @ts-expect-error a misspelled option of the path-string client (params)
+  void sb.GET("/v1/ping", { parms: {} });
+  // @ts-expect-error reads take no idempotency key
+  void sb.plans.retrieve(project, "plan", { idempotencyKey: "abc" });
+  // @ts-expect-error a required field (billing_cycle) left out
+  void sb.plans.create(project, { name: "x", price: { amount: 1, currency: "EUR" }, resources: [] });
+  // @ts-expect-error not a method of the resource
+  void sb.plans.remove(project, "plan");
+  // @ts-expect-error not a path of the API
+  void sb.GET("/v1/not-a-path");
+  // @ts-expect-error timeoutMs is a number of milliseconds
+  void sb.system.ping({ timeoutMs: "soon" });
+  // @ts-expect-error a plan's name is a string
+  const wrong: number = plan.name;
+  // @ts-expect-error not an event of the spec
+  const noSuchEvent: WebhookEventOf<"team.renamed"> | null = null;
+  void wrong;
+  void noSuchEvent;
 }
 
 main().catch((error) => {
@@ -164,10 +210,10 @@ import { cjsSettings as settings } from "./settings-cjs.cjs";
 
 async function main() {
   const client = sdk.createClient({ baseUrl: settings.baseUrl, token: settings.token });
-  const ping = await client.GET("/v1/ping");
+  const ping = await client.system.ping();
   let requiredAbility: string | undefined;
   try {
-    await sdk.createClient({ baseUrl: settings.baseUrl, token: settings.narrowToken }).GET("/v1/tokens");
+    await sdk.createClient({ baseUrl: settings.baseUrl, token: settings.narrowToken }).tokens.list();
   } catch (error) {
     if (error instanceof sdk.PermissionError && error instanceof sdk.SubBridgeError) requiredAbility = error.requiredAbility;
   }
@@ -215,7 +261,15 @@ async function signedDelivery() {
   return { request: { method: "POST", url, headers, body }, directory: await signingKeyDirectory(db), now: at.getTime() / 1000 };
 }
 
-const TSCONFIG_BASE = { target: "ES2022", lib: ["ES2022", "DOM"], strict: true, skipLibCheck: false, types: [] as string[] };
+// Strict as a careful third party sets it: exactOptionalPropertyTypes too, and no skipLibCheck.
+const TSCONFIG_BASE = {
+  target: "ES2022",
+  lib: ["ES2022", "DOM"],
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  skipLibCheck: false,
+  types: [] as string[],
+};
 
 describe("sdk package (npm pack, install, consume)", function () {
   this.timeout(180_000);
@@ -262,10 +316,18 @@ describe("sdk package (npm pack, install, consume)", function () {
   });
 
   it("typechecks a consumer under nodenext and bundler resolution (DOM or Node types) and runs it against the API", async () => {
-    const creator = await createTestCreator({ label: "sdk-consumer" });
+    const creator = await createTestCreator({ label: "sdk-consumer", projects: 1 });
     const narrow = await tokenFor(creator, ["team:view"]);
     const validManifest = readFileSync(join(ROOT, "connectors/discord/connector.json"), "utf8");
-    const settings = { baseUrl: api.url, token: creator.token, narrowToken: narrow.token, validManifest, signedDelivery: await signedDelivery() };
+    const bot = await newTelegramBot("consumer");
+    const settings = {
+      baseUrl: api.url,
+      token: creator.token,
+      narrowToken: narrow.token,
+      botToken: bot.token,
+      validManifest,
+      signedDelivery: await signedDelivery(),
+    };
     writeFileSync(join(consumer, "settings.ts"), `export const settings = ${JSON.stringify(settings, null, 2)};\n`);
     writeFileSync(join(consumer, "consumer.ts"), CONSUMER);
     const tsconfig = (options: Record<string, unknown>) =>
@@ -289,10 +351,17 @@ describe("sdk package (npm pack, install, consume)", function () {
       aborted: "REQUEST_ABORTED",
       timeoutIsConnectionError: true,
       teamId: creator.teamId,
+      connector: ["telegram", "active"],
+      resourceActive: true,
+      samePlan: true,
+      planDefaults: [1, 0, false],
+      planNames: ["Monthly", "Yearly"],
+      firstOne: 1,
       minted: true,
-      tokenCount: 3,
       requiredAbility: "token:view-any",
       notFound: "RESOURCE_NOT_FOUND",
+      invalidFields: ["name"],
+      viaPath: true,
       eventType: "team.member.joined",
       joinedTeam: "t_1",
       firstClaim: true,
@@ -304,6 +373,46 @@ describe("sdk package (npm pack, install, consume)", function () {
       schemaUrl: "https://subbridge.dev/schemas/connector.schema.json",
     });
     assert.ok(result.problemPointers.includes("/key") && result.problemPointers.includes("/vendor"), String(result.problemPointers));
+  });
+
+  it("shows an operation's docs in an editor's hover over a resource method (the installed declarations)", () => {
+    // The consumer's own TypeScript, as an editor runs it: the language service's quick info.
+    const ts = createRequire(join(consumer, "package.json"))("typescript") as typeof import("typescript");
+    const file = join(consumer, "consumer.ts");
+    const text = readFileSync(file, "utf8");
+    const config = ts.getParsedCommandLineOfConfigFile(
+      join(consumer, "tsconfig.nodenext.json"),
+      {},
+      {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(ts.flattenDiagnosticMessageText(d.messageText, "\n")),
+      },
+    );
+    const options = config!.options;
+    const host: import("typescript").LanguageServiceHost = {
+      getCompilationSettings: () => options,
+      getScriptFileNames: () => [file],
+      getScriptVersion: () => "1",
+      getScriptSnapshot: (name) => (ts.sys.fileExists(name) ? ts.ScriptSnapshot.fromString(ts.sys.readFile(name)!) : undefined),
+      getCurrentDirectory: () => consumer,
+      getDefaultLibFileName: (options) => ts.getDefaultLibFilePath(options),
+      fileExists: ts.sys.fileExists,
+      readFile: ts.sys.readFile,
+      readDirectory: ts.sys.readDirectory,
+      directoryExists: ts.sys.directoryExists,
+      getDirectories: ts.sys.getDirectories,
+    };
+    const service = ts.createLanguageService(host);
+    const at = text.indexOf("sb.plans.create(project, plan,") + "sb.plans.".length;
+    const info = service.getQuickInfoAtPosition(file, at);
+    assert.ok(info, "quick info at sb.plans.create");
+    const signature = ts.displayPartsToString(info.displayParts);
+    const docs = ts.displayPartsToString(info.documentation);
+    const tags = (info.tags ?? []).map((tag) => `@${tag.name} ${ts.displayPartsToString(tag.text)}`).join("\n");
+    assert.match(signature, /create\(project: string, body: PlanCreate, options\?: WriteRequestOptions\): Promise<PlanResponse>/);
+    assert.match(docs, /^Create a plan\n\nCreates a draft plan granting the listed resources/);
+    assert.match(tags, /@remarks Requires the `project-subscription-plan:create` ability\./);
+    assert.match(tags, /@see .*reference#tag\/plans\/POST\/v1\/projects\/\{project\}\/plans/);
   });
 
   it("typechecks a CommonJS consumer that requires the package and its subpaths (nodenext, strict) and runs it against the API", async () => {

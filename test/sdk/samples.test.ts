@@ -17,11 +17,8 @@ const operationIds = Object.values<Json>(readGeneratedJson<Json>("openapi.json")
     .filter((id): id is string => !!id),
 );
 
-/**
- * Stricter than strict, as a consumer's project may be. Not yet exactOptionalPropertyTypes (issue
- * 35's consumer has it): ClientOptions.token must first accept process.env's `string | undefined`.
- */
-const CONSUMER = { noUncheckedIndexedAccess: true, noImplicitOverride: true };
+/** Stricter than strict, as issue 35's consumer compiles (exactOptionalPropertyTypes) and more. */
+const CONSUMER = { exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, noImplicitOverride: true };
 
 describe("SDK code samples", () => {
   it("has one sample per operation, calling its resource method", () => {

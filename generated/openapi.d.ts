@@ -6892,7 +6892,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                     *         "project_id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
                      *         "handle": "night-owls",
                      *         "portal_url": "https://portal.subbridge.dev/night-owls"
                      *       }
@@ -7330,6 +7330,10 @@ export interface operations {
                  *         "EUR",
                  *         "USD",
                  *         "GBP"
+                 *       ],
+                 *       "billing_cycles": [
+                 *         "month",
+                 *         "year"
                  *       ]
                  *     }
                  */
@@ -11113,11 +11117,11 @@ export interface operations {
                  *       "type": "connector.installed",
                  *       "created_at": "2026-11-23T09:00:00.000Z",
                  *       "api_version": "2026-11-23",
-                 *       "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *       "project_id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
                  *       "data": {
                  *         "installation": {
                  *           "id": "0f1e2d3c-4b5a-4697-8877-665544332211",
-                 *           "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *           "project_id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
                  *           "connector": "telegram",
                  *           "status": "active",
                  *           "platform_account_id": "123456789",
@@ -11162,11 +11166,11 @@ export interface operations {
                  *       "type": "connector.uninstalled",
                  *       "created_at": "2026-11-23T09:00:00.000Z",
                  *       "api_version": "2026-11-23",
-                 *       "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *       "project_id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
                  *       "data": {
                  *         "installation": {
                  *           "id": "0f1e2d3c-4b5a-4697-8877-665544332211",
-                 *           "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *           "project_id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
                  *           "connector": "telegram",
                  *           "status": "active",
                  *           "platform_account_id": "123456789",
@@ -11211,11 +11215,11 @@ export interface operations {
                  *       "type": "connector.updated",
                  *       "created_at": "2026-11-23T09:00:00.000Z",
                  *       "api_version": "2026-11-23",
-                 *       "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *       "project_id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
                  *       "data": {
                  *         "installation": {
                  *           "id": "0f1e2d3c-4b5a-4697-8877-665544332211",
-                 *           "project_id": "7a1e2b3c-4d5e-4f60-8a9b-0c1d2e3f4a5b",
+                 *           "project_id": "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10",
                  *           "connector": "telegram",
                  *           "status": "active",
                  *           "platform_account_id": "123456789",

@@ -24,26 +24,38 @@ function resourceMethod(op: ResourceOperation, send: SendRequest) {
   const name = `${op.resource}.${op.method}`;
   const method = op.httpMethod.toLowerCase() as Lowercase<ResourceOperation["httpMethod"]>;
   return (...args: unknown[]) => {
-    const path: Record<string, string> = {};
-    op.pathParams.forEach((param, i) => {
-      const value = args[i];
-      // A missing id would otherwise be sent as "undefined" in the URL.
-      if (typeof value !== "string" || value === "")
-        throw new TypeError(`${name}: argument ${i + 1} (${param}) must be a non-empty string, not ${describe(value)}`);
-      path[param] = value;
-    });
+    // A missing or non-string id is refused before anything is sent, as a rejection (or, for a
+    // list, when it is awaited or iterated), so a .catch() or try/await sees it like any failure.
+    const pathOf = () => {
+      const path: Record<string, string> = {};
+      op.pathParams.forEach((param, i) => {
+        const value = args[i];
+        // A missing id would otherwise be sent as "undefined" in the URL.
+        if (typeof value !== "string" || value === "")
+          throw new TypeError(`${name}: argument ${i + 1} (${param}) must be a non-empty string, not ${describe(value)}`);
+        path[param] = value;
+      });
+      return path;
+    };
     const input = op.input ? (args[op.pathParams.length] as Record<string, unknown> | undefined) : undefined;
     const options = args[op.pathParams.length + (op.input ? 1 : 0)] as WriteRequestOptions | undefined;
-    const init: ResourceRequest = { ...options, params: { path } };
-    // A body the caller may leave out is sent as {}: the API reads JSON on every write that has one.
-    if (op.input === "body") init.body = input ?? {};
-    if (op.input === "query" && input) init.params.query = input;
-    if (!op.paged) return send(method, op.path, init);
-    const query = init.params.query;
-    return pagePromise(
-      (page) => send(method, op.path, { ...init, params: { path, query: { ...query, page } } }) as Promise<ListEnvelope<unknown>>,
-      Number(query?.page ?? 1),
-    );
+    const init = (path: Record<string, string>, page?: number): ResourceRequest => {
+      const request: ResourceRequest = { ...options, params: { path } };
+      // A body the caller may leave out is sent as {}: the API reads JSON on every write that has one.
+      if (op.input === "body") request.body = input ?? {};
+      if (op.input === "query" && input) request.params.query = input;
+      if (page !== undefined) request.params.query = { ...request.params.query, page };
+      return request;
+    };
+    if (!op.paged) {
+      try {
+        return send(method, op.path, init(pathOf()));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    const query = op.input === "query" ? input : undefined;
+    return pagePromise(async (page) => (await send(method, op.path, init(pathOf(), page))) as ListEnvelope<unknown>, Number(query?.page ?? 1));
   };
 }
 

@@ -111,10 +111,17 @@ describe("sdk resource methods", () => {
     const { client, requests } = clientWith([jsonResponse(200, { data: plan })]);
     await client.plans.retrieve("a/b c", PLAN);
     assert.equal(requests[0]!.url, `https://api.test/v1/projects/a%2Fb%20c/plans/${PLAN}`);
-    assert.throws(() => client.plans.retrieve(PROJECT, undefined as unknown as string), {
+    // Refused as a rejection, like any failure (a .catch() sees it), and a list's when awaited or iterated.
+    await assert.rejects(client.plans.retrieve(PROJECT, undefined as unknown as string), {
       name: "TypeError",
       message: "plans.retrieve: argument 2 (plan) must be a non-empty string, not undefined",
     });
+    const list = client.plans.list(42 as unknown as string);
+    await assert.rejects(Promise.resolve(list), {
+      name: "TypeError",
+      message: "plans.list: argument 1 (project) must be a non-empty string, not number",
+    });
+    await assert.rejects(list.toArray({ limit: 1 }), { name: "TypeError" });
     assert.equal(requests.length, 1);
   });
 

@@ -16,9 +16,12 @@
 //                     PUT /guilds/{g}/bans/{u}, DELETE /guilds/{g}/members/{u},
 //                     PUT|DELETE /channels/{c}/permissions/{u},
 //                     POST /channels/{c}/invites, DELETE /invites/{code}, POST /channels/{c}/messages,
-//                     GET /guilds/{g}, GET /channels/{c}
+//                     GET /guilds/{g}, GET /channels/{c}, GET /guilds/{g}/roles, GET /guilds/{g}/members/{bot}
 // The bot administers every chat and is in every server unless a test (or the simulator page's
 // "Remove the bot" button) says otherwise; a revoked token is refused as Telegram refuses one.
+// A Discord server's roles are @everyone, the bot's own role (position 10, Manage Roles) and the
+// roles a test places; a member role call on a placed role fails as Discord's does (deleted: 404,
+// not below the bot's role or no Manage Roles: 403), and on any other role succeeds.
 // Bots and authorization codes are registered by the test; with `acceptAny` (the embedded default)
 // any well-formed bot token names a bot and any code adds the bot to a guild named after it.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -59,6 +62,14 @@ export interface FakePlatform extends StarsSimulator {
   setDiscordChannel(channel: string, guild: string | null): void;
   /** The bot is taken out of the guild (GET /guilds/{g} answers 403). */
   removeDiscordBot(guild: string): void;
+  /** The Discord bot's user and the role Discord made for it in every guild. */
+  readonly discordBot: { userId: string; roleId: string };
+  /**
+   * The role exists in the guild at `position` (the bot's role is at 10) with `permissions` (a
+   * decimal bit set; the bot's role has Manage Roles by default); `null` deletes it. The bot's own
+   * role (discordBot.roleId) can be moved or stripped the same way.
+   */
+  setDiscordRole(guild: string, role: string, placed: { position: number; permissions?: string } | null): void;
   /** Answers every request after `ms` (time-out tests). */
   delay(ms: number): void;
   /** The bot's webhook as its last setWebhook left it (null after deleteWebhook or before any). */
@@ -67,6 +78,15 @@ export interface FakePlatform extends StarsSimulator {
 }
 
 const TOKEN = /^([0-9]{6,12}):[A-Za-z0-9_-]{30,}$/;
+
+/** The fake Discord application's bot user, and the managed role Discord gives it in each server. */
+const DISCORD_BOT = { userId: "100000000000000002", roleId: "100000000000000003" };
+/** Every server's roles before a test places any: @everyone (id = the guild's) and the bot's. */
+const EVERYONE_PERMISSIONS = "104324673";
+/** The bot's role: create invites, kick, ban, manage channels, view, send, and Manage Roles (1 << 28). */
+const BOT_ROLE_PERMISSIONS = String(1 | 2 | 4 | 16 | 1024 | 2048 | (1 << 28));
+const MANAGE_ROLES = 1n << 28n;
+const ADMINISTRATOR = 1n << 3n;
 
 function send(res: ServerResponse, status: number, body?: unknown) {
   if (body === undefined) {
@@ -106,6 +126,8 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
   const throttled = new Map<string, { seconds: number; times: number }>();
   const channelGuilds = new Map<string, string | null>();
   const removedGuilds = new Set<string>();
+  /** Per guild, the roles a test placed (null: deleted) over the defaults of discordRoles. */
+  const guildRoles = new Map<string, Map<string, { position: number; permissions: string } | null>>();
   let lastGuild: string | null = null;
   const webhooks = new Map<number, TelegramWebhook>();
   const stars = telegramStars(webhooks);
@@ -214,6 +236,49 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     }
   }
 
+  /** The guild's roles in Discord's wire format (GET /guilds/{g}/roles). */
+  function discordRoles(guild: string) {
+    const roles = new Map<string, { position: number; permissions: string } | null>([
+      [guild, { position: 0, permissions: EVERYONE_PERMISSIONS }],
+      [DISCORD_BOT.roleId, { position: 10, permissions: BOT_ROLE_PERMISSIONS }],
+      ...(guildRoles.get(guild) ?? []),
+    ]);
+    return [...roles].flatMap(([id, role]) =>
+      role
+        ? [
+            {
+              id,
+              name: id === guild ? "@everyone" : id === DISCORD_BOT.roleId ? "SubBridge" : `role-${id}`,
+              color: 0,
+              hoist: false,
+              icon: null,
+              unicode_emoji: null,
+              position: role.position,
+              permissions: role.permissions,
+              managed: id === DISCORD_BOT.roleId,
+              mentionable: false,
+              flags: 0,
+              ...(id === DISCORD_BOT.roleId ? { tags: { bot_id: DISCORD_BOT.userId } } : {}),
+            },
+          ]
+        : [],
+    );
+  }
+
+  /** Why Discord refuses the bot giving or taking a role a test placed (null: it may). */
+  function roleRefusal(guild: string, role: string): { status: number; message: string; code: number } | null {
+    if (!guildRoles.get(guild)?.has(role)) return null;
+    const roles = discordRoles(guild);
+    const target = roles.find((r) => r.id === role);
+    if (!target) return { status: 404, message: "Unknown Role", code: 10011 };
+    const own = roles.filter((r) => r.id === guild || r.id === DISCORD_BOT.roleId);
+    const permissions = own.reduce((all, r) => all | BigInt(r.permissions), 0n);
+    const highest = Math.max(...own.map((r) => r.position));
+    if ((permissions & (MANAGE_ROLES | ADMINISTRATOR)) === 0n || target.position >= highest)
+      return { status: 403, message: "Missing Permissions", code: 50013 };
+    return null;
+  }
+
   function discord(req: IncomingMessage, path: string, params: Record<string, unknown>, res: ServerResponse) {
     const method = req.method ?? "GET";
     calls.push({ platform: "discord", method, name: path, bot: null, params });
@@ -256,9 +321,37 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
         return send(res, 200, { id: channel, type: 0, guild_id: guild, name: `channel-${channel}` });
       }
       case "GET /users/@me":
-        return send(res, 200, { id: "100000000000000002", username: "SubBridge", discriminator: "0", bot: true });
+        return send(res, 200, { id: DISCORD_BOT.userId, username: "SubBridge", discriminator: "0", bot: true });
+      case "GET /guilds/{id}/roles": {
+        const guild = path.split("/")[2]!;
+        if (removedGuilds.has(guild)) return send(res, 403, { message: "Missing Access", code: 50001 });
+        return send(res, 200, discordRoles(guild));
+      }
+      case "GET /guilds/{id}/members/{id}": {
+        const [, , guild, , user] = path.split("/") as string[];
+        if (removedGuilds.has(guild!)) return send(res, 403, { message: "Missing Access", code: 50001 });
+        if (user !== DISCORD_BOT.userId) return send(res, 404, { message: "Unknown Member", code: 10007 });
+        return send(res, 200, {
+          user: { id: DISCORD_BOT.userId, username: "SubBridge", discriminator: "0", global_name: null, avatar: null, bot: true },
+          nick: null,
+          avatar: null,
+          roles: discordRoles(guild!).some((r) => r.id === DISCORD_BOT.roleId) ? [DISCORD_BOT.roleId] : [],
+          joined_at: "2026-01-01T00:00:00.000000+00:00",
+          premium_since: null,
+          deaf: false,
+          mute: false,
+          flags: 0,
+          pending: false,
+          communication_disabled_until: null,
+        });
+      }
       case "PUT /guilds/{id}/members/{id}/roles/{id}":
-      case "DELETE /guilds/{id}/members/{id}/roles/{id}":
+      case "DELETE /guilds/{id}/members/{id}/roles/{id}": {
+        const [, , guild, , , , role] = path.split("/") as string[];
+        const refusal = roleRefusal(guild!, role!);
+        if (refusal) return send(res, refusal.status, { message: refusal.message, code: refusal.code });
+        return send(res, 204);
+      }
       case "PUT /guilds/{id}/bans/{id}":
       case "DELETE /guilds/{id}/members/{id}":
       case "PUT /channels/{id}/permissions/{id}":
@@ -308,6 +401,13 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     throttleTelegramBot: (token, seconds, times = 1) => void throttled.set(token, { seconds, times }),
     setDiscordChannel: (channel, guild) => void channelGuilds.set(channel, guild),
     removeDiscordBot: (guild) => void removedGuilds.add(guild),
+    discordBot: DISCORD_BOT,
+    setDiscordRole: (guild, role, placed) => {
+      const roles = guildRoles.get(guild) ?? new Map();
+      const before = discordRoles(guild).find((r) => r.id === role);
+      roles.set(role, placed && { position: placed.position, permissions: placed.permissions ?? before?.permissions ?? "0" });
+      guildRoles.set(guild, roles);
+    },
     delay: (ms) => void (delayMs = ms),
     telegramWebhook: (botId) => webhooks.get(botId) ?? null,
     ...stars.simulator,

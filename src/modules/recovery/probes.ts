@@ -1,6 +1,6 @@
 // Recovery probes (issue 34): every installation whose recovery setting has probes on is checked
 // through its driver once per interval_minutes (the bot's token, the bot still an administrator of
-// each gated place). The verdict fills the setting's status and last_probe_at; a change records its
+// each gated place, each gated role still there for the bot to give). The verdict fills the setting's status and last_probe_at; a change records its
 // activity entry and event, and a change for the worse raises a recovery alert (email and the
 // creators' connected accounts) in the same transaction. An unreachable platform is no verdict.
 import type { Logger } from "pino";
@@ -19,15 +19,17 @@ import type { ConnectorRegistry } from "../connectors/registry.ts";
 import { ApiError } from "../../errors.ts";
 import { recoverySettingsTable, type RecoverySettingRow, type RecoveryStatus } from "./tables.ts";
 
-/** Modes whose resources are places the bot must administer (a role or a creator task is no place). */
+/** Modes whose resources are places the bot must administer (a creator task is none). */
 const PLACE_MODES = ["bearer_link", "membership"];
+/** The mode whose resources are roles the bot must be able to give (Discord's). */
+const ROLE_MODE = "role";
 
 /** How bad a status is: an alert follows a rise. */
 const SEVERITY: Record<RecoveryStatus, number> = { healthy: 0, degraded: 1, lost: 2 };
 
 type DueSetting = RecoverySettingRow & { installation: InstallationRow; project_name: string };
 
-/** healthy: every place works; degraded: some do not; lost: the account failed or no place works. */
+/** healthy: every place and role works; degraded: some do not; lost: the account failed or none works. */
 export function probeVerdict(result: ProbeResult): RecoveryStatus {
   if (!result.account.ok) return "lost";
   const failing = result.places.filter((p) => !p.ok).length;
@@ -63,26 +65,39 @@ async function dueSettings(db: Db, now: Date, scope: ProbeScope): Promise<DueSet
   return (await query) as DueSetting[];
 }
 
-/** The installation's gated places: its project's active resources of the connector that name one. */
-async function gatedPlaces(db: Db, setting: DueSetting): Promise<Map<string, string[]>> {
+/** What a setting's probe asks about: the gated places and roles, and the titles of the resources naming each. */
+interface Gated {
+  places: string[];
+  roles: string[];
+  titles: Map<string, string[]>;
+}
+
+/** The installation's gated places and roles: its project's active resources of the connector that name one. */
+async function gatedPlaces(db: Db, setting: DueSetting): Promise<Gated> {
   const rows = (await unscoped(
     db,
     "recovery probes: the places of a due setting's project",
   )("resources")
     .where({ project_id: setting.project_id, connector_key: setting.connector_key, active: true })
     .whereNotNull("platform_ref")
-    .whereIn("grant_mode", PLACE_MODES)
+    .whereIn("grant_mode", [...PLACE_MODES, ROLE_MODE])
     .orderBy("created_at")
-    .select("platform_ref", "title")) as { platform_ref: string; title: string }[];
-  const places = new Map<string, string[]>();
-  for (const row of rows) places.set(row.platform_ref, [...(places.get(row.platform_ref) ?? []), row.title]);
-  return places;
+    .select("platform_ref", "title", "grant_mode")) as { platform_ref: string; title: string; grant_mode: string }[];
+  const gated: Gated = { places: [], roles: [], titles: new Map() };
+  for (const row of rows) {
+    const titles = gated.titles.get(row.platform_ref);
+    if (titles) titles.push(row.title);
+    else (row.grant_mode === ROLE_MODE ? gated.roles : gated.places).push(row.platform_ref);
+    gated.titles.set(row.platform_ref, [...(titles ?? []), row.title]);
+  }
+  return gated;
 }
 
 /** The probe through the installation's driver; null when the platform gave no verdict (unreachable). */
-async function probeInstallation(env: AccessSyncEnvironment, setting: DueSetting, places: string[], logger?: Logger): Promise<ProbeResult | null> {
+async function probeInstallation(env: AccessSyncEnvironment, setting: DueSetting, gated: Gated, logger?: Logger): Promise<ProbeResult | null> {
+  const { places, roles } = gated;
   try {
-    return await installationSession(env, setting.installation).probe(places);
+    return await installationSession(env, setting.installation).probe(places, { roles });
   } catch (err) {
     if (!(err instanceof PlatformError)) throw err;
     if (err.kind === "unreachable" || err.kind === "not_configured" || err.kind === "rate_limited") {
@@ -93,7 +108,8 @@ async function probeInstallation(env: AccessSyncEnvironment, setting: DueSetting
       return null;
     }
     // The session could not even open (no token stored, no server): the installation does not work.
-    return { account: { ok: false, reason: err.message }, places: places.map((place) => ({ place, ok: false, reason: err.message })) };
+    const failing = [...places, ...roles].map((place) => ({ place, ok: false, reason: err.message }));
+    return { account: { ok: false, reason: err.message }, places: failing };
   }
 }
 
@@ -187,11 +203,11 @@ export async function runRecoveryProbes(
 ) {
   let changed = env.connectors ? await writeDefaultSettings(db, env.connectors, now, scope) : 0;
   for (const setting of await dueSettings(db, now, scope)) {
-    const places = await gatedPlaces(db, setting);
+    const gated = await gatedPlaces(db, setting);
     // Platform calls run outside any transaction; the verdict is written in one short one.
-    const result = await probeInstallation(env, setting, [...places.keys()], logger);
+    const result = await probeInstallation(env, setting, gated, logger);
     if (!result) continue;
-    const probed: ProbedPlace[] = result.places.map((p) => ({ ...p, titles: places.get(p.place) ?? [] }));
+    const probed: ProbedPlace[] = result.places.map((p) => ({ ...p, titles: gated.titles.get(p.place) ?? [] }));
     const status = probeVerdict(result);
     const wrote = await db.transaction((trx) =>
       recordVerdict(createDomainContext(trx, systemActor(setting.team_id), now), setting, status, probed, result.account),

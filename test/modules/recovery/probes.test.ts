@@ -9,11 +9,12 @@ import { scheduledJobs } from "../../../src/modules/recovery/jobs.ts";
 import { sendDueBotMessages } from "../../../src/workers/bot-messages/worker.ts";
 import { testDatabase, testKv } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
-import { testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
+import { newDiscordAuthorization, testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
 import { repositoryConnectorRegistry, TEST_APP_KEY, testLogger } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { link } from "../account/support.ts";
-import { installTelegram, newProject } from "../connectors/support.ts";
+import { driverFor } from "../../../src/modules/connectors/drivers/index.ts";
+import { installPath, installTelegram, newProject } from "../connectors/support.ts";
 import { createResource } from "../resources/support.ts";
 import { createSetting } from "./support.ts";
 
@@ -230,6 +231,110 @@ describe("recovery probes", function () {
     await runWithPackages(minutes(60));
     assert.equal((await db("recovery_settings").where({ installation_id: installation.id })).length, 1);
     assert.equal((await state(setting.id)).last_probe_at, T0.toISOString());
+  });
+
+  describe("on Discord: gated roles as well as channels", () => {
+    const snowflake = () => String(100_000_000_000_000_000n + BigInt(randomInt(1, 2 ** 47)));
+
+    /** A new project running Discord with a gated role (below the bot's) and a channel, and a setting with probes on. */
+    async function discordProject() {
+      const project = await newProject(suite.creator, `Discord probed ${randomInt(1e6)}`);
+      const { code, guild } = await newDiscordAuthorization();
+      const install = await suite.client.post(installPath(project, "discord"), { oauth: { code, redirect_uri: "https://dashboard.test/discord" } });
+      assert.equal(install.status, 201, JSON.stringify(install.body));
+      const [role, channel] = [snowflake(), snowflake()];
+      const platform = await testPlatform();
+      platform.setDiscordRole(guild.id, role, { position: 1 });
+      platform.setDiscordChannel(channel, guild.id);
+      await createResource(suite.client, project, { connector: "discord", kind: "role", title: "Gold role", platform_ref: role });
+      await createResource(suite.client, project, { connector: "discord", kind: "channel", title: "Gold lounge", platform_ref: channel });
+      const setting = await createSetting(suite.client, project, { connector: "discord", probes: { enabled: true } });
+      return { project, guild: guild.id, role, channel, setting, platform };
+    }
+
+    it("healthy with the role there and below the bot's; the role deleted: degraded naming it; the channel gone too: lost", async () => {
+      const { project, guild, role, channel, setting, platform } = await discordProject();
+      const mark = platform.calls.length;
+      assert.equal(await run(T0), 1);
+      assert.equal((await state(setting.id)).status, "healthy");
+      const routes = platform.calls.slice(mark).map((c) => `${c.method} ${c.name}`);
+      assert.deepEqual(
+        routes.filter((r) => r.startsWith(`GET /guilds/${guild}`) || r === "GET /users/@me" || r === `GET /channels/${channel}`),
+        [
+          `GET /guilds/${guild}`,
+          `GET /channels/${channel}`,
+          `GET /guilds/${guild}/roles`,
+          "GET /users/@me",
+          `GET /guilds/${guild}/members/${platform.discordBot.userId}`,
+        ],
+        "the guild's roles are read once",
+      );
+
+      platform.setDiscordRole(guild, role, null);
+      assert.equal(await run(minutes(15)), 1);
+      assert.equal((await state(setting.id)).status, "degraded");
+      const [alert, ...more] = (await sent(project)).alerts;
+      assert.deepEqual(more, []);
+      assert.match(alert.title, /Discord places lost/);
+      assert.match(alert.body, new RegExp(`- Gold role \\(${role}\\): the role no longer exists`));
+      assert.doesNotMatch(alert.body, new RegExp(channel));
+      const [event] = (await eventsOf(suite.creator.teamId, "recovery_setting.status_changed")).filter(
+        (e) => e.project_id === project && e.data.recovery_setting.status === "degraded",
+      );
+      assert.deepEqual(event!.data.failing_places, [{ place: role, titles: ["Gold role"], reason: "the role no longer exists" }]);
+
+      platform.setDiscordChannel(channel, null);
+      assert.equal(await run(minutes(30)), 1);
+      assert.equal((await state(setting.id)).status, "lost");
+      const lost = (await sent(project)).alerts[1];
+      assert.match(lost.body, new RegExp(`- Gold role \\(${role}\\): the role no longer exists`));
+      assert.match(lost.body, new RegExp(`- Gold lounge \\(${channel}\\): the channel no longer exists`));
+    });
+
+    it("a role moved above the bot's: degraded, saying the bot's role is not above it", async () => {
+      const { project, guild, role, setting, platform } = await discordProject();
+      await run(T0);
+      platform.setDiscordRole(guild, role, { position: 11 });
+      assert.equal(await run(minutes(15)), 1);
+      assert.equal((await state(setting.id)).status, "degraded");
+      const { alerts } = await sent(project);
+      assert.equal(alerts.length, 1);
+      assert.match(alerts[0].body, new RegExp(`- Gold role \\(${role}\\): the bot's role is not above this role`));
+    });
+
+    it("the driver's probe: each role ok, deleted, above or level with the bot's, or the bot without Manage Roles (Administrator will do)", async () => {
+      const platform = await testPlatform();
+      const guild = snowflake();
+      const [below, deleted, above, level] = [snowflake(), snowflake(), snowflake(), snowflake()];
+      platform.setDiscordRole(guild, below, { position: 3 });
+      platform.setDiscordRole(guild, deleted, { position: 2 });
+      platform.setDiscordRole(guild, deleted, null);
+      platform.setDiscordRole(guild, above, { position: 12 });
+      platform.setDiscordRole(guild, level, { position: 10 });
+      const session = driverFor("discord", await testPlatformEndpoints())!.session({ fields: {}, accountId: guild });
+      assert.deepEqual(await session.probe([], { roles: [below, deleted, above, level] }), {
+        account: { ok: true },
+        places: [
+          { place: below, ok: true },
+          { place: deleted, ok: false, reason: "the role no longer exists" },
+          { place: above, ok: false, reason: "the bot's role is not above this role" },
+          { place: level, ok: false, reason: "the bot's role is not above this role" },
+        ],
+      });
+      // Discord refuses the grant the probe warned about.
+      await assert.rejects(session.addRole(snowflake(), above), (err: Error & { kind?: string }) => err.kind === "refused");
+
+      const bot = platform.discordBot.roleId;
+      platform.setDiscordRole(guild, bot, { position: 10, permissions: String(1024 | 2048) });
+      const stripped = await session.probe([], { roles: [below] });
+      assert.deepEqual(stripped.places, [{ place: below, ok: false, reason: "the bot lacks Manage Roles" }]);
+      platform.setDiscordRole(guild, bot, { position: 10, permissions: String(1 << 3) });
+      assert.deepEqual((await session.probe([], { roles: [below] })).places, [{ place: below, ok: true }]);
+
+      platform.removeDiscordBot(guild);
+      const out = await session.probe([], { roles: [below] });
+      assert.deepEqual(out.places, [{ place: below, ok: false, reason: "the bot is no longer in the Discord server" }]);
+    });
   });
 
   it("is the scheduled job recovery.probe, every 5 minutes, needing the platform settings", async () => {

@@ -7,6 +7,24 @@
 // so an installation stores no credential. Discord has no start-payload links: bot_url is null.
 import { PlatformError, platformCall, type ConnectorDriver, type PlatformSession, type ProbeResult } from "./driver.ts";
 
+/** Discord's permission bits that let the bot give roles. */
+const MANAGE_ROLES = 1n << 28n;
+const ADMINISTRATOR = 1n << 3n;
+
+/** The fields of Discord's role object a probe reads (`permissions` is a bit set as a decimal string). */
+interface DiscordRole {
+  id: string;
+  position: number;
+  permissions: string;
+}
+
+/** A GET made during a probe: its body, or the refusal's words (the verdict, not an error). */
+interface Seen {
+  body: any;
+  reason: string | null;
+  kind: string | null;
+}
+
 export interface DiscordOptions {
   apiUrl: string;
   timeoutMs: number;
@@ -70,6 +88,45 @@ export function discordDriver(options: DiscordOptions): ConnectorDriver {
       const guild = installation.accountId;
       if (!guild) throw new PlatformError("refused", "The installation has no Discord server.");
       const member = (userId: string) => `/guilds/${encodeURIComponent(guild)}/members/${encodeURIComponent(userId)}`;
+      // A probe's GET: a refusal (the bot removed, a channel deleted) is the verdict; only an unreachable Discord throws.
+      const seen = (path: string): Promise<Seen> =>
+        asBot("GET", path).then(
+          (body) => ({ body, reason: null, kind: null }),
+          (err: unknown) => {
+            if (!(err instanceof PlatformError) || (err.kind !== "refused" && err.kind !== "unauthorized")) throw err;
+            return { body: null, reason: err.message, kind: err.kind };
+          },
+        );
+      /**
+       * Whether the bot can give each role: the guild's roles once, the bot's user and its member
+       * there; the role must exist, the bot hold Manage Roles (or Administrator) through @everyone
+       * or its roles, and its highest role sit above the role (Discord's hierarchy).
+       */
+      const probeRoles = async (roles: readonly string[]): Promise<ProbeResult["places"]> => {
+        const listed = await seen(`/guilds/${encodeURIComponent(guild)}/roles`);
+        const bot = listed.reason === null ? await seen("/users/@me") : listed;
+        const self = bot.reason === null ? await seen(member(String(bot.body?.id))) : bot;
+        if (self.reason !== null || !Array.isArray(listed.body)) {
+          const reason = "the bot cannot read the server's roles";
+          return roles.map((place) => ({ place, ok: false, reason }));
+        }
+        const byId = new Map<string, DiscordRole>((listed.body as DiscordRole[]).map((role) => [role.id, role]));
+        const own = [guild, ...((self.body?.roles ?? []) as string[])].flatMap((id) => byId.get(id) ?? []);
+        const permissions = own.reduce((all, role) => all | BigInt(role.permissions), 0n);
+        const canManage = (permissions & (MANAGE_ROLES | ADMINISTRATOR)) !== 0n;
+        const highest = Math.max(0, ...own.map((role) => role.position));
+        return roles.map((place) => {
+          const role = byId.get(place);
+          const reason = !role
+            ? "the role no longer exists"
+            : !canManage
+              ? "the bot lacks Manage Roles"
+              : role.position >= highest
+                ? "the bot's role is not above this role"
+                : null;
+          return reason === null ? { place, ok: true } : { place, ok: false, reason };
+        });
+      };
       return {
         async createInviteLink(place, expiry) {
           const body = { max_uses: 1, unique: true, max_age: expiry.seconds };
@@ -104,21 +161,12 @@ export function discordDriver(options: DiscordOptions): ConnectorDriver {
         async sendMessage(chat, text) {
           await asBot("POST", `/channels/${encodeURIComponent(chat)}/messages`, { content: text });
         },
-        async probe(places): Promise<ProbeResult> {
-          // A refusal (the bot removed, a channel deleted) is the verdict; only an unreachable Discord throws.
-          const seen = (path: string) =>
-            asBot("GET", path).then(
-              (body) => ({ body, reason: null as string | null, kind: null as string | null }),
-              (err: unknown) => {
-                if (!(err instanceof PlatformError) || (err.kind !== "refused" && err.kind !== "unauthorized")) throw err;
-                return { body: null, reason: err.message, kind: err.kind };
-              },
-            );
+        async probe(places, { roles = [] } = {}): Promise<ProbeResult> {
           const server = await seen(`/guilds/${encodeURIComponent(guild)}`);
           if (server.reason !== null) {
             const reason =
               server.kind === "unauthorized" ? "Discord refused the application's bot token" : "the bot is no longer in the Discord server";
-            return { account: { ok: false, reason }, places: places.map((place) => ({ place, ok: false, reason })) };
+            return { account: { ok: false, reason }, places: [...places, ...roles].map((place) => ({ place, ok: false, reason })) };
           }
           const results: ProbeResult["places"] = [];
           for (const place of places) {
@@ -135,6 +183,7 @@ export function discordDriver(options: DiscordOptions): ConnectorDriver {
                     : "the channel no longer exists or the bot cannot see it",
               });
           }
+          if (roles.length) results.push(...(await probeRoles(roles)));
           return { account: { ok: true }, places: results };
         },
       };

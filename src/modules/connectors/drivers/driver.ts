@@ -52,10 +52,12 @@ export interface PlatformSession {
   sendMessage(chat: string, text: string): Promise<void>;
   /**
    * Checks the installation still works (recovery probes): its account (Telegram: the bot's token;
-   * Discord: the bot still in the server) and each of `places` (the bot there with the rights
-   * access needs). A refusal is a verdict in the answer; only an unreachable platform throws.
+   * Discord: the bot still in the server), each of `places` (the bot there with the rights access
+   * needs) and each of `roles` (platforms with roles: the role exists and the bot can give it); the
+   * answer lists the places, then the roles. A refusal is a verdict in the answer; only an
+   * unreachable platform throws.
    */
-  probe(places: readonly string[]): Promise<ProbeResult>;
+  probe(places: readonly string[], options?: { roles?: readonly string[] }): Promise<ProbeResult>;
   /**
    * Platforms that push a bot's updates (Telegram's webhook): deliver them to `url`, proven by
    * `secret`; `null` stops the delivery. Absent where the platform has no such push.
@@ -68,6 +70,7 @@ export interface PlatformSession {
 /** What a probe found: a failing account or place carries the reason, in words a creator can act on. */
 export interface ProbeResult {
   account: { ok: boolean; reason?: string };
+  /** The places probed, then the roles (`place` is then the role's id). */
   places: { place: string; ok: boolean; reason?: string }[];
 }
 

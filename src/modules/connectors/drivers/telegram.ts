@@ -189,6 +189,7 @@ export function telegramDriver(options: TelegramOptions): ConnectorDriver {
         async sendMessage(chat, text) {
           await call("sendMessage", { chat_id: chat, text });
         },
+        // Telegram has no roles, so a probe's `roles` (none of its resources) are not asked about.
         probe: (places) => probeBot(call, places),
         payments: {
           async createInvoiceLink(invoice) {

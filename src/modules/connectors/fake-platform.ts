@@ -243,26 +243,25 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
       [DISCORD_BOT.roleId, { position: 10, permissions: BOT_ROLE_PERMISSIONS }],
       ...(guildRoles.get(guild) ?? []),
     ]);
-    return [...roles].flatMap(([id, role]) =>
-      role
-        ? [
-            {
-              id,
-              name: id === guild ? "@everyone" : id === DISCORD_BOT.roleId ? "SubBridge" : `role-${id}`,
-              color: 0,
-              hoist: false,
-              icon: null,
-              unicode_emoji: null,
-              position: role.position,
-              permissions: role.permissions,
-              managed: id === DISCORD_BOT.roleId,
-              mentionable: false,
-              flags: 0,
-              ...(id === DISCORD_BOT.roleId ? { tags: { bot_id: DISCORD_BOT.userId } } : {}),
-            },
-          ]
-        : [],
-    );
+    return [...roles].flatMap(([id, role]) => (role ? [discordRole(guild, id, role)] : []));
+  }
+
+  /** One role in Discord's wire format. */
+  function discordRole(guild: string, id: string, role: { position: number; permissions: string }) {
+    return {
+      id,
+      name: id === guild ? "@everyone" : id === DISCORD_BOT.roleId ? "SubBridge" : `role-${id}`,
+      color: 0,
+      hoist: false,
+      icon: null,
+      unicode_emoji: null,
+      position: role.position,
+      permissions: role.permissions,
+      managed: id === DISCORD_BOT.roleId,
+      mentionable: false,
+      flags: 0,
+      ...(id === DISCORD_BOT.roleId ? { tags: { bot_id: DISCORD_BOT.userId } } : {}),
+    };
   }
 
   /** Why Discord refuses the bot giving or taking a role a test placed (null: it may). */
@@ -326,6 +325,15 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
         const guild = path.split("/")[2]!;
         if (removedGuilds.has(guild)) return send(res, 403, { message: "Missing Access", code: 50001 });
         return send(res, 200, discordRoles(guild));
+      }
+      case "GET /guilds/{id}/roles/{id}": {
+        const [, , guild, , role] = path.split("/") as string[];
+        if (removedGuilds.has(guild!)) return send(res, 403, { message: "Missing Access", code: 50001 });
+        const listed = discordRoles(guild!).find((r) => r.id === role);
+        if (listed) return send(res, 200, listed);
+        // A role no test placed is an ordinary role below the bot's, as its grants are (they answer 204).
+        if (!guildRoles.get(guild!)?.has(role!)) return send(res, 200, discordRole(guild!, role!, { position: 1, permissions: "0" }));
+        return send(res, 404, { message: "Unknown Role", code: 10011 });
       }
       case "GET /guilds/{id}/members/{id}": {
         const [, , guild, , user] = path.split("/") as string[];

@@ -266,8 +266,9 @@ describe("recovery probes", function () {
           `GET /guilds/${guild}/roles`,
           "GET /users/@me",
           `GET /guilds/${guild}/members/${platform.discordBot.userId}`,
+          `GET /guilds/${guild}/roles/${role}`,
         ],
-        "the guild's roles are read once",
+        "the guild's roles are read once, then each gated role",
       );
 
       platform.setDiscordRole(guild, role, null);
@@ -289,6 +290,16 @@ describe("recovery probes", function () {
       const lost = (await sent(project)).alerts[1];
       assert.match(lost.body, new RegExp(`- Gold role \\(${role}\\): the role no longer exists`));
       assert.match(lost.body, new RegExp(`- Gold lounge \\(${channel}\\): the channel no longer exists`));
+    });
+
+    it("a role the simulated server was never told of (an npm start walk) is an ordinary role below the bot's: healthy", async () => {
+      const { project, setting, platform } = await discordProject();
+      const unplaced = snowflake();
+      await createResource(suite.client, project, { connector: "discord", kind: "role", title: "Silver role", platform_ref: unplaced });
+      const mark = platform.calls.length;
+      assert.equal(await run(T0), 1);
+      assert.equal((await state(setting.id)).status, "healthy");
+      assert.ok(platform.calls.slice(mark).some((c) => c.method === "GET" && c.name.endsWith(`/roles/${unplaced}`)));
     });
 
     it("a role moved above the bot's: degraded, saying the bot's role is not above it", async () => {

@@ -98,9 +98,10 @@ export function discordDriver(options: DiscordOptions): ConnectorDriver {
           },
         );
       /**
-       * Whether the bot can give each role: the guild's roles once, the bot's user and its member
-       * there; the role must exist, the bot hold Manage Roles (or Administrator) through @everyone
-       * or its roles, and its highest role sit above the role (Discord's hierarchy).
+       * Whether the bot can give each role: the guild's roles once (for the bot's own), the bot's
+       * user and its member there, then each gated role read on its own (GET
+       * /guilds/{g}/roles/{r}); the role must exist, the bot hold Manage Roles (or Administrator)
+       * through @everyone or its roles, and its highest role sit above the role (Discord's hierarchy).
        */
       const probeRoles = async (roles: readonly string[]): Promise<ProbeResult["places"]> => {
         const listed = await seen(`/guilds/${encodeURIComponent(guild)}/roles`);
@@ -115,8 +116,13 @@ export function discordDriver(options: DiscordOptions): ConnectorDriver {
         const permissions = own.reduce((all, role) => all | BigInt(role.permissions), 0n);
         const canManage = (permissions & (MANAGE_ROLES | ADMINISTRATOR)) !== 0n;
         const highest = Math.max(0, ...own.map((role) => role.position));
+        const gated = new Map<string, DiscordRole | undefined>();
+        for (const place of roles) {
+          const read = await seen(`/guilds/${encodeURIComponent(guild)}/roles/${encodeURIComponent(place)}`);
+          gated.set(place, read.reason === null ? (read.body as DiscordRole) : undefined);
+        }
         return roles.map((place) => {
-          const role = byId.get(place);
+          const role = gated.get(place);
           const reason = !role
             ? "the role no longer exists"
             : !canManage

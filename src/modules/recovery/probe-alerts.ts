@@ -37,8 +37,14 @@ function remedy(input: ProbeAlertInput): string[] {
     steps.push(`Add the SubBridge bot back to the ${PLATFORM[setting.connector_key] ?? setting.connector_key} server (install the connector again).`);
   if (input.account.ok && setting.connector_key === "telegram")
     steps.push(`Add ${bot} back to each place above as an administrator with the rights to invite users and to ban users.`);
-  else if (input.account.ok)
+  else if (input.account.ok) {
     steps.push("Make sure each place above exists and the bot can see it, or point its resource at the place that replaced it.");
+    // The Discord driver's role reasons: the two a creator mends in the server's role settings.
+    const reasons = new Set(input.places.filter((p) => !p.ok).map((p) => p.reason));
+    if (reasons.has("the bot lacks Manage Roles")) steps.push("Give the SubBridge role the Manage Roles permission (Server Settings, Roles).");
+    if (reasons.has("the bot's role is not above this role"))
+      steps.push("Drag the SubBridge role above each role listed above (Server Settings, Roles): a bot gives only roles below its own.");
+  }
   return steps;
 }
 

@@ -311,6 +311,7 @@ describe("recovery probes", function () {
       const { alerts } = await sent(project);
       assert.equal(alerts.length, 1);
       assert.match(alerts[0].body, new RegExp(`- Gold role \\(${role}\\): the bot's role is not above this role`));
+      assert.match(alerts[0].body, /Drag the SubBridge role above each role listed above/);
     });
 
     it("the driver's probe: each role ok, deleted, above or level with the bot's, or the bot without Manage Roles (Administrator will do)", async () => {

@@ -16,12 +16,13 @@
 //                     PUT /guilds/{g}/bans/{u}, DELETE /guilds/{g}/members/{u},
 //                     PUT|DELETE /channels/{c}/permissions/{u},
 //                     POST /channels/{c}/invites, DELETE /invites/{code}, POST /channels/{c}/messages,
-//                     GET /guilds/{g}, GET /channels/{c}, GET /guilds/{g}/roles, GET /guilds/{g}/members/{bot}
+//                     GET /guilds/{g}, GET /channels/{c}, GET /guilds/{g}/roles[/{r}], GET /guilds/{g}/members/{bot}
 // The bot administers every chat and is in every server unless a test (or the simulator page's
 // "Remove the bot" button) says otherwise; a revoked token is refused as Telegram refuses one.
 // A Discord server's roles are @everyone, the bot's own role (position 10, Manage Roles) and the
-// roles a test places; a member role call on a placed role fails as Discord's does (deleted: 404,
-// not below the bot's role or no Manage Roles: 403), and on any other role succeeds.
+// roles a test places (fake-discord-roles.ts); a member role call on a placed role fails as
+// Discord's does (deleted: 404, not below the bot's role or no Manage Roles: 403), and on any other
+// role, an ordinary one below the bot's, succeeds.
 // Bots and authorization codes are registered by the test; with `acceptAny` (the embedded default)
 // any well-formed bot token names a bot and any code adds the bot to a guild named after it.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -29,6 +30,7 @@ import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
 import { jsonParam, telegramStars, type StarsSimulator, type TelegramWebhook } from "./fake-telegram-stars.ts";
 import { telegramSimPage } from "./fake-telegram-page.ts";
+import { createDiscordRoles, DISCORD_BOT } from "./fake-discord-roles.ts";
 
 export type { InvoiceRef, PaymentOutcome, SimulatedTelegramUser, TelegramWebhook } from "./fake-telegram-stars.ts";
 
@@ -79,15 +81,6 @@ export interface FakePlatform extends StarsSimulator {
 
 const TOKEN = /^([0-9]{6,12}):[A-Za-z0-9_-]{30,}$/;
 
-/** The fake Discord application's bot user, and the managed role Discord gives it in each server. */
-const DISCORD_BOT = { userId: "100000000000000002", roleId: "100000000000000003" };
-/** Every server's roles before a test places any: @everyone (id = the guild's) and the bot's. */
-const EVERYONE_PERMISSIONS = "104324673";
-/** The bot's role: create invites, kick, ban, manage channels, view, send, and Manage Roles (1 << 28). */
-const BOT_ROLE_PERMISSIONS = String(1 | 2 | 4 | 16 | 1024 | 2048 | (1 << 28));
-const MANAGE_ROLES = 1n << 28n;
-const ADMINISTRATOR = 1n << 3n;
-
 function send(res: ServerResponse, status: number, body?: unknown) {
   if (body === undefined) {
     res.writeHead(status).end();
@@ -126,8 +119,7 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
   const throttled = new Map<string, { seconds: number; times: number }>();
   const channelGuilds = new Map<string, string | null>();
   const removedGuilds = new Set<string>();
-  /** Per guild, the roles a test placed (null: deleted) over the defaults of discordRoles. */
-  const guildRoles = new Map<string, Map<string, { position: number; permissions: string } | null>>();
+  const roles = createDiscordRoles();
   let lastGuild: string | null = null;
   const webhooks = new Map<number, TelegramWebhook>();
   const stars = telegramStars(webhooks);
@@ -236,48 +228,6 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     }
   }
 
-  /** The guild's roles in Discord's wire format (GET /guilds/{g}/roles). */
-  function discordRoles(guild: string) {
-    const roles = new Map<string, { position: number; permissions: string } | null>([
-      [guild, { position: 0, permissions: EVERYONE_PERMISSIONS }],
-      [DISCORD_BOT.roleId, { position: 10, permissions: BOT_ROLE_PERMISSIONS }],
-      ...(guildRoles.get(guild) ?? []),
-    ]);
-    return [...roles].flatMap(([id, role]) => (role ? [discordRole(guild, id, role)] : []));
-  }
-
-  /** One role in Discord's wire format. */
-  function discordRole(guild: string, id: string, role: { position: number; permissions: string }) {
-    return {
-      id,
-      name: id === guild ? "@everyone" : id === DISCORD_BOT.roleId ? "SubBridge" : `role-${id}`,
-      color: 0,
-      hoist: false,
-      icon: null,
-      unicode_emoji: null,
-      position: role.position,
-      permissions: role.permissions,
-      managed: id === DISCORD_BOT.roleId,
-      mentionable: false,
-      flags: 0,
-      ...(id === DISCORD_BOT.roleId ? { tags: { bot_id: DISCORD_BOT.userId } } : {}),
-    };
-  }
-
-  /** Why Discord refuses the bot giving or taking a role a test placed (null: it may). */
-  function roleRefusal(guild: string, role: string): { status: number; message: string; code: number } | null {
-    if (!guildRoles.get(guild)?.has(role)) return null;
-    const roles = discordRoles(guild);
-    const target = roles.find((r) => r.id === role);
-    if (!target) return { status: 404, message: "Unknown Role", code: 10011 };
-    const own = roles.filter((r) => r.id === guild || r.id === DISCORD_BOT.roleId);
-    const permissions = own.reduce((all, r) => all | BigInt(r.permissions), 0n);
-    const highest = Math.max(...own.map((r) => r.position));
-    if ((permissions & (MANAGE_ROLES | ADMINISTRATOR)) === 0n || target.position >= highest)
-      return { status: 403, message: "Missing Permissions", code: 50013 };
-    return null;
-  }
-
   function discord(req: IncomingMessage, path: string, params: Record<string, unknown>, res: ServerResponse) {
     const method = req.method ?? "GET";
     calls.push({ platform: "discord", method, name: path, bot: null, params });
@@ -324,39 +274,24 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
       case "GET /guilds/{id}/roles": {
         const guild = path.split("/")[2]!;
         if (removedGuilds.has(guild)) return send(res, 403, { message: "Missing Access", code: 50001 });
-        return send(res, 200, discordRoles(guild));
+        return send(res, 200, roles.list(guild));
       }
       case "GET /guilds/{id}/roles/{id}": {
         const [, , guild, , role] = path.split("/") as string[];
         if (removedGuilds.has(guild!)) return send(res, 403, { message: "Missing Access", code: 50001 });
-        const listed = discordRoles(guild!).find((r) => r.id === role);
-        if (listed) return send(res, 200, listed);
-        // A role no test placed is an ordinary role below the bot's, as its grants are (they answer 204).
-        if (!guildRoles.get(guild!)?.has(role!)) return send(res, 200, discordRole(guild!, role!, { position: 1, permissions: "0" }));
-        return send(res, 404, { message: "Unknown Role", code: 10011 });
+        const found = roles.read(guild!, role!);
+        return found ? send(res, 200, found) : send(res, 404, { message: "Unknown Role", code: 10011 });
       }
       case "GET /guilds/{id}/members/{id}": {
         const [, , guild, , user] = path.split("/") as string[];
         if (removedGuilds.has(guild!)) return send(res, 403, { message: "Missing Access", code: 50001 });
         if (user !== DISCORD_BOT.userId) return send(res, 404, { message: "Unknown Member", code: 10007 });
-        return send(res, 200, {
-          user: { id: DISCORD_BOT.userId, username: "SubBridge", discriminator: "0", global_name: null, avatar: null, bot: true },
-          nick: null,
-          avatar: null,
-          roles: discordRoles(guild!).some((r) => r.id === DISCORD_BOT.roleId) ? [DISCORD_BOT.roleId] : [],
-          joined_at: "2026-01-01T00:00:00.000000+00:00",
-          premium_since: null,
-          deaf: false,
-          mute: false,
-          flags: 0,
-          pending: false,
-          communication_disabled_until: null,
-        });
+        return send(res, 200, roles.botMember(guild!));
       }
       case "PUT /guilds/{id}/members/{id}/roles/{id}":
       case "DELETE /guilds/{id}/members/{id}/roles/{id}": {
         const [, , guild, , , , role] = path.split("/") as string[];
-        const refusal = roleRefusal(guild!, role!);
+        const refusal = roles.refusal(guild!, role!);
         if (refusal) return send(res, refusal.status, { message: refusal.message, code: refusal.code });
         return send(res, 204);
       }
@@ -410,12 +345,7 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     setDiscordChannel: (channel, guild) => void channelGuilds.set(channel, guild),
     removeDiscordBot: (guild) => void removedGuilds.add(guild),
     discordBot: DISCORD_BOT,
-    setDiscordRole: (guild, role, placed) => {
-      const roles = guildRoles.get(guild) ?? new Map();
-      const before = discordRoles(guild).find((r) => r.id === role);
-      roles.set(role, placed && { position: placed.position, permissions: placed.permissions ?? before?.permissions ?? "0" });
-      guildRoles.set(guild, roles);
-    },
+    setDiscordRole: (guild, role, placed) => roles.place(guild, role, placed),
     delay: (ms) => void (delayMs = ms),
     telegramWebhook: (botId) => webhooks.get(botId) ?? null,
     ...stars.simulator,

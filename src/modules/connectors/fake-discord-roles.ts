@@ -1,0 +1,94 @@
+// The simulated Discord's roles (fake-platform.ts): every server's @everyone and the bot's managed
+// role, the roles a test placed, moved or deleted, and Discord's hierarchy rule for giving a role,
+// in Discord's wire format. A role no test placed is an ordinary role below the bot's, as on an
+// embedded start where nobody places roles.
+
+/** The fake Discord application's bot user, and the managed role Discord gives it in each server. */
+export const DISCORD_BOT = { userId: "100000000000000002", roleId: "100000000000000003" };
+/** Every server's roles before a test places any: @everyone (id = the guild's) and the bot's. */
+const EVERYONE_PERMISSIONS = "104324673";
+/** The bot's role: create invites, kick, ban, manage channels, view, send, and Manage Roles (1 << 28). */
+const BOT_ROLE_PERMISSIONS = String(1 | 2 | 4 | 16 | 1024 | 2048 | (1 << 28));
+const MANAGE_ROLES = 1n << 28n;
+const ADMINISTRATOR = 1n << 3n;
+
+type Placed = { position: number; permissions: string };
+
+/** One role in Discord's wire format. */
+function discordRole(guild: string, id: string, role: Placed) {
+  return {
+    id,
+    name: id === guild ? "@everyone" : id === DISCORD_BOT.roleId ? "SubBridge" : `role-${id}`,
+    color: 0,
+    hoist: false,
+    icon: null,
+    unicode_emoji: null,
+    position: role.position,
+    permissions: role.permissions,
+    managed: id === DISCORD_BOT.roleId,
+    mentionable: false,
+    flags: 0,
+    ...(id === DISCORD_BOT.roleId ? { tags: { bot_id: DISCORD_BOT.userId } } : {}),
+  };
+}
+
+export function createDiscordRoles() {
+  /** Per guild, the roles a test placed (null: deleted) over the defaults. */
+  const placed = new Map<string, Map<string, Placed | null>>();
+
+  /** The guild's roles (GET /guilds/{g}/roles). */
+  function list(guild: string) {
+    const roles = new Map<string, Placed | null>([
+      [guild, { position: 0, permissions: EVERYONE_PERMISSIONS }],
+      [DISCORD_BOT.roleId, { position: 10, permissions: BOT_ROLE_PERMISSIONS }],
+      ...(placed.get(guild) ?? []),
+    ]);
+    return [...roles].flatMap(([id, role]) => (role ? [discordRole(guild, id, role)] : []));
+  }
+
+  return {
+    list,
+    /** One role (GET /guilds/{g}/roles/{r}); null when a test deleted it. */
+    read(guild: string, role: string) {
+      const listed = list(guild).find((r) => r.id === role);
+      if (listed) return listed;
+      return placed.get(guild)?.has(role) ? null : discordRole(guild, role, { position: 1, permissions: "0" });
+    },
+    /** The bot's member in the guild (GET /guilds/{g}/members/{bot}). */
+    botMember(guild: string) {
+      return {
+        user: { id: DISCORD_BOT.userId, username: "SubBridge", discriminator: "0", global_name: null, avatar: null, bot: true },
+        nick: null,
+        avatar: null,
+        roles: list(guild).some((r) => r.id === DISCORD_BOT.roleId) ? [DISCORD_BOT.roleId] : [],
+        joined_at: "2026-01-01T00:00:00.000000+00:00",
+        premium_since: null,
+        deaf: false,
+        mute: false,
+        flags: 0,
+        pending: false,
+        communication_disabled_until: null,
+      };
+    },
+    /** Why Discord refuses the bot giving or taking a role a test placed (null: it may). */
+    refusal(guild: string, role: string): { status: number; message: string; code: number } | null {
+      if (!placed.get(guild)?.has(role)) return null;
+      const roles = list(guild);
+      const target = roles.find((r) => r.id === role);
+      if (!target) return { status: 404, message: "Unknown Role", code: 10011 };
+      const own = roles.filter((r) => r.id === guild || r.id === DISCORD_BOT.roleId);
+      const permissions = own.reduce((all, r) => all | BigInt(r.permissions), 0n);
+      const highest = Math.max(...own.map((r) => r.position));
+      if ((permissions & (MANAGE_ROLES | ADMINISTRATOR)) === 0n || target.position >= highest)
+        return { status: 403, message: "Missing Permissions", code: 50013 };
+      return null;
+    },
+    /** Places, moves (keeping its permissions unless given) or, with null, deletes a role. */
+    place(guild: string, role: string, at: { position: number; permissions?: string } | null) {
+      const roles = placed.get(guild) ?? new Map<string, Placed | null>();
+      const before = list(guild).find((r) => r.id === role);
+      roles.set(role, at && { position: at.position, permissions: at.permissions ?? before?.permissions ?? "0" });
+      placed.set(guild, roles);
+    },
+  };
+}

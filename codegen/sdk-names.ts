@@ -66,7 +66,8 @@ const METHOD_OF_OPERATION: Record<string, string> = {
   ping: "ping",
 };
 
-const camel = (snake: string) => snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+/** `canned_reply` -> `cannedReply`, `access-codes` -> `accessCodes`: the SDK's names for the API's. */
+export const camel = (snake: string) => snake.replace(/[_-]([a-z\d])/g, (_, c: string) => c.toUpperCase());
 
 function plural(noun: string): string {
   if (noun.endsWith("s")) return noun;

@@ -6,7 +6,7 @@
 import type { OperationModel } from "./operation-model.ts";
 import { codeFile, type GeneratedFile } from "./output.ts";
 import { deref } from "./refs.ts";
-import { sdkNames, type SdkName } from "./sdk-names.ts";
+import { camel, sdkNames, type SdkName } from "./sdk-names.ts";
 
 type Json = Record<string, any>;
 
@@ -14,7 +14,6 @@ type Json = Record<string, any>;
 export const REFERENCE_URL = "https://docs.subbridge.dev/reference";
 
 const q = (s: string) => JSON.stringify(s);
-const camel = (snake: string) => snake.replace(/_([a-z\d])/g, (_, c: string) => c.toUpperCase());
 const pascal = (snake: string) => camel(snake).replace(/^[a-z]/, (c) => c.toUpperCase());
 
 /** Scalar's slug of a tag name (lower case, spaces as hyphens). */

@@ -6,7 +6,7 @@ import { format } from "prettier";
 import type { OperationModel, ParameterModel } from "./operation-model.ts";
 import { deref } from "./refs.ts";
 import { jsonFile, type GeneratedFile } from "./output.ts";
-import { sdkNames } from "./sdk-names.ts";
+import { camel, sdkNames } from "./sdk-names.ts";
 
 type Json = Record<string, any>;
 
@@ -24,7 +24,6 @@ export interface SdkSample {
   source: string;
 }
 
-const camel = (snake: string) => snake.replace(/[_-]([a-z])/g, (_, c: string) => c.toUpperCase());
 const lowerFirst = (name: string) => name.charAt(0).toLowerCase() + name.slice(1);
 
 function plural(name: string): string {

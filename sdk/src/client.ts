@@ -19,7 +19,7 @@ import type {
 } from "./client-types.js";
 import { AbortedError, errorFromResponse, SubBridgeError } from "./errors.js";
 import type { SubBridgeResources } from "./generated/sdk-resources.js";
-import { iterateItems, iteratePages } from "./pagination.js";
+import { iterateItems, pagePromise } from "./pagination.js";
 import { createResources } from "./resources.js";
 import { createRetryingFetch, type RetryingFetchOptions } from "./retrying-fetch.js";
 import { userAgent } from "./user-agent.js";
@@ -115,13 +115,12 @@ export function createClient(options: ClientOptions): SubBridgeClient {
     return data;
   };
 
-  const pages = (url: string, init?: LooseInit) => {
-    const firstPage = Number(init?.params?.query?.page ?? 1);
-    return iteratePages(
+  // The resource methods' lists walk pages the same way (pagePromise): one code path for both.
+  const pages = (url: string, init?: LooseInit) =>
+    pagePromise(
       (page) => send("get", url, { ...init, params: { ...init?.params, query: { ...init?.params?.query, page } } }) as Promise<ListEnvelope<unknown>>,
-      firstPage,
-    );
-  };
+      Number(init?.params?.query?.page ?? 1),
+    ).pages();
 
   const call = (method: ClientMethod) => ((url: string, init?: LooseInit) => send(method, url, init)) as never;
   const rawMethod = (method: ClientMethod) => ((url: string, init?: LooseInit) => request(method, url, init)) as never;

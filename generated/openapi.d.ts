@@ -5539,7 +5539,7 @@ export interface operations {
                  *         "project-subscription-plan:update"
                  *       ],
                  *       "project_ids": [
-                 *         "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *         "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10"
                  *       ],
                  *       "member_ids": [
                  *         "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a"
@@ -8229,13 +8229,13 @@ export interface operations {
                  *       "resource_standby": [
                  *         {
                  *           "resource_id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-                 *           "standby_resource_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c"
+                 *           "standby_resource_id": "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
                  *         }
                  *       ],
                  *       "mirror": {
                  *         "enabled": true,
                  *         "source_resource_id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-                 *         "target_resource_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c"
+                 *         "target_resource_id": "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
                  *       },
                  *       "identity_relink": {
                  *         "enabled": true
@@ -11478,7 +11478,7 @@ export interface operations {
                  *             "project-subscription-plan:update"
                  *           ],
                  *           "project_ids": [
-                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *             "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10"
                  *           ],
                  *           "member_ids": [
                  *             "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a"
@@ -11531,7 +11531,7 @@ export interface operations {
                  *             "project-subscription-plan:update"
                  *           ],
                  *           "project_ids": [
-                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *             "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10"
                  *           ],
                  *           "member_ids": [
                  *             "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a"
@@ -11584,7 +11584,7 @@ export interface operations {
                  *             "project-subscription-plan:update"
                  *           ],
                  *           "project_ids": [
-                 *             "0f8fad5b-d9cb-469f-a165-70867728950e"
+                 *             "5f0c7a7e-8d44-4b8e-9a53-2f7d1c3e9b10"
                  *           ],
                  *           "member_ids": [
                  *             "2a9d7e5c-1b3f-4d6e-8a0c-9f8e7d6c5b4a"

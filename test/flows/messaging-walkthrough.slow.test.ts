@@ -18,6 +18,7 @@ import { uniqueEmail } from "../helpers/fixtures.ts";
 import {
   botMessagesTo,
   installSimTelegram,
+  joinFromInvitationMail,
   linkInMail,
   linkTelegramOnSim,
   sendOnSimTelegram,
@@ -46,33 +47,14 @@ describe("issue 34's walk-through on npm start: mail over SMTP, its links in Chr
     // The invitation, sent by npm start's mail worker.
     const email = uniqueEmail("walkthrough-invitee");
     await api("POST", `/teams/${demo.teamId}/members`, { email, role: "member" });
-    const invitation = await waitForMail(receiver, email, /invited to join/);
-    const invitationLink = linkInMail(invitation, { from: mailFrom, prefix: `${authUrl}/invitations/accept?token=` });
-
-    const { context, page } = await freshPage(browser);
-    await page.goto(invitationLink);
-    await page.getByRole("heading", { name: `Join ${teamName}` }).waitFor();
-    await screenshot(page, "messaging-1-invitation");
-    await page.getByRole("link", { name: "Open an account" }).click();
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill("a walkthrough password");
-    await page.getByRole("button", { name: "Open my account" }).click();
-    await page.getByRole("heading", { name: "Check your inbox" }).waitFor();
-
-    // The sign-up's confirmation.
-    const confirmation = await waitForMail(receiver, email, /^Confirm your SubBridge account$/);
-    await page.goto(linkInMail(confirmation, { from: mailFrom, prefix: `${authUrl}/sign-up/confirm?token=` }));
-    await page.getByRole("button", { name: "Confirm and open my account" }).click();
-    await page.getByRole("heading", { name: `Join ${teamName}` }).waitFor();
-    await page.getByRole("button", { name: `Accept and join ${teamName}` }).click();
-    await page.getByRole("heading", { name: `Welcome to ${teamName}` }).waitFor();
-    await screenshot(page, "messaging-2-joined");
+    const { invitation, confirmation } = await joinFromInvitationMail(browser, running, { email, password: "a walkthrough password" }, (page, step) =>
+      screenshot(page, step === "invitation" ? "messaging-1-invitation" : "messaging-2-joined"),
+    );
     const roster = (await api("GET", `/teams/${demo.teamId}/members`)).data as { email?: string; role: string }[];
     assert.deepEqual(
       roster.filter((m) => m.email === email).map((m) => m.role),
       ["member"],
     );
-    await context.close();
 
     // The password reset, from the sign-in page.
     const forgetful = await freshPage(browser);

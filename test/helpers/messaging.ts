@@ -252,3 +252,41 @@ export async function linkTelegramOnSim(
     await context.close();
   }
 }
+
+/**
+ * A person invited to `running`'s demo team opens an account from the invitation mail and joins, as
+ * the walk-through does it in Chromium: the invitation's link, "Open an account", the confirmation
+ * mail's link, "Accept and join". `onStep` sees the page after the invitation opens and after joining.
+ * Answers the two mails.
+ */
+export async function joinFromInvitationMail(
+  browser: Browser,
+  running: StartWithMail,
+  invitee: { email: string; password: string },
+  onStep: (page: Page, step: "invitation" | "joined") => Promise<unknown> = async () => undefined,
+): Promise<{ invitation: CaughtMail; confirmation: CaughtMail }> {
+  const { authUrl, receiver, mailFrom } = running;
+  const teamName = (await running.api("GET", "/teams/current")).data.name as string;
+  const invitation = await waitForMail(receiver, invitee.email, /invited to join/);
+  const { context, page } = await freshPage(browser);
+  try {
+    await page.goto(linkInMail(invitation, { from: mailFrom, prefix: `${authUrl}/invitations/accept?token=` }));
+    await page.getByRole("heading", { name: `Join ${teamName}` }).waitFor();
+    await onStep(page, "invitation");
+    await page.getByRole("link", { name: "Open an account" }).click();
+    await page.getByLabel("Email").fill(invitee.email);
+    await page.getByLabel("Password").fill(invitee.password);
+    await page.getByRole("button", { name: "Open my account" }).click();
+    await page.getByRole("heading", { name: "Check your inbox" }).waitFor();
+    const confirmation = await waitForMail(receiver, invitee.email, /^Confirm your SubBridge account$/);
+    await page.goto(linkInMail(confirmation, { from: mailFrom, prefix: `${authUrl}/sign-up/confirm?token=` }));
+    await page.getByRole("button", { name: "Confirm and open my account" }).click();
+    await page.getByRole("heading", { name: `Join ${teamName}` }).waitFor();
+    await page.getByRole("button", { name: `Accept and join ${teamName}` }).click();
+    await page.getByRole("heading", { name: `Welcome to ${teamName}` }).waitFor();
+    await onStep(page, "joined");
+    return { invitation, confirmation };
+  } finally {
+    await context.close();
+  }
+}

@@ -209,3 +209,41 @@ export async function alertTierBilling(
         };
   await raiseAlert(db, now, { userIds: [userId] }, { ...alert, class: "billing" });
 }
+
+// recovery ---------------------------------------------------------------------------------------
+
+/**
+ * The platform refused to give a member access to a place, or to take it away: once a day per place
+ * and direction (the others waiting on that place are the same case), with the platform's words,
+ * what to mend and when SubBridge tries again.
+ */
+export async function alertStuckAccess(
+  ctx: DomainContext,
+  stuck: {
+    projectId: string;
+    resourceId: string;
+    title: string;
+    memberId: string;
+    giving: boolean;
+    platform: string;
+    refusal: string;
+    remedy: string;
+    retryAt: Date;
+  },
+) {
+  const member = (await membersTable.rows(ctx).where({ id: stuck.memberId }).first()) as MemberRow;
+  const project = await projectOf(ctx, stuck.projectId);
+  const who = memberName(member);
+  const what = stuck.giving
+    ? `${who} is owed access to "${stuck.title}" in ${project.name}, and ${stuck.platform} refused to give it`
+    : `${who} has no membership in ${project.name} any more, and ${stuck.platform} refused to take away their access to "${stuck.title}"`;
+  await raiseForProject(ctx, stuck.projectId, {
+    class: "recovery",
+    title: stuck.giving ? `Access not given: ${who} is waiting for ${stuck.title}` : `Access not removed: ${who} still has ${stuck.title}`,
+    body:
+      `${what}: ${stuck.refusal}\n\nWhat to do: ${stuck.remedy}\n\n` +
+      `SubBridge tries again by itself (next at ${stuck.retryAt.toISOString()}) and ${stuck.giving ? "gives the access" : "takes the access away"} as soon as ${stuck.platform} lets it. ` +
+      `Other members of this place wait the same way; this alert comes at most once a day per place.`,
+    dedupeKey: `access-stuck:${stuck.giving ? "give" : "remove"}:${stuck.resourceId}:${ctx.now.toISOString().slice(0, 10)}`,
+  });
+}

@@ -4,8 +4,9 @@
 // then marked granted (member.resource_added).
 // Revoked grants that were granted lose their access on the platform (removed from the place, the
 // role taken), and a banned member is banned from every place of the project. Platform calls run
-// outside any transaction; each item is then marked in its own short transaction, so a call that
-// fails (the platform down, a permission missing) is simply tried again on the next sweep.
+// outside any transaction; each item is then marked in its own short transaction. A grant whose call
+// fails (the platform down, a permission missing) is tried again later, and the member and the
+// creator hear of a refusal (stuck-access.ts).
 // Invite links are made with an expiry and remembered; a revoked grant's unused links are revoked
 // before the member is removed, and joins the platform reported are checked (invite-links.ts).
 import type { Logger } from "pino";
@@ -17,6 +18,7 @@ import { membersTable } from "../members/tables.ts";
 import { PlatformError, type PlatformSession } from "./drivers/driver.ts";
 import type { ConnectorEnvironment } from "./environment.ts";
 import { inviteLinksTable, type InstallationRow } from "./tables.ts";
+import { recordSyncFailure, recordSyncSuccess, type StuckItem } from "./stuck-access.ts";
 import { installationSession } from "./bot/session.ts";
 import { inviteLinkExpiry, markLinksRevoked, outstandingLinks, revokeLinks, syncJoins } from "./invite-links.ts";
 import { queueBotMessage } from "../bot-messages/outbox.ts";
@@ -24,19 +26,8 @@ import { queueBotMessage } from "../bot-messages/outbox.ts";
 /** Modes whose grants the connector fulfils on the platform (creator_task: the creator does). */
 const FULFILLED = ["bearer_link", "membership", "role"] as const;
 
-interface WorkItem {
-  grant_id: string;
-  member_id: string;
-  team_id: string;
-  project_id: string;
-  grant_mode: string;
-  status: "pending" | "revoked";
+interface WorkItem extends StuckItem {
   granted_at: Date | null;
-  place: string | null;
-  title: string;
-  user: string | null;
-  member_status: string;
-  installation: InstallationRow;
 }
 
 export interface AccessSyncScope {
@@ -48,7 +39,8 @@ export interface AccessSyncScope {
 
 export type AccessSyncEnvironment = Pick<ConnectorEnvironment, "platforms" | "appKey">;
 
-async function workItems(db: Db, scope: AccessSyncScope): Promise<WorkItem[]> {
+/** Grants to bring in line, a failed one once it is due again (oldest due first). */
+async function workItems(db: Db, scope: AccessSyncScope, now: Date): Promise<WorkItem[]> {
   const across = unscoped(db, "the connector sweep: stale grants of every team");
   const query = across("access_grants as g")
     .join("resources as r", "r.id", "g.resource_id")
@@ -58,10 +50,13 @@ async function workItems(db: Db, scope: AccessSyncScope): Promise<WorkItem[]> {
     .whereIn("g.grant_mode", [...FULFILLED])
     .whereIn("g.status", ["pending", "revoked"])
     .whereRaw("m.connector_key = r.connector_key")
-    .orderBy("g.created_at")
+    .where((due) => due.whereNull("g.platform_retry_at").orWhere("g.platform_retry_at", "<=", now))
+    .orderByRaw("coalesce(g.platform_retry_at, g.created_at)")
     .limit(scope.limit ?? 100)
     .select(
       "g.id as grant_id",
+      "g.resource_id",
+      "g.platform_attempts",
       "g.member_id",
       "g.team_id",
       "g.project_id",
@@ -109,7 +104,7 @@ export async function syncPlatformAccess(
   logger?: Logger,
 ): Promise<number> {
   let changed = 0;
-  for (const item of await workItems(db, scope)) {
+  for (const item of await workItems(db, scope, now)) {
     let sent: { url: string; expiresAt: Date } | null = null;
     let revoked: string[] = [];
     try {
@@ -118,13 +113,15 @@ export async function syncPlatformAccess(
       else revoked = await remove(db, session, item, now);
     } catch (err) {
       if (!(err instanceof PlatformError)) throw err;
-      logger?.warn({ grant_id: item.grant_id, kind: err.kind, err: err.message }, "platform access not synced; retried on the next sweep");
+      logger?.warn({ grant_id: item.grant_id, kind: err.kind, err: err.message }, "platform access not synced; tried again later");
+      await recordSyncFailure(db, item, err, now);
       continue;
     }
     await db.transaction(async (trx) => {
       const ctx = createDomainContext(trx, systemActor(item.team_id), now);
       if (item.status === "pending") await markGrantFulfilled(ctx, item.grant_id);
       else await grantsTable.rows(ctx).where({ id: item.grant_id }).update({ platform_synced_at: now });
+      await recordSyncSuccess(ctx, item);
       if (sent && item.place && item.user)
         // Through the bot message worker, within the connector's pacing, once the grant is marked.
         await queueBotMessage(ctx, {

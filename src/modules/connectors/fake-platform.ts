@@ -54,7 +54,10 @@ export interface FakePlatform extends StarsSimulator {
   addTelegramBot(token: string, bot: { id: number; username: string }): void;
   /** An OAuth code that adds the bot to `guild` (single use, as Discord's are). */
   addDiscordAuthorization(code: string, guild: { id: string; name: string }): void;
-  /** The bot's standing in a chat from now on (administrator with every right by default; kicked: Telegram answers 403). */
+  /**
+   * The bot's standing in a chat from now on: administrator with every right by default; a member
+   * is refused invite links and bans (400 not enough rights), a kicked bot every call there (403).
+   */
   setTelegramBotStatus(botId: number, chat: string, status: "administrator" | "member" | "kicked"): void;
   /** The token is refused from now on (revoked in @BotFather). */
   revokeTelegramToken(token: string): void;
@@ -163,6 +166,14 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     };
     const chat = params.chat_id;
     const badChat = () => send(res, 400, { ok: false, error_code: 400, description: "Bad Request: chat not found" });
+    // A chat administration call: Telegram's answer for a bot that was kicked from the chat, or is no administrator there.
+    // True when it answered the refusal.
+    const refusedThere = (short: string): boolean => {
+      const status = botStatus.get(`${bot.id}:${String(chat)}`) ?? "administrator";
+      if (status === "kicked") send(res, 403, { ok: false, error_code: 403, description: "Forbidden: bot was kicked from the supergroup chat" });
+      else if (status === "member") send(res, 400, { ok: false, error_code: 400, description: `Bad Request: not enough rights to ${short}` });
+      return status !== "administrator";
+    };
     const chatOk = typeof chat === "number" || (typeof chat === "string" && /^(-?[0-9]+|@[A-Za-z0-9_]{5,})$/.test(chat));
     const payments = stars.method(method, bot, params, chatOk);
     if (payments) return payments.ok ? ok(payments.result) : refuse(res, payments.description);
@@ -171,6 +182,7 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
         return ok({ id: bot.id, is_bot: true, first_name: bot.username, username: bot.username, can_join_groups: true });
       case "createChatInviteLink":
         if (!chatOk) return badChat();
+        if (refusedThere("manage chat invite links")) return;
         return ok({
           invite_link: `https://t.me/+${randomBytes(12).toString("base64url")}`,
           creator: { id: bot.id, is_bot: true, first_name: bot.username, username: bot.username },
@@ -182,6 +194,7 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
         });
       case "revokeChatInviteLink":
         if (!chatOk) return badChat();
+        if (refusedThere("manage chat invite links")) return;
         return ok({
           invite_link: params.invite_link,
           creator: { id: bot.id, is_bot: true, first_name: bot.username },
@@ -191,7 +204,8 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
         });
       case "banChatMember":
       case "unbanChatMember":
-        return chatOk ? ok(true) : badChat();
+        if (!chatOk) return badChat();
+        return refusedThere("restrict/unrestrict chat member") ? undefined : ok(true);
       case "setWebhook": {
         // Telegram wants an https address; the fake takes the http of a local start or a test too.
         if (typeof params.url !== "string" || !/^https?:\/\//.test(params.url))

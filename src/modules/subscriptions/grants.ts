@@ -67,6 +67,9 @@ export async function grantPlanResources(
       granted_at: null,
       revoked_at: null,
       platform_synced_at: null,
+      platform_attempts: 0,
+      platform_retry_at: null,
+      platform_error: null,
       created_at: ctx.now,
       updated_at: ctx.now,
     };

@@ -44,6 +44,11 @@ export interface GrantRow {
   granted_at: Date | null;
   revoked_at: Date | null;
   platform_synced_at: Date | null;
+  /** Failed platform calls since the last success; the sweep waits until platform_retry_at to try again. */
+  platform_attempts: number;
+  platform_retry_at: Date | null;
+  /** The platform's words for the last failure. */
+  platform_error: string | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -1,0 +1,141 @@
+// When a platform will not follow the access ledger (access-sync.ts). A grant whose platform call
+// failed waits before its next try (a minute, doubling to an hour, or the platform's own Retry-After),
+// so a refused place never holds up other members' access in the sweep. The people concerned hear of
+// it: the member who is owed access is told once that it is delayed and that the creator knows, and
+// the team's owner and admins get a recovery alert naming the place, the platform's words and what
+// to mend. A refusal needs a person at once; a platform that does not answer only after some tries.
+// When access is given after such a notice, a member without an invite link (a role, a channel's
+// permission) is told that it works now; an invite link is its own news.
+import { createDomainContext, systemActor, type Db, type DomainContext } from "../../db/tenant.ts";
+import { alertStuckAccess } from "../alerts/producers.ts";
+import { queueBotMessage } from "../bot-messages/outbox.ts";
+import { botMessagesTable } from "../bot-messages/tables.ts";
+import { grantsTable } from "../subscriptions/tables.ts";
+import type { PlatformError, PlatformErrorKind } from "./drivers/driver.ts";
+import type { InstallationRow } from "./tables.ts";
+
+/** What the sweep knows of a grant it could not sync. */
+export interface StuckItem {
+  grant_id: string;
+  resource_id: string;
+  member_id: string;
+  team_id: string;
+  project_id: string;
+  grant_mode: string;
+  status: "pending" | "revoked";
+  place: string | null;
+  title: string;
+  user: string | null;
+  member_status: string;
+  platform_attempts: number;
+  installation: InstallationRow;
+}
+
+const FIRST_RETRY_MS = 60_000;
+const LAST_RETRY_MS = 3_600_000;
+/** Failures no retry mends by itself: a person must act. */
+const NEEDS_A_PERSON: ReadonlySet<PlatformErrorKind> = new Set(["refused", "unauthorized", "unsupported", "not_configured"]);
+/** A platform that does not answer (or keeps throttling) is reported after this many tries in a row (about an hour). */
+const SILENT_TRIES = 6;
+/** Failures after which the bot cannot reach the member either. */
+const BOT_MUTED: ReadonlySet<PlatformErrorKind> = new Set(["unauthorized", "not_configured"]);
+
+const PLATFORM: Record<string, string> = { telegram: "Telegram", discord: "Discord" };
+
+/** When the grant is tried again after its `attempts`th failure in a row. */
+export function nextTry(now: Date, attempts: number, err: PlatformError): Date {
+  const backoff = Math.min(LAST_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1));
+  return new Date(now.getTime() + (err.kind === "rate_limited" && err.retryAfterMs !== null ? err.retryAfterMs : backoff));
+}
+
+/** What the creator mends, in the words of the platform's settings. */
+function remedy(item: StuckItem, err: PlatformError): string {
+  const connector = item.installation.connector_key;
+  const platform = PLATFORM[connector] ?? connector;
+  const bot = item.installation.platform_account_name ? `@${item.installation.platform_account_name}` : "the bot";
+  const place = item.place ?? "(none)";
+  const orPlace = `or, if the ${platform} place changed, correct the resource's platform_ref (PATCH /v1/projects/${item.project_id}/resources/${item.resource_id}).`;
+  switch (err.kind) {
+    case "unauthorized":
+      return connector === "telegram"
+        ? `Telegram refuses ${bot}'s token: make a new one in @BotFather and give it to SubBridge (PATCH /v1/projects/${item.project_id}/connectors/telegram with fields.bot_token).`
+        : `${platform} refuses the bot's access: install the ${platform} connector again.`;
+    case "not_configured":
+      return `This deployment has no ${platform} application set up: its operator must configure one.`;
+    case "unsupported":
+      return `${platform} cannot give a ${item.grant_mode} grant: give the resource "${item.title}" a kind ${platform} supports.`;
+    case "refused":
+      if (connector === "telegram")
+        return `Make ${bot} an administrator of the chat ${place} with the rights to invite users and to ban users, ${orPlace}`;
+      if (item.grant_mode === "role")
+        return `In the server's role settings, give the SubBridge role Manage Roles and drag it above the role ${place}, ${orPlace}`;
+      return `Let the SubBridge bot manage the channel ${place} (Manage Channels and Manage Roles in its permission overrides), ${orPlace}`;
+    default:
+      return `Nothing on your side unless it lasts: ${platform} has not answered ${item.platform_attempts + 1} tries in a row.`;
+  }
+}
+
+/**
+ * Records a failed platform call for the grant in `item` and, when a person must know, queues the
+ * creator's alert and the member's notice (each once), all in one transaction.
+ */
+export async function recordSyncFailure(db: Db, item: StuckItem, err: PlatformError, now: Date): Promise<void> {
+  const attempts = item.platform_attempts + 1;
+  const retryAt = nextTry(now, attempts, err);
+  await db.transaction(async (trx) => {
+    const ctx = createDomainContext(trx, systemActor(item.team_id), now);
+    await grantsTable
+      .rows(ctx)
+      .where({ id: item.grant_id })
+      .update({ platform_attempts: attempts, platform_retry_at: retryAt, platform_error: `${err.kind}: ${err.description ?? err.message}` });
+    if (!NEEDS_A_PERSON.has(err.kind) && attempts < SILENT_TRIES) return;
+    const platform = PLATFORM[item.installation.connector_key] ?? item.installation.connector_key;
+    await alertStuckAccess(ctx, {
+      projectId: item.project_id,
+      resourceId: item.resource_id,
+      title: item.title,
+      memberId: item.member_id,
+      giving: item.status === "pending",
+      platform,
+      refusal: err.description ?? err.message,
+      remedy: remedy(item, err),
+      retryAt,
+    });
+    if (item.status === "pending" && item.user && item.member_status !== "banned" && !BOT_MUTED.has(err.kind))
+      await queueBotMessage(ctx, {
+        installation: item.installation,
+        recipient: item.user,
+        text:
+          `Your membership is active, but I could not give you access to ${item.title} yet: ${platform} ${NEEDS_A_PERSON.has(err.kind) ? "refused" : "is not answering"}. ` +
+          `The creator has been told, and you get it as soon as it works; you need not do anything.`,
+        purpose: "notice",
+        subject: { type: "access_grant", id: item.grant_id },
+        dedupeKey: delayedKey(item.grant_id),
+      });
+  });
+}
+
+const delayedKey = (grantId: string) => `access-delayed:${grantId}`;
+
+/**
+ * After a success, in its transaction: the grant's failures are forgotten, and a member who was told
+ * of the delay and gets no invite link hears that the access works now.
+ */
+export async function recordSyncSuccess(ctx: DomainContext, item: StuckItem): Promise<void> {
+  if (item.platform_attempts === 0) return;
+  await grantsTable.rows(ctx).where({ id: item.grant_id }).update({ platform_attempts: 0, platform_retry_at: null, platform_error: null });
+  if (item.status !== "pending" || item.grant_mode === "bearer_link" || !item.user) return;
+  const told = await botMessagesTable
+    .rows(ctx)
+    .where({ dedupe_key: delayedKey(item.grant_id) })
+    .first("id");
+  if (!told) return;
+  await queueBotMessage(ctx, {
+    installation: item.installation,
+    recipient: item.user,
+    text: `You have access to ${item.title} now. Thank you for waiting.`,
+    purpose: "notice",
+    subject: { type: "access_grant", id: item.grant_id },
+    dedupeKey: `access-given:${item.grant_id}`,
+  });
+}

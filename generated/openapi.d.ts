@@ -783,7 +783,7 @@ export interface paths {
         put?: never;
         /**
          * Create a recovery setting
-         * @description Creates the recovery setting of one connector installed on the project (one per installation). Only features the connector's manifest declares can be turned on; resources named are the project's on that installation. Emits recovery_setting.created.
+         * @description Creates the recovery setting of one connector installed on the project (one per installation). Only features the connector's manifest declares can be turned on; resources named are the project's on that installation. Probes are on when the connector declares them, unless the request turns them off (probes.enabled false). Emits recovery_setting.created.
          */
         post: operations["create_recovery_setting"];
         delete?: never;
@@ -4242,7 +4242,7 @@ export interface components {
             enabled: boolean;
             interval_minutes: number;
         };
-        /** @description Turning probes on needs the connector to declare probes. interval_minutes defaults to 15. */
+        /** @description Turning probes on needs the connector to declare probes. On create, enabled defaults to whether the connector declares probes, and interval_minutes to 15. */
         RecoveryProbesInput: {
             enabled?: boolean;
             interval_minutes?: number;

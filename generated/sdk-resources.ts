@@ -962,7 +962,7 @@ export interface RecoverySettingsResource {
   /**
    * Create a recovery setting
    *
-   * Creates the recovery setting of one connector installed on the project (one per installation). Only features the connector's manifest declares can be turned on; resources named are the project's on that installation. Emits recovery_setting.created.
+   * Creates the recovery setting of one connector installed on the project (one per installation). Only features the connector's manifest declares can be turned on; resources named are the project's on that installation. Probes are on when the connector declares them, unless the request turns them off (probes.enabled false). Emits recovery_setting.created.
    *
    * @remarks Requires the `project-recovery:create` ability.
    * @see https://docs.subbridge.dev/reference#tag/recovery/POST/v1/projects/{project}/recovery-settings (operation `create_recovery_setting`: POST /v1/projects/{project}/recovery-settings)

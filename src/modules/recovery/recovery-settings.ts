@@ -13,6 +13,7 @@ import {
   checkMirror,
   checkPairs,
   checkStandbyInstallation,
+  declares,
   projectResources,
   undeclaredFeatures,
   type Feature,
@@ -202,7 +203,9 @@ export async function createSetting(ctx: DomainContext, env: ConnectorEnvironmen
   const installation = await installationOf(ctx, env, projectId, connector);
   if (await recoverySettingsTable.rows(ctx).where({ installation_id: installation.id }).first("id"))
     throw validationFailed({ connector: [SECOND_SETTING] });
-  const { next, nextPairs } = await applyChanges(ctx, env, blankSetting(ctx, installation), [], changes);
+  // Probes are on unless the creator turns them off, as on the default setting (when the connector has them).
+  const start = { ...blankSetting(ctx, installation), probes_enabled: declares(env.connectors.packages.get(connector)?.manifest, "probes") };
+  const { next, nextPairs } = await applyChanges(ctx, env, start, [], changes);
   return storeNewSetting(ctx, next, nextPairs);
 }
 

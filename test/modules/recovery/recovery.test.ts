@@ -59,17 +59,13 @@ describe("recovery settings", () => {
     expectError(await suite.client.get(`${settingsPath(suite.creator.projectIds[1]!)}/${id}`), 404, "RESOURCE_NOT_FOUND");
   });
 
-  it("starts with every feature off: probes every 15 minutes once enabled, no standby, no mirror", async () => {
+  it("starts with probes on every 15 minutes (the connector declares them) and every other feature off; probes off when asked", async () => {
+    const off = await createSetting(suite.client, p1(), { connector: "telegram", probes: { enabled: false } });
+    assert.deepEqual(off.probes, { enabled: false, interval_minutes: 15 });
     const setting = await createSetting(suite.client, p1(), { connector: "discord" });
     assert.deepEqual(
       [setting.probes, setting.standby_installation_id, setting.resource_standby, setting.mirror, setting.identity_relink],
-      [
-        { enabled: false, interval_minutes: 15 },
-        null,
-        [],
-        { enabled: false, source_resource_id: null, target_resource_id: null },
-        { enabled: false },
-      ],
+      [{ enabled: true, interval_minutes: 15 }, null, [], { enabled: false, source_resource_id: null, target_resource_id: null }, { enabled: false }],
     );
     assert.equal(setting.installation_id, places.discord);
   });

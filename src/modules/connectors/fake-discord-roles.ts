@@ -12,7 +12,8 @@ const BOT_ROLE_PERMISSIONS = String(1 | 2 | 4 | 16 | 1024 | 2048 | (1 << 28));
 const MANAGE_ROLES = 1n << 28n;
 const ADMINISTRATOR = 1n << 3n;
 
-type Placed = { position: number; permissions: string };
+/** `managed`: an integration's role (another bot's, the booster role), which Discord lets no one give. */
+type Placed = { position: number; permissions: string; managed?: boolean };
 
 /** One role in Discord's wire format. */
 function discordRole(guild: string, id: string, role: Placed) {
@@ -25,7 +26,7 @@ function discordRole(guild: string, id: string, role: Placed) {
     unicode_emoji: null,
     position: role.position,
     permissions: role.permissions,
-    managed: id === DISCORD_BOT.roleId,
+    managed: id === DISCORD_BOT.roleId || role.managed === true,
     mentionable: false,
     flags: 0,
     ...(id === DISCORD_BOT.roleId ? { tags: { bot_id: DISCORD_BOT.userId } } : {}),
@@ -79,15 +80,15 @@ export function createDiscordRoles() {
       const own = roles.filter((r) => r.id === guild || r.id === DISCORD_BOT.roleId);
       const permissions = own.reduce((all, r) => all | BigInt(r.permissions), 0n);
       const highest = Math.max(...own.map((r) => r.position));
-      if ((permissions & (MANAGE_ROLES | ADMINISTRATOR)) === 0n || target.position >= highest)
+      if ((permissions & (MANAGE_ROLES | ADMINISTRATOR)) === 0n || target.position >= highest || target.managed)
         return { status: 403, message: "Missing Permissions", code: 50013 };
       return null;
     },
     /** Places, moves (keeping its permissions unless given) or, with null, deletes a role. */
-    place(guild: string, role: string, at: { position: number; permissions?: string } | null) {
+    place(guild: string, role: string, at: { position: number; permissions?: string; managed?: boolean } | null) {
       const roles = placed.get(guild) ?? new Map<string, Placed | null>();
       const before = list(guild).find((r) => r.id === role);
-      roles.set(role, at && { position: at.position, permissions: at.permissions ?? before?.permissions ?? "0" });
+      roles.set(role, at && { position: at.position, permissions: at.permissions ?? before?.permissions ?? "0", managed: at.managed ?? false });
       placed.set(guild, roles);
     },
   };

@@ -74,7 +74,7 @@ export interface FakePlatform extends StarsSimulator {
    * decimal bit set; the bot's role has Manage Roles by default); `null` deletes it. The bot's own
    * role (discordBot.roleId) can be moved or stripped the same way.
    */
-  setDiscordRole(guild: string, role: string, placed: { position: number; permissions?: string } | null): void;
+  setDiscordRole(guild: string, role: string, placed: { position: number; permissions?: string; managed?: boolean } | null): void;
   /** Answers every request after `ms` (time-out tests). */
   delay(ms: number): void;
   /** The bot's webhook as its last setWebhook left it (null after deleteWebhook or before any). */

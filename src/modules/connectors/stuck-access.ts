@@ -68,7 +68,7 @@ function remedy(item: StuckItem, err: PlatformError): string {
       if (connector === "telegram")
         return `Make ${bot} an administrator of the chat ${place} with the rights to invite users and to ban users, ${orPlace}`;
       if (item.grant_mode === "role")
-        return `In the server's role settings, give the SubBridge role Manage Roles and drag it above the role ${place}, ${orPlace}`;
+        return `In the server's role settings, give the SubBridge role Manage Roles and drag it above the role ${place} (a role managed by an integration, a bot's or the booster role, no one can give: gate with one of your own), ${orPlace}`;
       return `Let the SubBridge bot manage the channel ${place} (Manage Channels and Manage Roles in its permission overrides), ${orPlace}`;
     default:
       return `Nothing on your side unless it lasts: ${platform} has not answered ${item.platform_attempts + 1} tries in a row.`;

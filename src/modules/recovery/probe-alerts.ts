@@ -42,6 +42,8 @@ function remedy(input: ProbeAlertInput): string[] {
     // The Discord driver's role reasons: the two a creator mends in the server's role settings.
     const reasons = new Set(input.places.filter((p) => !p.ok).map((p) => p.reason));
     if (reasons.has("the bot lacks Manage Roles")) steps.push("Give the SubBridge role the Manage Roles permission (Server Settings, Roles).");
+    if (reasons.has("the role is managed by an integration"))
+      steps.push("Gate with a role of your own instead of an integration's (a bot's or the booster role, which Discord lets no one give).");
     if (reasons.has("the bot's role is not above this role"))
       steps.push("Drag the SubBridge role above each role listed above (Server Settings, Roles): a bot gives only roles below its own.");
   }

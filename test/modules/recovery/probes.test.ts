@@ -314,27 +314,41 @@ describe("recovery probes", function () {
       assert.match(alerts[0].body, /Drag the SubBridge role above each role listed above/);
     });
 
-    it("the driver's probe: each role ok, deleted, above or level with the bot's, or the bot without Manage Roles (Administrator will do)", async () => {
+    it("a role an integration manages: degraded, saying so, and the alert says to gate with a role of one's own", async () => {
+      const { project, guild, role, setting, platform } = await discordProject();
+      await run(T0);
+      platform.setDiscordRole(guild, role, { position: 2, managed: true });
+      assert.equal(await run(minutes(15)), 1);
+      assert.equal((await state(setting.id)).status, "degraded");
+      const { alerts } = await sent(project);
+      assert.match(alerts[0].body, new RegExp(`- Gold role \\(${role}\\): the role is managed by an integration`));
+      assert.match(alerts[0].body, /Gate with a role of your own instead of an integration's/);
+    });
+
+    it("the driver's probe: each role ok, deleted, an integration's, above or level with the bot's, or the bot without Manage Roles (Administrator will do)", async () => {
       const platform = await testPlatform();
       const guild = snowflake();
-      const [below, deleted, above, level] = [snowflake(), snowflake(), snowflake(), snowflake()];
+      const [below, deleted, above, level, managed] = [snowflake(), snowflake(), snowflake(), snowflake(), snowflake()];
       platform.setDiscordRole(guild, below, { position: 3 });
+      platform.setDiscordRole(guild, managed, { position: 4, managed: true });
       platform.setDiscordRole(guild, deleted, { position: 2 });
       platform.setDiscordRole(guild, deleted, null);
       platform.setDiscordRole(guild, above, { position: 12 });
       platform.setDiscordRole(guild, level, { position: 10 });
       const session = driverFor("discord", await testPlatformEndpoints())!.session({ fields: {}, accountId: guild });
-      assert.deepEqual(await session.probe([], { roles: [below, deleted, above, level] }), {
+      assert.deepEqual(await session.probe([], { roles: [below, deleted, above, level, managed] }), {
         account: { ok: true },
         places: [
           { place: below, ok: true },
           { place: deleted, ok: false, reason: "the role no longer exists" },
           { place: above, ok: false, reason: "the bot's role is not above this role" },
           { place: level, ok: false, reason: "the bot's role is not above this role" },
+          { place: managed, ok: false, reason: "the role is managed by an integration" },
         ],
       });
-      // Discord refuses the grant the probe warned about.
+      // Discord refuses the grants the probe warned about.
       await assert.rejects(session.addRole(snowflake(), above), (err: Error & { kind?: string }) => err.kind === "refused");
+      await assert.rejects(session.addRole(snowflake(), managed), (err: Error & { kind?: string }) => err.kind === "refused");
 
       const bot = platform.discordBot.roleId;
       platform.setDiscordRole(guild, bot, { position: 10, permissions: String(1024 | 2048) });

@@ -16,6 +16,8 @@ interface DiscordRole {
   id: string;
   position: number;
   permissions: string;
+  /** An integration's role (a bot's, the server booster role): Discord lets no one give it. */
+  managed?: boolean;
 }
 
 /** A GET made during a probe: its body, or the refusal's words (the verdict, not an error). */
@@ -125,11 +127,13 @@ export function discordDriver(options: DiscordOptions): ConnectorDriver {
           const role = gated.get(place);
           const reason = !role
             ? "the role no longer exists"
-            : !canManage
-              ? "the bot lacks Manage Roles"
-              : role.position >= highest
-                ? "the bot's role is not above this role"
-                : null;
+            : role.managed
+              ? "the role is managed by an integration"
+              : !canManage
+                ? "the bot lacks Manage Roles"
+                : role.position >= highest
+                  ? "the bot's role is not above this role"
+                  : null;
           return reason === null ? { place, ok: true } : { place, ok: false, reason };
         });
       };

@@ -13,6 +13,8 @@ import { testDatabase, usingPostgres } from "../helpers/backends.ts";
 import { rawRpc, startMcp, type RunningMcp } from "../helpers/mcp.ts";
 import { DOCS_URL, serveOnFreePort, TEST_APP_KEY, TEST_WEBHOOK_NETWORK, testLogger } from "../helpers/server.ts";
 import { useApiWithCreator } from "../helpers/suite.ts";
+import { queueMailAt } from "../../src/modules/mail/outbox.ts";
+import { codesFor, redeem, seedPlan } from "../modules/subscriptions/commerce.ts";
 import { createEndpoint, insertDelivery, startReceiver } from "../modules/webhooks/support.ts";
 
 type Labels = Record<string, string>;
@@ -156,6 +158,34 @@ describe("metrics (/metrics)", function () {
     const after = await scrape();
     assert.equal(valueOf(after, "subbridge_webhook_delivery_attempts_total", { outcome: "delivered" }) - before, delivered);
     await db("webhook_endpoints").where({ id: endpoint.id }).update({ is_active: false });
+  });
+
+  it("reads the mail and bot message outboxes (a message given up counts as failed) and the access the platforms have not followed", async () => {
+    const { db } = await testDatabase();
+    const past = new Date(Date.now() - 60_000);
+    const to = `metrics-${randomUUID()}@example.com`;
+    await queueMailAt(db, { to, subject: "Due a minute ago", body: "Nobody sent it yet." }, past);
+    const before = await scrape();
+    await db("mail_outbox").where({ to_address: to }).update({ status: "failed", last_error: "550 no such mailbox" });
+    const plan = await seedPlan(suite.creator, { resources: [{ mode: "bearer_link" }] });
+    const [code] = await codesFor(suite.creator, plan);
+    const { member } = await redeem(suite.creator, plan.projectId, code!, { connectorKey: "telegram", externalUserId: "7001", displayName: "Mo" });
+    await db("access_grants")
+      .where({ member_id: member.id })
+      .update({ platform_attempts: 1, platform_error: "refused: Bad Request: not enough rights", created_at: past });
+    const after = await scrape();
+
+    assert.ok(valueOf(before, "subbridge_outbox_messages", { outbox: "mail", state: "due" }) >= 1);
+    assert.ok(valueOf(before, "subbridge_outbox_oldest_due_age_seconds", { outbox: "mail" }) >= 55);
+    assert.equal(
+      valueOf(after, "subbridge_outbox_messages", { outbox: "mail", state: "failed" }) -
+        valueOf(before, "subbridge_outbox_messages", { outbox: "mail", state: "failed" }),
+      1,
+    );
+    for (const state of ["queued", "due", "sending", "failed"])
+      assert.match(after, new RegExp(`^subbridge_outbox_messages\\{outbox="bot",state="${state}"\\} \\d+$`, "m"));
+    assert.ok(valueOf(after, "subbridge_access_grants_unsynced", { state: "failing" }) >= 1);
+    assert.ok(valueOf(after, "subbridge_access_grants_oldest_failing_age_seconds") >= 55);
   });
 
   it("names the tool on the MCP request's log line", async () => {

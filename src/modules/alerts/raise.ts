@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { createDomainContext, systemActor, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 import { routeAlert, type AlertClass, type RoutableDestination } from "../account/alert-routing.ts";
 import { queueBotMessage } from "../bot-messages/outbox.ts";
+import { platformName } from "../connectors/platform-name.ts";
 import { queueMailAt } from "../mail/outbox.ts";
 import { PRODUCT_NAME } from "../mail/render.ts";
 
@@ -140,10 +141,57 @@ export async function raiseAlert(from: DomainContext | Db, now: Date, to: AlertA
         subject: { type: "creator_alert", id },
       });
     }
-    if (email) {
-      const emailRow = destinations.find((d) => d.kind === "email");
-      await queueMailAt(db, { to: emailRow?.target ?? user.email, subject: `${PRODUCT_NAME}: ${alert.title}`, body: alert.body }, now);
-    }
+    if (email)
+      await queueMailAt(db, { to: mailAddress(destinations, user.email), subject: `${PRODUCT_NAME}: ${alert.title}`, body: alert.body }, now);
   }
   return written;
+}
+
+/** Where a creator's alert mail goes: their email destination, else their account's address. */
+const mailAddress = (destinations: readonly { kind: string; target: string }[], accountEmail: string) =>
+  destinations.find((d) => d.kind === "email")?.target ?? accountEmail;
+
+/**
+ * Alerts whose every bot message failed for good (the creator blocked the bot, their account is
+ * gone) and that no mail carried go by mail instead, once, saying why: an alert reaches its creator.
+ * `messageIds` are bot messages just settled; answers how many alerts were mailed.
+ */
+export async function mailAlertsTheBotCouldNotDeliver(from: Db, messageIds: readonly string[], now: Date): Promise<number> {
+  if (messageIds.length === 0) return 0;
+  const db = people(from);
+  const failed = (await db("bot_messages as b")
+    .join("creator_alerts as a", "a.id", "b.subject_id")
+    .whereIn("b.id", messageIds)
+    .where({ "b.subject_type": "creator_alert", "b.status": "failed", "a.sent_to_email": false })
+    .select("a.id", "a.user_id", "a.title", "a.body", "b.connector_key", "b.last_error")) as {
+    id: string;
+    user_id: string;
+    title: string;
+    body: string;
+    connector_key: string;
+    last_error: string | null;
+  }[];
+  let mailed = 0;
+  for (const alert of failed) {
+    // Another account of the creator may still get it, or already has.
+    const pending = await db("bot_messages")
+      .where({ subject_type: "creator_alert", subject_id: alert.id })
+      .whereNot({ status: "failed" })
+      .first("id");
+    if (pending) continue;
+    // The flag is the claim: of two workers settling the alert's messages at once, one mails it.
+    if ((await db("creator_alerts").where({ id: alert.id, sent_to_email: false }).update({ sent_to_email: true })) === 0) continue;
+    const user = (await db("users").where({ id: alert.user_id }).first("email")) as { email: string } | undefined;
+    if (!user) continue;
+    const destinations = (await db("alert_destinations").where({ user_id: alert.user_id }).orderBy("position")) as { kind: string; target: string }[];
+    const refusal = alert.last_error ? `: ${alert.last_error.replace(/\.$/, "")}` : "";
+    const why = `This alert comes by email: the bot could not reach your ${platformName(alert.connector_key)} account${refusal}.`;
+    await queueMailAt(
+      db,
+      { to: mailAddress(destinations, user.email), subject: `${PRODUCT_NAME}: ${alert.title}`, body: `${alert.body}\n\n${why}` },
+      now,
+    );
+    mailed++;
+  }
+  return mailed;
 }

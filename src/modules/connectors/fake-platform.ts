@@ -57,6 +57,7 @@ export interface FakePlatform extends StarsSimulator {
   /**
    * The bot's standing in a chat from now on: administrator with every right by default; a member
    * is refused invite links and bans (400 not enough rights), a kicked bot every call there (403).
+   * A user's id as `chat` is their private chat: "kicked" there is the user who blocked the bot.
    */
   setTelegramBotStatus(botId: number, chat: string, status: "administrator" | "member" | "kicked"): void;
   /** The token is refused from now on (revoked in @BotFather). */
@@ -236,6 +237,13 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
       }
       case "sendMessage":
         if (!chatOk) return badChat();
+        // A private chat's id is its user's: "kicked" there is the user who blocked the bot.
+        if ((botStatus.get(`${bot.id}:${String(chat)}`) ?? "administrator") === "kicked")
+          return send(res, 403, {
+            ok: false,
+            error_code: 403,
+            description: Number(chat) > 0 ? "Forbidden: bot was blocked by the user" : "Forbidden: bot was kicked from the supergroup chat",
+          });
         return ok({ message_id: calls.length, date: Math.floor(Date.now() / 1000), chat: { id: chat }, text: params.text });
       default:
         return send(res, 404, { ok: false, error_code: 404, description: "Not Found" });

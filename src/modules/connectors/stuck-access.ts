@@ -12,6 +12,7 @@ import { queueBotMessage } from "../bot-messages/outbox.ts";
 import { botMessagesTable } from "../bot-messages/tables.ts";
 import { grantsTable } from "../subscriptions/tables.ts";
 import type { PlatformError, PlatformErrorKind } from "./drivers/driver.ts";
+import { platformName } from "./platform-name.ts";
 import type { InstallationRow } from "./tables.ts";
 
 /** What the sweep knows of a grant it could not sync. */
@@ -40,8 +41,6 @@ const SILENT_TRIES = 6;
 /** Failures after which the bot cannot reach the member either. */
 const BOT_MUTED: ReadonlySet<PlatformErrorKind> = new Set(["unauthorized", "not_configured"]);
 
-const PLATFORM: Record<string, string> = { telegram: "Telegram", discord: "Discord" };
-
 /** When the grant is tried again after its `attempts`th failure in a row. */
 export function nextTry(now: Date, attempts: number, err: PlatformError): Date {
   const backoff = Math.min(LAST_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1));
@@ -51,7 +50,7 @@ export function nextTry(now: Date, attempts: number, err: PlatformError): Date {
 /** What the creator mends, in the words of the platform's settings. */
 function remedy(item: StuckItem, err: PlatformError): string {
   const connector = item.installation.connector_key;
-  const platform = PLATFORM[connector] ?? connector;
+  const platform = platformName(connector);
   const bot = item.installation.platform_account_name ? `@${item.installation.platform_account_name}` : "the bot";
   const place = item.place ?? "(none)";
   const orPlace = `or, if the ${platform} place changed, correct the resource's platform_ref (PATCH /v1/projects/${item.project_id}/resources/${item.resource_id}).`;
@@ -89,7 +88,7 @@ export async function recordSyncFailure(db: Db, item: StuckItem, err: PlatformEr
       .where({ id: item.grant_id })
       .update({ platform_attempts: attempts, platform_retry_at: retryAt, platform_error: `${err.kind}: ${err.description ?? err.message}` });
     if (!NEEDS_A_PERSON.has(err.kind) && attempts < SILENT_TRIES) return;
-    const platform = PLATFORM[item.installation.connector_key] ?? item.installation.connector_key;
+    const platform = platformName(item.installation.connector_key);
     await alertStuckAccess(ctx, {
       projectId: item.project_id,
       resourceId: item.resource_id,

@@ -1,5 +1,6 @@
 // What a recovery alert says: what the probe found wrong, in which place, and what the creator does
 // about it (a new bot token, the bot added back as an administrator), or that it works again.
+import { platformName } from "../connectors/platform-name.ts";
 import type { InstallationRow } from "../connectors/tables.ts";
 import type { RecoverySettingRow, RecoveryStatus } from "./tables.ts";
 
@@ -20,8 +21,6 @@ export interface ProbeAlertInput {
   places: ProbedPlace[];
 }
 
-const PLATFORM: Record<string, string> = { telegram: "Telegram", discord: "Discord" };
-
 /** What to do, per connector: Telegram's bot is the creator's own, Discord's is the deployment's. */
 function remedy(input: ProbeAlertInput): string[] {
   const { setting, installation } = input;
@@ -34,7 +33,7 @@ function remedy(input: ProbeAlertInput): string[] {
       `Present a new bot token: make one for ${bot} in @BotFather and give it to SubBridge (update_project_connector, PATCH /v1/projects/${setting.project_id}/connectors/telegram with fields.bot_token).`,
     );
   else if (!input.account.ok)
-    steps.push(`Add the SubBridge bot back to the ${PLATFORM[setting.connector_key] ?? setting.connector_key} server (install the connector again).`);
+    steps.push(`Add the SubBridge bot back to the ${platformName(setting.connector_key)} server (install the connector again).`);
   if (input.account.ok && setting.connector_key === "telegram")
     steps.push(`Add ${bot} back to each place above as an administrator with the rights to invite users and to ban users.`);
   else if (input.account.ok) {
@@ -53,7 +52,7 @@ function remedy(input: ProbeAlertInput): string[] {
 /** The alert's title and body for a probe that ended at `status`. */
 export function probeAlert(input: ProbeAlertInput): { title: string; body: string } {
   const { setting, projectName, status } = input;
-  const platform = PLATFORM[setting.connector_key] ?? setting.connector_key;
+  const platform = platformName(setting.connector_key);
   const settingPath = `GET /v1/projects/${setting.project_id}/recovery-settings/${setting.id} (get_recovery_setting)`;
   if (status === "healthy")
     return {

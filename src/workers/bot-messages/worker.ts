@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { Db } from "../../db/tenant.ts";
 import { unscoped } from "../../db/tenant.ts";
 import type { Kv } from "../../kv/kv.ts";
+import { mailAlertsTheBotCouldNotDeliver } from "../../modules/alerts/raise.ts";
 import { pacingOf, takeSendSlot } from "../../modules/bot-messages/pacing.ts";
 import { claimDueBotMessages, recordBotMessageOutcomes, type BotMessageOutcome, type ClaimedBotMessage } from "../../modules/bot-messages/queue.ts";
 import { installationSession } from "../../modules/connectors/bot/session.ts";
@@ -98,7 +99,11 @@ async function sendBatch(o: BotMessageWorkerOptions, now: Date): Promise<{ claim
   for (const m of batch) byInstallation.set(m.installation_id, [...(byInstallation.get(m.installation_id) ?? []), m]);
   const installations = await installationsOf(o.db, [...byInstallation.keys()]);
   const outcomes = (await Promise.all([...byInstallation].map(([id, messages]) => sendFor(o, installations.get(id), messages, now)))).flat();
-  return { claimed: batch.length, outcomes: await recordBotMessageOutcomes(o.db, outcomes, now) };
+  const recorded = await recordBotMessageOutcomes(o.db, outcomes, now);
+  // A creator's alert the bot could not deliver goes by mail instead.
+  const unsent = recorded.filter((x) => x.result === "failed" || x.result === "retry").map((x) => x.message.id);
+  await mailAlertsTheBotCouldNotDeliver(o.db, unsent, now);
+  return { claimed: batch.length, outcomes: recorded };
 }
 
 /** Sends what is due at `now` until nothing more is (paced messages are handed back for later); answers the outcomes. */

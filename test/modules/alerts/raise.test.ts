@@ -3,6 +3,9 @@
 // no-op, and an account no bot can reach gets the alert by email instead.
 import assert from "node:assert/strict";
 import { raiseAlert } from "../../../src/modules/alerts/raise.ts";
+import { sendDueBotMessages } from "../../../src/workers/bot-messages/worker.ts";
+import { testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
+import { repositoryConnectorRegistry, TEST_APP_KEY, testLogger } from "../../helpers/server.ts";
 import type { InstallationRow } from "../../../src/modules/connectors/tables.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { createTestCreator, joinTeamWithToken } from "../../helpers/fixtures.ts";
@@ -61,6 +64,42 @@ describe("raising a creator alert (raiseAlert)", function () {
     const { alerts, mail } = await deliveries(creator, account);
     assert.equal(alerts.length, 1);
     assert.equal(mail.filter((m: { subject: string }) => m.subject.endsWith("Once")).length, 1, "one mail (security is critical)");
+  });
+
+  it("mails an alert the bot could not deliver (the creator blocked it) once, saying why", async () => {
+    const { db } = await testDatabase();
+    const creator = await createTestCreator({ label: "blocked", tier: "growth" });
+    const { bot } = await installTelegram(suite.client.withToken(creator.token), creator.projectIds[0]!);
+    const installation = await installationRow(creator.projectIds[0]!);
+    const account = await linkThrough(creator, installation);
+    const [id] = await raiseAlert(db, new Date(), { userIds: [creator.userId] }, alert("Blocked sale", { projectId: installation.project_id }));
+    assert.equal((await db("creator_alerts").where({ id }).first()).sent_to_email, false);
+    (await testPlatform()).setTelegramBotStatus(bot.id, account, "kicked");
+    const env = { connectors: repositoryConnectorRegistry(), platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY };
+    const send = () => sendDueBotMessages({ db, kv: suite.api.deps.kv, env, logger: testLogger, now: new Date(), installations: [installation.id] });
+    assert.deepEqual(
+      (await send()).filter((o) => o.message.recipient === account).map((o) => o.result),
+      ["failed"],
+    );
+    const { messages, mail: all } = await deliveries(creator, account);
+    const sale = (mail: { subject: string; body: string }[]) => mail.filter((m) => m.subject.endsWith("Blocked sale"));
+    const mail = sale(all);
+    assert.deepEqual(
+      messages.map((m: { status: string; last_error: string }) => [m.status, m.last_error]),
+      [["failed", "Telegram refused sendMessage: Forbidden: bot was blocked by the user."]],
+    );
+    assert.deepEqual(
+      mail.map((m: { subject: string; body: string }) => [m.subject, m.body]),
+      [
+        [
+          "SubBridge: Blocked sale",
+          "Blocked sale: body\n\nThis alert comes by email: the bot could not reach your Telegram account: Telegram refused sendMessage: Forbidden: bot was blocked by the user.",
+        ],
+      ],
+    );
+    assert.equal((await db("creator_alerts").where({ id }).first()).sent_to_email, true);
+    await send();
+    assert.equal(sale((await deliveries(creator, account)).mail).length, 1, "mailed once");
   });
 
   it("sends an account no bot can reach its alert by email instead", async () => {

@@ -247,3 +247,22 @@ export async function alertStuckAccess(
     dedupeKey: `access-stuck:${stuck.giving ? "give" : "remove"}:${stuck.resourceId}:${ctx.now.toISOString().slice(0, 10)}`,
   });
 }
+
+/** A ban the platform would not apply: the member may still be inside; once a day per project. */
+export async function alertStuckBan(
+  ctx: DomainContext,
+  stuck: { projectId: string; memberId: string; platform: string; places: readonly string[]; refusal: string; remedy: string; retryAt: Date },
+) {
+  const member = (await membersTable.rows(ctx).where({ id: stuck.memberId }).first()) as MemberRow;
+  const project = await projectOf(ctx, stuck.projectId);
+  const who = memberName(member);
+  await raiseForProject(ctx, stuck.projectId, {
+    class: "recovery",
+    title: `Ban not applied: ${who} may still be in ${project.name}`,
+    body:
+      `${who} is banned from ${project.name}, and ${stuck.platform} refused to remove them: ${stuck.refusal}\n\n` +
+      `Places: ${stuck.places.length ? stuck.places.join(", ") : "(none but the member's invite links)"}.\n\nWhat to do: ${stuck.remedy}\n\n` +
+      `SubBridge tries again by itself (next at ${stuck.retryAt.toISOString()}). This alert comes at most once a day per project.`,
+    dedupeKey: `ban-stuck:${stuck.projectId}:${ctx.now.toISOString().slice(0, 10)}`,
+  });
+}

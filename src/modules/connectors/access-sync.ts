@@ -17,8 +17,8 @@ import { grantsTable } from "../subscriptions/tables.ts";
 import { membersTable } from "../members/tables.ts";
 import { PlatformError, type PlatformSession } from "./drivers/driver.ts";
 import type { ConnectorEnvironment } from "./environment.ts";
-import { inviteLinksTable, type InstallationRow } from "./tables.ts";
-import { recordSyncFailure, recordSyncSuccess, type StuckItem } from "./stuck-access.ts";
+import { inviteLinksTable } from "./tables.ts";
+import { recordBanFailure, recordSyncFailure, recordSyncSuccess, type StuckBan, type StuckItem } from "./stuck-access.ts";
 import { installationSession } from "./bot/session.ts";
 import { inviteLinkExpiry, markLinksRevoked, outstandingLinks, revokeLinks, syncJoins } from "./invite-links.ts";
 import { queueBotMessage } from "../bot-messages/outbox.ts";
@@ -160,11 +160,13 @@ async function syncBans(db: Db, env: AccessSyncEnvironment, now: Date, scope: Ac
     .join("connector_installations as i", (j) => j.on("i.project_id", "m.project_id").andOn("i.connector_key", "m.connector_key"))
     .whereNull("m.platform_synced_at")
     .where("m.status", "banned")
+    .where((due) => due.whereNull("m.platform_retry_at").orWhere("m.platform_retry_at", "<=", now))
+    .orderByRaw("coalesce(m.platform_retry_at, m.banned_at)")
     .limit(scope.limit ?? 100)
-    .select("m.id", "m.team_id", "m.project_id", "m.external_user_id as user", base.raw("row_to_json(i.*) as installation"));
+    .select("m.id", "m.team_id", "m.project_id", "m.external_user_id as user", "m.platform_attempts", base.raw("row_to_json(i.*) as installation"));
   if (scope.memberId) query.where("m.id", scope.memberId);
   let changed = 0;
-  for (const member of (await query) as { id: string; team_id: string; project_id: string; user: string | null; installation: InstallationRow }[]) {
+  for (const member of (await query) as StuckBan[]) {
     const places = (await base("resources")
       .where({ project_id: member.project_id, connector_key: member.installation.connector_key })
       .whereNotNull("platform_ref")
@@ -178,12 +180,16 @@ async function syncBans(db: Db, env: AccessSyncEnvironment, now: Date, scope: Ac
       if (member.user) for (const place of places) await session.removeMember(place, member.user, { ban: true });
     } catch (err) {
       if (!(err instanceof PlatformError)) throw err;
-      logger?.warn({ member_id: member.id, kind: err.kind, err: err.message }, "ban not applied on the platform; retried on the next sweep");
+      logger?.warn({ member_id: member.id, kind: err.kind, err: err.message }, "ban not applied on the platform; tried again later");
+      await recordBanFailure(db, member, places, err, now);
       continue;
     }
     await db.transaction(async (trx) => {
       const ctx = createDomainContext(trx, systemActor(member.team_id), now);
-      await membersTable.rows(ctx).where({ id: member.id }).update({ platform_synced_at: now });
+      await membersTable
+        .rows(ctx)
+        .where({ id: member.id })
+        .update({ platform_synced_at: now, platform_attempts: 0, platform_retry_at: null, platform_error: null });
       await markLinksRevoked(trx, member.team_id, revoked, now);
     });
     changed++;

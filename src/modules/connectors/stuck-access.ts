@@ -6,8 +6,12 @@
 // to mend. A refusal needs a person at once; a platform that does not answer only after some tries.
 // When access is given after such a notice, a member without an invite link (a role, a channel's
 // permission) is told that it works now; an invite link is its own news.
+// A ban the platform will not apply waits the same way, and the creator is alerted that the banned
+// member may still be inside (once a day per project), with what to mend and to remove them by hand.
+import type { Knex } from "knex";
 import { createDomainContext, systemActor, type Db, type DomainContext } from "../../db/tenant.ts";
-import { alertStuckAccess } from "../alerts/producers.ts";
+import { alertStuckAccess, alertStuckBan } from "../alerts/producers.ts";
+import { membersTable } from "../members/tables.ts";
 import { queueBotMessage } from "../bot-messages/outbox.ts";
 import { botMessagesTable } from "../bot-messages/tables.ts";
 import { grantsTable } from "../subscriptions/tables.ts";
@@ -28,6 +32,16 @@ export interface StuckItem {
   title: string;
   user: string | null;
   member_status: string;
+  platform_attempts: number;
+  installation: InstallationRow;
+}
+
+/** What the sweep knows of a banned member whose ban it could not apply. */
+export interface StuckBan {
+  id: string;
+  team_id: string;
+  project_id: string;
+  user: string | null;
   platform_attempts: number;
   installation: InstallationRow;
 }
@@ -79,38 +93,60 @@ function remedy(item: StuckItem, err: PlatformError): string {
  * creator's alert and the member's notice (each once), all in one transaction.
  */
 export async function recordSyncFailure(db: Db, item: StuckItem, err: PlatformError, now: Date): Promise<void> {
-  const attempts = item.platform_attempts + 1;
+  await noteFailure(
+    db,
+    now,
+    err,
+    { table: grantsTable, id: item.grant_id, teamId: item.team_id, attempts: item.platform_attempts },
+    async (ctx, retryAt) => {
+      const platform = platformName(item.installation.connector_key);
+      await alertStuckAccess(ctx, {
+        projectId: item.project_id,
+        resourceId: item.resource_id,
+        title: item.title,
+        memberId: item.member_id,
+        giving: item.status === "pending",
+        platform,
+        refusal: err.description ?? err.message,
+        remedy: remedy(item, err),
+        retryAt,
+      });
+      if (item.status === "pending" && item.user && item.member_status !== "banned" && !BOT_MUTED.has(err.kind))
+        await queueBotMessage(ctx, {
+          installation: item.installation,
+          recipient: item.user,
+          text:
+            `Your membership is active, but I could not give you access to ${item.title} yet: ${platform} ${NEEDS_A_PERSON.has(err.kind) ? "refused" : "is not answering"}. ` +
+            `The creator has been told, and you get it as soon as it works; you need not do anything.`,
+          purpose: "notice",
+          subject: { type: "access_grant", id: item.grant_id },
+          dedupeKey: delayedKey(item.grant_id),
+        });
+    },
+  );
+}
+
+/**
+ * Notes a failed platform call on a row that keeps its failures (a grant, a banned member): one more
+ * attempt, the next try and the platform's words; `tell` runs in the same transaction when a person
+ * must know (a refusal, or a platform silent for SILENT_TRIES tries).
+ */
+async function noteFailure(
+  db: Db,
+  now: Date,
+  err: PlatformError,
+  row: { table: { rows(ctx: DomainContext): Knex.QueryBuilder }; id: string; teamId: string; attempts: number },
+  tell: (ctx: DomainContext, retryAt: Date) => Promise<void>,
+): Promise<void> {
+  const attempts = row.attempts + 1;
   const retryAt = nextTry(now, attempts, err);
   await db.transaction(async (trx) => {
-    const ctx = createDomainContext(trx, systemActor(item.team_id), now);
-    await grantsTable
+    const ctx = createDomainContext(trx, systemActor(row.teamId), now);
+    await row.table
       .rows(ctx)
-      .where({ id: item.grant_id })
+      .where({ id: row.id })
       .update({ platform_attempts: attempts, platform_retry_at: retryAt, platform_error: `${err.kind}: ${err.description ?? err.message}` });
-    if (!NEEDS_A_PERSON.has(err.kind) && attempts < SILENT_TRIES) return;
-    const platform = platformName(item.installation.connector_key);
-    await alertStuckAccess(ctx, {
-      projectId: item.project_id,
-      resourceId: item.resource_id,
-      title: item.title,
-      memberId: item.member_id,
-      giving: item.status === "pending",
-      platform,
-      refusal: err.description ?? err.message,
-      remedy: remedy(item, err),
-      retryAt,
-    });
-    if (item.status === "pending" && item.user && item.member_status !== "banned" && !BOT_MUTED.has(err.kind))
-      await queueBotMessage(ctx, {
-        installation: item.installation,
-        recipient: item.user,
-        text:
-          `Your membership is active, but I could not give you access to ${item.title} yet: ${platform} ${NEEDS_A_PERSON.has(err.kind) ? "refused" : "is not answering"}. ` +
-          `The creator has been told, and you get it as soon as it works; you need not do anything.`,
-        purpose: "notice",
-        subject: { type: "access_grant", id: item.grant_id },
-        dedupeKey: delayedKey(item.grant_id),
-      });
+    if (NEEDS_A_PERSON.has(err.kind) || attempts >= SILENT_TRIES) await tell(ctx, retryAt);
   });
 }
 
@@ -137,4 +173,33 @@ export async function recordSyncSuccess(ctx: DomainContext, item: StuckItem): Pr
     subject: { type: "access_grant", id: item.grant_id },
     dedupeKey: `access-given:${item.grant_id}`,
   });
+}
+
+/**
+ * Records a ban the platform would not apply and, when a person must know, alerts the team's owner
+ * and admins (once a day per project: the banned member may still be in its places).
+ */
+export async function recordBanFailure(db: Db, member: StuckBan, places: readonly string[], err: PlatformError, now: Date): Promise<void> {
+  await noteFailure(
+    db,
+    now,
+    err,
+    { table: membersTable, id: member.id, teamId: member.team_id, attempts: member.platform_attempts },
+    async (ctx, retryAt) => {
+      const connector = member.installation.connector_key;
+      const bot = member.installation.platform_account_name ? `@${member.installation.platform_account_name}` : "the SubBridge bot";
+      await alertStuckBan(ctx, {
+        projectId: member.project_id,
+        memberId: member.id,
+        platform: platformName(connector),
+        places,
+        refusal: err.description ?? err.message,
+        remedy:
+          err.kind === "refused"
+            ? `Make ${bot} an administrator with the right to ban users in each place${connector === "discord" ? " (Ban Members, Kick Members)" : ""}; meanwhile remove the member by hand.`
+            : `Remove the member by hand from each place; SubBridge cannot act there now (${err.kind}).`,
+        retryAt,
+      });
+    },
+  );
 }

@@ -14,6 +14,9 @@ import { subscriptionsTable, type SubscriptionRow } from "../subscriptions/table
 import { memberById, presentMember, recordMemberChange, updateMember } from "./members.ts";
 import { deriveMemberStatus, isLive } from "./status.ts";
 
+/** A ban or an unban is new work for the connector: tried at once, earlier refusals forgotten. */
+const PLATFORM_AFRESH = { platform_synced_at: null, platform_attempts: 0, platform_retry_at: null, platform_error: null };
+
 export async function banMember(ctx: DomainContext, projectId: string, id: string, input: { reason?: string | null }) {
   await assertProjectsVisible(ctx, [projectId]);
   const member = await memberById(ctx, projectId, id, true);
@@ -22,7 +25,7 @@ export async function banMember(ctx: DomainContext, projectId: string, id: strin
   for (const sub of subscriptions.filter((s) => isLive(s, ctx.now))) await cancelSubscriptionRow(ctx, sub, { endsNow: true });
   await revokeGrants(ctx, { member_id: id });
   const reason = input.reason ?? null;
-  const banned = await updateMember(ctx, member, { status: "banned", banned_at: ctx.now, ban_reason: reason, platform_synced_at: null });
+  const banned = await updateMember(ctx, member, { status: "banned", banned_at: ctx.now, ban_reason: reason, ...PLATFORM_AFRESH });
   await recordMemberChange(ctx, banned, {
     event: "banned",
     description: `Member ${member.display_name ?? member.id} banned`,
@@ -38,7 +41,7 @@ export async function unbanMember(ctx: DomainContext, projectId: string, id: str
   if (member.status !== "banned") throw domainRefusal("The member is not banned.", { member_id: member.id });
   const subscriptions = (await subscriptionsTable.rows(ctx).where({ member_id: id }).select("status", "ends_at")) as SubscriptionRow[];
   const status = deriveMemberStatus({ status: "lead", joined_at: member.joined_at }, subscriptions, ctx.now);
-  const unbanned = await updateMember(ctx, member, { status, banned_at: null, ban_reason: null, platform_synced_at: null });
+  const unbanned = await updateMember(ctx, member, { status, banned_at: null, ban_reason: null, ...PLATFORM_AFRESH });
   await recordMemberChange(ctx, unbanned, { event: "unbanned", description: `Member ${member.display_name ?? member.id} unbanned` });
   return presentMember(unbanned);
 }

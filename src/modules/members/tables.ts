@@ -17,6 +17,10 @@ export interface MemberRow {
   ban_reason: string | null;
   banned_at: Date | null;
   platform_synced_at: Date | null;
+  /** A ban the platform refused: failures since the last success, when the sweep tries again, the platform's words. */
+  platform_attempts: number;
+  platform_retry_at: Date | null;
+  platform_error: string | null;
   joined_at: Date | null;
   created_at: Date;
   updated_at: Date;

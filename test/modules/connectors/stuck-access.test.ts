@@ -3,7 +3,8 @@
 // never holds up the member's other access; the member hears once that their access is delayed and
 // the creator gets one recovery alert a day per place, with Telegram's words and what to mend. Made
 // an administrator again, the bot gives the access on the next try. On Discord, a role above the
-// bot's fails the same way; moved below it, the member is told the access works now.
+// bot's fails the same way; moved below it, the member is told the access works now. A ban the bot
+// may not apply waits too and alerts the creator, and is applied once the bot may ban.
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import { syncPlatformAccess } from "../../../src/modules/connectors/access-sync.ts";
@@ -11,8 +12,9 @@ import { testDatabase } from "../../helpers/backends.ts";
 import { newDiscordAuthorization, testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
 import { TEST_APP_KEY } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
-import { codesFor, redeem, seedPlan } from "../subscriptions/commerce.ts";
-import { installPath, installTelegram, postTelegramStart } from "./support.ts";
+import { banMember } from "../../../src/modules/members/ban.ts";
+import { asDomain, codesFor, redeem, seedPlan } from "../subscriptions/commerce.ts";
+import { ensureTelegram, installationRow, installPath, installTelegram, postTelegramStart } from "./support.ts";
 
 const MINUTE = 60_000;
 
@@ -140,5 +142,46 @@ describe("access the platform refuses", function () {
       given.map((m) => [m.purpose, m.text]),
       [["notice", "You have access to Supporter role now. Thank you for waiting."]],
     );
+  });
+
+  it("a ban the platform refuses: tried again later, the creator alerted once a day per project; applied once the bot may ban", async () => {
+    const project = suite.creator.projectIds[0]!;
+    await ensureTelegram(suite.client, project);
+    const installation = (await installationRow(project))!;
+    const bot = { id: Number(installation.platform_account_id) };
+    const chat = "-1003333333333";
+    const plan = await seedPlan(suite.creator, { resources: [{ mode: "bearer_link", title: "Members chat" }] });
+    const { db } = await testDatabase();
+    await db("resources").where({ id: plan.resourceIds[0] }).update({ platform_ref: chat });
+    const [code] = await codesFor(suite.creator, plan);
+    const user = String(randomInt(1_000_000, 9_999_999));
+    assert.equal((await postTelegramStart(suite.api.url, installation.id, Number(user), code!)).status, 200);
+    const member = await db("members").where({ project_id: project, external_user_id: user }).first();
+
+    const fake = await testPlatform();
+    fake.setTelegramBotStatus(bot.id, chat, "member");
+    await asDomain(suite.creator, (ctx) => banMember(ctx, project, member.id, { reason: "spam" }));
+    const bans = () => fake.calls.filter((c) => c.name === "banChatMember" && String(c.params.user_id) === user).length;
+    const now = Date.now();
+    await syncPlatformAccess(db, await env(), new Date(now), { memberId: member.id });
+    const refused = await db("members").where({ id: member.id }).first();
+    assert.deepEqual([refused.platform_synced_at, refused.platform_attempts], [null, 1]);
+    assert.match(refused.platform_error, /^refused: Bad Request: not enough rights to /);
+    const [alert, ...more] = await alerts(/^Ban not applied/);
+    assert.equal(more.length, 0);
+    assert.match(alert!.body, new RegExp(`Places: [^\\n]*${chat}`));
+    assert.match(alert!.body, /an administrator with the right to ban users in each place; meanwhile remove the member by hand/);
+
+    let mark = bans();
+    await syncPlatformAccess(db, await env(), new Date(now + 30_000), { memberId: member.id });
+    assert.equal(bans(), mark, "not due yet");
+    fake.setTelegramBotStatus(bot.id, chat, "administrator");
+    mark = bans();
+    await syncPlatformAccess(db, await env(), new Date(now + 2 * MINUTE), { memberId: member.id });
+    assert.ok(bans() > mark, "the ban is applied");
+    const applied = await db("members").where({ id: member.id }).first();
+    assert.deepEqual([applied.platform_attempts, applied.platform_retry_at, applied.platform_error], [0, null, null]);
+    assert.notEqual(applied.platform_synced_at, null);
+    assert.equal((await alerts(/^Ban not applied/)).length, 1);
   });
 });

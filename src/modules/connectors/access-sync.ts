@@ -13,7 +13,7 @@ import type { Logger } from "pino";
 import { randomUUID } from "node:crypto";
 import { createDomainContext, systemActor, unscoped, type Db } from "../../db/tenant.ts";
 import { markGrantFulfilled } from "../subscriptions/grants.ts";
-import { grantsTable } from "../subscriptions/tables.ts";
+import { grantsTable, PLATFORM_FAILURES_CLEARED } from "../subscriptions/tables.ts";
 import { membersTable } from "../members/tables.ts";
 import { PlatformError, type PlatformSession } from "./drivers/driver.ts";
 import type { ConnectorEnvironment } from "./environment.ts";
@@ -189,7 +189,7 @@ async function syncBans(db: Db, env: AccessSyncEnvironment, now: Date, scope: Ac
       await membersTable
         .rows(ctx)
         .where({ id: member.id })
-        .update({ platform_synced_at: now, platform_attempts: 0, platform_retry_at: null, platform_error: null });
+        .update({ platform_synced_at: now, ...PLATFORM_FAILURES_CLEARED });
       await markLinksRevoked(trx, member.team_id, revoked, now);
     });
     changed++;

@@ -167,13 +167,19 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     };
     const chat = params.chat_id;
     const badChat = () => send(res, 400, { ok: false, error_code: 400, description: "Bad Request: chat not found" });
-    // A chat administration call: Telegram's answer for a bot that was kicked from the chat, or is no administrator there.
-    // True when it answered the refusal.
+    const standing = botStatus.get(`${bot.id}:${String(chat)}`) ?? "administrator";
+    // Telegram's 403 for a chat the bot is out of; a private chat's id is its user's, who blocked the bot.
+    const kicked = () =>
+      send(res, 403, {
+        ok: false,
+        error_code: 403,
+        description: Number(chat) > 0 ? "Forbidden: bot was blocked by the user" : "Forbidden: bot was kicked from the supergroup chat",
+      });
+    // A chat administration call by a bot that is out of the chat or no administrator there: true when it answered the refusal.
     const refusedThere = (short: string): boolean => {
-      const status = botStatus.get(`${bot.id}:${String(chat)}`) ?? "administrator";
-      if (status === "kicked") send(res, 403, { ok: false, error_code: 403, description: "Forbidden: bot was kicked from the supergroup chat" });
-      else if (status === "member") send(res, 400, { ok: false, error_code: 400, description: `Bad Request: not enough rights to ${short}` });
-      return status !== "administrator";
+      if (standing === "kicked") kicked();
+      else if (standing === "member") send(res, 400, { ok: false, error_code: 400, description: `Bad Request: not enough rights to ${short}` });
+      return standing !== "administrator";
     };
     const chatOk = typeof chat === "number" || (typeof chat === "string" && /^(-?[0-9]+|@[A-Za-z0-9_]{5,})$/.test(chat));
     const payments = stars.method(method, bot, params, chatOk);
@@ -229,21 +235,13 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
         if (!chatOk) return badChat();
         const user = { id: Number(params.user_id), is_bot: Number(params.user_id) === bot.id, first_name: String(params.user_id) };
         if (user.id !== bot.id) return ok({ user, status: "left" });
-        const status = botStatus.get(`${bot.id}:${String(chat)}`) ?? "administrator";
-        if (status === "kicked")
-          return send(res, 403, { ok: false, error_code: 403, description: "Forbidden: bot was kicked from the supergroup chat" });
-        if (status === "member") return ok({ user, status });
-        return ok({ user, status, can_be_edited: false, can_invite_users: true, can_restrict_members: true, can_delete_messages: true });
+        if (standing === "kicked") return kicked();
+        if (standing === "member") return ok({ user, status: standing });
+        return ok({ user, status: standing, can_be_edited: false, can_invite_users: true, can_restrict_members: true, can_delete_messages: true });
       }
       case "sendMessage":
         if (!chatOk) return badChat();
-        // A private chat's id is its user's: "kicked" there is the user who blocked the bot.
-        if ((botStatus.get(`${bot.id}:${String(chat)}`) ?? "administrator") === "kicked")
-          return send(res, 403, {
-            ok: false,
-            error_code: 403,
-            description: Number(chat) > 0 ? "Forbidden: bot was blocked by the user" : "Forbidden: bot was kicked from the supergroup chat",
-          });
+        if (standing === "kicked") return kicked();
         return ok({ message_id: calls.length, date: Math.floor(Date.now() / 1000), chat: { id: chat }, text: params.text });
       default:
         return send(res, 404, { ok: false, error_code: 404, description: "Not Found" });

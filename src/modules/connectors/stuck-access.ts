@@ -14,7 +14,7 @@ import { alertStuckAccess, alertStuckBan } from "../alerts/producers.ts";
 import { membersTable } from "../members/tables.ts";
 import { queueBotMessage } from "../bot-messages/outbox.ts";
 import { botMessagesTable } from "../bot-messages/tables.ts";
-import { grantsTable } from "../subscriptions/tables.ts";
+import { grantsTable, PLATFORM_FAILURES_CLEARED } from "../subscriptions/tables.ts";
 import type { PlatformError, PlatformErrorKind } from "./drivers/driver.ts";
 import { platformName } from "./platform-name.ts";
 import type { InstallationRow } from "./tables.ts";
@@ -158,7 +158,7 @@ const delayedKey = (grantId: string) => `access-delayed:${grantId}`;
  */
 export async function recordSyncSuccess(ctx: DomainContext, item: StuckItem): Promise<void> {
   if (item.platform_attempts === 0) return;
-  await grantsTable.rows(ctx).where({ id: item.grant_id }).update({ platform_attempts: 0, platform_retry_at: null, platform_error: null });
+  await grantsTable.rows(ctx).where({ id: item.grant_id }).update(PLATFORM_FAILURES_CLEARED);
   if (item.status !== "pending" || item.grant_mode === "bearer_link" || !item.user) return;
   const told = await botMessagesTable
     .rows(ctx)

@@ -10,12 +10,12 @@ import { domainRefusal } from "../../errors.ts";
 import { assertProjectsVisible } from "../projects/tables.ts";
 import { revokeGrants } from "../subscriptions/grants.ts";
 import { cancelSubscriptionRow } from "../subscriptions/subscriptions.ts";
-import { subscriptionsTable, type SubscriptionRow } from "../subscriptions/tables.ts";
+import { PLATFORM_FAILURES_CLEARED, subscriptionsTable, type SubscriptionRow } from "../subscriptions/tables.ts";
 import { memberById, presentMember, recordMemberChange, updateMember } from "./members.ts";
 import { deriveMemberStatus, isLive } from "./status.ts";
 
 /** A ban or an unban is new work for the connector: tried at once, earlier refusals forgotten. */
-const PLATFORM_AFRESH = { platform_synced_at: null, platform_attempts: 0, platform_retry_at: null, platform_error: null };
+const PLATFORM_AFRESH = { platform_synced_at: null, ...PLATFORM_FAILURES_CLEARED };
 
 export async function banMember(ctx: DomainContext, projectId: string, id: string, input: { reason?: string | null }) {
   await assertProjectsVisible(ctx, [projectId]);

@@ -12,7 +12,7 @@ import { planResourcesTable, type PlanRow } from "../plans/tables.ts";
 import { resourcesTable, type ResourceRow } from "../resources/tables.ts";
 import { openCreatorTask, voidTasksOfGrants, type CreatorTask } from "../creator-tasks/tasks.ts";
 import type { MemberRow } from "../members/tables.ts";
-import { grantsTable, type GrantRow, type SubscriptionRow } from "./tables.ts";
+import { grantsTable, PLATFORM_FAILURES_CLEARED, type GrantRow, type SubscriptionRow } from "./tables.ts";
 import { iso } from "./timestamps.ts";
 
 export function presentGrant(row: GrantRow) {
@@ -67,9 +67,7 @@ export async function grantPlanResources(
       granted_at: null,
       revoked_at: null,
       platform_synced_at: null,
-      platform_attempts: 0,
-      platform_retry_at: null,
-      platform_error: null,
+      ...PLATFORM_FAILURES_CLEARED,
       created_at: ctx.now,
       updated_at: ctx.now,
     };
@@ -126,7 +124,8 @@ export async function markGrantFulfilled(ctx: DomainContext, grantId: string): P
 export async function revokeGrants(ctx: DomainContext, where: { subscription_id: string } | { member_id: string }): Promise<GrantRow[]> {
   const live = (await grantsTable.rows(ctx).where(where).whereIn("status", ["pending", "granted"]).orderBy("created_at").select("*")) as GrantRow[];
   if (!live.length) return [];
-  const changes = { status: "revoked" as const, revoked_at: ctx.now, platform_synced_at: null, updated_at: ctx.now };
+  // Taking access away is new work for the sweep: tried at once, a failed grant's earlier refusals forgotten.
+  const changes = { status: "revoked" as const, revoked_at: ctx.now, platform_synced_at: null, ...PLATFORM_FAILURES_CLEARED, updated_at: ctx.now };
   await grantsTable
     .rows(ctx)
     .whereIn(

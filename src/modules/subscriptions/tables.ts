@@ -32,6 +32,9 @@ export interface SubscriptionRow {
   payment_method_id?: string | null;
 }
 
+/** No platform failure on record (a grant's, or a banned member's): the connector sweep tries it at once. */
+export const PLATFORM_FAILURES_CLEARED = { platform_attempts: 0, platform_retry_at: null, platform_error: null } as const;
+
 export interface GrantRow {
   id: string;
   team_id: string;

@@ -153,14 +153,19 @@ describe("access the platform refuses", function () {
     const plan = await seedPlan(suite.creator, { resources: [{ mode: "bearer_link", title: "Members chat" }] });
     const { db } = await testDatabase();
     await db("resources").where({ id: plan.resourceIds[0] }).update({ platform_ref: chat });
+    const fake = await testPlatform();
+    fake.setTelegramBotStatus(bot.id, chat, "member");
     const [code] = await codesFor(suite.creator, plan);
     const user = String(randomInt(1_000_000, 9_999_999));
     assert.equal((await postTelegramStart(suite.api.url, installation.id, Number(user), code!)).status, 200);
     const member = await db("members").where({ project_id: project, external_user_id: user }).first();
+    const grant = () => db("access_grants").where({ member_id: member.id }).first();
+    assert.equal((await grant()).platform_attempts, 1, "the grant was refused");
 
-    const fake = await testPlatform();
-    fake.setTelegramBotStatus(bot.id, chat, "member");
     await asDomain(suite.creator, (ctx) => banMember(ctx, project, member.id, { reason: "spam" }));
+    // Revoking is new work: the grant's refusals are forgotten and it is due at once.
+    const revoked = await grant();
+    assert.deepEqual([revoked.status, revoked.platform_attempts, revoked.platform_retry_at, revoked.platform_error], ["revoked", 0, null, null]);
     const bans = () => fake.calls.filter((c) => c.name === "banChatMember" && String(c.params.user_id) === user).length;
     const now = Date.now();
     await syncPlatformAccess(db, await env(), new Date(now), { memberId: member.id });

@@ -1,7 +1,8 @@
 // Starts the MCP surface in-process on a free port over the run's backends (shared with
 // startApi), and connects MCP SDK v2 clients pinned to 2026-07-28.
 import { request } from "node:http";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport, type FetchLike } from "@modelcontextprotocol/client";
+import { Agent, fetch as undiciFetch } from "undici";
 import { createMcpApp, type McpAppDeps } from "../../src/apps/mcp/mcp-app.ts";
 import { GroupedActivityWriter } from "../../src/modules/activity/grouped-writer.ts";
 import { handlers as realHandlers, preflights } from "../../src/modules/handlers.ts";
@@ -112,12 +113,21 @@ function toolsetsHeader(options: ConnectOptions, headers: Record<string, string>
   if (!named && options.toolsets !== null) headers["X-MCP-Toolsets"] = options.toolsets ?? "all";
 }
 
+/**
+ * Test clients reuse a connection only within 1 s of its last answer. The server closes an idle
+ * one after 5 s, and undici's own margin (the server's hint less 2 s) is shorter than the stalls
+ * of a test process that also runs the server on a loaded machine: a request written on a
+ * connection being closed dies unanswered ("fetch failed").
+ */
+const shortKeepAlive = new Agent({ keepAliveTimeout: 1_000, keepAliveMaxTimeout: 1_000 });
+const testFetch = ((url, init) => undiciFetch(url, { ...init, dispatcher: shortKeepAlive } as never)) as FetchLike;
+
 /** A client pinned to 2026-07-28 (the SDK's default would send a 2025 initialize). */
 export async function connectMcp(mcp: RunningMcp, token: string | null, options: ConnectOptions = {}): Promise<Client> {
   const headers: Record<string, string> = { ...options.headers };
   toolsetsHeader(options, headers);
   if (token !== null) headers.Authorization = `Bearer ${token}`;
-  const transport = new StreamableHTTPClientTransport(new URL(`${mcp.url}/${options.query ?? ""}`), { requestInit: { headers } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${mcp.url}/${options.query ?? ""}`), { requestInit: { headers }, fetch: testFetch });
   const client = new Client({ name: "subbridge-tests", version: "1.0.0" }, { versionNegotiation: { mode: { pin: MCP_PROTOCOL } } });
   await client.connect(transport);
   return client;

@@ -835,7 +835,7 @@ export interface paths {
         put?: never;
         /**
          * Add a resource to a project
-         * @description Adds a resource of a kind an installed connector offers. platform_ref is required for places (bearer_link, membership and role kinds) and refused for creator_task kinds; early_admission_hold only where the kind supports it. Emits resource.created.
+         * @description Adds a resource of a kind an installed connector offers. platform_ref is required for places (bearer_link, membership and role kinds) and refused for creator_task kinds; early_admission_hold only where the kind supports it. Emits resource.created. When the installation's recovery setting has probes on, a new place is probed at the probe's next run (every 5 minutes) rather than after the setting's interval, and a place the bot cannot administer raises a recovery alert before a member is owed access to it.
          */
         post: operations["create_resource"];
         delete?: never;
@@ -867,7 +867,7 @@ export interface paths {
         head?: never;
         /**
          * Change a resource
-         * @description Changes a resource's title, description, place, early admission hold or active flag (its connector, kind and grant mode never change). The same rules as on creation apply. Emits resource.updated.
+         * @description Changes a resource's title, description, place, early admission hold or active flag (its connector, kind and grant mode never change). The same rules as on creation apply. Emits resource.updated. A place moved or switched back on is probed at the probe's next run, as on creation.
          */
         patch: operations["update_resource"];
         trace?: never;

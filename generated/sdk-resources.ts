@@ -1027,7 +1027,7 @@ export interface ResourcesResource {
   /**
    * Add a resource to a project
    *
-   * Adds a resource of a kind an installed connector offers. platform_ref is required for places (bearer_link, membership and role kinds) and refused for creator_task kinds; early_admission_hold only where the kind supports it. Emits resource.created.
+   * Adds a resource of a kind an installed connector offers. platform_ref is required for places (bearer_link, membership and role kinds) and refused for creator_task kinds; early_admission_hold only where the kind supports it. Emits resource.created. When the installation's recovery setting has probes on, a new place is probed at the probe's next run (every 5 minutes) rather than after the setting's interval, and a place the bot cannot administer raises a recovery alert before a member is owed access to it.
    *
    * @remarks Requires the `project-resource:create` ability.
    * @see https://docs.subbridge.dev/reference#tag/resources/POST/v1/projects/{project}/resources (operation `create_resource`: POST /v1/projects/{project}/resources)
@@ -1075,7 +1075,7 @@ export interface ResourcesResource {
   /**
    * Change a resource
    *
-   * Changes a resource's title, description, place, early admission hold or active flag (its connector, kind and grant mode never change). The same rules as on creation apply. Emits resource.updated.
+   * Changes a resource's title, description, place, early admission hold or active flag (its connector, kind and grant mode never change). The same rules as on creation apply. Emits resource.updated. A place moved or switched back on is probed at the probe's next run, as on creation.
    *
    * @remarks Requires the `project-resource:update` ability.
    * @see https://docs.subbridge.dev/reference#tag/resources/PATCH/v1/projects/{project}/resources/{resource} (operation `update_resource`: PATCH /v1/projects/{project}/resources/{resource})

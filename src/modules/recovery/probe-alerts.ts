@@ -35,7 +35,9 @@ function remedy(input: ProbeAlertInput): string[] {
   else if (!input.account.ok)
     steps.push(`Add the SubBridge bot back to the ${platformName(setting.connector_key)} server (install the connector again).`);
   if (input.account.ok && setting.connector_key === "telegram")
-    steps.push(`Add ${bot} back to each place above as an administrator with the rights to invite users and to ban users.`);
+    steps.push(
+      `Make ${bot} an administrator of each place above (add it back where it was removed) with the rights to invite users and to ban users.`,
+    );
   else if (input.account.ok) {
     steps.push("Make sure each place above exists and the bot can see it, or point its resource at the place that replaced it.");
     // The Discord driver's role reasons: the two a creator mends in the server's role settings.

@@ -27,7 +27,14 @@ const ROLE_MODE = "role";
 /** How bad a status is: an alert follows a rise. */
 const SEVERITY: Record<RecoveryStatus, number> = { healthy: 0, degraded: 1, lost: 2 };
 
-type DueSetting = RecoverySettingRow & { installation: InstallationRow; project_name: string };
+type DueSetting = RecoverySettingRow & {
+  installation: InstallationRow;
+  project_name: string;
+  /** Set when a place was added or moved since the last verdict: due at the next run. */
+  probe_requested_at: Date | null;
+  /** The places (and roles) that failed at the last verdict; null before one recorded them. */
+  failing_places: string[] | null;
+};
 
 /** healthy: every place and role works; degraded: some do not; lost: the account failed or none works. */
 export function probeVerdict(result: ProbeResult): RecoveryStatus {
@@ -56,9 +63,12 @@ async function dueSettings(db: Db, now: Date, scope: ProbeScope): Promise<DueSet
     .where((q) =>
       scope.installationId
         ? q.where("s.installation_id", scope.installationId)
-        : q.whereNull("s.last_probe_at").orWhereRaw("s.last_probe_at + s.probe_interval_minutes * interval '1 minute' <= ?", [now]),
+        : q
+            .whereNull("s.last_probe_at")
+            .orWhereNotNull("s.probe_requested_at")
+            .orWhereRaw("s.last_probe_at + s.probe_interval_minutes * interval '1 minute' <= ?", [now]),
     )
-    .orderByRaw("s.last_probe_at asc nulls first")
+    .orderByRaw("s.probe_requested_at is null, s.last_probe_at asc nulls first")
     .limit(scope.limit ?? 100)
     .select("s.*", "p.name as project_name", across.raw("row_to_json(i.*) as installation"));
   if (scope.teamId) query.where("s.team_id", scope.teamId);
@@ -122,12 +132,25 @@ async function recordVerdict(
   account: ProbeResult["account"],
 ) {
   const previous = setting.status;
+  const failingNow = places.filter((p) => !p.ok).map((p) => p.place);
+  // A place failing that did not at the last verdict (one just added, or another lost while the status holds).
+  const known = setting.failing_places;
+  const newlyFailing = known === null ? [] : failingNow.filter((place) => !known.includes(place));
   // Only from the status this run read: a worker that probed in between has the newer word.
   const matching = recoverySettingsTable.rows(ctx).where({ id: setting.id, probes_enabled: true });
   if (previous === null) matching.whereNull("status");
   else matching.where({ status: previous });
-  if ((await matching.update({ status, last_probe_at: ctx.now })) === 0) return false;
-  if (status === previous) return true;
+  if ((await matching.update({ status, last_probe_at: ctx.now, failing_places: JSON.stringify(failingNow) })) === 0) return false;
+  // The request this run answered; one made since (a place added meanwhile) stays for the next run.
+  if (setting.probe_requested_at !== null)
+    await recoverySettingsTable
+      .rows(ctx)
+      .where({ id: setting.id, probe_requested_at: setting.probe_requested_at })
+      .update({ probe_requested_at: null });
+  if (status === previous) {
+    if (status !== "healthy" && newlyFailing.length > 0) await alertProbe(ctx, setting, status, places, account);
+    return true;
+  }
   const { installation: _installation, project_name: _name, ...row } = setting;
   const shown = presentSetting({ ...row, status, last_probe_at: ctx.now }, (await pairsOf(ctx, [setting.id])).get(setting.id)!);
   const failing = places.filter((p) => !p.ok).map((p) => ({ place: p.place, titles: p.titles, reason: p.reason ?? null }));
@@ -143,23 +166,26 @@ async function recordVerdict(
   await emitEvent(ctx, { type: "recovery_setting.status_changed", projectId: setting.project_id, data });
   const worse = SEVERITY[status] > (previous === null ? 0 : SEVERITY[previous]);
   const recovered = status === "healthy" && previous !== null;
-  if (worse || recovered) {
-    const alert = probeAlert({ setting, projectName: setting.project_name, installation: setting.installation, status, account, places });
-    await raiseAlert(
-      ctx,
-      ctx.now,
-      { team: setting.team_id },
-      {
-        class: "recovery",
-        ...alert,
-        teamId: setting.team_id,
-        projectId: setting.project_id,
-        // One alert per transition: the installation, the status it reached and when.
-        dedupeKey: `recovery:${setting.installation_id}:${status}:${ctx.now.toISOString()}`,
-      },
-    );
-  }
+  if (worse || recovered || (status !== "healthy" && newlyFailing.length > 0)) await alertProbe(ctx, setting, status, places, account);
   return true;
+}
+
+/** The recovery alert of one verdict (by mail and to the creators' connected accounts). */
+async function alertProbe(ctx: DomainContext, setting: DueSetting, status: RecoveryStatus, places: ProbedPlace[], account: ProbeResult["account"]) {
+  const alert = probeAlert({ setting, projectName: setting.project_name, installation: setting.installation, status, account, places });
+  await raiseAlert(
+    ctx,
+    ctx.now,
+    { team: setting.team_id },
+    {
+      class: "recovery",
+      ...alert,
+      teamId: setting.team_id,
+      projectId: setting.project_id,
+      // One alert per verdict that tells something: the installation, the status it reached and when.
+      dedupeKey: `recovery:${setting.installation_id}:${status}:${ctx.now.toISOString()}`,
+    },
+  );
 }
 
 /**

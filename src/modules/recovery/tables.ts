@@ -1,5 +1,5 @@
 // The recovery area's tenant tables.
-import { tenantTable } from "../../db/tenant.ts";
+import { tenantTable, type DomainContext } from "../../db/tenant.ts";
 
 /** One recovery setting per connector installation. */
 export const recoverySettingsTable = tenantTable("recovery_settings", { team: "team_id", project: "project_id" });
@@ -31,4 +31,13 @@ export interface RecoverySettingRow {
 export interface StandbyPair {
   resource_id: string;
   standby_resource_id: string;
+}
+
+/**
+ * A place of the installation was added or moved: the probe's next run (every 5 minutes) probes it
+ * rather than waiting out the setting's interval, so a place the bot cannot administer is told
+ * before a member pays for it. Nothing when probes are off.
+ */
+export async function requestProbe(ctx: DomainContext, installationId: string): Promise<void> {
+  await recoverySettingsTable.rows(ctx).where({ installation_id: installationId, probes_enabled: true }).update({ probe_requested_at: ctx.now });
 }

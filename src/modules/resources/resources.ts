@@ -9,6 +9,7 @@ import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import type { ConnectorRegistry } from "../connectors/registry.ts";
 import { installationsTable } from "../connectors/tables.ts";
 import { planResourcesTable } from "../plans/tables.ts";
+import { requestProbe } from "../recovery/tables.ts";
 import { grantsTable } from "../subscriptions/tables.ts";
 import { iso, recordCatalogChange, requireProject } from "./catalog-change.ts";
 import { resourcesTable, type ResourceRow } from "./tables.ts";
@@ -133,6 +134,7 @@ export async function createResource(ctx: DomainContext, registry: ConnectorRegi
     updated_at: ctx.now,
   };
   await resourcesTable.insert(ctx, row);
+  if (row.platform_ref !== null && row.active) await requestProbe(ctx, installation.id);
   const resource = presentResource({ ...row, team_id: ctx.actor.teamId });
   await recordResourceChange(ctx, resource, "created");
   return resource;
@@ -152,6 +154,8 @@ export async function updateResource(ctx: DomainContext, registry: ConnectorRegi
   for (const key of ["title", "description", "platform_ref", "early_admission_hold", "active"] as const)
     if (input[key] !== undefined) changes[key] = input[key];
   await resourcesTable.rows(ctx).where({ id }).update(changes);
+  const placed = next.platform_ref !== row.platform_ref || (next.active && !row.active);
+  if (placed && next.platform_ref !== null && next.active && row.installation_id) await requestProbe(ctx, row.installation_id);
   const resource = presentResource(next);
   await recordResourceChange(ctx, resource, "updated");
   return resource;

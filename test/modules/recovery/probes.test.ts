@@ -115,7 +115,12 @@ describe("recovery probes", function () {
     assert.match(alert.title, /places lost/);
     assert.match(alert.body, new RegExp(`VIP channel \\(${chats[0]}\\): Forbidden: bot was kicked`));
     assert.doesNotMatch(alert.body, new RegExp(chats[1]!));
-    assert.match(alert.body, new RegExp(`Add @${bot.username} \\(https://t.me/${bot.username}\\) back to each place above as an administrator`));
+    assert.match(
+      alert.body,
+      new RegExp(
+        `Make @${bot.username} \\(https://t.me/${bot.username}\\) an administrator of each place above \\(add it back where it was removed\\)`,
+      ),
+    );
     assert.equal(first.mails.length, 1, "recovery is critical: always also by email");
     assert.deepEqual(
       first.messages.map((m: { purpose: string; status: string; text: string }) => [m.purpose, m.status, m.text.split("\n")[0]]),

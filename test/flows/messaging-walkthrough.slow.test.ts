@@ -129,9 +129,9 @@ describe("issue 34's walk-through on npm start: mail over SMTP, its links in Chr
       redirect: "manual",
     });
     assert.equal(removal.status, 303);
-    const recovery = await waitForMail(receiver, demo.email, /installation lost|places lost/);
+    const recovery = await waitForMail(receiver, demo.email, /installation lost|places the bot cannot manage/);
     assert.match(recovery.text, /VIP channel/);
-    await until(ada, /installation lost|places lost/);
+    await until(ada, /installation lost|places the bot cannot manage/);
     const [setting] = (await api("GET", `/projects/${demo.projectId}/recovery-settings`)).data as { status: string; probes: { enabled: boolean } }[];
     assert.deepEqual([setting!.status, setting!.probes.enabled], ["lost", true]);
     await screenshot(sim.page, "messaging-5-recovery-alert");

@@ -65,7 +65,7 @@ export function probeAlert(input: ProbeAlertInput): { title: string; body: strin
   const lines = [
     status === "lost"
       ? `The recovery probe found the ${platform} installation of ${projectName} no longer working: members cannot be let in or removed.`
-      : `The recovery probe found ${failing.length} of ${input.places.length} places of ${projectName} on ${platform} no longer managed by the bot.`,
+      : `The recovery probe found ${failing.length} of ${input.places.length} places of ${projectName} on ${platform} that the bot cannot manage: members cannot be let in or removed there.`,
     "",
     ...(input.account.ok ? [] : [`${platform}: ${input.account.reason ?? "the installation was refused"}.`]),
     ...(input.account.ok ? failing.map((p) => `- ${p.titles.join(", ") || "a place"} (${p.place}): ${p.reason ?? "not reachable"}`) : []),
@@ -75,5 +75,8 @@ export function probeAlert(input: ProbeAlertInput): { title: string; body: strin
     "",
     `SubBridge probes again every ${setting.probe_interval_minutes} minutes and tells you when it works again. The setting: ${settingPath}.`,
   ];
-  return { title: `${projectName}: ${status === "lost" ? `${platform} installation lost` : `${platform} places lost`}`, body: lines.join("\n") };
+  return {
+    title: `${projectName}: ${status === "lost" ? `${platform} installation lost` : `${platform} places the bot cannot manage`}`,
+    body: lines.join("\n"),
+  };
 }

@@ -66,6 +66,8 @@ describe("recovery probes of places just added or moved", function () {
     );
     const [alert, ...more] = await alerts(project);
     assert.deepEqual(more, []);
+    assert.match(alert.title, /: Telegram places the bot cannot manage$/);
+    assert.match(alert.body, /1 of 2 places of .* on Telegram that the bot cannot manage/);
     assert.match(alert.body, new RegExp(`Lounge \\(${lounge}\\)`));
     assert.match(alert.body, new RegExp(`Make @${bot.username} .*an administrator of each place above`));
     assert.equal(await run(minutes(7)), 0, "the request was answered: not due again before the interval");

@@ -112,7 +112,7 @@ describe("recovery probes", function () {
     assert.equal(first.alerts.length, 1);
     const [alert] = first.alerts;
     assert.equal(alert.class, "recovery");
-    assert.match(alert.title, /places lost/);
+    assert.match(alert.title, /Telegram places the bot cannot manage/);
     assert.match(alert.body, new RegExp(`VIP channel \\(${chats[0]}\\): Forbidden: bot was kicked`));
     assert.doesNotMatch(alert.body, new RegExp(chats[1]!));
     assert.match(
@@ -281,7 +281,7 @@ describe("recovery probes", function () {
       assert.equal((await state(setting.id)).status, "degraded");
       const [alert, ...more] = (await sent(project)).alerts;
       assert.deepEqual(more, []);
-      assert.match(alert.title, /Discord places lost/);
+      assert.match(alert.title, /Discord places the bot cannot manage/);
       assert.match(alert.body, new RegExp(`- Gold role \\(${role}\\): the role no longer exists`));
       assert.doesNotMatch(alert.body, new RegExp(channel));
       const [event] = (await eventsOf(suite.creator.teamId, "recovery_setting.status_changed")).filter(

@@ -23,10 +23,20 @@ export interface SimPageSource {
   botUsername(botId: number): string;
   deliver(botId: number, type: string, body: Record<string, unknown>): Promise<{ delivered: boolean }>;
   payInvoice: StarsSimulator["payInvoice"];
-  /** The bot's standing in a chat, and the page's way to remove it or make it an administrator again (recovery probes). */
-  botStatus(botId: number, chat: string): string;
-  setBotStatus(botId: number, chat: string, status: "administrator" | "kicked"): void;
+  /** The bot's standing in a chat, and the page's way to remove it, demote it or make it an administrator again (recovery probes). */
+  botStatus(botId: number, chat: string): BotStanding;
+  setBotStatus(botId: number, chat: string, status: BotStanding): void;
 }
+
+/** The bot's standing in a chat, as getChatMember answers it. */
+type BotStanding = "administrator" | "member" | "kicked";
+
+/** What the page says once a chat's admin changed the bot's standing. */
+const STANDING_CHANGED: Record<BotStanding, (chat: string) => string> = {
+  administrator: (chat) => `The bot is an administrator of chat ${chat}.`,
+  member: (chat) => `The bot is a plain member of chat ${chat}: it can no longer invite or remove anyone there.`,
+  kicked: (chat) => `The bot was removed from chat ${chat}.`,
+};
 
 /** Something a user did on the page, placed among the bot's calls by `at` (the number of calls made before it). */
 type UserAction =
@@ -176,11 +186,16 @@ export function telegramSimPage(source: SimPageSource) {
     return `<ol>${items.map((i) => i.html).join("") || "<li>No messages yet.</li>"}</ol>`;
   }
 
-  /** The bot's standing in a chat, with the button that removes it (or adds it back as an administrator). */
+  /** The bot's standing in a chat, with the buttons a chat's admin has: remove or demote it, or make it an administrator again. */
   function botStanding(botId: number, chat: string): string {
-    const removed = source.botStatus(botId, chat) === "kicked";
-    const [status, label] = removed ? ["administrator", "Add the bot back as an administrator"] : ["kicked", "Remove the bot from this chat"];
-    return `<p class="hint">The bot: ${removed ? '<span class="state removed">removed</span>' : "administrator"} <form class="inline" method="post" action="/_sim/telegram/bot-status"><input type="hidden" name="bot" value="${botId}"><input type="hidden" name="chat" value="${escape(chat)}"><input type="hidden" name="status" value="${status}"><button>${label}</button></form></p>`;
+    const standing = source.botStatus(botId, chat);
+    const button = (status: BotStanding, label: string) =>
+      `<form class="inline" method="post" action="/_sim/telegram/bot-status"><input type="hidden" name="bot" value="${botId}"><input type="hidden" name="chat" value="${escape(chat)}"><input type="hidden" name="status" value="${status}"><button>${label}</button></form>`;
+    if (standing === "administrator")
+      return `<p class="hint">The bot: administrator ${button("kicked", "Remove the bot from this chat")} ${button("member", "Make it a plain member")}</p>`;
+    const shown = standing === "kicked" ? '<span class="state removed">removed</span>' : '<span class="state removed">a plain member</span>';
+    const label = standing === "kicked" ? "Add the bot back as an administrator" : "Make it an administrator";
+    return `<p class="hint">The bot: ${shown} ${button("administrator", label)}</p>`;
   }
 
   function page(notice: string | null): string {
@@ -309,7 +324,7 @@ ${sections.join("") || "<section><p>No bot has a webhook yet: install the Telegr
   async function setStanding(params: Record<string, unknown>, res: ServerResponse) {
     const botId = Number(params.bot);
     const chat = String(params.chat ?? "");
-    const status = params.status === "kicked" ? "kicked" : "administrator";
+    const status: BotStanding = params.status === "kicked" || params.status === "member" ? params.status : "administrator";
     if (!source.webhooks.has(botId) || !/^-?[0-9]+$/.test(chat)) return sendPage(res, 400, "Name a bot with a webhook and one of its chats.");
     const before = source.botStatus(botId, chat);
     source.setBotStatus(botId, chat, status);
@@ -321,7 +336,7 @@ ${sections.join("") || "<section><p>No bot has a webhook yet: install the Telegr
       old_chat_member: { user: bot, status: before },
       new_chat_member: { user: bot, status },
     });
-    done(res, status === "kicked" ? `The bot was removed from chat ${chat}.` : `The bot is an administrator of chat ${chat} again.`);
+    done(res, STANDING_CHANGED[status](chat));
   }
 
   /** Serves the page and its forms; false when the request is not the page's. */

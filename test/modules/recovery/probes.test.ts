@@ -188,7 +188,7 @@ describe("recovery probes", function () {
     assert.deepEqual(await state(setting.id), { status: null, last_probe_at: null });
   });
 
-  it("Telegram's my_chat_member (the bot removed from a chat, or made an administrator again) probes the installation at once", async () => {
+  it("Telegram's my_chat_member (the bot removed from a chat, made an administrator again, demoted) probes the installation at once", async () => {
     const { project, setting, bot, chats } = await probedProject();
     await run(T0);
     const platform = await testPlatform();
@@ -214,6 +214,14 @@ describe("recovery probes", function () {
     const alerts = (await sent(project)).alerts.map((a: { title: string }) => a.title);
     assert.equal(alerts.length, 2);
     assert.match(alerts[1]!, /works again/i);
+    // Demoted to a plain member on the page (it can no longer invite or remove): degraded again, and the page offers it back.
+    await standing("member");
+    assert.equal((await state(setting.id)).status, "degraded");
+    assert.match((await sent(project)).alerts[2].body, /not an administrator|rights/i);
+    assert.match(
+      await (await fetch(`${platform.url}/_sim/telegram`)).text(),
+      /The bot: <span class="state removed">a plain member<\/span>.*Make it an administrator/,
+    );
   });
 
   it("probes are on by default: an installation without a setting gets one with probes on, written by the system, and is probed", async () => {

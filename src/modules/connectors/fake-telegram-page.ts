@@ -51,7 +51,7 @@ h1{font-size:1.35rem;margin:0 0 4px}h2{font-size:1.15rem;margin:0 0 8px}h3{font-
 .hint{color:#52606d;margin:0 0 12px;overflow-wrap:anywhere}
 .notice{background:#fff8e1;border:1px solid #e0c36b;border-radius:6px;padding:8px 12px;overflow-wrap:anywhere}
 section{background:#fff;border:1px solid #d5dde5;border-radius:8px;padding:12px 16px;margin:0 0 16px;min-width:0}
-form.inline{display:inline}
+form.inline{display:inline-block;margin:0 4px 4px 0}
 .grid{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end}
 .grid label{display:flex;flex-direction:column;font-weight:500;font-size:.9rem;flex:1 1 140px;min-width:0}
 input{font:inherit;padding:6px 8px;border:1px solid #9aa5b1;border-radius:5px;width:100%}
@@ -83,11 +83,17 @@ function linkified(text: string): string {
 const userFields = (user: SimulatedTelegramUser) =>
   `<input type="hidden" name="user_id" value="${user.id}"><input type="hidden" name="first_name" value="${escape(user.first_name)}">`;
 
-function actionButton(path: string, botId: number, user: SimulatedTelegramUser, fields: Record<string, string | number>, label: string): string {
+function actionButton(
+  path: string,
+  botId: number,
+  user: SimulatedTelegramUser | null,
+  fields: Record<string, string | number>,
+  label: string,
+): string {
   const hidden = Object.entries(fields)
     .map(([name, value]) => `<input type="hidden" name="${name}" value="${escape(String(value))}">`)
     .join("");
-  return `<form class="inline" method="post" action="/_sim/telegram/${path}"><input type="hidden" name="bot" value="${botId}">${userFields(user)}${hidden}<button>${escape(label)}</button></form>`;
+  return `<form class="inline" method="post" action="/_sim/telegram/${path}"><input type="hidden" name="bot" value="${botId}">${user ? userFields(user) : ""}${hidden}<button>${escape(label)}</button></form>`;
 }
 
 export function telegramSimPage(source: SimPageSource) {
@@ -189,8 +195,7 @@ export function telegramSimPage(source: SimPageSource) {
   /** The bot's standing in a chat, with the buttons a chat's admin has: remove or demote it, or make it an administrator again. */
   function botStanding(botId: number, chat: string): string {
     const standing = source.botStatus(botId, chat);
-    const button = (status: BotStanding, label: string) =>
-      `<form class="inline" method="post" action="/_sim/telegram/bot-status"><input type="hidden" name="bot" value="${botId}"><input type="hidden" name="chat" value="${escape(chat)}"><input type="hidden" name="status" value="${status}"><button>${label}</button></form>`;
+    const button = (status: BotStanding, label: string) => actionButton("bot-status", botId, null, { chat, status }, label);
     if (standing === "administrator")
       return `<p class="hint">The bot: administrator ${button("kicked", "Remove the bot from this chat")} ${button("member", "Make it a plain member")}</p>`;
     const shown = standing === "kicked" ? '<span class="state removed">removed</span>' : '<span class="state removed">a plain member</span>';

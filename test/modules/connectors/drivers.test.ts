@@ -95,7 +95,7 @@ describe("connector drivers against the fake platform", () => {
       fake.setTelegramBotStatus(123456789, "-1002", "member");
       assert.deepEqual((await session.probe(["-1001", "-1002", "no such chat"])).places, [
         { place: "-1001", ok: false, reason: "Forbidden: bot was kicked from the supergroup chat" },
-        { place: "-1002", ok: false, reason: "the bot is no longer an administrator of the chat" },
+        { place: "-1002", ok: false, reason: "the bot is not an administrator of the chat" },
         { place: "no such chat", ok: false, reason: "Bad Request: chat not found" },
       ]);
       fake.revokeTelegramToken(TOKEN);

@@ -104,8 +104,8 @@ interface ChatMember {
 /** Why the bot's standing in a chat does not let it run access there; null when it does. */
 function standingProblem(member: ChatMember): string | null {
   if (member.status === "creator") return null;
-  if (member.status === "left" || member.status === "kicked") return "the bot is no longer in the chat";
-  if (member.status !== "administrator") return "the bot is no longer an administrator of the chat";
+  if (member.status === "left" || member.status === "kicked") return "the bot is not in the chat";
+  if (member.status !== "administrator") return "the bot is not an administrator of the chat";
   // Invite links need can_invite_users; removing and banning members needs can_restrict_members.
   const missing = [!member.can_invite_users && "invite users", !member.can_restrict_members && "ban users"].filter(Boolean);
   return missing.length ? `the bot is an administrator without the right to ${missing.join(" or ")}` : null;

@@ -24,6 +24,7 @@ import { handlers, preflights } from "./modules/handlers.ts";
 import { loadConnectorRegistry, type ConnectorRegistry } from "./modules/connectors/registry.ts";
 import { ConnectorLoadError, displayPath } from "./modules/connectors/problems.ts";
 import { openPlatforms, type PlatformEndpoints } from "./modules/connectors/platforms.ts";
+import { reintroduceBots } from "./modules/connectors/platform-tasks.ts";
 import { openStripe, type StripePayments } from "./modules/payments/stripe/open.ts";
 import type Koa from "koa";
 import { readRepositoryText } from "./repository-files.ts";
@@ -155,6 +156,15 @@ async function main() {
         config.host,
         services,
       ),
+    );
+  // The listeners are up: a new simulation learns the bots' webhooks (the real platforms keep them).
+  if (config.platforms.simulated)
+    await reintroduceBots(
+      services.db,
+      { platforms: platforms.endpoints, appKey: services.appKey, baseUrl: config.api.url },
+      services.now(),
+      {},
+      services.logger,
     );
   if (config.metrics.port !== null) {
     const metrics = createMetricsApp({ ...services, docsUrl: config.docs.url, release: config.release, readiness, token: config.metrics.token });

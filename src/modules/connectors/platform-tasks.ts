@@ -6,7 +6,7 @@
 // day. A change that rolls back leaves no task, so the platform is never changed for it.
 import type { Logger } from "pino";
 import { randomUUID } from "node:crypto";
-import { afterCommit, tenantTable, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
+import { afterCommit, createDomainContext, systemActor, tenantTable, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 import { PlatformError } from "./drivers/driver.ts";
 import type { ConnectorEnvironment } from "./environment.ts";
 import type { InstallationRow } from "./tables.ts";
@@ -48,7 +48,7 @@ export async function queuePlatformTask(
   env: Pick<ConnectorEnvironment, "baseUrl">,
   installation: InstallationRow,
   action: PlatformTaskAction,
-): Promise<void> {
+): Promise<string> {
   await platformTasksTable
     .rows(ctx)
     .where({ installation_id: installation.id })
@@ -69,6 +69,7 @@ export async function queuePlatformTask(
     created_at: ctx.now,
   });
   afterCommit(ctx, { kind: "platform-tasks", taskIds: [id] });
+  return id;
 }
 
 async function carryOut(env: PlatformTaskEnvironment, task: TaskRow): Promise<void> {
@@ -143,4 +144,31 @@ export async function runPlatformTasks(
     done++;
   }
   return done;
+}
+
+/**
+ * A simulated platform is new at every `npm start` and knows no bot, where Telegram keeps a bot's
+ * webhook until told otherwise: without this, a restarted demo's bots would answer nobody. Each
+ * active installation's bot is pointed at its address again through the task an install writes
+ * (a failed call is retried by the job); answers how many tasks were carried out.
+ */
+export async function reintroduceBots(
+  db: Db,
+  env: PlatformTaskEnvironment & Pick<ConnectorEnvironment, "baseUrl">,
+  now: Date,
+  scope: { teamId?: string } = {},
+  logger?: Logger,
+): Promise<number> {
+  const active = unscoped(
+    db,
+    "a simulated start points every team's bots at their installations",
+  )("connector_installations").where({ status: "active" });
+  if (scope.teamId) active.where({ team_id: scope.teamId });
+  const taskIds: string[] = [];
+  for (const installation of (await active) as InstallationRow[]) {
+    const queue = (trx: Db) =>
+      queuePlatformTask(createDomainContext(trx, systemActor(installation.team_id), now), env, installation, "deliver_updates");
+    taskIds.push(await db.transaction(queue));
+  }
+  return taskIds.length ? runPlatformTasks(db, env, now, { taskIds }, logger) : 0;
 }

@@ -11,7 +11,7 @@ import { testDatabase, usingPostgres } from "../../helpers/backends.ts";
 import { newTelegramBot, testPlatform } from "../../helpers/platforms.ts";
 import { startFakePlatform, type FakePlatform } from "../../../src/modules/connectors/fake-platform.ts";
 import { fakePlatformEndpoints } from "../../../src/modules/connectors/platforms.ts";
-import { queuePlatformTask, runPlatformTasks } from "../../../src/modules/connectors/platform-tasks.ts";
+import { queuePlatformTask, reintroduceBots, runPlatformTasks } from "../../../src/modules/connectors/platform-tasks.ts";
 import { createDomainContext, systemActor } from "../../../src/db/tenant.ts";
 import type { InstallationRow } from "../../../src/modules/connectors/tables.ts";
 import { installPath, installTelegram, newProject } from "./support.ts";
@@ -130,6 +130,29 @@ describe("connector platform calls outside transactions", () => {
         ["stop_updates", String(first.id), "done"],
       ],
     );
+  });
+
+  it("a new simulation (every npm start serves one) learns the active installations' bots, as Telegram would have kept their webhooks", async () => {
+    const { installation, bot } = await installTelegram(suite.client, await newProject(suite.creator));
+    const kept = (await testPlatform()).telegramWebhook(bot.id);
+    assert.ok(kept, "the install pointed the bot's updates at the installation");
+    const gone = await newProject(suite.creator);
+    const uninstalled = await installTelegram(suite.client, gone);
+    assert.equal((await suite.client.request("DELETE", installPath(gone))).status, 204);
+
+    const fresh = await startFakePlatform({ acceptAny: true });
+    try {
+      assert.equal(fresh.telegramWebhook(bot.id), null, "a new simulation knows no bot");
+      const { db } = await testDatabase();
+      const env = { platforms: fakePlatformEndpoints(fresh), appKey: TEST_APP_KEY, baseUrl: suite.api.url };
+      const carried = await reintroduceBots(db, env, new Date(), { teamId: suite.creator.teamId });
+      assert.ok(carried >= 1);
+      assert.deepEqual(fresh.telegramWebhook(bot.id), kept, "the same address and secret as the install set");
+      assert.equal(fresh.telegramWebhook(uninstalled.bot.id), null, "an uninstalled bot stays silent");
+      assert.equal((await tasksOf(installation.id)).at(-1).outcome, "done");
+    } finally {
+      await fresh.close();
+    }
   });
 
   it("asks nothing of the platform for a change that rolls back, and keeps only a bot's latest wish", async () => {

@@ -136,6 +136,7 @@ async function recordVerdict(
   // A place failing that did not at the last verdict (one just added, or another lost while the status holds).
   const known = setting.failing_places;
   const newlyFailing = known === null ? [] : failingNow.filter((place) => !known.includes(place));
+  const tellsNewPlaces = status !== "healthy" && newlyFailing.length > 0;
   // Only from the status this run read: a worker that probed in between has the newer word.
   const matching = recoverySettingsTable.rows(ctx).where({ id: setting.id, probes_enabled: true });
   if (previous === null) matching.whereNull("status");
@@ -148,7 +149,7 @@ async function recordVerdict(
       .where({ id: setting.id, probe_requested_at: setting.probe_requested_at })
       .update({ probe_requested_at: null });
   if (status === previous) {
-    if (status !== "healthy" && newlyFailing.length > 0) await alertProbe(ctx, setting, status, places, account);
+    if (tellsNewPlaces) await alertProbe(ctx, setting, status, places, account);
     return true;
   }
   const { installation: _installation, project_name: _name, ...row } = setting;
@@ -166,7 +167,7 @@ async function recordVerdict(
   await emitEvent(ctx, { type: "recovery_setting.status_changed", projectId: setting.project_id, data });
   const worse = SEVERITY[status] > (previous === null ? 0 : SEVERITY[previous]);
   const recovered = status === "healthy" && previous !== null;
-  if (worse || recovered || (status !== "healthy" && newlyFailing.length > 0)) await alertProbe(ctx, setting, status, places, account);
+  if (worse || recovered || tellsNewPlaces) await alertProbe(ctx, setting, status, places, account);
   return true;
 }
 

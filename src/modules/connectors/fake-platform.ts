@@ -280,11 +280,14 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
       case "GET /guilds/{id}": {
         const guild = path.split("/")[2]!;
         if (removedGuilds.has(guild)) return send(res, 403, { message: "Missing Access", code: 50001 });
+        if (options.acceptAny) lastGuild = guild;
         return send(res, 200, { id: guild, name: "Simulated server" });
       }
       case "GET /channels/{id}": {
         const channel = path.split("/")[2]!;
-        // With acceptAny (an embedded start), a channel never named belongs to the server added last.
+        // With acceptAny (an embedded start), a channel never named belongs to the server the bot was
+        // added to or looked at last: a probe reads its server first, so each installation's channels
+        // are its own, and a restart's new simulation, which saw no server added, still places them.
         const guild = channelGuilds.has(channel) ? channelGuilds.get(channel) : options.acceptAny ? lastGuild : null;
         if (!guild || removedGuilds.has(guild)) return send(res, 404, { message: "Unknown Channel", code: 10003 });
         return send(res, 200, { id: channel, type: 0, guild_id: guild, name: `channel-${channel}` });

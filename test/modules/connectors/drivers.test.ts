@@ -228,7 +228,7 @@ describe("connector drivers against the fake platform", () => {
     assert.equal(driverFor("slack", endpoints), undefined);
   });
 
-  it("an embedded start with no platform URL is simulated on loopback (any well-formed token works); a set URL is used as is", async () => {
+  it("an embedded start with no platform URL is simulated on loopback (any well-formed token works, a restarted one still places each server's channels); a set URL is used as is", async () => {
     const simulated = await openPlatforms(loadConfig({}).platforms);
     try {
       assert.match(simulated.endpoints.telegramApiUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
@@ -245,6 +245,19 @@ describe("connector drivers against the fake platform", () => {
       assert.equal(guild.accountName, "Simulated server");
     } finally {
       await simulated.close();
+    }
+    // A restart's new simulation saw no server added: each installation's channels are still its own.
+    const restarted = await openPlatforms(loadConfig({}).platforms);
+    try {
+      const { discordApiUrl, discord: application } = restarted.endpoints;
+      const driver = discordDriver({ apiUrl: discordApiUrl, timeoutMs: 2_000, application });
+      for (const server of ["223456789012345678", "323456789012345678"])
+        assert.deepEqual(await driver.session({ fields: {}, accountId: server }).probe(["556677889900112299"]), {
+          account: { ok: true },
+          places: [{ place: "556677889900112299", ok: true }],
+        });
+    } finally {
+      await restarted.close();
     }
     const production = loadConfig({ DATABASE_URL: "postgres://db.example/sb" }).platforms;
     assert.equal(production.simulated, false);

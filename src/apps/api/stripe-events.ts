@@ -11,7 +11,7 @@ import { readBodyText } from "../../http/body.ts";
 import { applyProviderEvents } from "../../modules/payments/outcome.ts";
 import type { ProviderEvent } from "../../modules/payments/provider.ts";
 import { providerRegistry } from "../../modules/payments/providers.ts";
-import { completeConnectionsOfAccount, updatedAccountOf } from "../../modules/payments/connections.ts";
+import { completeConnectionsOfAccount, connectedAccountEvent, disconnectStripeAccount } from "../../modules/payments/connections.ts";
 import type { StripePayments } from "../../modules/payments/stripe/open.ts";
 import { parseStripeWebhook, StripeWebhookSignatureError } from "../../modules/payments/stripe/webhook.ts";
 import type { PipelineDeps } from "../../pipeline/run.ts";
@@ -41,9 +41,12 @@ export function stripeEvents(deps: StripeEventsDeps): Koa.Middleware {
       throw err;
     }
     // account.updated is no payment event: it completes a project's pending Stripe connection (connections.ts).
-    const updatedAccount = updatedAccountOf(bytes);
+    const updatedAccount = connectedAccountEvent(bytes, "account.updated");
     if (updatedAccount)
       await completeConnectionsOfAccount(deps.db, stripe.client, deps.appKey, updatedAccount, deps.now(), deps.environment ?? "live");
+    // Nor is the creator disconnecting SubBridge in Stripe: it ends the connection and turns its method off.
+    const deauthorized = connectedAccountEvent(bytes, "account.application.deauthorized");
+    if (deauthorized) await disconnectStripeAccount(deps.db, deauthorized, deps.now());
     const registry = providerRegistry({ db: deps.db, stripe: stripe.client, connectors: deps });
     await applyProviderEvents({ ...deps, registry }, events, deps.now(), { provider: "stripe", log: {} });
     ctx.status = 200;

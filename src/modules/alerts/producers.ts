@@ -266,3 +266,18 @@ export async function alertStuckBan(
     dedupeKey: `ban-stuck:${stuck.projectId}:${ctx.now.toISOString().slice(0, 10)}`,
   });
 }
+
+/** The creator disconnected SubBridge from their Stripe account: card payments stopped; what to do. */
+export async function alertStripeDisconnected(ctx: DomainContext, disconnected: { projectId: string; account: string; connectionId: string }) {
+  const project = await projectOf(ctx, disconnected.projectId);
+  await raiseForProject(ctx, disconnected.projectId, {
+    class: "recovery",
+    title: `${project.name}: Stripe was disconnected`,
+    body:
+      `SubBridge no longer has access to the Stripe account ${disconnected.account} (it was disconnected in Stripe), so ${project.name} ` +
+      `takes no card payments: its Stripe payment method is turned off and new members cannot pay by card.\n\n` +
+      `What to do: connect Stripe again on ${authPage("/payments")}. Subscriptions already paid keep their access until their period ` +
+      `ends; SubBridge cannot see their renewals while Stripe is disconnected.`,
+    dedupeKey: `stripe-disconnected:${disconnected.connectionId}`,
+  });
+}

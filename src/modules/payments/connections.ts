@@ -10,7 +10,8 @@ import type Stripe from "stripe";
 import { createDomainContext, systemActor, unscoped, type Actor, type Db, type DomainContext } from "../../db/tenant.ts";
 import { addFieldError, emptyFieldErrors, validationFailed } from "../../errors.ts";
 import { installationsTable } from "../connectors/tables.ts";
-import { createPaymentMethod, currencyErrors, STARS_CURRENCY, type PaymentMethod } from "../payment-methods/payment-methods.ts";
+import { alertStripeDisconnected } from "../alerts/producers.ts";
+import { createPaymentMethod, currencyErrors, STARS_CURRENCY, updatePaymentMethod, type PaymentMethod } from "../payment-methods/payment-methods.ts";
 import { paymentMethodsTable } from "../payment-methods/tables.ts";
 import { plansTable } from "../plans/tables.ts";
 import { requireProject } from "../resources/catalog-change.ts";
@@ -82,12 +83,20 @@ export type StripeStart = { kind: "already_connected" } | { kind: "onboarding"; 
 
 /**
  * Step one of connecting Stripe (in a transaction): the project's pending connection with the
- * chosen currencies, made or reused. A project whose Stripe method exists is already connected; a
- * completed connection whose method was since deleted is pending again, on the same account.
+ * chosen currencies, made or reused. A project with an enabled Stripe method, or a completed
+ * connection whose method still exists, is already connected; a completed connection whose method
+ * was since deleted is pending again, on the same account. A project Stripe disconnected (its
+ * connection ended, its method off) connects afresh.
  */
 export async function pendingStripeConnection(ctx: DomainContext, projectId: string, currencies: string[]): Promise<StripeStart> {
   await requireProject(ctx, projectId);
-  if ((await methodsOf(ctx, projectId, "stripe")).length) return { kind: "already_connected" };
+  const enabled = await paymentMethodsTable.rows(ctx).where({ project_id: projectId, provider: "stripe", enabled: true }).first("id");
+  const live = await connectionsTable
+    .rows(ctx)
+    .where({ project_id: projectId, provider: "stripe", status: "completed" })
+    .whereNotNull("payment_method_id")
+    .first("id");
+  if (enabled || live) return { kind: "already_connected" };
   const fresh = { id: randomUUID(), project_id: projectId, provider: "stripe", created_by: ctx.actor.userId, created_at: ctx.now };
   // One connection per project and provider: a concurrent connect finds the row the first one made.
   await connectionsTable
@@ -194,12 +203,37 @@ export async function completeConnectionsOfAccount(
 }
 
 /**
- * The connected account an already verified Stripe webhook reports as updated (account.updated on
- * the Connect endpoint carries it in `account`), or null for any other event.
+ * The connected account of an already verified Stripe webhook of `type` (Connect events carry it in
+ * `account`), or null for any other event: account.updated completes a pending connection,
+ * account.application.deauthorized (the creator disconnected SubBridge in Stripe) ends one.
  */
-export function updatedAccountOf(verifiedBody: Buffer | string): string | null {
+export function connectedAccountEvent(verifiedBody: Buffer | string, type: "account.updated" | "account.application.deauthorized"): string | null {
   const event = JSON.parse(verifiedBody.toString()) as { type?: unknown; account?: unknown };
-  return event.type === "account.updated" && typeof event.account === "string" ? event.account : null;
+  return event.type === type && typeof event.account === "string" ? event.account : null;
+}
+
+/**
+ * Stripe's account.application.deauthorized: SubBridge may no longer act on the account, so each
+ * connection on it ends (a new connect starts afresh: the account cannot be reused), its payment
+ * method is turned off (members are offered no payment that Stripe would refuse) and the creators
+ * are alerted, once per connection. A repeated delivery finds no connection. Answers how many ended.
+ */
+export async function disconnectStripeAccount(db: Db, account: string, now: Date): Promise<number> {
+  const handle = unscoped(db, "Stripe's account.application.deauthorized names only the connected account, not a team");
+  const connections = (await handle("payment_connections").where({ provider: "stripe", account }).select("*")) as ConnectionRow[];
+  for (const connection of connections) {
+    const actor: Actor = { ...systemActor(connection.team_id), kind: "webhook" };
+    await db.transaction(async (trx) => {
+      const ctx = createDomainContext(trx, actor, now);
+      if (!(await connectionsTable.rows(ctx).where({ id: connection.id }).delete())) return;
+      const method = connection.payment_method_id
+        ? await paymentMethodsTable.rows(ctx).where({ id: connection.payment_method_id, enabled: true }).first("id")
+        : undefined;
+      if (method) await updatePaymentMethod(ctx, connection.project_id, connection.payment_method_id!, { enabled: false });
+      await alertStripeDisconnected(ctx, { projectId: connection.project_id, account, connectionId: connection.id });
+    });
+  }
+  return connections.length;
 }
 
 /**

@@ -209,6 +209,27 @@ describe("auth pages: payments (connect Stripe, enable Telegram Stars)", functio
     assert.equal((await createdEvents(creator.teamId)).length, 1);
   });
 
+  it("ends the connection when the creator disconnects SubBridge in Stripe: the method off, the creators alerted once, a new connect starts afresh", async () => {
+    const creator = await createTestCreator({ label: "pay-deauthorized" });
+    const [projectId] = creator.projectIds;
+    const browser = await signedIn(creator);
+    const account = accountOf(await connect(browser, projectId!));
+    await twin.completeOnboarding(account);
+    await twin.deauthorize(account);
+    const [method] = await methodsOf(projectId!);
+    assert.equal(method?.enabled, false, "members are offered no payment Stripe would refuse");
+    const { db } = await testDatabase();
+    assert.equal(await db("payment_connections").where({ project_id: projectId }).first(), undefined);
+    const alerts = await db("creator_alerts").where({ user_id: creator.userId, about_project_id: projectId, class: "recovery" });
+    assert.deepEqual(
+      alerts.map((a: { title: string }) => a.title),
+      [`${(await db("projects").where({ id: projectId }).first("name")).name}: Stripe was disconnected`],
+    );
+    assert.match(alerts[0].body, new RegExp(`Stripe account ${account}[^]*connect Stripe again on \\S+/payments\\.`));
+    assert.equal((await eventsOf(creator.teamId, "payment_method.updated")).at(-1)?.data.payment_method.enabled, false);
+    assert.notEqual(accountOf(await connect(browser, projectId!)), account, "the disconnected account is not reused");
+  });
+
   it("enables Telegram Stars only with the project's bot, and turns methods off, on and removes them", async () => {
     const creator = await createTestCreator({ label: "pay-stars", projects: 2 });
     const [withBot, withoutBot] = creator.projectIds as [string, string];

@@ -54,6 +54,17 @@ export function completeOnboarding(state: TwinState, id: string) {
   return account;
 }
 
+/**
+ * The account's owner disconnected the platform in Stripe's dashboard: the Connect endpoints get
+ * account.application.deauthorized (an application object, with the account in `account`) and every
+ * later call for the account is refused as on Stripe (403 account_invalid).
+ */
+export function deauthorizeAccount(state: TwinState, id: string) {
+  state.get(null, id, "account", "account");
+  state.emit(id, "account.application.deauthorized", { id: newId("ca_"), object: "application", name: "SubBridge" });
+  state.forget(id);
+}
+
 export function createAccountLink(ctx: RequestContext) {
   const { p, state } = ctx;
   const account = state.get(null, p.string("account", true), "account", "account");

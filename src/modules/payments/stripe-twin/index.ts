@@ -15,6 +15,7 @@ import { decodeForm } from "./form.ts";
 import { checkoutPage, closedPage, messagePage, onboardingPage, pageCsp } from "./pages.ts";
 import { closeDispute, openDispute, TEST_CARDS, type Card } from "./payments.ts";
 import { completeOnboarding, expand, ROUTES } from "./resources.ts";
+import { deauthorizeAccount } from "./accounts.ts";
 import { API_VERSION, newId, TwinState, type Account, type StripeObject } from "./state.ts";
 import type { Delivery } from "./webhooks.ts";
 
@@ -53,6 +54,8 @@ export interface StripeTwin {
   completeCheckout(sessionId: string, entry?: Omit<Partial<CheckoutEntry>, "card"> & { card?: string | Card }): Promise<string | null>;
   /** Completes a connected account's onboarding (account.updated). */
   completeOnboarding(accountId: string): Promise<StripeObject>;
+  /** The account's owner disconnects the platform (account.application.deauthorized); its calls are refused from then on. */
+  deauthorize(accountId: string): Promise<void>;
   /** The next renewal or retry of this subscription fails, whatever its card. */
   failNextPayment(subscriptionId: string): void;
   /** Disputes a charge (charge.dispute.created). */
@@ -358,6 +361,10 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
       });
       await state.webhooks.settled();
       return target;
+    },
+    async deauthorize(accountId) {
+      deauthorizeAccount(state, accountId);
+      await state.webhooks.settled();
     },
     async completeOnboarding(accountId) {
       const account = completeOnboarding(state, accountId);

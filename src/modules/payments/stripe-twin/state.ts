@@ -133,6 +133,11 @@ export class TwinState {
     return event;
   }
 
+  /** The object is gone (a connected account the platform was disconnected from): every call naming it is refused. */
+  forget(id: string) {
+    this.entries.delete(id);
+  }
+
   /** Emits `<kind>.updated` with previous_attributes: the top-level fields that changed since `before`. */
   emitUpdated(account: Account, type: string, before: StripeObject, after: StripeObject, at?: number) {
     const previous = Object.fromEntries(

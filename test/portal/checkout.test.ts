@@ -30,6 +30,7 @@ describe("subscriber portal: a member pays for a plan", function () {
   let portal: Awaited<ReturnType<typeof startPortal>>;
   let fixture: PortalProjectFixture;
   let methodId: string;
+  let account: string;
   /** Plans: the fixture's monthly $5 (card), a trial one (card), one in Stars, a yearly one nobody sells, one for codes only. */
   const plans = { card: "", trial: "", stars: "", yearly: "", codesOnly: "" };
   const stripe = () => suite.stripe;
@@ -39,7 +40,10 @@ describe("subscriber portal: a member pays for a plan", function () {
     fixture = await projectWithPlan(suite);
     plans.card = fixture.plan.planId;
     const { db } = await testDatabase();
-    methodId = (await connectStripeMethod(suite.creator, fixture.projectId, { twin, client: stripe().client })).row.id;
+    ({
+      row: { id: methodId },
+      account,
+    } = await connectStripeMethod(suite.creator, fixture.projectId, { twin, client: stripe().client }));
     await addStarsMethod(suite.creator, fixture.projectId);
     plans.trial = (await seedPlan(suite.creator, { trialDays: 7 })).planId;
     await db("plans").where({ id: plans.trial }).update({ name: "Night Owl trial", amount_minor: 700 });
@@ -348,5 +352,24 @@ describe("subscriber portal: a member pays for a plan", function () {
       [700],
     );
     assert.equal((await db("subscriptions").where({ id: subscription.id }).first()).status, "active");
+  });
+
+  // Last: it takes the project's card method away.
+  it("a creator who disconnected SubBridge in Stripe, its event lost: the member is told plainly, the method goes off, the creator is alerted once", async () => {
+    await twin.deauthorize(account, { eventLost: true });
+    const { browser } = await member();
+    const refused = await browser.post(checkoutPath(plans.card), { method: methodId }, `/${fixture.handle}`);
+    assert.equal(refused.status, 409);
+    assert.match(await refused.text(), /This community cannot take card payments right now; its creator has been told\. Nothing was charged\./);
+    const { db } = await testDatabase();
+    assert.equal((await db("payment_methods").where({ id: methodId }).first()).enabled, false);
+    const alerts = async () =>
+      (await db("creator_alerts").where({ user_id: suite.creator.userId, about_project_id: fixture.projectId, class: "recovery" })).filter(
+        (a: { title: string }) => a.title.endsWith("Stripe was disconnected"),
+      );
+    assert.equal((await alerts()).length, 1);
+    const again = await browser.post(checkoutPath(plans.card), { method: methodId }, `/${fixture.handle}`);
+    assert.equal(again.status, 409, "the method is off: no call to Stripe");
+    assert.equal((await alerts()).length, 1);
   });
 });

@@ -268,7 +268,7 @@ export async function alertStuckBan(
 }
 
 /** The creator disconnected SubBridge from their Stripe account: card payments stopped; what to do. */
-export async function alertStripeDisconnected(ctx: DomainContext, disconnected: { projectId: string; account: string; connectionId: string }) {
+export async function alertStripeDisconnected(ctx: DomainContext, disconnected: { projectId: string; account: string; methodId: string }) {
   const project = await projectOf(ctx, disconnected.projectId);
   await raiseForProject(ctx, disconnected.projectId, {
     class: "recovery",
@@ -278,6 +278,6 @@ export async function alertStripeDisconnected(ctx: DomainContext, disconnected: 
       `takes no card payments: its Stripe payment method is turned off and new members cannot pay by card.\n\n` +
       `What to do: connect Stripe again on ${authPage("/payments")}. Subscriptions already paid keep their access until their period ` +
       `ends; SubBridge cannot see their renewals while Stripe is disconnected.`,
-    dedupeKey: `stripe-disconnected:${disconnected.connectionId}`,
+    dedupeKey: `stripe-disconnected:${disconnected.methodId}`,
   });
 }

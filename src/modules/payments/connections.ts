@@ -213,28 +213,47 @@ export function connectedAccountEvent(verifiedBody: Buffer | string, type: "acco
 }
 
 /**
- * Stripe's account.application.deauthorized: SubBridge may no longer act on the account, so each
- * connection on it ends (a new connect starts afresh: the account cannot be reused), its payment
- * method is turned off (members are offered no payment that Stripe would refuse) and the creators
- * are alerted, once per connection. A repeated delivery finds no connection. Answers how many ended.
+ * SubBridge may no longer act on a Stripe account of the project: its connections on the account
+ * end (a new connect starts afresh: the account cannot be reused) and the method is turned off
+ * (members are offered no payment Stripe would refuse), and the creators are alerted, once, when
+ * the method was on. Answers whether it was.
+ */
+async function endStripeAccess(ctx: DomainContext, lost: { projectId: string; account: string; methodId: string | null }): Promise<boolean> {
+  await connectionsTable.rows(ctx).where({ project_id: lost.projectId, provider: "stripe", account: lost.account }).delete();
+  const on = lost.methodId ? await paymentMethodsTable.rows(ctx).where({ id: lost.methodId, enabled: true }).first("id") : undefined;
+  if (!on) return false;
+  await updatePaymentMethod(ctx, lost.projectId, lost.methodId!, { enabled: false });
+  await alertStripeDisconnected(ctx, { projectId: lost.projectId, account: lost.account, methodId: lost.methodId! });
+  return true;
+}
+
+/**
+ * Stripe's account.application.deauthorized: the creator disconnected SubBridge from the account
+ * in Stripe. Each connection on it ends (endStripeAccess); a repeated delivery finds none.
+ * Answers how many connections there were.
  */
 export async function disconnectStripeAccount(db: Db, account: string, now: Date): Promise<number> {
   const handle = unscoped(db, "Stripe's account.application.deauthorized names only the connected account, not a team");
   const connections = (await handle("payment_connections").where({ provider: "stripe", account }).select("*")) as ConnectionRow[];
   for (const connection of connections) {
     const actor: Actor = { ...systemActor(connection.team_id), kind: "webhook" };
-    await db.transaction(async (trx) => {
-      const ctx = createDomainContext(trx, actor, now);
-      if (!(await connectionsTable.rows(ctx).where({ id: connection.id }).delete())) return;
-      const method = connection.payment_method_id
-        ? await paymentMethodsTable.rows(ctx).where({ id: connection.payment_method_id, enabled: true }).first("id")
-        : undefined;
-      if (method) await updatePaymentMethod(ctx, connection.project_id, connection.payment_method_id!, { enabled: false });
-      await alertStripeDisconnected(ctx, { projectId: connection.project_id, account, connectionId: connection.id });
-    });
+    await db.transaction((trx) =>
+      endStripeAccess(createDomainContext(trx, actor, now), { projectId: connection.project_id, account, methodId: connection.payment_method_id }),
+    );
   }
   return connections.length;
 }
+
+/**
+ * Stripe refused a call for the method's account as one it no longer lets SubBridge reach
+ * (`account_invalid`: disconnected, and its event lost or not yet come): the same as the event.
+ */
+export async function stripeAccessRefused(db: Db, lost: { teamId: string; projectId: string; methodId: string; account: string }, now: Date) {
+  return db.transaction((trx) => endStripeAccess(createDomainContext(trx, systemActor(lost.teamId), now), lost));
+}
+
+/** Whether a Stripe error says the platform may no longer act on the connected account. */
+export const accountAccessLost = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === "account_invalid";
 
 /**
  * Telegram Stars for a project with an active Telegram installation: its method, in XTR only, made

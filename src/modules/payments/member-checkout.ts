@@ -14,6 +14,7 @@ import { paymentMethodsTable, type PaymentMethodRow } from "../payment-methods/t
 import { plansTable, type PlanRow } from "../plans/tables.ts";
 import { refuseLiveSubscription } from "../subscriptions/subscriptions.ts";
 import { noteProviderCheckout, openCheckout } from "./checkouts.ts";
+import { accountAccessLost, stripeAccessRefused } from "./connections.ts";
 import type { ProviderRegistry } from "./providers.ts";
 import { methodsSelling, planPrice } from "./selling.ts";
 import type { CheckoutRow } from "./tables.ts";
@@ -108,6 +109,16 @@ export async function startMemberCheckout(deps: MemberCheckoutDeps, input: Membe
     });
   } catch (err) {
     // The open checkout stays (it expires); the member is told plainly and can try again.
+    if (accountAccessLost(err)) {
+      // The creator disconnected SubBridge in Stripe: no retry can succeed until they connect again, and they are told so.
+      deps.logger.warn({ checkoutId: checkout.id, payment_method_id: method.id }, "Stripe refused the method's account: access was revoked");
+      await stripeAccessRefused(
+        deps.db,
+        { teamId: method.team_id, projectId: method.project_id, methodId: method.id, account: target.method.account },
+        now,
+      );
+      throw new CheckoutRefused(409, "This community cannot take card payments right now; its creator has been told. Nothing was charged.");
+    }
     deps.logger.error({ err, checkoutId: checkout.id, provider: target.provider.name }, "the provider did not start a checkout");
     throw new CheckoutRefused(503, "The payment provider did not answer. Nothing was charged; try again in a minute.");
   }

@@ -25,6 +25,7 @@ import type { SubscriptionRow } from "../subscriptions/tables.ts";
 import { applyProviderEvents } from "./outcome.ts";
 import type { ProviderEvent, ProviderName } from "./provider.ts";
 import { providerRegistry } from "./providers.ts";
+import { accountAccessLost, stripeAccessRefused } from "./connections.ts";
 import { changes, cursorOf, PAGE, saveCursor, seen, unix, type Run } from "./reconcile-cursors.ts";
 import { retryOwedRefunds } from "./reconcile-refunds.ts";
 import { reconcileStarsInstallation, starsInstallations } from "./reconcile-stars.ts";
@@ -118,16 +119,33 @@ async function reconcileStripeAccount(run: Run, client: Stripe, account: string)
   return changed;
 }
 
-async function stripeAccounts(run: Run): Promise<string[]> {
-  const accounts = new Set<string>();
+/** The connected accounts of the enabled Stripe methods, each with its methods. */
+async function stripeAccounts(run: Run): Promise<Map<string, PaymentMethodRow[]>> {
+  const accounts = new Map<string, PaymentMethodRow[]>();
   for (const row of await enabledMethods(run.db, "stripe")) {
     const target = await run.registry.providerFor(row).catch((err: unknown) => {
       run.logger.error({ payment_method_id: row.id, err }, "reconciliation: the Stripe method's account could not be opened");
       return null;
     });
-    if (target) accounts.add(target.method.account);
+    if (target) accounts.set(target.method.account, [...(accounts.get(target.method.account) ?? []), row]);
   }
-  return [...accounts];
+  return accounts;
+}
+
+/**
+ * An account's events, or, when Stripe no longer lets SubBridge reach the account (the creator
+ * disconnected it and the event was lost), its methods turned off and the creators told.
+ */
+async function reconcileOrEndStripeAccount(run: Run, client: Stripe, account: string, methods: PaymentMethodRow[]): Promise<number> {
+  try {
+    return await reconcileStripeAccount(run, client, account);
+  } catch (err) {
+    if (!accountAccessLost(err)) throw err;
+    let ended = 0;
+    for (const m of methods)
+      if (await stripeAccessRefused(run.db, { teamId: m.team_id, projectId: m.project_id, methodId: m.id, account }, run.now)) ended++;
+    return ended;
+  }
 }
 
 // --- Stripe checkouts ---------------------------------------------------------------------------
@@ -218,10 +236,10 @@ export async function reconcilePayments(job: JobRun): Promise<{ changed: number 
   if (stripe) {
     changed += await eachIsolated(
       run,
-      await stripeAccounts(run),
+      [...(await stripeAccounts(run))],
       "reading a Stripe account's events",
-      (account) => ({ account }),
-      (account) => reconcileStripeAccount(run, stripe, account),
+      ([account]) => ({ account }),
+      ([account, methods]) => reconcileOrEndStripeAccount(run, stripe, account, methods),
     );
     const checkouts = (await unscoped(
       run.db,

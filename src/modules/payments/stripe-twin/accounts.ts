@@ -59,9 +59,9 @@ export function completeOnboarding(state: TwinState, id: string) {
  * account.application.deauthorized (an application object, with the account in `account`) and every
  * later call for the account is refused as on Stripe (403 account_invalid).
  */
-export function deauthorizeAccount(state: TwinState, id: string) {
+export function deauthorizeAccount(state: TwinState, id: string, announced = true) {
   state.get(null, id, "account", "account");
-  state.emit(id, "account.application.deauthorized", { id: newId("ca_"), object: "application", name: "SubBridge" });
+  if (announced) state.emit(id, "account.application.deauthorized", { id: newId("ca_"), object: "application", name: "SubBridge" });
   state.forget(id);
 }
 

@@ -54,8 +54,11 @@ export interface StripeTwin {
   completeCheckout(sessionId: string, entry?: Omit<Partial<CheckoutEntry>, "card"> & { card?: string | Card }): Promise<string | null>;
   /** Completes a connected account's onboarding (account.updated). */
   completeOnboarding(accountId: string): Promise<StripeObject>;
-  /** The account's owner disconnects the platform (account.application.deauthorized); its calls are refused from then on. */
-  deauthorize(accountId: string): Promise<void>;
+  /**
+   * The account's owner disconnects the platform (account.application.deauthorized); its calls are
+   * refused from then on. `eventLost`: the event never reaches anyone (a test of the refusal alone).
+   */
+  deauthorize(accountId: string, options?: { eventLost?: boolean }): Promise<void>;
   /** The next renewal or retry of this subscription fails, whatever its card. */
   failNextPayment(subscriptionId: string): void;
   /** Disputes a charge (charge.dispute.created). */
@@ -362,8 +365,8 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
       await state.webhooks.settled();
       return target;
     },
-    async deauthorize(accountId) {
-      deauthorizeAccount(state, accountId);
+    async deauthorize(accountId, options = {}) {
+      deauthorizeAccount(state, accountId, !options.eventLost);
       await state.webhooks.settled();
     },
     async completeOnboarding(accountId) {

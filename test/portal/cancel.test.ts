@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import { findOrCreateMember } from "../../src/modules/members/members.ts";
-import { openCheckout } from "../../src/modules/payments/checkouts.ts";
+import { noteProviderCheckout, openCheckout } from "../../src/modules/payments/checkouts.ts";
 import { providerRegistry } from "../../src/modules/payments/providers.ts";
 import { TEST_CARDS, type StripeTwin } from "../../src/modules/payments/stripe-twin/index.ts";
 import type { PaymentMethodRow } from "../../src/modules/payment-methods/tables.ts";
@@ -66,7 +66,14 @@ describe("subscriber portal: a member cancels a subscription", function () {
         const account = { connectorKey: "telegram", externalUserId: String(userId), displayName: "Ada Member" };
         const { member } = await findOrCreateMember(ctx, fixture.projectId, account);
         const planRow = (await plansTable.rows(ctx).where({ id: fixture.plan.planId }).first()) as PlanRow;
-        return { checkout: await openCheckout(ctx, { member, plan: planRow, provider: "stripe", paymentMethodId: stripeMethod.id }), planRow };
+        const opened = await openCheckout(ctx, {
+          member,
+          plan: planRow,
+          provider: "stripe",
+          paymentMethodId: stripeMethod.id,
+          providerAccount: target.method.account,
+        });
+        return { checkout: opened.checkout, planRow };
       },
       { system: true },
     );
@@ -78,6 +85,8 @@ describe("subscriber portal: a member cancels a subscription", function () {
       successUrl: "https://portal.example/paid",
       cancelUrl: "https://portal.example/plans",
     });
+    // As the portal does once Stripe has answered: the session is the one the payment must be made in.
+    await asDomain(suite.creator, (ctx) => noteProviderCheckout(ctx, checkout.id, started.providerCheckoutId!), { system: true });
     await twin.completeCheckout(started.providerCheckoutId!, { card: TEST_CARDS.success });
     await twin.settled();
     const { subscription_id } = await db("payment_checkouts").where({ id: checkout.id }).first();

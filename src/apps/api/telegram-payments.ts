@@ -23,6 +23,7 @@ function isPreCheckoutQuery(v: unknown): v is PreCheckoutQuery {
     isObject(v.from) &&
     Number.isSafeInteger(v.from.id) &&
     typeof v.currency === "string" &&
+    Number.isSafeInteger(v.total_amount) &&
     typeof v.invoice_payload === "string"
   );
 }
@@ -38,13 +39,25 @@ export async function telegramPayments(
   const session = installationSession(deps, installation);
   if (isPreCheckoutQuery(update.pre_checkout_query)) {
     if (!session.payments) return true;
-    const answer = await answerPreCheckout(session.payments, update.pre_checkout_query, (reference, userId) =>
-      payableCheckout(deps.db, { reference, teamId: installation.team_id, connectorKey: "telegram", externalUserId: userId }, now),
+    const answer = await answerPreCheckout(session.payments, update.pre_checkout_query, (query) =>
+      payableCheckout(
+        deps.db,
+        {
+          reference: query.invoice_payload,
+          teamId: installation.team_id,
+          projectId: installation.project_id,
+          connectorKey: "telegram",
+          externalUserId: String(query.from.id),
+          amountMinor: query.total_amount,
+          currency: query.currency,
+        },
+        now,
+      ),
     );
     deps.logger.info({ installation_id: installation.id, ok: answer.ok }, "stars pre-checkout answered");
     return true;
   }
-  const events = parseStarsUpdate(update);
+  const events = parseStarsUpdate(update, installation.id);
   if (events.length === 0) return false;
   // Only Stars refunds go through this registry (the superseded payment's method is the installation's telegram_stars one).
   const registry = providerRegistry({ db: deps.db, stripe: null, connectors: deps });

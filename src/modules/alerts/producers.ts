@@ -281,3 +281,28 @@ export async function alertStripeDisconnected(ctx: DomainContext, disconnected: 
     dedupeKey: `stripe-disconnected:${disconnected.methodId}`,
   });
 }
+
+// security: payments --------------------------------------------------------------------------------
+
+/**
+ * A provider's report named one of the project's checkouts or subscriptions and did not match it
+ * (payments/binding.ts): it granted nothing. Once per report (the inbox keeps it); `refunding` when
+ * what it took is being given back from the account of ours that received it.
+ */
+export async function alertPaymentMismatch(
+  ctx: DomainContext,
+  mismatch: { projectId: string; provider: string; eventId: string; named: string; reason: string; refunding: boolean },
+) {
+  const project = await projectOf(ctx, mismatch.projectId);
+  await raiseForProject(ctx, mismatch.projectId, {
+    class: "security",
+    title: `${project.name}: a payment report that did not match was refused`,
+    body:
+      `A ${mismatch.provider} report claimed to pay for ${mismatch.named} in ${project.name}, but ${mismatch.reason}. ` +
+      `It granted nothing: no subscription, no access, no sale recorded.` +
+      `${mismatch.refunding ? " What it took is being refunded from the account that received it." : ""}\n\n` +
+      `Someone may be trying to get access without paying the plan's price. Nothing needs doing unless this repeats; ` +
+      `the report is kept as ${mismatch.eventId}. The project's payments: ${authPage(`/payments/projects/${mismatch.projectId}/payments`)}`,
+    dedupeKey: `payment-mismatch:${mismatch.provider}:${mismatch.eventId}`,
+  });
+}

@@ -2,7 +2,12 @@
 // is asked, against the coupon's own rules (active, not expired, not used up, for this plan, in this
 // plan's currency), and a completed checkout counts its redemption. The provider only gets the
 // discount to apply (a Stripe coupon mirroring ours), never the decision.
+// A coupon's limit is exact (issue 43): the open checkouts started with it hold its remaining uses
+// (one per member), so the check locks the coupon and counts them in the transaction that opens the
+// checkout; a checkout that expires gives its use back, one that completes turns it into a
+// redemption. Nothing is stored twice: what is held is read from the checkouts.
 import type { DomainContext } from "../../db/tenant.ts";
+import { checkoutsTable } from "../payments/tables.ts";
 import type { PlanRow } from "../plans/tables.ts";
 import { couponsTable, type CouponRow } from "./tables.ts";
 
@@ -19,13 +24,28 @@ export interface CouponDiscount {
 export type CouponCheck = { ok: true; coupon: CouponRow; discount: CouponDiscount } | { ok: false; reason: string };
 
 /** Whether `code` (case-sensitive, as coupons are) discounts `plan` now; the reason is shown to the member. */
-export async function checkCouponForPlan(ctx: DomainContext, plan: PlanRow, code: string): Promise<CouponCheck> {
-  const coupon = (await couponsTable.rows(ctx).where({ project_id: plan.project_id, code }).first()) as CouponRow | undefined;
+/** How many of the coupon's uses other members' open checkouts hold (the caller holds the coupon's row lock). */
+async function heldByOthers(ctx: DomainContext, couponId: string, memberId: string): Promise<number> {
+  const [row] = (await checkoutsTable
+    .rows(ctx)
+    .where({ coupon_id: couponId, status: "open" })
+    .whereNot({ member_id: memberId })
+    .countDistinct({ n: "member_id" })) as { n: number | string }[];
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Whether `code` (case-sensitive, as coupons are) discounts `plan` for `memberId` now; the reason is
+ * shown to the member. Locks the coupon until the caller's transaction ends, so the checkout it
+ * opens holds one of its uses before another member's check counts them.
+ */
+export async function checkCouponForPlan(ctx: DomainContext, plan: PlanRow, code: string, memberId: string): Promise<CouponCheck> {
+  const coupon = (await couponsTable.rows(ctx).where({ project_id: plan.project_id, code }).forUpdate().first()) as CouponRow | undefined;
   // An inactive coupon reads as unknown: the creator withdrew it, and its existence is theirs to tell.
   if (!coupon || !coupon.active) return { ok: false, reason: "That coupon code is not valid here. Check it (capitals count) or leave it empty." };
   if (coupon.expires_at !== null && new Date(coupon.expires_at).getTime() <= ctx.now.getTime())
     return { ok: false, reason: "That coupon has expired." };
-  if (coupon.max_redemptions !== null && coupon.redemptions_count >= coupon.max_redemptions)
+  if (coupon.max_redemptions !== null && coupon.redemptions_count + (await heldByOthers(ctx, coupon.id, memberId)) >= coupon.max_redemptions)
     return { ok: false, reason: "That coupon has been used as many times as it allows." };
   const planIds = coupon.plan_ids as readonly string[];
   if (planIds.length > 0 && !planIds.includes(plan.id)) return { ok: false, reason: `That coupon is not for the ${plan.name} plan.` };
@@ -43,9 +63,16 @@ export async function checkCouponForPlan(ctx: DomainContext, plan: PlanRow, code
   };
 }
 
+/** What the first payment comes to once `discount` is taken off `priceMinor`, rounded as Stripe rounds a percentage. */
+export function discountedAmount(priceMinor: number, discount: CouponDiscount | null | undefined): number {
+  if (!discount) return priceMinor;
+  if (discount.percentOff !== null) return priceMinor - Math.round((priceMinor * discount.percentOff) / 100);
+  return priceMinor - Math.min(priceMinor, discount.amountOffMinor ?? 0);
+}
+
 /**
- * One redemption of the coupon, counted when a checkout started with it completes. Counted even past
- * max_redemptions: two checkouts opened on the last use and both paid were each promised the discount.
+ * One redemption of the coupon, counted when a checkout started with it completes: the use its open
+ * checkout held becomes a redemption in the same transaction.
  */
 export async function countCouponRedemption(ctx: DomainContext, couponId: string): Promise<void> {
   await couponsTable.rows(ctx).where({ id: couponId }).increment("redemptions_count", 1);

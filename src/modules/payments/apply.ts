@@ -6,10 +6,13 @@
 // subscription renew again; a whole refund, or a dispute, of the payment that covers the period
 // ends access now. A failed renewal is past_due through the grace, each failed attempt a
 // payment.failed event. A kind this file does not know is kept in the inbox and answered
-// "unhandled", so the provider is not asked to send it again.
+// "unhandled", so the provider is not asked to send it again. A completion or renewal that does
+// not match what it names (binding.ts: the account, the provider's checkout, the payer, the amount
+// and currency, the trial, the plan's mode) grants nothing and is kept as "mismatched" (mismatched.ts).
 import type { Db } from "../../db/tenant.ts";
 import { commitEffectsOf, createDomainContext, systemActor, unscoped, type CommitEffect, type DomainContext } from "../../db/tenant.ts";
 import { ApiError } from "../../errors.ts";
+import { UUID } from "../../uuid.ts";
 import { alertSale } from "../alerts/producers.ts";
 import { countCouponRedemption } from "../coupons/checkout.ts";
 import { emitEvent } from "../events/outbox.ts";
@@ -30,6 +33,9 @@ import { LIVE_STATUSES, subscriptionsTable, type SubscriptionRow } from "../subs
 import { closeDispute, recordDispute, recordPayment, recordRefund } from "../transactions/transactions.ts";
 import { transactionsTable, type TransactionRow } from "../transactions/tables.ts";
 import type { ProviderEvent, ProviderName, ProviderPayment } from "./provider.ts";
+import { completionMismatch, renewalMismatch } from "./binding.ts";
+import { firstArrival, recordInboxOutcome, tagInbox } from "./inbox.ts";
+import { refuseMismatched, type MismatchedOutcome } from "./mismatched.ts";
 import { recordOwedRefund } from "./reconcile-owed.ts";
 import { checkoutsTable, type CheckoutRow } from "./tables.ts";
 
@@ -43,27 +49,9 @@ export type ApplyOutcome =
   /** Kept, not acted on yet. */
   | { outcome: "unhandled" }
   /** Paid while the member already had a live subscription: the caller refunds `refund`. */
-  | { outcome: "superseded"; refund: ProviderPayment | null };
-
-/** Stores the event in the inbox; false when it was there already. */
-async function firstArrival(db: Db, provider: ProviderName, event: ProviderEvent, now: Date): Promise<boolean> {
-  const inbox = unscoped(db, "a provider event names no team until it is matched");
-  const stored = await inbox("payment_provider_events")
-    .insert({ provider, event_id: event.eventId, kind: event.kind, received_at: now })
-    .onConflict(["provider", "event_id"])
-    .ignore()
-    .returning("event_id");
-  return (stored as unknown[]).length === 1;
-}
-
-async function tagInbox(ctx: DomainContext, provider: ProviderName, event: ProviderEvent): Promise<void> {
-  await unscoped(
-    ctx,
-    "the inbox row is tagged with the team it matched",
-  )("payment_provider_events")
-    .where({ provider, event_id: event.eventId })
-    .update({ team_id: ctx.actor.teamId });
-}
+  | { outcome: "superseded"; refund: ProviderPayment | null }
+  /** It did not match what it named (binding.ts): nothing granted; the caller settles the refund owed with `owedRefundId`. */
+  | MismatchedOutcome;
 
 /** The subscription the provider bills under `providerSubscriptionId`, with a context on its team, or null. */
 async function providerSubscription(
@@ -83,20 +71,37 @@ async function providerSubscription(
 }
 
 async function completeCheckout(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "checkout.completed" }>, now: Date) {
-  const checkout = (await unscoped(
-    db,
-    "a checkout reference names no team",
-  )("payment_checkouts")
-    .where({ id: event.reference, provider })
-    .forUpdate()
-    .first()) as CheckoutRow | undefined;
+  const checkout = UUID.test(event.reference)
+    ? ((await unscoped(
+        db,
+        "a checkout reference names no team",
+      )("payment_checkouts")
+        .where({ id: event.reference, provider })
+        .forUpdate()
+        .first()) as CheckoutRow | undefined)
+    : undefined;
   if (!checkout) return { outcome: "ignored" as const, reason: "no checkout of ours has this reference" };
   const ctx = createDomainContext(db, systemActor(checkout.team_id), now);
+  const member = (await membersTable.rows(ctx).where({ id: checkout.member_id }).first()) as MemberRow;
+  // Held to what was sold before anything else: a report for another checkout's money completes nothing, whatever its state.
+  const mismatch = await completionMismatch(db, provider, event, checkout, member, now);
+  if (mismatch)
+    return refuseMismatched(
+      ctx,
+      provider,
+      event,
+      {
+        projectId: checkout.project_id,
+        currency: checkout.currency,
+        subject: { type: "member", id: member.id },
+        what: `the checkout ${checkout.id}`,
+      },
+      mismatch,
+    );
   await tagInbox(ctx, provider, event);
   // An expired checkout that was paid anyway (the provider's report came late) is still honoured: money taken starts it.
   if (checkout.status !== "open" && checkout.status !== "expired")
     return { outcome: "ignored" as const, reason: `the checkout is already ${checkout.status}` };
-  const member = (await membersTable.rows(ctx).where({ id: checkout.member_id }).first()) as MemberRow;
   const plan = (await plansTable.rows(ctx).where({ id: checkout.plan_id }).first()) as PlanRow;
   const terms = {
     provider,
@@ -141,6 +146,22 @@ async function renew(db: Db, provider: ProviderName, event: Extract<ProviderEven
   const found = await providerSubscription(db, provider, event.providerSubscriptionId, now);
   if (!found) return { outcome: "ignored" as const, reason: "no subscription of ours is billed under this id" };
   const { ctx, row } = found;
+  const started = (await checkoutsTable.rows(ctx).where({ subscription_id: row.id, status: "completed" }).first()) as CheckoutRow | undefined;
+  const paidBefore = (await latestPayment(ctx, row.id)) !== undefined;
+  const mismatch = await renewalMismatch(db, provider, event, row, started ?? null, paidBefore);
+  if (mismatch)
+    return refuseMismatched(
+      ctx,
+      provider,
+      event,
+      {
+        projectId: row.project_id,
+        currency: started?.currency ?? event.payment.currency,
+        subject: { type: "subscription", id: row.id },
+        what: `the subscription ${row.id}`,
+      },
+      mismatch,
+    );
   await tagInbox(ctx, provider, event);
   const plan = (await plansTable.rows(ctx).where({ id: row.plan_id }).first()) as PlanRow;
   // The payment happened whatever the order of arrival; the period only ever moves forward.
@@ -313,24 +334,36 @@ async function dispute(
 export function applyProviderEvent(db: Db, provider: ProviderName, event: ProviderEvent, now: Date): Promise<ApplyOutcome> {
   return db.transaction(async (trx): Promise<ApplyOutcome> => {
     if (!(await firstArrival(trx, provider, event, now))) return { outcome: "duplicate" };
-    switch (event.kind) {
-      case "checkout.completed":
-        return completeCheckout(trx, provider, event, now);
-      case "subscription.renewed":
-        return renew(trx, provider, event, now);
-      case "subscription.ended":
-        return end(trx, provider, event, now);
-      case "payment.failed":
-        return fail(trx, provider, event, now);
-      case "subscription.cancel_scheduled":
-        return scheduleCancel(trx, provider, event, now);
-      case "payment.refunded":
-        return refund(trx, provider, event, now);
-      case "payment.disputed":
-      case "payment.dispute_closed":
-        return dispute(trx, provider, event, now);
-      default:
-        return { outcome: "unhandled" };
-    }
+    const result = await applyOnce(trx, provider, event, now);
+    await recordInboxOutcome(
+      trx,
+      provider,
+      event,
+      result.outcome,
+      result.outcome === "ignored" || result.outcome === "mismatched" ? result.reason : null,
+    );
+    return result;
   });
+}
+
+function applyOnce(trx: Db, provider: ProviderName, event: ProviderEvent, now: Date): Promise<ApplyOutcome> {
+  switch (event.kind) {
+    case "checkout.completed":
+      return completeCheckout(trx, provider, event, now);
+    case "subscription.renewed":
+      return renew(trx, provider, event, now);
+    case "subscription.ended":
+      return end(trx, provider, event, now);
+    case "payment.failed":
+      return fail(trx, provider, event, now);
+    case "subscription.cancel_scheduled":
+      return scheduleCancel(trx, provider, event, now);
+    case "payment.refunded":
+      return refund(trx, provider, event, now);
+    case "payment.disputed":
+    case "payment.dispute_closed":
+      return dispute(trx, provider, event, now);
+    default:
+      return Promise.resolve({ outcome: "unhandled" });
+  }
 }

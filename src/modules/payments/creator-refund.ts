@@ -197,6 +197,8 @@ export async function refundPayment(
       kind: "payment.refunded" as const,
       eventId: `telegram-refund:${chargeId}`,
       occurredAt: ctx.now,
+      // The installation the refund was made through, as Telegram's message would reach it.
+      source: target.method.account,
       providerPaymentId: payment.row.provider_reference,
       refundId: payment.row.provider_reference,
       amountMinor: payment.amountMinor,

@@ -13,10 +13,10 @@ import { presentPaymentMethod } from "../payment-methods/payment-methods.ts";
 import { paymentMethodsTable, type PaymentMethodRow } from "../payment-methods/tables.ts";
 import { plansTable, type PlanRow } from "../plans/tables.ts";
 import { refuseLiveSubscription } from "../subscriptions/subscriptions.ts";
-import { noteProviderCheckout, openCheckout } from "./checkouts.ts";
+import { checkoutPrice, noteProviderCheckout, openCheckout } from "./checkouts.ts";
 import { accountAccessLost, stripeAccessRefused } from "./connections.ts";
 import type { ProviderRegistry } from "./providers.ts";
-import { methodsSelling, planPrice } from "./selling.ts";
+import { methodsSelling } from "./selling.ts";
 import type { CheckoutRow } from "./tables.ts";
 
 /** Why a checkout did not start, in words for the member; `field` names the form field at fault. */
@@ -78,32 +78,40 @@ export async function startMemberCheckout(deps: MemberCheckoutDeps, input: Membe
   const target = await deps.registry.providerFor(method);
   if (!target) throw new CheckoutRefused(503, "Card payments are not available here right now. Nothing was charged; try again later.");
   const code = input.couponCode.trim();
-  const { checkout, discount } = await deps.db.transaction(async (trx) => {
+  const { checkout, closed, discount } = await deps.db.transaction(async (trx) => {
     const ctx = createDomainContext(trx, input.actor, now);
     refuseBanned(input.member);
     // A live member hears so before a typed coupon is judged.
     await refuseLiveSubscription(ctx, plan.project_id, input.member.id);
     let discount: CouponDiscount | undefined;
     if (code) {
-      const checked = await checkCouponForPlan(ctx, plan, code);
+      const checked = await checkCouponForPlan(ctx, plan, code, input.member.id);
       if (!checked.ok) throw new CheckoutRefused(422, checked.reason, "coupon");
       discount = checked.discount;
     }
-    const checkout = await openCheckout(ctx, {
+    const opened = await openCheckout(ctx, {
       member: input.member,
       plan,
       provider: "stripe",
       paymentMethodId: method.id,
-      couponId: discount?.couponId ?? null,
+      providerAccount: target.method.account,
+      discount: discount ?? null,
     });
-    return { checkout, discount };
+    return { ...opened, discount };
   });
+  // The member's earlier pages can no longer be paid (their checkouts are closed): one trial, one coupon use per member.
+  for (const earlier of closed) {
+    if (!earlier.provider_checkout_id) continue;
+    await target.provider.expireCheckout(target.method, earlier.provider_checkout_id).catch((err: unknown) => {
+      deps.logger.warn({ err, checkoutId: earlier.id }, "an earlier checkout page was not closed at the provider; a payment on it is refunded");
+    });
+  }
   let started;
   try {
     started = await target.provider.startCheckout(target.method, {
       reference: checkout.id,
       planName: plan.name,
-      price: planPrice(plan),
+      price: checkoutPrice(plan, checkout),
       ...(discount ? { discount } : {}),
       ...input.returnUrls(checkout.id),
     });

@@ -2,7 +2,7 @@
 // bot's Telegram updates, payments.reconcile reading the provider's history): each is applied once
 // (applyProviderEvent's inbox), then a change to a member's subscription syncs their platform
 // access at once (the connector sweep retries what fails), and a payment made while another
-// subscription was already live is refunded. The refund is owed from the commit that recorded the
+// subscription was already live, or by a report that did not match what it named, is refunded. The refund is owed from the commit that recorded the
 // superseded checkout (reconcile-owed.ts); one that fails here is retried by payments.reconcile.
 import type { Logger } from "pino";
 import type { Db } from "../../db/tenant.ts";
@@ -31,8 +31,14 @@ export async function actOnPaymentOutcome(deps: OutcomeDeps, result: ApplyOutcom
       deps.logger.warn({ ...input.log, err }, "access sync after a payment failed; the sweep retries"),
     );
   }
-  if (result.outcome === "superseded" && result.refund) {
-    const owed = await owedRefundFor(deps.db, input.provider, result.refund.providerPaymentId);
+  const owedRefund =
+    result.outcome === "superseded" && result.refund
+      ? { provider: input.provider, providerPaymentId: result.refund.providerPaymentId }
+      : result.outcome === "mismatched" && result.owedRefundId
+        ? { id: result.owedRefundId }
+        : null;
+  if (owedRefund) {
+    const owed = await owedRefundFor(deps.db, owedRefund);
     // Recorded in the outcome's transaction; absent only when it was settled already.
     if (owed) await settleOwedRefund(deps, owed, now);
   }

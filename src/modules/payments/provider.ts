@@ -68,6 +68,12 @@ interface Reported {
   /** The provider's id of this report (evt_…, a charge id): what the inbox de-duplicates on. */
   eventId: string;
   occurredAt: Date;
+  /**
+   * Where the report came from, as the provider vouches for it: Stripe's connected account the event
+   * belongs to (acct_…; null for the platform's own); Telegram Stars: the installation whose bot
+   * received the update or whose ledger holds the payment. A report only acts on what it owns.
+   */
+  source: string | null;
 }
 
 /** A provider's report, normalized. */
@@ -76,7 +82,11 @@ export type ProviderEvent = Reported &
     | {
         kind: "checkout.completed";
         reference: string;
+        /** The provider's checkout the payment was made in (Stripe's Checkout Session); null where it has none (Stars). */
+        providerCheckoutId: string | null;
+        /** Null for a one-off payment; a recurring plan is paid by a subscription. */
         providerSubscriptionId: string | null;
+        /** Who paid, as the provider names them (Stripe: the customer; Stars: the Telegram user id). */
         providerCustomerId: string | null;
         /** Null when nothing was charged (a trial). */
         payment: ProviderPayment | null;
@@ -127,6 +137,8 @@ export interface PaymentProvider {
   /** Null when the provider can sell this price, else the refusal. */
   refusal(price: PlanPrice): SaleRefusal | null;
   startCheckout(method: ConnectedMethod, request: CheckoutRequest): Promise<CheckoutStart>;
+  /** Closes a hosted checkout that was not paid, so it can no longer be (a no-op where the provider has none, or it is closed). */
+  expireCheckout(method: ConnectedMethod, providerCheckoutId: string): Promise<void>;
   /** Ends renewals at the end of the paid period (the member keeps access until then). */
   cancelAtPeriodEnd(method: ConnectedMethod, providerSubscriptionId: string): Promise<void>;
   /** Refunds a payment, wholly or `amountMinor` of it. */

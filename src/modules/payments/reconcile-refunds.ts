@@ -1,5 +1,6 @@
-// Making the refunds owed to members (reconcile-owed.ts): through the provider of the payment
-// method the superseded checkout was opened with. A provider's "already refunded" counts as done (an
+// Making the refunds owed (reconcile-owed.ts): through the provider of the payment method that
+// received the money (the superseded checkout's, or the account a mismatched report came through),
+// and a mismatched report's provider subscription cancelled so it charges nothing more. A provider's "already refunded" counts as done (an
 // earlier attempt whose answer was lost); any other failure is logged at error level and retried
 // later with a growing delay (1 min, 2, 4 … at most 6 hours), so a provider that is down for a day
 // is asked a handful of times, not every run. The operator lists what is still owed with
@@ -33,9 +34,15 @@ export interface RefundDeps extends AccessSyncEnvironment {
   logger: Logger;
 }
 
-/** A Stars member is told in the bot's chat why their stars came back (Stripe's refund shows on the card statement). */
+/** What the payer reads in the bot's chat when their stars come back. */
+const REFUND_TEXT: Record<OwedRefundRow["reason"], string> = {
+  superseded: "You already have a live subscription in this community, so this payment was refunded.",
+  mismatched: "This payment did not match the invoice it named, so it was refunded and gave no access.",
+};
+
+/** A Stars payer is told in the bot's chat why their stars came back (Stripe's refund shows on the card statement). */
 async function tellMember(deps: RefundDeps, row: OwedRefundRow): Promise<void> {
-  if (row.provider !== "telegram_stars") return;
+  if (row.provider !== "telegram_stars" || row.provider_payment_id === null) return;
   const installation = (await unscoped(
     deps.db,
     "the refund's project names its Telegram installation",
@@ -44,10 +51,7 @@ async function tellMember(deps: RefundDeps, row: OwedRefundRow): Promise<void> {
     .first()) as InstallationRow | undefined;
   if (!installation) return;
   const { userId } = parseStarsPaymentId(row.provider_payment_id);
-  await installationSession(deps, installation).sendMessage(
-    userId,
-    "You already have a live subscription in this community, so this payment was refunded.",
-  );
+  await installationSession(deps, installation).sendMessage(userId, REFUND_TEXT[row.reason]);
 }
 
 /** Asks the provider to refund `row` once; records the answer. True when the refund is made (or was already). */
@@ -63,17 +67,26 @@ export async function settleOwedRefund(deps: RefundDeps, row: OwedRefundRow, now
           .first()) as PaymentMethodRow | undefined)
       : undefined;
     const target = method ? await deps.registry.providerFor(method) : null;
-    if (!target) throw new Error(`the checkout ${row.checkout_id} has no reachable ${row.provider} payment method to refund through`);
-    try {
-      await target.provider.refund(target.method, row.provider_payment_id);
-    } catch (err) {
-      if (!alreadyRefunded(err)) throw err;
-    }
+    if (!target) throw new Error(`the owed refund ${row.id} has no reachable ${row.provider} payment method to refund through`);
+    if (row.provider_payment_id !== null)
+      try {
+        await target.provider.refund(target.method, row.provider_payment_id);
+      } catch (err) {
+        if (!alreadyRefunded(err)) throw err;
+      }
+    if (row.provider_subscription_id !== null) await target.provider.cancelAtPeriodEnd(target.method, row.provider_subscription_id);
   } catch (err) {
     failure = err;
   }
   const ctx = createDomainContext(deps.db, systemActor(row.team_id), now);
-  const log = { owed_refund_id: row.id, checkout_id: row.checkout_id, provider: row.provider, payment_id: row.provider_payment_id };
+  const log = {
+    owed_refund_id: row.id,
+    reason: row.reason,
+    checkout_id: row.checkout_id,
+    event_id: row.event_id,
+    provider: row.provider,
+    payment_id: row.provider_payment_id,
+  };
   if (failure === null) {
     await owedRefundsTable
       .rows(ctx)
@@ -95,13 +108,17 @@ export async function settleOwedRefund(deps: RefundDeps, row: OwedRefundRow, now
   return false;
 }
 
-/** The owed refund recorded for the provider's payment `providerPaymentId`, if any. */
-export async function owedRefundFor(db: Db, provider: string, providerPaymentId: string): Promise<OwedRefundRow | undefined> {
+/** The owed refund recorded for the provider's payment `providerPaymentId`, or with `id`, if it is still owed. */
+export async function owedRefundFor(
+  db: Db,
+  which: { provider: string; providerPaymentId: string } | { id: string },
+): Promise<OwedRefundRow | undefined> {
+  const where = "id" in which ? { id: which.id } : { provider: which.provider, provider_payment_id: which.providerPaymentId };
   return (await unscoped(
     db,
-    "an owed refund is found by the provider's payment id",
+    "an owed refund is found by its id or the provider's payment id",
   )("payment_refunds_owed")
-    .where({ provider, provider_payment_id: providerPaymentId, status: "owed" })
+    .where({ ...where, status: "owed" })
     .first()) as OwedRefundRow | undefined;
 }
 
@@ -132,7 +149,9 @@ export async function listOwedRefunds(db: Db): Promise<Record<string, unknown>[]
     id: r.id,
     team_id: r.team_id,
     project_id: r.project_id,
+    reason: r.reason,
     checkout_id: r.checkout_id,
+    event_id: r.event_id,
     provider: r.provider,
     payment_id: r.provider_payment_id,
     amount_minor: Number(r.amount_minor),

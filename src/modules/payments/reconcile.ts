@@ -193,7 +193,7 @@ async function reconcileSubscription(run: Run, row: SubscriptionRow): Promise<nu
   if (!target) throw new Error(`the subscription ${row.id} has no reachable ${row.provider} payment method`);
   const id = row.provider_subscription_id!;
   const state = await target.provider.readSubscription(target.method, id);
-  const base = { occurredAt: run.now, providerSubscriptionId: id };
+  const base = { occurredAt: run.now, source: target.method.account, providerSubscriptionId: id };
   // What the provider's lost report would have said, under an id of its own per subscription (applied at most once).
   const events: ProviderEvent[] =
     state.status === "ended"

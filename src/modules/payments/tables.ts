@@ -38,6 +38,17 @@ export interface CheckoutRow {
   payment_method_id: string | null;
   provider: string;
   provider_checkout_id: string | null;
+  /** Stripe: the connected account the Checkout Session was made on; Telegram Stars: the installation that sold it. */
+  provider_account: string | null;
+  /** The plan's price per period when the checkout opened: what each renewal charges (bigint: a string from pg). */
+  price_minor: number | string;
+  /** What the first payment must be: the price less the coupon (0 for a 100% coupon); nothing is charged during a trial. */
+  amount_minor: number | string;
+  currency: string;
+  /** The trial offered: the plan's, or 0 for a member who has had one in the project. */
+  trial_days: number;
+  /** Whether a subscription pays it (every plan but a lifetime one). */
+  recurring: boolean;
   status: CheckoutStatus;
   subscription_id: string | null;
   /** The coupon the member typed, validated when the checkout opened; its redemption counts on completion. */

@@ -194,7 +194,14 @@ describe("auth pages: a creator refunds a payment", function () {
             displayName: name,
           });
           const planRow = (await plansTable.rows(ctx).where({ id: plan.planId }).first()) as PlanRow;
-          return { checkout: await openCheckout(ctx, { member, plan: planRow, provider: "telegram_stars", paymentMethodId: method.id }), planRow };
+          const opened = await openCheckout(ctx, {
+            member,
+            plan: planRow,
+            provider: "telegram_stars",
+            paymentMethodId: method.id,
+            providerAccount: target.method.account,
+          });
+          return { checkout: opened.checkout, planRow };
         },
         { system: true },
       );

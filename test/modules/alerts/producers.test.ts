@@ -10,7 +10,7 @@ import { billingEventsUrl, setUpSimulatedBilling } from "../../../src/modules/bi
 import type { InstallationRow } from "../../../src/modules/connectors/tables.ts";
 import { findOrCreateMember } from "../../../src/modules/members/members.ts";
 import { applyProviderEvent } from "../../../src/modules/payments/apply.ts";
-import { openCheckout } from "../../../src/modules/payments/checkouts.ts";
+import { noteProviderCheckout, openCheckout } from "../../../src/modules/payments/checkouts.ts";
 import type { StripePayments } from "../../../src/modules/payments/stripe/open.ts";
 import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
@@ -92,7 +92,15 @@ describe("alert producers", function () {
       async (ctx) => {
         const { member } = await findOrCreateMember(ctx, plan.projectId, memberAccount("Lin Buyer"));
         const planRow = (await plansTable.rows(ctx).where({ id: plan.planId }).first()) as PlanRow;
-        return { checkout: await openCheckout(ctx, { member, plan: planRow, provider: "stripe", paymentMethodId: null }) };
+        const { checkout } = await openCheckout(ctx, {
+          member,
+          plan: planRow,
+          provider: "stripe",
+          paymentMethodId: null,
+          providerAccount: "acct_alerts",
+        });
+        await noteProviderCheckout(ctx, checkout.id, "cs_alerts");
+        return { checkout };
       },
       { system: true },
     );
@@ -105,7 +113,9 @@ describe("alert producers", function () {
         kind: "checkout.completed",
         eventId: `evt_${randomUUID()}`,
         occurredAt: new Date(),
+        source: "acct_alerts",
         reference: checkout.id,
+        providerCheckoutId: "cs_alerts",
         providerSubscriptionId: subscription,
         providerCustomerId: "cus_1",
         payment: payment(),
@@ -131,6 +141,7 @@ describe("alert producers", function () {
         kind: "subscription.renewed",
         eventId: `evt_${randomUUID()}`,
         occurredAt: new Date(),
+        source: "acct_alerts",
         providerSubscriptionId: subscription,
         payment: payment(),
         periodEndsAt: new Date(Date.now() + 60 * DAY),

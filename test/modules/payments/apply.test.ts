@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { applyProviderEvent } from "../../../src/modules/payments/apply.ts";
-import { openCheckout } from "../../../src/modules/payments/checkouts.ts";
+import { noteProviderCheckout, openCheckout } from "../../../src/modules/payments/checkouts.ts";
 import type { ProviderEvent } from "../../../src/modules/payments/provider.ts";
 import { findOrCreateMember } from "../../../src/modules/members/members.ts";
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
@@ -24,24 +24,32 @@ describe("payments: applying provider events", () => {
     creator = await createTestCreator({ projects: 1 });
   });
 
-  /** A member of the plan's project with an open Stripe checkout of it. */
+  /** The connected account the test's checkouts are sold through: every report here comes from it. */
+  const ACCOUNT = "acct_apply_test";
+
+  /** A member of the plan's project with an open Stripe checkout of it, its Checkout Session noted. */
   async function checkoutOf(plan: SeededPlan, person = account()) {
     return asDomain(
       creator,
       async (ctx) => {
         const { member } = await findOrCreateMember(ctx, plan.projectId, person);
         const planRow = (await plansTable.rows(ctx).where({ id: plan.planId }).first()) as PlanRow;
-        return { member, checkout: await openCheckout(ctx, { member, plan: planRow, provider: "stripe", paymentMethodId: null }) };
+        const { checkout } = await openCheckout(ctx, { member, plan: planRow, provider: "stripe", paymentMethodId: null, providerAccount: ACCOUNT });
+        const session = `cs_${randomUUID()}`;
+        await noteProviderCheckout(ctx, checkout.id, session);
+        return { member, checkout: { ...checkout, provider_checkout_id: session } };
       },
       { system: true },
     );
   }
 
-  const paid = (reference: string, subscriptionId: string, periodEndsAt: Date): ProviderEvent => ({
+  const paid = (checkout: { id: string; provider_checkout_id: string | null }, subscriptionId: string, periodEndsAt: Date): ProviderEvent => ({
     kind: "checkout.completed",
     eventId: `evt_${randomUUID()}`,
     occurredAt: new Date(),
-    reference,
+    source: ACCOUNT,
+    reference: checkout.id,
+    providerCheckoutId: checkout.provider_checkout_id,
     providerSubscriptionId: subscriptionId,
     providerCustomerId: "cus_1",
     payment: { providerPaymentId: `pi_${randomUUID()}`, amountMinor: 500, currency: "USD", feeMinor: 45, paidAt: new Date() },
@@ -54,7 +62,7 @@ describe("payments: applying provider events", () => {
     const plan = await seedPlan(creator, { resources: [{ mode: "creator_task" }] });
     const { member, checkout } = await checkoutOf(plan);
     const periodEnd = new Date(Date.now() + 30 * DAY);
-    const event = paid(checkout.id, `sub_${randomUUID()}`, periodEnd);
+    const event = paid(checkout, `sub_${randomUUID()}`, periodEnd);
 
     const first = await applyProviderEvent(db, "stripe", event, new Date());
     assert.equal(first.outcome, "applied");
@@ -86,11 +94,12 @@ describe("payments: applying provider events", () => {
     const { member, checkout } = await checkoutOf(plan);
     const providerId = `sub_${randomUUID()}`;
     const start = Date.now();
-    await applyProviderEvent(db, "stripe", paid(checkout.id, providerId, new Date(start + 30 * DAY)), new Date());
+    await applyProviderEvent(db, "stripe", paid(checkout, providerId, new Date(start + 30 * DAY)), new Date());
     const renewal = (days: number): ProviderEvent => ({
       kind: "subscription.renewed",
       eventId: `evt_${randomUUID()}`,
       occurredAt: new Date(),
+      source: ACCOUNT,
       providerSubscriptionId: providerId,
       payment: { providerPaymentId: `pi_${randomUUID()}`, amountMinor: 500, currency: "USD", feeMinor: null, paidAt: new Date() },
       periodEndsAt: new Date(start + days * DAY),
@@ -109,6 +118,7 @@ describe("payments: applying provider events", () => {
       kind: "subscription.ended",
       eventId: `evt_${randomUUID()}`,
       occurredAt: new Date(),
+      source: ACCOUNT,
       providerSubscriptionId: providerId,
       endedAt: new Date(),
     };
@@ -126,7 +136,7 @@ describe("payments: applying provider events", () => {
     const { member, checkout } = await checkoutOf(plan);
     const providerId = `sub_${randomUUID()}`;
     const periodEnd = new Date(Date.now() + 30 * DAY);
-    const first = paid(checkout.id, providerId, periodEnd);
+    const first = paid(checkout, providerId, periodEnd);
     await applyProviderEvent(db, "stripe", first, new Date());
     const paymentId = first.kind === "checkout.completed" ? first.payment!.providerPaymentId : "";
 
@@ -134,6 +144,7 @@ describe("payments: applying provider events", () => {
       kind: "subscription.cancel_scheduled",
       eventId: `evt_${randomUUID()}`,
       occurredAt: new Date(),
+      source: ACCOUNT,
       providerSubscriptionId: providerId,
       cancelAtPeriodEnd: true,
       periodEndsAt: periodEnd,
@@ -147,6 +158,7 @@ describe("payments: applying provider events", () => {
       kind: "payment.refunded",
       eventId: `evt_${randomUUID()}`,
       occurredAt: new Date(),
+      source: ACCOUNT,
       providerPaymentId: paymentId,
       refundId: `re_${randomUUID()}`,
       amountMinor,
@@ -177,11 +189,12 @@ describe("payments: applying provider events", () => {
     const { member, checkout } = await checkoutOf(plan);
     const providerId = `sub_${randomUUID()}`;
     const t0 = Date.now();
-    await applyProviderEvent(db, "stripe", paid(checkout.id, providerId, new Date(t0 + 30 * DAY)), new Date(t0));
+    await applyProviderEvent(db, "stripe", paid(checkout, providerId, new Date(t0 + 30 * DAY)), new Date(t0));
     const failed = (at: number): ProviderEvent => ({
       kind: "payment.failed",
       eventId: `evt_${randomUUID()}`,
       occurredAt: new Date(at),
+      source: ACCOUNT,
       providerSubscriptionId: providerId,
       reason: "card_declined",
       amountDueMinor: null,
@@ -203,6 +216,7 @@ describe("payments: applying provider events", () => {
       kind: "subscription.renewed",
       eventId: `evt_${randomUUID()}`,
       occurredAt: new Date(),
+      source: ACCOUNT,
       providerSubscriptionId: providerId,
       payment: { providerPaymentId: `pi_${randomUUID()}`, amountMinor: 500, currency: "USD", feeMinor: null, paidAt: new Date() },
       periodEndsAt: new Date(t0 + 60 * DAY),
@@ -228,7 +242,7 @@ describe("payments: applying provider events", () => {
     const plan = await seedPlan(creator);
     const { checkout } = await checkoutOf(plan);
     const t0 = Date.now();
-    await applyProviderEvent(db, "stripe", paid(checkout.id, `sub_${randomUUID()}`, new Date(t0 + 30 * DAY)), new Date(t0));
+    await applyProviderEvent(db, "stripe", paid(checkout, `sub_${randomUUID()}`, new Date(t0 + 30 * DAY)), new Date(t0));
     const row = await db("payment_checkouts").where({ id: checkout.id }).first();
     await runJob(subscriptionJobs, "subscriptions.expire", new Date(t0 + 30 * DAY + 3_600_000));
     assert.equal((await db("subscriptions").where({ id: row.subscription_id }).first()).status, "active", "an hour late is not expired");
@@ -245,7 +259,7 @@ describe("payments: applying provider events", () => {
     assert.equal((await db("payment_checkouts").where({ id: checkout.id }).first()).status, "open");
     await runJob(paymentJobs, "payments.expire-checkouts", new Date(opened + CHECKOUT_OPEN_MS));
     assert.equal((await db("payment_checkouts").where({ id: checkout.id }).first()).status, "expired");
-    const late = await applyProviderEvent(db, "stripe", paid(checkout.id, `sub_${randomUUID()}`, new Date(Date.now() + 30 * DAY)), new Date());
+    const late = await applyProviderEvent(db, "stripe", paid(checkout, `sub_${randomUUID()}`, new Date(Date.now() + 30 * DAY)), new Date());
     assert.equal(late.outcome, "applied", "money taken starts the subscription");
     assert.equal((await db("payment_checkouts").where({ id: checkout.id }).first()).status, "completed");
   });
@@ -256,8 +270,8 @@ describe("payments: applying provider events", () => {
     const person = account();
     const one = await checkoutOf(plan, person);
     const two = await checkoutOf(plan, person);
-    await applyProviderEvent(db, "stripe", paid(one.checkout.id, `sub_${randomUUID()}`, new Date(Date.now() + 30 * DAY)), new Date());
-    const late = paid(two.checkout.id, `sub_${randomUUID()}`, new Date(Date.now() + 30 * DAY));
+    await applyProviderEvent(db, "stripe", paid(one.checkout, `sub_${randomUUID()}`, new Date(Date.now() + 30 * DAY)), new Date());
+    const late = paid(two.checkout, `sub_${randomUUID()}`, new Date(Date.now() + 30 * DAY));
     const outcome = await applyProviderEvent(db, "stripe", late, new Date());
     assert.equal(outcome.outcome, "superseded");
     assert.equal(outcome.outcome === "superseded" && outcome.refund?.amountMinor, 500);
@@ -265,7 +279,12 @@ describe("payments: applying provider events", () => {
     assert.equal((await db("payment_checkouts").where({ id: two.checkout.id }).first()).status, "superseded");
     assert.equal((await db("payment_provider_events").where({ event_id: late.eventId })).length, 1, "kept: a retry changes nothing");
 
-    const stranger = await applyProviderEvent(db, "stripe", paid(randomUUID(), `sub_${randomUUID()}`, new Date()), new Date());
+    const stranger = await applyProviderEvent(
+      db,
+      "stripe",
+      paid({ id: randomUUID(), provider_checkout_id: null }, `sub_${randomUUID()}`, new Date()),
+      new Date(),
+    );
     assert.equal(stranger.outcome, "ignored");
   });
 
@@ -288,7 +307,7 @@ describe("payments: applying provider events", () => {
     const plan = await seedPlan(creator);
     const { member, checkout } = await checkoutOf(plan);
     const providerId = `sub_${randomUUID()}`;
-    const event = paid(checkout.id, providerId, new Date(t0 + 30 * DAY));
+    const event = paid(checkout, providerId, new Date(t0 + 30 * DAY));
     assert.equal((await applyProviderEvent(db(), "stripe", event, new Date(t0))).outcome, "applied");
     const row = await db()("subscriptions").where({ member_id: member.id }).first();
     const paymentId = event.kind === "checkout.completed" ? event.payment!.providerPaymentId : "";
@@ -304,6 +323,7 @@ describe("payments: applying provider events", () => {
     kind: "payment.failed",
     eventId: `evt_${randomUUID()}`,
     occurredAt: new Date(at),
+    source: ACCOUNT,
     providerSubscriptionId: providerId,
     reason: "insufficient_funds",
     amountDueMinor: 700,
@@ -351,6 +371,7 @@ describe("payments: applying provider events", () => {
       kind: "subscription.ended",
       eventId: `evt_${randomUUID()}`,
       occurredAt: new Date(failedAt + 3 * DAY),
+      source: ACCOUNT,
       providerSubscriptionId: providerId,
       endedAt: new Date(failedAt + 3 * DAY),
     };
@@ -367,11 +388,11 @@ describe("payments: applying provider events", () => {
 
   it("a trial's failed first charge is past_due too; a failure reported after the payment that settled it changes nothing", async () => {
     const t0 = Date.now();
-    const plan = await seedPlan(creator);
+    const plan = await seedPlan(creator, { trialDays: 7 });
     const { checkout } = await checkoutOf(plan);
     const providerId = `sub_${randomUUID()}`;
     const trialEnd = new Date(t0 + 7 * DAY);
-    const trial: ProviderEvent = { ...paid(checkout.id, providerId, trialEnd), payment: null, trialEndsAt: trialEnd } as ProviderEvent;
+    const trial: ProviderEvent = { ...paid(checkout, providerId, trialEnd), payment: null, trialEndsAt: trialEnd } as ProviderEvent;
     await applyProviderEvent(db(), "stripe", trial, new Date(t0));
     const row = await db()("subscriptions").where({ provider_subscription_id: providerId }).first();
     assert.equal(row.status, "trialing");
@@ -385,6 +406,7 @@ describe("payments: applying provider events", () => {
       kind: "subscription.renewed",
       eventId: `evt_${randomUUID()}`,
       occurredAt: new Date(failedAt + 5 * DAY),
+      source: ACCOUNT,
       providerSubscriptionId: providerId,
       payment: { providerPaymentId: `pi_${randomUUID()}`, amountMinor: 500, currency: "USD", feeMinor: null, paidAt: new Date(failedAt + 5 * DAY) },
       periodEndsAt: new Date(t0 + 37 * DAY),
@@ -406,6 +428,7 @@ describe("payments: applying provider events", () => {
     const common = {
       eventId: `evt_${randomUUID()}`,
       occurredAt: new Date(),
+      source: ACCOUNT,
       providerPaymentId: paymentId,
       disputeId,
       amountMinor: 500,
@@ -504,6 +527,7 @@ describe("payments: applying provider events", () => {
       kind: "subscription.renewed",
       eventId: `evt_${randomUUID()}`,
       occurredAt: new Date(),
+      source: ACCOUNT,
       providerSubscriptionId: providerId,
       payment: { providerPaymentId: `pi_${randomUUID()}`, amountMinor: 500, currency: "USD", feeMinor: null, paidAt: new Date() },
       periodEndsAt: new Date(t0 + 60 * DAY),
@@ -522,6 +546,7 @@ describe("payments: applying provider events", () => {
       kind: "subscription.cancel_scheduled",
       eventId: `evt_${randomUUID()}`,
       occurredAt: new Date(),
+      source: ACCOUNT,
       providerSubscriptionId: providerId,
       cancelAtPeriodEnd,
       periodEndsAt: new Date(t0 + 30 * DAY),

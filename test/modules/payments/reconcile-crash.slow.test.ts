@@ -138,7 +138,8 @@ describe("payments.reconcile after a process killed before its commit", function
       const { checkout, plan } = await inTeam(async (ctx) => {
         const { member } = await findOrCreateMember(ctx, project.id, { connectorKey: "telegram", externalUserId: "777001", displayName: "Crash" });
         const plan = (await plansTable.rows(ctx).where({ id: planId }).first()) as PlanRow;
-        return { checkout: await openCheckout(ctx, { member, plan, provider: "stripe", paymentMethodId: method.id }), plan };
+        const { checkout } = await openCheckout(ctx, { member, plan, provider: "stripe", paymentMethodId: method.id, providerAccount: account });
+        return { checkout, plan };
       });
       const price = { amountMinor: 500, currency: "USD", cycle: plan.billing_cycle, cycleCount: 1, trialDays: 0 };
       const connected = { paymentMethodId: method.id, account, mode: "test" as const };

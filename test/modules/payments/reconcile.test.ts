@@ -306,7 +306,15 @@ describe("payments.reconcile", function () {
           const { member } = await findOrCreateMember(ctx, stars.plan.projectId, account);
           const planRow = (await plansTable.rows(ctx).where({ id: stars.plan.planId }).first()) as PlanRow;
           return {
-            checkout: await openCheckout(ctx, { member, plan: planRow, provider: "telegram_stars", paymentMethodId: stars.methodId }),
+            checkout: (
+              await openCheckout(ctx, {
+                member,
+                plan: planRow,
+                provider: "telegram_stars",
+                paymentMethodId: stars.methodId,
+                providerAccount: stars.installation.id,
+              })
+            ).checkout,
             planRow,
           };
         },
@@ -380,13 +388,15 @@ describe("payments.reconcile", function () {
     it("a second payment made while the first's update was lost too is superseded and refunded through the bot; the member is told", async () => {
       const { db } = await testDatabase();
       const userId = randomInt(10_000_000, 99_999_999);
-      const first = await invoiceFor(userId);
-      const second = await invoiceFor(userId);
-      // Neither payment is known when the other is asked for: both pass the pre-checkout query.
-      const [a, b] = await withoutPaymentMessages(async (platform) => [
-        await platform.payInvoice({ invoice: first.url, user: { id: userId, first_name: "Star" } }),
-        await platform.payInvoice({ invoice: second.url, user: { id: userId, first_name: "Star" } }),
-      ]);
+      // The first payment is not known when the member asks for a second invoice (which closes the first checkout),
+      // nor when the second is paid: both pass the pre-checkout query.
+      const { first, second, a, b } = await withoutPaymentMessages(async (platform) => {
+        const first = await invoiceFor(userId);
+        const a = await platform.payInvoice({ invoice: first.url, user: { id: userId, first_name: "Star" } });
+        const second = await invoiceFor(userId);
+        const b = await platform.payInvoice({ invoice: second.url, user: { id: userId, first_name: "Star" } });
+        return { first, second, a, b };
+      });
       assert.deepEqual([a.status, b.status], ["paid", "paid"]);
       const platform = await testPlatform();
       const sent = platform.calls.length;

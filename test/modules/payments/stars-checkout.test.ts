@@ -42,7 +42,14 @@ describe("payments: a Telegram Stars purchase through the bot", function () {
         const account = { connectorKey: "telegram", externalUserId: String(userId), displayName: "Stella" };
         const { member } = await findOrCreateMember(ctx, plan.projectId, account);
         const planRow = (await plansTable.rows(ctx).where({ id: plan.planId }).first()) as PlanRow;
-        return { checkout: await openCheckout(ctx, { member, plan: planRow, provider: "telegram_stars", paymentMethodId: null }), planRow };
+        const opened = await openCheckout(ctx, {
+          member,
+          plan: planRow,
+          provider: "telegram_stars",
+          paymentMethodId: null,
+          providerAccount: installation.id,
+        });
+        return { checkout: opened.checkout, planRow };
       },
       { system: true },
     );

@@ -79,12 +79,14 @@ describe("parseStarsUpdate", () => {
   };
 
   it("a one-off payment completes the checkout (no subscription, no period)", () => {
-    assert.deepEqual(parseStarsUpdate(message({ successful_payment: paid })), [
+    assert.deepEqual(parseStarsUpdate(message({ successful_payment: paid }), "inst-1"), [
       {
         kind: "checkout.completed",
         eventId: "telegram:stx1",
         occurredAt: new Date(1_800_000_000_000),
+        source: "inst-1",
         reference: "co-1",
+        providerCheckoutId: null,
         providerSubscriptionId: null,
         providerCustomerId: "42",
         payment: { providerPaymentId: "42:stx1", amountMinor: 300, currency: "XTR", feeMinor: null, paidAt: new Date(1_800_000_000_000) },
@@ -98,12 +100,14 @@ describe("parseStarsUpdate", () => {
     assert.deepEqual(
       parseStarsUpdate(
         message({ refunded_payment: { currency: "XTR", total_amount: 300, invoice_payload: "co-1", telegram_payment_charge_id: "stx1" } }),
+        "inst-1",
       ),
       [
         {
           kind: "payment.refunded",
           eventId: "telegram-refund:stx1",
           occurredAt: new Date(1_800_000_000_000),
+          source: "inst-1",
           providerPaymentId: "42:stx1",
           refundId: "42:stx1",
           amountMinor: 300,
@@ -114,15 +118,15 @@ describe("parseStarsUpdate", () => {
   });
 
   it("anything else, or a payment missing its fields, is no event", () => {
-    assert.deepEqual(parseStarsUpdate(message({ text: "hello" })), []);
-    assert.deepEqual(parseStarsUpdate({ update_id: 2, pre_checkout_query: { id: "1" } }), []);
-    assert.deepEqual(parseStarsUpdate({ update_id: 3, edited_message: message({ successful_payment: paid }).message }), []);
-    assert.deepEqual(parseStarsUpdate(null), []);
-    assert.deepEqual(parseStarsUpdate("x"), []);
-    assert.deepEqual(parseStarsUpdate(message({ successful_payment: { ...paid, telegram_payment_charge_id: undefined } })), []);
-    assert.deepEqual(parseStarsUpdate(message({ successful_payment: { ...paid, total_amount: "300" } })), []);
+    assert.deepEqual(parseStarsUpdate(message({ text: "hello" }), "inst-1"), []);
+    assert.deepEqual(parseStarsUpdate({ update_id: 2, pre_checkout_query: { id: "1" } }, "inst-1"), []);
+    assert.deepEqual(parseStarsUpdate({ update_id: 3, edited_message: message({ successful_payment: paid }).message }, "inst-1"), []);
+    assert.deepEqual(parseStarsUpdate(null, "inst-1"), []);
+    assert.deepEqual(parseStarsUpdate("x", "inst-1"), []);
+    assert.deepEqual(parseStarsUpdate(message({ successful_payment: { ...paid, telegram_payment_charge_id: undefined } }), "inst-1"), []);
+    assert.deepEqual(parseStarsUpdate(message({ successful_payment: { ...paid, total_amount: "300" } }), "inst-1"), []);
     // A renewal without its new expiration date cannot say how far it extends the subscription.
-    assert.deepEqual(parseStarsUpdate(message({ successful_payment: { ...paid, is_recurring: true } })), []);
+    assert.deepEqual(parseStarsUpdate(message({ successful_payment: { ...paid, is_recurring: true } }), "inst-1"), []);
   });
 });
 
@@ -130,7 +134,9 @@ describe("decidePreCheckout", () => {
   const query = { id: "q1", from: { id: 42 }, currency: "XTR", total_amount: 250, invoice_payload: "co-1" };
   it("answers ok when the check accepts, and the check's reason when it refuses; the check sees the payload and the member", async () => {
     const seen: string[][] = [];
-    assert.deepEqual(await decidePreCheckout(query, async (ref, userId) => (seen.push([ref, userId]), { ok: true })), { ok: true });
+    assert.deepEqual(await decidePreCheckout(query, async (q) => (seen.push([q.invoice_payload, String(q.from.id)]), { ok: true as const })), {
+      ok: true,
+    });
     assert.deepEqual(await decidePreCheckout(query, async () => ({ ok: false, reason: "You already have this plan." })), {
       ok: false,
       errorMessage: "You already have this plan.",
@@ -202,7 +208,7 @@ describe("Telegram Stars provider against the fake Telegram", () => {
         for await (const chunk of req) chunks.push(chunk as Buffer);
         const update = JSON.parse(Buffer.concat(chunks).toString("utf8"));
         if (update.pre_checkout_query) await answerPreCheckout(payments(), update.pre_checkout_query, check);
-        else events.push(...parseStarsUpdate(update));
+        else events.push(...parseStarsUpdate(update, "inst-1"));
         res.writeHead(200, { "content-type": "application/json" }).end("{}");
       })();
     });
@@ -291,7 +297,7 @@ describe("Telegram Stars provider against the fake Telegram", () => {
 
   it("a member buys a monthly plan: the pre-checkout check passes, Telegram charges, and the payment is a normalized checkout.completed", async () => {
     const checked: string[][] = [];
-    receiver = await bot(async (reference, userId) => (checked.push([reference, userId]), { ok: true }));
+    receiver = await bot(async (q) => (checked.push([q.invoice_payload, String(q.from.id)]), { ok: true as const }));
     const before = Math.floor(Date.now() / 1000);
     const completed = await subscribe();
     const after = Math.floor(Date.now() / 1000);
@@ -303,7 +309,9 @@ describe("Telegram Stars provider against the fake Telegram", () => {
       kind: "checkout.completed",
       eventId: `telegram:${tx!.id}`,
       occurredAt: paidAt,
+      source: "inst-1",
       reference: "co-0001",
+      providerCheckoutId: null,
       providerSubscriptionId: `${user.id}:co-0001`,
       providerCustomerId: String(user.id),
       payment: { providerPaymentId: `${user.id}:${tx!.id}`, amountMinor: 250, currency: "XTR", feeMinor: null, paidAt },
@@ -355,6 +363,7 @@ describe("Telegram Stars provider against the fake Telegram", () => {
       kind: "subscription.renewed",
       eventId: `telegram:${renewalCharge}`,
       occurredAt: r.occurredAt,
+      source: "inst-1",
       providerSubscriptionId: completed.providerSubscriptionId,
       payment: { providerPaymentId: `${user.id}:${renewalCharge}`, amountMinor: 250, currency: "XTR", feeMinor: null, paidAt: r.occurredAt },
       periodEndsAt: new Date(completed.periodEndsAt!.getTime() + 2592000 * 1000),

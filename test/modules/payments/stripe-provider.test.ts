@@ -367,6 +367,7 @@ describe("Stripe provider: money back", () => {
         kind: "payment.disputed",
         eventId: "",
         occurredAt: null,
+        source: method.account,
         providerPaymentId: paymentId,
         disputeId: dispute.id,
         amountMinor: 500,

@@ -43,7 +43,14 @@ export async function openStripeShop(creator: TestCreator, twin: StripeTwin, str
         const member = { connectorKey: "telegram", externalUserId, displayName: name };
         const { member: row } = await findOrCreateMember(ctx, plan.projectId, member);
         const planRow = (await plansTable.rows(ctx).where({ id: plan.planId }).first()) as PlanRow;
-        return { checkout: await openCheckout(ctx, { member: row, plan: planRow, provider: "stripe", paymentMethodId: methodRow.id }), planRow };
+        const opened = await openCheckout(ctx, {
+          member: row,
+          plan: planRow,
+          provider: "stripe",
+          paymentMethodId: methodRow.id,
+          providerAccount: target.method.account,
+        });
+        return { checkout: opened.checkout, planRow };
       },
       { system: true },
     );

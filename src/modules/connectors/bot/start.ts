@@ -101,7 +101,14 @@ async function planOffer(ctx: DomainContext, input: StartInput, plan: PlanRow): 
   const method = methodsSelling(await enabledPaymentMethods(ctx, plan.project_id), plan).find((m) => m.provider === "telegram_stars");
   if (method && input.installation.connector_key === "telegram") {
     const { member } = await findOrCreateMember(ctx, plan.project_id, input.account);
-    const checkout = await openCheckout(ctx, { member, plan, provider: "telegram_stars", paymentMethodId: method.id });
+    // Invoices cannot be withdrawn: one made for an earlier checkout is declined at the pre-checkout query once this one closes it.
+    const { checkout } = await openCheckout(ctx, {
+      member,
+      plan,
+      provider: "telegram_stars",
+      paymentMethodId: method.id,
+      providerAccount: input.installation.id,
+    });
     const renews = plan.billing_cycle === "lifetime" ? "one payment, access for life" : "renews every 30 days until you cancel";
     const text = `${plan.name}: ${inStars(plan)} (${renews}).`;
     return { outcome: { kind: "checkout", checkout, plan, method: { id: method.id, mode: method.mode } }, text };

@@ -14,7 +14,8 @@ export interface PreCheckoutQuery {
   invoice_payload: string;
 }
 
-export type PreCheckoutCheck = (reference: string, userId: string) => Promise<{ ok: true } | { ok: false; reason: string }>;
+/** The domain's verdict on a query: the checkout its payload names, for the payer, at the amount and currency asked. */
+export type PreCheckoutCheck = (query: PreCheckoutQuery) => Promise<{ ok: true } | { ok: false; reason: string }>;
 export type PreCheckoutAnswer = { ok: true } | { ok: false; errorMessage: string };
 
 /** Telegram waits 10 s for the answer; the check gets 8 of them so the answer itself still arrives in time. */
@@ -26,7 +27,7 @@ const TRY_AGAIN = "The payment could not be confirmed just now. Nothing was char
 /** The answer to `query`: ok only for a Stars query the check accepts; a refusal carries the check's reason for the member. */
 export async function decidePreCheckout(query: PreCheckoutQuery, check: PreCheckoutCheck): Promise<PreCheckoutAnswer> {
   if (query.currency !== "XTR") return { ok: false, errorMessage: "This bot takes payments in Telegram Stars only." };
-  const verdict = await check(query.invoice_payload, String(query.from.id));
+  const verdict = await check(query);
   // Telegram refuses an empty error_message: a refusal always says something.
   return verdict.ok ? { ok: true } : { ok: false, errorMessage: verdict.reason.trim() || TRY_AGAIN };
 }

@@ -84,6 +84,9 @@ export function starsProvider(sessionFor: (method: ConnectedMethod) => Promise<P
       return { url: await payments.createInvoiceLink(invoice), ...none };
     },
 
+    // A Stars invoice cannot be withdrawn: the pre-checkout query declines one whose checkout is no longer open.
+    async expireCheckout() {},
+
     async cancelAtPeriodEnd(method, providerSubscriptionId) {
       const { userId, payload } = parseStarsSubscriptionId(providerSubscriptionId);
       const payments = await paymentsOf(method);

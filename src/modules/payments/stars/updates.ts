@@ -40,12 +40,14 @@ function memberOf(message: Record<string, any>): string | null {
   return Number.isSafeInteger(id) && id > 0 ? String(id) : null;
 }
 
-export function parseStarsUpdate(update: unknown): ProviderEvent[] {
+/** The payment events of `update`, which reached the bot of the installation `installationId` (their source). */
+export function parseStarsUpdate(update: unknown, installationId: string): ProviderEvent[] {
   const message = isObject(update) ? update.message : undefined;
   if (!isObject(message)) return [];
   const userId = memberOf(message);
   if (userId === null || !Number.isSafeInteger(message.date)) return [];
   const occurredAt = seconds(message.date);
+  const source = installationId;
   if (isObject(message.successful_payment) && wellFormed(message.successful_payment)) {
     const paid = message.successful_payment as SuccessfulPayment;
     const payment: ProviderPayment = {
@@ -62,14 +64,17 @@ export function parseStarsUpdate(update: unknown): ProviderEvent[] {
     if (subscriptionId && !paid.is_first_recurring)
       // A renewal always carries the new expiration date; one without it is malformed and left alone.
       return periodEndsAt
-        ? [{ kind: "subscription.renewed", eventId, occurredAt, providerSubscriptionId: subscriptionId, payment, periodEndsAt }]
+        ? [{ kind: "subscription.renewed", eventId, occurredAt, source, providerSubscriptionId: subscriptionId, payment, periodEndsAt }]
         : [];
     return [
       {
         kind: "checkout.completed",
         eventId,
         occurredAt,
+        source,
         reference: paid.invoice_payload,
+        // A Stars invoice has no id of its own: its payload is the checkout's id.
+        providerCheckoutId: null,
         providerSubscriptionId: subscriptionId,
         providerCustomerId: userId,
         payment,
@@ -86,6 +91,7 @@ export function parseStarsUpdate(update: unknown): ProviderEvent[] {
         kind: "payment.refunded",
         eventId: `telegram-refund:${refunded.telegram_payment_charge_id}`,
         occurredAt,
+        source,
         providerPaymentId,
         // Telegram refunds a Stars payment once and wholly, and names the refund by the payment's charge.
         refundId: providerPaymentId,

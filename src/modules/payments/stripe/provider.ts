@@ -92,6 +92,14 @@ export function stripeProvider(client: Stripe): PaymentProvider {
     name: "stripe",
     refusal: stripeRefusal,
     startCheckout: (method, request) => startCheckout(client, method, request),
+    async expireCheckout(method, providerCheckoutId) {
+      try {
+        await client.checkout.sessions.expire(providerCheckoutId, {}, { stripeAccount: method.account });
+      } catch (error) {
+        // Completed or expired already: it can no longer be paid either way.
+        if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
+      }
+    },
     async cancelAtPeriodEnd(method, providerSubscriptionId) {
       await client.subscriptions.update(providerSubscriptionId, { cancel_at_period_end: true }, { stripeAccount: method.account });
     },

@@ -13,12 +13,13 @@ export class StripeWebhookSignatureError extends Error {
   }
 }
 
-type Base = { eventId: string; occurredAt: Date };
+type Base = { eventId: string; occurredAt: Date; source: string | null };
 type Account = string | undefined;
 
 async function checkoutCompleted(client: Stripe, account: Account, base: Base, session: Stripe.Checkout.Session): Promise<ProviderEvent[]> {
   const reference = session.client_reference_id ?? session.metadata?.reference;
-  if (!reference) return [];
+  // A delayed payment method (a bank debit) completes the session unpaid: its async_payment_succeeded completes the checkout.
+  if (!reference || session.payment_status === "unpaid") return [];
   const subscriptionId = idOf(session.subscription);
   let payment: ProviderPayment | null = null;
   let trialEndsAt: Date | null = null;
@@ -38,6 +39,7 @@ async function checkoutCompleted(client: Stripe, account: Account, base: Base, s
       ...base,
       kind: "checkout.completed",
       reference,
+      providerCheckoutId: session.id,
       providerSubscriptionId: subscriptionId,
       providerCustomerId: idOf(session.customer),
       payment,
@@ -161,8 +163,8 @@ export async function parseStripeWebhook(
 }
 
 /** A completed Checkout Session read back from Stripe (reconciliation), normalized as its completion event would be, under `eventId`. */
-export function normalizeCompletedSession(client: Stripe, account: Account, session: Stripe.Checkout.Session, eventId: string, occurredAt: Date) {
-  return checkoutCompleted(client, account, { eventId, occurredAt }, session);
+export function normalizeCompletedSession(client: Stripe, account: string, session: Stripe.Checkout.Session, eventId: string, occurredAt: Date) {
+  return checkoutCompleted(client, account, { eventId, occurredAt, source: account }, session);
 }
 
 /**
@@ -170,10 +172,11 @@ export function normalizeCompletedSession(client: Stripe, account: Account, sess
  * (GET /v1/events, reconciliation), which needs no signature.
  */
 export async function normalizeStripeEvent(client: Stripe, event: Stripe.Event): Promise<ProviderEvent[]> {
-  const base: Base = { eventId: event.id, occurredAt: fromUnix(event.created) };
   const account = event.account;
+  const base: Base = { eventId: event.id, occurredAt: fromUnix(event.created), source: account ?? null };
   switch (event.type) {
     case "checkout.session.completed":
+    case "checkout.session.async_payment_succeeded":
       return checkoutCompleted(client, account, base, event.data.object);
     case "invoice.paid":
       return invoicePaid(client, account, base, event.data.object);

@@ -1,6 +1,6 @@
 // A project's payment methods for payment tests, made through the domain function the connection
-// flow uses: Stripe (a connected account on the twin that finished onboarding, sealed in the method)
-// and Telegram Stars (XTR, monthly).
+// flow uses: Stripe (a connected account on the twin that finished onboarding, sealed in the method,
+// and the completed connection that names it) and Telegram Stars (XTR, monthly).
 import type Stripe from "stripe";
 import { createPaymentMethod } from "../../../src/modules/payment-methods/payment-methods.ts";
 import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
@@ -32,7 +32,27 @@ export async function connectStripeMethod(
       sealedCredentials: sealStripeCredentials(TEST_APP_KEY, projectId, { account }),
     }),
   );
-  return { row: await methodRow(method.id), account };
+  // The completed connection the connect flow leaves: what names the method by its account (a Connect event's `account`).
+  const row = await methodRow(method.id);
+  await (
+    await testDatabase()
+  )
+    .db("payment_connections")
+    .insert({
+      id: crypto.randomUUID(),
+      team_id: row.team_id,
+      project_id: projectId,
+      provider: "stripe",
+      account,
+      currencies: JSON.stringify(input.currencies ?? ["USD"]),
+      status: "completed",
+      payment_method_id: method.id,
+      created_at: new Date(),
+      completed_at: new Date(),
+    })
+    .onConflict(["project_id", "provider"])
+    .merge(["account", "payment_method_id", "status"]);
+  return { row, account };
 }
 
 /** The project's enabled Telegram Stars method (XTR, monthly). */

@@ -83,13 +83,29 @@ async function fulfil(session: PlatformSession, item: WorkItem, now: Date): Prom
   return { url: link.url, expiresAt: expiry.expiresAt };
 }
 
+/**
+ * Whether another of the member's grants still gives the same place: a subscription that ends while
+ * a newer one of the member's runs (a cancelled trial, then a paid plan) takes nothing away.
+ */
+async function stillGranted(db: Db, item: WorkItem): Promise<boolean> {
+  const other = await unscoped(
+    db,
+    "the member's other grants of the place, on the grant's team",
+  )("access_grants")
+    .where({ team_id: item.team_id, member_id: item.member_id, resource_id: item.resource_id, status: "granted" })
+    .whereNot({ id: item.grant_id })
+    .first("id");
+  return other !== undefined;
+}
+
 /** Takes a revoked grant's access away; answers the ids of the unused invite links it revoked. */
 async function remove(db: Db, session: PlatformSession, item: WorkItem, now: Date): Promise<string[]> {
   if (!item.place || !item.user || item.granted_at === null) return [];
+  // An unused link would still admit the member (or whoever they passed it to) after the removal.
+  const revoked = item.grant_mode === "bearer_link" ? await revokeLinks(session, await outstandingLinks(db, { grant_id: item.grant_id }, now)) : [];
+  if (item.member_status !== "banned" && (await stillGranted(db, item))) return revoked;
   if (item.grant_mode === "role") return session.removeRole(item.user, item.place).then(() => []);
   if (item.grant_mode === "membership") return session.unadmit(item.place, item.user).then(() => []);
-  // An unused link would still admit the member (or whoever they passed it to) after the removal.
-  const revoked = await revokeLinks(session, await outstandingLinks(db, { grant_id: item.grant_id }, now));
   // A banned member stays banned from the place (a plain removal lets them join again later).
   await session.removeMember(item.place, item.user, { ban: item.member_status === "banned" });
   return revoked;

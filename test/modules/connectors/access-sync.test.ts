@@ -1,10 +1,12 @@
 // The connector sweep on Discord: a redemption's role and private-channel grants are fulfilled on
 // the platform (the role given, a member permission overwrite on the channel) and marked granted;
-// a ban revokes them there (role taken, overwrite deleted) and bans the member from the server.
+// a ban revokes them there (role taken, overwrite deleted) and bans the member from the server. A
+// subscription that ends while a newer one of the member gives the same places takes nothing away.
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import { syncPlatformAccess } from "../../../src/modules/connectors/access-sync.ts";
 import { banMember } from "../../../src/modules/members/ban.ts";
+import { cancelSubscription, expireSubscription } from "../../../src/modules/subscriptions/subscriptions.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { newDiscordAuthorization, testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
 import { TEST_APP_KEY } from "../../helpers/server.ts";
@@ -58,6 +60,45 @@ describe("the connector sweep on Discord", function () {
         `DELETE /guilds/${guild.id}/members/${user}/roles/${role}`,
         `PUT /guilds/${guild.id}/bans/${user}`,
       ].sort(),
+    );
+  });
+
+  it("an ended subscription takes nothing away that the member's newer subscription still gives (a cancelled trial, then a paid plan)", async () => {
+    const project = suite.creator.projectIds[0]!;
+    const plan = await seedPlan(suite.creator, { resources: [{ mode: "role" }, { mode: "membership" }] });
+    const [role, channel] = ["200000000000000002", "300000000000000002"];
+    const { db } = await testDatabase();
+    await db("resources").where({ id: plan.resourceIds[0] }).update({ connector_key: "discord", kind: "role", platform_ref: role });
+    await db("resources").where({ id: plan.resourceIds[1] }).update({ connector_key: "discord", kind: "channel", platform_ref: channel });
+    const [first, second] = await codesFor(suite.creator, plan, 2);
+    const user = String(400000000000000000n + BigInt(randomInt(1, 1e9)));
+    const member = { connectorKey: "discord", externalUserId: user, displayName: "Ola" };
+    const env = { platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY };
+    const fake = await testPlatform();
+    const routes = (from: number) => fake.calls.slice(from).map((c) => `${c.method} ${c.name}`);
+
+    const older = await redeem(suite.creator, project, first!, member);
+    await syncPlatformAccess(db, env, new Date(), { memberId: older.member.id });
+    // Cancelled, its access runs to its end; a newer subscription gives the same places meanwhile.
+    await asDomain(suite.creator, (ctx) => cancelSubscription(ctx, older.subscription.id));
+    const newer = await redeem(suite.creator, project, second!, member);
+    await syncPlatformAccess(db, env, new Date(), { memberId: older.member.id });
+
+    let mark = fake.calls.length;
+    await asDomain(suite.creator, (ctx) => expireSubscription(ctx, older.subscription.id), { system: true });
+    assert.equal(await syncPlatformAccess(db, env, new Date(), { memberId: older.member.id }), 2, "both revoked grants brought in line");
+    assert.deepEqual(routes(mark), [], "nothing taken away: the newer subscription gives both places");
+    assert.equal(await syncPlatformAccess(db, env, new Date(), { memberId: older.member.id }), 0);
+
+    mark = fake.calls.length;
+    await asDomain(suite.creator, (ctx) => expireSubscription(ctx, newer.subscription.id), { system: true });
+    await syncPlatformAccess(db, env, new Date(), { memberId: older.member.id });
+    const taken = routes(mark);
+    assert.equal(taken.length, 2, taken.join(", "));
+    assert.ok(taken.includes(`DELETE /channels/${channel}/permissions/${user}`));
+    assert.ok(
+      taken.some((r) => r.startsWith("DELETE /guilds/") && r.endsWith(`/members/${user}/roles/${role}`)),
+      "the last one to end takes them away",
     );
   });
 });

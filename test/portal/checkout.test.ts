@@ -354,6 +354,40 @@ describe("subscriber portal: a member pays for a plan", function () {
     assert.equal((await db("subscriptions").where({ id: subscription.id }).first()).status, "active");
   });
 
+  it("gives a plan's trial once per member and project: cancelled during the trial and back, the member pays from the first day", async () => {
+    const { db } = await testDatabase();
+    const { browser } = await member();
+    const first = await browser.post(checkoutPath(plans.trial), { method: methodId }, `/${fixture.handle}`);
+    const firstSession = first.headers.get("location")!.split("/").pop()!;
+    await twin.completeCheckout(firstSession, { card: TEST_CARDS.success });
+    await twin.settled();
+    const trial = await db("subscriptions")
+      .where({ id: (await db("payment_checkouts").where({ provider_checkout_id: firstSession }).first()).subscription_id })
+      .first();
+    assert.equal(trial.status, "trialing");
+    const cancelPath = `/${fixture.handle}/subscriptions/${trial.id}/cancel`;
+    assert.equal((await browser.post(cancelPath, {}, cancelPath)).status, 200);
+    assert.equal((await db("subscriptions").where({ id: trial.id }).first()).status, "canceled");
+
+    const page = await (await browser.get(`/${fixture.handle}`)).text();
+    assert.match(card(page, plans.trial), /You have had this community's free trial: \$7\.00 every month, paid from the first day/);
+    const again = await browser.post(checkoutPath(plans.trial), { method: methodId }, `/${fixture.handle}`);
+    assert.equal(again.status, 303);
+    const secondSession = again.headers.get("location")!.split("/").pop()!;
+    const checkout = await db("payment_checkouts").where({ provider_checkout_id: secondSession }).first();
+    assert.equal(checkout.trial_days, 0, "no second trial is offered");
+    await twin.completeCheckout(secondSession, { card: TEST_CARDS.success });
+    await twin.settled();
+    const paid = await db("subscriptions")
+      .where({ id: (await db("payment_checkouts").where({ id: checkout.id }).first()).subscription_id })
+      .first();
+    assert.deepEqual([paid.status, paid.trial_ends_at], ["active", null], "paid at once, no trial at Stripe either");
+    assert.deepEqual(
+      (await db("transactions").where({ subscription_id: paid.id, kind: "payment" })).map((t) => Number(t.amount_minor)),
+      [700],
+    );
+  });
+
   // Last: it takes the project's card method away.
   it("a creator who disconnected SubBridge in Stripe, its event lost: the member is told plainly, the method goes off, the creator is alerted once", async () => {
     await twin.deauthorize(account, { eventLost: true });

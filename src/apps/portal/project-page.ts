@@ -10,6 +10,7 @@ import { price } from "../../modules/connectors/bot/start.ts";
 import type { MemberRow } from "../../modules/members/tables.ts";
 import type { PortalProject } from "../../modules/projects/handles.ts";
 import { enabledPaymentMethods, type PaymentMethod } from "../../modules/payment-methods/payment-methods.ts";
+import { hadTrial } from "../../modules/payments/checkouts.ts";
 import { methodsSelling } from "../../modules/payments/selling.ts";
 import { checkoutOrigin } from "../../modules/payments/stripe/provider.ts";
 import { connectedInstallations, publishedPlans, startLink, type PortalInstallation, type PortalPlan } from "./catalog.ts";
@@ -74,7 +75,13 @@ function planCard(ctx: Koa.Context, handle: string, entry: PortalPlan, offers: P
   return html`<li class="plan${highlighted ? " highlighted" : ""}" id="plan-${plan.id}" ${highlighted ? html`aria-current="true"` : ""}>
     <h3>${plan.name}</h3>
     <p class="price">${price(plan)}</p>
-    ${plan.trial_days > 0 ? html`<p class="trial">${plan.trial_days}-day free trial, then ${price(plan)}</p>` : ""}
+    ${
+      plan.trial_days > 0
+        ? view.trialUsed
+          ? html`<p class="trial">You have had this community's free trial: ${price(plan)}, paid from the first day</p>`
+          : html`<p class="trial">${plan.trial_days}-day free trial, then ${price(plan)}</p>`
+        : ""
+    }
     ${plan.description ? html`<p>${plan.description}</p>` : ""}
     ${
       resources.length
@@ -108,6 +115,8 @@ function planCard(ctx: Koa.Context, handle: string, entry: PortalPlan, offers: P
 interface CardView {
   highlighted: boolean;
   signedIn: boolean;
+  /** The signed-in member has had a trial in this project: a plan's trial is not offered again. */
+  trialUsed: boolean;
   problem: CouponProblem | null;
 }
 
@@ -185,10 +194,12 @@ export async function renderProjectPage(
   const picked = plans.find((p) => p.plan.id === wanted);
   const offers = offersFor(deps, plans, methods, installations);
   const { member } = options;
+  const trialUsed = member !== null && plans.some((p) => p.plan.trial_days > 0) && (await hadTrial(domain, project.id, member.id));
   const card = (p: PortalPlan) =>
     planCard(ctx, project.handle, p, offers.get(p.plan.id)!, {
       highlighted: p === picked,
       signedIn: member !== null,
+      trialUsed,
       problem: options.couponProblem?.planId === p.plan.id ? options.couponProblem : null,
     });
   const body = html`<h1>${project.name}</h1>

@@ -72,7 +72,9 @@ export async function completionMismatch(
     return checkout.recurring ? "a recurring plan was paid once, not by a subscription" : "a one-off plan was paid by a subscription";
   if (event.trialEndsAt !== null) {
     if (checkout.trial_days === 0) return "it started a free trial the checkout did not offer";
-    if (event.trialEndsAt.getTime() > now.getTime() + checkout.trial_days * DAY_MS + TRIAL_SLACK_MS)
+    // From when the provider says it completed (its signed time) or now, whichever is later: the trial starts on completion.
+    const from = Math.max(now.getTime(), event.occurredAt.getTime());
+    if (event.trialEndsAt.getTime() > from + checkout.trial_days * DAY_MS + TRIAL_SLACK_MS)
       return `its trial runs until ${event.trialEndsAt.toISOString()}, longer than the ${checkout.trial_days} days offered`;
   }
   // A trial charges nothing now; otherwise the first payment is the price less the coupon.

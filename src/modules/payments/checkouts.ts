@@ -20,15 +20,16 @@ import type { PlanPrice, ProviderName } from "./provider.ts";
 import { planPrice } from "./selling.ts";
 import { checkoutsTable, type CheckoutRow } from "./tables.ts";
 
-/** The trial `plan` offers `memberId`: the plan's, unless the member has had a trial in the project (any plan, any outcome). */
+/** Whether the member has had a free trial in the project (any plan, however it ended). */
+export async function hadTrial(ctx: DomainContext, projectId: string, memberId: string): Promise<boolean> {
+  const had = await subscriptionsTable.rows(ctx).where({ project_id: projectId, member_id: memberId }).whereNotNull("trial_ends_at").first("id");
+  return had !== undefined;
+}
+
+/** The trial `plan` offers `memberId`: the plan's, once per member and project. */
 export async function trialDaysFor(ctx: DomainContext, plan: PlanRow, memberId: string): Promise<number> {
-  if (plan.trial_days <= 0) return 0;
-  const had = await subscriptionsTable
-    .rows(ctx)
-    .where({ project_id: plan.project_id, member_id: memberId })
-    .whereNotNull("trial_ends_at")
-    .first("id");
-  return had ? 0 : plan.trial_days;
+  if (plan.trial_days <= 0 || (await hadTrial(ctx, plan.project_id, memberId))) return 0;
+  return plan.trial_days;
 }
 
 /** What the provider is asked to sell for `checkout`: its plan's cycle at the checkout's price and trial. */

@@ -22,7 +22,8 @@ export async function reconcileStarsInstallation(run: Run, installation: Install
   const cursor = await cursorOf(run.db, "telegram_stars", installation.id);
   let offset = cursor?.ledger_offset ?? 0;
   let changed = 0;
-  const db = unscoped(run.db, "a ledger entry is matched to the installation team's checkouts and subscriptions");
+  // Whatever team the payload names: a payment to this bot for another project's checkout is applied as mismatched (refunded, alerted).
+  const db = unscoped(run.db, "a ledger entry is matched to the checkout or subscription it names, then held to it (binding.ts)");
   for (let page = 0; page < LEDGER_PAGES; page++) {
     const transactions = await payments.transactions({ offset, limit: PAGE });
     for (const tx of transactions) {
@@ -36,8 +37,7 @@ export async function reconcileStarsInstallation(run: Run, installation: Install
       const periodEndsAt = tx.subscriptionPeriod ? fromUnix(tx.date + tx.subscriptionPeriod) : null;
       const subscriptionId = tx.subscriptionPeriod ? starsSubscriptionId(tx.userId, tx.payload) : null;
       const checkout = UUID.test(tx.payload)
-        ? ((await db("payment_checkouts").where({ id: tx.payload, team_id: installation.team_id, provider: "telegram_stars" }).first()) as
-            CheckoutRow | undefined)
+        ? ((await db("payment_checkouts").where({ id: tx.payload, provider: "telegram_stars" }).first()) as CheckoutRow | undefined)
         : undefined;
       let event: ProviderEvent | null = null;
       if (checkout && (checkout.status === "open" || checkout.status === "expired"))
@@ -55,9 +55,8 @@ export async function reconcileStarsInstallation(run: Run, installation: Install
           periodEndsAt,
         };
       else if (subscriptionId && tx.subscriptionPeriod) {
-        const known = (await db("subscriptions")
-          .where({ provider: "telegram_stars", provider_subscription_id: subscriptionId, team_id: installation.team_id })
-          .first("ends_at")) as { ends_at: Date | null } | undefined;
+        const known = (await db("subscriptions").where({ provider: "telegram_stars", provider_subscription_id: subscriptionId }).first("ends_at")) as
+          { ends_at: Date | null } | undefined;
         // Telegram moves the expiration on by one period per renewal (from the expiration, not the charge).
         const from = Math.max(tx.date, known?.ends_at ? unix(new Date(known.ends_at)) : 0);
         if (known)

@@ -159,7 +159,8 @@ async function reconcileStripeCheckout(run: Run, client: Stripe, checkout: Check
     .first()) as PaymentMethodRow | undefined;
   const target = method ? await run.registry.providerFor(method) : null;
   if (!target) throw new Error(`the checkout ${checkout.id} has no reachable Stripe payment method`);
-  const account = target.method.account;
+  // The session lives on the account it was made on, even if the method has moved to another since.
+  const account = checkout.provider_account ?? target.method.account;
   const session = await client.checkout.sessions.retrieve(checkout.provider_checkout_id!, {}, { stripeAccount: account });
   if (session.status === "complete") {
     // Named after the session, not an event: the real event arriving later finds the checkout completed and changes nothing.

@@ -18,7 +18,10 @@ import { stripeEventsUrl } from "../../../src/modules/payments/stripe/open.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { createTestCreator, type TestCreator } from "../../helpers/fixtures.ts";
 import { ApiClient } from "../../helpers/http.ts";
-import { testPlatform } from "../../helpers/platforms.ts";
+import pino from "pino";
+import { reconcilePayments } from "../../../src/modules/payments/reconcile.ts";
+import { testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
+import { TEST_APP_KEY } from "../../helpers/server.ts";
 import { useApiWithStripeTwin } from "../../helpers/suite.ts";
 import { installTelegram } from "../connectors/support.ts";
 import { botStart } from "../../portal/support.ts";
@@ -125,7 +128,7 @@ describe("payments: a report pays only the checkout it was made for", function (
   });
 
   /** A Telegram webhook on loopback standing in for whoever holds a bot's token: it says yes to every pre-checkout query and passes every other update on to `forward`. */
-  async function tokenHolder(token: string, platformUrl: string, forward: { url: string; secret: string | null }): Promise<Server> {
+  async function tokenHolder(token: string, platformUrl: string, forward: { url: string; secret: string | null } | null): Promise<Server> {
     const server = createServer((req, res) => {
       void (async () => {
         const chunks: Buffer[] = [];
@@ -138,7 +141,7 @@ describe("payments: a report pays only the checkout it was made for", function (
             headers: { "content-type": "application/json" },
             body: JSON.stringify({ pre_checkout_query_id: update.pre_checkout_query.id, ok: true }),
           });
-        else
+        else if (forward)
           await fetch(forward.url, {
             method: "POST",
             headers: { "content-type": "application/json", ...(forward.secret ? { "x-telegram-bot-api-secret-token": forward.secret } : {}) },
@@ -190,21 +193,23 @@ describe("payments: a report pays only the checkout it was made for", function (
 
     // Someone holding A's bot token answers the query instead; the payment update still reaches the service.
     const hook = platform.telegramWebhook(a.bot.id)!;
-    const holder = await tokenHolder(a.bot.token, platform.url, { url: hook.url, secret: hook.secret_token });
     const setWebhook = (url: string, secret: string | null) =>
       fetch(`${platform.url}/bot${a.bot.token}/setWebhook`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ url, ...(secret ? { secret_token: secret } : {}) }),
       });
-    let paid;
-    try {
-      await setWebhook(`http://127.0.0.1:${(holder.address() as AddressInfo).port}/`, null);
-      paid = await platform.payInvoice({ invoice: link, user: payer });
-    } finally {
-      await setWebhook(hook.url, hook.secret_token);
-      await new Promise((resolve) => holder.close(resolve));
-    }
+    const payThroughHolder = async (forward: boolean) => {
+      const holder = await tokenHolder(a.bot.token, platform.url, forward ? { url: hook.url, secret: hook.secret_token } : null);
+      try {
+        await setWebhook(`http://127.0.0.1:${(holder.address() as AddressInfo).port}/`, null);
+        return await platform.payInvoice({ invoice: link, user: payer });
+      } finally {
+        await setWebhook(hook.url, hook.secret_token);
+        await new Promise((resolve) => holder.close(resolve));
+      }
+    };
+    const paid = await payThroughHolder(true);
     assert.equal(paid.status, "paid", JSON.stringify(paid));
     await platform.settled();
     const chargeId = (paid as { telegram_payment_charge_id: string }).telegram_payment_charge_id;
@@ -227,5 +232,20 @@ describe("payments: a report pays only the checkout it was made for", function (
       "given back by A's bot",
     );
     assert.equal(alerts.length, 1, "one security alert to B's creators");
+
+    // Paid again with the update lost: reconciliation finds it in A's bot's ledger and holds it to the same rules.
+    const lost = await payThroughHolder(false);
+    assert.equal(lost.status, "paid", JSON.stringify(lost));
+    const lostCharge = (lost as { telegram_payment_charge_id: string }).telegram_payment_charge_id;
+    await reconcilePayments({
+      db,
+      now: new Date(),
+      logger: pino({ level: "silent" }),
+      platformAccess: { platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY },
+      stripe: null,
+    });
+    const found = await aftermath("telegram_stars", `telegram:${lostCharge}`);
+    assert.deepEqual([found.inbox.outcome, found.owed[0]?.status, found.alerts.length], ["mismatched", "refunded", 1]);
+    assert.equal((await db("payment_checkouts").where({ id: victim.id }).first()).status, "open");
   });
 });

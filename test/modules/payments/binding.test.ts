@@ -10,6 +10,8 @@ import { randomUUID } from "node:crypto";
 import { applyProviderEvent } from "../../../src/modules/payments/apply.ts";
 import { noteProviderCheckout, openCheckout, payableCheckout } from "../../../src/modules/payments/checkouts.ts";
 import type { ProviderEvent } from "../../../src/modules/payments/provider.ts";
+import { normalizeStripeEvent } from "../../../src/modules/payments/stripe/webhook.ts";
+import type Stripe from "stripe";
 import { findOrCreateMember } from "../../../src/modules/members/members.ts";
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
 import { testDatabase } from "../../helpers/backends.ts";
@@ -159,6 +161,28 @@ describe("payments: a report is held to what was bought", () => {
     assert.equal(otherUser.ok, false);
 
     assert.equal((await applyProviderEvent(db, "telegram_stars", stars({}), new Date())).outcome, "applied");
+  });
+
+  it("a Stripe session completed unpaid (a delayed payment method) completes nothing until its async_payment_succeeded", async () => {
+    const session = {
+      id: "cs_delayed",
+      object: "checkout.session",
+      client_reference_id: randomUUID(),
+      metadata: {},
+      mode: "payment",
+      payment_status: "unpaid",
+      payment_intent: null,
+      subscription: null,
+      customer: "cus_1",
+      invoice: null,
+    };
+    const event = (type: string, object: object) =>
+      ({ id: `evt_${randomUUID()}`, type, created: 1_800_000_000, account: ACCOUNT, data: { object } }) as unknown as Stripe.Event;
+    const noClient = {} as Stripe;
+    assert.deepEqual(await normalizeStripeEvent(noClient, event("checkout.session.completed", session)), []);
+    const [paid] = await normalizeStripeEvent(noClient, event("checkout.session.async_payment_succeeded", { ...session, payment_status: "paid" }));
+    assert.equal(paid?.kind, "checkout.completed");
+    assert.deepEqual([(paid as Completion).providerCheckoutId, paid!.source], ["cs_delayed", ACCOUNT]);
   });
 
   it("refuses a renewal from another account or for another amount; the quoted price renews", async () => {

@@ -73,8 +73,8 @@ export function price(plan: PlanRow): string {
 /**
  * A published plan's bare UUID: an access-code-only plan points to its code; a member with a live
  * subscription (or banned) is told so; a plan the project sells in Telegram Stars through this bot
- * opens a checkout (a new one each time: an abandoned invoice blocks nothing, and the first paid one
- * makes the rest refused at pre-checkout or refunded); anything else goes to the portal's plan page.
+ * opens a checkout (a new one each time, closing the member's earlier one, whose invoice is then
+ * declined at pre-checkout); anything else goes to the portal's plan page.
  */
 async function planOffer(ctx: DomainContext, input: StartInput, plan: PlanRow): Promise<StartReply> {
   const portal = await portalOf(ctx, input);

@@ -32,7 +32,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
-import { listenPreferring } from "../simulation/loopback.ts";
+import { listenPreferring, refusedForeignHost } from "../simulation/loopback.ts";
 import { openStateFile, type StateFile } from "../simulation/state-file.ts";
 import { jsonParam, telegramStars, type StarsSimulator, type TelegramWebhook } from "./fake-telegram-stars.ts";
 import { restoreStars, starsSnapshot, starsStore, type StarsSnapshot, type SimulatedTelegramUser } from "./fake-telegram-stars-store.ts";
@@ -303,6 +303,8 @@ export async function startFakePlatform(options: { acceptAny?: boolean; stateFil
   }
 
   const server = createServer((req, res) => {
+    // The page's forms, the simulator's functions and the bots' state are for loopback callers only.
+    if (refusedForeignHost(req, res)) return;
     const url = new URL(req.url ?? "/", "http://fake.invalid");
     void (async () => {
       const params = await readParams(req, url);

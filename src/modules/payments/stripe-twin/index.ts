@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
-import { listenPreferring } from "../../simulation/loopback.ts";
+import { listenPreferring, refusedForeignHost } from "../../simulation/loopback.ts";
 import { openStateFile, type StateFile } from "../../simulation/state-file.ts";
 import { failNextPayment, runDue } from "./billing.ts";
 import { completeSession, currentSession, type CheckoutEntry } from "./checkout.ts";
@@ -251,6 +251,8 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
   }
 
   const server = createServer((req, res) => {
+    // The API's key and the hosted pages' secrets (the onboarding link's token) are for loopback callers only.
+    if (refusedForeignHost(req, res)) return;
     const url = new URL(req.url ?? "/", "http://twin.invalid");
     void (async () => {
       if (url.pathname.startsWith("/v1/")) return api(req, res, url);

@@ -96,7 +96,7 @@ describe("auth pages: payments, a Stripe account Stripe no longer accepts", func
   });
 
   it("offers Connect Stripe again once Stripe's deauthorization turned the method off", async () => {
-    const { projectId, browser, account } = await connected("pay-deauthorized-again");
+    const { browser, account } = await connected("pay-deauthorized-again");
     await twin.deauthorize(account);
     const page = await (await browser.get("/payments")).text();
     assert.match(page, /<strong>Stripe<\/strong> <span class="badge">Off<\/span>/);

@@ -7,27 +7,17 @@ import assert from "node:assert/strict";
 import { startAuth } from "../../helpers/auth.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { createTestCreator } from "../../helpers/fixtures.ts";
-import { startApi } from "../../helpers/server.ts";
 import { createStripeClient } from "../../../src/modules/payments/stripe/client.ts";
 import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
 import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
-import { paymentsPages } from "./payments-support.ts";
+import { paymentsPages, useStripePages, type StripePages } from "./payments-support.ts";
 
 describe("auth pages: payments, a Stripe account Stripe no longer accepts", function () {
   this.timeout(60_000);
+  const hosts = useStripePages();
   let twin: StripeTwin;
-  let api: Awaited<ReturnType<typeof startApi>>;
-  let auth: Awaited<ReturnType<typeof startAuth>>;
-  before(async () => {
-    twin = await startStripeTwin();
-    api = await startApi({ stripeTwin: twin });
-    auth = await startAuth({ stripe: api.deps.stripe! });
-  });
-  after(async () => {
-    await auth?.close();
-    await api?.close();
-    await twin?.close();
-  });
+  let auth: StripePages["auth"];
+  before(() => ({ twin, auth } = hosts));
   const { signedIn, connect, accountOf } = paymentsPages(() => ({ twin, authUrl: auth.url }));
 
   const stripeMethods = async (projectId: string) =>

@@ -11,30 +11,21 @@ import { eventsOf, assertValidEvent } from "../../helpers/events.ts";
 import { createTestCreator, joinTeamWithToken } from "../../helpers/fixtures.ts";
 import { FormBrowser } from "../../helpers/form-browser.ts";
 import { seedInstallation } from "../../helpers/platforms.ts";
-import { startApi, TEST_APP_KEY } from "../../helpers/server.ts";
+import { TEST_APP_KEY } from "../../helpers/server.ts";
 import { providerRegistry } from "../../../src/modules/payments/providers.ts";
 import { createStripeClient } from "../../../src/modules/payments/stripe/client.ts";
 import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
 import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
 import { testPlatformEndpoints } from "../../helpers/platforms.ts";
-import { paymentsPages } from "./payments-support.ts";
+import { paymentsPages, useStripePages, type StripePages } from "./payments-support.ts";
 
 describe("auth pages: payments (connect Stripe, enable Telegram Stars)", function () {
   this.timeout(60_000);
+  const hosts = useStripePages();
   let twin: StripeTwin;
-  let api: Awaited<ReturnType<typeof startApi>>;
-  let auth: Awaited<ReturnType<typeof startAuth>>;
-  before(async () => {
-    twin = await startStripeTwin();
-    // The API's route receives the twin's Connect events (account.updated); the auth host shares its Stripe.
-    api = await startApi({ stripeTwin: twin });
-    auth = await startAuth({ stripe: api.deps.stripe! });
-  });
-  after(async () => {
-    await auth?.close();
-    await api?.close();
-    await twin?.close();
-  });
+  let api: StripePages["api"];
+  let auth: StripePages["auth"];
+  before(() => ({ twin, api, auth } = hosts));
 
   const { signedIn, connect, follow, accountOf } = paymentsPages(() => ({ twin, authUrl: auth.url }));
 

@@ -36,7 +36,7 @@ import { listenPreferring, refusedForeignHost } from "../simulation/loopback.ts"
 import { openStateFile, type StateFile } from "../simulation/state-file.ts";
 import { jsonParam, telegramStars, type StarsSimulator, type TelegramWebhook } from "./fake-telegram-stars.ts";
 import { restoreStars, starsSnapshot, starsStore, type StarsSnapshot, type SimulatedTelegramUser } from "./fake-telegram-stars-store.ts";
-import { telegramSimPage, type UserAction } from "./fake-telegram-page.ts";
+import { telegramSimPage, type BotStanding, type UserAction } from "./fake-telegram-page.ts";
 import { DISCORD_BOT } from "./fake-discord-roles.ts";
 import { createFakeDiscord, type DiscordSnapshot } from "./fake-discord.ts";
 
@@ -67,7 +67,7 @@ export interface FakePlatform extends StarsSimulator {
    * is refused invite links and bans (400 not enough rights), a kicked bot every call there (403).
    * A user's id as `chat` is their private chat: "kicked" there is the user who blocked the bot.
    */
-  setTelegramBotStatus(botId: number, chat: string, status: "administrator" | "member" | "kicked"): void;
+  setTelegramBotStatus(botId: number, chat: string, status: BotStanding): void;
   /** The token is refused from now on (revoked in @BotFather). */
   revokeTelegramToken(token: string): void;
   /** The bot's next `times` calls answer 429 Too Many Requests with parameters.retry_after = `seconds`. */
@@ -115,8 +115,6 @@ async function readParams(req: IncomingMessage, url: URL): Promise<Record<string
     return params;
   }
 }
-
-type BotStanding = "administrator" | "member" | "kicked";
 
 /** What the simulation remembers across an embedded start's restarts, as plain JSON; the port is taken again when free. */
 interface PlatformFile {

@@ -29,7 +29,7 @@ export interface SimPageSource {
 }
 
 /** The bot's standing in a chat, as getChatMember answers it. */
-type BotStanding = "administrator" | "member" | "kicked";
+export type BotStanding = "administrator" | "member" | "kicked";
 
 /** What the page says once a chat's admin changed the bot's standing. */
 const STANDING_CHANGED: Record<BotStanding, (chat: string) => string> = {

@@ -113,7 +113,8 @@ export class TwinState {
   /** A twin's state as a snapshot left it (its events in the order they were sent). */
   static restore(snapshot: TwinSnapshot): TwinState {
     const state = new TwinState();
-    Object.assign(state, { seq: snapshot.seq, offset: snapshot.offset });
+    state.seq = snapshot.seq;
+    state.offset = snapshot.offset;
     Object.assign(state.platform, snapshot.platform);
     for (const entry of snapshot.entries) state.entries.set(entry.object.id, entry);
     state.events.push(...snapshot.entries.filter((e) => e.object.object === "event").map((e) => e.object));

@@ -114,7 +114,7 @@ async function main() {
   const services = await openServices(config);
   const readiness = readinessProbe({ db: services.db, kv: services.kv });
   const platforms = await openPlatforms(config.platforms, { dataDir: config.dataDir, serves: true });
-  const stripe = await openStripe(config.stripe, config.api.url, services.appKey);
+  const stripe = await openStripe(config.stripe, config.api.url, services.appKey, config.dataDir);
   const servers: Server[] = [];
   let worker: JobWorker | null = null;
   let deliveries: DeliveryWorker | null = null;

@@ -7,8 +7,11 @@
 // the transaction and, through a webhook endpoint on a local receiver, the payment and subscription
 // events in order and the grant; the member joins the channel through the invite link the bot sent
 // and the simulated Telegram shows them a member. The receiver is the only setting: loopback http
-// webhooks are refused unless WEBHOOK_ALLOWED_CIDRS and WEBHOOK_ALLOW_HTTP allow them. Screenshots
-// under test-artifacts/screenshots/embedded/walkthrough-*.png.
+// webhooks are refused unless WEBHOOK_ALLOWED_CIDRS and WEBHOOK_ALLOW_HTTP allow them. Between the
+// creator's setup and the member's payment npm start is stopped and started again (issue 43, item
+// 4): the simulated Stripe and Telegram remember, so the card payment is taken with no action and
+// the Stripe method stays on (no alert blames the creator). Screenshots under
+// test-artifacts/screenshots/embedded/walkthrough-*.png.
 import assert from "node:assert/strict";
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -139,6 +142,13 @@ describe("issue 33's walk-through on npm start (Chromium)", function () {
     await api("POST", `/projects/${projectId}/plans/${plan.id}/publish`, {});
     const project = (await api("GET", `/projects/${projectId}`)).data;
 
+    // The operator restarts npm start; nothing else is done. The simulators serve where they did, knowing what they knew.
+    assert.equal(await started.stop(), 0);
+    started = await startNpm(env, /Need a token\? npm run cli -- token:mint .*\n/);
+    const again = started.output();
+    assert.ok(again.includes(`Payments      Stripe simulated on ${twinUrl};`), again);
+    assert.ok(again.includes(`(a Telegram user's view: ${simUrl};`), again);
+
     // The member opens the plan on the portal and signs in with Telegram.
     const member = await freshPage(browser);
     watch(member.page);
@@ -194,6 +204,12 @@ describe("issue 33's walk-through on npm start (Chromium)", function () {
     const [payment] = (await api("GET", `/projects/${projectId}/transactions`)).data.filter((t: any) => t.subscription_id === subscription.id);
     assert.equal(payment.kind, "payment");
     assert.deepEqual(payment.amount, { amount: 900, currency: "USD" });
+    // The Stripe method stayed on: a twin that forgot the account would have turned it off and alerted the creator.
+    const methods = (await api("GET", `/projects/${projectId}/payment-methods`)).data;
+    assert.deepEqual(
+      methods.filter((m: any) => m.provider === "stripe").map((m: any) => m.enabled),
+      [true],
+    );
     const deadline = Date.now() + 60_000;
     const types = () =>
       events.filter((e) => e.data.subscription?.id === subscription.id || e.data.payment?.subscription_id === subscription.id).map((e) => e.type);

@@ -1,7 +1,7 @@
 // The simulated Discord's roles (fake-platform.ts): every server's @everyone and the bot's managed
 // role, the roles a test placed, moved or deleted, and Discord's hierarchy rule for giving a role,
 // in Discord's wire format. A role no test placed is an ordinary role below the bot's, as on an
-// embedded start where nobody places roles.
+// embedded start where nobody places roles. What was placed is kept across an embedded start's restarts.
 
 /** The fake Discord application's bot user, and the managed role Discord gives it in each server. */
 export const DISCORD_BOT = { userId: "100000000000000002", roleId: "100000000000000003" };
@@ -14,6 +14,9 @@ const ADMINISTRATOR = 1n << 3n;
 
 /** `managed`: an integration's role (another bot's, the booster role), which Discord lets no one give. */
 type Placed = { position: number; permissions: string; managed?: boolean };
+
+/** The roles tests placed, per guild, as plain JSON (an embedded start's state file). */
+export type PlacedRoles = [string, [string, Placed | null][]][];
 
 /** One role in Discord's wire format. */
 function discordRole(guild: string, id: string, role: Placed) {
@@ -84,6 +87,8 @@ export function createDiscordRoles() {
         return { status: 403, message: "Missing Permissions", code: 50013 };
       return null;
     },
+    snapshot: (): PlacedRoles => [...placed].map(([guild, roles]) => [guild, [...roles]]),
+    restore: (roles: PlacedRoles) => roles.forEach(([guild, list]) => placed.set(guild, new Map(list))),
     /** Places, moves (keeping its permissions unless given) or, with null, deletes a role. */
     place(guild: string, role: string, at: { position: number; permissions?: string; managed?: boolean } | null) {
       const roles = placed.get(guild) ?? new Map<string, Placed | null>();

@@ -24,13 +24,21 @@
 // Discord's does (deleted: 404, not below the bot's role or no Manage Roles: 403), and on any other
 // role, an ordinary one below the bot's, succeeds.
 // Bots and authorization codes are registered by the test; with `acceptAny` (the embedded default)
-// any well-formed bot token names a bot and any code adds the bot to a guild named after it.
+// any well-formed bot token names a bot and any code adds the bot to a guild named after it. With
+// `stateFile` (an embedded start: DATA_DIR) it remembers, as the platforms do, across restarts: the
+// bots' webhooks and standing, their calls (so the chats, members and invite links), what people did
+// on the page, the Stars invoices and charges, and Discord's servers, channels and roles. It answers
+// a loopback Host only (../simulation/loopback.ts).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { listenPreferring, refusedForeignHost } from "../simulation/loopback.ts";
+import { openStateFile, type StateFile } from "../simulation/state-file.ts";
 import { jsonParam, telegramStars, type StarsSimulator, type TelegramWebhook } from "./fake-telegram-stars.ts";
-import { telegramSimPage } from "./fake-telegram-page.ts";
-import { createDiscordRoles, DISCORD_BOT } from "./fake-discord-roles.ts";
+import { restoreStars, starsSnapshot, starsStore, type StarsSnapshot, type SimulatedTelegramUser } from "./fake-telegram-stars-store.ts";
+import { telegramSimPage, type BotStanding, type UserAction } from "./fake-telegram-page.ts";
+import { DISCORD_BOT } from "./fake-discord-roles.ts";
+import { createFakeDiscord, type DiscordSnapshot } from "./fake-discord.ts";
 
 export type { InvoiceRef, PaymentOutcome, SimulatedTelegramUser, TelegramWebhook } from "./fake-telegram-stars.ts";
 
@@ -59,7 +67,7 @@ export interface FakePlatform extends StarsSimulator {
    * is refused invite links and bans (400 not enough rights), a kicked bot every call there (403).
    * A user's id as `chat` is their private chat: "kicked" there is the user who blocked the bot.
    */
-  setTelegramBotStatus(botId: number, chat: string, status: "administrator" | "member" | "kicked"): void;
+  setTelegramBotStatus(botId: number, chat: string, status: BotStanding): void;
   /** The token is refused from now on (revoked in @BotFather). */
   revokeTelegramToken(token: string): void;
   /** The bot's next `times` calls answer 429 Too Many Requests with parameters.retry_after = `seconds`. */
@@ -108,25 +116,37 @@ async function readParams(req: IncomingMessage, url: URL): Promise<Record<string
   }
 }
 
-export async function startFakePlatform(options: { acceptAny?: boolean } = {}): Promise<FakePlatform> {
-  const bots = new Map<string, { id: number; username: string }>();
-  const grants = new Map<string, { id: string; name: string }>();
-  const calls: RecordedCall[] = [];
-  const application = {
-    clientId: "100000000000000001",
-    clientSecret: randomBytes(16).toString("hex"),
-    botToken: `fake.${randomBytes(24).toString("base64url")}`,
+/** What the simulation remembers across an embedded start's restarts, as plain JSON; the port is taken again when free. */
+interface PlatformFile {
+  port: number;
+  telegram: {
+    bots: [string, { id: number; username: string }][];
+    botStatus: [string, BotStanding][];
+    revokedTokens: string[];
+    webhooks: [number, TelegramWebhook][];
+    /** Every call, with Telegram's answer to those it took: the chats, members and invite links are read from them. */
+    calls: (RecordedCall & { result?: unknown })[];
+    page: { users: SimulatedTelegramUser[]; actions: UserAction[] };
+    stars: StarsSnapshot;
   };
+  discord: DiscordSnapshot;
+}
+
+export async function startFakePlatform(options: { acceptAny?: boolean; stateFile?: string } = {}): Promise<FakePlatform> {
+  const bots = new Map<string, { id: number; username: string }>();
+  const calls: RecordedCall[] = [];
   let delayMs = 0;
-  const botStatus = new Map<string, "administrator" | "member" | "kicked">();
+  const botStatus = new Map<string, BotStanding>();
   const revokedTokens = new Set<string>();
   const throttled = new Map<string, { seconds: number; times: number }>();
-  const channelGuilds = new Map<string, string | null>();
-  const removedGuilds = new Set<string>();
-  const roles = createDiscordRoles();
-  let lastGuild: string | null = null;
   const webhooks = new Map<number, TelegramWebhook>();
-  const stars = telegramStars(webhooks);
+  const store = starsStore();
+  const stars = telegramStars(webhooks, store);
+  const discord = createFakeDiscord({
+    calls,
+    acceptAny: options.acceptAny ?? false,
+    send,
+  });
   /** What Telegram answered to each call it took (the simulator page shows invite links and invoices from it). */
   const results = new WeakMap<object, unknown>();
   const simPage = telegramSimPage({
@@ -248,93 +268,41 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
     }
   }
 
-  function discord(req: IncomingMessage, path: string, params: Record<string, unknown>, res: ServerResponse) {
-    const method = req.method ?? "GET";
-    calls.push({ platform: "discord", method, name: path, bot: null, params });
-    if (method === "POST" && path === "/oauth2/token") {
-      if (params.client_id !== application.clientId || params.client_secret !== application.clientSecret)
-        return send(res, 401, { error: "invalid_client" });
-      const code = String(params.code ?? "");
-      const guild =
-        grants.get(code) ??
-        (options.acceptAny && code
-          ? {
-              id: String(BigInt(`0x${createHash("sha256").update(code).digest("hex").slice(0, 14)}`) + 100000000000000000n),
-              name: "Simulated server",
-            }
-          : undefined);
-      if (!guild) return send(res, 400, { error: "invalid_grant", error_description: 'Invalid "code" in request.' });
-      grants.delete(code);
-      lastGuild = guild.id;
-      return send(res, 200, {
-        access_token: randomBytes(16).toString("hex"),
-        token_type: "Bearer",
-        expires_in: 604800,
-        scope: "bot applications.commands",
-        guild,
-      });
+  // An embedded start's simulation remembers what the bots did and what people did on its page (restarts included).
+  let port = 0;
+  const file: StateFile<PlatformFile> | null = options.stateFile
+    ? openStateFile<PlatformFile>(options.stateFile, 1, () => ({
+        port,
+        telegram: {
+          bots: [...bots],
+          botStatus: [...botStatus],
+          revokedTokens: [...revokedTokens],
+          webhooks: [...webhooks],
+          calls: calls.map((call) => ({ ...call, result: results.get(call) })),
+          page: simPage.snapshot(),
+          stars: starsSnapshot(store),
+        },
+        discord: discord.snapshot(),
+      }))
+    : null;
+  if (file?.loaded) {
+    const { telegram, discord: saved } = file.loaded;
+    telegram.bots.forEach(([token, bot]) => bots.set(token, bot));
+    telegram.botStatus.forEach(([key, status]) => botStatus.set(key, status));
+    telegram.revokedTokens.forEach((token) => revokedTokens.add(token));
+    telegram.webhooks.forEach(([bot, hook]) => webhooks.set(bot, hook));
+    for (const { result, ...call } of telegram.calls) {
+      calls.push(call);
+      if (result !== undefined) results.set(call, result);
     }
-    if (req.headers.authorization !== `Bot ${application.botToken}`) return send(res, 401, { message: "401: Unauthorized", code: 0 });
-    const route = `${method} ${path.replace(/\/[0-9]+(?=\/|$)/g, "/{id}").replace(/\/invites\/[A-Za-z0-9_-]+$/, "/invites/{code}")}`;
-    switch (route) {
-      case "GET /guilds/{id}": {
-        const guild = path.split("/")[2]!;
-        if (removedGuilds.has(guild)) return send(res, 403, { message: "Missing Access", code: 50001 });
-        if (options.acceptAny) lastGuild = guild;
-        return send(res, 200, { id: guild, name: "Simulated server" });
-      }
-      case "GET /channels/{id}": {
-        const channel = path.split("/")[2]!;
-        // With acceptAny (an embedded start), a channel never named belongs to the server the bot was
-        // added to or looked at last: a probe reads its server first, so each installation's channels
-        // are its own, and a restart's new simulation, which saw no server added, still places them.
-        const guild = channelGuilds.has(channel) ? channelGuilds.get(channel) : options.acceptAny ? lastGuild : null;
-        if (!guild || removedGuilds.has(guild)) return send(res, 404, { message: "Unknown Channel", code: 10003 });
-        return send(res, 200, { id: channel, type: 0, guild_id: guild, name: `channel-${channel}` });
-      }
-      case "GET /users/@me":
-        return send(res, 200, { id: DISCORD_BOT.userId, username: "SubBridge", discriminator: "0", bot: true });
-      case "GET /guilds/{id}/roles": {
-        const guild = path.split("/")[2]!;
-        if (removedGuilds.has(guild)) return send(res, 403, { message: "Missing Access", code: 50001 });
-        return send(res, 200, roles.list(guild));
-      }
-      case "GET /guilds/{id}/roles/{id}": {
-        const [, , guild, , role] = path.split("/") as string[];
-        if (removedGuilds.has(guild!)) return send(res, 403, { message: "Missing Access", code: 50001 });
-        const found = roles.read(guild!, role!);
-        return found ? send(res, 200, found) : send(res, 404, { message: "Unknown Role", code: 10011 });
-      }
-      case "GET /guilds/{id}/members/{id}": {
-        const [, , guild, , user] = path.split("/") as string[];
-        if (removedGuilds.has(guild!)) return send(res, 403, { message: "Missing Access", code: 50001 });
-        if (user !== DISCORD_BOT.userId) return send(res, 404, { message: "Unknown Member", code: 10007 });
-        return send(res, 200, roles.botMember(guild!));
-      }
-      case "PUT /guilds/{id}/members/{id}/roles/{id}":
-      case "DELETE /guilds/{id}/members/{id}/roles/{id}": {
-        const [, , guild, , , , role] = path.split("/") as string[];
-        const refusal = roles.refusal(guild!, role!);
-        if (refusal) return send(res, refusal.status, { message: refusal.message, code: refusal.code });
-        return send(res, 204);
-      }
-      case "PUT /guilds/{id}/bans/{id}":
-      case "DELETE /guilds/{id}/members/{id}":
-      case "PUT /channels/{id}/permissions/{id}":
-      case "DELETE /channels/{id}/permissions/{id}":
-        return send(res, 204);
-      case "POST /channels/{id}/invites":
-        return send(res, 200, { code: randomBytes(5).toString("base64url"), max_uses: params.max_uses ?? 0, max_age: params.max_age ?? 86400 });
-      case "DELETE /invites/{code}":
-        return send(res, 200, { code: path.slice(path.lastIndexOf("/") + 1) });
-      case "POST /channels/{id}/messages":
-        return send(res, 200, { id: String(Date.now()), channel_id: path.split("/")[2], content: params.content });
-      default:
-        return send(res, 404, { message: "404: Not Found", code: 0 });
-    }
+    simPage.restore(telegram.page);
+    restoreStars(store, telegram.stars);
+    discord.restore(saved);
   }
 
   const server = createServer((req, res) => {
+    // The page's forms, the simulator's functions and the bots' state are for loopback callers only.
+    if (refusedForeignHost(req, res)) return;
     const url = new URL(req.url ?? "/", "http://fake.invalid");
     void (async () => {
       const params = await readParams(req, url);
@@ -348,27 +316,27 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
       if (res.destroyed) return;
       const bot = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
       if (bot) return telegram(bot[2]!, decodeURIComponent(bot[1]!), params, res);
-      return discord(req, url.pathname, params, res);
-    })().catch(() => send(res, 500, { message: "fake platform failure" }));
+      return discord.handle(req, url.pathname, params, res);
+    })()
+      .catch(() => send(res, 500, { message: "fake platform failure" }))
+      .finally(() => file?.changed());
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
+  await listenPreferring(server, { host: "127.0.0.1", port: file?.loaded?.port ?? 0 });
   server.unref();
+  port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
     calls,
-    discordApplication: application,
+    discordApplication: discord.application,
     addTelegramBot: (token, bot) => void bots.set(token, bot),
-    addDiscordAuthorization: (code, guild) => void grants.set(code, guild),
+    addDiscordAuthorization: discord.addAuthorization,
     setTelegramBotStatus: (botId, chat, status) => void botStatus.set(`${botId}:${chat}`, status),
     revokeTelegramToken: (token) => void revokedTokens.add(token),
     throttleTelegramBot: (token, seconds, times = 1) => void throttled.set(token, { seconds, times }),
-    setDiscordChannel: (channel, guild) => void channelGuilds.set(channel, guild),
-    removeDiscordBot: (guild) => void removedGuilds.add(guild),
+    setDiscordChannel: discord.setChannel,
+    removeDiscordBot: discord.removeBot,
     discordBot: DISCORD_BOT,
-    setDiscordRole: (guild, role, placed) => roles.place(guild, role, placed),
+    setDiscordRole: discord.setRole,
     delay: (ms) => void (delayMs = ms),
     telegramWebhook: (botId) => webhooks.get(botId) ?? null,
     ...stars.simulator,
@@ -376,6 +344,6 @@ export async function startFakePlatform(options: { acceptAny?: boolean } = {}): 
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      }).finally(() => file?.flush()),
   };
 }

@@ -29,7 +29,7 @@ export interface SimPageSource {
 }
 
 /** The bot's standing in a chat, as getChatMember answers it. */
-type BotStanding = "administrator" | "member" | "kicked";
+export type BotStanding = "administrator" | "member" | "kicked";
 
 /** What the page says once a chat's admin changed the bot's standing. */
 const STANDING_CHANGED: Record<BotStanding, (chat: string) => string> = {
@@ -39,7 +39,7 @@ const STANDING_CHANGED: Record<BotStanding, (chat: string) => string> = {
 };
 
 /** Something a user did on the page, placed among the bot's calls by `at` (the number of calls made before it). */
-type UserAction =
+export type UserAction =
   | { kind: "message"; at: number; botId: number; user: SimulatedTelegramUser; text: string; delivered: boolean }
   | { kind: "join"; at: number; botId: number; user: SimulatedTelegramUser; chat: string; link: string };
 
@@ -367,5 +367,13 @@ ${sections.join("") || "<section><p>No bot has a webhook yet: install the Telegr
     return true;
   }
 
-  return { handle };
+  return {
+    handle,
+    /** The users and what they did, as plain JSON (an embedded start's state file). */
+    snapshot: () => ({ users: [...users.values()], actions }),
+    restore(saved: { users: SimulatedTelegramUser[]; actions: UserAction[] }) {
+      saved.users.forEach((user) => users.set(user.id, user));
+      actions.push(...saved.actions);
+    },
+  };
 }

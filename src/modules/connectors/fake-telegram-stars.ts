@@ -4,21 +4,16 @@
 // bot's webhook as Telegram does, and the refunded_payment message after refundStarPayment.
 import { randomBytes } from "node:crypto";
 import { invalidStarsInvoice, jsonParam, STARS_SUBSCRIPTION_PERIOD } from "./fake-telegram-invoices.ts";
+import type { SimulatedTelegramUser, StarCharge, StarsStore, StarSubscription, StoredInvoice } from "./fake-telegram-stars-store.ts";
 
 export { jsonParam } from "./fake-telegram-invoices.ts";
+export type { SimulatedTelegramUser } from "./fake-telegram-stars-store.ts";
 
 export interface TelegramWebhook {
   url: string;
   secret_token: string | null;
   /** null: Telegram's default (every update type but chat_member, message_reaction, message_reaction_count). */
   allowed_updates: string[] | null;
-}
-
-/** The Telegram user the simulator acts as. */
-export interface SimulatedTelegramUser {
-  id: number;
-  first_name: string;
-  username?: string;
 }
 
 /** An invoice to pay: its link (createInvoiceLink) or the message that carries it (sendInvoice). */
@@ -39,34 +34,6 @@ export type PaymentOutcome =
 
 /** How long Telegram waits for answerPreCheckoutQuery. */
 const PRE_CHECKOUT_ANSWER_MS = 10_000;
-
-interface StoredInvoice {
-  botId: number;
-  title: string;
-  payload: string;
-  amount: number;
-  subscriptionPeriod: number | null;
-}
-
-interface StarCharge {
-  botId: number;
-  user: SimulatedTelegramUser;
-  amount: number;
-  payload: string;
-  refunded: boolean;
-  subscription: StarSubscription | null;
-}
-
-interface StarSubscription {
-  botId: number;
-  user: SimulatedTelegramUser;
-  amount: number;
-  payload: string;
-  period: number;
-  expiresAt: number;
-  canceledByUser: boolean;
-  canceledByBot: boolean;
-}
 
 /** The Bot API's User object of a simulated member. */
 const userObject = (user: SimulatedTelegramUser) => ({ is_bot: false, ...user });
@@ -91,14 +58,10 @@ export interface StarsSimulator {
 }
 
 /** The Stars side of the fake Telegram, reading the webhooks that setWebhook keeps. */
-export function telegramStars(webhooks: ReadonlyMap<number, TelegramWebhook>) {
-  const invoices = new Map<string, StoredInvoice>();
-  const charges = new Map<string, StarCharge>();
-  const ledger = new Map<number, Record<string, unknown>[]>();
+export function telegramStars(webhooks: ReadonlyMap<number, TelegramWebhook>, store: StarsStore) {
+  const { invoices, charges, ledger, counters } = store;
   /** Pre-checkout queries Telegram waits on, by query id: the bot that got it and who takes the answer. */
   const preCheckouts = new Map<string, { botId: number; settle: (answer: { ok: boolean; error_message: string }) => void }>();
-  let updateId = 100_000_000;
-  let sequence = 0;
   const now = () => Math.floor(Date.now() / 1000);
 
   const refuse = (description: string): BotApiAnswer => ({ ok: false, description });
@@ -137,7 +100,7 @@ export function telegramStars(webhooks: ReadonlyMap<number, TelegramWebhook>) {
           invoices.set(slug, invoice);
           return ok(`https://t.me/$${slug}`);
         }
-        const messageId = ++sequence;
+        const messageId = ++counters.sequence;
         invoices.set(messageKey(bot.id, chat, messageId), invoice);
         return ok({
           message_id: messageId,
@@ -199,7 +162,7 @@ export function telegramStars(webhooks: ReadonlyMap<number, TelegramWebhook>) {
 
   /** A new message in the member's private chat with the bot (where Telegram posts a payment's service messages). */
   const memberMessage = (user: SimulatedTelegramUser) => ({
-    message_id: ++sequence,
+    message_id: ++counters.sequence,
     from: userObject(user),
     chat: { id: user.id, type: "private", first_name: user.first_name, ...(user.username ? { username: user.username } : {}) },
     date: now(),
@@ -239,7 +202,7 @@ export function telegramStars(webhooks: ReadonlyMap<number, TelegramWebhook>) {
   ): Promise<{ update: Record<string, unknown>; delivered: boolean }> {
     const hook = webhooks.get(botId);
     if (!hook) throw new Error(`bot ${botId} has no webhook: Telegram has nowhere to send the ${type}`);
-    const update = { update_id: ++updateId, [type]: body };
+    const update = { update_id: ++counters.updateId, [type]: body };
     // Telegram sends only the update types the webhook asked for.
     const wanted = hook.allowed_updates ?? ["message", "pre_checkout_query"];
     if (!wanted.includes(type)) return { update, delivered: false };
@@ -284,7 +247,7 @@ export function telegramStars(webhooks: ReadonlyMap<number, TelegramWebhook>) {
         total_amount: input.amount,
         invoice_payload: input.payload,
         telegram_payment_charge_id: id,
-        provider_payment_charge_id: `${input.user.id}_${sequence}`,
+        provider_payment_charge_id: `${input.user.id}_${counters.sequence}`,
         ...(subscription
           ? { subscription_expiration_date: subscription.expiresAt, is_recurring: true, ...(first ? { is_first_recurring: true } : {}) }
           : {}),

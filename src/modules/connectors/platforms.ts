@@ -14,6 +14,9 @@ import { startFakePlatform, type FakePlatform } from "./fake-platform.ts";
  */
 const SIMULATION_FILE = "simulated-platform.json";
 
+/** What a serving start's simulation remembers across restarts (../simulation/state-file.ts), under DATA_DIR. */
+export const SIMULATED_STATE_FILE = "simulated-platform-state.json";
+
 /** What the drivers need: base URLs, the shared Discord application, the time-out. */
 export type PlatformEndpoints = Omit<PlatformConfig, "simulated">;
 
@@ -45,7 +48,10 @@ export async function openPlatforms(config: PlatformConfig, share?: { dataDir: s
     if (running) return { endpoints: running, description: `the running start's simulation on ${running.telegramApiUrl}`, close: async () => {} };
   }
   // Any well-formed bot token and any Discord authorization code is accepted by the simulation.
-  const fake = await startFakePlatform({ acceptAny: true });
+  const fake = await startFakePlatform({
+    acceptAny: true,
+    ...(file && share!.serves ? { stateFile: join(share!.dataDir, SIMULATED_STATE_FILE) } : {}),
+  });
   const opened = fakePlatformEndpoints(fake, config.timeoutMs);
   if (file && share!.serves) writeFileSync(file, JSON.stringify(opened), { mode: 0o600 });
   return {

@@ -1,13 +1,15 @@
 // The local mail catcher `npm start` runs when no SMTP_URL is set in a sandbox: an in-process SMTP
 // server on loopback the mail worker sends to, keeping the last messages in memory (parsed with
 // mailparser), and a small page on its own loopback listener listing them and showing each with
-// its links clickable. Its own listener keeps the product's hosts free of a page that is not theirs.
+// its links clickable. Its own listener keeps the product's hosts free of a page that is not theirs;
+// it answers a loopback Host only (a DNS-rebinding page would read reset links otherwise).
 // Tests use the same receiver, with `answer` to make it refuse a message (a 4xx or 5xx).
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { escape as escapeHtml } from "html-escaper";
 import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
+import { listenPreferring, refusedForeignHost } from "../simulation/loopback.ts";
 import { linkify, PRODUCT_NAME } from "./render.ts";
 
 export interface CaughtMail {
@@ -83,7 +85,7 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
   const smtpPort = (smtp.server.address() as AddressInfo).port;
   const page = options.page
     ? await listenPreferring(
-        createServer((req, res) => servePage(req.url ?? "/", caught, res)),
+        createServer((req, res) => void (refusedForeignHost(req, res) || servePage(req.url ?? "/", caught, res))),
         options.page,
       )
     : null;
@@ -96,25 +98,6 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
       if (page) await new Promise<void>((resolve) => page.close(() => resolve()));
     },
   };
-}
-
-/** Listens on the preferred port, or on a free one when another process holds it (two starts side by side). */
-async function listenPreferring(server: Server, at: { host: string; port: number }): Promise<Server> {
-  const attempt = (port: number) =>
-    new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, at.host, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-  try {
-    await attempt(at.port);
-  } catch (err) {
-    if ((err as { code?: string }).code !== "EADDRINUSE" || at.port === 0) throw err;
-    await attempt(0);
-  }
-  return server;
 }
 
 function servePage(path: string, caught: readonly CaughtMail[], res: import("node:http").ServerResponse): void {

@@ -12,10 +12,10 @@ import { addFieldError, emptyFieldErrors, validationFailed } from "../../errors.
 import { installationsTable } from "../connectors/tables.ts";
 import { alertStripeDisconnected } from "../alerts/producers.ts";
 import { createPaymentMethod, currencyErrors, STARS_CURRENCY, updatePaymentMethod, type PaymentMethod } from "../payment-methods/payment-methods.ts";
-import { paymentMethodsTable } from "../payment-methods/tables.ts";
+import { paymentMethodsTable, type PaymentMethodRow } from "../payment-methods/tables.ts";
 import { plansTable } from "../plans/tables.ts";
 import { requireProject } from "../resources/catalog-change.ts";
-import { sealStripeCredentials } from "./providers.ts";
+import { sealStripeCredentials, type ProviderRegistry } from "./providers.ts";
 import { connectionsTable, type ConnectionRow } from "./tables.ts";
 import { accountReady, createConnectedAccount, onboardingLink } from "./stripe/connect.ts";
 import type { Environment } from "../tokens/environment.ts";
@@ -254,6 +254,57 @@ export async function stripeAccessRefused(db: Db, lost: { teamId: string; projec
 
 /** Whether a Stripe error says the platform may no longer act on the connected account. */
 export const accountAccessLost = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === "account_invalid";
+
+/**
+ * The project's Stripe methods that no connection stands behind any more: their account's access
+ * ended (endStripeAccess deleted the connection because Stripe refused the account), so only a new
+ * connection can take card payments again. Methods come to exist only through a connection.
+ */
+export async function endedStripeMethods(ctx: DomainContext, projectId: string): Promise<Set<string>> {
+  const methods = (await paymentMethodsTable.rows(ctx).where({ project_id: projectId, provider: "stripe" }).pluck("id")) as string[];
+  const connected = (await connectionsTable
+    .rows(ctx)
+    .where({ project_id: projectId, provider: "stripe" })
+    .whereNotNull("payment_method_id")
+    .pluck("payment_method_id")) as string[];
+  return new Set(methods.filter((id) => !connected.includes(id)));
+}
+
+/** What Stripe, asked afresh with the platform's key, says of a connected account. */
+async function accountStanding(stripe: Stripe, account: string): Promise<"ready" | "onboarding" | "refused"> {
+  try {
+    return (await stripe.accounts.retrieve(account)).charges_enabled ? "ready" : "onboarding";
+  } catch (err) {
+    // Disconnected (account_invalid), deleted (resource_missing) or out of the platform's reach (403).
+    const { code, statusCode } = err as { code?: unknown; statusCode?: unknown };
+    if (accountAccessLost(err) || code === "resource_missing" || statusCode === 403) return "refused";
+    throw err;
+  }
+}
+
+/**
+ * Why a Stripe method may not be turned on, asked of Stripe first (outside any transaction); null
+ * when its account takes charges. An account Stripe refuses ends its access as a refused checkout
+ * does (stripeAccessRefused), so the project is offered a new connection. A Stripe that cannot be
+ * reached throws its error.
+ */
+export async function stripeTurnOnRefusal(
+  db: Db,
+  stripe: Stripe,
+  registry: ProviderRegistry,
+  row: PaymentMethodRow,
+  now: Date,
+): Promise<string | null> {
+  const target = await registry.providerFor(row);
+  if (!target) return "This method has no Stripe account SubBridge can reach, so it stays off. Connect Stripe again to take card payments.";
+  const { account } = target.method;
+  const standing = await accountStanding(stripe, account);
+  if (standing === "onboarding")
+    return `Stripe says the account ${account} cannot take payments yet (its onboarding is not finished), so the method stays off.`;
+  if (standing === "ready") return null;
+  await stripeAccessRefused(db, { teamId: row.team_id, projectId: row.project_id, methodId: row.id, account }, now);
+  return `Stripe no longer accepts the account ${account} (it was disconnected from SubBridge in Stripe, or closed), so the method stays off. Connect Stripe again to take card payments.`;
+}
 
 /**
  * Telegram Stars for a project with an active Telegram installation: its method, in XTR only, made

@@ -8,39 +8,26 @@ import assert from "node:assert/strict";
 import { startAuth } from "../../helpers/auth.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { eventsOf, assertValidEvent } from "../../helpers/events.ts";
-import { createTestCreator, joinTeamWithToken, TEST_PASSWORD, type TestCreator } from "../../helpers/fixtures.ts";
+import { createTestCreator, joinTeamWithToken } from "../../helpers/fixtures.ts";
 import { FormBrowser } from "../../helpers/form-browser.ts";
 import { seedInstallation } from "../../helpers/platforms.ts";
-import { startApi, TEST_APP_KEY } from "../../helpers/server.ts";
+import { TEST_APP_KEY } from "../../helpers/server.ts";
 import { providerRegistry } from "../../../src/modules/payments/providers.ts";
 import { createStripeClient } from "../../../src/modules/payments/stripe/client.ts";
 import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
 import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
 import { testPlatformEndpoints } from "../../helpers/platforms.ts";
+import { paymentsPages, useStripePages, type StripePages } from "./payments-support.ts";
 
 describe("auth pages: payments (connect Stripe, enable Telegram Stars)", function () {
   this.timeout(60_000);
+  const hosts = useStripePages();
   let twin: StripeTwin;
-  let api: Awaited<ReturnType<typeof startApi>>;
-  let auth: Awaited<ReturnType<typeof startAuth>>;
-  before(async () => {
-    twin = await startStripeTwin();
-    // The API's route receives the twin's Connect events (account.updated); the auth host shares its Stripe.
-    api = await startApi({ stripeTwin: twin });
-    auth = await startAuth({ stripe: api.deps.stripe! });
-  });
-  after(async () => {
-    await auth?.close();
-    await api?.close();
-    await twin?.close();
-  });
+  let api: StripePages["api"];
+  let auth: StripePages["auth"];
+  before(() => ({ twin, api, auth } = hosts));
 
-  async function signedIn(creator: TestCreator, base = auth.url): Promise<FormBrowser> {
-    const browser = new FormBrowser(base);
-    const res = await browser.post("/sign-in", { email: creator.email, password: TEST_PASSWORD, return_to: "/" }, "/sign-in");
-    assert.equal(res.status, 302);
-    return browser;
-  }
+  const { signedIn, connect, follow, accountOf } = paymentsPages(() => ({ twin, authUrl: auth.url }));
 
   /** The project's methods of the providers this page connects (every project starts with an access-codes method). */
   async function methodsOf(projectId: string): Promise<PaymentMethodRow[]> {
@@ -50,21 +37,6 @@ describe("auth pages: payments (connect Stripe, enable Telegram Stars)", functio
       .whereIn("provider", ["stripe", "telegram_stars"])
       .orderBy("created_at")
       .select("*")) as PaymentMethodRow[];
-  }
-
-  /** Posts the connect form; answers the twin's onboarding address it was sent to. */
-  async function connect(browser: FormBrowser, projectId: string, currencies = "USD"): Promise<string> {
-    const res = await browser.post(`/payments/projects/${projectId}/stripe`, { currencies }, "/payments");
-    assert.equal(res.status, 303, await res.text());
-    const location = res.headers.get("location")!;
-    assert.ok(location.startsWith(`${twin.url}/setup/e/acct_`), location);
-    return location;
-  }
-
-  /** Follows an address of this host the twin sent the browser to; answers where the page sends it next. */
-  async function follow(browser: FormBrowser, url: string): Promise<Response> {
-    assert.ok(url.startsWith(auth.url), url);
-    return browser.get(url.slice(auth.url.length));
   }
 
   /** The team's payment_method.created events of the methods this page makes (not the project's own access-codes method). */
@@ -78,8 +50,6 @@ describe("auth pages: payments (connect Stripe, enable Telegram Stars)", functio
       .where({ team_id: teamId, event: "payment_method_created" })
       .orderBy("created_at", "desc")
       .first("causer_id", "actor_kind");
-
-  const accountOf = (onboarding: string) => /\/setup\/e\/(acct_[A-Za-z0-9]+)\//.exec(onboarding)![1]!;
 
   it("sends a signed-out visitor to sign in, and back", async () => {
     const res = await new FormBrowser(auth.url).get("/payments");

@@ -8,46 +8,32 @@
 // CSRF token (403), a partial Stars refund and a malformed or too large amount (422).
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
-import { startAuth } from "../../helpers/auth.ts";
+import { paymentsPages, useStripePages, type StripePages } from "./payments-support.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
-import { createTestCreator, joinTeamWithToken, TEST_PASSWORD, type TestCreator } from "../../helpers/fixtures.ts";
-import { FormBrowser } from "../../helpers/form-browser.ts";
+import { createTestCreator, joinTeamWithToken } from "../../helpers/fixtures.ts";
 import { ApiClient } from "../../helpers/http.ts";
 import { testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
-import { startApi, TEST_APP_KEY } from "../../helpers/server.ts";
+import { TEST_APP_KEY } from "../../helpers/server.ts";
 import { installTelegram } from "../../modules/connectors/support.ts";
 import { openStripeShop } from "../../modules/payments/stripe-shop.ts";
 import { asDomain, seedPlan } from "../../modules/subscriptions/commerce.ts";
 import { findOrCreateMember } from "../../../src/modules/members/members.ts";
 import { openCheckout } from "../../../src/modules/payments/checkouts.ts";
 import { providerRegistry } from "../../../src/modules/payments/providers.ts";
-import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
 import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
 
 describe("auth pages: a creator refunds a payment", function () {
   this.timeout(60_000);
+  const hosts = useStripePages();
   let twin: StripeTwin;
-  let api: Awaited<ReturnType<typeof startApi>>;
-  let auth: Awaited<ReturnType<typeof startAuth>>;
-  before(async () => {
-    twin = await startStripeTwin();
-    api = await startApi({ stripeTwin: twin });
-    auth = await startAuth({ stripe: api.deps.stripe! });
-  });
-  after(async () => {
-    await auth?.close();
-    await api?.close();
-    await twin?.close();
-  });
+  let api: StripePages["api"];
+  let auth: StripePages["auth"];
+  before(() => ({ twin, api, auth } = hosts));
 
-  async function signedIn(creator: TestCreator): Promise<FormBrowser> {
-    const browser = new FormBrowser(auth.url);
-    const res = await browser.post("/sign-in", { email: creator.email, password: TEST_PASSWORD, return_to: "/" }, "/sign-in");
-    assert.equal(res.status, 302);
-    return browser;
-  }
+  const { signedIn } = paymentsPages(() => ({ twin, authUrl: auth.url }));
 
   const list = (projectId: string) => `/payments/projects/${projectId}/payments`;
   const refundPath = (projectId: string, paymentId: string) => `${list(projectId)}/${paymentId}/refund`;

@@ -1,6 +1,7 @@
 // What the payments page shows for a project (./payments-pages.ts): its methods with the turn
 // off/on and remove buttons the creator's place allows, the Connect Stripe form (currencies to
-// take; "continue" while a connection is pending) and Enable Telegram Stars.
+// take; "continue" while a connection is pending; "again" once Stripe refused the account of the
+// project's Stripe method) and Enable Telegram Stars.
 import type Koa from "koa";
 import type { AuthDeps } from "../deps.ts";
 import type { PaymentMethod } from "../../../modules/payment-methods/payment-methods.ts";
@@ -13,19 +14,25 @@ export interface ProjectView {
   name: string;
   methods: PaymentMethod[];
   pendingStripe: ConnectionRow | null;
+  /** Stripe methods whose account Stripe no longer accepts (no connection stands behind them). */
+  endedStripe: ReadonlySet<string>;
   stripeCurrencies: string[];
   hasBot: boolean;
   /** The methods' abilities, and payment:view-any for the project's payments (refunds-pages.ts). */
   may: Record<"create" | "update" | "delete" | "viewPayments", boolean>;
 }
 
+/** A Stripe method that is off because Stripe no longer accepts its account: only a new connection can take card payments. */
+const ended = (project: ProjectView, method: PaymentMethod) => !method.enabled && project.endedStripe.has(method.id);
+
 const PROVIDER_NAMES: Record<string, string> = { stripe: "Stripe", telegram_stars: "Telegram Stars", access_codes: "Access codes", paypal: "PayPal" };
 
 function methodItem(ctx: Koa.Context, project: ProjectView, method: PaymentMethod): Html {
   const provider = PROVIDER_NAMES[method.provider] ?? method.provider;
   const base = `/payments/projects/${project.id}/methods/${method.id}`;
+  const refused = ended(project, method);
   const actions = [
-    project.may.update
+    project.may.update && !refused
       ? html`<form method="post" action="${base}/${method.enabled ? "disable" : "enable"}">
           ${csrfField(ctx)}<button type="submit" class="secondary" aria-label="${method.enabled ? "Turn off" : "Turn on"} ${method.name}">
             ${method.enabled ? "Turn off" : "Turn on"}
@@ -43,12 +50,15 @@ function methodItem(ctx: Koa.Context, project: ProjectView, method: PaymentMetho
       <strong>${method.name}</strong> <span class="badge">${method.enabled ? "On" : "Off"}</span> <span class="badge">${method.mode}</span><br />
       ${[provider, method.currencies.join(", "), method.billing_cycles.join(", ")].filter(Boolean).join(" · ")}
     </p>
+    ${refused ? html`<p class="hint">Stripe no longer accepts this method's Stripe account, so it cannot be turned on.</p>` : ""}
     ${project.may.update || project.may.delete ? html`<div class="actions field">${actions}</div>` : ""}
   </li>`;
 }
 
 function connectStripeForm(ctx: Koa.Context, deps: AuthDeps, project: ProjectView): Html {
-  if (project.methods.some((m) => m.provider === "stripe")) return html``;
+  const stripeMethods = project.methods.filter((m) => m.provider === "stripe");
+  if (stripeMethods.some((m) => !ended(project, m))) return html``;
+  const again = stripeMethods.length > 0;
   if (!deps.stripe)
     return html`<p class="hint">
       This deployment takes no payments by Stripe, so there is nothing to connect (its operator sets STRIPE_SECRET_KEY).
@@ -56,7 +66,17 @@ function connectStripeForm(ctx: Koa.Context, deps: AuthDeps, project: ProjectVie
   if (!project.may.create) return html``;
   const pending = project.pendingStripe;
   return html`<form method="post" action="/payments/projects/${project.id}/stripe" class="stack">
-    ${csrfField(ctx)} ${pending ? html`<p>You started connecting Stripe; Stripe has not finished setting up the account yet.</p>` : ""}
+    ${csrfField(ctx)}
+    ${
+      pending
+        ? html`<p>You started connecting Stripe; Stripe has not finished setting up the account yet.</p>`
+        : again
+          ? html`<p>
+              Stripe no longer accepts the account of this project's Stripe method. Connecting again makes a new connection, with a new Stripe
+              account.
+            </p>`
+          : ""
+    }
     <p class="field">
       <label for="currencies-${project.id}">Currencies to take</label>
       <span class="hint" id="currencies-${project.id}-hint">ISO 4217 codes separated by commas, for example USD, EUR.</span>
@@ -70,7 +90,7 @@ function connectStripeForm(ctx: Koa.Context, deps: AuthDeps, project: ProjectVie
       />
     </p>
     <div class="actions field">
-      <button type="submit">${pending ? "Continue Stripe onboarding" : "Connect Stripe"}</button>
+      <button type="submit">${pending ? "Continue Stripe onboarding" : again ? "Connect Stripe again" : "Connect Stripe"}</button>
     </div>
   </form>`;
 }

@@ -22,14 +22,18 @@ import {
   connectionOnboardingLink,
   defaultStripeCurrencies,
   enableTelegramStars,
+  endedStripeMethods,
   finishStripeConnection,
   hasTelegramBot,
   pendingStripeConnection,
   stripeCurrencies,
+  stripeTurnOnRefusal,
   teamOfConnection,
   type ConnectionUrls,
 } from "../../../modules/payments/connections.ts";
 import type { ConnectionRow } from "../../../modules/payments/tables.ts";
+import { paymentMethodsTable, type PaymentMethodRow } from "../../../modules/payment-methods/tables.ts";
+import { surfaceRegistry } from "../../../modules/payments/providers.ts";
 import type { StripePayments } from "../../../modules/payments/stripe/open.ts";
 import { onboardingOrigin } from "../../../modules/payments/stripe/connect.ts";
 import { requireCreator, type SignedIn } from "./creator.ts";
@@ -116,6 +120,7 @@ async function paymentsPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn)
       name: p.name,
       methods: (await listPaymentMethods(domain, p.id, ALL_METHODS)).rows,
       pendingStripe: pending?.status === "pending" ? pending : null,
+      endedStripe: await endedStripeMethods(domain, p.id),
       stripeCurrencies: pending?.status === "pending" ? pending.currencies : await defaultStripeCurrencies(domain, p.id),
       hasBot: await hasTelegramBot(domain, p.id),
       may: {
@@ -146,6 +151,21 @@ async function projectPlace(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn,
   if (!visible.some((p) => p.id === projectId)) throw new PageError(404, NOT_YOURS);
   requireAbility(place, action, projectId);
   return { ...place, projectId };
+}
+
+/**
+ * Turning a Stripe method on asks Stripe first whether it still accepts the method's account and
+ * the account takes charges (409 in words otherwise: an account Stripe refuses is not re-enabled,
+ * and the project is offered Connect Stripe again). Other methods need no provider's word.
+ */
+async function checkTurnOn(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, place: Place & { projectId: string }, methodId: string) {
+  const domain = readAs(deps, creatorActor(ctx, creator.userId, place.team.id));
+  const row = (await paymentMethodsTable.rows(domain).where({ id: methodId, project_id: place.projectId }).first()) as PaymentMethodRow | undefined;
+  if (row?.provider !== "stripe" || row.enabled) return;
+  const stripe = stripeOf(deps);
+  const registry = surfaceRegistry({ db: deps.db, stripe, platforms: deps.platforms, appKey: deps.appKey });
+  const refusal = await askingStripe(() => stripeTurnOnRefusal(deps.db, stripe.client, registry, row, deps.now()));
+  if (refusal) throw new PageError(409, refusal);
 }
 
 /**
@@ -298,6 +318,7 @@ export function mountPaymentPages(router: Router, deps: AuthDeps): void {
       const place = await projectPlace(ctx, deps, creator, CHANGES[change]);
       const methodId = ctx.params.method ?? "";
       if (!UUID.test(methodId)) throw new PageError(404, METHOD_GONE);
+      if (change === "enable") await checkTurnOn(ctx, deps, creator, place, methodId);
       try {
         await writeAs(deps, creatorActor(ctx, creator.userId, place.team.id), async (domain) => {
           if (change === "remove") return deletePaymentMethod(domain, place.projectId, methodId);

@@ -4,24 +4,14 @@
 // cancel_at_period_end is set. Coupons discount invoices once, for some months, or forever.
 import { cardError, invalidRequest } from "./errors.ts";
 import { chargeFails, pay } from "./payments.ts";
-import { clone, newId, type Account, type StripeObject, type TwinState } from "./state.ts";
+import { clone, newId, type Account, type StripeObject, type SubscriptionBook, type TwinState } from "./state.ts";
 
 /** Days after the failed renewal at which the invoice is retried; after the last, the subscription is canceled. */
 export const RETRY_DAYS = [3, 5, 7];
 
-interface SubscriptionBook {
-  failures: number;
-  nextAttempt: number | null;
-  failNext: boolean;
-}
-
-const books = new WeakMap<TwinState, Map<string, SubscriptionBook>>();
-
 export function bookOf(state: TwinState, id: string): SubscriptionBook {
-  let all = books.get(state);
-  if (!all) books.set(state, (all = new Map()));
-  let book = all.get(id);
-  if (!book) all.set(id, (book = { failures: 0, nextAttempt: null, failNext: false }));
+  let book = state.books.get(id);
+  if (!book) state.books.set(id, (book = { failures: 0, nextAttempt: null, failNext: false }));
   return book;
 }
 

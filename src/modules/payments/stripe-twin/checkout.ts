@@ -4,15 +4,7 @@
 import { StripeApiError, invalidRequest, type Params } from "./errors.ts";
 import { startSubscription, discountOf, createDiscount } from "./billing.ts";
 import { cardEntryError, createPaymentMethod, pay, type Card } from "./payments.ts";
-import { clone, newId, type Account, type StripeObject, type TwinState } from "./state.ts";
-
-export interface SessionLine {
-  price: StripeObject;
-  quantity: number;
-}
-
-/** The line items of each session, which Stripe returns only through its line_items list. */
-export const sessionLines = new WeakMap<StripeObject, SessionLine[]>();
+import { clone, newId, type Account, type SessionLine, type StripeObject, type TwinState } from "./state.ts";
 
 /** The coupon behind a checkout's discount (a coupon id or a promotion code), checked as Stripe does. */
 export function couponFor(
@@ -131,7 +123,7 @@ export function createSession(state: TwinState, account: Account, p: Params, bas
     url: `${baseUrl}/c/pay/${id}`,
   };
   total(session, lines, applied?.coupon ?? null);
-  sessionLines.set(state.put(account, session), lines);
+  state.sessionLines.set(state.put(account, session).id, lines);
   return session;
 }
 
@@ -149,10 +141,10 @@ export function expireSession(state: TwinState, account: Account, session: Strip
 }
 
 /** The session's line items as Stripe lists them (`item` objects). */
-export function lineItems(session: StripeObject) {
+export function lineItems(state: TwinState, session: StripeObject) {
   return {
     object: "list",
-    data: (sessionLines.get(session) ?? []).map((l, i) => ({
+    data: (state.sessionLines.get(session.id) ?? []).map((l, i) => ({
       id: `li_${String(session.id).slice(8, 24)}${i}`,
       object: "item",
       amount_discount: 0,
@@ -183,7 +175,7 @@ export interface CheckoutEntry {
  */
 export function completeSession(state: TwinState, account: Account, session: StripeObject, entry: CheckoutEntry): string | null {
   if (session.status !== "open") throw invalidRequest(`This Checkout Session is no longer active (${session.status}).`, "session");
-  const lines = sessionLines.get(session)!;
+  const lines = state.sessionLines.get(session.id)!;
   let customer = session.customer ? state.get(account, session.customer as string, "customer") : null;
   const email = (customer?.email as string | null) ?? (session.customer_email as string | null) ?? entry.email?.trim() ?? "";
   if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email))

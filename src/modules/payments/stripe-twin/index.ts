@@ -8,16 +8,19 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
+import { listenPreferring, refusedForeignHost } from "../../simulation/loopback.ts";
+import { openStateFile, type StateFile } from "../../simulation/state-file.ts";
 import { failNextPayment, runDue } from "./billing.ts";
-import { completeSession, currentSession, sessionLines, type CheckoutEntry } from "./checkout.ts";
+import { completeSession, currentSession, type CheckoutEntry } from "./checkout.ts";
 import { invalidRequest, Params, StripeApiError } from "./errors.ts";
 import { decodeForm } from "./form.ts";
 import { checkoutPage, closedPage, messagePage, onboardingPage, pageCsp } from "./pages.ts";
 import { closeDispute, openDispute, TEST_CARDS, type Card } from "./payments.ts";
 import { completeOnboarding, expand, ROUTES } from "./resources.ts";
 import { deauthorizeAccount } from "./accounts.ts";
-import { API_VERSION, newId, TwinState, type Account, type StripeObject } from "./state.ts";
+import { TwinState, type Account, type StripeObject, type TwinSnapshot } from "./state.ts";
 import type { Delivery } from "./webhooks.ts";
+import { apiKey, expiry, masked, readBody, sendJson, sendPage } from "./wire.ts";
 
 export { TEST_CARDS } from "./payments.ts";
 
@@ -68,58 +71,15 @@ export interface StripeTwin {
   close(): Promise<void>;
 }
 
-const MAX_BODY = 1 << 20;
+/** What the state file holds: the twin's state and the port it served, which a restart takes again when free. */
+type TwinFile = { port: number; twin: TwinSnapshot };
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  res
-    .writeHead(status, { "content-type": "application/json", "request-id": newId("req_", 14), "stripe-version": API_VERSION, ...headers })
-    .end(JSON.stringify(body, null, 2));
-}
-
-function sendPage(res: ServerResponse, status: number, html: string, csp: string) {
-  res
-    .writeHead(status, {
-      "content-type": "text/html; charset=utf-8",
-      "content-security-policy": csp,
-      "cache-control": "no-store",
-      "x-content-type-options": "nosniff",
-      "referrer-policy": "no-referrer",
-    })
-    .end(html);
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new StripeApiError(413, "invalid_request_error", "Request body too large.");
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-const masked = (key: string) => `${key.slice(0, 8)}${"*".repeat(Math.max(0, key.length - 12))}${key.slice(-4)}`;
-
-/** The API key of a request: `Authorization: Bearer <key>`, or Basic with the key as user name as curl -u sends it. */
-function apiKey(req: IncomingMessage): string | null {
-  const header = req.headers.authorization ?? "";
-  const bearer = /^Bearer\s+(\S+)$/i.exec(header);
-  if (bearer) return bearer[1]!;
-  const basic = /^Basic\s+(\S+)$/i.exec(header);
-  return basic ? Buffer.from(basic[1]!, "base64").toString("utf8").split(":")[0]! : null;
-}
-
-/** Reads "MM / YY", "MM/YYYY" and the like. */
-function expiry(text: string): { month: number; year: number } | null {
-  const match = /^\s*([0-9]{1,2})\s*\/?\s*([0-9]{2}|[0-9]{4})\s*$/.exec(text);
-  if (!match) return null;
-  const year = Number(match[2]);
-  return { month: Number(match[1]), year: year < 100 ? 2000 + year : year };
-}
-
-export async function startStripeTwin(options: { secretKey?: string; merchantName?: string } = {}): Promise<StripeTwin> {
-  const state = new TwinState();
+export async function startStripeTwin(options: { secretKey?: string; merchantName?: string; stateFile?: string } = {}): Promise<StripeTwin> {
+  let port = 0;
+  const file: StateFile<TwinFile> | null = options.stateFile
+    ? openStateFile<TwinFile>(options.stateFile, 1, () => ({ port, twin: state.snapshot() }))
+    : null;
+  const state: TwinState = file?.loaded ? TwinState.restore(file.loaded.twin) : new TwinState();
   const secretKey = options.secretKey ?? `sk_test_${randomBytes(24).toString("base64url").replace(/[-_]/g, "0")}`;
   const merchant = options.merchantName ?? "SubBridge";
   Object.assign(state.platform, {
@@ -132,7 +92,6 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
     type: "standard",
   });
   const calls: RecordedStripeCall[] = [];
-  const replays = new Map<string, { fingerprint: string; status: number; body: unknown }>();
   let baseUrl = "";
 
   async function api(req: IncomingMessage, res: ServerResponse, url: URL) {
@@ -168,7 +127,7 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
       call.params = decoded.params;
       const replayKey = idempotencyKey && method === "POST" ? `${account ?? ""}|${idempotencyKey}` : null;
       const fingerprint = `${method} ${url.pathname} ${raw}`;
-      const earlier = replayKey ? replays.get(replayKey) : undefined;
+      const earlier = replayKey ? state.replays.get(replayKey) : undefined;
       if (earlier) {
         if (earlier.fingerprint !== fingerprint)
           throw new StripeApiError(
@@ -209,7 +168,7 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
         body = error.body();
       }
       // Stripe saves a result only once the endpoint ran: a success or a card error, not a refused parameter.
-      if (replayKey && (status < 400 || status === 402)) replays.set(replayKey, { fingerprint, status, body });
+      if (replayKey && (status < 400 || status === 402)) state.replays.set(replayKey, { fingerprint, status, body });
       return answer(status, body, idempotencyKey ? { "idempotency-key": idempotencyKey } : {});
     } catch (error) {
       if (error instanceof StripeApiError) return answer(error.status, error.body());
@@ -229,14 +188,14 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
     const csp = pageCsp([session.success_url as string | null, session.cancel_url as string | null]);
     if (session.status !== "open") return sendPage(res, 410, closedPage(session), csp);
     const products = new Map(
-      sessionLines
-        .get(session)!
+      state.sessionLines
+        .get(session.id)!
         .map((l) => [l.price.product as string, (state.find(found.account, l.price.product as string, "product")?.name as string) ?? ""]),
     );
     const merchantName = found.account
       ? ((state.find(null, found.account, "account")?.business_profile as { name: string | null })?.name ?? found.account)
       : merchant;
-    const view = { session, lines: sessionLines.get(session)!, productNames: products, merchant: merchantName };
+    const view = { session, lines: state.sessionLines.get(session.id)!, productNames: products, merchant: merchantName };
     if (req.method !== "POST") return sendPage(res, 200, checkoutPage(view), csp);
     const form = Object.fromEntries(new URLSearchParams(await readBody(req)));
     const values = {
@@ -292,6 +251,8 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
   }
 
   const server = createServer((req, res) => {
+    // The API's key and the hosted pages' secrets (the onboarding link's token) are for loopback callers only.
+    if (refusedForeignHost(req, res)) return;
     const url = new URL(req.url ?? "/", "http://twin.invalid");
     void (async () => {
       if (url.pathname.startsWith("/v1/")) return api(req, res, url);
@@ -304,19 +265,27 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
         404,
         new StripeApiError(404, "invalid_request_error", `Unrecognized request URL (${req.method}: ${url.pathname}).`).body(),
       );
-    })().catch((error: unknown) => {
-      if (res.headersSent) return void res.destroy();
-      if (error instanceof StripeApiError) return sendJson(res, error.status, error.body());
-      sendJson(res, 500, { error: { type: "api_error", message: "An unknown error occurred in the Stripe twin." } });
-    });
+    })()
+      .catch((error: unknown) => {
+        if (res.headersSent) return void res.destroy();
+        if (error instanceof StripeApiError) return sendJson(res, error.status, error.body());
+        sendJson(res, 500, { error: { type: "api_error", message: "An unknown error occurred in the Stripe twin." } });
+      })
+      .finally(() => file?.changed());
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
+  // A restart serves where the last start did, so the URLs it handed out (an open checkout's page) still lead here.
+  await listenPreferring(server, { host: "127.0.0.1", port: file?.loaded?.port ?? 0 });
   server.unref();
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
   baseUrl = `http://127.0.0.1:${port}`;
+  /** Runs a control (a test's or a person's stand-in) and writes down what it changed. */
+  const control = async <T>(work: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } finally {
+      file?.changed();
+    }
+  };
 
   const locate = (id: string, kind: string) => {
     const found = state.locate(id);
@@ -339,58 +308,67 @@ export async function startStripeTwin(options: { secretKey?: string; merchantNam
       return endpoint.secret;
     },
     settled: () => state.webhooks.settled(),
-    async advanceClock(seconds) {
-      state.advance(seconds);
-      runDue(state, null);
-      await state.webhooks.settled();
+    advanceClock: (seconds) =>
+      control(async () => {
+        state.advance(seconds);
+        runDue(state, null);
+        await state.webhooks.settled();
+      }),
+    completeCheckout: (sessionId, entry = {}) =>
+      control(async () => {
+        const { account } = locate(sessionId, "checkout.session");
+        const session = currentSession(state, account, sessionId);
+        const expiresAt = new Date((state.wallNow() + 2 * 365 * 86400) * 1000);
+        const card: Card =
+          entry.card !== undefined && typeof entry.card === "object"
+            ? entry.card
+            : {
+                number: (entry.card as string | undefined) ?? TEST_CARDS.success,
+                expMonth: expiresAt.getUTCMonth() + 1,
+                expYear: expiresAt.getUTCFullYear(),
+              };
+        const target = complete(account, session, {
+          email: entry.email ?? "member@example.com",
+          name: entry.name,
+          promotionCode: entry.promotionCode,
+          card,
+        });
+        await state.webhooks.settled();
+        return target;
+      }),
+    deauthorize: (accountId, options = {}) =>
+      control(async () => {
+        deauthorizeAccount(state, accountId, !options.eventLost);
+        await state.webhooks.settled();
+      }),
+    completeOnboarding: (accountId) =>
+      control(async () => {
+        const account = completeOnboarding(state, accountId);
+        await state.webhooks.settled();
+        return account;
+      }),
+    failNextPayment: (subscriptionId) => {
+      failNextPayment(state, locate(subscriptionId, "subscription").object.id);
+      file?.changed();
     },
-    async completeCheckout(sessionId, entry = {}) {
-      const { account } = locate(sessionId, "checkout.session");
-      const session = currentSession(state, account, sessionId);
-      const expiresAt = new Date((state.wallNow() + 2 * 365 * 86400) * 1000);
-      const card: Card =
-        entry.card !== undefined && typeof entry.card === "object"
-          ? entry.card
-          : {
-              number: (entry.card as string | undefined) ?? TEST_CARDS.success,
-              expMonth: expiresAt.getUTCMonth() + 1,
-              expYear: expiresAt.getUTCFullYear(),
-            };
-      const target = complete(account, session, {
-        email: entry.email ?? "member@example.com",
-        name: entry.name,
-        promotionCode: entry.promotionCode,
-        card,
-      });
-      await state.webhooks.settled();
-      return target;
-    },
-    async deauthorize(accountId, options = {}) {
-      deauthorizeAccount(state, accountId, !options.eventLost);
-      await state.webhooks.settled();
-    },
-    async completeOnboarding(accountId) {
-      const account = completeOnboarding(state, accountId);
-      await state.webhooks.settled();
-      return account;
-    },
-    failNextPayment: (subscriptionId) => failNextPayment(state, locate(subscriptionId, "subscription").object.id),
-    async openDispute(chargeId, reason = "fraudulent") {
-      const { account, object } = locate(chargeId, "charge");
-      const dispute = openDispute(state, account, object, reason, state.wallNow());
-      await state.webhooks.settled();
-      return dispute;
-    },
-    async closeDispute(disputeId, outcome) {
-      const { account, object } = locate(disputeId, "dispute");
-      const dispute = closeDispute(state, account, object, outcome, state.wallNow());
-      await state.webhooks.settled();
-      return dispute;
-    },
+    openDispute: (chargeId, reason = "fraudulent") =>
+      control(async () => {
+        const { account, object } = locate(chargeId, "charge");
+        const dispute = openDispute(state, account, object, reason, state.wallNow());
+        await state.webhooks.settled();
+        return dispute;
+      }),
+    closeDispute: (disputeId, outcome) =>
+      control(async () => {
+        const { account, object } = locate(disputeId, "dispute");
+        const dispute = closeDispute(state, account, object, outcome, state.wallNow());
+        await state.webhooks.settled();
+        return dispute;
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      }).finally(() => file?.flush()),
   };
 }

@@ -4,8 +4,7 @@
 // the redirect go to the URLs the session names.
 import { createHash } from "node:crypto";
 import { escape } from "html-escaper";
-import type { StripeObject } from "./state.ts";
-import type { SessionLine } from "./checkout.ts";
+import type { SessionLine, StripeObject } from "./state.ts";
 
 const STYLE = `
 *{box-sizing:border-box}

@@ -77,7 +77,7 @@ export function expand(state: TwinState, account: Account, body: unknown, paths:
       const [key, ...rest] = keys;
       if (key === "data" && Array.isArray(target.data) && rest.length) return target.data.forEach((item) => walk(item, rest));
       if (key === "line_items" && target.object === "checkout.session" && rest.length === 0)
-        return void (target.line_items = lineItems(state.get(account, target.id as string, "checkout.session")));
+        return void (target.line_items = lineItems(state, state.get(account, target.id as string, "checkout.session")));
       if (!(key! in target)) throw invalidRequest(`This property cannot be expanded (${path}).`, "expand");
       if (typeof target[key!] === "string") {
         const found = state.find(account, target[key!] as string) ?? state.find(null, target[key!] as string, "account");

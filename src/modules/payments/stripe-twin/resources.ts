@@ -228,7 +228,7 @@ export const ROUTES: [string, RegExp, Handler][] = [
     listOf("checkout.session", "/v1/checkout/sessions", ["customer", "status", "subscription", "payment_intent"]),
   ],
   ["GET", /^\/v1\/checkout\/sessions\/([^/]+)$/, (ctx) => currentSession(ctx.state, ctx.account, ctx.ids[0]!)],
-  ["GET", /^\/v1\/checkout\/sessions\/([^/]+)\/line_items$/, (ctx) => lineItems(currentSession(ctx.state, ctx.account, ctx.ids[0]!))],
+  ["GET", /^\/v1\/checkout\/sessions\/([^/]+)\/line_items$/, (ctx) => lineItems(ctx.state, currentSession(ctx.state, ctx.account, ctx.ids[0]!))],
   [
     "POST",
     /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/,
@@ -297,6 +297,7 @@ export const ROUTES: [string, RegExp, Handler][] = [
     platformOnly((ctx) => {
       const endpoint = ctx.state.get(null, ctx.ids[0]!, "webhook_endpoint");
       ctx.state.endpoints.delete(endpoint.id);
+      ctx.state.forget(endpoint.id);
       return deleted(endpoint);
     }),
   ],

@@ -2,6 +2,8 @@
 // connected account (the Stripe-Account header); a request sees only its own account's objects, as
 // on Stripe. Time is the wall clock plus the twin's offset, or a test clock's frozen time for the
 // objects of customers created on it. Events are recorded and handed to the webhook sender.
+// `snapshot()` and `TwinState.restore()` carry all of it but the records of calls and deliveries
+// as plain JSON (an embedded start keeps it under DATA_DIR, see ../../simulation/state-file.ts).
 import { randomBytes } from "node:crypto";
 import { noSuch } from "./errors.ts";
 import { WebhookSender } from "./webhooks.ts";
@@ -28,6 +30,42 @@ interface Entry {
   seq: number;
 }
 
+/** A checkout session's line: what it sells (Stripe returns these only through its line_items list). */
+export interface SessionLine {
+  price: StripeObject;
+  quantity: number;
+}
+
+/** A subscription's renewal attempts: failures so far, the next retry, and a test's "the next payment fails". */
+export interface SubscriptionBook {
+  failures: number;
+  nextAttempt: number | null;
+  failNext: boolean;
+}
+
+/** An Idempotency-Key's saved answer, by `<account>|<key>`. */
+export interface Replay {
+  fingerprint: string;
+  status: number;
+  body: unknown;
+}
+
+type AccountLink = { account: string; returnUrl: string; refreshUrl: string; expiresAt: number; used: boolean };
+
+/** The twin's state as plain JSON. */
+export interface TwinSnapshot {
+  seq: number;
+  offset: number;
+  platform: StripeObject;
+  entries: Entry[];
+  endpoints: WebhookEndpoint[];
+  cardNumbers: [string, string][];
+  accountLinks: [string, AccountLink][];
+  sessionLines: [string, SessionLine[]][];
+  books: [string, SubscriptionBook][];
+  replays: [string, Replay][];
+}
+
 export interface WebhookEndpoint {
   id: string;
   url: string;
@@ -47,9 +85,48 @@ export class TwinState {
   /** Card numbers of the payment methods, which Stripe never shows again after entry. */
   readonly cardNumbers = new Map<string, string>();
   /** Account links by their token: single use, until expires_at. */
-  readonly accountLinks = new Map<string, { account: string; returnUrl: string; refreshUrl: string; expiresAt: number; used: boolean }>();
+  readonly accountLinks = new Map<string, AccountLink>();
+  /** The line items of each checkout session, by its id. */
+  readonly sessionLines = new Map<string, SessionLine[]>();
+  /** Each subscription's renewal attempts, by its id. */
+  readonly books = new Map<string, SubscriptionBook>();
+  /** Idempotency-Key answers (Stripe keeps them 24 hours; the twin for its lifetime). */
+  readonly replays = new Map<string, Replay>();
   /** The platform's own account, which GET /v1/account returns without Stripe-Account. */
   readonly platform: StripeObject = { id: newId("acct_", 16), object: "account" };
+
+  snapshot(): TwinSnapshot {
+    return {
+      seq: this.seq,
+      offset: this.offset,
+      platform: this.platform,
+      entries: [...this.entries.values()],
+      endpoints: [...this.endpoints.values()],
+      cardNumbers: [...this.cardNumbers],
+      accountLinks: [...this.accountLinks],
+      sessionLines: [...this.sessionLines],
+      books: [...this.books],
+      replays: [...this.replays],
+    };
+  }
+
+  /** A twin's state as a snapshot left it (its events in the order they were sent). */
+  static restore(snapshot: TwinSnapshot): TwinState {
+    const state = new TwinState();
+    state.seq = snapshot.seq;
+    state.offset = snapshot.offset;
+    Object.assign(state.platform, snapshot.platform);
+    for (const entry of snapshot.entries) state.entries.set(entry.object.id, entry);
+    state.events.push(...snapshot.entries.filter((e) => e.object.object === "event").map((e) => e.object));
+    for (const endpoint of snapshot.endpoints) state.endpoints.set(endpoint.id, endpoint);
+    const fill = <V>(map: Map<string, V>, pairs: [string, V][]) => pairs.forEach(([key, value]) => map.set(key, value));
+    fill(state.cardNumbers, snapshot.cardNumbers);
+    fill(state.accountLinks, snapshot.accountLinks);
+    fill(state.sessionLines, snapshot.sessionLines);
+    fill(state.books, snapshot.books);
+    fill(state.replays, snapshot.replays);
+    return state;
+  }
 
   /** The twin's own clock (Unix seconds): the wall clock moved on by every advanceClock. */
   wallNow(): number {

@@ -2,11 +2,13 @@
 // server) with the platform's key and the Connect endpoint's secret; on a simulated start the Stripe
 // twin on loopback, with a Connect webhook endpoint registered on it pointing at the API's route, so
 // a person trying `npm start` can pay (and a platform endpoint and the tiers' prices for the
-// creators' own billing); none at all on PostgreSQL without a key.
+// creators' own billing), remembering its state across restarts as Stripe does; none at all on
+// PostgreSQL without a key.
 import { createHmac } from "node:crypto";
+import { join } from "node:path";
 import type Stripe from "stripe";
 import type { StripeConfig } from "../../../config.ts";
-import { setUpSimulatedBilling, type StripeBilling } from "../../billing/stripe-setup.ts";
+import { BILLING_EVENTS_PATH, setUpSimulatedBilling, type StripeBilling } from "../../billing/stripe-setup.ts";
 import { startStripeTwin } from "../stripe-twin/index.ts";
 import { createStripeClient } from "./client.ts";
 
@@ -41,7 +43,23 @@ function target(apiUrl: string): { host: string; port?: number; protocol: "http"
 /** The simulated twin's key, derived from APP_KEY so it stays the same across restarts and an operator's tools can reach the twin. */
 export const simulatedStripeKey = (appKey: Buffer) => `sk_test_${createHmac("sha256", appKey).update("stripe-twin").digest("hex")}`;
 
-export async function openStripe(config: StripeConfig, baseUrl: string, appKey: Buffer): Promise<OpenedStripe> {
+/** Where a simulated start's twin keeps what it knows (accounts, products, customers, subscriptions...) under DATA_DIR. */
+export const STRIPE_TWIN_FILE = "simulated-stripe.json";
+
+/**
+ * The endpoints an earlier start registered on the twin, which remembers them: each start makes its
+ * own (Stripe shows an endpoint's secret only when it is made), so the old ones, wherever their
+ * base URL was, are deleted first rather than left to double every event.
+ */
+async function deleteEarlierEndpoints(client: Stripe): Promise<void> {
+  const earlier = [];
+  for await (const endpoint of client.webhookEndpoints.list({ limit: 100 }))
+    if ([STRIPE_EVENTS_PATH, BILLING_EVENTS_PATH].some((path) => endpoint.url.endsWith(path))) earlier.push(endpoint.id);
+  for (const id of earlier) await client.webhookEndpoints.del(id);
+}
+
+/** Opens Stripe as configured; a simulated start's twin keeps its state in `dataDir` when given (npm start), in memory otherwise. */
+export async function openStripe(config: StripeConfig, baseUrl: string, appKey: Buffer, dataDir?: string): Promise<OpenedStripe> {
   if (config.secretKey && config.webhookSecret) {
     const client = createStripeClient({ secretKey: config.secretKey, ...(config.apiUrl ? target(config.apiUrl) : {}) });
     return {
@@ -57,9 +75,10 @@ export async function openStripe(config: StripeConfig, baseUrl: string, appKey: 
       close: async () => {},
     };
   }
-  const twin = await startStripeTwin({ secretKey: simulatedStripeKey(appKey) });
+  const twin = await startStripeTwin({ secretKey: simulatedStripeKey(appKey), ...(dataDir ? { stateFile: join(dataDir, STRIPE_TWIN_FILE) } : {}) });
   const client = createStripeClient({ secretKey: twin.secretKey, ...twin.clientOptions });
   try {
+    await deleteEarlierEndpoints(client);
     const endpoint = await client.webhookEndpoints.create({ url: stripeEventsUrl(baseUrl), enabled_events: ["*"], connect: true });
     // The creators' tiers are billed on the platform account: its prices and its own endpoint.
     const billing = await setUpSimulatedBilling(client, baseUrl);

@@ -575,7 +575,7 @@ export interface paths {
         head?: never;
         /**
          * Change a payment method
-         * @description Renames a method, switches its mode, enables or disables it, or replaces the currencies or billing cycles it supports. An enabled method supports at least one of each (422). Emits payment_method.updated.
+         * @description Renames a method, switches its mode, enables or disables it, or replaces the currencies or billing cycles it supports. An enabled method supports at least one of each (422). Turning a Stripe method on asks Stripe first whether it still accepts the method's connected account and the account takes charges: 422 with Stripe's reason when not (an account Stripe refuses ends the method's connection; connect Stripe again on the Payments page), 503 SERVICE_BUSY when Stripe does not answer; nothing changes either way. Emits payment_method.updated.
          */
         patch: operations["update_payment_method"];
         trace?: never;

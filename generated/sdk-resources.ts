@@ -730,7 +730,7 @@ export interface PaymentMethodsResource {
   /**
    * Change a payment method
    *
-   * Renames a method, switches its mode, enables or disables it, or replaces the currencies or billing cycles it supports. An enabled method supports at least one of each (422). Emits payment_method.updated.
+   * Renames a method, switches its mode, enables or disables it, or replaces the currencies or billing cycles it supports. An enabled method supports at least one of each (422). Turning a Stripe method on asks Stripe first whether it still accepts the method's connected account and the account takes charges: 422 with Stripe's reason when not (an account Stripe refuses ends the method's connection; connect Stripe again on the Payments page), 503 SERVICE_BUSY when Stripe does not answer; nothing changes either way. Emits payment_method.updated.
    *
    * @remarks Requires the `project-payment-method:update` ability.
    * @see https://docs.subbridge.dev/reference#tag/payment-methods/PATCH/v1/projects/{project}/payment-methods/{payment_method} (operation `update_payment_method`: PATCH /v1/projects/{project}/payment-methods/{payment_method})

@@ -2,6 +2,7 @@
 // Typed as the spec's whole operation table, so tsc fails when an area is left out here or its
 // module lacks one of its operations.
 import { cancelAtProvider } from "./payments/cancel.ts";
+import { refuseTurnOn } from "./payments/connections.ts";
 import type { Handlers } from "../../generated/operations.ts";
 import { domainContext, type OperationContext, type Preflights } from "../pipeline/context.ts";
 import { handlers as accessCodes } from "./access-codes/handlers.ts";
@@ -62,4 +63,7 @@ export const preflights: Preflights = {
   ...connectorPreflights,
   // A provider-billed subscription's renewals stop at the provider before it is cancelled here.
   cancel_subscription: ({ path }, ctx) => cancelAtProvider(domainContext(ctx), ctx.payments(), path.subscription),
+  // A Stripe method is turned on only once Stripe says it still accepts the method's account, as the Payments page does.
+  update_payment_method: ({ path, body }, ctx) =>
+    body.enabled === true ? refuseTurnOn(domainContext(ctx), ctx.payments(), path.project, path.payment_method) : Promise.resolve(),
 };

@@ -6,9 +6,9 @@
 // Stars: the project's installed bot is all it needs, so the method is created at once.
 // Stripe is called outside any transaction; each database step is its own short one.
 import { randomUUID } from "node:crypto";
-import type Stripe from "stripe";
+import Stripe from "stripe";
 import { createDomainContext, systemActor, unscoped, type Actor, type Db, type DomainContext } from "../../db/tenant.ts";
-import { addFieldError, emptyFieldErrors, validationFailed } from "../../errors.ts";
+import { addFieldError, ApiError, domainRefusal, emptyFieldErrors, validationFailed } from "../../errors.ts";
 import { installationsTable } from "../connectors/tables.ts";
 import { alertStripeDisconnected } from "../alerts/producers.ts";
 import { createPaymentMethod, currencyErrors, STARS_CURRENCY, updatePaymentMethod, type PaymentMethod } from "../payment-methods/payment-methods.ts";
@@ -304,6 +304,42 @@ export async function stripeTurnOnRefusal(
   if (standing === "ready") return null;
   await stripeAccessRefused(db, { teamId: row.team_id, projectId: row.project_id, methodId: row.id, account }, now);
   return `Stripe no longer accepts the account ${account} (it was disconnected from SubBridge in Stripe, or closed), so the method stays off. Connect Stripe again to take card payments.`;
+}
+
+/**
+ * Why the method `methodId` of `projectId` may not be turned on, or null when it may: only a Stripe
+ * method that is off needs Stripe's word first (stripeTurnOnRefusal; the Payments page's "Turn on"
+ * and update_payment_method's preflight alike). Stripe unreachable throws its error.
+ */
+export async function turnOnRefusal(ctx: DomainContext, registry: ProviderRegistry, projectId: string, methodId: string): Promise<string | null> {
+  const row = (await paymentMethodsTable.rows(ctx).where({ id: methodId, project_id: projectId }).first()) as PaymentMethodRow | undefined;
+  if (row?.provider !== "stripe" || row.enabled) return null;
+  if (!registry.stripe) return "This deployment takes no payments by Stripe, so a Stripe method cannot be turned on.";
+  return stripeTurnOnRefusal(
+    unscoped(ctx, "Stripe's refusal ends the account's access in its own transaction"),
+    registry.stripe,
+    registry,
+    row,
+    ctx.now,
+  );
+}
+
+/**
+ * update_payment_method's preflight for `enabled: true`: 422 with Stripe's reason when it refuses
+ * (nothing changed but the ended access turnOnRefusal records), 503 SERVICE_BUSY when Stripe does not answer.
+ */
+export async function refuseTurnOn(ctx: DomainContext, registry: ProviderRegistry, projectId: string, methodId: string): Promise<void> {
+  let refusal: string | null;
+  try {
+    refusal = await turnOnRefusal(ctx, registry, projectId, methodId);
+  } catch (err) {
+    if (!(err instanceof Stripe.errors.StripeError)) throw err;
+    throw new ApiError("SERVICE_BUSY", "Stripe did not answer just now, so the method was not turned on. Try again.", {
+      headers: { "Retry-After": "30" },
+      context: { payment_method_id: methodId },
+    });
+  }
+  if (refusal) throw domainRefusal(refusal, { payment_method_id: methodId });
 }
 
 /**

@@ -49,11 +49,14 @@ export interface ProviderTarget {
 
 export interface ProviderRegistry {
   providerFor(row: PaymentMethodRow): Promise<ProviderTarget | null>;
+  /** The platform's Stripe client (its own key: an account's standing is asked with it); null when this deployment has no Stripe. */
+  readonly stripe: Stripe | null;
 }
 
 export function providerRegistry(deps: ProviderDeps): ProviderRegistry {
   const stripe = deps.stripe ? stripeProvider(deps.stripe) : null;
   return {
+    stripe: deps.stripe,
     async providerFor(row) {
       if (row.provider === "stripe") {
         const credentials = openStripeCredentials(deps.connectors.appKey, row);

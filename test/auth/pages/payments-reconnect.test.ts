@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { startAuth } from "../../helpers/auth.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { createTestCreator } from "../../helpers/fixtures.ts";
+import { ApiClient, expectError } from "../../helpers/http.ts";
+import { startApi } from "../../helpers/server.ts";
 import { createStripeClient } from "../../../src/modules/payments/stripe/client.ts";
 import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
 import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
@@ -114,6 +116,29 @@ describe("auth pages: payments, a Stripe account Stripe no longer accepts", func
       assert.equal((await stripeMethods(projectId))[0]!.enabled, false);
     } finally {
       await unreachable.close();
+    }
+  });
+
+  it("over the API too: update_payment_method turning a Stripe method on asks Stripe first (422 with its reason), and turns on one it accepts", async () => {
+    const { creator, projectId, browser, account, method } = await connected("pay-turn-on-api");
+    const other = await connected("pay-turn-on-api-ok");
+    for (const c of [{ browser, projectId, method }, other])
+      await c.browser.post(`/payments/projects/${c.projectId}/methods/${c.method.id}/disable`, {}, "/payments");
+    await twin.deauthorize(account, { eventLost: true });
+    const api = await startApi({ stripeTwin: twin });
+    try {
+      const path = (p: string, m: string) => `/v1/projects/${p}/payment-methods/${m}`;
+      const refused = await new ApiClient(api.url, creator.token).request("PATCH", path(projectId, method.id), { body: { enabled: true } });
+      const error = expectError(refused, 422, "VALIDATION_FAILED");
+      assert.match(error.message, new RegExp(`Stripe no longer accepts the account ${account}`));
+      assert.equal((await stripeMethods(projectId))[0]!.enabled, false);
+      const accepted = await new ApiClient(api.url, other.creator.token).request("PATCH", path(other.projectId, other.method.id), {
+        body: { enabled: true },
+      });
+      assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+      assert.equal(accepted.body.data.enabled, true);
+    } finally {
+      await api.close();
     }
   });
 });

@@ -27,12 +27,11 @@ import {
   hasTelegramBot,
   pendingStripeConnection,
   stripeCurrencies,
-  stripeTurnOnRefusal,
+  turnOnRefusal,
   teamOfConnection,
   type ConnectionUrls,
 } from "../../../modules/payments/connections.ts";
 import type { ConnectionRow } from "../../../modules/payments/tables.ts";
-import { paymentMethodsTable, type PaymentMethodRow } from "../../../modules/payment-methods/tables.ts";
 import { surfaceRegistry } from "../../../modules/payments/providers.ts";
 import type { StripePayments } from "../../../modules/payments/stripe/open.ts";
 import { onboardingOrigin } from "../../../modules/payments/stripe/connect.ts";
@@ -160,11 +159,8 @@ async function projectPlace(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn,
  */
 async function checkTurnOn(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, place: Place & { projectId: string }, methodId: string) {
   const domain = readAs(deps, creatorActor(ctx, creator.userId, place.team.id));
-  const row = (await paymentMethodsTable.rows(domain).where({ id: methodId, project_id: place.projectId }).first()) as PaymentMethodRow | undefined;
-  if (row?.provider !== "stripe" || row.enabled) return;
-  const stripe = stripeOf(deps);
-  const registry = surfaceRegistry({ db: deps.db, stripe, platforms: deps.platforms, appKey: deps.appKey });
-  const refusal = await askingStripe(() => stripeTurnOnRefusal(deps.db, stripe.client, registry, row, deps.now()));
+  const registry = surfaceRegistry({ db: deps.db, stripe: deps.stripe ?? null, platforms: deps.platforms, appKey: deps.appKey });
+  const refusal = await askingStripe(() => turnOnRefusal(domain, registry, place.projectId, methodId));
   if (refusal) throw new PageError(409, refusal);
 }
 

@@ -4806,8 +4806,14 @@ export interface components {
             amount: components["schemas"]["Money"];
             /** @description The plan's price when it happened (what a redemption gave away); null when no plan. */
             list_price: components["schemas"]["Money"] | null;
-            /** @description What the provider and the platform kept, in the same currency. */
+            /** @description What the provider and the platform kept, in the same currency; 0 where the provider reports no fee. */
             fee: components["schemas"]["Money"];
+            /** @description amount minus fee, in the same currency: what a payment left the creator, what a refund or a lost dispute took back (their fee is 0). Equal to amount where the provider reports no fee (Telegram Stars). Never in a webhook payload. */
+            net: {
+                /** @description Minor units of the currency; below 0 only if a provider reported a fee above the amount. */
+                amount: number;
+                currency: components["schemas"]["CurrencyCode"];
+            };
             /** @description How it was paid: access_code, or the payment method's provider. */
             provider: string;
             payment_method_id: components["schemas"]["Uuid"] | null;
@@ -9150,6 +9156,10 @@ export interface operations {
                      *             "currency": "EUR"
                      *           },
                      *           "fee": {
+                     *             "amount": 0,
+                     *             "currency": "EUR"
+                     *           },
+                     *           "net": {
                      *             "amount": 0,
                      *             "currency": "EUR"
                      *           },

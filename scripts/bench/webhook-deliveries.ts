@@ -4,14 +4,16 @@
 // One worker (startDeliveryWorker, as npm start runs it) drains BENCH_DELIVERIES queued deliveries
 // to a local HTTPS receiver in another process (certificate of the test CA, which the npm script
 // trusts through NODE_EXTRA_CA_CERTS); then BENCH_RETRIES retries are scheduled over the next
-// 10 seconds and the receiver notes how late each arrives after it was due (p50, p99). Writes
-// scripts/bench/results/webhook-deliveries-<backend>.json; numbers are recorded, never asserted.
+// 10 seconds and the receiver notes how late each arrives after it was due (p50, p99); last, one team
+// fills its in-flight cap with slow deliveries (answered after BENCH_SLOW_MS) to the origin every
+// team uses, and the receiver notes how long another team's single delivery there took (BENCH_ROUNDS
+// rounds). Writes scripts/bench/results/webhook-deliveries-<backend>.json; numbers are recorded, never asserted.
 import { spawn } from "node:child_process";
 import { cpus, totalmem } from "node:os";
 import { mkdirSync, writeFileSync } from "node:fs";
 import pino from "pino";
 import { migrate, openDatabase } from "../../src/db/database.ts";
-import { createDomainContext, systemActor } from "../../src/db/tenant.ts";
+import { createDomainContext, systemActor, type DomainContext } from "../../src/db/tenant.ts";
 import { createCreator } from "../../src/modules/account/creators.ts";
 import { createEndpoint } from "../../src/modules/webhooks/endpoints.ts";
 import { DEFAULT_WEBHOOK_LIMITS } from "../../src/modules/webhooks/limits.ts";
@@ -23,16 +25,22 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const TEAMS = Number(process.env.BENCH_TEAMS ?? 4);
 const ENDPOINTS_PER_TEAM = Number(process.env.BENCH_ENDPOINTS_PER_TEAM ?? 2);
 const SINGLE_ENDPOINT_DELIVERIES = Number(process.env.BENCH_SINGLE_ENDPOINT_DELIVERIES ?? 5_000);
+const SLOW_MS = Number(process.env.BENCH_SLOW_MS ?? 2_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const appKey = Buffer.alloc(32, 9);
 const network = { allowedCidrs: ["127.0.0.0/8"], allowHttp: false, timeoutMs: 10_000 };
 
-/** The receiver: answers 200 at once; on "report" (stdin) prints when each event id arrived. */
+/** The receiver: answers 200 at once (under /slow/ after SLOW_MS); on "report" (stdin) prints when each event id arrived. */
 const RECEIVER = `
 const https = require("node:https"), fs = require("node:fs");
 const arrived = new Map();
 const server = https.createServer({ key: fs.readFileSync("test/fixtures/tls/receiver.key"), cert: fs.readFileSync("test/fixtures/tls/receiver.pem") }, (req, res) => {
   req.resume();
-  req.on("end", () => { arrived.set(req.headers["sb-event-id"], Date.now()); res.writeHead(200).end("ok"); });
+  req.on("end", () => {
+    arrived.set(req.headers["sb-event-id"], Date.now());
+    if (req.url.startsWith("/slow/")) setTimeout(() => res.writeHead(200).end("ok"), ${SLOW_MS});
+    else res.writeHead(200).end("ok");
+  });
 });
 server.keepAliveTimeout = 60000;
 server.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port: server.address().port })));
@@ -70,7 +78,7 @@ interface Target {
 
 /**
  * Queues `n` events with one delivery each, the i-th to targets[i % targets.length], due at the
- * times `due(i)` gives; `phase` (one digit) keeps each phase's event ids apart.
+ * times `due(i)` gives; `phase` (digits) keeps each phase's event ids apart.
  */
 async function queue(db: ReturnType<typeof openDatabase>, targets: Target[], phase: number, n: number, due: (i: number) => Date, attempts: number) {
   const prefix = `evt_01BENCH${String(phase)}`;
@@ -126,6 +134,15 @@ async function main() {
   // Several teams with several endpoints each, as a shared deployment has: fair claiming caps what
   // one endpoint (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT) and one team (…_PER_TEAM) hold in flight.
   const targets: Target[] = [];
+  const endpointAt = async (ctx: DomainContext, name: string, path: string) =>
+    (
+      await createEndpoint(
+        ctx,
+        { appKey, network, abilities: new Set() },
+        { name, url: `https://${process.env.BENCH_HOST ?? "localhost"}:${port}${path}`, events: ["bench.*"] as never[] },
+      )
+    ).data.id;
+  const contexts: DomainContext[] = [];
   for (let t = 0; t < TEAMS; t++) {
     const { userId, teamId } = await createCreator(
       db,
@@ -133,16 +150,8 @@ async function main() {
       new Date(),
     );
     const ctx = createDomainContext(db, { ...systemActor(teamId), userId, kind: "api_token" }, new Date());
-    for (let e = 0; e < ENDPOINTS_PER_TEAM; e++) {
-      const endpoint = (
-        await createEndpoint(
-          ctx,
-          { appKey, network, abilities: new Set() },
-          { name: `bench ${e}`, url: `https://${process.env.BENCH_HOST ?? "localhost"}:${port}/hook/${t}/${e}`, events: ["bench.*"] as never[] },
-        )
-      ).data;
-      targets.push({ teamId, endpointId: endpoint.id });
-    }
+    contexts.push(ctx);
+    for (let e = 0; e < ENDPOINTS_PER_TEAM; e++) targets.push({ teamId, endpointId: await endpointAt(ctx, `bench ${e}`, `/hook/${t}/${e}`) });
   }
   const logger = pino({ level: "warn" });
   const workerOptions = { db, appKey, network, release: "bench", logger, messageSignature: () => ({}), concurrency: CONCURRENCY };
@@ -173,8 +182,35 @@ async function main() {
   const beforeRetries = await delivered();
   await queue(db, targets, 1, RETRIES, (i) => new Date(dueAt(i)), 1);
   while ((await delivered()) < beforeRetries + RETRIES) await new Promise((r) => setTimeout(r, 200));
+
+  // A shared origin: team 0 fills its in-flight cap with slow deliveries to the origin every team
+  // uses; then team 1's single delivery there, timed from when it was queued to its arrival.
+  const { inFlightPerEndpoint, inFlightPerTeam } = DEFAULT_WEBHOOK_LIMITS;
+  const slow: Target[] = [];
+  for (let e = 0; e < Math.ceil(inFlightPerTeam / inFlightPerEndpoint); e++)
+    slow.push({ teamId: contexts[0]!.actor.teamId, endpointId: await endpointAt(contexts[0]!, `slow ${e}`, `/slow/0/${e}`) });
+  const quiet = targets.find((t) => t.teamId !== slow[0]!.teamId)!;
+  const queuedAt: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const before = await delivered();
+    await queue(db, slow, 30 + r, inFlightPerTeam, () => new Date(Date.now() - 1000), 0);
+    const leased = () =>
+      db("webhook_deliveries")
+        .whereIn(
+          "endpoint_id",
+          slow.map((t) => t.endpointId),
+        )
+        .whereNotNull("claim_id")
+        .count({ n: "*" });
+    while (Number((await leased())[0]!.n) < inFlightPerTeam) await new Promise((r) => setTimeout(r, 20));
+    queuedAt.push(Date.now());
+    await queue(db, [quiet], 40 + r, 1, () => new Date(Date.now() - 1000), 0);
+    while ((await delivered()) < before + inFlightPerTeam + 1) await new Promise((r) => setTimeout(r, 100));
+  }
   await worker.stop();
   const arrivals = await receiver.arrivals();
+  const sharedOrigin = queuedAt.map((at, r) => arrivals[`01BENCH${40 + r}${"0".repeat(17)}`]! - at).sort((a, b) => a - b);
+  console.log(`shared origin: team 1's delivery took ${sharedOrigin.join(", ")} ms while team 0's ${inFlightPerTeam} slow requests hung`);
   const lateness = Array.from({ length: RETRIES }, (_, i) => {
     const id = `01BENCH1${String(i).padStart(26 - 12 + 4, "0")}`;
     return arrivals[id]! - dueAt(i);
@@ -199,6 +235,13 @@ async function main() {
       p50: percentile(lateness, 50),
       p99: percentile(lateness, 99),
       max: lateness.at(-1),
+    },
+    shared_origin_ms: {
+      rounds: ROUNDS,
+      slow_in_flight: inFlightPerTeam,
+      slow_answer_ms: SLOW_MS,
+      p50: percentile(sharedOrigin, 50),
+      max: sharedOrigin.at(-1),
     },
   };
   console.log(JSON.stringify(report, null, 2));

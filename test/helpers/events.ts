@@ -50,8 +50,8 @@ export function keysOf(value: unknown, into = new Set<string>()): Set<string> {
   return into;
 }
 
-/** Asserts an event's data names no fee at any depth (Events, Delivery 8). */
+/** Asserts an event's data names no fee at any depth, nor a net that would give it away (Events, Delivery 8). */
 export function assertNoFee(data: unknown, message: string): void {
-  const fees = [...keysOf(data)].filter((k) => /fee/i.test(k));
+  const fees = [...keysOf(data)].filter((k) => /fee|^net$/i.test(k));
   assert.deepEqual(fees, [], message);
 }

@@ -1,7 +1,7 @@
 // A project's transactions: written by the server (an access-code redemption records one in the
 // transaction that starts its subscription; a provider's payment, refund or dispute one with its
 // event, payment.succeeded, payment.refunded, payment.disputed or payment.dispute_closed, which
-// never carries the fee), read through the list.
+// never carries the fee nor the net), read through the list.
 // REST pages by number; the MCP tool pages by keyset (see transactions.yaml): the same query,
 // another window.
 import { randomUUID } from "node:crypto";
@@ -28,6 +28,8 @@ export function presentTransaction(row: TransactionRow) {
     amount: money(row.amount_minor, row.currency),
     list_price: row.list_price_minor === null ? null : money(row.list_price_minor, row.currency),
     fee: money(row.fee_minor, row.currency),
+    // Amounts carry no sign (kind gives the direction), so a refund's net is what it took back.
+    net: { amount: Number(row.amount_minor) - Number(row.fee_minor), currency: row.currency },
     provider: row.provider,
     payment_method_id: row.payment_method_id,
     provider_reference: row.provider_reference,
@@ -75,10 +77,25 @@ const subjectOf = (input: Subject) => ({
   plan_id: input.plan.id,
 });
 
-/** A payment or refund as its events carry it: the transaction as the API shows it, without its fee (rule 8). */
+/**
+ * A payment, refund or dispute as its events carry it: named fields of the transaction, so neither
+ * the fee nor the net that would give it away (rule 8), nor a field added to the API later, goes out.
+ */
 function paymentSummary(row: TransactionRow) {
-  const { status: _status, list_price: _listPrice, fee: _fee, payment_method_id: _method, ...summary } = presentTransaction(row);
-  return { ...summary, refunded_payment_id: row.refunded_transaction_id ?? null };
+  const t = presentTransaction(row);
+  return {
+    id: t.id,
+    project_id: t.project_id,
+    member_id: t.member_id,
+    subscription_id: t.subscription_id,
+    plan_id: t.plan_id,
+    kind: t.kind,
+    amount: t.amount,
+    provider: t.provider,
+    provider_reference: t.provider_reference,
+    refunded_payment_id: row.refunded_transaction_id ?? null,
+    created_at: t.created_at,
+  };
 }
 
 /** The transaction of an access-code redemption: nothing paid, the plan's price given away. */

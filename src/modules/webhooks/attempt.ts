@@ -62,7 +62,10 @@ export async function attemptDelivery(
   // service's RFC 9421 signature (Content-Digest, Signature-Input, Signature) with its Ed25519 key.
   Object.assign(headers, messageSignatureHeaders(options.signingKey, { method: "POST", url, body, headers, at }));
   try {
-    const answer = await postToAddress(url, checked.addresses[0]!, body, headers, env.network.timeoutMs, env.agents);
+    const answer = await postToAddress(url, checked.addresses[0]!, body, headers, env.network.timeoutMs, {
+      pool: env.agents,
+      teamId: delivery.team_id,
+    });
     const extra = { responseStatus: answer.status, excerpt: answer.excerpt, durationMs: answer.durationMs };
     if (answer.status >= 200 && answer.status < 300) return { ...base, ...extra, status: "delivered", failed: false, nextAttemptAt: null };
     return failure(answer.excerpt, extra);

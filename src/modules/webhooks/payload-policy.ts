@@ -1,6 +1,7 @@
 // What a delivery may carry (Events, Delivery 8). Events are written without secrets (a member as
 // events carry it has no email), and this is the last gate before a body leaves: it removes, at any
-// depth, what never goes out - payment-provider credentials, fee breakdowns, invitation tokens,
+// depth, what never goes out - payment-provider credentials, fee breakdowns (a transaction's net
+// too, since amount minus net is the fee), invitation tokens,
 // passkey credentials, secrets - and a subscriber's email and phone unless the endpoint's owner (the
 // member who registered it) holds project-user:view on the event's project.
 const NEVER_SENT = new Set([
@@ -14,6 +15,7 @@ const NEVER_SENT = new Set([
   "fee_breakdown",
   "fee",
   "fees",
+  "net",
   "passkey",
   "passkeys",
   "public_key_credential",

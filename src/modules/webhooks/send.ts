@@ -3,8 +3,9 @@
 // the connection (no DNS-rebinding window). TLS 1.2 at least, the full chain validated against the
 // system's (or NODE_EXTRA_CA_CERTS') roots, no pinning, no redirects followed; the whole exchange
 // is bounded by the network's time-out and the answer's excerpt by EXCERPT_LENGTH characters.
-// Workers keep connections alive in an AgentPool: one agent per origin and checked address, so a
-// kept-alive connection still goes only to an address that was checked for this delivery.
+// Workers keep connections alive in an AgentPool: one agent per team, origin and checked address, so
+// a kept-alive connection still goes only to an address that was checked for this delivery, and
+// teams sharing a receiving origin never queue behind each other's requests (issue 43).
 import type { LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import { Agent, request } from "undici";
@@ -48,29 +49,36 @@ async function excerptOf(body: AsyncIterable<Buffer> & { destroy(): unknown }): 
   return text.slice(0, EXCERPT_LENGTH).replace(/\u0000/g, "\uFFFD");
 }
 
-function pinnedAgent(address: string, timeoutMs: number, keepAlive: boolean): Agent {
+/** An agent connecting to `address` only: kept alive with up to `connections` at once, or one-off (null). */
+function pinnedAgent(address: string, timeoutMs: number, connections: number | null): Agent {
   return new Agent({
     connect: { lookup: pinnedLookup(address) as never, minVersion: "TLSv1.2", rejectUnauthorized: true, timeout: timeoutMs },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    pipelining: keepAlive ? 1 : 0,
-    ...(keepAlive ? { keepAliveTimeout: 4_000, connections: 8 } : { connections: 1 }),
+    pipelining: connections === null ? 0 : 1,
+    ...(connections === null ? { connections: 1 } : { keepAliveTimeout: 4_000, connections }),
   });
 }
 
-/** Kept-alive agents of a worker, one per origin and address, the least recently used closed past `max`. */
+/**
+ * Kept-alive agents of a worker, one per team, origin and address, the least recently used closed
+ * past `max`. Each has as many connections as a team may have attempts in flight
+ * (`connectionsPerTeam`), so an attempt the claim let through is sent at once: the claim's caps
+ * stay the only queue, and one team's slow requests hold only that team's connections.
+ */
 export class AgentPool {
   private readonly agents = new Map<string, Agent>();
   constructor(
     private readonly timeoutMs: number,
+    private readonly connectionsPerTeam: number,
     private readonly max = 256,
   ) {}
 
-  agentFor(url: URL, address: string): Agent {
-    const key = `${url.origin} ${address}`;
+  agentFor(teamId: string, url: URL, address: string): Agent {
+    const key = `${teamId} ${url.origin} ${address}`;
     let agent = this.agents.get(key);
     if (agent) this.agents.delete(key);
-    else agent = pinnedAgent(address, this.timeoutMs, true);
+    else agent = pinnedAgent(address, this.timeoutMs, this.connectionsPerTeam);
     this.agents.set(key, agent);
     if (this.agents.size > this.max) {
       const [oldest, evicted] = this.agents.entries().next().value as [string, Agent];
@@ -87,16 +95,19 @@ export class AgentPool {
   }
 }
 
-/** Posts `body` to `url`, connecting to `address` only (through `pool` when given, else a one-off connection). */
+/**
+ * Posts `body` to `url`, connecting to `address` only: through the pool's agent of the team when
+ * `via` names them, else on a one-off connection.
+ */
 export async function postToAddress(
   url: URL,
   address: string,
   body: string,
   headers: Record<string, string>,
   timeoutMs: number,
-  pool?: AgentPool,
+  via?: { pool: AgentPool; teamId: string },
 ): Promise<PostAnswer> {
-  const agent = pool ? pool.agentFor(url, address) : pinnedAgent(address, timeoutMs, false);
+  const agent = via ? via.pool.agentFor(via.teamId, url, address) : pinnedAgent(address, timeoutMs, null);
   const started = performance.now();
   try {
     const answer = await request(url, { method: "POST", body, headers, dispatcher: agent, signal: AbortSignal.timeout(timeoutMs) });
@@ -112,6 +123,6 @@ export async function postToAddress(
         : `The endpoint could not be reached (${e.code ?? e.message ?? "connection failed"}).`,
     );
   } finally {
-    if (!pool) agent.destroy().catch(() => undefined);
+    if (!via) agent.destroy().catch(() => undefined);
   }
 }

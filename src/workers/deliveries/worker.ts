@@ -50,16 +50,17 @@ interface Settings {
 }
 
 function settingsOf(options: DeliveryWorkerOptions): Settings {
+  const limits = webhookLimits(options.network.limits);
   return {
     db: options.db,
     logger: options.logger,
     leaseMs: options.leaseMs ?? options.network.timeoutMs + DNS_TIMEOUT_MS + 30_000,
-    claim: { teams: options.teams, limits: webhookLimits(options.network.limits) },
+    claim: { teams: options.teams, limits },
     env: {
       appKey: options.appKey,
       network: withSharedLookups(options.network),
       release: options.release,
-      agents: new AgentPool(options.network.timeoutMs),
+      agents: new AgentPool(options.network.timeoutMs, limits.inFlightPerTeam),
     },
   };
 }

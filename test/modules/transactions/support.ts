@@ -11,6 +11,7 @@ export interface SeededTransaction {
   amount?: number;
   fee?: number;
   currency?: string;
+  provider?: string;
   planId?: string | null;
   at?: Date;
 }
@@ -32,7 +33,7 @@ export async function seedTransaction(creator: TestCreator, of: Redemption, t: S
     currency: t.currency ?? "USD",
     list_price_minor: 500,
     fee_minor: t.fee ?? 0,
-    provider: "stripe",
+    provider: t.provider ?? "stripe",
     payment_method_id: null,
     provider_reference: `ch_${id.slice(0, 8)}`,
     created_at: t.at ?? new Date(),

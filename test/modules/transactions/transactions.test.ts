@@ -7,7 +7,14 @@ import { useApiWithCreator } from "../../helpers/suite.ts";
 import { createTestCreator, tokenFor } from "../../helpers/fixtures.ts";
 import { connectMcp, startMcp, type RunningMcp } from "../../helpers/mcp.ts";
 import { testDatabase } from "../../helpers/backends.ts";
-import { codesFor, expectCredentialRefusals, redeem, seedPlan, subscribedMember } from "../subscriptions/commerce.ts";
+import { asDomain, codesFor, expectCredentialRefusals, redeem, seedPlan, subscribedMember } from "../subscriptions/commerce.ts";
+import { createClient } from "../../../sdk/src/index.ts";
+import { recordPayment } from "../../../src/modules/transactions/transactions.ts";
+import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
+import { deliverDue } from "../../../src/workers/deliveries/worker.ts";
+import { assertNoFee, assertValidEvent, eventsOf, type OutboxEvent } from "../../helpers/events.ts";
+import { TEST_APP_KEY, TEST_WEBHOOK_NETWORK, testLogger } from "../../helpers/server.ts";
+import { createEndpoint, startReceiver } from "../webhooks/support.ts";
 import { seedTransaction } from "./support.ts";
 
 const ids = (body: { data: { id: string }[] }) => body.data.map((t) => t.id);
@@ -41,6 +48,7 @@ describe("list_transactions", () => {
       amount: { amount: 0, currency: "USD" },
       list_price: { amount: 500, currency: "USD" },
       fee: { amount: 0, currency: "USD" },
+      net: { amount: 0, currency: "USD" },
       provider: "access_code",
       payment_method_id: null,
       provider_reference: codeId,
@@ -131,6 +139,93 @@ describe("list_transactions", () => {
     const foreign = await call({ project: suite.creator.projectIds[0] });
     assert.equal(foreign.structuredContent.error.code, "RESOURCE_NOT_FOUND");
     await client.close();
+  });
+
+  it("states net (amount minus fee, same currency) on every row over REST, the MCP tool and the SDK", async () => {
+    const creator = await createTestCreator({ label: "tx-net" });
+    const member = await subscribedMember(creator);
+    const rows = {
+      payment: await seedTransaction(creator, member, { amount: 900, fee: 56 }),
+      // Amounts carry no sign: a refund's and a lost dispute's net is what they took back (fee 0).
+      refund: await seedTransaction(creator, member, { kind: "refund", amount: 300 }),
+      dispute: await seedTransaction(creator, member, { kind: "dispute", amount: 900 }),
+      // Telegram reports no fee for Stars: net is the amount.
+      stars: await seedTransaction(creator, member, { amount: 250, currency: "XTR", provider: "telegram_stars" }),
+    };
+    const expected = new Map([
+      [rows.payment, { amount: 844, currency: "USD" }],
+      [rows.refund, { amount: 300, currency: "USD" }],
+      [rows.dispute, { amount: 900, currency: "USD" }],
+      [rows.stars, { amount: 250, currency: "XTR" }],
+      [member.subscription.id, { amount: 0, currency: "USD" }],
+    ]);
+    type Row = { id: string; subscription_id: string | null; kind: string; net: { amount: number; currency: string } };
+    const nets = (data: Row[]) => new Map(data.map((t) => [t.kind === "access_code_redemption" ? t.subscription_id! : t.id, t.net]));
+    const project = creator.projectIds[0]!;
+
+    const rest = (await suite.client.withToken(creator.token).get(`${base(project)}?per_page=100`)).body;
+    assert.deepEqual(nets(rest.data), expected, "REST");
+    const client = await connectMcp(mcp, creator.token, { headers: { "X-MCP-Toolsets": "transactions" } });
+    const tool = (await client.callTool({ name: "list_transactions", arguments: { project, per_page: 100 } })) as { structuredContent: any };
+    await client.close();
+    assert.deepEqual(nets(tool.structuredContent.data), expected, "the MCP tool");
+    const sb = createClient({ baseUrl: `${suite.api.url}/v1`, token: creator.token });
+    const page = await sb.transactions.list(project, { per_page: 100 });
+    assert.deepEqual(nets(page.data), expected, "the SDK");
+    assert.equal(page.data.find((t) => t.id === rows.payment)!.net.amount, 844, "typed: net is part of the SDK's Transaction");
+  });
+
+  it("payment.succeeded carries neither the fee nor the net, as written and as a receiver gets it", async () => {
+    const creator = await createTestCreator({ label: "tx-payload" });
+    const member = await subscribedMember(creator);
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await createEndpoint(suite.client.withToken(creator.token), { url: receiver.url, events: ["payment.succeeded"] });
+      await asDomain(
+        creator,
+        async (ctx) => {
+          const plan = (await plansTable.rows(ctx).where({ id: member.plan.planId }).first()) as PlanRow;
+          const payment = { providerPaymentId: `pi_${randomUUID()}`, amountMinor: 900, currency: "USD", feeMinor: 56 };
+          await recordPayment(ctx, {
+            plan,
+            memberId: member.member.id,
+            subscriptionId: member.subscription.id,
+            provider: "stripe",
+            paymentMethodId: null,
+            payment,
+          });
+        },
+        { system: true },
+      );
+      const [written] = await eventsOf(creator.teamId, "payment.succeeded");
+      assertValidEvent(written!);
+      assert.deepEqual(written!.data.payment.amount, { amount: 900, currency: "USD" });
+      assertNoFee(written!.data, "the event as written");
+
+      const { db } = await testDatabase();
+      const network = { ...TEST_WEBHOOK_NETWORK };
+      const outcomes = await deliverDue({
+        db,
+        appKey: TEST_APP_KEY,
+        network,
+        release: "test",
+        logger: testLogger,
+        now: new Date(),
+        teams: [creator.teamId],
+      });
+      assert.deepEqual(
+        outcomes.map((o) => [o.delivery.endpoint_id, o.status]),
+        [[endpoint.data.id, "delivered"]],
+      );
+      const received = JSON.parse(receiver.received[0]!.body) as OutboxEvent;
+      assert.deepEqual(received.data.payment.amount, { amount: 900, currency: "USD" });
+      assertNoFee(received.data, "the body a receiver gets");
+      // The transactions list shows both, for the creator.
+      const [row] = (await suite.client.withToken(creator.token).get(`${base(creator.projectIds[0])}?kind=payment`)).body.data;
+      assert.deepEqual([row.fee.amount, row.net.amount], [56, 844]);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it("needs a credential and project-subscription:view-any; a project of another team answers 404", async () => {

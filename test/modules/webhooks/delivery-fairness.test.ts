@@ -223,6 +223,38 @@ describe("webhook delivery fairness", function () {
     }
   });
 
+  it("a team's delivery to an origin another team's slow requests occupy goes out while those still hang", async () => {
+    // One receiving origin for both teams (a receiver service both use), and the default caps (16 per
+    // endpoint, 32 per team): D's 18 slow deliveries are all claimed, more than a shared origin's
+    // connections used to hold (8), so E's one delivery waited behind them in the client.
+    const receiver = await heldReceiver();
+    const { db } = await testDatabase();
+    const network = { ...TEST_WEBHOOK_NETWORK, timeoutMs: 60_000 };
+    const worker = startDeliveryWorker({ db, appKey: TEST_APP_KEY, network, release: "test", logger: testLogger, idlePollMs: 20, teams: teams() });
+    try {
+      for (let i = 0; i < 3; i++) await createEndpoint(suite.client, { url: `${receiver.base}/noisy/${i}`, events: ["project.updated"] });
+      await fire(suite.client, suite.creator, 6);
+      await receiver.until(() => receiver.held.length >= 8);
+
+      await createEndpoint(quietClient, { url: `${receiver.base}/quiet`, events: ["project.updated"] });
+      await fire(quietClient, quiet, 1);
+      // Bounded far beyond the few milliseconds it takes: D's requests are held until release, so a
+      // delivery queued behind them would never arrive.
+      const posted = await Promise.race([
+        receiver.until(() => receiver.arrived.includes("/quiet")).then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), 15_000).unref()),
+      ]);
+      assert.ok(posted, `E's delivery was not posted while D's ${receiver.held.length} requests to the same origin hung`);
+      assert.ok(receiver.held.length >= 8, "D's requests were still hanging");
+      // Nor do D's own claimed attempts wait in the client: all 18 reach the receiver.
+      await receiver.until(() => receiver.held.length === 18);
+    } finally {
+      receiver.release();
+      await worker.stop();
+      await receiver.close();
+    }
+  });
+
   it("caps a team's endpoints: one more is refused with 422 VALIDATION_FAILED, reason endpoint_limit; deleting one frees a place", async () => {
     const api = await startApi({ webhooks: { ...TEST_WEBHOOK_NETWORK, limits: { endpointsPerTeam: 2 } } });
     try {

@@ -100,11 +100,11 @@ describe("what a delivery may carry", () => {
     subscription: { id: "s1", fees: { platform: 3 }, fee_breakdown: [1, 2] },
     member: { id: "m1", display_name: "Lin", email: "lin@example.com", phone: "+100", nested: { token: "abc" } },
     invitation: { id: "i1", email: "grace@example.com", invitation_token: "inv_secret", token: "raw" },
-    payment: { provider_credentials: { key: "sk" }, card_number: "4242", amount: 5 },
+    payment: { provider_credentials: { key: "sk" }, card_number: "4242", amount: 5, fee: { amount: 1 }, net: { amount: 4 } },
     passkeys: [{ id: "p" }],
   };
 
-  it("never carries fee breakdowns, provider credentials, invitation tokens or passkey credentials", () => {
+  it("never carries fee breakdowns (a net gives the fee away too), provider credentials, invitation tokens or passkey credentials", () => {
     const out = deliverableData("subscription.created", data, { subscriberContacts: true }) as Record<string, any>;
     assert.deepEqual(out.subscription, { id: "s1" });
     assert.deepEqual(out.invitation, { id: "i1", email: "grace@example.com" });

@@ -14,7 +14,8 @@ import { CHECKOUT_OPEN_MS, scheduledJobs as paymentJobs } from "../../../src/mod
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { createTestCreator, type TestCreator } from "../../helpers/fixtures.ts";
-import { account, asDomain, DAY, runJob, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
+import { account, asDomain, runJob, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
+import { completionReport } from "../payments/reports.ts";
 
 describe("coupons: a limit of uses is exact", () => {
   let creator: TestCreator;
@@ -76,19 +77,9 @@ describe("coupons: a limit of uses is exact", () => {
     const paid = await applyProviderEvent(
       db,
       "stripe",
-      {
-        kind: "checkout.completed",
-        eventId: `evt_${randomUUID()}`,
-        occurredAt: new Date(),
-        source: "acct_coupons",
-        reference: checkout.id,
-        providerCheckoutId: checkout.provider_checkout_id,
-        providerSubscriptionId: `sub_${randomUUID()}`,
-        providerCustomerId: "cus_1",
+      completionReport(checkout, "acct_coupons", {
         payment: { providerPaymentId: `pi_${randomUUID()}`, amountMinor: 400, currency: "USD", feeMinor: null, paidAt: new Date() },
-        trialEndsAt: null,
-        periodEndsAt: new Date(Date.now() + 30 * DAY),
-      },
+      }),
       new Date(),
     );
     assert.equal(paid.outcome, "applied");

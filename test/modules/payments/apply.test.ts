@@ -17,6 +17,7 @@ import { PAYMENT_GRACE_MS } from "../../../src/modules/subscriptions/subscriptio
 import { scheduledJobs as subscriptionJobs } from "../../../src/modules/subscriptions/jobs.ts";
 import { CHECKOUT_OPEN_MS, scheduledJobs as paymentJobs } from "../../../src/modules/payments/jobs.ts";
 import { assertNoFee, assertValidEvent, eventsOf, type OutboxEvent } from "../../helpers/events.ts";
+import { completionReport } from "./reports.ts";
 
 describe("payments: applying provider events", () => {
   let creator: TestCreator;
@@ -43,19 +44,12 @@ describe("payments: applying provider events", () => {
     );
   }
 
-  const paid = (checkout: { id: string; provider_checkout_id: string | null }, subscriptionId: string, periodEndsAt: Date): ProviderEvent => ({
-    kind: "checkout.completed",
-    eventId: `evt_${randomUUID()}`,
-    occurredAt: new Date(),
-    source: ACCOUNT,
-    reference: checkout.id,
-    providerCheckoutId: checkout.provider_checkout_id,
-    providerSubscriptionId: subscriptionId,
-    providerCustomerId: "cus_1",
-    payment: { providerPaymentId: `pi_${randomUUID()}`, amountMinor: 500, currency: "USD", feeMinor: 45, paidAt: new Date() },
-    trialEndsAt: null,
-    periodEndsAt,
-  });
+  const paid = (checkout: { id: string; provider_checkout_id: string | null }, subscriptionId: string, periodEndsAt: Date): ProviderEvent =>
+    completionReport(checkout, ACCOUNT, {
+      providerSubscriptionId: subscriptionId,
+      periodEndsAt,
+      payment: { providerPaymentId: `pi_${randomUUID()}`, amountMinor: 500, currency: "USD", feeMinor: 45, paidAt: new Date() },
+    });
 
   it("starts the subscription once, with its payment and grants, however often the event arrives", async () => {
     const { db } = await testDatabase();

@@ -17,8 +17,7 @@ import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { createTestCreator, type TestCreator } from "../../helpers/fixtures.ts";
 import { account, asDomain, DAY, seedPlan, type SeededPlan } from "../subscriptions/commerce.ts";
-
-type Completion = Extract<ProviderEvent, { kind: "checkout.completed" }>;
+import { completionReport, type Completion } from "./reports.ts";
 
 describe("payments: a report is held to what was bought", () => {
   let creator: TestCreator;
@@ -54,20 +53,8 @@ describe("payments: a report is held to what was bought", () => {
     );
   }
 
-  const honest = (checkout: { id: string; provider_checkout_id: string | null }, change: Partial<Completion> = {}): Completion => ({
-    kind: "checkout.completed",
-    eventId: `evt_${randomUUID()}`,
-    occurredAt: new Date(),
-    source: ACCOUNT,
-    reference: checkout.id,
-    providerCheckoutId: checkout.provider_checkout_id,
-    providerSubscriptionId: `sub_${randomUUID()}`,
-    providerCustomerId: "cus_1",
-    payment: { providerPaymentId: `pi_${randomUUID()}`, amountMinor: 500, currency: "USD", feeMinor: null, paidAt: new Date() },
-    trialEndsAt: null,
-    periodEndsAt: new Date(Date.now() + 30 * DAY),
-    ...change,
-  });
+  const honest = (checkout: { id: string; provider_checkout_id: string | null }, change: Partial<Completion> = {}) =>
+    completionReport(checkout, ACCOUNT, change);
 
   /** Applies `forged` (refused, kept with a reason matching `why`, nothing granted), then the honest report (applied). */
   async function refusedThenHonest(

@@ -38,8 +38,12 @@ export async function telegramPayments(
   const session = installationSession(deps, installation);
   if (isPreCheckoutQuery(update.pre_checkout_query)) {
     if (!session.payments) return true;
-    const answer = await answerPreCheckout(session.payments, update.pre_checkout_query, (reference, userId) =>
-      payableCheckout(deps.db, { reference, teamId: installation.team_id, connectorKey: "telegram", externalUserId: userId }, now),
+    const answer = await answerPreCheckout(
+      session.payments,
+      update.pre_checkout_query,
+      (reference, userId) =>
+        payableCheckout(deps.db, { reference, teamId: installation.team_id, connectorKey: "telegram", externalUserId: userId }, now),
+      { logger: deps.logger },
     );
     deps.logger.info({ installation_id: installation.id, ok: answer.ok }, "stars pre-checkout answered");
     return true;

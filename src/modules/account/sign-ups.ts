@@ -5,6 +5,7 @@
 // identity sign-up exists.
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
+import { isOneLine } from "../../pipeline/input-safety.ts";
 import { hashPassword } from "../../security/passwords.ts";
 import { randomToken, sha256Hex } from "../../security/crypto.ts";
 import { unscoped, type Db } from "../../db/tenant.ts";
@@ -28,6 +29,9 @@ export function signUpProblems(input: { email: string; password: string; teamNam
   const password = whyNotPassword(input.password);
   if (password) problems.password = password.charAt(0).toUpperCase() + password.slice(1) + ".";
   if (input.teamName !== undefined && input.teamName.trim().length > 100) problems.team_name = "The team name must be at most 100 characters.";
+  // The spec's rule for names (one line): the name goes into the invitations the team sends.
+  else if (input.teamName !== undefined && !isOneLine(input.teamName.trim()))
+    problems.team_name = "The team name must be one line, without line breaks or control characters.";
   return problems;
 }
 

@@ -52,6 +52,7 @@ export async function requestSignUp(
           to: email,
           subject: "You already have a SubBridge account",
           body: `Someone, maybe you, asked to open a SubBridge account with this address. It already has one: sign in at ${links.signInUrl}.\n\nIf it was not you, you can ignore this message.`,
+          links: [links.signInUrl],
         },
         now,
       );
@@ -69,12 +70,14 @@ export async function requestSignUp(
       completed_at: null,
       created_at: now,
     });
+    const confirmUrl = links.confirmUrl(secret);
     await queueMailAt(
       trx,
       {
         to: email,
         subject: "Confirm your SubBridge account",
-        body: `Open this link to confirm your address and open your SubBridge account:\n\n${links.confirmUrl(secret)}\n\nThe link works for 24 hours. If you did not ask for an account, ignore this message.`,
+        body: `Open this link to confirm your address and open your SubBridge account:\n\n${confirmUrl}\n\nThe link works for 24 hours. If you did not ask for an account, ignore this message.`,
+        links: [confirmUrl],
       },
       now,
     );

@@ -10,6 +10,7 @@ import { fetchPage, orderClause } from "../../db/pages.ts";
 import { randomToken, sha256Hex } from "../../security/crypto.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { queueMail } from "../mail/outbox.ts";
+import { oneLine } from "../../pipeline/input-safety.ts";
 import { roleByCode } from "../roles/roles.ts";
 import { invitationsTable, teamMembersTable, teamsTable, type TeamRow } from "./tables.ts";
 import { requireGrowth } from "./tier.ts";
@@ -104,16 +105,19 @@ export async function invite(ctx: DomainContext & { actor: { userId: string | nu
   };
   await invitationsTable.insert(ctx, row);
   const invitation = presentInvitation({ ...row, team_id: team.id, role: role.code, status: "pending" });
+  // The team's and role's names are the inviter's words: one line (names stored before the rule too), never a link (render.ts).
+  const acceptUrl = links.acceptUrl(secret);
   await queueMail(ctx, {
     to: email,
-    subject: `You're invited to join ${team.name} on SubBridge`,
+    subject: `You're invited to join ${oneLine(team.name)} on SubBridge`,
     body: [
-      `You have been invited to join the team ${team.name} on SubBridge as ${role.name}.`,
+      `You have been invited to join the team ${oneLine(team.name)} on SubBridge as ${oneLine(role.name)}.`,
       ``,
-      `Accept the invitation (sign in, or open an account, with this address): ${links.acceptUrl(secret)}`,
+      `Accept the invitation (sign in, or open an account, with this address): ${acceptUrl}`,
       ``,
       `The invitation expires on ${invitation.expires_at}.`,
     ].join("\n"),
+    links: [acceptUrl],
   });
   await recordTeamChange(ctx, team, {
     activity: "member_invited",

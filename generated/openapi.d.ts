@@ -1247,7 +1247,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the team
-         * @description Invites an email address with a role code. The invitee may have no account yet: a message with a link is sent to the address, and the membership appears when the invitee accepts (signed in with that address) within 7 days. Growth tier only (403 TEAM_TIER_REQUIRED, nothing changes). 422 when the address already belongs to a member, the owner, or a pending invitation, or the role code is not one of the team's. Emits team.member.invited.
+         * @description Invites an email address with a role code. The invitee may have no account yet: a message with a link is sent to the address, and the membership appears when the invitee accepts (signed in with that address) within 7 days. Growth tier only (403 TEAM_TIER_REQUIRED, nothing changes). 422 when the address already belongs to a member, the owner, or a pending invitation, or the role code is not one of the team's. 429 RATE_LIMITED when the invitation budget is spent: 20 a team in 24 hours, 3 an address in 24 hours from all teams. Emits team.member.invited.
          */
         post: operations["invite_team_member"];
         delete?: never;
@@ -5124,6 +5124,35 @@ export interface components {
                  *         "docs_url": "http://localhost:4004/errors#internal_server_error",
                  *         "remediation": "Retry later; if it persists, contact support quoting error.request_id.",
                  *         "request_id": "8d6f4bc9-5cae-4ad8-99fb-2e4d6c7a0f8f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description RATE_LIMITED - the token's request bucket is spent, or the invitation budget is: a team sends at most 20 invitations in 24 hours and an address receives at most 3 in 24 hours from all teams (withdrawn invitations count). Retry-After says when the next one fits; context.reason names the budget (team_invitations or address_invitations) and context.limit its size. Nothing is sent or changed. */
+        InvitationBudgetSpent: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "RATE_LIMITED",
+                 *         "message": "This team sent 20 invitations in the last 24 hours, the most it may; the next one fits in 5400 seconds.",
+                 *         "docs_url": "http://localhost:4004/errors#rate_limited",
+                 *         "remediation": "Wait the number of seconds in the Retry-After header before sending more requests.",
+                 *         "request_id": "7c5e3ab8-4b9d-4fc7-88ea-1d3c5b6f9e7e",
+                 *         "context": {
+                 *           "reason": "team_invitations",
+                 *           "limit": 20,
+                 *           "retry_after": 5400
+                 *         }
                  *       }
                  *     }
                  */
@@ -10036,7 +10065,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyReused"];
             422: components["responses"]["ValidationFailed"];
             425: components["responses"]["IdempotencyReplayInProgress"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["InvitationBudgetSpent"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceBusy"];
         };

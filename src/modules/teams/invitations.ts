@@ -13,6 +13,7 @@ import { queueMail } from "../mail/outbox.ts";
 import { oneLine } from "../../pipeline/input-safety.ts";
 import { roleByCode } from "../roles/roles.ts";
 import { invitationsTable, teamMembersTable, teamsTable, type TeamRow } from "./tables.ts";
+import { requireInvitationBudget } from "./invitation-budget.ts";
 import { requireGrowth } from "./tier.ts";
 import { recordTeamChange } from "./team-change.ts";
 
@@ -84,12 +85,14 @@ export interface InviteLinks {
 export async function invite(ctx: DomainContext & { actor: { userId: string | null } }, input: { email: string; role: string }, links: InviteLinks) {
   await requireGrowth(ctx, "Inviting team members");
   const email = input.email.trim().toLowerCase();
-  const team = (await teamsTable.rows(ctx).first()) as TeamRow;
+  // Locked: the team's invitations take turns, so two at once cannot both take its budget's last place.
+  const team = (await teamsTable.rows(ctx).forUpdate().first()) as TeamRow;
   const role = await roleByCode(ctx, input.role);
   if (!role) throw validationFailed({ role: [`the team has no role ${input.role}`] });
   if (await alreadyInTeam(ctx, team, email)) throw validationFailed({ email: ["already belongs to the team"] });
   const pending = invitationsTable.rows(ctx).where({ status: "pending" }).whereRaw("lower(email) = ?", [email]);
   if (await pending.clone().where("expires_at", ">", ctx.now).first("id")) throw validationFailed({ email: ["already has a pending invitation"] });
+  await requireInvitationBudget(ctx, email);
   await pending.clone().update({ status: "expired" }); // an earlier one, past its date
 
   const secret = randomToken(40);

@@ -10,6 +10,7 @@
 import type { Db } from "../../db/tenant.ts";
 import { commitEffectsOf, createDomainContext, systemActor, unscoped, type CommitEffect, type DomainContext } from "../../db/tenant.ts";
 import { ApiError } from "../../errors.ts";
+import { UUID } from "../../uuid.ts";
 import { alertSale } from "../alerts/producers.ts";
 import { countCouponRedemption } from "../coupons/checkout.ts";
 import { emitEvent } from "../events/outbox.ts";
@@ -83,6 +84,8 @@ async function providerSubscription(
 }
 
 async function completeCheckout(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "checkout.completed" }>, now: Date) {
+  // A reference that is no checkout id (a session or invoice someone made with their own) never reaches the uuid column.
+  if (!UUID.test(event.reference)) return { outcome: "ignored" as const, reason: "no checkout of ours has this reference" };
   const checkout = (await unscoped(
     db,
     "a checkout reference names no team",

@@ -73,6 +73,21 @@ describe("payments: Telegram updates the service cannot use", function () {
     assert.equal(await inbox(), before);
   });
 
+  it("answers 200 to a Stars payment whose invoice payload is no checkout id (an invoice the bot's owner made), storing no subscription", async () => {
+    const { db } = await testDatabase();
+    const userId = randomInt(10_000_000, 99_999_999);
+    for (const payload of ["not-a-checkout", "", "x".repeat(128), "00000000-0000-4000-8000-00000000000Z"]) {
+      const paid = { currency: "XTR", total_amount: 1, invoice_payload: payload, telegram_payment_charge_id: `ch${randomInt(1, 1e9)}` };
+      const res = await post(message(userId, { successful_payment: paid }));
+      assert.equal(res.status, 200, `${JSON.stringify(payload)}: ${await res.text()}`);
+    }
+    assert.equal((await db("subscriptions").where({ provider: "telegram_stars" }).whereLike("provider_subscription_id", `${userId}:%`)).length, 0);
+    assert.deepEqual(
+      lines.filter((l) => Number(l.level) >= 50),
+      [],
+    );
+  });
+
   it("ignores any other update holding a NUL (a support message, a member's name)", async () => {
     const userId = randomInt(10_000_000, 99_999_999);
     await readWithAWarning(await post(message(userId, { text: "hello\u0000there" })), /holds text that cannot be stored/);

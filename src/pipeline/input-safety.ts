@@ -25,29 +25,6 @@ export const NUL_MESSAGE = "must not contain the NUL character";
 export const SURROGATE_MESSAGE = "must be valid Unicode text (it holds an unpaired UTF-16 surrogate)";
 export const NON_FINITE_MESSAGE = "must be a finite number";
 
-/**
- * The characters a name refuses (the spec's one-line pattern, `ONE_LINE_PATTERN`): C0 and C1
- * controls (line breaks and tabs among them), the Unicode line and paragraph separators, and the
- * bidirectional embeddings, overrides and isolates, which would let a name reorder or split the
- * mail and bot text it is shown in.
- */
-const NOT_ONE_LINE = "\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069";
-/** The spec's pattern for every name a request sets (common.yaml, Name); a test holds them equal. */
-export const ONE_LINE_PATTERN = `^[^${NOT_ONE_LINE}]*$`;
-export const ONE_LINE_MESSAGE = "must be one line: no line breaks, control characters or bidirectional overrides";
-const NOT_ONE_LINE_RUNS = new RegExp(`[${NOT_ONE_LINE}]+`, "gu");
-const NOT_ONE_LINE_CHARACTER = new RegExp(`[${NOT_ONE_LINE}]`, "u");
-
-/** `text` on one line, for a name stored before names were refused otherwise: each run of refused characters becomes a space. */
-export function oneLine(text: string): string {
-  return text.replace(NOT_ONE_LINE_RUNS, " ");
-}
-
-/** Whether `text` is a name as the spec's pattern takes it (one line). */
-export function isOneLine(text: string): boolean {
-  return !NOT_ONE_LINE_CHARACTER.test(text);
-}
-
 /** A field path safe to print (a key may itself hold a lone surrogate or a NUL). */
 const printable = (path: string) => path.replace(/\u0000/g, "\\u0000").toWellFormed();
 

@@ -4,16 +4,8 @@ import type { Input, OperationId, OperationSpec } from "../../generated/operatio
 import { validators, type ValidateFunction, type ValidationError } from "../../generated/validators.js";
 import { addFieldError, ApiError, emptyFieldErrors, mergeFieldErrors, notFound, validationFailed, type FieldErrors } from "../errors.ts";
 import { whyNotMintable } from "../modules/tokens/abilities.ts";
-import {
-  collectUnsafeValues,
-  ITEMS_MESSAGE,
-  NESTING_MESSAGE,
-  nestsDeeperThan,
-  NUL_MESSAGE,
-  ONE_LINE_MESSAGE,
-  ONE_LINE_PATTERN,
-  overlongArrays,
-} from "./input-safety.ts";
+import { collectUnsafeValues, ITEMS_MESSAGE, NESTING_MESSAGE, nestsDeeperThan, NUL_MESSAGE, overlongArrays } from "./input-safety.ts";
+import { ONE_LINE_MESSAGE, ONE_LINE_PATTERN } from "../one-line.ts";
 
 export interface RawInput {
   path: Record<string, string>;

@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import type { Client, CallToolResult } from "@modelcontextprotocol/client";
 import { signUpProblems } from "../../src/modules/account/sign-ups.ts";
-import { isOneLine, NUL_MESSAGE, ONE_LINE_MESSAGE, ONE_LINE_PATTERN, oneLine } from "../../src/pipeline/input-safety.ts";
+import { NUL_MESSAGE } from "../../src/pipeline/input-safety.ts";
+import { isOneLine, ONE_LINE_MESSAGE, ONE_LINE_PATTERN, oneLine } from "../../src/one-line.ts";
 import { expectError, openapi } from "../helpers/http.ts";
 import { connectMcp, startMcp, type RunningMcp } from "../helpers/mcp.ts";
 import { useApiWithCreator } from "../helpers/suite.ts";

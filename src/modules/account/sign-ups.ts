@@ -5,7 +5,7 @@
 // identity sign-up exists.
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
-import { isOneLine } from "../../pipeline/input-safety.ts";
+import { isOneLine } from "../../one-line.ts";
 import { hashPassword } from "../../security/passwords.ts";
 import { randomToken, sha256Hex } from "../../security/crypto.ts";
 import { unscoped, type Db } from "../../db/tenant.ts";

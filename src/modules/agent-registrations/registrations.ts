@@ -6,7 +6,7 @@
 import { randomInt, randomUUID } from "node:crypto";
 import { abilityCatalog } from "../../../generated/catalog.ts";
 import { unscoped, type Db } from "../../db/tenant.ts";
-import { isOneLine } from "../../pipeline/input-safety.ts";
+import { isOneLine } from "../../one-line.ts";
 import { randomToken, safeEqual, sha256Hex } from "../../security/crypto.ts";
 import { isEmailAddress, normalizeEmail } from "../account/creators.ts";
 import { isAbility } from "../tokens/abilities.ts";

@@ -3,7 +3,7 @@
 // worker (src/workers/mail) sends them over SMTP; the operator CLI lists those not yet sent.
 import { randomUUID } from "node:crypto";
 import { unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
-import { oneLine } from "../../pipeline/input-safety.ts";
+import { oneLine } from "../../one-line.ts";
 
 export interface Mail {
   to: string;

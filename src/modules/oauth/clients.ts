@@ -2,7 +2,7 @@
 // for client authentication), each with the exact redirect URIs it may receive codes at.
 import { randomToken } from "../../security/crypto.ts";
 import { unscoped, type Db } from "../../db/tenant.ts";
-import { isOneLine } from "../../pipeline/input-safety.ts";
+import { isOneLine } from "../../one-line.ts";
 import { OAuthError } from "./oauth-error.ts";
 import { MCP_SCOPE } from "./metadata.ts";
 

@@ -10,7 +10,7 @@ import { fetchPage, orderClause } from "../../db/pages.ts";
 import { randomToken, sha256Hex } from "../../security/crypto.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { queueMail } from "../mail/outbox.ts";
-import { oneLine } from "../../pipeline/input-safety.ts";
+import { oneLine } from "../../one-line.ts";
 import { roleByCode } from "../roles/roles.ts";
 import { invitationsTable, teamMembersTable, teamsTable, type TeamRow } from "./tables.ts";
 import { requireInvitationBudget } from "./invitation-budget.ts";

@@ -81,7 +81,7 @@ export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Mi
     ctx.body = {};
     const unstorable = unstorableFields(update);
     if (unstorable.length) {
-      // No column stores a NUL (a charge id, a name, a message holding one answered 500, which Telegram retries for a day).
+      // No column stores a NUL: a charge id, a name or a message holding one answered 500, and Telegram retried it for a day.
       deps.logger.warn({ installation_id: id, fields: unstorable }, "telegram update ignored: it holds text that cannot be stored");
       return;
     }

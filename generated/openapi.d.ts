@@ -1247,7 +1247,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the team
-         * @description Invites an email address with a role code. The invitee may have no account yet: a message with a link is sent to the address, and the membership appears when the invitee accepts (signed in with that address) within 7 days. Growth tier only (403 TEAM_TIER_REQUIRED, nothing changes). 422 when the address already belongs to a member, the owner, or a pending invitation, or the role code is not one of the team's. Emits team.member.invited.
+         * @description Invites an email address with a role code. The invitee may have no account yet: a message with a link is sent to the address, and the membership appears when the invitee accepts (signed in with that address) within 7 days. Growth tier only (403 TEAM_TIER_REQUIRED, nothing changes). 422 when the address already belongs to a member, the owner, or a pending invitation, or the role code is not one of the team's. 429 RATE_LIMITED when the invitation budget is spent: 20 a team in 24 hours, 3 an address in 24 hours from all teams. Emits team.member.invited.
          */
         post: operations["invite_team_member"];
         delete?: never;
@@ -3501,6 +3501,7 @@ export interface components {
         /** @description Exactly one of percent_off and amount_off. */
         CouponCreate: {
             code: string;
+            /** @description One line, as Name. */
             name?: string | null;
             percent_off?: number;
             amount_off?: components["schemas"]["Money"];
@@ -3528,6 +3529,7 @@ export interface components {
             data: components["schemas"]["Coupon"];
         };
         CouponUpdate: {
+            /** @description One line, as Name. */
             name?: string | null;
             plan_ids?: components["schemas"]["CouponPlanIds"];
             max_redemptions?: number | null;
@@ -3731,7 +3733,7 @@ export interface components {
         GroupCode: string;
         GroupCreate: {
             code: components["schemas"]["GroupCode"];
-            name: string;
+            name: components["schemas"]["Name"];
             abilities: components["schemas"]["Ability"][];
             project_ids: components["schemas"]["Uuid"][];
             member_ids: components["schemas"]["Uuid"][];
@@ -3752,7 +3754,7 @@ export interface components {
             data: components["schemas"]["Group"];
         };
         GroupUpdate: {
-            name?: string;
+            name?: components["schemas"]["Name"];
             abilities?: components["schemas"]["Ability"][];
             project_ids?: components["schemas"]["Uuid"][];
             member_ids?: components["schemas"]["Uuid"][];
@@ -3861,6 +3863,11 @@ export interface components {
             amount: number;
             currency: components["schemas"]["CurrencyCode"];
         };
+        /**
+         * @description A name a creator gives (a team, project, plan, role, resource...): one line of at most 255 characters, shown as written on pages and in mail and bot messages. Control characters (line breaks and tabs among them), the Unicode line and paragraph separators and bidirectional overrides are refused, naming the field; names stored before this rule are shown on one line.
+         * @example Night Owls
+         */
+        Name: string;
         /** @description 1-based page number. */
         PageNumber: number;
         PassWindow: {
@@ -3876,7 +3883,7 @@ export interface components {
             updated_at: components["schemas"]["Timestamp"];
         };
         PassWindowCreate: {
-            name: string;
+            name: components["schemas"]["Name"];
             /** Format: date-time */
             starts_at: string;
             /**
@@ -3901,7 +3908,7 @@ export interface components {
             data: components["schemas"]["PassWindow"];
         };
         PassWindowUpdate: {
-            name?: string;
+            name?: components["schemas"]["Name"];
             /** Format: date-time */
             starts_at?: string;
             /** Format: date-time */
@@ -3976,7 +3983,7 @@ export interface components {
             data: components["schemas"]["PaymentMethod"];
         };
         PaymentMethodUpdate: {
-            name?: string;
+            name?: components["schemas"]["Name"];
             /** @enum {string} */
             mode?: "live" | "test";
             enabled?: boolean;
@@ -4047,7 +4054,7 @@ export interface components {
             updated_at: components["schemas"]["Timestamp"];
         };
         PlanCreate: {
-            name: string;
+            name: components["schemas"]["Name"];
             description?: string | null;
             price: components["schemas"]["Money"];
             billing_cycle: components["schemas"]["BillingCycle"];
@@ -4081,7 +4088,7 @@ export interface components {
          */
         PlanStatus: "draft" | "published" | "archived";
         PlanUpdate: {
-            name?: string;
+            name?: components["schemas"]["Name"];
             description?: string | null;
             price?: components["schemas"]["Money"];
             billing_cycle?: components["schemas"]["BillingCycle"];
@@ -4122,7 +4129,7 @@ export interface components {
          */
         ProjectArchivedAt: string | null;
         ProjectCreate: {
-            name: string;
+            name: components["schemas"]["Name"];
             description?: string | null;
             /** @description A custom handle (Growth tier); without it the server makes one from the name. */
             handle?: components["schemas"]["ProjectHandle"];
@@ -4184,7 +4191,7 @@ export interface components {
          */
         ProjectStatus: "active" | "archived";
         ProjectUpdate: {
-            name?: string;
+            name?: components["schemas"]["Name"];
             description?: string | null;
             /** @description A different handle (Growth tier); the current one stays reserved for this project. */
             handle?: components["schemas"]["ProjectHandle"];
@@ -4341,7 +4348,7 @@ export interface components {
             /** @description An installed connector's key; optional when exactly one installed connector offers the kind. */
             connector?: string;
             kind: components["schemas"]["ResourceKindName"];
-            title: string;
+            title: components["schemas"]["Name"];
             description?: string | null;
             platform_ref?: string | null;
             /** @default false */
@@ -4366,7 +4373,7 @@ export interface components {
             data: components["schemas"]["Resource"];
         };
         ResourceUpdate: {
-            title?: string;
+            title?: components["schemas"]["Name"];
             description?: string | null;
             platform_ref?: string | null;
             early_admission_hold?: boolean;
@@ -4407,7 +4414,7 @@ export interface components {
         RoleCode: string;
         RoleCreate: {
             code: components["schemas"]["RoleCode"];
-            name: string;
+            name: components["schemas"]["Name"];
             abilities: components["schemas"]["Ability"][];
         };
         RoleEvent: components["schemas"]["EventEnvelope"] & {
@@ -4426,7 +4433,7 @@ export interface components {
             data: components["schemas"]["Role"];
         };
         RoleUpdate: {
-            name?: string;
+            name?: components["schemas"]["Name"];
             abilities?: components["schemas"]["Ability"][];
         };
         /** @description A column the list offers; any other value falls back to created_at. */
@@ -4741,8 +4748,8 @@ export interface components {
             role: components["schemas"]["RoleCode"];
         };
         TeamWrite: {
-            /** @description The team's name, shown to its members. */
-            name: string;
+            /** @description The team's name, shown to its members and in the invitations they send. */
+            name: components["schemas"]["Name"];
         };
         /**
          * Format: date-time
@@ -4778,7 +4785,7 @@ export interface components {
         };
         TokenCreate: {
             /** @description What the token is for, shown on the tokens page. */
-            name: string;
+            name: components["schemas"]["Name"];
             /** @description Abilities to grant; each must be held by the calling token. Only mintable abilities are accepted: token:create and the retired webhook-endpoint:manage are refused. */
             abilities: components["schemas"]["MintableAbility"][];
             /** @description Restricts the token to these projects of the team (its scope:project entries). Omit it for a token that sees every project of the team (or, from a restricted token, to pass the calling token's own allow-list on); an empty list is refused, since a token restricted to no project could not be told apart from an unrestricted one. */
@@ -4913,7 +4920,7 @@ export interface components {
             updated_at: components["schemas"]["Timestamp"];
         };
         WebhookEndpointCreate: {
-            name: string;
+            name: components["schemas"]["Name"];
             /** @description An https URL on a public host. */
             url: string;
             events: components["schemas"]["WebhookEventFilters"];
@@ -4930,7 +4937,7 @@ export interface components {
             data: components["schemas"]["WebhookEndpoint"];
         };
         WebhookEndpointUpdate: {
-            name?: string;
+            name?: components["schemas"]["Name"];
             events?: components["schemas"]["WebhookEventFilters"];
             allowed_ips?: components["schemas"]["WebhookAllowedIps"];
             /** @description false pauses the endpoint; true re-enables it and clears its failure count. */
@@ -5123,6 +5130,35 @@ export interface components {
                  *         "docs_url": "http://localhost:4004/errors#internal_server_error",
                  *         "remediation": "Retry later; if it persists, contact support quoting error.request_id.",
                  *         "request_id": "8d6f4bc9-5cae-4ad8-99fb-2e4d6c7a0f8f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description RATE_LIMITED - the token's request bucket is spent, or the invitation budget is: a team sends at most 20 invitations in 24 hours and an address receives at most 3 in 24 hours from all teams (withdrawn invitations count). Retry-After says when the next one fits; context.reason names the budget (team_invitations or address_invitations) and context.limit its size. Nothing is sent or changed. */
+        InvitationBudgetSpent: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "RATE_LIMITED",
+                 *         "message": "This team sent 20 invitations in the last 24 hours, the most it may; the next one fits in 5400 seconds.",
+                 *         "docs_url": "http://localhost:4004/errors#rate_limited",
+                 *         "remediation": "Wait the number of seconds in the Retry-After header before sending more requests.",
+                 *         "request_id": "7c5e3ab8-4b9d-4fc7-88ea-1d3c5b6f9e7e",
+                 *         "context": {
+                 *           "reason": "team_invitations",
+                 *           "limit": 20,
+                 *           "retry_after": 5400
+                 *         }
                  *       }
                  *     }
                  */
@@ -10039,7 +10075,7 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyReused"];
             422: components["responses"]["ValidationFailed"];
             425: components["responses"]["IdempotencyReplayInProgress"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["InvitationBudgetSpent"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceBusy"];
         };

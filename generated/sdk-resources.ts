@@ -1298,7 +1298,7 @@ export interface TeamMembersResource {
   /**
    * Invite someone to the team
    *
-   * Invites an email address with a role code. The invitee may have no account yet: a message with a link is sent to the address, and the membership appears when the invitee accepts (signed in with that address) within 7 days. Growth tier only (403 TEAM_TIER_REQUIRED, nothing changes). 422 when the address already belongs to a member, the owner, or a pending invitation, or the role code is not one of the team's. Emits team.member.invited.
+   * Invites an email address with a role code. The invitee may have no account yet: a message with a link is sent to the address, and the membership appears when the invitee accepts (signed in with that address) within 7 days. Growth tier only (403 TEAM_TIER_REQUIRED, nothing changes). 422 when the address already belongs to a member, the owner, or a pending invitation, or the role code is not one of the team's. 429 RATE_LIMITED when the invitation budget is spent: 20 a team in 24 hours, 3 an address in 24 hours from all teams. Emits team.member.invited.
    *
    * @remarks Requires the `team-member:invite` ability.
    * @see https://docs.subbridge.dev/reference#tag/teams/POST/v1/teams/{team}/members (operation `invite_team_member`: POST /v1/teams/{team}/members)

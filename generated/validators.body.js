@@ -406,8 +406,9 @@ validate_create_canned_reply__body.evaluated = {"props":true,"dynamicProps":fals
 
 export const create_coupon__body = validate_create_coupon__body;
 const schema_create_coupon__body = {"$id":"create_coupon__body","$ref":"urn:subbridge:schema:CouponCreate"};
-const schema_urn_subbridge_schema_CouponCreate = {"type":"object","required":["code"],"additionalProperties":false,"description":"Exactly one of percent_off and amount_off.","properties":{"code":{"type":"string","pattern":"^[A-Za-z0-9_-]{3,64}$"},"name":{"type":["string","null"],"maxLength":255},"percent_off":{"type":"integer","minimum":1,"maximum":100},"amount_off":{"$ref":"urn:subbridge:schema:Money"},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:CouponCreate"};
+const schema_urn_subbridge_schema_CouponCreate = {"type":"object","required":["code"],"additionalProperties":false,"description":"Exactly one of percent_off and amount_off.","properties":{"code":{"type":"string","pattern":"^[A-Za-z0-9_-]{3,64}$"},"name":{"type":["string","null"],"maxLength":255,"pattern":"^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$","description":"One line, as Name."},"percent_off":{"type":"integer","minimum":1,"maximum":100},"amount_off":{"$ref":"urn:subbridge:schema:Money"},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:CouponCreate"};
 const pattern_acec994162 = new RegExp("^[A-Za-z0-9_-]{3,64}$", "u");
+const pattern_bc9ec1b3e1 = new RegExp("^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$", "u");
 const schema_urn_subbridge_schema_Money = {"type":"object","description":"An amount of money: `amount` in the currency's minor units (cents for EUR, whole yen for JPY), an integer, never a float or a decimal string; `currency` its ISO 4217 code. Every price and fixed discount of the API has this shape.","required":["amount","currency"],"additionalProperties":false,"properties":{"amount":{"type":"integer","minimum":0,"maximum":100000000000,"description":"Minor units of the currency."},"currency":{"$ref":"urn:subbridge:schema:CurrencyCode"}},"examples":[{"amount":999,"currency":"EUR"}],"$id":"urn:subbridge:schema:Money"};
 const schema_urn_subbridge_schema_CurrencyCode = {"type":"string","pattern":"^[A-Z]{3}$","description":"An ISO 4217 currency code, upper case (EUR, USD, JPY), or XTR for Telegram Stars (amounts in whole stars; only the telegram_stars payment method takes it).","examples":["EUR"],"$id":"urn:subbridge:schema:CurrencyCode"};
 const pattern_8f96cb0b95 = new RegExp("^[A-Z]{3}$", "u");
@@ -772,12 +773,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-}
-if(data.percent_off !== undefined){
-let data2 = data.percent_off;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err6 = {instancePath:instancePath+"/percent_off",schemaPath:"#/properties/percent_off/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern_bc9ec1b3e1.test(data1)){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -786,9 +783,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 100 || isNaN(data2)){
-const err7 = {instancePath:instancePath+"/percent_off",schemaPath:"#/properties/percent_off/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+}
+}
+if(data.percent_off !== undefined){
+let data2 = data.percent_off;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err7 = {instancePath:instancePath+"/percent_off",schemaPath:"#/properties/percent_off/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -797,13 +797,24 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data2 < 1 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/percent_off",schemaPath:"#/properties/percent_off/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 100 || isNaN(data2)){
+const err8 = {instancePath:instancePath+"/percent_off",schemaPath:"#/properties/percent_off/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
+}
+errors++;
+}
+if(data2 < 1 || isNaN(data2)){
+const err9 = {instancePath:instancePath+"/percent_off",schemaPath:"#/properties/percent_off/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -824,18 +835,7 @@ errors = vErrors.length;
 if(data.max_redemptions !== undefined){
 let data5 = data.max_redemptions;
 if((!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))) && (data5 !== null)){
-const err9 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema_urn_subbridge_schema_CouponCreate.properties.max_redemptions.type},message:"must be integer,null"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 1000000000 || isNaN(data5)){
-const err10 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+const err10 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema_urn_subbridge_schema_CouponCreate.properties.max_redemptions.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -844,8 +844,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data5 < 1 || isNaN(data5)){
-const err11 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 1000000000 || isNaN(data5)){
+const err11 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -854,12 +855,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-}
-if(data.expires_at !== undefined){
-let data6 = data.expires_at;
-if((typeof data6 !== "string") && (data6 !== null)){
-const err12 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema_urn_subbridge_schema_CouponCreate.properties.expires_at.type},message:"must be string,null"};
+if(data5 < 1 || isNaN(data5)){
+const err12 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -868,9 +865,12 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(typeof data6 === "string"){
-if(func_69e05c3081(data6) > 64){
-const err13 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+}
+}
+if(data.expires_at !== undefined){
+let data6 = data.expires_at;
+if((typeof data6 !== "string") && (data6 !== null)){
+const err13 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema_urn_subbridge_schema_CouponCreate.properties.expires_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -879,8 +879,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(formats_8bc05e9462.validate(data6))){
-const err14 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(typeof data6 === "string"){
+if(func_69e05c3081(data6) > 64){
+const err14 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -889,10 +890,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-if(typeof data.active !== "boolean"){
-const err15 = {instancePath:instancePath+"/active",schemaPath:"#/properties/active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!(formats_8bc05e9462.validate(data6))){
+const err15 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -902,13 +901,25 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+if(typeof data.active !== "boolean"){
+const err16 = {instancePath:instancePath+"/active",schemaPath:"#/properties/active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
 }
 errors++;
 }
@@ -940,7 +951,7 @@ validate_create_coupon__body.evaluated = {"props":true,"dynamicProps":false,"dyn
 
 export const create_group__body = validate_create_group__body;
 const schema_create_group__body = {"$id":"create_group__body","$ref":"urn:subbridge:schema:GroupCreate"};
-const schema_urn_subbridge_schema_GroupCreate = {"type":"object","required":["code","name","abilities","project_ids","member_ids"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:GroupCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupCreate"};
+const schema_urn_subbridge_schema_GroupCreate = {"type":"object","required":["code","name","abilities","project_ids","member_ids"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:GroupCode"},"name":{"$ref":"urn:subbridge:schema:Name"},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupCreate"};
 const schema_urn_subbridge_schema_GroupCode = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A group's code, unique within its team.","examples":["launch-crew"],"$id":"urn:subbridge:schema:GroupCode"};
 const pattern_8cbe6a504c = new RegExp("^[a-z][a-z0-9_-]{0,63}$", "u");
 
@@ -981,6 +992,66 @@ validate_urn_subbridge_schema_GroupCode.errors = vErrors;
 return errors === 0;
 }
 validate_urn_subbridge_schema_GroupCode.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema_urn_subbridge_schema_Name = {"type":"string","minLength":1,"maxLength":255,"pattern":"^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$","description":"A name a creator gives (a team, project, plan, role, resource...): one line of at most 255 characters, shown as written on pages and in mail and bot messages. Control characters (line breaks and tabs among them), the Unicode line and paragraph separators and bidirectional overrides are refused, naming the field; names stored before this rule are shown on one line.","examples":["Night Owls"],"$id":"urn:subbridge:schema:Name"};
+
+function validate_urn_subbridge_schema_Name(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:Name" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_Name.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(func_69e05c3081(data) > 255){
+const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(func_69e05c3081(data) < 1){
+const err1 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!pattern_bc9ec1b3e1.test(data)){
+const err2 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate_urn_subbridge_schema_Name.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_Name.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 const schema_urn_subbridge_schema_Ability = {"type":"string","description":"An ability value, `<entity>:<action>`. The catalog with each ability's enforcement is served at /abilities.json.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:create","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:manage","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:Ability"};
 
@@ -1102,10 +1173,16 @@ errors = vErrors.length;
 }
 }
 if(data.name !== undefined){
-let data1 = data.name;
-if(typeof data1 === "string"){
-if(func_69e05c3081(data1) > 255){
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.abilities !== undefined){
+let data2 = data.abilities;
+if(Array.isArray(data2)){
+if(data2.length > 200){
+const err6 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1114,51 +1191,16 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func_69e05c3081(data1) < 1){
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(typeof data3 !== "string"){
+const err7 = {instancePath:instancePath+"/abilities/" + i0,schemaPath:"#/properties/abilities/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.abilities !== undefined){
-let data2 = data.abilities;
-if(Array.isArray(data2)){
-if(data2.length > 200){
-const err9 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(typeof data3 !== "string"){
-const err10 = {instancePath:instancePath+"/abilities/" + i0,schemaPath:"#/properties/abilities/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
 }
 errors++;
 }
@@ -1178,12 +1220,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err11 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err8 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err8];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err8);
 }
 errors++;
 break;
@@ -1193,12 +1235,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err9 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err9];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -1207,12 +1249,12 @@ if(data.project_ids !== undefined){
 let data4 = data.project_ids;
 if(Array.isArray(data4)){
 if(data4.length > 100){
-const err13 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+const err10 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err10];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err10);
 }
 errors++;
 }
@@ -1220,12 +1262,12 @@ const len1 = data4.length;
 for(let i2=0; i2<len1; i2++){
 let data5 = data4[i2];
 if(typeof data5 !== "string"){
-const err14 = {instancePath:instancePath+"/project_ids/" + i2,schemaPath:"#/properties/project_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/project_ids/" + i2,schemaPath:"#/properties/project_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err11];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -1245,12 +1287,12 @@ continue;
 }
 if(typeof indices1[item1] == "number"){
 j1 = indices1[item1];
-const err15 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+const err12 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err12];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err12);
 }
 errors++;
 break;
@@ -1260,12 +1302,12 @@ indices1[item1] = i3;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err13 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err13];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err13);
 }
 errors++;
 }
@@ -1274,12 +1316,12 @@ if(data.member_ids !== undefined){
 let data6 = data.member_ids;
 if(Array.isArray(data6)){
 if(data6.length > 500){
-const err17 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"};
+const err14 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err14];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err14);
 }
 errors++;
 }
@@ -1287,12 +1329,12 @@ const len2 = data6.length;
 for(let i4=0; i4<len2; i4++){
 let data7 = data6[i4];
 if(typeof data7 !== "string"){
-const err18 = {instancePath:instancePath+"/member_ids/" + i4,schemaPath:"#/properties/member_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err15 = {instancePath:instancePath+"/member_ids/" + i4,schemaPath:"#/properties/member_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err15];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -1312,12 +1354,12 @@ continue;
 }
 if(typeof indices2[item2] == "number"){
 j2 = indices2[item2];
-const err19 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
+const err16 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err16];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err16);
 }
 errors++;
 break;
@@ -1327,24 +1369,24 @@ indices2[item2] = i5;
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err20];
+vErrors = [err17];
 }
 else {
-vErrors.push(err20);
+vErrors.push(err17);
 }
 errors++;
 }
 }
 }
 else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err21];
+vErrors = [err18];
 }
 else {
-vErrors.push(err21);
+vErrors.push(err18);
 }
 errors++;
 }
@@ -1376,7 +1418,7 @@ validate_create_group__body.evaluated = {"props":true,"dynamicProps":false,"dyna
 
 export const create_pass_window__body = validate_create_pass_window__body;
 const schema_create_pass_window__body = {"$id":"create_pass_window__body","$ref":"urn:subbridge:schema:PassWindowCreate"};
-const schema_urn_subbridge_schema_PassWindowCreate = {"type":"object","required":["name","starts_at","ends_at"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64,"description":"After starts_at."},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowCreate"};
+const schema_urn_subbridge_schema_PassWindowCreate = {"type":"object","required":["name","starts_at","ends_at"],"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64,"description":"After starts_at."},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowCreate"};
 
 function validate_urn_subbridge_schema_PassWindowCreate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PassWindowCreate" */;
@@ -1433,10 +1475,16 @@ errors++;
 }
 }
 if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.starts_at !== undefined){
+let data1 = data.starts_at;
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 64){
+const err4 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1445,8 +1493,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func_69e05c3081(data0) < 1){
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!(formats_8bc05e9462.validate(data1))){
+const err5 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1457,7 +1505,7 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1467,11 +1515,11 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.starts_at !== undefined){
-let data1 = data.starts_at;
-if(typeof data1 === "string"){
-if(func_69e05c3081(data1) > 64){
-const err7 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(data.ends_at !== undefined){
+let data2 = data.ends_at;
+if(typeof data2 === "string"){
+if(func_69e05c3081(data2) > 64){
+const err7 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1480,8 +1528,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!(formats_8bc05e9462.validate(data1))){
-const err8 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!(formats_8bc05e9462.validate(data2))){
+const err8 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1492,7 +1540,7 @@ errors++;
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1502,11 +1550,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.ends_at !== undefined){
-let data2 = data.ends_at;
-if(typeof data2 === "string"){
-if(func_69e05c3081(data2) > 64){
-const err10 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(data.capacity !== undefined){
+let data3 = data.capacity;
+if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
+const err10 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema_urn_subbridge_schema_PassWindowCreate.properties.capacity.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1515,8 +1562,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!(formats_8bc05e9462.validate(data2))){
-const err11 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 1000000 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1525,9 +1573,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data3 < 1 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1537,49 +1584,15 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.capacity !== undefined){
-let data3 = data.capacity;
-if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-const err13 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema_urn_subbridge_schema_PassWindowCreate.properties.capacity.type},message:"must be integer,null"};
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
-}
-errors++;
-}
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 1000000 || isNaN(data3)){
-const err14 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(data3 < 1 || isNaN(data3)){
-const err15 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
 }
 errors++;
 }
@@ -1611,7 +1624,7 @@ validate_create_pass_window__body.evaluated = {"props":true,"dynamicProps":false
 
 export const create_plan__body = validate_create_plan__body;
 const schema_create_plan__body = {"$id":"create_plan__body","$ref":"urn:subbridge:schema:PlanCreate"};
-const schema_urn_subbridge_schema_PlanCreate = {"type":"object","required":["name","price","billing_cycle","resources"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99,"default":1},"trial_days":{"type":"integer","minimum":0,"maximum":365,"default":0},"access_codes_only":{"type":"boolean","default":false},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanCreate"};
+const schema_urn_subbridge_schema_PlanCreate = {"type":"object","required":["name","price","billing_cycle","resources"],"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99,"default":1},"trial_days":{"type":"integer","minimum":0,"maximum":365,"default":0},"access_codes_only":{"type":"boolean","default":false},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanCreate"};
 const schema_urn_subbridge_schema_BillingCycle = {"type":"string","enum":["day","week","month","year","lifetime"],"description":"The unit of a plan's billing period; lifetime is paid once and never ends.","$id":"urn:subbridge:schema:BillingCycle"};
 
 function validate_urn_subbridge_schema_BillingCycle(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1817,10 +1830,15 @@ errors++;
 }
 }
 if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.description !== undefined){
+let data1 = data.description;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema_urn_subbridge_schema_PlanCreate.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1829,48 +1847,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(func_69e05c3081(data0) < 1){
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 1000){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
-}
-errors++;
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-let data1 = data.description;
-if((typeof data1 !== "string") && (data1 !== null)){
-const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema_urn_subbridge_schema_PlanCreate.properties.description.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(typeof data1 === "string"){
-if(func_69e05c3081(data1) > 1000){
-const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
 }
 errors++;
 }
@@ -1890,7 +1874,40 @@ errors = vErrors.length;
 }
 let data4 = data.billing_cycle_count;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err10 = {instancePath:instancePath+"/billing_cycle_count",schemaPath:"#/properties/billing_cycle_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err7 = {instancePath:instancePath+"/billing_cycle_count",schemaPath:"#/properties/billing_cycle_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 99 || isNaN(data4)){
+const err8 = {instancePath:instancePath+"/billing_cycle_count",schemaPath:"#/properties/billing_cycle_count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 99},message:"must be <= 99"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data4 < 1 || isNaN(data4)){
+const err9 = {instancePath:instancePath+"/billing_cycle_count",schemaPath:"#/properties/billing_cycle_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+let data5 = data.trial_days;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err10 = {instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1899,9 +1916,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 99 || isNaN(data4)){
-const err11 = {instancePath:instancePath+"/billing_cycle_count",schemaPath:"#/properties/billing_cycle_count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 99},message:"must be <= 99"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 365 || isNaN(data5)){
+const err11 = {instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1910,8 +1927,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data4 < 1 || isNaN(data4)){
-const err12 = {instancePath:instancePath+"/billing_cycle_count",schemaPath:"#/properties/billing_cycle_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data5 < 0 || isNaN(data5)){
+const err12 = {instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1921,46 +1938,13 @@ vErrors.push(err12);
 errors++;
 }
 }
-let data5 = data.trial_days;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err13 = {instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data.access_codes_only !== "boolean"){
+const err13 = {instancePath:instancePath+"/access_codes_only",schemaPath:"#/properties/access_codes_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
-}
-errors++;
-}
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 365 || isNaN(data5)){
-const err14 = {instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(data5 < 0 || isNaN(data5)){
-const err15 = {instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(typeof data.access_codes_only !== "boolean"){
-const err16 = {instancePath:instancePath+"/access_codes_only",schemaPath:"#/properties/access_codes_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
 }
 errors++;
 }
@@ -1972,12 +1956,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err14];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err14);
 }
 errors++;
 }
@@ -2009,7 +1993,7 @@ validate_create_plan__body.evaluated = {"props":true,"dynamicProps":false,"dynam
 
 export const create_project__body = validate_create_project__body;
 const schema_create_project__body = {"$id":"create_project__body","$ref":"urn:subbridge:schema:ProjectCreate"};
-const schema_urn_subbridge_schema_ProjectCreate = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A custom handle (Growth tier); without it the server makes one from the name."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"}},"$id":"urn:subbridge:schema:ProjectCreate"};
+const schema_urn_subbridge_schema_ProjectCreate = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A custom handle (Growth tier); without it the server makes one from the name."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"}},"$id":"urn:subbridge:schema:ProjectCreate"};
 const schema_urn_subbridge_schema_ProjectHandle = {"type":"string","minLength":5,"maxLength":64,"pattern":"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$","description":"The project's portal address: 5 to 64 lower-case letters, digits and hyphens, starting and ending with a letter or digit; unique across the service.","examples":["night-owls"],"$id":"urn:subbridge:schema:ProjectHandle"};
 const pattern_9c2de270af = new RegExp("^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$", "u");
 
@@ -2169,10 +2153,15 @@ errors++;
 }
 }
 if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.description !== undefined){
+let data1 = data.description;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err2 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema_urn_subbridge_schema_ProjectCreate.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2181,48 +2170,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func_69e05c3081(data0) < 1){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 1000){
+const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-let data1 = data.description;
-if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema_urn_subbridge_schema_ProjectCreate.properties.description.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(typeof data1 === "string"){
-if(func_69e05c3081(data1) > 1000){
-const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -2248,12 +2203,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err4];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err4);
 }
 errors++;
 }
@@ -2836,7 +2791,7 @@ validate_create_recovery_setting__body.evaluated = {"props":true,"dynamicProps":
 
 export const create_resource__body = validate_create_resource__body;
 const schema_create_resource__body = {"$id":"create_resource__body","$ref":"urn:subbridge:schema:ResourceCreate"};
-const schema_urn_subbridge_schema_ResourceCreate = {"type":"object","required":["kind","title"],"additionalProperties":false,"properties":{"connector":{"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"An installed connector's key; optional when exactly one installed connector offers the kind."},"kind":{"$ref":"urn:subbridge:schema:ResourceKindName"},"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean","default":false},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:ResourceCreate"};
+const schema_urn_subbridge_schema_ResourceCreate = {"type":"object","required":["kind","title"],"additionalProperties":false,"properties":{"connector":{"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"An installed connector's key; optional when exactly one installed connector offers the kind."},"kind":{"$ref":"urn:subbridge:schema:ResourceKindName"},"title":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean","default":false},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:ResourceCreate"};
 const schema_urn_subbridge_schema_ResourceKindName = {"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"A kind of the connector's manifest (resource_kinds[].kind).","$id":"urn:subbridge:schema:ResourceKindName"};
 
 function validate_urn_subbridge_schema_ResourceKindName(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2980,10 +2935,15 @@ errors = vErrors.length;
 }
 }
 if(data.title !== undefined){
-let data2 = data.title;
-if(typeof data2 === "string"){
-if(func_69e05c3081(data2) > 255){
-const err6 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.title, {instancePath:instancePath+"/title",parentData:data,parentDataProperty:"title",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.description !== undefined){
+let data3 = data.description;
+if((typeof data3 !== "string") && (data3 !== null)){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema_urn_subbridge_schema_ResourceCreate.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2992,8 +2952,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func_69e05c3081(data2) < 1){
-const err7 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data3 === "string"){
+if(func_69e05c3081(data3) > 1000){
+const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3003,8 +2964,11 @@ vErrors.push(err7);
 errors++;
 }
 }
-else {
-const err8 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.platform_ref !== undefined){
+let data4 = data.platform_ref;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err8 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema_urn_subbridge_schema_ResourceCreate.properties.platform_ref.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3013,11 +2977,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.description !== undefined){
-let data3 = data.description;
-if((typeof data3 !== "string") && (data3 !== null)){
-const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema_urn_subbridge_schema_ResourceCreate.properties.description.type},message:"must be string,null"};
+if(typeof data4 === "string"){
+if(func_69e05c3081(data4) > 255){
+const err9 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3026,9 +2988,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(typeof data3 === "string"){
-if(func_69e05c3081(data3) > 1000){
-const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func_69e05c3081(data4) < 1){
+const err10 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3039,10 +3000,8 @@ errors++;
 }
 }
 }
-if(data.platform_ref !== undefined){
-let data4 = data.platform_ref;
-if((typeof data4 !== "string") && (data4 !== null)){
-const err11 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema_urn_subbridge_schema_ResourceCreate.properties.platform_ref.type},message:"must be string,null"};
+if(typeof data.early_admission_hold !== "boolean"){
+const err11 = {instancePath:instancePath+"/early_admission_hold",schemaPath:"#/properties/early_admission_hold/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3051,9 +3010,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(typeof data4 === "string"){
-if(func_69e05c3081(data4) > 255){
-const err12 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(typeof data.active !== "boolean"){
+const err12 = {instancePath:instancePath+"/active",schemaPath:"#/properties/active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3062,46 +3020,14 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(func_69e05c3081(data4) < 1){
-const err13 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-if(typeof data.early_admission_hold !== "boolean"){
-const err14 = {instancePath:instancePath+"/early_admission_hold",schemaPath:"#/properties/early_admission_hold/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-if(typeof data.active !== "boolean"){
-const err15 = {instancePath:instancePath+"/active",schemaPath:"#/properties/active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
 }
 errors++;
 }
@@ -3133,7 +3059,7 @@ validate_create_resource__body.evaluated = {"props":true,"dynamicProps":false,"d
 
 export const create_role__body = validate_create_role__body;
 const schema_create_role__body = {"$id":"create_role__body","$ref":"urn:subbridge:schema:RoleCreate"};
-const schema_urn_subbridge_schema_RoleCreate = {"type":"object","required":["code","name","abilities"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:RoleCode"},"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleCreate"};
+const schema_urn_subbridge_schema_RoleCreate = {"type":"object","required":["code","name","abilities"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:RoleCode"},"name":{"$ref":"urn:subbridge:schema:Name"},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleCreate"};
 const schema_urn_subbridge_schema_RoleCode = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A role's code, unique within its team (admin and member are built in).","examples":["admin"],"$id":"urn:subbridge:schema:RoleCode"};
 
 function validate_urn_subbridge_schema_RoleCode(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3236,10 +3162,16 @@ errors = vErrors.length;
 }
 }
 if(data.name !== undefined){
-let data1 = data.name;
-if(typeof data1 === "string"){
-if(func_69e05c3081(data1) > 255){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.abilities !== undefined){
+let data2 = data.abilities;
+if(Array.isArray(data2)){
+if(data2.length > 200){
+const err4 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3248,51 +3180,16 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func_69e05c3081(data1) < 1){
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(typeof data3 !== "string"){
+const err5 = {instancePath:instancePath+"/abilities/" + i0,schemaPath:"#/properties/abilities/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-else {
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.abilities !== undefined){
-let data2 = data.abilities;
-if(Array.isArray(data2)){
-if(data2.length > 200){
-const err7 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(typeof data3 !== "string"){
-const err8 = {instancePath:instancePath+"/abilities/" + i0,schemaPath:"#/properties/abilities/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -3312,12 +3209,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err9 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err6 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err6];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err6);
 }
 errors++;
 break;
@@ -3327,24 +3224,24 @@ indices0[item0] = i1;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err7 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err7];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err7);
 }
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err8];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -3376,7 +3273,7 @@ validate_create_role__body.evaluated = {"props":true,"dynamicProps":false,"dynam
 
 export const create_team__body = validate_create_team__body;
 const schema_create_team__body = {"$id":"create_team__body","$ref":"urn:subbridge:schema:TeamWrite"};
-const schema_urn_subbridge_schema_TeamWrite = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"The team's name, shown to its members."}},"$id":"urn:subbridge:schema:TeamWrite"};
+const schema_urn_subbridge_schema_TeamWrite = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name","description":"The team's name, shown to its members and in the invitations they send."}},"$id":"urn:subbridge:schema:TeamWrite"};
 
 function validate_urn_subbridge_schema_TeamWrite(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:TeamWrite" */;
@@ -3413,48 +3310,19 @@ errors++;
 }
 }
 if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
-}
-errors++;
-}
-if(func_69e05c3081(data0) < 1){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
 }
 errors++;
 }
@@ -3486,7 +3354,7 @@ validate_create_team__body.evaluated = {"props":true,"dynamicProps":false,"dynam
 
 export const create_token__body = validate_create_token__body;
 const schema_create_token__body = {"$id":"create_token__body","$ref":"urn:subbridge:schema:TokenCreate"};
-const schema_urn_subbridge_schema_TokenCreate = {"type":"object","required":["name","abilities"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255,"description":"What the token is for, shown on the tokens page."},"abilities":{"type":"array","minItems":1,"uniqueItems":true,"maxItems":200,"description":"Abilities to grant; each must be held by the calling token. Only mintable abilities are accepted: token:create and the retired webhook-endpoint:manage are refused.","items":{"$ref":"urn:subbridge:schema:MintableAbility","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"minItems":1,"maxItems":100,"description":"Restricts the token to these projects of the team (its scope:project entries). Omit it for a token that sees every project of the team (or, from a restricted token, to pass the calling token's own allow-list on); an empty list is refused, since a token restricted to no project could not be told apart from an unrestricted one.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"expires_at":{"type":"string","format":"date-time","description":"Optional expiry in the future; omitted = the token does not expire."}},"$id":"urn:subbridge:schema:TokenCreate"};
+const schema_urn_subbridge_schema_TokenCreate = {"type":"object","required":["name","abilities"],"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name","description":"What the token is for, shown on the tokens page."},"abilities":{"type":"array","minItems":1,"uniqueItems":true,"maxItems":200,"description":"Abilities to grant; each must be held by the calling token. Only mintable abilities are accepted: token:create and the retired webhook-endpoint:manage are refused.","items":{"$ref":"urn:subbridge:schema:MintableAbility","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"minItems":1,"maxItems":100,"description":"Restricts the token to these projects of the team (its scope:project entries). Omit it for a token that sees every project of the team (or, from a restricted token, to pass the calling token's own allow-list on); an empty list is refused, since a token restricted to no project could not be told apart from an unrestricted one.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"expires_at":{"type":"string","format":"date-time","description":"Optional expiry in the future; omitted = the token does not expire."}},"$id":"urn:subbridge:schema:TokenCreate"};
 const schema_urn_subbridge_schema_MintableAbility = {"type":"string","description":"An ability a token minted through the API may carry: every ability except the retired ones (webhook-endpoint:manage) and token:create, which is never passed on.","enum":["account:read","account:write","activity:read","billing:manage","billing:read","broadcast:send","dashboard:read","distribution:read","group:create","group:delete","group:update","group:view","group:view-any","pass-window:create","pass-window:delete","pass-window:update","pass-window:view","pass-window:view-any","payment:refund","payment:view","payment:view-any","project-access-code:create","project-access-code:delete","project-access-code:update","project-access-code:view","project-access-code:view-any","project-connector:create","project-connector:delete","project-connector:update","project-connector:view","project-connector:view-any","project-coupon:create","project-coupon:delete","project-coupon:update","project-coupon:view","project-coupon:view-any","project-payment-method:create","project-payment-method:delete","project-payment-method:update","project-payment-method:view","project-payment-method:view-any","project-recovery:create","project-recovery:delete","project-recovery:update","project-recovery:view","project-recovery:view-any","project-resource:create","project-resource:delete","project-resource:update","project-resource:view","project-resource:view-any","project-subscription-plan:create","project-subscription-plan:delete","project-subscription-plan:update","project-subscription-plan:view","project-subscription-plan:view-any","project-subscription:create","project-subscription:delete","project-subscription:update","project-subscription:view","project-subscription:view-any","project-user:create","project-user:delete","project-user:update","project-user:view","project-user:view-any","project:create","project:delete","project:update","project:view","project:view-any","role:create","role:delete","role:update","role:view","role:view-any","support-canned-reply:create","support-canned-reply:delete","support-canned-reply:update","support-canned-reply:view-any","support-conversation:create","support-conversation:delete","support-conversation:update","support-conversation:view","support-conversation:view-any","team-member:invite","team-member:remove","team-member:update-role","team-member:view","team-member:view-any","team:create","team:delete","team:update","team:view","team:view-any","token:delete","token:view","token:view-any","webhook-delivery:retry","webhook-delivery:view-any","webhook-endpoint:create","webhook-endpoint:delete","webhook-endpoint:update","webhook-endpoint:view","webhook-endpoint:view-any"],"$id":"urn:subbridge:schema:MintableAbility"};
 
 function validate_urn_subbridge_schema_MintableAbility(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3571,10 +3439,16 @@ errors++;
 }
 }
 if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.abilities !== undefined){
+let data1 = data.abilities;
+if(Array.isArray(data1)){
+if(data1.length > 200){
+const err3 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3583,8 +3457,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func_69e05c3081(data0) < 1){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data1.length < 1){
+const err4 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3593,51 +3467,16 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 !== "string"){
+const err5 = {instancePath:instancePath+"/abilities/" + i0,schemaPath:"#/properties/abilities/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.abilities !== undefined){
-let data1 = data.abilities;
-if(Array.isArray(data1)){
-if(data1.length > 200){
-const err6 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(data1.length < 1){
-const err7 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(typeof data2 !== "string"){
-const err8 = {instancePath:instancePath+"/abilities/" + i0,schemaPath:"#/properties/abilities/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
 }
 errors++;
 }
@@ -3657,12 +3496,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err9 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err6 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err6];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err6);
 }
 errors++;
 break;
@@ -3672,12 +3511,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err7 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err7];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -3686,22 +3525,22 @@ if(data.project_ids !== undefined){
 let data3 = data.project_ids;
 if(Array.isArray(data3)){
 if(data3.length > 100){
-const err11 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+const err8 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err8];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err8);
 }
 errors++;
 }
 if(data3.length < 1){
-const err12 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const err9 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err9];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -3709,12 +3548,12 @@ const len1 = data3.length;
 for(let i2=0; i2<len1; i2++){
 let data4 = data3[i2];
 if(typeof data4 !== "string"){
-const err13 = {instancePath:instancePath+"/project_ids/" + i2,schemaPath:"#/properties/project_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/project_ids/" + i2,schemaPath:"#/properties/project_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err10];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err10);
 }
 errors++;
 }
@@ -3734,12 +3573,12 @@ continue;
 }
 if(typeof indices1[item1] == "number"){
 j1 = indices1[item1];
-const err14 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+const err11 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err11];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err11);
 }
 errors++;
 break;
@@ -3749,12 +3588,12 @@ indices1[item1] = i3;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err12 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err12];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err12);
 }
 errors++;
 }
@@ -3763,35 +3602,35 @@ if(data.expires_at !== undefined){
 let data5 = data.expires_at;
 if(typeof data5 === "string"){
 if(!(formats_8bc05e9462.validate(data5))){
-const err16 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+const err13 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err13];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err13);
 }
 errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err14 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err14];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err14);
 }
 errors++;
 }
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err15];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -3823,7 +3662,7 @@ validate_create_token__body.evaluated = {"props":true,"dynamicProps":false,"dyna
 
 export const create_webhook_endpoint__body = validate_create_webhook_endpoint__body;
 const schema_create_webhook_endpoint__body = {"$id":"create_webhook_endpoint__body","$ref":"urn:subbridge:schema:WebhookEndpointCreate"};
-const schema_urn_subbridge_schema_WebhookEndpointCreate = {"type":"object","required":["name","url","events"],"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"url":{"type":"string","minLength":1,"maxLength":2048,"description":"An https URL on a public host."},"events":{"$ref":"urn:subbridge:schema:WebhookEventFilters"},"allowed_ips":{"$ref":"urn:subbridge:schema:WebhookAllowedIps"},"project_id":{"$ref":"urn:subbridge:schema:Uuid","description":"Receive only this project's events (required for a token restricted to projects)."}},"$id":"urn:subbridge:schema:WebhookEndpointCreate"};
+const schema_urn_subbridge_schema_WebhookEndpointCreate = {"type":"object","required":["name","url","events"],"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"url":{"type":"string","minLength":1,"maxLength":2048,"description":"An https URL on a public host."},"events":{"$ref":"urn:subbridge:schema:WebhookEventFilters"},"allowed_ips":{"$ref":"urn:subbridge:schema:WebhookAllowedIps"},"project_id":{"$ref":"urn:subbridge:schema:Uuid","description":"Receive only this project's events (required for a token restricted to projects)."}},"$id":"urn:subbridge:schema:WebhookEndpointCreate"};
 const schema_urn_subbridge_schema_WebhookEventFilters = {"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"description":"Events the endpoint receives; names or groups (plan.*), billing.* with billing:read.","items":{"$ref":"urn:subbridge:schema:WebhookEventFilter","type":"string"},"$id":"urn:subbridge:schema:WebhookEventFilters"};
 const schema_urn_subbridge_schema_WebhookEventFilter = {"type":"string","description":"What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).","enum":["access_code.*","access_code.deleted","access_code.expired","access_code.generated","access_code.redeemed","billing.*","billing.payment_failed","billing.subscription_cancelled","billing.tier_changed","connector.*","connector.installed","connector.uninstalled","connector.updated","coupon.*","coupon.created","coupon.deleted","coupon.updated","creator_task.*","creator_task.completed","group.*","group.created","group.deleted","group.updated","member.*","member.banned","member.churned","member.joined","member.resource_added","member.resource_removed","member.unbanned","pass_window.*","pass_window.created","pass_window.deleted","pass_window.updated","payment.*","payment.dispute_closed","payment.disputed","payment.failed","payment.refunded","payment.succeeded","payment_method.*","payment_method.created","payment_method.deleted","payment_method.updated","plan.*","plan.archived","plan.created","plan.deleted","plan.published","plan.updated","project.*","project.archived","project.created","project.deleted","project.restored","project.updated","recovery_setting.*","recovery_setting.created","recovery_setting.deleted","recovery_setting.status_changed","recovery_setting.updated","resource.*","resource.created","resource.deleted","resource.updated","role.*","role.created","role.deleted","role.updated","subscription.*","subscription.activated","subscription.cancelled","subscription.created","subscription.expired","subscription.past_due","subscription.reactivated","subscription.renewed","support.*","support.conversation.*","support.conversation.assigned","support.conversation.closed","support.conversation.opened","support.conversation.reopened","support.conversation.unassigned","support.message.*","support.message.received","support.message.sent","team.*","team.created","team.deleted","team.member.*","team.member.invited","team.member.joined","team.member.removed","team.member.role_changed","team.updated"],"$id":"urn:subbridge:schema:WebhookEventFilter"};
 
@@ -4121,10 +3960,16 @@ errors++;
 }
 }
 if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.url !== undefined){
+let data1 = data.url;
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 2048){
+const err4 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4133,8 +3978,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func_69e05c3081(data0) < 1){
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func_69e05c3081(data1) < 1){
+const err5 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4145,47 +3990,12 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.url !== undefined){
-let data1 = data.url;
-if(typeof data1 === "string"){
-if(func_69e05c3081(data1) > 2048){
-const err7 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(func_69e05c3081(data1) < 1){
-const err8 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
 }
 errors++;
 }
@@ -4210,12 +4020,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err7];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -5601,7 +5411,7 @@ validate_update_canned_reply__body.evaluated = {"props":true,"dynamicProps":fals
 
 export const update_coupon__body = validate_update_coupon__body;
 const schema_update_coupon__body = {"$id":"update_coupon__body","$ref":"urn:subbridge:schema:CouponUpdate"};
-const schema_urn_subbridge_schema_CouponUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":["string","null"],"maxLength":255},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:CouponUpdate"};
+const schema_urn_subbridge_schema_CouponUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":["string","null"],"maxLength":255,"pattern":"^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$","description":"One line, as Name."},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:CouponUpdate"};
 
 function validate_urn_subbridge_schema_CouponUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CouponUpdate" */;
@@ -5660,6 +5470,16 @@ vErrors.push(err3);
 }
 errors++;
 }
+if(!pattern_bc9ec1b3e1.test(data0)){
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$"},message:"must match pattern \""+"^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
 }
 }
 if(data.plan_ids !== undefined){
@@ -5671,18 +5491,7 @@ errors = vErrors.length;
 if(data.max_redemptions !== undefined){
 let data2 = data.max_redemptions;
 if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
-const err4 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema_urn_subbridge_schema_CouponUpdate.properties.max_redemptions.type},message:"must be integer,null"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 1000000000 || isNaN(data2)){
-const err5 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
+const err5 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/type",keyword:"type",params:{type: schema_urn_subbridge_schema_CouponUpdate.properties.max_redemptions.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -5691,8 +5500,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data2 < 1 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 1000000000 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000},message:"must be <= 1000000000"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5701,12 +5511,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-}
-if(data.expires_at !== undefined){
-let data3 = data.expires_at;
-if((typeof data3 !== "string") && (data3 !== null)){
-const err7 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema_urn_subbridge_schema_CouponUpdate.properties.expires_at.type},message:"must be string,null"};
+if(data2 < 1 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/max_redemptions",schemaPath:"#/properties/max_redemptions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5715,9 +5521,12 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(typeof data3 === "string"){
-if(func_69e05c3081(data3) > 64){
-const err8 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+}
+}
+if(data.expires_at !== undefined){
+let data3 = data.expires_at;
+if((typeof data3 !== "string") && (data3 !== null)){
+const err8 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema_urn_subbridge_schema_CouponUpdate.properties.expires_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5726,8 +5535,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(formats_8bc05e9462.validate(data3))){
-const err9 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(typeof data3 === "string"){
+if(func_69e05c3081(data3) > 64){
+const err9 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5736,11 +5546,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-if(data.active !== undefined){
-if(typeof data.active !== "boolean"){
-const err10 = {instancePath:instancePath+"/active",schemaPath:"#/properties/active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!(formats_8bc05e9462.validate(data3))){
+const err10 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5751,13 +5558,26 @@ errors++;
 }
 }
 }
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.active !== undefined){
+if(typeof data.active !== "boolean"){
+const err11 = {instancePath:instancePath+"/active",schemaPath:"#/properties/active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -5789,7 +5609,7 @@ validate_update_coupon__body.evaluated = {"props":true,"dynamicProps":false,"dyn
 
 export const update_group__body = validate_update_group__body;
 const schema_update_group__body = {"$id":"update_group__body","$ref":"urn:subbridge:schema:GroupUpdate"};
-const schema_urn_subbridge_schema_GroupUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
+const schema_urn_subbridge_schema_GroupUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
 
 function validate_urn_subbridge_schema_GroupUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:GroupUpdate" */;
@@ -5826,10 +5646,16 @@ errors++;
 }
 }
 if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.abilities !== undefined){
+let data1 = data.abilities;
+if(Array.isArray(data1)){
+if(data1.length > 200){
+const err2 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -5838,51 +5664,16 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func_69e05c3081(data0) < 1){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 !== "string"){
+const err3 = {instancePath:instancePath+"/abilities/" + i0,schemaPath:"#/properties/abilities/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.abilities !== undefined){
-let data1 = data.abilities;
-if(Array.isArray(data1)){
-if(data1.length > 200){
-const err5 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/abilities/" + i0,schemaPath:"#/properties/abilities/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -5902,12 +5693,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err7 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err4 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err4];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err4);
 }
 errors++;
 break;
@@ -5917,12 +5708,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err5 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err5];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err5);
 }
 errors++;
 }
@@ -5931,12 +5722,12 @@ if(data.project_ids !== undefined){
 let data3 = data.project_ids;
 if(Array.isArray(data3)){
 if(data3.length > 100){
-const err9 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+const err6 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err6];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -5944,12 +5735,12 @@ const len1 = data3.length;
 for(let i2=0; i2<len1; i2++){
 let data4 = data3[i2];
 if(typeof data4 !== "string"){
-const err10 = {instancePath:instancePath+"/project_ids/" + i2,schemaPath:"#/properties/project_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/project_ids/" + i2,schemaPath:"#/properties/project_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err7];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -5969,12 +5760,12 @@ continue;
 }
 if(typeof indices1[item1] == "number"){
 j1 = indices1[item1];
-const err11 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+const err8 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err8];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err8);
 }
 errors++;
 break;
@@ -5984,12 +5775,12 @@ indices1[item1] = i3;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err9 = {instancePath:instancePath+"/project_ids",schemaPath:"#/properties/project_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err9];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -5998,12 +5789,12 @@ if(data.member_ids !== undefined){
 let data5 = data.member_ids;
 if(Array.isArray(data5)){
 if(data5.length > 500){
-const err13 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"};
+const err10 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/maxItems",keyword:"maxItems",params:{limit: 500},message:"must NOT have more than 500 items"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err10];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err10);
 }
 errors++;
 }
@@ -6011,12 +5802,12 @@ const len2 = data5.length;
 for(let i4=0; i4<len2; i4++){
 let data6 = data5[i4];
 if(typeof data6 !== "string"){
-const err14 = {instancePath:instancePath+"/member_ids/" + i4,schemaPath:"#/properties/member_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/member_ids/" + i4,schemaPath:"#/properties/member_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err11];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -6036,12 +5827,12 @@ continue;
 }
 if(typeof indices2[item2] == "number"){
 j2 = indices2[item2];
-const err15 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
+const err12 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err12];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err12);
 }
 errors++;
 break;
@@ -6051,24 +5842,24 @@ indices2[item2] = i5;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err13 = {instancePath:instancePath+"/member_ids",schemaPath:"#/properties/member_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err13];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err13);
 }
 errors++;
 }
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err14];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err14);
 }
 errors++;
 }
@@ -6100,7 +5891,7 @@ validate_update_group__body.evaluated = {"props":true,"dynamicProps":false,"dyna
 
 export const update_pass_window__body = validate_update_pass_window__body;
 const schema_update_pass_window__body = {"$id":"update_pass_window__body","$ref":"urn:subbridge:schema:PassWindowUpdate"};
-const schema_urn_subbridge_schema_PassWindowUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowUpdate"};
+const schema_urn_subbridge_schema_PassWindowUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowUpdate"};
 
 function validate_urn_subbridge_schema_PassWindowUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PassWindowUpdate" */;
@@ -6137,10 +5928,16 @@ errors++;
 }
 }
 if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.starts_at !== undefined){
+let data1 = data.starts_at;
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 64){
+const err2 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6149,8 +5946,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func_69e05c3081(data0) < 1){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!(formats_8bc05e9462.validate(data1))){
+const err3 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -6161,7 +5958,7 @@ errors++;
 }
 }
 else {
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -6171,11 +5968,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.starts_at !== undefined){
-let data1 = data.starts_at;
-if(typeof data1 === "string"){
-if(func_69e05c3081(data1) > 64){
-const err5 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(data.ends_at !== undefined){
+let data2 = data.ends_at;
+if(typeof data2 === "string"){
+if(func_69e05c3081(data2) > 64){
+const err5 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -6184,8 +5981,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!(formats_8bc05e9462.validate(data1))){
-const err6 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!(formats_8bc05e9462.validate(data2))){
+const err6 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6196,7 +5993,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/starts_at",schemaPath:"#/properties/starts_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -6206,11 +6003,10 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.ends_at !== undefined){
-let data2 = data.ends_at;
-if(typeof data2 === "string"){
-if(func_69e05c3081(data2) > 64){
-const err8 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(data.capacity !== undefined){
+let data3 = data.capacity;
+if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
+const err8 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema_urn_subbridge_schema_PassWindowUpdate.properties.capacity.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6219,8 +6015,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(formats_8bc05e9462.validate(data2))){
-const err9 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 1000000 || isNaN(data3)){
+const err9 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -6229,9 +6026,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data3 < 1 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -6241,49 +6037,15 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.capacity !== undefined){
-let data3 = data.capacity;
-if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
-const err11 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/type",keyword:"type",params:{type: schema_urn_subbridge_schema_PassWindowUpdate.properties.capacity.type},message:"must be integer,null"};
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
-}
-errors++;
-}
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 > 1000000 || isNaN(data3)){
-const err12 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if(data3 < 1 || isNaN(data3)){
-const err13 = {instancePath:instancePath+"/capacity",schemaPath:"#/properties/capacity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
 }
 errors++;
 }
@@ -6315,7 +6077,7 @@ validate_update_pass_window__body.evaluated = {"props":true,"dynamicProps":false
 
 export const update_payment_method__body = validate_update_payment_method__body;
 const schema_update_payment_method__body = {"$id":"update_payment_method__body","$ref":"urn:subbridge:schema:PaymentMethodUpdate"};
-const schema_urn_subbridge_schema_PaymentMethodUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"mode":{"type":"string","enum":["live","test"]},"enabled":{"type":"boolean"},"currencies":{"$ref":"urn:subbridge:schema:PaymentMethodCurrencies"},"billing_cycles":{"$ref":"urn:subbridge:schema:PaymentMethodCycles"}},"$id":"urn:subbridge:schema:PaymentMethodUpdate"};
+const schema_urn_subbridge_schema_PaymentMethodUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"mode":{"type":"string","enum":["live","test"]},"enabled":{"type":"boolean"},"currencies":{"$ref":"urn:subbridge:schema:PaymentMethodCurrencies"},"billing_cycles":{"$ref":"urn:subbridge:schema:PaymentMethodCycles"}},"$id":"urn:subbridge:schema:PaymentMethodUpdate"};
 const schema_urn_subbridge_schema_PaymentMethodCurrencies = {"type":"array","maxItems":50,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:CurrencyCode","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCurrencies"};
 
 function validate_urn_subbridge_schema_PaymentMethodCurrencies(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6516,10 +6278,15 @@ errors++;
 }
 }
 if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.mode !== undefined){
+let data1 = data.mode;
+if(typeof data1 !== "string"){
+const err2 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6528,8 +6295,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func_69e05c3081(data0) < 1){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!((data1 === "live") || (data1 === "test"))){
+const err3 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_PaymentMethodUpdate.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -6539,48 +6306,14 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err4 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.mode !== undefined){
-let data1 = data.mode;
-if(typeof data1 !== "string"){
-const err5 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(!((data1 === "live") || (data1 === "test"))){
-const err6 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_PaymentMethodUpdate.properties.mode.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err7 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
 }
 errors++;
 }
@@ -6599,12 +6332,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err5];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err5);
 }
 errors++;
 }
@@ -6636,7 +6369,7 @@ validate_update_payment_method__body.evaluated = {"props":true,"dynamicProps":fa
 
 export const update_plan__body = validate_update_plan__body;
 const schema_update_plan__body = {"$id":"update_plan__body","$ref":"urn:subbridge:schema:PlanUpdate"};
-const schema_urn_subbridge_schema_PlanUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99},"trial_days":{"type":"integer","minimum":0,"maximum":365},"access_codes_only":{"type":"boolean"},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanUpdate"};
+const schema_urn_subbridge_schema_PlanUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99},"trial_days":{"type":"integer","minimum":0,"maximum":365},"access_codes_only":{"type":"boolean"},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanUpdate"};
 
 function validate_urn_subbridge_schema_PlanUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PlanUpdate" */;
@@ -6673,10 +6406,15 @@ errors++;
 }
 }
 if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.description !== undefined){
+let data1 = data.description;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err2 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema_urn_subbridge_schema_PlanUpdate.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6685,48 +6423,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func_69e05c3081(data0) < 1){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 1000){
+const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-let data1 = data.description;
-if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema_urn_subbridge_schema_PlanUpdate.properties.description.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(typeof data1 === "string"){
-if(func_69e05c3081(data1) > 1000){
-const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -6747,7 +6451,42 @@ errors = vErrors.length;
 if(data.billing_cycle_count !== undefined){
 let data4 = data.billing_cycle_count;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err7 = {instancePath:instancePath+"/billing_cycle_count",schemaPath:"#/properties/billing_cycle_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath:instancePath+"/billing_cycle_count",schemaPath:"#/properties/billing_cycle_count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 99 || isNaN(data4)){
+const err5 = {instancePath:instancePath+"/billing_cycle_count",schemaPath:"#/properties/billing_cycle_count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 99},message:"must be <= 99"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data4 < 1 || isNaN(data4)){
+const err6 = {instancePath:instancePath+"/billing_cycle_count",schemaPath:"#/properties/billing_cycle_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+if(data.trial_days !== undefined){
+let data5 = data.trial_days;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err7 = {instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -6756,9 +6495,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 > 99 || isNaN(data4)){
-const err8 = {instancePath:instancePath+"/billing_cycle_count",schemaPath:"#/properties/billing_cycle_count/maximum",keyword:"maximum",params:{comparison: "<=", limit: 99},message:"must be <= 99"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 365 || isNaN(data5)){
+const err8 = {instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -6767,8 +6506,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data4 < 1 || isNaN(data4)){
-const err9 = {instancePath:instancePath+"/billing_cycle_count",schemaPath:"#/properties/billing_cycle_count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data5 < 0 || isNaN(data5)){
+const err9 = {instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -6779,49 +6518,14 @@ errors++;
 }
 }
 }
-if(data.trial_days !== undefined){
-let data5 = data.trial_days;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err10 = {instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.access_codes_only !== undefined){
+if(typeof data.access_codes_only !== "boolean"){
+const err10 = {instancePath:instancePath+"/access_codes_only",schemaPath:"#/properties/access_codes_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
-}
-errors++;
-}
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 365 || isNaN(data5)){
-const err11 = {instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(data5 < 0 || isNaN(data5)){
-const err12 = {instancePath:instancePath+"/trial_days",schemaPath:"#/properties/trial_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-if(data.access_codes_only !== undefined){
-if(typeof data.access_codes_only !== "boolean"){
-const err13 = {instancePath:instancePath+"/access_codes_only",schemaPath:"#/properties/access_codes_only/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
 }
 errors++;
 }
@@ -6834,12 +6538,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err11];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -6871,7 +6575,7 @@ validate_update_plan__body.evaluated = {"props":true,"dynamicProps":false,"dynam
 
 export const update_project__body = validate_update_project__body;
 const schema_update_project__body = {"$id":"update_project__body","$ref":"urn:subbridge:schema:ProjectUpdate"};
-const schema_urn_subbridge_schema_ProjectUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A different handle (Growth tier); the current one stays reserved for this project."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"status":{"$ref":"urn:subbridge:schema:ProjectStatus"}},"$id":"urn:subbridge:schema:ProjectUpdate"};
+const schema_urn_subbridge_schema_ProjectUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A different handle (Growth tier); the current one stays reserved for this project."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"status":{"$ref":"urn:subbridge:schema:ProjectStatus"}},"$id":"urn:subbridge:schema:ProjectUpdate"};
 const schema_urn_subbridge_schema_ProjectStatus = {"type":"string","enum":["active","archived"],"description":"active, or archived (kept with its data and handle, closed to new purchases).","$id":"urn:subbridge:schema:ProjectStatus"};
 
 function validate_urn_subbridge_schema_ProjectStatus(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6946,10 +6650,15 @@ errors++;
 }
 }
 if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.description !== undefined){
+let data1 = data.description;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err2 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema_urn_subbridge_schema_ProjectUpdate.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -6958,48 +6667,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func_69e05c3081(data0) < 1){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 1000){
+const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-let data1 = data.description;
-if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema_urn_subbridge_schema_ProjectUpdate.properties.description.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(typeof data1 === "string"){
-if(func_69e05c3081(data1) > 1000){
-const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -7031,12 +6706,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err4];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err4);
 }
 errors++;
 }
@@ -7260,7 +6935,7 @@ validate_update_recovery_setting__body.evaluated = {"props":true,"dynamicProps":
 
 export const update_resource__body = validate_update_resource__body;
 const schema_update_resource__body = {"$id":"update_resource__body","$ref":"urn:subbridge:schema:ResourceUpdate"};
-const schema_urn_subbridge_schema_ResourceUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":255},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean"},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:ResourceUpdate"};
+const schema_urn_subbridge_schema_ResourceUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean"},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:ResourceUpdate"};
 
 function validate_urn_subbridge_schema_ResourceUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ResourceUpdate" */;
@@ -7297,10 +6972,15 @@ errors++;
 }
 }
 if(data.title !== undefined){
-let data0 = data.title;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err2 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.title, {instancePath:instancePath+"/title",parentData:data,parentDataProperty:"title",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.description !== undefined){
+let data1 = data.description;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err2 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema_urn_subbridge_schema_ResourceUpdate.properties.description.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7309,8 +6989,9 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func_69e05c3081(data0) < 1){
-const err3 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 1000){
+const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7320,8 +7001,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-else {
-const err4 = {instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.platform_ref !== undefined){
+let data2 = data.platform_ref;
+if((typeof data2 !== "string") && (data2 !== null)){
+const err4 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema_urn_subbridge_schema_ResourceUpdate.properties.platform_ref.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7330,11 +7014,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-if(data.description !== undefined){
-let data1 = data.description;
-if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema_urn_subbridge_schema_ResourceUpdate.properties.description.type},message:"must be string,null"};
+if(typeof data2 === "string"){
+if(func_69e05c3081(data2) > 255){
+const err5 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -7343,9 +7025,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(typeof data1 === "string"){
-if(func_69e05c3081(data1) > 1000){
-const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func_69e05c3081(data2) < 1){
+const err6 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7356,10 +7037,9 @@ errors++;
 }
 }
 }
-if(data.platform_ref !== undefined){
-let data2 = data.platform_ref;
-if((typeof data2 !== "string") && (data2 !== null)){
-const err7 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/type",keyword:"type",params:{type: schema_urn_subbridge_schema_ResourceUpdate.properties.platform_ref.type},message:"must be string,null"};
+if(data.early_admission_hold !== undefined){
+if(typeof data.early_admission_hold !== "boolean"){
+const err7 = {instancePath:instancePath+"/early_admission_hold",schemaPath:"#/properties/early_admission_hold/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7368,9 +7048,10 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(typeof data2 === "string"){
-if(func_69e05c3081(data2) > 255){
-const err8 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+}
+if(data.active !== undefined){
+if(typeof data.active !== "boolean"){
+const err8 = {instancePath:instancePath+"/active",schemaPath:"#/properties/active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7379,50 +7060,15 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func_69e05c3081(data2) < 1){
-const err9 = {instancePath:instancePath+"/platform_ref",schemaPath:"#/properties/platform_ref/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-if(data.early_admission_hold !== undefined){
-if(typeof data.early_admission_hold !== "boolean"){
-const err10 = {instancePath:instancePath+"/early_admission_hold",schemaPath:"#/properties/early_admission_hold/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.active !== undefined){
-if(typeof data.active !== "boolean"){
-const err11 = {instancePath:instancePath+"/active",schemaPath:"#/properties/active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
 }
 errors++;
 }
@@ -7454,7 +7100,7 @@ validate_update_resource__body.evaluated = {"props":true,"dynamicProps":false,"d
 
 export const update_role__body = validate_update_role__body;
 const schema_update_role__body = {"$id":"update_role__body","$ref":"urn:subbridge:schema:RoleUpdate"};
-const schema_urn_subbridge_schema_RoleUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
+const schema_urn_subbridge_schema_RoleUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
 
 function validate_urn_subbridge_schema_RoleUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleUpdate" */;
@@ -7491,10 +7137,16 @@ errors++;
 }
 }
 if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
+}
+}
+if(data.abilities !== undefined){
+let data1 = data.abilities;
+if(Array.isArray(data1)){
+if(data1.length > 200){
+const err2 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7503,51 +7155,16 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func_69e05c3081(data0) < 1){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 !== "string"){
+const err3 = {instancePath:instancePath+"/abilities/" + i0,schemaPath:"#/properties/abilities/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.abilities !== undefined){
-let data1 = data.abilities;
-if(Array.isArray(data1)){
-if(data1.length > 200){
-const err5 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/maxItems",keyword:"maxItems",params:{limit: 200},message:"must NOT have more than 200 items"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(typeof data2 !== "string"){
-const err6 = {instancePath:instancePath+"/abilities/" + i0,schemaPath:"#/properties/abilities/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
 }
 errors++;
 }
@@ -7567,12 +7184,12 @@ continue;
 }
 if(typeof indices0[item0] == "number"){
 j0 = indices0[item0];
-const err7 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+const err4 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err4];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err4);
 }
 errors++;
 break;
@@ -7582,24 +7199,24 @@ indices0[item0] = i1;
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err5 = {instancePath:instancePath+"/abilities",schemaPath:"#/properties/abilities/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err5];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err5);
 }
 errors++;
 }
 }
 }
 else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err9];
+vErrors = [err6];
 }
 else {
-vErrors.push(err9);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -7889,7 +7506,7 @@ validate_update_team_member_role__body.evaluated = {"props":true,"dynamicProps":
 
 export const update_webhook_endpoint__body = validate_update_webhook_endpoint__body;
 const schema_update_webhook_endpoint__body = {"$id":"update_webhook_endpoint__body","$ref":"urn:subbridge:schema:WebhookEndpointUpdate"};
-const schema_urn_subbridge_schema_WebhookEndpointUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"events":{"$ref":"urn:subbridge:schema:WebhookEventFilters"},"allowed_ips":{"$ref":"urn:subbridge:schema:WebhookAllowedIps"},"is_active":{"type":"boolean","description":"false pauses the endpoint; true re-enables it and clears its failure count."}},"$id":"urn:subbridge:schema:WebhookEndpointUpdate"};
+const schema_urn_subbridge_schema_WebhookEndpointUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"events":{"$ref":"urn:subbridge:schema:WebhookEventFilters"},"allowed_ips":{"$ref":"urn:subbridge:schema:WebhookAllowedIps"},"is_active":{"type":"boolean","description":"false pauses the endpoint; true re-enables it and clears its failure count."}},"$id":"urn:subbridge:schema:WebhookEndpointUpdate"};
 
 function validate_urn_subbridge_schema_WebhookEndpointUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:WebhookEndpointUpdate" */;
@@ -7926,38 +7543,9 @@ errors++;
 }
 }
 if(data.name !== undefined){
-let data0 = data.name;
-if(typeof data0 === "string"){
-if(func_69e05c3081(data0) > 255){
-const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(func_69e05c3081(data0) < 1){
-const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
+if(!(validate_urn_subbridge_schema_Name(data.name, {instancePath:instancePath+"/name",parentData:data,parentDataProperty:"name",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Name.errors : vErrors.concat(validate_urn_subbridge_schema_Name.errors);
+errors = vErrors.length;
 }
 }
 if(data.events !== undefined){
@@ -7974,24 +7562,24 @@ errors = vErrors.length;
 }
 if(data.is_active !== undefined){
 if(typeof data.is_active !== "boolean"){
-const err5 = {instancePath:instancePath+"/is_active",schemaPath:"#/properties/is_active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+const err2 = {instancePath:instancePath+"/is_active",schemaPath:"#/properties/is_active/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err2];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err2);
 }
 errors++;
 }
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err3];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err3);
 }
 errors++;
 }

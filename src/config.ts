@@ -202,7 +202,8 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
 
 /**
  * The environment, and what it refuses: a sandbox takes no live Stripe key (it would move real
- * money), and production runs no simulated provider (a member's payment would go nowhere).
+ * money), production takes no test key (a test card would grant real access) and runs no simulated
+ * provider (a member's payment would go nowhere).
  */
 function withEnvironment(env: Env, config: Omit<Config, "environment">): Config {
   const raw = env.SUBBRIDGE_ENVIRONMENT || (config.databaseUrl ? "live" : "test");
@@ -211,6 +212,10 @@ function withEnvironment(env: Env, config: Omit<Config, "environment">): Config 
   if (environment === "test" && /^(sk|rk)_live_/.test(config.stripe.secretKey ?? ""))
     throw new ConfigError(
       "SUBBRIDGE_ENVIRONMENT=test refuses a live Stripe key (sk_live_/rk_live_): a sandbox uses simulated or test-mode providers only",
+    );
+  if (environment === "live" && /^(sk|rk)_test_/.test(config.stripe.secretKey ?? ""))
+    throw new ConfigError(
+      "SUBBRIDGE_ENVIRONMENT=live refuses a test-mode STRIPE_SECRET_KEY (sk_test_/rk_test_): test cards would grant real access; set a live key (sk_live_/rk_live_), or SUBBRIDGE_ENVIRONMENT=test (live is the default with DATABASE_URL)",
     );
   if (environment === "live" && (config.platforms.simulated || config.stripe.simulated))
     throw new ConfigError(

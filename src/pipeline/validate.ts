@@ -4,7 +4,8 @@ import type { Input, OperationId, OperationSpec } from "../../generated/operatio
 import { validators, type ValidateFunction, type ValidationError } from "../../generated/validators.js";
 import { addFieldError, ApiError, emptyFieldErrors, mergeFieldErrors, notFound, validationFailed, type FieldErrors } from "../errors.ts";
 import { whyNotMintable } from "../modules/tokens/abilities.ts";
-import { collectUnsafeValues, ITEMS_MESSAGE, NESTING_MESSAGE, nestsDeeperThan, overlongArrays } from "./input-safety.ts";
+import { collectUnsafeValues, ITEMS_MESSAGE, NESTING_MESSAGE, nestsDeeperThan, NUL_MESSAGE, overlongArrays } from "./input-safety.ts";
+import { ONE_LINE_MESSAGE, ONE_LINE_PATTERN } from "../one-line.ts";
 
 export interface RawInput {
   path: Record<string, string>;
@@ -73,7 +74,7 @@ function message(e: ValidationError, data?: unknown): string {
     case "format":
       return `must be a valid ${e.params.format}`;
     case "pattern":
-      return "has an invalid format";
+      return e.params?.pattern === ONE_LINE_PATTERN ? ONE_LINE_MESSAGE : "has an invalid format";
     default:
       return e.message ?? "is invalid";
   }
@@ -177,6 +178,9 @@ function validateRaw<Id extends OperationId>(op: OperationSpec & { id: Id }, raw
     mergeFieldErrors(fields, fieldErrors(run(v.body, body), "body", body));
     collectUnsafeValues(body, "", fields);
   }
+  // A NUL is refused as such; that it also breaks a name's one line adds nothing.
+  for (const [key, messages] of Object.entries(fields))
+    if (messages.includes(NUL_MESSAGE)) fields[key] = messages.filter((m) => m !== ONE_LINE_MESSAGE);
   if (Object.keys(fields).length) throw validationFailed(fields);
   settlePagination(op, query);
   return { path, query, body } as unknown as Input<Id>;

@@ -163,6 +163,8 @@ describe("agent registration (no browser)", () => {
       [{ ...base, login_hint: undefined }, "invalid_request"],
       [{ ...base, type: "magic" }, "invalid_request"],
       [{ ...base, client_name: "" }, "invalid_request"],
+      [{ ...base, client_name: "Release bot\nhttps://evil.example" }, "invalid_request"],
+      [{ ...base, client_name: "Release\u0000bot" }, "invalid_request"],
       [{ ...base, scope: "team:view bogus:read" }, "invalid_scope"],
       [{ ...base, scope: "token:create" }, "invalid_scope"],
       [{ ...base, scope: "   " }, "invalid_scope"],

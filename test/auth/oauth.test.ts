@@ -86,6 +86,8 @@ describe("OAuth 2.1 for MCP clients", () => {
       const cases: [Record<string, unknown>, RegExp][] = [
         [{ redirect_uris: [REDIRECT_URI] }, /client_name is required/],
         [{ ...base, client_name: "  " }, /client_name is required/],
+        [{ ...base, client_name: "Editor\n\nAllow https://evil.example" }, /client_name must be one line/],
+        [{ ...base, client_name: "Editor\u202E" }, /client_name must be one line/],
         [{ ...base, token_endpoint_auth_method: "client_secret_basic" }, /token_endpoint_auth_method client_secret_basic/],
         [{ ...base, grant_types: ["authorization_code", "client_credentials"] }, /grant_types client_credentials/],
         [{ ...base, response_types: ["token"] }, /response_types/],

@@ -108,6 +108,25 @@ const cases: Record<string, BadValue | BadValue[]> = {
       accepted: /refuses a live Stripe key \(sk_live_\/rk_live_\)/,
     },
     { env: { SUBBRIDGE_ENVIRONMENT: "live" }, accepted: /refuses the simulated platforms and Stripe/ },
+    // Production takes no test-mode key, restricted or not: a test card would grant real access.
+    ...["sk_test_abcdefgh12345678", "rk_test_abcdefgh12345678"].map((key) => ({
+      env: {
+        SUBBRIDGE_ENVIRONMENT: "live",
+        TELEGRAM_API_URL: "https://api.telegram.org",
+        STRIPE_SECRET_KEY: key,
+        STRIPE_WEBHOOK_SECRET: "whsec_abcdefgh12345678",
+      },
+      accepted: /SUBBRIDGE_ENVIRONMENT=live refuses a test-mode STRIPE_SECRET_KEY \(sk_test_\/rk_test_\)/,
+    })),
+    {
+      env: {
+        DATABASE_URL: "postgres://db.example/app",
+        TELEGRAM_API_URL: "https://api.telegram.org",
+        STRIPE_SECRET_KEY: "sk_test_abcdefgh12345678",
+        STRIPE_WEBHOOK_SECRET: "whsec_abcdefgh12345678",
+      },
+      accepted: /SUBBRIDGE_ENVIRONMENT=live refuses a test-mode STRIPE_SECRET_KEY/,
+    },
   ],
   SURFACES: [
     { env: { SURFACES: "api,nope" }, accepted: /available: api, mcp/ },

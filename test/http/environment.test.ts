@@ -50,6 +50,15 @@ describe("environments: live and test (sandbox) deployments", function () {
         );
       }
       assert.throws(() => loadConfig({ ...base(), SUBBRIDGE_ENVIRONMENT: "live" }), /refuses the simulated platforms and Stripe/);
+      // Production refuses a test-mode key, restricted or not, also when live is the default (DATABASE_URL).
+      const real = { TELEGRAM_API_URL: "https://api.telegram.org", ...stripe };
+      for (const key of ["sk_test_abcdefgh12345678", "rk_test_abcdefgh12345678"]) {
+        for (const chosen of [{ SUBBRIDGE_ENVIRONMENT: "live" }, { DATABASE_URL: "postgres://db.example/subbridge" }])
+          assert.throws(
+            () => loadConfig({ ...base(), ...real, ...chosen, STRIPE_SECRET_KEY: key }),
+            /SUBBRIDGE_ENVIRONMENT=live refuses a test-mode STRIPE_SECRET_KEY \(sk_test_\/rk_test_\)[^\n]*$/,
+          );
+      }
       assert.throws(
         () => loadConfig({ ...base(), SUBBRIDGE_ENVIRONMENT: "production" }),
         /SUBBRIDGE_ENVIRONMENT must be live or test, got "production"/,

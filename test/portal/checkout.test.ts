@@ -12,7 +12,7 @@ import { createServer } from "node:net";
 import { createCoupon } from "../../src/modules/coupons/coupons.ts";
 import { TEST_CARDS, type StripeTwin } from "../../src/modules/payments/stripe-twin/index.ts";
 import { createStripeClient, stripeCouponId } from "../../src/modules/payments/stripe/index.ts";
-import { CHECKOUT_MEMBER_BUDGET } from "../../src/apps/portal/checkout-page.ts";
+import { CHECKOUT_MEMBER_BUDGET, PAYMENT_METHOD_UNREADABLE } from "../../src/apps/portal/checkout-page.ts";
 import { testDatabase } from "../helpers/backends.ts";
 import { useApiWithStripeTwin } from "../helpers/suite.ts";
 import { asDomain, codesFor, redeem, seedPlan } from "../modules/subscriptions/commerce.ts";
@@ -183,6 +183,26 @@ describe("subscriber portal: a member pays for a plan", function () {
     }
     assert.equal((await browser.post(checkoutPath("not-a-plan"), { method: methodId }, `/${fixture.handle}`)).status, 404);
     assert.equal(twin.calls.length, calls);
+  });
+
+  it("answers a payment method field that is not a payment method's id on the plan's page, never a 500 (issue 43)", async () => {
+    const { db } = await testDatabase();
+    const { browser } = await member();
+    const checkouts = async () => Number((await db("payment_checkouts").where({ project_id: fixture.projectId }).count({ n: "*" }))[0]!.n);
+    const before = await checkouts();
+    const calls = twin.calls.length;
+    for (const method of ["not-a-uuid", "", `${methodId}x`, "1' or '1'='1"]) {
+      const res = await browser.post(checkoutPath(plans.card), { method }, `/${fixture.handle}`);
+      assert.equal(res.status, 422, method);
+      const page = await res.text();
+      assert.ok(page.includes(PAYMENT_METHOD_UNREADABLE.replace(/'/g, "&#39;")), `${method}: ${page}`);
+      assert.match(page, /<h2 id="plans-heading">Plans<\/h2>/, "the plan's page, with its forms");
+    }
+    // Upper case is the same id.
+    const upper = await browser.post(checkoutPath(plans.card), { method: methodId.toUpperCase() }, `/${fixture.handle}`);
+    assert.equal(upper.status, 303);
+    assert.equal(await checkouts(), before + 1);
+    assert.equal(twin.calls.length > calls, true);
   });
 
   it("pays with a coupon: Stripe's page at the discounted price, then the subscription, the payment, the grants and the redemption", async () => {

@@ -6,7 +6,7 @@
 // applied by re-reading its subscription from Stripe, so a repeat or a late event changes nothing
 // the current state does not say. Every event that was read answers 200 (Stripe retries others).
 import type Koa from "koa";
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import type { Logger } from "pino";
 import { unscoped } from "../../db/tenant.ts";
 import { ApiError } from "../../errors.ts";
@@ -14,6 +14,7 @@ import { readBodyText } from "../../http/body.ts";
 import { BILLING_EVENTS_PATH } from "../../modules/billing/stripe-setup.ts";
 import { syncTierSubscription, type SyncOutcome } from "../../modules/billing/tier-subscription.ts";
 import type { StripePayments } from "../../modules/payments/stripe/open.ts";
+import { constructStripeEvent, StripeWebhookSignatureError } from "../../modules/payments/stripe/webhook.ts";
 import type { PipelineDeps } from "../../pipeline/run.ts";
 
 export { BILLING_EVENTS_PATH };
@@ -53,10 +54,9 @@ export function billingEvents(deps: BillingEventsDeps): Koa.Middleware {
     const { bytes } = await readBodyText(ctx);
     let event: Stripe.Event;
     try {
-      event = stripe.client.webhooks.constructEvent(bytes, signature, billing.webhookSecret);
+      event = constructStripeEvent(stripe.client, bytes, signature, billing.webhookSecret);
     } catch (err) {
-      if (err instanceof Stripe.errors.StripeSignatureVerificationError)
-        throw invalidSignature("The Stripe-Signature does not verify under this endpoint's secret.");
+      if (err instanceof StripeWebhookSignatureError) throw invalidSignature("The Stripe-Signature does not verify under this endpoint's secret.");
       throw err;
     }
     const now = deps.now();

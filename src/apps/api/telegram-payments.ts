@@ -39,20 +39,24 @@ export async function telegramPayments(
   const session = installationSession(deps, installation);
   if (isPreCheckoutQuery(update.pre_checkout_query)) {
     if (!session.payments) return true;
-    const answer = await answerPreCheckout(session.payments, update.pre_checkout_query, (query) =>
-      payableCheckout(
-        deps.db,
-        {
-          reference: query.invoice_payload,
-          teamId: installation.team_id,
-          projectId: installation.project_id,
-          connectorKey: "telegram",
-          externalUserId: String(query.from.id),
-          amountMinor: query.total_amount,
-          currency: query.currency,
-        },
-        now,
-      ),
+    const answer = await answerPreCheckout(
+      session.payments,
+      update.pre_checkout_query,
+      (query) =>
+        payableCheckout(
+          deps.db,
+          {
+            reference: query.invoice_payload,
+            teamId: installation.team_id,
+            projectId: installation.project_id,
+            connectorKey: "telegram",
+            externalUserId: String(query.from.id),
+            amountMinor: query.total_amount,
+            currency: query.currency,
+          },
+          now,
+        ),
+      { logger: deps.logger },
     );
     deps.logger.info({ installation_id: installation.id, ok: answer.ok }, "stars pre-checkout answered");
     return true;

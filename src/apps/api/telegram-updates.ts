@@ -13,7 +13,7 @@
 import type Koa from "koa";
 import type { Logger } from "pino";
 import { createDomainContext, unscoped, type Actor } from "../../db/tenant.ts";
-import { ApiError } from "../../errors.ts";
+import { ApiError, emptyFieldErrors } from "../../errors.ts";
 import { safeEqual } from "../../security/crypto.ts";
 import { openStart } from "../../modules/connectors/bot/start.ts";
 import { deliverStartReply } from "../../modules/connectors/bot/reply.ts";
@@ -24,6 +24,7 @@ import type { PipelineDeps } from "../../pipeline/run.ts";
 import { readBodyText } from "../../http/body.ts";
 import type { RequestState } from "../../http/request.ts";
 import { UUID } from "../../uuid.ts";
+import { collectUnsafeValues, nestsDeeperThan } from "../../pipeline/input-safety.ts";
 import { receiveSupportMessage } from "../../modules/support/relay.ts";
 import type { PlatformAccount } from "../../modules/members/members.ts";
 import { telegramPayments } from "./telegram-payments.ts";
@@ -51,6 +52,14 @@ function displayName(from: NonNullable<TelegramMessage["from"]>): string | null 
   return full || (typeof from.username === "string" ? from.username : null);
 }
 
+/** The fields of an update holding what no text column stores (a NUL, an unpaired surrogate), or [] when it has none. */
+function unstorableFields(update: unknown): string[] {
+  if (nestsDeeperThan(update)) return ["body"];
+  const fields = emptyFieldErrors();
+  collectUnsafeValues(update, "", fields);
+  return Object.keys(fields);
+}
+
 export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Middleware {
   return async (ctx) => {
     const id = String(ctx.params?.installation ?? "");
@@ -70,6 +79,12 @@ export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Mi
     }
     ctx.status = 200;
     ctx.body = {};
+    const unstorable = unstorableFields(update);
+    if (unstorable.length) {
+      // No column stores a NUL: a charge id, a name or a message holding one answered 500, and Telegram retried it for a day.
+      deps.logger.warn({ installation_id: id, fields: unstorable }, "telegram update ignored: it holds text that cannot be stored");
+      return;
+    }
     if (await telegramPayments(deps, installation, update, deps.now())) return;
     if (await recordTelegramJoin(deps.db, installation, update, deps.now())) return;
     try {

@@ -50,6 +50,9 @@ async function spendCheckoutBudget(ctx: Koa.Context, deps: PortalDeps, memberId:
     });
 }
 
+/** What the plan's page says of a payment method field that names no payment method. */
+export const PAYMENT_METHOD_UNREADABLE = "The form named no way to pay that this community offers: choose Pay by card on the plan again.";
+
 /** The portal's page for `checkout` (the provider's success_url). */
 const checkoutUrl = (deps: PortalDeps, project: PortalProject, checkoutId: string) =>
   `${deps.portalUrl.replace(/\/+$/, "")}${portalPath(project.handle, `/checkout/${checkoutId}`)}`;
@@ -63,8 +66,12 @@ export async function startPlanCheckout(ctx: Koa.Context, deps: PortalDeps, proj
     ctx.status = 303;
     return ctx.redirect(signInAnchor(project.handle, planId));
   }
-  await spendCheckoutBudget(ctx, deps, member.id);
   const domain = portalContext(deps, project, requestId(ctx));
+  const methodId = String(fields.method ?? "").toLowerCase();
+  // The form's method is a payment method's id; anything else never reaches a query (its uuid cast answered 500).
+  if (!UUID.test(methodId))
+    return renderProjectPage(ctx, deps, domain, project, { member, status: 422, alert: `${PAYMENT_METHOD_UNREADABLE} Nothing was charged.` });
+  await spendCheckoutBudget(ctx, deps, member.id);
   const couponCode = (fields.coupon ?? "").slice(0, 64);
   const registry = providerRegistry({
     db: deps.db,
@@ -81,7 +88,7 @@ export async function startPlanCheckout(ctx: Koa.Context, deps: PortalDeps, proj
         projectId: project.id,
         member,
         planId,
-        methodId: String(fields.method ?? ""),
+        methodId,
         couponCode,
         returnUrls: (checkoutId) => ({
           successUrl: checkoutUrl(deps, project, checkoutId),

@@ -33,12 +33,14 @@ export async function requestPasswordReset(db: Db, email: string, links: Passwor
       used_at: null,
       created_at: now,
     });
+    const resetUrl = links.resetUrl(secret);
     await queueMailAt(
       trx,
       {
         to: address,
         subject: "Reset your SubBridge password",
-        body: `Someone, maybe you, asked to reset the password of your SubBridge account. Choose a new one here:\n\n${links.resetUrl(secret)}\n\nThe link works for one hour, once; every browser signed in to the account will have to sign in again. If it was not you, ignore this message: your password stays as it is.`,
+        body: `Someone, maybe you, asked to reset the password of your SubBridge account. Choose a new one here:\n\n${resetUrl}\n\nThe link works for one hour, once; every browser signed in to the account will have to sign in again. If it was not you, ignore this message: your password stays as it is.`,
+        links: [resetUrl],
       },
       now,
     );

@@ -5,6 +5,7 @@
 // identity sign-up exists.
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
+import { isOneLine } from "../../one-line.ts";
 import { hashPassword } from "../../security/passwords.ts";
 import { randomToken, sha256Hex } from "../../security/crypto.ts";
 import { unscoped, type Db } from "../../db/tenant.ts";
@@ -28,6 +29,9 @@ export function signUpProblems(input: { email: string; password: string; teamNam
   const password = whyNotPassword(input.password);
   if (password) problems.password = password.charAt(0).toUpperCase() + password.slice(1) + ".";
   if (input.teamName !== undefined && input.teamName.trim().length > 100) problems.team_name = "The team name must be at most 100 characters.";
+  // The spec's rule for names (one line): the name goes into the invitations the team sends.
+  else if (input.teamName !== undefined && !isOneLine(input.teamName.trim()))
+    problems.team_name = "The team name must be one line, without line breaks or control characters.";
   return problems;
 }
 
@@ -48,6 +52,7 @@ export async function requestSignUp(
           to: email,
           subject: "You already have a SubBridge account",
           body: `Someone, maybe you, asked to open a SubBridge account with this address. It already has one: sign in at ${links.signInUrl}.\n\nIf it was not you, you can ignore this message.`,
+          links: [links.signInUrl],
         },
         now,
       );
@@ -65,12 +70,14 @@ export async function requestSignUp(
       completed_at: null,
       created_at: now,
     });
+    const confirmUrl = links.confirmUrl(secret);
     await queueMailAt(
       trx,
       {
         to: email,
         subject: "Confirm your SubBridge account",
-        body: `Open this link to confirm your address and open your SubBridge account:\n\n${links.confirmUrl(secret)}\n\nThe link works for 24 hours. If you did not ask for an account, ignore this message.`,
+        body: `Open this link to confirm your address and open your SubBridge account:\n\n${confirmUrl}\n\nThe link works for 24 hours. If you did not ask for an account, ignore this message.`,
+        links: [confirmUrl],
       },
       now,
     );

@@ -6,6 +6,7 @@
 import { randomInt, randomUUID } from "node:crypto";
 import { abilityCatalog } from "../../../generated/catalog.ts";
 import { unscoped, type Db } from "../../db/tenant.ts";
+import { isOneLine } from "../../one-line.ts";
 import { randomToken, safeEqual, sha256Hex } from "../../security/crypto.ts";
 import { isEmailAddress, normalizeEmail } from "../account/creators.ts";
 import { isAbility } from "../tokens/abilities.ts";
@@ -98,6 +99,8 @@ export function parseRegistrationRequest(body: Record<string, unknown>): Registr
   const clientName = body.client_name;
   if (typeof clientName !== "string" || clientName.trim() === "" || clientName.length > 255)
     throw refuse("invalid_request", "client_name is required: 1 to 255 characters shown to the creator.");
+  // A name is one line (the spec's Name): it becomes the claimed token's name, which alerts carry.
+  if (!isOneLine(clientName)) throw refuse("invalid_request", "client_name must be one line, without line breaks or control characters.");
   return { type, email: normalizeEmail(email), clientName: clientName.trim(), abilities: requestedAbilities(body.scope) };
 }
 

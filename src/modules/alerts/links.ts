@@ -20,3 +20,18 @@ export const portalPage = (handle: string) => `${addresses.portal}/${handle}`;
 
 /** An absolute address of the REST API (`path` starts with "/v1/"). */
 export const apiAddress = (path: string) => `${addresses.api}${path}`;
+
+const URL_IN_TEXT = /https?:\/\/[^\s<>"]+[^\s<>".,;:!?)]/g;
+
+/**
+ * The links of an alert's mail: the addresses in `body` that are pages of ours (as authPage,
+ * portalPage and apiAddress make them: our origins, no query or fragment). Any other URL in it
+ * (a task's instructions, a name) is shown as text; one of our plain pages a creator wrote is
+ * linked, which can lead nowhere but to us.
+ */
+export function ownLinks(body: string): string[] {
+  const ours = Object.values(addresses);
+  return [...body.matchAll(URL_IN_TEXT)]
+    .map((m) => m[0])
+    .filter((url) => !/[?#]/.test(url) && ours.some((origin) => url === origin || url.startsWith(`${origin}/`)));
+}

@@ -10,12 +10,13 @@ import { queueBotMessage } from "../bot-messages/outbox.ts";
 import { platformName } from "../connectors/platform-name.ts";
 import { queueMailAt } from "../mail/outbox.ts";
 import { PRODUCT_NAME } from "../mail/render.ts";
+import { ownLinks } from "./links.ts";
 
 export interface Alert {
   class: AlertClass;
   /** One line: the mail's subject and the bot message's first line. */
   title: string;
-  /** What happened and what to do, in plain text (absolute links become clickable in mail). */
+  /** What happened and what to do, in plain text (links to our pages become clickable in mail: links.ts, ownLinks). */
   body: string;
   /** The team and project it is about; absent for the creator's own account. */
   teamId?: string | null;
@@ -142,7 +143,11 @@ export async function raiseAlert(from: DomainContext | Db, now: Date, to: AlertA
       });
     }
     if (email)
-      await queueMailAt(db, { to: mailAddress(destinations, user.email), subject: `${PRODUCT_NAME}: ${alert.title}`, body: alert.body }, now);
+      await queueMailAt(
+        db,
+        { to: mailAddress(destinations, user.email), subject: `${PRODUCT_NAME}: ${alert.title}`, body: alert.body, links: ownLinks(alert.body) },
+        now,
+      );
   }
   return written;
 }
@@ -188,7 +193,12 @@ export async function mailAlertsTheBotCouldNotDeliver(from: Db, messageIds: read
     const why = `This alert comes by email: the bot could not reach your ${platformName(alert.connector_key)} account${refusal}.`;
     await queueMailAt(
       db,
-      { to: mailAddress(destinations, user.email), subject: `${PRODUCT_NAME}: ${alert.title}`, body: `${alert.body}\n\n${why}` },
+      {
+        to: mailAddress(destinations, user.email),
+        subject: `${PRODUCT_NAME}: ${alert.title}`,
+        body: `${alert.body}\n\n${why}`,
+        links: ownLinks(alert.body),
+      },
       now,
     );
     mailed++;

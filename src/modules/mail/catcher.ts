@@ -1,16 +1,19 @@
 // The local mail catcher `npm start` runs when no SMTP_URL is set in a sandbox: an in-process SMTP
 // server on loopback the mail worker sends to, keeping the last messages in memory (parsed with
-// mailparser), and a small page on its own loopback listener listing them and showing each with
-// its links clickable. Its own listener keeps the product's hosts free of a page that is not theirs;
-// it answers a loopback Host only (a DNS-rebinding page would read reset links otherwise).
+// mailparser), and a small page on its own loopback listener listing them and showing each with its
+// own links (those of its HTML part) clickable. Its own listener keeps the product's hosts free of a
+// page that is not theirs; it answers a loopback Host only (a DNS-rebinding page would read reset links otherwise).
 // Tests use the same receiver, with `answer` to make it refuse a message (a 4xx or 5xx).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { escape as escapeHtml } from "html-escaper";
+import { escape as escapeHtml, unescape as unescapeHtml } from "html-escaper";
 import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { listenPreferring, refusedForeignHost } from "../simulation/loopback.ts";
-import { linkify, PRODUCT_NAME } from "./render.ts";
+import { htmlText, PRODUCT_NAME } from "./render.ts";
+
+/** The links of an HTML part as received. */
+const hrefsOf = (html: string | null) => [...(html ?? "").matchAll(/<a href="([^"]*)"/g)].map((m) => unescapeHtml(m[1]!));
 
 export interface CaughtMail {
   /** 1, 2, ...: the catcher's own numbering, for its page. */
@@ -122,7 +125,8 @@ function servePage(path: string, caught: readonly CaughtMail[], res: import("nod
     body =
       `<p><a href="/">All mail</a></p><h1>${escapeHtml(m.subject)}</h1>` +
       `<p>From ${escapeHtml(m.from)}<br>To ${escapeHtml(m.to.join(", "))}<br>Message-ID ${escapeHtml(m.messageId ?? "")}</p>` +
-      `<h2>Text</h2><pre style="white-space: pre-wrap">${linkify(m.text)}</pre>` +
+      // The text part with the HTML part's links clickable: those are the message's own (render.ts), nothing else is.
+      `<h2>Text</h2><pre style="white-space: pre-wrap">${htmlText(m.text, hrefsOf(m.html))}</pre>` +
       (m.html
         ? `<h2>HTML</h2><iframe title="HTML part" sandbox="allow-popups allow-popups-to-escape-sandbox" style="width: 100%; height: 24em; border: 1px solid #ccc" srcdoc="${escapeHtml(`<base target="_blank">${m.html}`)}"></iframe>`
         : "");

@@ -3,11 +3,16 @@
 // worker (src/workers/mail) sends them over SMTP; the operator CLI lists those not yet sent.
 import { randomUUID } from "node:crypto";
 import { unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
+import { oneLine } from "../../one-line.ts";
 
 export interface Mail {
   to: string;
+  /** One line (a line break in it becomes a space). */
   subject: string;
+  /** Plain text: the text part verbatim; the HTML part escaped, with only `links` as links (render.ts). */
   body: string;
+  /** The message's own links (our pages, each as it appears in `body`): nothing else in it is ever a link. */
+  links?: readonly string[];
 }
 
 const outbox = (from: DomainContext | Db) => unscoped(from, "mail is addressed to people, not owned by a team")("mail_outbox");
@@ -18,14 +23,33 @@ export async function queueMail(ctx: DomainContext, mail: Mail): Promise<void> {
 
 /** Queues a message outside any team's context (account mail: sign-up links). */
 export async function queueMailAt(from: DomainContext | Db, mail: Mail, now: Date): Promise<void> {
-  const row = { id: randomUUID(), to_address: mail.to, subject: mail.subject, body: mail.body, created_at: now, sent_at: null };
+  const row = {
+    id: randomUUID(),
+    to_address: mail.to,
+    subject: oneLine(mail.subject),
+    body: mail.body,
+    links: JSON.stringify(mail.links ?? []),
+    created_at: now,
+    sent_at: null,
+  };
   await outbox(from).insert({ ...row, status: "queued", next_attempt_at: now });
 }
 
+/** An outbox row's message as it was queued (a row from before links were kept has none). */
+export interface OutboxRow {
+  id: string;
+  to_address: string;
+  subject: string;
+  body: string;
+  links: string[] | null;
+}
+
+export const mailOfRow = (r: OutboxRow) => ({ id: r.id, to: r.to_address, subject: r.subject, body: r.body, links: r.links ?? [] });
+
 /** Messages not yet sent, oldest first (optionally to one address). */
-export async function pendingMail(db: Db, to?: string): Promise<(Mail & { id: string; created_at: string })[]> {
+export async function pendingMail(db: Db, to?: string): Promise<(Mail & { id: string; links: readonly string[]; created_at: string })[]> {
   const query = outbox(db).whereNull("sent_at").orderBy("created_at", "asc");
   if (to) query.whereRaw("lower(to_address) = lower(?)", [to]);
-  const rows = (await query.select("*")) as { id: string; to_address: string; subject: string; body: string; created_at: Date }[];
-  return rows.map((r) => ({ id: r.id, to: r.to_address, subject: r.subject, body: r.body, created_at: new Date(r.created_at).toISOString() }));
+  const rows = (await query.select("*")) as (OutboxRow & { created_at: Date })[];
+  return rows.map((r) => ({ ...mailOfRow(r), created_at: new Date(r.created_at).toISOString() }));
 }

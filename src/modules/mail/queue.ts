@@ -5,12 +5,15 @@
 // carries the row's one Message-ID so a receiver can drop a duplicate (decisions.md, "## Mail").
 import { randomUUID } from "node:crypto";
 import { unscoped, type Db } from "../../db/tenant.ts";
+import { mailOfRow, type OutboxRow } from "./outbox.ts";
 
 export interface ClaimedMail {
   id: string;
   to: string;
   subject: string;
   body: string;
+  /** The message's own links (none for a message queued before links were kept). */
+  links: readonly string[];
   messageId: string;
   /** This claim's attempt, counting from 1. */
   attempt: number;
@@ -64,11 +67,11 @@ export async function claimDueMail(db: Db, now: Date, limit: number, leaseMs: nu
          update mail_outbox m set status = 'sending', attempts = m.attempts + 1, lease_expires_at = ?, claim_id = ?,
            message_id = coalesce(m.message_id, '<' || m.id || '@' || ? || '>')
          from due where m.id = due.id
-         returning m.id, m.to_address, m.subject, m.body, m.message_id, m.attempts`,
+         returning m.id, m.to_address, m.subject, m.body, m.links, m.message_id, m.attempts`,
         [now, now, ...onlyBindings, limit, new Date(now.getTime() + leaseMs), claimId, policy.messageIdDomain],
       )
-    ).rows as { id: string; to_address: string; subject: string; body: string; message_id: string; attempts: number }[];
-    return rows.map((r) => ({ id: r.id, to: r.to_address, subject: r.subject, body: r.body, messageId: r.message_id, attempt: r.attempts, claimId }));
+    ).rows as (OutboxRow & { message_id: string; attempts: number })[];
+    return rows.map((r) => ({ ...mailOfRow(r), messageId: r.message_id, attempt: r.attempts, claimId }));
   });
 }
 

@@ -49,7 +49,7 @@ export function smtpSender(settings: SmtpSettings): MailSender {
   const transport = nodemailer.createTransport(options);
   return {
     async send(mail) {
-      const { text, html } = renderMail(mail.subject, mail.body);
+      const { text, html } = renderMail(mail.subject, mail.body, mail.links);
       try {
         await transport.sendMail({
           from: settings.from,

@@ -2,6 +2,7 @@
 // for client authentication), each with the exact redirect URIs it may receive codes at.
 import { randomToken } from "../../security/crypto.ts";
 import { unscoped, type Db } from "../../db/tenant.ts";
+import { isOneLine } from "../../one-line.ts";
 import { OAuthError } from "./oauth-error.ts";
 import { MCP_SCOPE } from "./metadata.ts";
 
@@ -66,6 +67,8 @@ export async function registerClient(from: Db, body: Record<string, unknown>, no
   const name = body.client_name;
   if (typeof name !== "string" || name.trim() === "") metadataError("client_name is required: a non-empty string shown to the creator.");
   if (name.length > MAX_NAME) metadataError(`client_name is longer than ${MAX_NAME} characters.`);
+  // A name is one line (the spec's Name): it names the client on the consent page and its tokens in alerts.
+  if (!isOneLine(name)) metadataError("client_name must be one line, without line breaks or control characters.");
   const uris = body.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0)
     throw new OAuthError("invalid_redirect_uri", "redirect_uris is required: a non-empty array of URIs.");

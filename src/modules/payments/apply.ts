@@ -71,15 +71,15 @@ async function providerSubscription(
 }
 
 async function completeCheckout(db: Db, provider: ProviderName, event: Extract<ProviderEvent, { kind: "checkout.completed" }>, now: Date) {
-  const checkout = UUID.test(event.reference)
-    ? ((await unscoped(
-        db,
-        "a checkout reference names no team",
-      )("payment_checkouts")
-        .where({ id: event.reference, provider })
-        .forUpdate()
-        .first()) as CheckoutRow | undefined)
-    : undefined;
+  // A reference that is no checkout id (a session or invoice someone made with their own) never reaches the uuid column.
+  if (!UUID.test(event.reference)) return { outcome: "ignored" as const, reason: "no checkout of ours has this reference" };
+  const checkout = (await unscoped(
+    db,
+    "a checkout reference names no team",
+  )("payment_checkouts")
+    .where({ id: event.reference, provider })
+    .forUpdate()
+    .first()) as CheckoutRow | undefined;
   if (!checkout) return { outcome: "ignored" as const, reason: "no checkout of ours has this reference" };
   const ctx = createDomainContext(db, systemActor(checkout.team_id), now);
   const member = (await membersTable.rows(ctx).where({ id: checkout.member_id }).first()) as MemberRow;

@@ -10,8 +10,10 @@ import { fetchPage, orderClause } from "../../db/pages.ts";
 import { randomToken, sha256Hex } from "../../security/crypto.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { queueMail } from "../mail/outbox.ts";
+import { oneLine } from "../../one-line.ts";
 import { roleByCode } from "../roles/roles.ts";
 import { invitationsTable, teamMembersTable, teamsTable, type TeamRow } from "./tables.ts";
+import { requireInvitationBudget } from "./invitation-budget.ts";
 import { requireGrowth } from "./tier.ts";
 import { recordTeamChange } from "./team-change.ts";
 
@@ -83,12 +85,14 @@ export interface InviteLinks {
 export async function invite(ctx: DomainContext & { actor: { userId: string | null } }, input: { email: string; role: string }, links: InviteLinks) {
   await requireGrowth(ctx, "Inviting team members");
   const email = input.email.trim().toLowerCase();
-  const team = (await teamsTable.rows(ctx).first()) as TeamRow;
+  // Locked: the team's invitations take turns, so two at once cannot both take its budget's last place.
+  const team = (await teamsTable.rows(ctx).forUpdate().first()) as TeamRow;
   const role = await roleByCode(ctx, input.role);
   if (!role) throw validationFailed({ role: [`the team has no role ${input.role}`] });
   if (await alreadyInTeam(ctx, team, email)) throw validationFailed({ email: ["already belongs to the team"] });
   const pending = invitationsTable.rows(ctx).where({ status: "pending" }).whereRaw("lower(email) = ?", [email]);
   if (await pending.clone().where("expires_at", ">", ctx.now).first("id")) throw validationFailed({ email: ["already has a pending invitation"] });
+  await requireInvitationBudget(ctx, email);
   await pending.clone().update({ status: "expired" }); // an earlier one, past its date
 
   const secret = randomToken(40);
@@ -104,16 +108,19 @@ export async function invite(ctx: DomainContext & { actor: { userId: string | nu
   };
   await invitationsTable.insert(ctx, row);
   const invitation = presentInvitation({ ...row, team_id: team.id, role: role.code, status: "pending" });
+  // The team's and role's names are the inviter's words: one line (names stored before the rule too), never a link (render.ts).
+  const acceptUrl = links.acceptUrl(secret);
   await queueMail(ctx, {
     to: email,
-    subject: `You're invited to join ${team.name} on SubBridge`,
+    subject: `You're invited to join ${oneLine(team.name)} on SubBridge`,
     body: [
-      `You have been invited to join the team ${team.name} on SubBridge as ${role.name}.`,
+      `You have been invited to join the team ${oneLine(team.name)} on SubBridge as ${oneLine(role.name)}.`,
       ``,
-      `Accept the invitation (sign in, or open an account, with this address): ${links.acceptUrl(secret)}`,
+      `Accept the invitation (sign in, or open an account, with this address): ${acceptUrl}`,
       ``,
       `The invitation expires on ${invitation.expires_at}.`,
     ].join("\n"),
+    links: [acceptUrl],
   });
   await recordTeamChange(ctx, team, {
     activity: "member_invited",

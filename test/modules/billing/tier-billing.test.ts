@@ -312,6 +312,16 @@ describe("billing: the creator's own tier through Stripe", function () {
     assert.equal(((await res.json()) as { error: { code: string } }).error.code, "PROVIDER_SIGNATURE_INVALID");
     const missing = await fetch(billingEventsUrl(suite.api.url), { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     assert.equal(missing.status, 400);
+    // Headers the library cannot compare (an empty or non-ASCII v1) are refused alike, never a 500 (issue 43).
+    for (const header of ["t=1,v1=", "t=1,v1", `t=1,v1=${"\u00e9".repeat(64)}`]) {
+      const unreadable = await fetch(billingEventsUrl(suite.api.url), {
+        method: "POST",
+        headers: { "content-type": "application/json", "stripe-signature": header },
+        body: JSON.stringify(forged),
+      });
+      assert.equal(unreadable.status, 400, header);
+      assert.equal(((await unreadable.json()) as { error: { code: string } }).error.code, "PROVIDER_SIGNATURE_INVALID");
+    }
     assert.equal((await db("payment_provider_events").where({ event_id: forged.id })).length, 0);
   });
 

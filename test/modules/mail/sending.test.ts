@@ -34,7 +34,7 @@ describe("mail worker over SMTP", () => {
   ) {
     const { db } = await testDatabase();
     const to = `${randomUUID()}@example.test`;
-    await queueMailAt(db, { to, subject, body }, t0);
+    await queueMailAt(db, { to, subject, body, links: ["http://auth.test/sign-up/confirm?token=abc&x=1"] }, t0);
     const [mail] = await pendingMail(db, to);
     return { db, to, id: mail!.id };
   }

@@ -4,6 +4,7 @@
 // is years in the past so that no other test's queued mail is ever due here.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { escape as escapeHtml } from "html-escaper";
 import { testDatabase } from "../../helpers/backends.ts";
 import { testLogger } from "../../helpers/server.ts";
 import { mailConfig } from "../../../src/config-mail.ts";
@@ -18,7 +19,11 @@ describe("mail at start", () => {
   it("runs the catcher in a sandbox with no SMTP_URL: the worker sends to it and its page lists and shows the message", async () => {
     const { db } = await testDatabase();
     const to = `${randomUUID()}@example.test`;
-    await queueMailAt(db, { to, subject: "Hello <there>", body: "Open http://auth.test/x?a=1&b=2 now." }, new Date(T0.getTime() - 1000));
+    await queueMailAt(
+      db,
+      { to, subject: "Hello <there>", body: "Open http://auth.test/x?a=1&b=2 now.", links: ["http://auth.test/x?a=1&b=2"] },
+      new Date(T0.getTime() - 1000),
+    );
     const mail = await startMail({ worker: true, environment: "test", mail: mailConfig({}, "http://auth.test") }, db, testLogger, clock);
     try {
       const pageUrl = /^caught on (http:\/\/127\.0\.0\.1:\d+); set SMTP_URL to send$/.exec(mail.description)?.[1];
@@ -32,7 +37,9 @@ describe("mail at start", () => {
       assert.ok(list.includes("Hello &lt;there&gt;"), "its subject escaped");
       const number = new RegExp(`<td>${to.replace(/[.]/g, "\\.")}</td><td><a href="/messages/(\\d+)">`).exec(list)![1];
       const shown = await (await fetch(`${pageUrl}/messages/${number}`)).text();
+      // The message's own link is clickable in the text part and in the HTML part (framed, so escaped once more).
       assert.ok(shown.includes('<a href="http://auth.test/x?a=1&amp;b=2">'), "the link clickable");
+      assert.ok(shown.includes(escapeHtml('<a href="http://auth.test/x?a=1&amp;b=2">')), "the link clickable in the HTML part");
       assert.equal((await fetch(`${pageUrl}/messages/999999`)).status, 404);
       const rows = await db("mail_outbox").where({ to_address: to }).pluck("id");
       assert.equal((await mailState(db, rows[0]))?.status, "sent");

@@ -61,6 +61,8 @@ describe("payments.reconcile after a process killed before its commit", function
       STRIPE_SECRET_KEY: twin.secretKey,
       STRIPE_WEBHOOK_SECRET: endpoint.secret!,
       STRIPE_API_URL: twin.url,
+      // The twin's key is a test-mode key, which production (live, the default on PostgreSQL) refuses.
+      SUBBRIDGE_ENVIRONMENT: "test",
     };
     const openDb = () => openConfiguredDatabase({ url: postgres?.url ?? null, dataDir, mode: "share" });
     server = await startNpm(env, /Payments\s+Stripe-compatible server at/);

@@ -34,7 +34,8 @@ export async function decidePreCheckout(query: PreCheckoutQuery, check: PreCheck
 
 /**
  * Decides and answers `query` through the bot: a check that throws or takes longer than `decideWithinMs`
- * declines (nothing is charged) rather than letting Telegram's 10 s run out in silence. Returns the answer sent.
+ * declines (nothing is charged) rather than letting Telegram's 10 s run out in silence. Returns the answer
+ * decided; one Telegram does not take is logged, never thrown (the query cannot be answered again).
  */
 export async function answerPreCheckout(
   payments: Pick<PlatformPayments, "answerPreCheckoutQuery">,
@@ -47,6 +48,11 @@ export async function answerPreCheckout(
     options.logger?.warn({ pre_checkout_query_id: query.id, err: err.message }, "pre-checkout check failed; the payment was declined");
     return { ok: false, errorMessage: TRY_AGAIN };
   });
-  await payments.answerPreCheckoutQuery(query.id, answer);
+  try {
+    await payments.answerPreCheckoutQuery(query.id, answer);
+  } catch (err) {
+    // Telegram refused the answer (a query too old or unknown) or was unreachable: nothing is charged, and the update is read.
+    options.logger?.warn({ pre_checkout_query_id: query.id, err: (err as Error).message }, "pre-checkout answer not taken by Telegram");
+  }
   return answer;
 }

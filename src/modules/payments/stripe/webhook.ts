@@ -13,6 +13,20 @@ export class StripeWebhookSignatureError extends Error {
   }
 }
 
+/**
+ * The event a webhook carries, verified with the official client's constructEvent; throws
+ * StripeWebhookSignatureError for anything it refuses. constructEvent does no I/O, so whatever it
+ * throws is about the request: an empty or non-ASCII v1 value ("t=1,v1=") makes the library's
+ * secureCompare throw a plain Error or RangeError rather than its verification error.
+ */
+export function constructStripeEvent(client: Stripe, rawBody: Buffer | string, signatureHeader: string, secret: string): Stripe.Event {
+  try {
+    return client.webhooks.constructEvent(rawBody, signatureHeader, secret);
+  } catch (error) {
+    throw new StripeWebhookSignatureError(error instanceof Error ? error.message : String(error));
+  }
+}
+
 type Base = { eventId: string; occurredAt: Date; source: string | null };
 type Account = string | undefined;
 
@@ -152,14 +166,7 @@ export async function parseStripeWebhook(
   secret: string,
   client: Stripe,
 ): Promise<ProviderEvent[]> {
-  let event: Stripe.Event;
-  try {
-    event = client.webhooks.constructEvent(rawBody, signatureHeader, secret);
-  } catch (error) {
-    if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw new StripeWebhookSignatureError(error.message);
-    throw error;
-  }
-  return normalizeStripeEvent(client, event);
+  return normalizeStripeEvent(client, constructStripeEvent(client, rawBody, signatureHeader, secret));
 }
 
 /** A completed Checkout Session read back from Stripe (reconciliation), normalized as its completion event would be, under `eventId`. */

@@ -1,0 +1,72 @@
+// A database outage (src/db/outage.ts) is told apart from anything a request asked for, and answers
+// SERVICE_BUSY; a session of the process's own that the server ends does not end the process.
+import assert from "node:assert/strict";
+import { exclusively } from "../../src/db/database.ts";
+import { isDatabaseUnreachable } from "../../src/db/outage.ts";
+import { toApiError } from "../../src/errors.ts";
+import { KvUnavailableError } from "../../src/kv/kv.ts";
+import { testDatabase, usingPostgres } from "../helpers/backends.ts";
+
+const pgError = (code: string, severity: string, message = "x") => Object.assign(new Error(message), { code, severity });
+
+describe("a database outage", () => {
+  it("knows a terminated, refused, restarting or unreachable database, and nothing a request could cause", () => {
+    const outages = [
+      pgError("57P01", "FATAL", "terminating connection due to administrator command"),
+      pgError("55000", "FATAL", 'database "x" is not currently accepting connections'),
+      pgError("57P03", "FATAL", "the database system is starting up"),
+      pgError("53300", "FATAL", "sorry, too many clients already"),
+      pgError("08006", "ERROR"),
+      Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
+      Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
+      new Error("Connection terminated unexpectedly"),
+      new Error("Client has encountered a connection error and is not queryable"),
+    ];
+    for (const err of outages) assert.equal(isDatabaseUnreachable(err), true, err.message);
+    const requestFaults = [
+      pgError("23505", "ERROR", "duplicate key"),
+      pgError("55000", "ERROR", "not in prerequisite state"),
+      pgError("22P02", "ERROR"),
+      new Error("boom"),
+      null,
+      "57P01",
+    ];
+    for (const err of requestFaults) assert.equal(isDatabaseUnreachable(err), false, String(err));
+  });
+
+  it("answers SERVICE_BUSY (503, Retry-After) for an outage of the database or the KV store, the cause kept out of the message", () => {
+    for (const err of [
+      pgError("57P01", "FATAL", "terminating connection due to administrator command"),
+      new KvUnavailableError("Redis: The client is offline"),
+    ]) {
+      const busy = toApiError(err);
+      assert.equal(busy.code, "SERVICE_BUSY");
+      assert.equal(busy.status, 503);
+      assert.equal(busy.headers["Retry-After"], "1");
+      assert.doesNotMatch(busy.message, /terminating|offline|administrator/);
+    }
+  });
+
+  describe("on PostgreSQL", function () {
+    before(function () {
+      if (!usingPostgres) this.skip();
+    });
+
+    it("outlives the session that holds a start's advisory lock being terminated while the work runs", async () => {
+      const { db } = await testDatabase();
+      const result = await exclusively(db, "5313092467716399", async () => {
+        const holder = (await db.raw(
+          "select pid from pg_locks where locktype = 'advisory' and objid = (5313092467716399::bigint & x'ffffffff'::bigint)",
+        )) as {
+          rows: { pid: number }[];
+        };
+        assert.equal(holder.rows.length, 1, "the lock's session");
+        await db.raw("select pg_terminate_backend(?)", [holder.rows[0]!.pid]);
+        // The server's notice reaches the idle session: unheard, its 'error' event would end the process.
+        await new Promise((r) => setTimeout(r, 300));
+        return "done";
+      });
+      assert.equal(result, "done");
+    });
+  });
+});

@@ -13,8 +13,12 @@ const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND
  */
 const SESSION_STATES = /^(08|28|57P0[1-3]$|53300$|3D000$)/;
 
-/** What pg says when the socket closed under it, and of a client it has given up on. */
-const LOST_CONNECTION = [/^Connection terminated/, /not queryable/, /^timeout exceeded when trying to connect$/];
+/** What pg says when the socket closed under it, and of a client it has given up on (after the SQL knex puts first). */
+const LOST_CONNECTION = [
+  /(^| - )Connection terminated/,
+  /(^| - )Client has encountered a connection error and is not queryable$/,
+  /(^| - )timeout exceeded when trying to connect$/,
+];
 
 /** Whether `err` says the database is unreachable now (see the header), not that the work was wrong. */
 export function isDatabaseUnreachable(err: unknown): boolean {

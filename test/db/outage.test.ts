@@ -20,6 +20,8 @@ describe("a database outage", () => {
       Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
       Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
       new Error("Connection terminated unexpectedly"),
+      // knex puts the statement first.
+      new Error('select * from "teams" where "teams"."id" = $1 limit $2 - Connection terminated unexpectedly'),
       new Error("Client has encountered a connection error and is not queryable"),
     ];
     for (const err of outages) assert.equal(isDatabaseUnreachable(err), true, err.message);

@@ -2,6 +2,7 @@
 // and a token), watched from the moment its port first answers, and the database's sessions
 // terminated or refused on the test's command, never the server's other databases.
 import assert from "node:assert/strict";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import knex, { type Knex } from "knex";
 import { migrate, openDatabase } from "../../src/db/database.ts";
 import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts";
@@ -131,4 +132,41 @@ export async function timedRequest(
   });
   const answer = (await res.json().catch(() => null)) as { error?: { code: string } } | null;
   return { status: res.status, code: answer?.error?.code ?? null, ms: Date.now() - started, headers: res.headers };
+}
+
+/** A Redis server of the test's own on a free port, which the test may stop, start again and drop clients of. */
+export interface PrivateRedis {
+  url: string;
+  start(): Promise<void>;
+  /** Ends the server at once, nothing saved (as a crash or a restart would). */
+  stop(): Promise<void>;
+  /** redis-cli against it. */
+  cli(...args: string[]): Promise<string>;
+}
+
+export async function privateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  let server: ChildProcess | null = null;
+  const cli = (...args: string[]) =>
+    new Promise<string>((resolve) => {
+      execFile("redis-cli", ["-p", String(port), ...args], (_err, stdout) => resolve(stdout.trim()));
+    });
+  const redis: PrivateRedis = {
+    url: `redis://127.0.0.1:${port}`,
+    async start() {
+      server = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+      await msUntil("the private Redis answers", async () => (await cli("ping")) === "PONG", 10_000);
+    },
+    async stop() {
+      const stopping = server;
+      server = null;
+      if (!stopping || stopping.exitCode !== null) return;
+      const exited = new Promise((r) => stopping.once("exit", r));
+      stopping.kill("SIGKILL");
+      await exited;
+    },
+    cli,
+  };
+  await redis.start();
+  return redis;
 }

@@ -1,10 +1,13 @@
 // A database outage (src/db/outage.ts) is told apart from anything a request asked for, and answers
-// SERVICE_BUSY; a session of the process's own that the server ends does not end the process.
+// SERVICE_BUSY; a session of the process's own that the server ends (the start's lock session, a
+// pooled connection of knex or pg-boss) does not end the process.
 import assert from "node:assert/strict";
-import { exclusively } from "../../src/db/database.ts";
+import pino from "pino";
+import { exclusively, openDatabase } from "../../src/db/database.ts";
 import { isDatabaseUnreachable } from "../../src/db/outage.ts";
 import { toApiError } from "../../src/errors.ts";
 import { KvUnavailableError } from "../../src/kv/kv.ts";
+import { startJobWorker } from "../../src/workers/jobs/worker.ts";
 import { testDatabase, usingPostgres } from "../helpers/backends.ts";
 
 const pgError = (code: string, severity: string, message = "x") => Object.assign(new Error(message), { code, severity });
@@ -69,6 +72,29 @@ describe("a database outage", () => {
         return "done";
       });
       assert.equal(result, "done");
+    });
+
+    it("outlives the idle connections of a knex pool and of pg-boss's being terminated", async () => {
+      const url = new URL((await testDatabase()).databaseUrl!);
+      url.searchParams.set("application_name", "outage-test");
+      const db = openDatabase({ url: url.toString() });
+      const worker = await startJobWorker({ db, logger: pino({ level: "silent" }), jobs: [] });
+      try {
+        await db.raw("select 1");
+        const { db: admin } = await testDatabase();
+        const ended = (await admin.raw(
+          "select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where application_name = 'outage-test'",
+        )) as {
+          rows: { n: number }[];
+        };
+        assert.ok(ended.rows[0]!.n >= 2, `${ended.rows[0]!.n} sessions: the pool's and pg-boss's`);
+        // The notices reach the idle connections; unheard, the first would end the process.
+        await new Promise((r) => setTimeout(r, 500));
+        assert.deepEqual((await db.raw("select 1 as one")).rows, [{ one: 1 }], "the pool opens a new connection");
+      } finally {
+        await worker.stop();
+        await db.destroy();
+      }
     });
   });
 });

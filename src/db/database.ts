@@ -8,14 +8,14 @@ import pg from "pg";
 import { migrationSource } from "./migrations/index.ts";
 import { isSharedEmbedded, openEmbeddedDatabase } from "../embedded/database.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./timeouts.ts";
-import { connectionSettings, pgDatabase } from "./pool.ts";
+import { connectionSettings, knexLog, pgDatabase } from "./pool.ts";
 
 export type Database = Knex;
 
 /** PostgreSQL, or PGlite in memory (tests and benchmarks). DATA_DIR goes through openConfiguredDatabase. */
 export function openDatabase(options: { url: string | null; timeouts?: DatabaseTimeouts }): Database {
   if (options.url) return pgDatabase({ connectionString: options.url }, options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS);
-  return knex({ client: ClientPgLite as unknown as typeof knex.Client, dialect: "postgres", connection: {} } as Knex.Config);
+  return knex({ client: ClientPgLite as unknown as typeof knex.Client, dialect: "postgres", connection: {}, log: knexLog } as Knex.Config);
 }
 
 export interface OpenedDatabase {

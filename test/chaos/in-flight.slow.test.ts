@@ -6,7 +6,7 @@
 // sent again. Webhook deliveries under a SIGKILL are walked in test/multi-process/delivery-chaos.
 // Runs in the PostgreSQL + Redis leg; acts on its own database only.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomInt, randomUUID } from "node:crypto";
 import PgBoss from "pg-boss";
 import { openDatabase, type Database } from "../../src/db/database.ts";
@@ -19,7 +19,7 @@ import { QUEUE_SCHEMA } from "../../src/workers/jobs/worker.ts";
 import { usingPostgres, usingRedis } from "../helpers/backends.ts";
 import { ApiClient } from "../helpers/http.ts";
 import { testPlatform } from "../helpers/platforms.ts";
-import { ROOT } from "../helpers/processes.ts";
+import { startProgram } from "../helpers/processes.ts";
 import { startApi, TEST_APP_KEY } from "../helpers/server.ts";
 import { installTelegram } from "../modules/connectors/support.ts";
 import { chaosDatabase, msUntil, type ChaosDatabase } from "./service.ts";
@@ -29,17 +29,7 @@ const JOB_RECIPIENT = "100000001";
 /** How long the receivers hold each answer: a send is in flight that long. */
 const HOLD_MS = 300;
 
-function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=subbridge-source", "test/chaos/outbox-worker-program.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    child.stdout!.on("data", (d: Buffer) => d.toString().includes("outbox worker ready") && resolve(child));
-    child.on("exit", (code) => reject(new Error(`worker exited (${code}) before it was ready`)));
-  });
-}
+const startWorker = (env: Record<string, string>) => startProgram("test/chaos/outbox-worker-program.ts", env, "outbox worker ready");
 
 async function stopWorker(child: ChildProcess | undefined) {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;

@@ -1,5 +1,15 @@
 import { createHash } from "node:crypto";
-import { createClient, ErrorReply } from "redis";
+import {
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  createClient,
+  DisconnectsClientError,
+  ErrorReply,
+  ReconnectStrategyError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+} from "redis";
 import type { Logger } from "pino";
 import { KvUnavailableError, type CounterSpec, type CounterState, type Kv } from "./kv.ts";
 
@@ -70,10 +80,26 @@ function createRedisClient(url: string) {
 /** Replies of a server that is there but cannot serve now (loading its data, a replica during failover). */
 const UNAVAILABLE_REPLY = /^(LOADING|MASTERDOWN|READONLY|TRYAGAIN|BUSY|CLUSTERDOWN)\b/;
 
+/** node-redis's errors of a client without a usable connection (closed, offline, dropped, timed out). */
+const CONNECTION_ERRORS = [
+  ClientClosedError,
+  ClientOfflineError,
+  SocketClosedUnexpectedlyError,
+  ConnectionTimeoutError,
+  ReconnectStrategyError,
+  SocketTimeoutError,
+  DisconnectsClientError,
+];
+
+/** Whether `err` says the server cannot be reached or cannot serve now (a socket's own errors carry a code). */
+function isUnavailable(err: unknown): boolean {
+  if (err instanceof ErrorReply) return UNAVAILABLE_REPLY.test(err.message);
+  return CONNECTION_ERRORS.some((type) => err instanceof type) || typeof (err as { code?: unknown } | null)?.code === "string";
+}
+
 /** The command's error, as KvUnavailableError when it says the server cannot be reached or serve now. */
 function classified(err: unknown): unknown {
-  if (err instanceof ErrorReply && !UNAVAILABLE_REPLY.test(err.message)) return err;
-  return new KvUnavailableError(`Redis: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+  return isUnavailable(err) ? new KvUnavailableError(`Redis: ${(err as Error).message}`, { cause: err }) : err;
 }
 
 const rejectClassified = (err: unknown): never => {

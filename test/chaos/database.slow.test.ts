@@ -1,7 +1,8 @@
 // Chaos on PostgreSQL: `npm start` outlives every session of its database being terminated,
 // repeatedly, from the moment its port first answers (its start steps and job worker still setting
 // up) and again while it serves; and a database that refuses connections makes it answer 503 within
-// its bounds, then recover by itself. The test acts on its own database only, never on the server.
+// its bounds, then recover by itself, and a process started while it refuses them waits for it.
+// The test acts on its own database only, never on the server.
 // Runs in the PostgreSQL + Redis leg (TEST_DATABASE_URL and TEST_REDIS_URL).
 import assert from "node:assert/strict";
 import { usingPostgres, usingRedis } from "../helpers/backends.ts";
@@ -111,5 +112,28 @@ if (usingPostgres && usingRedis)
         20_000,
       );
       alive();
+    });
+
+    it("starts while the database refuses connections: /up 200, /ready 503 and requests SERVICE_BUSY until it is allowed, then ready within 20 s", async () => {
+      await database.allowConnections(false);
+      let second: ChaosService | null = null;
+      try {
+        await database.terminate();
+        second = await startService(database.url, process.env.TEST_REDIS_URL!);
+        const started = second;
+        await msUntil("the new process's /up answers", async () => (await statusOf(`${started.api}/up`, 500)) === 200, 90_000);
+        assert.equal(await statusOf(`${started.api}/ready`), 503);
+        const early = await timedRequest(started, database.token, "GET", "/v1/teams/current");
+        assert.deepEqual([early.status, early.code], [503, "SERVICE_BUSY"]);
+        // Its start steps wait out the refusal, however long, instead of ending the process.
+        await sleep(4_000);
+        assert.ok(started.running(), `the process exited:\n${started.process.output().slice(-4_000)}`);
+        await database.allowConnections(true);
+        await msUntil("/ready 200", async () => (await statusOf(`${started.api}/ready`)) === 200, 20_000);
+        assert.equal((await timedRequest(started, database.token, "POST", "/v1/projects", { name: "From the late start" })).status, 201);
+      } finally {
+        await database.allowConnections(true);
+        await second?.process.stop();
+      }
     });
   });

@@ -2,7 +2,8 @@
 // again and again and the server going down and coming back empty: /ready says 503 while Redis is
 // down and 200 within 15 s of it answering, and the rate limits behave as docs/decisions.md ("Redis
 // outage") decides: a token's REST budget admits uncounted, anonymous MCP callers are held to their
-// budget in the process. Runs in the PostgreSQL + Redis leg; the shared Redis is never touched.
+// budget in the process; and a process started while Redis is down waits for it. Runs in the
+// PostgreSQL + Redis leg; the shared Redis is never touched.
 import assert from "node:assert/strict";
 import { usingPostgres, usingRedis } from "../helpers/backends.ts";
 import {
@@ -87,5 +88,21 @@ if (usingPostgres && usingRedis)
       assert.equal(after.status, 200);
       assert.ok(Number(after.headers.get("x-ratelimit-remaining")) < 300, "counted in Redis again");
       alive();
+    });
+
+    it("starts while Redis is down: /ready 503 until it answers, then ready within 15 s", async () => {
+      await redis.stop();
+      const second = await startService(database.url, redis.url);
+      try {
+        await msUntil("the new process's /up answers", async () => (await statusOf(`${second.api}/up`, 500)) === 200, 90_000);
+        assert.equal(await statusOf(`${second.api}/ready`), 503);
+        await sleep(3_000);
+        assert.ok(second.running(), `the process exited:\n${second.process.output().slice(-4_000)}`);
+        await redis.start();
+        await msUntil("/ready 200", async () => (await statusOf(`${second.api}/ready`)) === 200, 15_000);
+        assert.equal((await timedRequest(second, database.token, "GET", "/v1/teams/current")).status, 200);
+      } finally {
+        await second.process.stop();
+      }
     });
   });

@@ -9,6 +9,9 @@ import { toApiError } from "../../src/errors.ts";
 import { KvUnavailableError } from "../../src/kv/kv.ts";
 import { startJobWorker } from "../../src/workers/jobs/worker.ts";
 import { testDatabase, usingPostgres } from "../helpers/backends.ts";
+import { createTestCreator } from "../helpers/fixtures.ts";
+import { ApiClient, expectError } from "../helpers/http.ts";
+import { startApi } from "../helpers/server.ts";
 
 const pgError = (code: string, severity: string, message = "x") => Object.assign(new Error(message), { code, severity });
 
@@ -49,6 +52,23 @@ describe("a database outage", () => {
       assert.equal(busy.status, 503);
       assert.equal(busy.headers["Retry-After"], "1");
       assert.doesNotMatch(busy.message, /terminating|offline|administrator/);
+    }
+  });
+
+  it("answers a request whose database connection was reset (ECONNRESET) with SERVICE_BUSY, not as a client that hung up", async () => {
+    const creator = await createTestCreator({ label: "reset" });
+    const api = await startApi({
+      handlers: {
+        async get_current_team() {
+          throw Object.assign(new Error('select * from "teams" - read ECONNRESET'), { code: "ECONNRESET" });
+        },
+      },
+    });
+    try {
+      const res = await new ApiClient(api.url, creator.token).get("/v1/teams/current");
+      expectError(res, 503, "SERVICE_BUSY");
+    } finally {
+      await api.close();
     }
   });
 

@@ -2,6 +2,8 @@
 // (spec/errors.yaml), never from the call site; the HTTP and MCP layers render it once.
 import { errorCatalog, type ErrorCode } from "../generated/catalog.ts";
 import { isDatabaseTimeout } from "./db/timeouts.ts";
+import { isDatabaseUnreachable } from "./db/outage.ts";
+import { KvUnavailableError } from "./kv/kv.ts";
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -73,13 +75,21 @@ export const internalError = () => new ApiError("INTERNAL_SERVER_ERROR", "Someth
 export const serviceBusy = () =>
   new ApiError("SERVICE_BUSY", "The service could not finish this request in time; nothing was changed.", { headers: { "Retry-After": "1" } });
 
+/** The database or the KV store is down, restarting or failing over (src/db/outage.ts, KvUnavailableError). */
+export const backendUnavailable = () =>
+  new ApiError("SERVICE_BUSY", "The service cannot reach its database or cache just now; try again in a moment.", {
+    headers: { "Retry-After": "1" },
+  });
+
 /**
- * What a client is told of anything thrown: an ApiError as it is, a database wait past its bound as
- * SERVICE_BUSY, anything else as the opaque INTERNAL_SERVER_ERROR (the cause stays in the log).
+ * What a client is told of anything thrown: an ApiError as it is, a database wait past its bound or
+ * an outage of the database or the KV store as SERVICE_BUSY, anything else as the opaque
+ * INTERNAL_SERVER_ERROR (the cause stays in the log).
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (isDatabaseTimeout(err)) return serviceBusy();
+  if (isDatabaseUnreachable(err) || err instanceof KvUnavailableError) return backendUnavailable();
   return internalError();
 }
 

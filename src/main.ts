@@ -3,15 +3,18 @@
 // every surface of this release and the job worker in one process. Each surface can also run alone
 // (SURFACES=api WORKER=off), and the worker alone (SURFACES= WORKER=on).
 import type { Server } from "node:http";
-import { ConfigError, loadConfig, type SurfaceName } from "./config.ts";
+import type { Logger } from "pino";
+import { ConfigError, loadConfig, type Config, type SurfaceName } from "./config.ts";
 import { EmbeddedDatabaseError } from "./embedded/database.ts";
-import { BackendUnavailableError, isConnectionFailure, openServices, type Services } from "./services.ts";
+import { createLogger, openServiceDatabase, openServices, type Services } from "./services.ts";
+import { StartStopped, startSteps } from "./startup.ts";
 import { countCreators } from "./modules/account/creators.ts";
 import { DEMO_EMAIL, seedDemo } from "./operator.ts";
 import { demoAccountLines } from "./first-start.ts";
 import { createApiApp } from "./apps/api/api-app.ts";
 import { clientIpResolver } from "./http/client-ip.ts";
-import { createHttpServer, listen, stopServer } from "./http/server.ts";
+import { createHttpServer, listen, replaceApp, stopServer } from "./http/server.ts";
+import { createStartingApp } from "./http/starting-app.ts";
 import { readinessProbe, type ReadinessProbe } from "./observability/readiness.ts";
 import { createMetricsApp } from "./observability/metrics-app.ts";
 import { createDocsApp } from "./apps/docs/docs-app.ts";
@@ -23,9 +26,9 @@ import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./pipeline/
 import { handlers, preflights } from "./modules/handlers.ts";
 import { loadConnectorRegistry, type ConnectorRegistry } from "./modules/connectors/registry.ts";
 import { ConnectorLoadError, displayPath } from "./modules/connectors/problems.ts";
-import { openPlatforms, type PlatformEndpoints } from "./modules/connectors/platforms.ts";
+import { openPlatforms, type OpenedPlatforms, type PlatformEndpoints } from "./modules/connectors/platforms.ts";
 import { reintroduceBots } from "./modules/connectors/platform-tasks.ts";
-import { openStripe, type StripePayments } from "./modules/payments/stripe/open.ts";
+import { openStripe, type OpenedStripe, type StripePayments } from "./modules/payments/stripe/open.ts";
 import type Koa from "koa";
 import { readRepositoryText } from "./repository-files.ts";
 import { discoverScheduledJobs } from "./workers/jobs/discovery.ts";
@@ -99,108 +102,121 @@ function buildSurface(
   }
 }
 
-function serve(app: Koa, port: number, host: string, s: Services): Promise<Server> {
-  return listen(createHttpServer(app, s.config.http, { docsUrl: s.config.docs.url, logger: s.logger }), port, host);
+/** `surface` listening on host:port, answering as a starting process until its app takes over (replaceApp). */
+function listenStarting(surface: string, port: number, host: string, config: Config, logger: Logger, readiness?: ReadinessProbe): Promise<Server> {
+  const app = createStartingApp({ surface, release: config.release, docsUrl: config.docs.url, logger, ...(readiness ? { readiness } : {}) });
+  return listen(createHttpServer(app, config.http, { docsUrl: config.docs.url, logger }), port, host);
 }
 
 /** A running job's share of the stop's deadline (the rest covers the listeners, the pools and the log). */
 const JOB_SHARE_OF_DEADLINE = 2 / 3;
+
+/** Set once a signal asked the process to stop: the shutdown ends it, whatever the start was doing. */
+let stopping = false;
 
 async function main() {
   const config = loadConfig(process.env, release);
   setAlertAddresses({ auth: config.auth.url, portal: config.portal.url, api: config.api.url });
   // Before the backends open: an invalid connector package refuses the start without side effects.
   const connectors = loadConnectorRegistry(config.connectorsDir);
-  const services = await openServices(config);
-  const readiness = readinessProbe({ db: services.db, kv: services.kv });
-  const platforms = await openPlatforms(config.platforms, { dataDir: config.dataDir, serves: true });
-  const stripe = await openStripe(config.stripe, config.api.url, services.appKey, config.dataDir);
-  const servers: Server[] = [];
+  const logger = createLogger(config.logLevel);
+  const readiness = readinessProbe({});
+  const steps = startSteps(logger);
+  // The embedded database is claimed before any port is taken: a second server on one DATA_DIR is told so.
+  const database = await openServiceDatabase(config, logger);
+  // Listening from here: /up answers, /ready says 503 until every step below is done (src/startup.ts).
+  const surfaces = new Map<SurfaceName, Server>();
+  for (const name of config.surfaces) {
+    const ready = name === "api" || name === "mcp" ? readiness : undefined;
+    surfaces.set(name, await listenStarting(name, config[name].port, config.host, config, logger, ready));
+  }
+  const metricsServer =
+    config.metrics.port !== null ? await listenStarting("metrics", config.metrics.port, config.metrics.host, config, logger, readiness) : null;
+  const servers = [...surfaces.values(), ...(metricsServer ? [metricsServer] : [])];
+  let services: Services | null = null;
+  let platforms: OpenedPlatforms | null = null;
+  let stripe: OpenedStripe | null = null;
   let worker: JobWorker | null = null;
   let deliveries: DeliveryWorker | null = null;
   let mail: MailRuntime | null = null;
   let botMessages: BotMessageWorker | null = null;
-  let stopping = false;
   const shutdown = async (signal: string) => {
     // A signal sent to the process group reaches this process twice under `npm start` (directly,
     // and relayed by npm): the repeat must not cut short the running job's graceful stop.
     if (stopping) return;
     stopping = true;
-    services.logger.info({ signal, deadline_ms: config.shutdownTimeoutMs }, "shutting down");
+    logger.info({ signal, deadline_ms: config.shutdownTimeoutMs }, "shutting down");
     readiness.markStopping();
+    steps.stop();
     // Every wait below is bounded, and so is their sum: a stop that stalls still ends the process.
     setTimeout(() => {
-      services.logger.error({ signal, afterMs: config.shutdownTimeoutMs }, "graceful shutdown did not finish in time; exiting");
-      services.logger.flush();
+      logger.error({ signal, afterMs: config.shutdownTimeoutMs }, "graceful shutdown did not finish in time; exiting");
+      logger.flush();
       process.exit(1);
     }, config.shutdownTimeoutMs).unref();
     // The listeners take no new connection; requests in flight, the running job and the delivery
     // attempts under way finish (their outcomes recorded) before the backends close.
     await Promise.all([worker?.stop(), deliveries?.stop(), mail?.stop(), botMessages?.stop(), ...servers.map(stopServer)]);
-    await platforms.close();
-    await stripe.close();
-    await services.close();
+    await platforms?.close();
+    await stripe?.close();
+    await (services ? services.close() : database.close());
     process.exit(0);
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
-  const creators = await countCreators(services.db);
-  const demo = !config.databaseUrl && creators === 0 ? await seedDemo(services.db, services.now(), config.environment) : null;
+  const s = await steps.run("open the database and Redis", () => openServices(config, logger, database));
+  services = s;
+  readiness.attach(s);
+  platforms = await openPlatforms(config.platforms, { dataDir: config.dataDir, serves: true });
+  stripe = await openStripe(config.stripe, config.api.url, s.appKey, config.dataDir);
+  const creators = await steps.run("count the creators", () => countCreators(s.db));
+  const demo = !config.databaseUrl && creators === 0 ? await seedDemo(s.db, s.now(), config.environment) : null;
 
-  for (const name of config.surfaces)
-    servers.push(
-      await serve(
-        buildSurface(name, services, connectors, platforms.endpoints, readiness, stripe.payments),
-        config[name].port,
-        config.host,
-        services,
-      ),
-    );
-  // The listeners are up: a new simulation learns the bots' webhooks (the real platforms keep them).
+  for (const [name, server] of surfaces) replaceApp(server, buildSurface(name, s, connectors, platforms.endpoints, readiness, stripe.payments));
+  // The listeners serve: a new simulation learns the bots' webhooks (the real platforms keep them).
+  const endpoints = platforms.endpoints;
   if (config.platforms.simulated)
-    await reintroduceBots(
-      services.db,
-      { platforms: platforms.endpoints, appKey: services.appKey, baseUrl: config.api.url },
-      services.now(),
-      {},
-      services.logger,
+    await steps.run("point the simulated bots at this start", () =>
+      reintroduceBots(s.db, { platforms: endpoints, appKey: s.appKey, baseUrl: config.api.url }, s.now(), {}, logger),
     );
-  if (config.metrics.port !== null) {
-    const metrics = createMetricsApp({ ...services, docsUrl: config.docs.url, release: config.release, readiness, token: config.metrics.token });
-    servers.push(await serve(metrics, config.metrics.port, config.metrics.host, services));
-  }
+  if (metricsServer)
+    replaceApp(metricsServer, createMetricsApp({ ...s, docsUrl: config.docs.url, release: config.release, readiness, token: config.metrics.token }));
   const jobs = config.worker ? await discoverScheduledJobs() : [];
   if (config.worker)
     deliveries = startDeliveryWorker({
-      db: services.db,
-      appKey: services.appKey,
+      db: s.db,
+      appKey: s.appKey,
       network: config.webhooks,
       release: config.release,
-      logger: services.logger,
-      clock: services.now,
+      logger,
+      clock: s.now,
     });
   // Beside the webhook deliveries: the same processes drain the mail outbox (any number may run).
-  mail = await startMail(config, services.db, services.logger, services.now);
+  mail = await startMail(config, s.db, logger, s.now);
   // And the messages people get from the bots (alerts, support replies, notices), paced across processes.
   if (config.worker)
     botMessages = startBotMessageWorker({
-      db: services.db,
-      kv: services.kv,
-      env: { connectors, platforms: platforms.endpoints, appKey: services.appKey },
-      logger: services.logger,
-      clock: services.now,
+      db: s.db,
+      kv: s.kv,
+      env: { connectors, platforms: endpoints, appKey: s.appKey },
+      logger,
+      clock: s.now,
     });
+  const payments = stripe.payments;
   if (config.worker)
-    worker = await startJobWorker({
-      db: services.db,
-      logger: services.logger,
-      jobs,
-      clock: services.now,
-      platformAccess: { platforms: platforms.endpoints, appKey: services.appKey, connectors },
-      stripe: stripe.payments,
-      timing: { stopTimeoutMs: Math.floor(config.shutdownTimeoutMs * JOB_SHARE_OF_DEADLINE) },
-    });
+    worker = await steps.run("start the job worker", () =>
+      startJobWorker({
+        db: s.db,
+        logger,
+        jobs,
+        clock: s.now,
+        platformAccess: { platforms: endpoints, appKey: s.appKey, connectors },
+        stripe: payments,
+        timing: { stopTimeoutMs: Math.floor(config.shutdownTimeoutMs * JOB_SHARE_OF_DEADLINE) },
+      }),
+    );
+  readiness.markServing();
 
   const lines = [
     "",
@@ -217,8 +233,8 @@ async function main() {
               : "";
       return `  ${label.padEnd(14)}${config[name].url}${name === "api" ? "/v1" : ""}${extra}`;
     }),
-    `  Database      ${services.backends.database}`,
-    `  KV store      ${services.backends.kv}`,
+    `  Database      ${s.backends.database}`,
+    `  KV store      ${s.backends.kv}`,
     `  Connectors    ${[...connectors.packages.keys()].join(", ") || "none"} (from ${displayPath(connectors.dir)})`,
     `  Platforms     ${platforms.description}`,
     `  Payments      ${stripe.description}`,
@@ -259,9 +275,11 @@ function listenAddressFailed(err: unknown): boolean {
 }
 
 main().catch((err: unknown) => {
+  // A stop during the start: the shutdown ends the process (a step it cut short may throw here).
+  if (stopping || err instanceof StartStopped) return;
   if (err instanceof ConfigError) {
     console.error(`configuration error: ${err.message}`);
-  } else if (err instanceof EmbeddedDatabaseError || err instanceof BackendUnavailableError) {
+  } else if (err instanceof EmbeddedDatabaseError) {
     console.error(err.message);
   } else if (err instanceof ConnectorLoadError) {
     console.error(`${err.message}\nFix the files above (or remove the package folder) and start again.`);
@@ -273,9 +291,6 @@ main().catch((err: unknown) => {
     console.error(
       `configuration error: cannot listen on ${hostname ?? address} (${(err as { code: string }).code}): set HOST (or METRICS_HOST) to an address of this machine (0.0.0.0, ::, 127.0.0.1) or a hostname that resolves to one`,
     );
-  } else if (isConnectionFailure(err)) {
-    // The database went away after it was first reached (the job worker's setup runs last).
-    console.error(`the database stopped answering while the service started: ${(err as Error).message}; check DATABASE_URL and start again`);
   } else if ((err as { code?: string }).code === "EACCES" && (err as { syscall?: string }).syscall === "listen") {
     const { port } = err as { port?: number };
     console.error(`configuration error: port ${port} needs privileges this process lacks: choose a port above 1023 (API_PORT, ..., METRICS_PORT)`);

@@ -2,28 +2,13 @@
 // key, the logger and the clock.
 import pino, { type Logger } from "pino";
 import type { Config } from "./config.ts";
-import { deploymentId, migrate, openConfiguredDatabase, type Database } from "./db/database.ts";
+import { deploymentId, migrate, openConfiguredDatabase, type Database, type OpenedDatabase } from "./db/database.ts";
 import type { Kv } from "./kv/kv.ts";
 import { MemoryKv } from "./kv/memory.ts";
 import { RedisKv } from "./kv/redis.ts";
 import { loadAppKey } from "./security/app-key.ts";
 import { redactLogObject } from "./security/log-redaction.ts";
 import { GroupedActivityWriter } from "./modules/activity/grouped-writer.ts";
-import { TimeoutError, withTimeout } from "./observability/readiness.ts";
-
-/** A configured backend (DATABASE_URL, REDIS_URL) that cannot be reached at start; the message names the variable. */
-export class BackendUnavailableError extends Error {}
-
-/** How long the start waits for Redis (the client retries a refused connection without end). */
-const REDIS_CONNECT_TIMEOUT_MS = 10_000;
-
-/** Errors of reaching PostgreSQL at all (network, authentication, a database that does not exist), not of the work asked of it. */
-export function isConnectionFailure(err: unknown): boolean {
-  const { code, name } = err as { code?: unknown; name?: unknown };
-  if (name === "KnexTimeoutError") return true;
-  if (typeof code !== "string") return false;
-  return ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ECONNRESET"].includes(code) || /^(28|3D)/.test(code);
-}
 
 export interface Services {
   config: Config;
@@ -64,18 +49,12 @@ export function createLogger(level: string): Logger {
   return pino(loggerOptions(level), destination);
 }
 
-/** Redis, or a BackendUnavailableError naming REDIS_URL when it cannot be reached in time. */
-async function connectRedis(url: string, keyPrefix: string): Promise<Kv> {
-  try {
-    return await withTimeout(RedisKv.connect(url, keyPrefix), REDIS_CONNECT_TIMEOUT_MS, "Redis");
-  } catch (err) {
-    const reason = err instanceof TimeoutError ? `no answer within ${REDIS_CONNECT_TIMEOUT_MS / 1000} s` : (err as Error).message;
-    throw new BackendUnavailableError(`REDIS_URL: could not connect to Redis at ${new URL(url).host}: ${reason}`);
-  }
-}
-
-export async function openServices(config: Config, logger = createLogger(config.logLevel)): Promise<Services> {
-  const database = await openConfiguredDatabase({
+/**
+ * The database this process is configured for, before it is reached: a PostgreSQL pool (nothing
+ * connects yet), or the embedded database, claimed for this process (refused while another owns it).
+ */
+export function openServiceDatabase(config: Config, logger: Logger): Promise<OpenedDatabase> {
+  return openConfiguredDatabase({
     url: config.databaseUrl,
     timeouts: config.databaseTimeouts,
     dataDir: config.dataDir,
@@ -86,22 +65,22 @@ export async function openServices(config: Config, logger = createLogger(config.
       process.exit(70);
     },
   });
-  const { db } = database;
-  try {
-    await migrate(db);
-  } catch (err) {
-    await database.close();
-    if (config.databaseUrl && isConnectionFailure(err))
-      throw new BackendUnavailableError(
-        `DATABASE_URL: could not connect to PostgreSQL at ${new URL(config.databaseUrl).host}: ${(err as Error).message}`,
-      );
-    throw err;
-  }
+}
+
+/**
+ * Opens what the surfaces share: the database (migrated), Redis (its client waits for the server,
+ * reconnecting by itself), the app key and the activity writer. Given `database`, a failure leaves
+ * it open, so a start that met an outage can try again on it (src/startup.ts).
+ */
+export async function openServices(config: Config, logger = createLogger(config.logLevel), database?: OpenedDatabase): Promise<Services> {
+  const opened = database ?? (await openServiceDatabase(config, logger));
+  const { db } = opened;
   let kv: Kv;
   try {
-    kv = config.redisUrl ? await connectRedis(config.redisUrl, `${config.redisKeyPrefix}:${await deploymentId(db)}:`) : new MemoryKv();
+    await migrate(db);
+    kv = config.redisUrl ? await RedisKv.connect(config.redisUrl, `${config.redisKeyPrefix}:${await deploymentId(db)}:`, logger) : new MemoryKv();
   } catch (err) {
-    await database.close();
+    if (!database) await opened.close();
     throw err;
   }
   const appKey = loadAppKey(config.appKey, config.dataDir);
@@ -115,7 +94,7 @@ export async function openServices(config: Config, logger = createLogger(config.
     now: () => new Date(),
     activity,
     backends: {
-      database: database.description,
+      database: opened.description,
       kv: config.redisUrl ? `Redis (${new URL(config.redisUrl).host})` : "in-process",
       appKey: appKey.source,
     },
@@ -123,7 +102,7 @@ export async function openServices(config: Config, logger = createLogger(config.
       // Entries recorded by the last requests are written before the database closes.
       await activity.drain();
       await kv.close();
-      await database.close();
+      await opened.close();
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
     },
   };

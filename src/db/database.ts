@@ -8,14 +8,14 @@ import pg from "pg";
 import { migrationSource } from "./migrations/index.ts";
 import { isSharedEmbedded, openEmbeddedDatabase } from "../embedded/database.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./timeouts.ts";
-import { connectionSettings, pgDatabase } from "./pool.ts";
+import { connectionSettings, knexLog, pgDatabase } from "./pool.ts";
 
 export type Database = Knex;
 
 /** PostgreSQL, or PGlite in memory (tests and benchmarks). DATA_DIR goes through openConfiguredDatabase. */
 export function openDatabase(options: { url: string | null; timeouts?: DatabaseTimeouts }): Database {
   if (options.url) return pgDatabase({ connectionString: options.url }, options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS);
-  return knex({ client: ClientPgLite as unknown as typeof knex.Client, dialect: "postgres", connection: {} } as Knex.Config);
+  return knex({ client: ClientPgLite as unknown as typeof knex.Client, dialect: "postgres", connection: {}, log: knexLog } as Knex.Config);
 }
 
 export interface OpenedDatabase {
@@ -98,23 +98,23 @@ const TURN_WAIT_MS = 120_000;
 /**
  * Runs `work` while this process holds the PostgreSQL session advisory lock `key` (bigint text),
  * so processes starting together on one database take turns; the lock is held by a session of its
- * own, which the server releases if the process dies. Embedded databases are owned by one process:
- * `work` just runs.
+ * own, which the server releases when the session ends (here, or when the process dies). Embedded
+ * databases are owned by one process: `work` just runs.
  */
 export async function exclusively<T>(db: Database, key: string, work: () => Promise<T>): Promise<T> {
   const settings = connectionSettings(db);
   if (isEmbedded(db) || !settings) return work();
   const session = new pg.Client({ ...settings, statement_timeout: TURN_WAIT_MS, lock_timeout: TURN_WAIT_MS, query_timeout: TURN_WAIT_MS + 5_000 });
-  await session.connect();
+  // A session the server ends while idle (a terminated backend, a restart) emits 'error', which
+  // unheard would end the process: its lock is gone with it, and the work's own statements meet the outage.
+  session.on("error", () => undefined);
   try {
+    await session.connect();
     await session.query("select pg_advisory_lock($1::bigint)", [key]);
-    try {
-      return await work();
-    } finally {
-      await session.query("select pg_advisory_unlock($1::bigint)", [key]);
-    }
+    return await work();
   } finally {
-    await session.end();
+    // Ending the session releases the lock (an unlock first would be one more round trip to fail).
+    await session.end().catch(() => undefined);
   }
 }
 

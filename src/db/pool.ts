@@ -10,10 +10,22 @@ const POOL_MAX = 10;
 /** The pg settings each database's pool connects with: a session of its own opens with the same (exclusively). */
 const sessionSettings = new WeakMap<Knex, pg.ClientConfig>();
 
+/**
+ * Where knex's own warnings go (a connection that failed, an acquire that timed out): standard
+ * error, one line each. Its default, console.log, wrote them into standard output, between the
+ * server's JSON log lines and into the operator CLI's JSON answer.
+ */
+export const knexLog: Knex.Config["log"] = {
+  warn: (message: unknown) => process.stderr.write(`knex: ${String(message)}\n`),
+  error: (message: unknown) => process.stderr.write(`knex: ${String(message)}\n`),
+  deprecate: (method: string, alternative: string) => process.stderr.write(`knex: ${method} is deprecated, use ${alternative}\n`),
+  debug: () => undefined,
+};
+
 /** A knex instance on a pg pool whose every connection carries the bounds of `timeouts`. */
 export function pgDatabase(connection: pg.ClientConfig, timeouts: DatabaseTimeouts, max = POOL_MAX): Knex {
   const settings = boundedConnection(connection, timeouts);
-  const db = knex({ client: "pg", connection: settings as Knex.PgConnectionConfig, pool: boundedPool(max, timeouts) });
+  const db = knex({ client: "pg", connection: settings as Knex.PgConnectionConfig, pool: boundedPool(max, timeouts), log: knexLog });
   sessionSettings.set(db, settings);
   return db;
 }

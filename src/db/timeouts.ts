@@ -55,7 +55,8 @@ export function boundedPool(max: number, timeouts: DatabaseTimeouts) {
 
 /** SQLSTATEs of a bound the server enforced: statement_timeout (or a cancel), lock_timeout, idle in transaction. */
 const TIMEOUT_STATES = new Set(["57014", "55P03", "25P03"]);
-const CLIENT_TIMEOUTS = [/^Query read timeout$/, /^timeout expired$/, /connection timeout/i];
+/** pg's own words, alone or after the SQL knex puts first ("select ... - Query read timeout"). */
+const CLIENT_TIMEOUTS = [/(^| - )Query read timeout$/, /(^| - )timeout expired$/, /connection timeout/i];
 
 /** Whether `err` is a database wait that passed its bound (see the header). */
 export function isDatabaseTimeout(err: unknown): boolean {

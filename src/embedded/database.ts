@@ -85,6 +85,13 @@ export interface EmbeddedOptions {
 /** Connections served to other processes at once (psql, CLI commands), besides the owner's pool. */
 const MAX_CLIENTS = 8;
 
+/**
+ * The least a client of the owner (an operator command) waits to connect and for a connection of
+ * its pool: its startup and statements queue behind the server's work on the one session, which on
+ * a loaded machine took longer than a request's 5 s bound (a CLI run beside API writes failed so).
+ */
+const CLIENT_WAIT_MS = 30_000;
+
 function socketPathOf(dataDir: string): string {
   const path = join(dataDir, `.s.PGSQL.${SOCKET_PORT}`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
@@ -201,7 +208,8 @@ export async function openEmbeddedDatabase(options: EmbeddedOptions): Promise<Em
       };
     }
     if (options.mode === "share") {
-      const db = knexOver(dataDir, "subbridge-client", 2, options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS);
+      const waits = { ...timeouts, connectMs: Math.max(timeouts.connectMs, CLIENT_WAIT_MS), acquireMs: Math.max(timeouts.acquireMs, CLIENT_WAIT_MS) };
+      const db = knexOver(dataDir, "subbridge-client", 2, waits);
       return { db, owner: false, socketPath, close: () => db.destroy() };
     }
     if (Date.now() >= deadline) {

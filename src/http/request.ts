@@ -28,7 +28,10 @@ export interface RequestState {
  */
 function clientAborted(ctx: Koa.Context, err: unknown): boolean {
   const code = (err as { code?: string } | null)?.code;
-  return (ctx.req.destroyed && !ctx.req.complete) || code === "ECONNRESET" || code === "ECONNABORTED";
+  if (ctx.req.destroyed && !ctx.req.complete) return true;
+  // The client's own connection: a database connection reset mid-request throws the same code,
+  // and that request is answered (SERVICE_BUSY), never left without an answer.
+  return (code === "ECONNRESET" || code === "ECONNABORTED") && ctx.req.socket.destroyed;
 }
 
 /** Errors thrown by Koa or the router (http-errors) become catalog errors; the rest as toApiError says. */

@@ -43,6 +43,15 @@ export function createHttpServer(app: Koa, limits: HttpLimits, options: { docsUr
   return server;
 }
 
+/**
+ * Serves `app` on `server` from now on in place of the app it was created with (a starting
+ * process's placeholder): requests already being answered finish with the app that took them.
+ */
+export function replaceApp(server: Server, app: Koa): void {
+  server.removeAllListeners("request");
+  server.on("request", app.callback());
+}
+
 /** Listens on host:port; resolves once listening, rejects with the listen error (EADDRINUSE, ...). */
 export function listen(server: Server, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {

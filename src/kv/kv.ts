@@ -3,6 +3,15 @@
 // REDIS_URL set -> Redis (shared by every process); unset -> in-process (correct for one process).
 // Durable things never live here.
 
+/**
+ * The KV store cannot be reached now (Redis down, restarting, or the connection dropped): the
+ * command failed at once, or was cut off with its outcome unknown. Each use decides what an outage
+ * means for it (docs/decisions.md, "Redis outage"); a request it reaches answers SERVICE_BUSY.
+ */
+export class KvUnavailableError extends Error {
+  override readonly name = "KvUnavailableError";
+}
+
 export interface CounterState {
   value: number;
   /** Milliseconds until the counter expires. */

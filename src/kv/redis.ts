@@ -1,6 +1,17 @@
 import { createHash } from "node:crypto";
-import { createClient } from "redis";
-import type { CounterSpec, CounterState, Kv } from "./kv.ts";
+import {
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  createClient,
+  DisconnectsClientError,
+  ErrorReply,
+  ReconnectStrategyError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+} from "redis";
+import type { Logger } from "pino";
+import { KvUnavailableError, type CounterSpec, type CounterState, type Kv } from "./kv.ts";
 
 /** A counter's script argument: its TTL in whole milliseconds (at least 1), or "peek". */
 const countArgument = (c: CounterSpec) => (c.peek ? "peek" : String(Math.max(1, Math.ceil(c.ttlMs))));
@@ -60,8 +71,40 @@ function createRedisClient(url: string) {
     // a measurable cost on every request); a dead server is noticed by the socket and every
     // pending command then fails, and reconnection is automatic.
     commandOptions: { timeout: 0 },
+    // While disconnected a command fails at once instead of waiting in a queue for the server to
+    // come back: a request meets the outage within its bounds.
+    disableOfflineQueue: true,
   });
 }
+
+/** Replies of a server that is there but cannot serve now (loading its data, a replica during failover). */
+const UNAVAILABLE_REPLY = /^(LOADING|MASTERDOWN|READONLY|TRYAGAIN|BUSY|CLUSTERDOWN)\b/;
+
+/** node-redis's errors of a client without a usable connection (closed, offline, dropped, timed out). */
+const CONNECTION_ERRORS = [
+  ClientClosedError,
+  ClientOfflineError,
+  SocketClosedUnexpectedlyError,
+  ConnectionTimeoutError,
+  ReconnectStrategyError,
+  SocketTimeoutError,
+  DisconnectsClientError,
+];
+
+/** Whether `err` says the server cannot be reached or cannot serve now (a socket's own errors carry a code). */
+function isUnavailable(err: unknown): boolean {
+  if (err instanceof ErrorReply) return UNAVAILABLE_REPLY.test(err.message);
+  return CONNECTION_ERRORS.some((type) => err instanceof type) || typeof (err as { code?: unknown } | null)?.code === "string";
+}
+
+/** The command's error, as KvUnavailableError when it says the server cannot be reached or serve now. */
+function classified(err: unknown): unknown {
+  return isUnavailable(err) ? new KvUnavailableError(`Redis: ${(err as Error).message}`, { cause: err }) : err;
+}
+
+const rejectClassified = (err: unknown): never => {
+  throw classified(err);
+};
 
 /** Runs a Lua script by its SHA1 (EVALSHA: the text is sent only once per server restart). */
 class Script {
@@ -73,8 +116,8 @@ class Script {
     try {
       return await client.evalSha(this.sha1, { keys, arguments: args });
     } catch (err) {
-      if (!String((err as Error)?.message).startsWith("NOSCRIPT")) throw err;
-      return client.eval(this.source, { keys, arguments: args });
+      if (!String((err as Error)?.message).startsWith("NOSCRIPT")) throw classified(err);
+      return client.eval(this.source, { keys, arguments: args }).catch(rejectClassified);
     }
   }
 }
@@ -96,10 +139,21 @@ export class RedisKv implements Kv {
    * `prefix` namespaces every key: the deployment's (REDIS_KEY_PREFIX and the id its database
    * carries), so deployments sharing one Redis share nothing.
    */
-  static async connect(url: string, prefix: string): Promise<RedisKv> {
+  static async connect(url: string, prefix: string, logger?: Pick<Logger, "warn" | "info">): Promise<RedisKv> {
     const client = createRedisClient(url);
-    // Without a listener an unreachable server would crash the process; commands still reject.
-    client.on("error", () => {});
+    // Without a listener an unreachable server would crash the process; commands still reject,
+    // and the client reconnects by itself. An outage is logged once, and so is its end.
+    let reachable = true;
+    client.on("error", (err: Error) => {
+      if (!reachable || !client.isOpen) return;
+      reachable = false;
+      logger?.warn({ err: err.message }, "Redis is unreachable; reconnecting (what each use does meanwhile: docs/decisions.md, Redis outage)");
+    });
+    client.on("ready", () => {
+      if (reachable) return;
+      reachable = true;
+      logger?.info("Redis is reachable again");
+    });
     await client.connect();
     return new RedisKv(client, prefix);
   }
@@ -109,14 +163,16 @@ export class RedisKv implements Kv {
   }
 
   async get(key: string) {
-    return (await this.client.get(this.k(key))) as string | null;
+    return (await this.client.get(this.k(key)).catch(rejectClassified)) as string | null;
   }
 
   async set(key: string, value: string, options: { ttlMs: number; onlyIfAbsent?: boolean }) {
-    const reply = await this.client.set(this.k(key), value, {
-      expiration: { type: "PX", value: Math.max(1, Math.ceil(options.ttlMs)) },
-      ...(options.onlyIfAbsent ? { condition: "NX" as const } : {}),
-    });
+    const reply = await this.client
+      .set(this.k(key), value, {
+        expiration: { type: "PX", value: Math.max(1, Math.ceil(options.ttlMs)) },
+        ...(options.onlyIfAbsent ? { condition: "NX" as const } : {}),
+      })
+      .catch(rejectClassified);
     return reply === "OK";
   }
 
@@ -156,7 +212,7 @@ export class RedisKv implements Kv {
   }
 
   async ttlMs(key: string) {
-    const ttl = Number(await this.client.pTTL(this.k(key)));
+    const ttl = Number(await this.client.pTTL(this.k(key)).catch(rejectClassified));
     return ttl < 0 ? null : ttl;
   }
 

@@ -47,6 +47,18 @@ const deliveryAttempts = new Counter({
   registers: [processRegistry],
 });
 
+const kvOutages = new Counter({
+  name: "subbridge_kv_unavailable_total",
+  help: "Uses of the KV store (Redis) that found it unreachable and went on without it, by use (rate_limit_open: a per-token budget admitted uncounted; rate_limit_in_process: an anonymous budget counted in this process; credential_cache: a credential read from the database; idempotency_lock: a write run without its lock).",
+  labelNames: ["use"] as const,
+  registers: [processRegistry],
+});
+
+/** One use of the KV store that met an outage and went on as its policy says (docs/decisions.md, "Redis outage"). */
+export function countKvOutage(use: "rate_limit_open" | "rate_limit_in_process" | "credential_cache" | "idempotency_lock"): void {
+  kvOutages.inc({ use });
+}
+
 /** One answered HTTP request; `seconds` from its arrival. */
 export function recordRequest(surface: string, operation: string, status: number, seconds: number): void {
   const labels = { surface, operation, status: String(status) };

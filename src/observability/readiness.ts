@@ -1,6 +1,8 @@
 // Readiness, apart from liveness (/up answers while the process runs): /ready answers 200 while
-// the database and the KV store both answer within a short bound, 503 otherwise, and 503 once the
-// process is stopping, so a load balancer or orchestrator sends traffic only where it can be served.
+// the database and the KV store both answer within a short bound, 503 otherwise, 503 while the
+// process is starting (its backends not open yet, or a start step waiting out an outage: see
+// src/startup.ts) and 503 once it is stopping, so a load balancer or orchestrator sends traffic
+// only where it can be served.
 import type Koa from "koa";
 import type { Database } from "../db/database.ts";
 import type { Kv } from "../kv/kv.ts";
@@ -8,11 +10,12 @@ import type { Kv } from "../kv/kv.ts";
 /** How long each backend has to answer a readiness check. */
 export const READINESS_TIMEOUT_MS = 2_000;
 
-export type CheckResult = "ok" | "unreachable" | "timeout";
+/** "starting": not checked, the process has not opened the backend yet. */
+export type CheckResult = "ok" | "unreachable" | "timeout" | "starting";
 
 export interface Readiness {
   ready: boolean;
-  checks: { database: CheckResult; kv: CheckResult; process: "serving" | "stopping" };
+  checks: { database: CheckResult; kv: CheckResult; process: "starting" | "serving" | "stopping" };
 }
 
 export class TimeoutError extends Error {}
@@ -29,14 +32,22 @@ export function withTimeout<T>(work: Promise<T>, ms: number, what: string): Prom
 
 export interface ReadinessProbe {
   check(): Promise<Readiness>;
+  /** The backends a starting process has opened: checked from now on. */
+  attach(backends: { db: Database; kv: Kv }): void;
+  /** Every start step is done: ready whenever the backends answer. */
+  markServing(): void;
   /** From now on the process answers not ready (it is draining before it exits). */
   markStopping(): void;
 }
 
-/** Concurrent checks share one round trip per backend: a flood of /ready costs what one does. */
-export function readinessProbe(deps: { db: Database; kv: Kv; timeoutMs?: number }): ReadinessProbe {
+/**
+ * Concurrent checks share one round trip per backend: a flood of /ready costs what one does. Given
+ * its backends, the probe serves at once; a starting process attaches them and marks it serving.
+ */
+export function readinessProbe(deps: { db?: Database; kv?: Kv; timeoutMs?: number }): ReadinessProbe {
   const timeoutMs = deps.timeoutMs ?? READINESS_TIMEOUT_MS;
-  let stopping = false;
+  let backends = deps.db && deps.kv ? { db: deps.db, kv: deps.kv } : null;
+  let state: Readiness["checks"]["process"] = backends ? "serving" : "starting";
   let running: Promise<Readiness> | null = null;
   const probe = async (what: string, work: () => Promise<unknown>): Promise<CheckResult> => {
     try {
@@ -47,19 +58,25 @@ export function readinessProbe(deps: { db: Database; kv: Kv; timeoutMs?: number 
     }
   };
   const run = async (): Promise<Readiness> => {
-    const [database, kv] = await Promise.all([
-      probe("the database", () => deps.db.raw("select 1")),
-      probe("the KV store", () => deps.kv.get("readiness")),
-    ]);
-    return { ready: database === "ok" && kv === "ok" && !stopping, checks: { database, kv, process: stopping ? "stopping" : "serving" } };
+    const [database, kv]: CheckResult[] = backends
+      ? await Promise.all([probe("the database", () => backends!.db.raw("select 1")), probe("the KV store", () => backends!.kv.get("readiness"))])
+      : ["starting", "starting"];
+    const process = state;
+    return { ready: database === "ok" && kv === "ok" && process === "serving", checks: { database, kv, process } };
   };
   return {
     check() {
       running ??= run().finally(() => (running = null));
       return running;
     },
+    attach(opened) {
+      backends = opened;
+    },
+    markServing() {
+      if (state === "starting") state = "serving";
+    },
     markStopping() {
-      stopping = true;
+      state = "stopping";
     },
   };
 }

@@ -110,7 +110,7 @@ async function admitToken(
     }
     rate = rateStateOf(counters, cached.counts, now.getTime());
   } else {
-    if (cached.state === "miss" || cached.state === "changed") {
+    if (cached.state === "miss" || cached.state === "changed" || cached.state === "unreachable") {
       const record = await lookupToken(db, tokenId, now);
       if (record && cached.state === "miss") await rememberCredential(kv, record, now);
       token = record && verifyTokenHash(record, secretHash, now);

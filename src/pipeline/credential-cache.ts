@@ -10,11 +10,15 @@
 // An entry is "<sha256 of the secret>:<resolved at, ms>:<record>": the KV checks the secret's hash and
 // counts the request against the token's budget in the same round trip (a wrong secret counts
 // nothing, so nobody can spend another token's budget). The expiry is checked on every request.
-import type { Kv } from "../kv/kv.ts";
+// While the KV store is unreachable every credential is read from the database, nothing is cached,
+// and a tombstone is written as soon as the store answers again (retryWhenReachable), for as long as
+// an entry it must override can live.
+import { KvUnavailableError, type CounterState, type Kv } from "../kv/kv.ts";
+import { retryWhenReachable } from "../kv/outage.ts";
 import type { CommitEffect } from "../db/tenant.ts";
 import type { TokenRecord } from "../modules/tokens/tokens.ts";
+import { countKvOutage } from "../observability/metrics.ts";
 import { kvCounters, type BudgetCounter } from "./rate-limit.ts";
-import type { CounterState } from "../kv/kv.ts";
 
 /**
  * How long a resolution is trusted, by the server's clock: an older one is read again from the
@@ -37,13 +41,23 @@ export type CachedCredential =
   | { state: "wrong-secret" }
   | { state: "revoked" }
   | { state: "changed" }
-  | { state: "miss" };
+  | { state: "miss" }
+  /** The KV store is unreachable: the database answers, and nothing is cached or counted there. */
+  | { state: "unreachable" };
 
 const key = (tokenId: string) => `cred:pat:${tokenId}`;
 
 /** Looks the token up and, when the secret matches, counts the request against `counters`, in one round trip. */
 export async function admitCached(kv: Kv, tokenId: string, secretHash: string, counters: readonly BudgetCounter[]): Promise<CachedCredential> {
-  const { value, counts } = await kv.incrementIfPrefixed(key(tokenId), `${secretHash}:`, kvCounters(counters));
+  let found: Awaited<ReturnType<Kv["incrementIfPrefixed"]>>;
+  try {
+    found = await kv.incrementIfPrefixed(key(tokenId), `${secretHash}:`, kvCounters(counters));
+  } catch (err) {
+    if (!(err instanceof KvUnavailableError)) throw err;
+    countKvOutage("credential_cache");
+    return { state: "unreachable" };
+  }
+  const { value, counts } = found;
   if (value === null) return { state: "miss" };
   if (value === REVOKED) return { state: "revoked" };
   if (value === CHANGED) return { state: "changed" };
@@ -86,14 +100,23 @@ export function decodeEntry<T>(entry: string): DecodedEntry<T> {
 
 const entryOf = (record: TokenRecord, now: Date) => `${record.secretHash}:${now.getTime()}:${JSON.stringify(record)}`;
 
+/** A cache write that may be skipped: with the KV store unreachable, the next request reads the database again. */
+async function cacheBestEffort(write: Promise<unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (err) {
+    if (!(err instanceof KvUnavailableError)) throw err;
+  }
+}
+
 /** Keeps a resolution read from the database, unless a tombstone (or another entry) is there. */
 export async function rememberCredential(kv: Kv, record: TokenRecord, now: Date): Promise<void> {
-  await kv.set(key(record.id), entryOf(record, now), { ttlMs: 2 * CREDENTIAL_TTL_MS, onlyIfAbsent: true });
+  await cacheBestEffort(kv.set(key(record.id), entryOf(record, now), { ttlMs: 2 * CREDENTIAL_TTL_MS, onlyIfAbsent: true }));
 }
 
 /** Replaces an aged resolution with a fresh one, unless something else (a tombstone) replaced it first. */
 export async function refreshCredential(kv: Kv, previous: string, record: TokenRecord, now: Date): Promise<void> {
-  await kv.compareAndSet(key(record.id), previous, entryOf(record, now), 2 * CREDENTIAL_TTL_MS);
+  await cacheBestEffort(kv.compareAndSet(key(record.id), previous, entryOf(record, now), 2 * CREDENTIAL_TTL_MS));
 }
 
 /** Applies what a committed change says about credentials. */
@@ -101,6 +124,9 @@ export async function applyCredentialEffects(kv: Kv, effects: readonly CommitEff
   for (const effect of effects) {
     if (effect.kind !== "credentials-revoked" && effect.kind !== "credentials-changed") continue;
     const tombstone = effect.kind === "credentials-revoked" ? REVOKED : CHANGED;
-    for (const id of effect.tokenIds) await kv.set(key(id), tombstone, { ttlMs: TOMBSTONE_TTL_MS });
+    for (const id of effect.tokenIds) {
+      // An entry cached before the change lives at most twice the TTL in the store.
+      await retryWhenReachable(() => kv.set(key(id), tombstone, { ttlMs: TOMBSTONE_TTL_MS }), 2 * CREDENTIAL_TTL_MS);
+    }
   }
 }

@@ -2,8 +2,14 @@
 // sliding-window counter (the fixed window's count plus the previous window's, weighted by how much
 // of it the sliding window still covers): a fixed window alone admits twice its limit to a client
 // that spends one window's budget at its end and the next one's at its start.
-import type { CounterSpec, CounterState, Kv } from "../kv/kv.ts";
+// While the KV store is unreachable (docs/decisions.md, "Redis outage"), a budget spent by a
+// credential the database has just verified fails open (counted as unavailable in the metrics), and
+// every other budget (per IP, per address, per member: the anonymous ones) is counted in this
+// process alone, so each process still holds a client to the budget.
+import { KvUnavailableError, type CounterSpec, type CounterState, type Kv } from "../kv/kv.ts";
+import { MemoryKv } from "../kv/memory.ts";
 import { ApiError } from "../errors.ts";
+import { countKvOutage } from "../observability/metrics.ts";
 
 export interface Window {
   name: string;
@@ -11,14 +17,23 @@ export interface Window {
   windowMs: number;
 }
 
+/** The budgets that admit every request while the KV store is unreachable (the rest count in-process). */
+const failingOpen = new WeakSet<readonly Window[]>();
+
+/** `budget`, marked to fail open during a KV outage: only a budget of a credential verified in the database. */
+export function failsOpen(budget: readonly Window[]): readonly Window[] {
+  failingOpen.add(budget);
+  return budget;
+}
+
 /** REST: 300 requests per minute and 10,000 per hour per token. */
-export const REST_BUDGET: readonly Window[] = [
+export const REST_BUDGET: readonly Window[] = failsOpen([
   { name: "minute", limit: 300, windowMs: 60_000 },
   { name: "hour", limit: 10_000, windowMs: 3_600_000 },
-];
+]);
 
 /** MCP: 120 requests per minute per token (personal or OAuth), counted apart from REST. */
-export const MCP_BUDGET: readonly Window[] = [{ name: "mcp-minute", limit: 120, windowMs: 60_000 }];
+export const MCP_BUDGET: readonly Window[] = failsOpen([{ name: "mcp-minute", limit: 120, windowMs: 60_000 }]);
 
 /** Requests to the MCP endpoint without a valid credential: 5 per minute per IP. */
 /** Discovery documents: 60 requests per minute per IP. */
@@ -64,10 +79,28 @@ export function kvCounters(windows: readonly BudgetCounter[]): CounterSpec[] {
   return windows.flatMap((w) => [w.current, w.previous]);
 }
 
+/** Where budgets that do not fail open are counted while the KV store is unreachable. */
+const inProcess = new MemoryKv();
+
+/** `counters` counted in the KV store, or during its outage as `budget`'s policy says (see the header). */
+async function countBudget(kv: Kv, budget: readonly Window[], counters: readonly CounterSpec[]): Promise<CounterState[]> {
+  try {
+    return await kv.incrementAll(counters);
+  } catch (err) {
+    if (!(err instanceof KvUnavailableError)) throw err;
+    if (failingOpen.has(budget)) {
+      countKvOutage("rate_limit_open");
+      return counters.map(() => ({ value: 0, ttlMs: 0 }));
+    }
+    countKvOutage("rate_limit_in_process");
+    return inProcess.incrementAll(counters);
+  }
+}
+
 /** Counts one request against every window of `budget` for `subject` (one KV round trip). */
 export async function consumeBudget(kv: Kv, subject: string, budget: readonly Window[], nowMs: number): Promise<RateState> {
   const windows = budgetCounters(subject, budget, nowMs);
-  return rateStateOf(windows, await kv.incrementAll(kvCounters(windows)), nowMs);
+  return rateStateOf(windows, await countBudget(kv, budget, kvCounters(windows)), nowMs);
 }
 
 /** The budget's state without counting a request (the counters are only read). */
@@ -75,7 +108,7 @@ export async function peekBudget(kv: Kv, subject: string, budget: readonly Windo
   const windows = budgetCounters(subject, budget, nowMs);
   const peeked = windows.map((w) => ({ ...w, current: { ...w.current, peek: true } }));
   // A read counts nothing, so the next request is judged as one more than what was read.
-  const counts = (await kv.incrementAll(kvCounters(peeked))).map((c, i) => (i % 2 === 0 ? { ...c, value: c.value + 1 } : c));
+  const counts = (await countBudget(kv, budget, kvCounters(peeked))).map((c, i) => (i % 2 === 0 ? { ...c, value: c.value + 1 } : c));
   return rateStateOf(windows, counts, nowMs);
 }
 

@@ -18,6 +18,7 @@ describe("bounded database waits", () => {
       const acquire = Object.assign(new Error("Knex: Timeout acquiring a connection. The pool is probably full."), { name: "KnexTimeoutError" });
       assert.equal(isDatabaseTimeout(acquire), true);
       assert.equal(isDatabaseTimeout(new Error("Query read timeout")), true);
+      assert.equal(isDatabaseTimeout(new Error("select pg_sleep(60) - Query read timeout")), true, "as knex words it, the statement first");
       assert.equal(isDatabaseTimeout(new Error("Connection terminated due to connection timeout")), true);
       for (const other of [Object.assign(new Error("duplicate key"), { code: "23505" }), new Error("boom"), null, "57014", 42]) {
         assert.equal(isDatabaseTimeout(other), false, String(other));

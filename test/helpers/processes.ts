@@ -69,6 +69,22 @@ export function runNpm(script: string, args: string[], env: Record<string, strin
   });
 }
 
+/**
+ * A TypeScript program of the repository (a worker for a multi-process test) run by node with tsx,
+ * resolved once it prints `ready` on standard output; rejected if it exits first.
+ */
+export function startProgram(path: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=subbridge-source", path], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    child.stdout!.on("data", (d: Buffer) => d.toString().includes(ready) && resolve(child));
+    child.on("exit", (code) => reject(new Error(`${path} exited (${code}) before it was ready`)));
+  });
+}
+
 export interface StartedProcess {
   child: ChildProcess;
   output: () => string;

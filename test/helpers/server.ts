@@ -12,6 +12,7 @@ import { DEFAULT_CONNECTORS_DIR } from "../../src/config.ts";
 import { loadConnectorRegistry, type ConnectorRegistry } from "../../src/modules/connectors/registry.ts";
 import { testDatabase, testKv } from "./backends.ts";
 import type { Database } from "../../src/db/database.ts";
+import type { Kv } from "../../src/kv/kv.ts";
 import { listenOnLoopback } from "./open-resources.ts";
 import type { TestClock } from "./clock.ts";
 import { PORTAL_URL, testPlatformEndpoints } from "./platforms.ts";
@@ -41,6 +42,8 @@ export interface StartOptions {
   db?: Database;
   /** Instances with the same name share their KV store (rate limits, idempotency). */
   sharedKv?: string;
+  /** The KV store the app runs on (default: the run's, see sharedKv). */
+  kv?: Kv;
   budget?: ApiAppDeps["budget"];
   handlers?: Partial<AppHandlers>;
   /** The connector packages the app serves; default: the repository's connectors/ folder. */
@@ -89,7 +92,9 @@ export async function serveOnFreePort(
 export async function startApi(options: StartOptions = {}): Promise<RunningApi> {
   const db = options.db ?? (await testDatabase()).db;
   const platforms = options.platforms ?? (await testPlatformEndpoints());
-  const kv = await testKv({ ...(options.sharedKv ? { shared: options.sharedKv } : {}), ...(options.clock ? { now: options.clock.nowMs } : {}) });
+  const kv =
+    options.kv ??
+    (await testKv({ ...(options.sharedKv ? { shared: options.sharedKv } : {}), ...(options.clock ? { now: options.clock.nowMs } : {}) }));
   let deps!: ApiAppDeps;
   const running = await serveOnFreePort((url) => {
     deps = {

@@ -5,7 +5,7 @@
 // across both processes. Runs in the PostgreSQL leg (TEST_DATABASE_URL): several processes cannot
 // share the embedded database's queue.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createServer } from "node:https";
 import type { ServerResponse } from "node:http";
 import { readFileSync } from "node:fs";
@@ -16,7 +16,7 @@ import { createCreator } from "../../src/modules/account/creators.ts";
 import { emitEvent } from "../../src/modules/events/outbox.ts";
 import { createEndpoint } from "../../src/modules/webhooks/endpoints.ts";
 import { emptyPostgresDatabase, usingPostgres } from "../helpers/backends.ts";
-import { ROOT } from "../helpers/processes.ts";
+import { startProgram } from "../helpers/processes.ts";
 import { TEST_APP_KEY } from "../helpers/server.ts";
 
 const EVENTS = 240;
@@ -92,17 +92,7 @@ const until = async (done: () => boolean | Promise<boolean>, what: string, deadl
   }
 };
 
-function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=subbridge-source", "test/multi-process/delivery-worker-program.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    child.stdout!.on("data", (d: Buffer) => d.toString().includes("delivery worker ready") && resolve(child));
-    child.on("exit", (code) => reject(new Error(`worker exited (${code}) before it was ready`)));
-  });
-}
+const startWorker = (env: Record<string, string>) => startProgram("test/multi-process/delivery-worker-program.ts", env, "delivery worker ready");
 
 if (usingPostgres)
   describe("delivery workers under chaos (two processes, PostgreSQL)", function () {

@@ -1,8 +1,8 @@
 // Readiness (/ready), apart from liveness (/up): 503 while the database or Redis does not answer,
-// 200 again once it does, 503 once the process is stopping. The backends are reached through a
-// TCP proxy the test stops and starts again, as an outage and a recovery would look.
+// 200 again once it does, 503 while the process starts and once it is stopping. The backends are
+// reached through a TCP proxy the test stops and starts again, as an outage and a recovery would look.
 import assert from "node:assert/strict";
-import { connect, createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { connect, createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import Koa from "koa";
 import { pgDatabase } from "../../src/db/pool.ts";
@@ -16,38 +16,9 @@ import { RedisKv } from "../../src/kv/redis.ts";
 import { readinessProbe, readinessRoute, type Readiness } from "../../src/observability/readiness.ts";
 import { testDatabase, usingPostgres, usingRedis } from "../helpers/backends.ts";
 import { tempDir } from "../helpers/processes.ts";
+import { StoppableProxy } from "../helpers/outages.ts";
 import { serveOnFreePort, startApi } from "../helpers/server.ts";
 import { createApiApp } from "../../src/apps/api/api-app.ts";
-
-/** A TCP proxy to `target`; stop() closes its port and every connection through it, start() opens the same port again. */
-class StoppableProxy {
-  private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-  constructor(private readonly target: () => Socket) {}
-
-  async start(): Promise<void> {
-    const server = createServer((client) => {
-      const upstream = this.target();
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on("close", () => this.sockets.delete(s));
-        s.on("error", () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => server.listen(this.port, "127.0.0.1", resolve));
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    for (const s of this.sockets) s.destroy();
-    if (server) await new Promise((r) => server.close(r));
-  }
-}
 
 /** Checks until `ready` is what the probe answers (a recovering client reconnects with back-off). */
 async function until(check: () => Promise<Readiness>, ready: boolean): Promise<Readiness> {
@@ -182,6 +153,18 @@ describe("readiness (/ready)", function () {
     assert.equal(queries, 1, "20 concurrent checks, one query");
     probe.markStopping();
     assert.deepEqual(await probe.check(), { ready: false, checks: { database: "ok", kv: "ok", process: "stopping" } });
+  });
+
+  it("answers 503 while the process starts: before its backends are open, and until every start step is done", async () => {
+    const probe = readinessProbe({});
+    assert.deepEqual(await probe.check(), { ready: false, checks: { database: "starting", kv: "starting", process: "starting" } });
+    probe.attach({ db: (await testDatabase()).db, kv: new MemoryKv() });
+    assert.deepEqual(await probe.check(), { ready: false, checks: { database: "ok", kv: "ok", process: "starting" } });
+    probe.markServing();
+    assert.deepEqual(await probe.check(), { ready: true, checks: { database: "ok", kv: "ok", process: "serving" } });
+    probe.markStopping();
+    probe.markServing();
+    assert.equal((await probe.check()).checks.process, "stopping", "a stop is never undone");
   });
 
   it("is served on the REST host next to /up", async () => {

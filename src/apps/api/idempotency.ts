@@ -19,7 +19,9 @@
 import { randomUUID } from "node:crypto";
 import type Koa from "koa";
 import type { Knex } from "knex";
-import type { Kv } from "../../kv/kv.ts";
+import { KvUnavailableError, type Kv } from "../../kv/kv.ts";
+import { retryWhenReachable } from "../../kv/outage.ts";
+import { countKvOutage } from "../../observability/metrics.ts";
 import { ApiError, validationFailed } from "../../errors.ts";
 import { decrypt, encrypt, sha256Hex } from "../../security/crypto.ts";
 import type { ExecutionHooks } from "../../pipeline/execute.ts";
@@ -122,7 +124,19 @@ export async function runIdempotently(
   keeps: { status: number } | null,
   execute: (hooks?: ExecutionHooks) => Promise<void>,
 ): Promise<void> {
-  const existing = await takeKey(deps.kv, claim);
+  let existing: string | null = null;
+  let locked = true;
+  try {
+    existing = await takeKey(deps.kv, claim);
+  } catch (err) {
+    if (!(err instanceof KvUnavailableError)) throw err;
+    // The lock only turns a concurrent repeat away early: without it, the kept response's key
+    // still lets one run commit and replays it to the others (see the header).
+    countKvOutage("idempotency_lock");
+    locked = false;
+  }
+  // Given back as soon as the KV store answers, for as long as the lock would live.
+  const giveBack = () => (locked ? retryWhenReachable(() => deps.kv.compareAndDelete(claim.key, claim.lock), IDEMPOTENCY_LOCK_MS) : undefined);
   if (existing !== null) {
     const lock = JSON.parse(existing) as Running;
     if (lock.hash !== claim.hash) {
@@ -157,17 +171,17 @@ export async function runIdempotently(
       // (the purge had not reached it yet) and the request runs once more.
       const kept = await keptResponse(deps.db, claim.key, now).catch(() => null);
       if (kept) {
-        await deps.kv.compareAndDelete(claim.key, claim.lock);
+        await giveBack();
         return replay(ctx, kept, claim, deps.appKey);
       }
       if (attempt === 0 && isKeptAlready(err)) {
         await forgetExpired(deps.db, claim.key, now);
         continue;
       }
-      await deps.kv.compareAndDelete(claim.key, claim.lock);
+      await giveBack();
       throw err;
     }
   }
   // A kept response answers repeats from now on; anything else is not kept and gives its key back.
-  if (!keeps) await deps.kv.compareAndDelete(claim.key, claim.lock);
+  if (!keeps) await giveBack();
 }

@@ -34,6 +34,8 @@ export interface MailCatcherOptions {
   answer?: (to: string[]) => number | null;
   /** How many messages are kept (default 200; older ones are dropped). */
   keep?: number;
+  /** Waits this long before answering each message (tests: a send in flight). */
+  holdMs?: number;
 }
 
 export interface MailCatcher {
@@ -61,7 +63,8 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
     onData(stream, session, callback) {
       const to = session.envelope.rcptTo.map((a) => a.address);
       simpleParser(stream)
-        .then((parsed) => {
+        .then(async (parsed) => {
+          if (options.holdMs) await new Promise((r) => setTimeout(r, options.holdMs));
           const code = options.answer?.(to) ?? null;
           if (code !== null) return callback(Object.assign(new Error(`refused by the catcher (${code})`), { responseCode: code }));
           counter += 1;

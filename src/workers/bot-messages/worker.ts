@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import type { Db } from "../../db/tenant.ts";
 import { unscoped } from "../../db/tenant.ts";
-import type { Kv } from "../../kv/kv.ts";
+import { KvUnavailableError, type Kv } from "../../kv/kv.ts";
 import { mailAlertsTheBotCouldNotDeliver } from "../../modules/alerts/raise.ts";
 import { pacingOf, takeSendSlot } from "../../modules/bot-messages/pacing.ts";
 import { claimDueBotMessages, recordBotMessageOutcomes, type BotMessageOutcome, type ClaimedBotMessage } from "../../modules/bot-messages/queue.ts";
@@ -15,6 +15,10 @@ import { PlatformError } from "../../modules/connectors/drivers/driver.ts";
 import type { ConnectorEnvironment } from "../../modules/connectors/environment.ts";
 import type { InstallationRow } from "../../modules/connectors/tables.ts";
 import { startPollingLoop } from "../polling-loop.ts";
+import { recordWithinLease } from "../within-lease.ts";
+
+/** How long a message waits, handed back, while pacing cannot be read (the KV store unreachable). */
+const KV_OUTAGE_WAIT_MS = 5_000;
 
 export interface BotMessageWorkerOptions {
   db: Db;
@@ -68,7 +72,15 @@ async function sendFor(o: BotMessageWorkerOptions, installation: Installation | 
   const pacing = pacingOf(manifest.pacing);
   const session = installationSession(o.env, installation);
   for (const message of messages) {
-    const waitMs = await takeSendSlot(o.kv, pacing, installation.id, message.recipient, now.getTime());
+    let waitMs: number;
+    try {
+      waitMs = await takeSendSlot(o.kv, pacing, installation.id, message.recipient, now.getTime());
+    } catch (err) {
+      // Pacing is the platform's limit across every process: while the KV store is unreachable
+      // the message waits, handed back unsent (docs/decisions.md, "Redis outage").
+      if (!(err instanceof KvUnavailableError)) throw err;
+      waitMs = KV_OUTAGE_WAIT_MS;
+    }
     if (waitMs > 0) {
       outcomes.push({ message, result: "deferred", untilMs: waitMs });
       continue;
@@ -93,13 +105,15 @@ async function sendFor(o: BotMessageWorkerOptions, installation: Installation | 
 }
 
 async function sendBatch(o: BotMessageWorkerOptions, now: Date): Promise<{ claimed: number; outcomes: BotMessageOutcome[] }> {
-  const batch = await claimDueBotMessages(o.db, now, o.batchSize ?? 50, o.leaseMs ?? 60_000, o.installations);
+  const leaseMs = o.leaseMs ?? 60_000;
+  const leaseEndsAtMs = Date.now() + leaseMs;
+  const batch = await claimDueBotMessages(o.db, now, o.batchSize ?? 50, leaseMs, o.installations);
   if (batch.length === 0) return { claimed: 0, outcomes: [] };
   const byInstallation = new Map<string, ClaimedBotMessage[]>();
   for (const m of batch) byInstallation.set(m.installation_id, [...(byInstallation.get(m.installation_id) ?? []), m]);
   const installations = await installationsOf(o.db, [...byInstallation.keys()]);
   const outcomes = (await Promise.all([...byInstallation].map(([id, messages]) => sendFor(o, installations.get(id), messages, now)))).flat();
-  const recorded = await recordBotMessageOutcomes(o.db, outcomes, now);
+  const recorded = await recordWithinLease(() => recordBotMessageOutcomes(o.db, outcomes, now), leaseEndsAtMs);
   // A creator's alert the bot could not deliver goes by mail instead.
   const unsent = recorded.filter((x) => x.result === "failed" || x.result === "retry").map((x) => x.message.id);
   await mailAlertsTheBotCouldNotDeliver(o.db, unsent, now);

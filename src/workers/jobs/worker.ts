@@ -26,8 +26,10 @@ export interface QueueTiming {
   /** Runs after the first when a job throws (each at the clock's time then). */
   retryLimit: number;
   retryDelaySeconds: number;
-  /** A run still not finished after this long (its worker died) is retried by another worker. */
+  /** A run still not finished after this long (its worker died) is retried by another worker... */
   expireInSeconds: number;
+  /** ... once pg-boss's maintenance, run this often by one of the workers, has found it expired. */
+  maintenanceIntervalSeconds: number;
   /** On stop, how long a running job may take to finish before it is failed (and retried later). */
   stopTimeoutMs: number;
 }
@@ -38,6 +40,7 @@ export const DEFAULT_TIMING: QueueTiming = {
   retryLimit: 3,
   retryDelaySeconds: 60,
   expireInSeconds: 15 * 60,
+  maintenanceIntervalSeconds: 120,
   stopTimeoutMs: 20_000,
 };
 
@@ -104,6 +107,7 @@ export async function startJobWorker(options: JobWorkerOptions): Promise<JobWork
     schema: QUEUE_SCHEMA,
     cronMonitorIntervalSeconds: timing.cronIntervalSeconds,
     cronWorkerIntervalSeconds: Math.min(timing.cronIntervalSeconds, 5),
+    maintenanceIntervalSeconds: timing.maintenanceIntervalSeconds,
   });
   boss.on("error", (err) => logger.error({ err }, "job queue error"));
   try {

@@ -15,6 +15,7 @@ import {
 } from "../../modules/mail/queue.ts";
 import { longestSendMs, MailSendError, type MailSender } from "../../modules/mail/smtp.ts";
 import { startPollingLoop } from "../polling-loop.ts";
+import { recordWithinLease } from "../within-lease.ts";
 
 export interface MailWorkerOptions {
   db: Db;
@@ -69,10 +70,11 @@ async function sendOne(o: MailWorkerOptions, mail: ClaimedMail): Promise<MailOut
 
 /** Claims, sends and records one batch at `now`; answers the outcomes recorded (empty: nothing was due). */
 async function sendBatch(o: MailWorkerOptions, s: Settings, now: Date, limit: number, recordAt: () => Date): Promise<MailOutcome[]> {
+  const leaseEndsAtMs = Date.now() + s.leaseMs;
   const batch = await claimDueMail(o.db, now, limit, s.leaseMs, s.policy);
   if (batch.length === 0) return [];
   const outcomes = await Promise.all(batch.map((mail) => sendOne(o, mail)));
-  return recordMailOutcomes(o.db, outcomes, recordAt(), s.maxAttempts);
+  return recordWithinLease(() => recordMailOutcomes(o.db, outcomes, recordAt(), s.maxAttempts), leaseEndsAtMs);
 }
 
 /** Sends everything due at `now`, batch after batch, until nothing is due; answers the outcomes. */

@@ -1,14 +1,17 @@
 // The bot message worker against the fake Telegram: queued messages reach the recipient once, cut
 // to the manifest's max_length; a burst is paced (the manifest's burst at once, then one per
 // min_interval, and one per per_recipient_interval to the same person); an unreachable platform is
-// tried again later, Telegram's 429 waits its retry_after, a refusal fails for good.
+// tried again later, Telegram's 429 waits its retry_after, a refusal fails for good; with Redis
+// unreachable a message waits, unsent, for pacing to be read again.
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import { createDomainContext, systemActor } from "../../../src/db/tenant.ts";
 import { queueBotMessage } from "../../../src/modules/bot-messages/outbox.ts";
 import { pacingOf } from "../../../src/modules/bot-messages/pacing.ts";
 import { fitText, sendDueBotMessages } from "../../../src/workers/bot-messages/worker.ts";
+import type { Kv } from "../../../src/kv/kv.ts";
 import { testDatabase, testKv } from "../../helpers/backends.ts";
+import { OutageKv } from "../../helpers/outages.ts";
 import { testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
 import { repositoryConnectorRegistry, TEST_APP_KEY, testLogger } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
@@ -37,7 +40,7 @@ describe("the bot message worker", function () {
     });
   }
 
-  async function send(now: Date, kv: Awaited<ReturnType<typeof testKv>>) {
+  async function send(now: Date, kv: Kv) {
     const { db } = await testDatabase();
     const env = { connectors: repositoryConnectorRegistry(), platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY };
     return sendDueBotMessages({ db, kv, env, logger: testLogger, now, installations: [installation.id] });
@@ -137,6 +140,32 @@ describe("the bot message worker", function () {
     assert.deepEqual(
       (await send(new Date(at.getTime() + Math.ceil(pacing.perRecipientIntervalMs)), kv)).map((o) => o.result),
       ["sent"],
+    );
+  });
+
+  it("hands a message back unsent while pacing cannot be read (Redis unreachable), and sends it once Redis answers", async () => {
+    const kv = new OutageKv();
+    kv.down = true;
+    const now = new Date(Date.UTC(2031, 0, 3, 12));
+    const to = user();
+    const [id] = await queue([{ recipient: to, text: "after the outage" }], now);
+    const mark = (await testPlatform()).calls.length;
+    assert.deepEqual(
+      (await send(now, kv)).map((o) => o.result),
+      ["deferred"],
+    );
+    const { db } = await testDatabase();
+    const row = await db("bot_messages").where({ id }).first();
+    assert.deepEqual([row.status, row.attempts], ["queued", 0]);
+    kv.down = false;
+    assert.deepEqual(
+      (await send(new Date(row.next_attempt_at), kv)).map((o) => o.result),
+      ["sent"],
+    );
+    assert.deepEqual(
+      (await sentBy(mark)).map((c) => c.params.chat_id),
+      [to],
+      "sent once, after the outage",
     );
   });
 

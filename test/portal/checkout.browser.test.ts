@@ -1,12 +1,12 @@
 // A member pays for a plan from the portal in Chromium (issue 33): the plan page asks a visitor to
 // sign in first, the sign-in through the bot comes back to the plan, the card form with a coupon
 // sends the browser to the Stripe twin's hosted page, 4242 4242 4242 4242 pays there, and the
-// portal's success page (reloading itself, no script) turns from "Confirming your payment" to
+// portal's success page (waiting for the report, no script) turns from "Confirming your payment" to
 // "You're in" once the twin's signed event reached the API. Screenshots at desktop width and 390 px
 // under test-artifacts/screenshots/<backend>/portal-checkout-*.png.
 import assert from "node:assert/strict";
-import { randomInt } from "node:crypto";
-import type { Browser } from "playwright-core";
+import { randomInt, randomUUID } from "node:crypto";
+import type { Browser, Page } from "playwright-core";
 import { createCoupon } from "../../src/modules/coupons/coupons.ts";
 import { createPaymentMethod } from "../../src/modules/payment-methods/payment-methods.ts";
 import { sealStripeCredentials } from "../../src/modules/payments/providers.ts";
@@ -107,7 +107,7 @@ describe("subscriber portal: paying for a plan (Chromium)", function () {
     await page.getByLabel("CVC").fill("123");
     await page.getByRole("button", { name: "Subscribe" }).click();
 
-    // The success page: confirming until the twin's event is applied, then You're in (the page reloads itself).
+    // The success page: it waits for the twin's event to be applied, then says You're in.
     await page.waitForURL(new RegExp(`^${portal.url}/${fixture.handle}/checkout/[0-9a-f-]{36}`));
     await page.getByRole("heading", { name: "You're in" }).waitFor({ timeout: 30_000 });
     const main = await page.locator("main").innerText();
@@ -131,20 +131,27 @@ describe("subscriber portal: paying for a plan (Chromium)", function () {
     await context.close();
   });
 
-  it("shows the confirming page while the provider's report is on its way (desktop and 390 px)", async () => {
-    // The page as it looks before the report: a checkout of this member still open.
-    const { context, page } = await freshPage(browser);
+  /** A new member signed in through the bot from the plan's page, back on it; their Telegram user id. */
+  async function signedInOnPlan(page: Page): Promise<number> {
     await page.goto(`${portal.url}/${fixture.handle}?plan=${fixture.plan.planId}`);
     await page.getByRole("link", { name: "Sign in to pay by card" }).click();
     await page.getByRole("button", { name: "Sign in with Telegram" }).click();
     const payload = new URL((await page.getByRole("link", { name: "Open Telegram" }).getAttribute("href"))!).searchParams.get("start")!;
-    const reply = await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, randomInt(1_000_000, 9_999_999), payload);
+    const userId = randomInt(1_000_000, 9_999_999);
+    const reply = await botStart(suite.api.url, fixture.installation.id, fixture.bot.id, userId, payload);
     const phone = await freshPage(browser);
     await phone.page.goto(`${portal.url}${confirmationPath(reply)}`);
     await phone.page.getByRole("button", { name: /^Yes, sign in/ }).click();
     await phone.page.getByText(/^Confirmed\./).waitFor();
     await phone.context.close();
     await page.getByRole("button", { name: "Continue" }).click();
+    return userId;
+  }
+
+  it("shows the confirming page while the provider's report is on its way (desktop and 390 px)", async () => {
+    // The page as it looks before the report: a checkout of this member still open.
+    const { context, page } = await freshPage(browser);
+    await signedInOnPlan(page);
     await page.getByRole("button", { name: "Pay by card" }).click();
     await page.waitForURL(`${twin.url}/c/pay/**`);
     const { db } = await testDatabase();
@@ -157,5 +164,42 @@ describe("subscriber portal: paying for a plan (Chromium)", function () {
     await page.setViewportSize({ width: 390, height: 800 });
     await screenshot(page, "portal-checkout-confirming-390");
     await context.close();
+  });
+
+  it("tells a member who has had the community's free trial that a plan's trial is not offered again (desktop and 390 px)", async () => {
+    const { db } = await testDatabase();
+    const { context, page } = await freshPage(browser);
+    await db("plans").where({ id: fixture.plan.planId }).update({ trial_days: 7 });
+    try {
+      const userId = await signedInOnPlan(page);
+      const member = await db("members")
+        .where({ project_id: fixture.projectId, external_user_id: String(userId) })
+        .first();
+      const ago = (days: number) => new Date(Date.now() - days * 86_400_000);
+      await db("subscriptions").insert({
+        id: randomUUID(),
+        team_id: suite.creator.teamId,
+        project_id: fixture.projectId,
+        member_id: member.id,
+        plan_id: fixture.plan.planId,
+        status: "expired",
+        source: "stripe",
+        started_at: ago(20),
+        trial_ends_at: ago(13),
+        ends_at: ago(13),
+        canceled_at: ago(15),
+        expired_at: ago(13),
+        created_at: ago(20),
+        updated_at: ago(13),
+      });
+      await page.reload();
+      await page.getByText("You have had this community's free trial: $5.00 every month, paid from the first day").waitFor();
+      await screenshot(page, "portal-plan-trial-used");
+      await page.setViewportSize({ width: 390, height: 800 });
+      await screenshot(page, "portal-plan-trial-used-390");
+    } finally {
+      await db("plans").where({ id: fixture.plan.planId }).update({ trial_days: 0 });
+      await context.close();
+    }
   });
 });

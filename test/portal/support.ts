@@ -14,7 +14,7 @@ import { installTelegram } from "../modules/connectors/support.ts";
 import { seedPlan, type SeededPlan } from "../modules/subscriptions/commerce.ts";
 
 /** The portal in-process; `stripe` is the platform's Stripe it reaches (none unless given). */
-export async function startPortal(options: { stripe?: StripePayments | null } = {}) {
+export async function startPortal(options: { stripe?: StripePayments | null; confirmWaitMs?: number } = {}) {
   const { db } = await testDatabase();
   const kv = await testKv();
   const platforms = await testPlatformEndpoints();
@@ -33,6 +33,8 @@ export async function startPortal(options: { stripe?: StripePayments | null } = 
       // Each PortalBrowser comes from its own address (the per-IP action budget is per browser here).
       clientIp: (req) => String(req.headers["x-test-ip"] ?? "127.0.0.1"),
       ...(options.stripe ? { stripe: options.stripe } : {}),
+      // A checkout's page waits this long for its confirmation: long enough for the twin's report, short for a page that stays open.
+      confirmWaitMs: options.confirmWaitMs ?? 1_500,
     }),
   );
 }

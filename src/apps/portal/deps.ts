@@ -25,4 +25,6 @@ export interface PortalDeps {
   clientIp?: ClientIpResolver;
   /** The platform's Stripe, for the members' checkouts on Stripe methods; absent or null = none. */
   stripe?: StripePayments | null;
+  /** How long the page a provider sends a member back to waits for the payment's confirmation (CONFIRM_WAIT_MS by default). */
+  confirmWaitMs?: number;
 }

@@ -14,8 +14,6 @@ export interface PortalFrame {
   member?: { name: string };
   /** Where this page's forms may lead besides this host (CSP form-action sources): the card form's answer redirects to the provider's hosted checkout, and Chromium checks that redirect too. */
   formTargets?: readonly string[];
-  /** Reload as `url` after `seconds` (a page waiting for something, without script: <meta http-equiv="refresh">). */
-  refresh?: { seconds: number; url: string };
 }
 
 export const CONTENT_SECURITY_POLICY =
@@ -58,7 +56,6 @@ export function renderPortalPage(ctx: Koa.Context, frame: PortalFrame): void {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title}</title>
-        ${frame.refresh ? html`<meta http-equiv="refresh" content="${`${frame.refresh.seconds}; url=${frame.refresh.url}`}" />` : ""}
         <link rel="stylesheet" href="/assets/portal.css" />
       </head>
       <body>

@@ -139,6 +139,6 @@ function servePage(path: string, caught: readonly CaughtMail[], res: import("nod
   }
   res.writeHead(status, { "content-type": "text/html; charset=utf-8", "content-security-policy": "script-src 'none'" });
   res.end(
-    `<!doctype html><html><head><meta charset="utf-8"><title>${PRODUCT_NAME} mail</title></head><body style="font-family: system-ui, sans-serif">${body}</body></html>`,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${PRODUCT_NAME} mail</title></head><body style="font-family: system-ui, sans-serif">${body}</body></html>`,
   );
 }

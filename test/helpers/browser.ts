@@ -1,7 +1,8 @@
 // Browser tests: playwright-core driving Debian's Chromium (/usr/bin/chromium, or CHROMIUM_PATH),
 // headless, never a downloaded browser. One browser per test file, a fresh context (cookies) per
 // test. Screenshots go to test-artifacts/screenshots/<backend>/<name>.png for review.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { pendingMail } from "../../src/modules/mail/outbox.ts";
@@ -37,8 +38,26 @@ export async function freshPage(browser: Browser): Promise<{ context: BrowserCon
   return { context, page };
 }
 
+/** axe-core's browser build, read once: evaluated in the page (a page's CSP does not apply to the test's own evaluation). */
+let axeSource: string | null = null;
+
+/** The serious and critical accessibility violations axe-core finds on `page`, one line each. */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  axeSource ??= readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+  await page.evaluate(axeSource);
+  const violations = (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) })))",
+  )) as { id: string; impact: string | null; help: string; nodes: string[] }[];
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.slice(0, 3).join(", ")})`);
+}
+
 /** Saves a full-page screenshot for review (`fullPage: false`: the viewport, for very long pages); returns its path. */
 export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
+  // Every page reviewed is checked with axe-core: a serious or critical violation fails the test.
+  const problems = await accessibilityProblems(page);
+  if (problems.length) throw new Error(`${name}: axe-core finds ${problems.length} serious violation(s):\n${problems.join("\n")}`);
   // Every page reviewed is also checked for sideways scrolling: content wider than the viewport (a phone's 390 px) is a layout bug.
   const widths = (await page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")) as [number, number];
   if (widths[0] > widths[1]) throw new Error(`${name}: the page is ${widths[0]} px wide in a ${widths[1]} px viewport`);

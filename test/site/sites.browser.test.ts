@@ -114,6 +114,20 @@ describe("marketing and reference sites (Chromium)", function () {
     await page.waitForTimeout(500);
     await screenshot(page, "docs-reference-operation", { fullPage: false });
 
+    // Scalar takes the system's dark preference: its colours, and the site's header around it, stay readable; at 390 px too.
+    for (const [scheme, width, shot] of [
+      ["light", 390, "docs-reference-390"],
+      ["dark", 1100, "docs-reference-dark"],
+      ["dark", 390, "docs-reference-dark-390"],
+    ] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.setViewportSize({ width, height: 844 });
+      await page.goto(sites.docs.url + "/reference");
+      await page.getByRole("heading", { name: "SubBridge API" }).first().waitFor({ timeout: 60_000 });
+      assert.equal(await page.evaluate("document.body.className"), `${scheme}-mode`);
+      await page.waitForTimeout(500);
+      await screenshot(page, shot, { fullPage: false });
+    }
     assert.deepEqual(external, [], "nothing is loaded from another host");
     assert.deepEqual(
       problems.filter((p) => /Content Security Policy|Refused/.test(p)),

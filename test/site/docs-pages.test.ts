@@ -146,7 +146,7 @@ describe("reference site pages", function () {
       if (MARKDOWN_PAGES.some((p) => p.path === page)) assert.ok(html.includes('<script src="/assets/copy-code.js"></script>'), page);
     }
     const rest = await (await fetch(`${sites.docs.url}/guides/rest-api`)).text();
-    assert.match(rest, /<pre><code class="hljs language-ts"><span class="hljs-keyword">import<\/span>/);
+    assert.match(rest, /<pre [^>]*><code class="hljs language-ts"><span class="hljs-keyword">import<\/span>/);
     assert.match(rest, /<code class="hljs language-sh">/);
     const script = await fetch(`${sites.docs.url}/assets/copy-code.js`);
     assert.equal(script.status, 200);

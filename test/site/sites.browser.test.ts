@@ -80,6 +80,16 @@ describe("marketing and reference sites (Chromium)", function () {
     await page.goto(sites.site.url + "/developers");
     await page.getByRole("link", { name: "@subbridge/sdk on npm" }).waitFor();
     await screenshot(page, "site-developers");
+
+    // At 390 px the pricing table and the developers page's code scroll sideways: each takes keyboard focus, named.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(sites.site.url + "/pricing");
+    const pricing = page.getByRole("table", { name: "Pricing" });
+    assert.equal(await pricing.getAttribute("tabindex"), "0");
+    await screenshot(page, "site-pricing-390");
+    await page.goto(sites.site.url + "/developers");
+    assert.ok((await page.getByRole("group", { name: /^Code block \d+$/ }).count()) > 0);
+    await screenshot(page, "site-developers-390");
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -103,6 +113,21 @@ describe("marketing and reference sites (Chromium)", function () {
     assert.ok(await page.getByText("list_projects", { exact: true }).first().isVisible(), "the operation id is shown");
     await page.waitForTimeout(500);
     await screenshot(page, "docs-reference-operation", { fullPage: false });
+
+    // Scalar takes the system's dark preference: its colours, and the site's header around it, stay readable; at 390 px too.
+    for (const [scheme, width, shot] of [
+      ["light", 390, "docs-reference-390"],
+      ["dark", 1100, "docs-reference-dark"],
+      ["dark", 390, "docs-reference-dark-390"],
+    ] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.setViewportSize({ width, height: 844 });
+      await page.goto(sites.docs.url + "/reference");
+      await page.getByRole("heading", { name: "SubBridge API" }).first().waitFor({ timeout: 60_000 });
+      assert.equal(await page.evaluate("document.body.className"), `${scheme}-mode`);
+      await page.waitForTimeout(500);
+      await screenshot(page, shot, { fullPage: false });
+    }
     assert.deepEqual(external, [], "nothing is loaded from another host");
     assert.deepEqual(
       problems.filter((p) => /Content Security Policy|Refused/.test(p)),
@@ -193,14 +218,21 @@ describe("marketing and reference sites (Chromium)", function () {
       )) as [string, string];
       assert.notEqual(colours[0], colours[1]);
 
+      // A code block, scrolling sideways at 390 px, takes keyboard focus under the name its copy button repeats.
+      const block = page.getByRole("group", { name: "Code block 1", exact: true });
+      assert.deepEqual(await block.evaluate((pre: { localName: string; tabIndex: number }) => [pre.localName, pre.tabIndex]), ["pre", 0]);
       const copy = page.getByRole("button", { name: "Copy code block 1", exact: true });
+      // The word the button shows (the rest of its name is visually hidden).
+      const shown = (button: { firstElementChild: { textContent: string } | null }) => button.firstElementChild?.textContent;
+      assert.equal(await copy.evaluate(shown), "Copy");
       await copy.click();
-      // The clipboard answers asynchronously: the button and the live region then say so.
-      await copy.filter({ hasText: "Copied" }).waitFor();
+      // The clipboard answers asynchronously: the button (its name starting with the word it shows) and the live region then say so.
+      const copied = page.getByRole("button", { name: "Copied code block 1", exact: true });
+      assert.equal(await copied.evaluate(shown), "Copied");
       await page.locator("[aria-live=polite]", { hasText: "Copied to the clipboard." }).waitFor();
-      const copied = (await page.evaluate("navigator.clipboard.readText()")) as string;
-      assert.equal(copied, ((await page.evaluate("document.querySelector('main pre code').textContent")) as string).replace(/\n$/, ""));
-      assert.match(copied, /^npm install @subbridge\/sdk/);
+      const clipboard = (await page.evaluate("navigator.clipboard.readText()")) as string;
+      assert.equal(clipboard, ((await page.evaluate("document.querySelector('main pre code').textContent")) as string).replace(/\n$/, ""));
+      assert.match(clipboard, /^npm install @subbridge\/sdk/);
       await screenshot(page, `docs-guide-code${suffix}`, { fullPage: false });
 
       await page.getByRole("searchbox", { name: "Search the reference" }).fill("idempotency");

@@ -10,16 +10,21 @@ import type Koa from "koa";
 import { html } from "../../auth/pages/html.ts";
 import { renderShell, type Shell } from "../../site/pages/layout.ts";
 import { securityHeaders } from "../../site/pages/security-headers.ts";
+import { readRepositoryText } from "../../../repository-files.ts";
 
 export const SCALAR_BUNDLE = "/assets/scalar-api-reference.js";
 
 /**
  * What Scalar is told: no fonts or telemetry from elsewhere, and none of its features that call
  * Scalar's hosted services (the "Ask AI" agent, MCP generation, the developer-tools toolbar with
- * Share and Deploy; Scalar turns them on by itself when the page is on localhost).
+ * Share and Deploy; Scalar turns them on by itself when the page is on localhost). Its colours are
+ * made readable in both of its modes by customCss (reference-theme.css).
  */
 export const SCALAR_CONFIGURATION = {
   withDefaultFonts: false,
+  customCss: readRepositoryText("src/apps/docs/pages/reference-theme.css"),
+  // A collapsed group's "Show More" button is named "Show all <group> endpoints"; its name must hold its visible words (WCAG 2.5.3).
+  localization: { translations: { navigation: { showAllEndpoints: "Show more {name} endpoints" } } },
   telemetry: false,
   showDeveloperTools: "never",
   agent: { disabled: true },

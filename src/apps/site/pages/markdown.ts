@@ -4,7 +4,7 @@
 // the operator edits, and a page must not run what they hold. Code fences are highlighted here,
 // on the server, so the pages need no script to show coloured code.
 import { createRequire } from "node:module";
-import { Marked, type Tokens } from "marked";
+import { Marked, Renderer, type Tokens } from "marked";
 import { markedHighlight } from "marked-highlight";
 import { escape } from "html-escaper";
 
@@ -44,24 +44,50 @@ const hljs = load("highlight.js/lib/core") as Highlighter;
 for (const name of ["bash", "http", "javascript", "json", "plaintext", "typescript", "yaml"])
   hljs.registerLanguage(name, load(`highlight.js/lib/languages/${name}`));
 
-const marked = new Marked(
-  { gfm: true },
-  markedHighlight({
-    langPrefix: "hljs language-",
-    emptyLangClass: "hljs",
-    highlight(code, lang) {
-      // hljs escapes what it returns, so unknown and absent languages come back as escaped text too.
-      return hljs.highlight(code, { language: hljs.getLanguage(lang) ? lang : "plaintext" }).value;
-    },
-  }),
-);
+const highlighting = markedHighlight({
+  langPrefix: "hljs language-",
+  emptyLangClass: "hljs",
+  highlight(code, lang) {
+    // hljs escapes what it returns, so unknown and absent languages come back as escaped text too.
+    return hljs.highlight(code, { language: hljs.getLanguage(lang) ? lang : "plaintext" }).value;
+  },
+});
+const highlightedCode = highlighting.renderer!.code!;
+
+/**
+ * The page being rendered: its code blocks so far and the id of the last heading (parses are
+ * synchronous, one at a time).
+ */
+const page = { codeBlocks: 0, headingId: "" };
+
+// Code blocks and tables scroll sideways when wider than the column (a phone's), so each takes
+// keyboard focus (arrow keys then scroll it) under a name that focus announces.
+const marked = new Marked({ gfm: true }, highlighting);
 marked.use({
+  hooks: {
+    preprocess(markdown: string): string {
+      page.codeBlocks = 0;
+      page.headingId = "";
+      return markdown;
+    },
+  },
   renderer: {
+    // Named by number, which the block's copy button repeats (copy-code.js).
+    code(this: ThisParameterType<typeof highlightedCode>, token: Tokens.Code): string {
+      const block = highlightedCode.call(this, token) as string;
+      return block.replace(/^<pre>/, `<pre tabindex="0" role="group" aria-label="Code block ${++page.codeBlocks}">`);
+    },
+    // Named by the heading it stands under.
+    table(this: Renderer, token: Tokens.Table): string {
+      const name = page.headingId ? `aria-labelledby="${escape(page.headingId)}"` : `aria-label="Table"`;
+      return Renderer.prototype.table.call(this, token).replace(/^<table>/, `<table tabindex="0" ${name}>`);
+    },
     html(token: Tokens.HTML | Tokens.Tag): string {
       return escape(token.text);
     },
     heading(this: { parser: { parseInline(tokens: Tokens.Generic[]): string } }, token: Tokens.Heading): string {
       const { id } = headingParts(token.text);
+      page.headingId = id;
       const inline = this.parser.parseInline(token.tokens).replace(EXPLICIT_ID, "");
       return `<h${token.depth} id="${escape(id)}">${inline}</h${token.depth}>\n`;
     },

@@ -87,6 +87,8 @@ export interface ResourceOperation {
   readonly paged: boolean;
   /** POST, PUT, PATCH or DELETE: the call carries an Idempotency-Key. */
   readonly write: boolean;
+  /** The ability a token needs for it (null: any valid token, or none for a public route). */
+  readonly ability: string | null;
 }
 `;
 
@@ -210,6 +212,7 @@ export function emitSdkResources(doc: Json, ops: OperationModel[], release: stri
       input: inputOf(op),
       paged: op.pagination !== null,
       write: op.write,
+      ability: op.ability,
     };
     return `  ${op.id}: ${JSON.stringify(row)},`;
   });

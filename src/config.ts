@@ -69,6 +69,8 @@ export interface Config {
   site: SurfaceConfig;
   docs: SurfaceConfig;
   portal: SurfaceConfig;
+  /** The creator dashboard (DASHBOARD_PORT 4007, DASHBOARD_URL): a browser client of the public SDK. */
+  dashboard: SurfaceConfig;
   /** Which surfaces `npm start` runs in this process. */
   surfaces: SurfaceName[];
   /**
@@ -135,11 +137,11 @@ export interface PlatformConfig {
 export const DEFAULT_TELEGRAM_API_URL = "https://api.telegram.org";
 export const DEFAULT_DISCORD_API_URL = "https://discord.com/api/v10";
 
-export const SURFACES = ["api", "mcp", "auth", "site", "docs", "portal"] as const;
+export const SURFACES = ["api", "mcp", "auth", "site", "docs", "portal", "dashboard"] as const;
 export type SurfaceName = (typeof SURFACES)[number];
-const DEFAULT_PORTS: Record<SurfaceName, number> = { api: 4000, mcp: 4001, auth: 4002, site: 4003, docs: 4004, portal: 4005 };
+const DEFAULT_PORTS: Record<SurfaceName, number> = { api: 4000, mcp: 4001, auth: 4002, site: 4003, docs: 4004, portal: 4005, dashboard: 4007 };
 /** Surfaces that exist in this release; the others join as they are built. */
-export const AVAILABLE_SURFACES: readonly SurfaceName[] = ["api", "mcp", "auth", "site", "docs", "portal"];
+export const AVAILABLE_SURFACES: readonly SurfaceName[] = ["api", "mcp", "auth", "site", "docs", "portal", "dashboard"];
 
 /** The repository's connectors/ folder, found from this file so `npm start` works from any directory. */
 export const DEFAULT_CONNECTORS_DIR = fileURLToPath(repositoryFile("connectors"));
@@ -187,6 +189,7 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     site: surface("site"),
     docs: surface("docs"),
     portal: surface("portal"),
+    dashboard: surface("dashboard"),
     surfaces,
     worker,
     mcpAllowedHosts: hostnames(env, "MCP_ALLOWED_HOSTS"),

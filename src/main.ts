@@ -21,6 +21,8 @@ import { createDocsApp } from "./apps/docs/docs-app.ts";
 import { createAuthApp } from "./apps/auth/auth-app.ts";
 import { createSiteApp } from "./apps/site/site-app.ts";
 import { createPortalApp } from "./apps/portal/portal-app.ts";
+import { createDashboardApp } from "./apps/dashboard/dashboard-app.ts";
+import { registerDashboardClient } from "./modules/oauth/first-party.ts";
 import { createMcpApp } from "./apps/mcp/mcp-app.ts";
 import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./pipeline/rate-limit.ts";
 import { handlers, preflights } from "./modules/handlers.ts";
@@ -92,11 +94,18 @@ function buildSurface(
     case "site":
       return createSiteApp({ ...common, siteUrl: config.site.url, mcpUrl: config.mcp.url, connectors });
     case "auth":
-      return createAuthApp({ ...common, mcpUrl: config.mcp.url, stripe, platforms });
+      return createAuthApp({ ...common, mcpUrl: config.mcp.url, dashboardUrl: config.dashboard.url, stripe, platforms });
     case "docs":
       return createDocsApp({ ...common, mcpUrl: config.mcp.url, siteUrl: config.site.url });
     case "portal":
       return createPortalApp({ ...common, portalUrl: config.portal.url, connectors, platforms, stripe });
+    case "dashboard":
+      return createDashboardApp({
+        ...common,
+        dashboardUrl: config.dashboard.url,
+        portalUrl: config.portal.url,
+        mcpUrl: config.mcp.url,
+      });
     default:
       throw new ConfigError(`surface ${name} is not available in this release`);
   }
@@ -170,6 +179,8 @@ async function main() {
   readiness.attach(s);
   platforms = await openPlatforms(config.platforms, { dataDir: config.dataDir, serves: true });
   stripe = await openStripe(config.stripe, config.api.url, s.appKey, config.dataDir);
+  if (config.surfaces.includes("auth") || config.surfaces.includes("dashboard"))
+    await steps.run("register the dashboard's sign-in", () => registerDashboardClient(s.db, config.dashboard.url, s.now()));
   const creators = await steps.run("count the creators", () => countCreators(s.db));
   const demo = !config.databaseUrl && creators === 0 ? await seedDemo(s.db, s.now(), config.environment) : null;
 
@@ -222,7 +233,15 @@ async function main() {
     "",
     `SubBridge ${config.release}`,
     ...config.surfaces.map((name) => {
-      const label = { api: "REST API", docs: "Reference", mcp: "MCP server", auth: "Authorization", site: "Site", portal: "Portal" }[name];
+      const label = {
+        api: "REST API",
+        docs: "Reference",
+        mcp: "MCP server",
+        auth: "Authorization",
+        site: "Site",
+        portal: "Portal",
+        dashboard: "Dashboard",
+      }[name];
       const extra =
         name === "api"
           ? `   (OpenAPI: ${config.api.url}/openapi.json)`

@@ -15,6 +15,8 @@ export type {
 } from "./client-types.js";
 export {
   SDK_VERSION,
+  RESOURCE_OPERATIONS,
+  type ResourceOperation,
   type ListEnvelope,
   type PagePromise,
   type RequestOptions,

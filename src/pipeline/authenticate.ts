@@ -65,15 +65,7 @@ export async function admitBearer(
       `Use a token minted on this environment (it begins with ${accepted}).`,
     );
   }
-  if (bearer.startsWith("sbo_")) {
-    if (budgetName !== "mcp") {
-      refuse(
-        `OAuth access tokens are for the MCP server only; the REST API takes personal access tokens (${accepted}).`,
-        "Call the MCP server with this token, or use a personal access token here.",
-      );
-    }
-    return admitOAuth(db, kv, bearer, budget, budgetName, now, environment);
-  }
+  if (bearer.startsWith("sbo_")) return admitOAuth(db, kv, bearer, budget, budgetName, now, environment);
   const parsed = parseBearer(bearer, environment);
   if (!parsed) refuse("The token is malformed, unknown, deleted or expired.");
   const subject = `${budgetName}:personal_access_token:${parsed.id}`;
@@ -124,7 +116,7 @@ async function admitToken(
 }
 
 /**
- * An OAuth access token (MCP only). Read from the database on every request, not kept in the
+ * An OAuth access token: an MCP client's on MCP only, the dashboard's (first party) on REST too. Read from the database on every request, not kept in the
  * credential cache: a revoked connection (refresh-token reuse) or a creator leaving the team takes
  * effect on the next call without the cache's tombstones knowing about OAuth tokens. One indexed
  * lookup and the creator's grants per MCP HTTP request.
@@ -140,9 +132,16 @@ async function admitOAuth(
 ): Promise<Admission> {
   const parsed = parseOAuthBearer(bearer, environment);
   const record = parsed && (await lookupOAuthAccessToken(db, parsed.id));
+  // Only the dashboard's tokens (first party) work beyond MCP: an MCP client's stay on MCP.
+  if (budgetName !== "mcp" && record && !record.firstParty) {
+    refuse(
+      `OAuth access tokens of MCP clients are for the MCP server only; the REST API takes personal access tokens (${credentialPrefix("sbt", environment)}).`,
+      "Call the MCP server with this token, or use a personal access token here.",
+    );
+  }
   const token = parsed && record && verifyTokenHash(record, sha256Hex(parsed.secret), now);
   if (!token) refuse("The OAuth access token is malformed, unknown, revoked or expired.", "Renew it with the refresh token at the token endpoint.");
   const rate = await consumeBudget(kv, `${budgetName}:oauth_access_token:${token.tokenId}`, budget, now.getTime());
   if (rate.retryAfter !== null) throw rateLimited(rate);
-  return { principal: principalOf(token, "oauth_access_token"), rate };
+  return { principal: { ...principalOf(token, "oauth_access_token"), ...(record.firstParty ? { human: true } : {}) }, rate };
 }

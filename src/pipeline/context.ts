@@ -22,6 +22,8 @@ export interface Principal {
   /** What it may also do on some projects (the creator's groups), beyond `abilities`. */
   projectAbilities: ReadonlyMap<string, ReadonlySet<string>>;
   projectIds: readonly string[] | null;
+  /** The dashboard's sign-in (a first-party OAuth token): what it changes is the creator's own doing (actor kind human). */
+  human?: boolean;
 }
 
 export interface OperationContext {

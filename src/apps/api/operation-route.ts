@@ -55,7 +55,7 @@ export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa
         if (principal) claim = idempotencyClaim(principal.credentialId, ctx.method, ctx.path, idempotencyKeyOf(ctx), body.bytes);
         return body.json;
       },
-      actorKind: "api_token",
+      actorKind: principal?.human ? "human" : "api_token",
       requestId: state.requestId,
       resourceUrl: () => publicUrlOf(ctx, deps.baseUrl),
       now,

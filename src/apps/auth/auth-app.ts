@@ -42,7 +42,13 @@ export function createAuthApp(deps: AuthDeps): Koa {
     ctx.set("Cache-Control", "no-store");
     ctx.body = { status: "up", release: deps.release };
   });
-  router.register("/oauth/token", ["POST"], tokenEndpoint(deps, { ...agentGrants, ...oauthGrants }));
+  // Browser clients (the dashboard, an MCP client in a page) read the answer: a token response is
+  // no secret to the page that sent the code and verifier, and cookies are never read here.
+  const tokens = tokenEndpoint(deps, { ...agentGrants, ...oauthGrants });
+  router.register("/oauth/token", ["POST"], async (ctx, next) => {
+    ctx.set("Access-Control-Allow-Origin", "*");
+    await tokens(ctx, next);
+  });
   mountAgentRoutes(router, deps);
   mountOAuthRoutes(router, deps);
   mountAssets(router);
@@ -69,6 +75,11 @@ export function createAuthApp(deps: AuthDeps): Koa {
     }),
   );
   app.use(oauthErrors());
+  // The pages' navigation links to the dashboard (./pages/layout.ts).
+  app.use(async (ctx, next) => {
+    if (deps.dashboardUrl) (ctx.state as { dashboardUrl?: string }).dashboardUrl = deps.dashboardUrl;
+    await next();
+  });
   // Pages only: the session is read (and its cookie set) when a page asks for it.
   app.use(cookieSecurity(deps.authUrl));
   app.use(sessionMiddleware(app, deps));

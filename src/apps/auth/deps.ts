@@ -18,6 +18,8 @@ export interface AuthDeps {
   authUrl: string;
   /** The MCP server's address (the resource its tokens are for). */
   mcpUrl: string;
+  /** The creator dashboard's address (DASHBOARD_URL): linked from every signed-in page. */
+  dashboardUrl?: string;
   baseUrl: string;
   docsUrl: string;
   clientIp?: ClientIpResolver;

@@ -18,6 +18,8 @@ export interface OAuthClient {
   clientId: string;
   clientName: string;
   redirectUris: string[];
+  /** The deployment's own dashboard (./first-party.ts): no consent screen, tokens valid on REST. */
+  firstParty: boolean;
 }
 
 /** Why a redirect URI is refused, or null when it is acceptable. */
@@ -98,6 +100,6 @@ export async function registerClient(from: Db, body: Record<string, unknown>, no
 export async function findClient(from: Db, clientId: string): Promise<OAuthClient | null> {
   const db = unscoped(from, "OAuth clients belong to no team");
   const row = (await db("oauth_clients").where({ client_id: clientId }).first()) as
-    { client_id: string; client_name: string; redirect_uris: string[] } | undefined;
-  return row ? { clientId: row.client_id, clientName: row.client_name, redirectUris: row.redirect_uris } : null;
+    { client_id: string; client_name: string; redirect_uris: string[]; first_party: boolean } | undefined;
+  return row ? { clientId: row.client_id, clientName: row.client_name, redirectUris: row.redirect_uris, firstParty: row.first_party === true } : null;
 }

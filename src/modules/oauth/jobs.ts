@@ -45,6 +45,8 @@ export const purgeExpiredGrants: ScheduledJob = {
     const clients = await deleteInBatches(grants, "oauth_clients", "client_id", (q) =>
       q
         .where("created_at", "<=", cutoff)
+        // The dashboard's client is the deployment's own: registered at start, kept while it runs.
+        .where("first_party", false)
         .whereNotExists(unused("oauth_authorization_codes"))
         .whereNotExists(unused("oauth_access_tokens"))
         .whereNotExists(unused("oauth_refresh_tokens")),

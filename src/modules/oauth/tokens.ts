@@ -228,10 +228,16 @@ export function parseOAuthBearer(bearer: string, environment: Environment = "liv
 /**
  * The live access token with this id as a token record (what the shared verification needs): every
  * grantable ability, narrowed by what the creator's place on the team grants when verified; no
- * project allow-list; null when unknown or revoked (the expiry is checked by the verification).
+ * project allow-list; whether its client is the deployment's dashboard (first party); null when
+ * unknown or revoked (the expiry is checked by the verification).
  */
-export async function lookupOAuthAccessToken(from: Db, id: string): Promise<TokenRecord | null> {
+export async function lookupOAuthAccessToken(from: Db, id: string): Promise<(TokenRecord & { firstParty: boolean }) | null> {
   const db = unscoped(from, "authentication: a bearer names its token before any team is known");
-  const row = (await db("oauth_access_tokens").where({ id }).whereNull("revoked_at").first()) as CredentialRow | undefined;
-  return row ? credentialRecord(db, row, [...grantableAbilities], null) : null;
+  const row = (await db("oauth_access_tokens as t")
+    .join("oauth_clients as c", "c.client_id", "t.client_id")
+    .where("t.id", id)
+    .whereNull("t.revoked_at")
+    .first("t.id", "t.user_id", "t.team_id", "t.secret_hash", "t.expires_at", "c.first_party")) as
+    (CredentialRow & { first_party: boolean }) | undefined;
+  return row ? { ...(await credentialRecord(db, row, [...grantableAbilities], null)), firstParty: row.first_party === true } : null;
 }

@@ -175,6 +175,13 @@ export function mountAccountPages(router: Router, deps: AuthDeps): void {
         body: html`<p>
             Signed in as <strong>${creator.email}</strong>${team ? html`, working in the team <strong>${team.name}</strong>` : ", in no team"}.
           </p>
+          ${
+            deps.dashboardUrl
+              ? html`<p class="lead-action">
+                  <a class="button" href="${deps.dashboardUrl}">Dashboard</a> Run your projects, plans, members, payments and team from one place.
+                </p>`
+              : ""
+          }
           <ul>
             <li><a href="/tokens">Tokens</a>: personal access tokens and agent registrations.</li>
             <li><a href="/security">Security</a>: two-factor authentication and passkeys.</li>

@@ -150,6 +150,30 @@ async function consentPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, 
   });
 }
 
+/**
+ * The deployment's own dashboard (src/modules/oauth/first-party.ts) asks no approval: signing in to
+ * it is signing in to SubBridge. The code goes to its one registered callback, for the team the
+ * creator has selected here (the switcher at the top picks another).
+ */
+async function firstPartyCode(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, request: AuthorizationRequest): Promise<void> {
+  const teamId = creator.teamId;
+  if (!teamId || !creator.teams.some((t) => t.id === teamId)) {
+    noTeamPage(ctx, creator, request, "Your account belongs to no team, so there is nothing the dashboard could show yet.");
+    return;
+  }
+  const code = await issueAuthorizationCode(deps.db, {
+    clientId: request.client.clientId,
+    redirectUri: request.redirectUri,
+    codeChallenge: request.codeChallenge,
+    codeChallengeMethod: request.codeChallengeMethod,
+    scope: request.scope,
+    userId: creator.userId,
+    teamId,
+    now: deps.now(),
+  });
+  ctx.redirect(redirectWithParams(request.redirectUri, { code, state: request.state }));
+}
+
 export function mountConsentPages(router: Router, deps: AuthDeps): void {
   router.register(
     "/oauth/authorize",
@@ -168,7 +192,8 @@ export function mountConsentPages(router: Router, deps: AuthDeps): void {
       // Sign-in (and its second factor) comes back to this same URL.
       const creator = await requireCreator(ctx, deps.db);
       if (!creator) return;
-      await consentPage(ctx, deps, creator, check.request);
+      if (check.request.client.firstParty) await firstPartyCode(ctx, deps, creator, check.request);
+      else await consentPage(ctx, deps, creator, check.request);
     }),
   );
 

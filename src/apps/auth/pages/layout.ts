@@ -22,8 +22,10 @@ export interface PageOptions {
 
 function navigation(ctx: Koa.Context, creator: SignedIn): Html {
   const here = ctx.path + (ctx.querystring ? `?${ctx.querystring}` : "");
+  const dashboard = (ctx.state as { dashboardUrl?: string }).dashboardUrl;
   return html`<nav aria-label="Account">
     <ul class="nav">
+      ${dashboard ? html`<li><a href="${dashboard}">Dashboard</a></li>` : ""}
       <li><a href="/tokens">Tokens</a></li>
       <li><a href="/security">Security</a></li>
       <li><a href="/identities">Linked accounts</a></li>

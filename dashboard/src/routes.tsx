@@ -1,0 +1,167 @@
+// The dashboard's pages and its one navigation (TanStack Router, code-based routes).
+import { useEffect } from "react";
+import { createRootRoute, createRoute, createRouter, Link, Outlet, useNavigate, useParams, useRouterState } from "@tanstack/react-router";
+import { useQuery } from "@tanstack/react-query";
+import { useDashboard } from "./context";
+import { SetupPage } from "./pages/setup";
+import { OverviewPage } from "./pages/overview";
+import { MemberPage, MembersPage } from "./pages/members";
+import { PlansPage, PlacesPage, CouponsPage, AccessPage, SharePage, ConnectorsPage } from "./pages/catalog";
+import { PaymentsPage, SupportPage, ActivityPage } from "./pages/business";
+import { TokensPage, WebhooksPage, TeamPage, AlertsPage, BillingPage } from "./pages/team";
+
+function useProjects() {
+  const { sb } = useDashboard();
+  return useQuery({ queryKey: ["projects"], queryFn: () => sb.projects.list({ per_page: 100 }) });
+}
+
+const PROJECT_LINKS = [
+  ["", "Overview"],
+  ["/setup", "Setup"],
+  ["/members", "Members"],
+  ["/plans", "Plans"],
+  ["/places", "Places"],
+  ["/payments", "Payments"],
+  ["/support", "Support"],
+  ["/coupons", "Coupons"],
+  ["/access", "Access codes"],
+  ["/connectors", "Connectors"],
+  ["/share", "Share"],
+] as const;
+
+const TEAM_LINKS = [
+  ["/activity", "Activity"],
+  ["/webhooks", "Webhooks"],
+  ["/team", "Team"],
+  ["/tokens", "API tokens"],
+  ["/alerts", "Alerts"],
+  ["/billing", "Billing"],
+] as const;
+
+function Layout() {
+  const { config, sb } = useDashboard();
+  const projects = useProjects();
+  const team = useQuery({ queryKey: ["team"], queryFn: () => sb.teams.retrieveCurrent() });
+  const params = useParams({ strict: false }) as { project?: string };
+  const path = useRouterState({ select: (s) => s.location.pathname });
+  const navigate = useNavigate();
+  const current = params.project ?? projects.data?.data[0]?.id;
+  useEffect(() => {
+    const title = document.querySelector("main h1")?.textContent;
+    document.title = title ? `${title} · SubBridge dashboard` : "SubBridge dashboard";
+  });
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <a className="brand" href="/">
+          SubBridge
+        </a>
+        <span className="team-name">{team.data?.data.name ?? ""}</span>
+        {projects.data && projects.data.data.length > 0 ? (
+          <label className="project-switcher">
+            <span>Project</span>
+            <select value={current ?? ""} onChange={(e) => void navigate({ to: "/projects/$project", params: { project: e.target.value } })}>
+              {projects.data.data.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        <a className="account" href={config.authUrl}>
+          Account
+        </a>
+      </header>
+      <div className="frame">
+        <nav aria-label="Dashboard" className="side">
+          {current ? (
+            <ul>
+              {PROJECT_LINKS.map(([suffix, label]) => {
+                const href = `/projects/${current}${suffix}`;
+                return (
+                  <li key={label}>
+                    <Link to={href} aria-current={path === href ? "page" : undefined}>
+                      {label}
+                    </Link>
+                  </li>
+                );
+              })}
+            </ul>
+          ) : null}
+          <ul>
+            <li>
+              <Link to="/setup" aria-current={path === "/setup" ? "page" : undefined}>
+                Create project
+              </Link>
+            </li>
+            {TEAM_LINKS.map(([href, label]) => (
+              <li key={label}>
+                <Link to={href} aria-current={path === href ? "page" : undefined}>
+                  {label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main id="main" tabIndex={-1}>
+          <Outlet />
+        </main>
+      </div>
+    </div>
+  );
+}
+
+function Home() {
+  const projects = useProjects();
+  const navigate = useNavigate();
+  useEffect(() => {
+    if (!projects.data) return;
+    const first = projects.data.data[0];
+    if (first) void navigate({ to: "/projects/$project", params: { project: first.id }, replace: true });
+    else void navigate({ to: "/setup", replace: true });
+  }, [projects.data, navigate]);
+  return <h1>Loading your projects…</h1>;
+}
+
+function NotFound() {
+  return (
+    <>
+      <h1>Not found</h1>
+      <p>
+        This address is not a page of the dashboard. <a href="/">Go to the overview</a>.
+      </p>
+    </>
+  );
+}
+
+export function createDashboardRouter() {
+  const root = createRootRoute({ component: Layout, notFoundComponent: NotFound });
+  const route = (path: string, component: () => React.ReactNode) => createRoute({ getParentRoute: () => root, path, component });
+  const tree = root.addChildren([
+    route("/", Home),
+    route("/setup", SetupPage),
+    route("/projects/$project", OverviewPage),
+    route("/projects/$project/setup", SetupPage),
+    route("/projects/$project/members", MembersPage),
+    route("/projects/$project/members/$member", MemberPage),
+    route("/projects/$project/plans", PlansPage),
+    route("/projects/$project/places", PlacesPage),
+    route("/projects/$project/payments", PaymentsPage),
+    route("/projects/$project/support", SupportPage),
+    route("/projects/$project/coupons", CouponsPage),
+    route("/projects/$project/access", AccessPage),
+    route("/projects/$project/connectors", ConnectorsPage),
+    route("/projects/$project/share", SharePage),
+    route("/activity", ActivityPage),
+    route("/webhooks", WebhooksPage),
+    route("/team", TeamPage),
+    route("/tokens", TokensPage),
+    route("/alerts", AlertsPage),
+    route("/billing", BillingPage),
+  ]);
+  return createRouter({ routeTree: tree, defaultPreload: false });
+}

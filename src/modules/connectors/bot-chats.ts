@@ -92,10 +92,17 @@ export async function learnTelegramChat(db: Db, installation: InstallationRow, u
       updated_at: now,
     };
     if (change.administrator) {
-      if (known) await botChatsTable.rows(ctx).where(where).update({ ...facts, removed_at: null, added_at: listed ? known.added_at : now });
+      if (known)
+        await botChatsTable
+          .rows(ctx)
+          .where(where)
+          .update({ ...facts, removed_at: null, added_at: listed ? known.added_at : now });
       else await botChatsTable.insert(ctx, { id: randomUUID(), project_id: installation.project_id, ...where, ...facts, added_at: now });
     } else if (listed) {
-      await botChatsTable.rows(ctx).where(where).update({ ...facts, removed_at: now });
+      await botChatsTable
+        .rows(ctx)
+        .where(where)
+        .update({ ...facts, removed_at: now });
     }
     if (listed === change.administrator) return;
     const verb = change.administrator ? "added" : "removed";

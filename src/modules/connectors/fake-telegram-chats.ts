@@ -101,7 +101,7 @@ export async function addBotToChat(source: AddChatSource, botId: number, params:
     },
   });
   const said = `The bot is an administrator of ${type} "${title}" (${id}).`;
-  return { ok: true, notice: delivered ? said : `${said} Its webhook refused the update.` };
+  return { ok: true, notice: delivered ? said : `${said} The bot's webhook did not take the update.` };
 }
 
 /** A chat's heading on the page: its title when the simulation knows it, and its id. */

@@ -146,6 +146,7 @@ describe("the chats a Telegram bot administers", function () {
   it("lists only the current bot's chats once the installation takes a new bot token", async () => {
     const { project, standing } = await telegramProject();
     await standing({ chat: newChatId(), status: "administrator" });
+    assert.equal((await listed(project)).meta.total, 1);
     const next = await newTelegramBot();
     const res = await suite.client.patch(installPath(project), { fields: { bot_token: next.token } });
     assert.equal(res.status, 200, JSON.stringify(res.body));

@@ -320,6 +320,26 @@ export interface paths {
         patch: operations["update_project_connector"];
         trace?: never;
     };
+    "/v1/projects/{project}/connectors/{connector}/chats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the chats the installation's bot administers
+         * @description The groups, supergroups and channels the project's Telegram bot is an administrator of now, newest first by default, each with its chat_id (the value a resource takes as platform_ref), title, type, the bot's rights there and resource_id (the project's resource already gating the chat, an active one first; null when none). Telegram's Bot API has no call that lists a bot's chats: they are learned from the updates Telegram sends when the bot is made administrator of a chat (or demoted, or removed: the chat then leaves the list). The list is therefore empty right after install (and after a new bot token) until the bot is added to a chat as administrator; a chat the bot already administered before is listed once its standing there changes (remove and add the bot again). 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector; 422 VALIDATION_FAILED with context.reason chats_not_listed for a connector that keeps no chats list (Discord: its places are the server's channels and roles, named by id).
+         */
+        get: operations["list_connector_chats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project}/coupons": {
         parameters: {
             query?: never;
@@ -3316,6 +3336,31 @@ export interface components {
          * @enum {string}
          */
         ConnectorCategory: "messaging" | "community" | "payments" | "productivity";
+        /** @description A chat the installation's bot administers, as Telegram last told the bot. */
+        ConnectorChat: {
+            /**
+             * @description Telegram's numeric chat id as a string (a supergroup's or channel's starts with -100); a resource takes it as platform_ref.
+             * @example -1001234567890
+             */
+            chat_id: string;
+            /** @description The chat's title. */
+            title: string;
+            /**
+             * @description The kind of chat.
+             * @enum {string}
+             */
+            type: "group" | "supergroup" | "channel";
+            /** @description Whether the bot may make invite links there (needed by bearer_link resources). */
+            can_invite_users: boolean;
+            /** @description Whether the bot may remove and ban members there (needed to end a member's access). */
+            can_restrict_members: boolean;
+            added_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: uuid
+             * @description The project's resource whose platform_ref is this chat (an active one first); null when no resource gates it yet.
+             */
+            resource_id: string | null;
+        };
         /** @description Values of the manifest's install fields that take a value (text, secret, select, toggle, link), by field name. Secret values are sealed and never returned. */
         ConnectorFieldValues: {
             [key: string]: string | boolean;
@@ -6473,6 +6518,59 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyReused"];
             422: components["responses"]["ValidationFailed"];
             425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    list_connector_chats: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: added_at, title. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                connector: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of chats. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConnectorChat"][];
+                        links: components["schemas"]["ListLinks"];
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceBusy"];

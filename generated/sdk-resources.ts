@@ -98,6 +98,8 @@ export type GroupResponse = components["schemas"]["GroupResponse"];
 export type GroupUpdate = components["schemas"]["GroupUpdate"];
 export type ListAccessCodesQuery = NonNullable<operations["list_access_codes"]["parameters"]["query"]>;
 export type ListCannedRepliesQuery = NonNullable<operations["list_canned_replies"]["parameters"]["query"]>;
+export type ListConnectorChatsQuery = NonNullable<operations["list_connector_chats"]["parameters"]["query"]>;
+export type ListConnectorChatsResponse = operations["list_connector_chats"]["responses"][200]["content"]["application/json"];
 export type ListConnectorsQuery = NonNullable<operations["list_connectors"]["parameters"]["query"]>;
 export type ListConnectorsResponse = operations["list_connectors"]["responses"][200]["content"]["application/json"];
 export type ListCouponsQuery = NonNullable<operations["list_coupons"]["parameters"]["query"]>;
@@ -325,6 +327,23 @@ export interface CannedRepliesResource {
    * @param options - signal, timeoutMs, headers, maxRetries, idempotencyKey.
    */
   update(project: string, cannedReply: string, body?: CannedReplyUpdate, options?: WriteRequestOptions): Promise<CannedReplyResponse>;
+}
+
+/** `sb.connectorChats`. */
+export interface ConnectorChatsResource {
+  /**
+   * List the chats the installation's bot administers
+   *
+   * The groups, supergroups and channels the project's Telegram bot is an administrator of now, newest first by default, each with its chat_id (the value a resource takes as platform_ref), title, type, the bot's rights there and resource_id (the project's resource already gating the chat, an active one first; null when none). Telegram's Bot API has no call that lists a bot's chats: they are learned from the updates Telegram sends when the bot is made administrator of a chat (or demoted, or removed: the chat then leaves the list). The list is therefore empty right after install (and after a new bot token) until the bot is added to a chat as administrator; a chat the bot already administered before is listed once its standing there changes (remove and add the bot again). 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector; 422 VALIDATION_FAILED with context.reason chats_not_listed for a connector that keeps no chats list (Discord: its places are the server's channels and roles, named by id).
+   *
+   * @remarks Requires the `project-connector:view` ability.
+   * @see https://docs.subbridge.dev/reference#tag/connectors/GET/v1/projects/{project}/connectors/{connector}/chats (operation `list_connector_chats`: GET /v1/projects/{project}/connectors/{connector}/chats)
+   * @param project - The project's id.
+   * @param connector - The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector.
+   * @param query - The query parameters (the API's names: `per_page`, `sort_by`, ...).
+   * @param options - signal, timeoutMs, headers, maxRetries.
+   */
+  list(project: string, connector: string, query?: ListConnectorChatsQuery, options?: RequestOptions): PagePromise<ListConnectorChatsResponse>;
 }
 
 /** `sb.connectors`. */
@@ -1638,6 +1657,10 @@ export interface SubBridgeResources {
   /**
    * The connector catalog (the platforms a project can run) and a project's connector installations.
    */
+  readonly connectorChats: ConnectorChatsResource;
+  /**
+   * The connector catalog (the platforms a project can run) and a project's connector installations.
+   */
   readonly connectors: ConnectorsResource;
   /**
    * A project's coupons: discount codes for its plans.
@@ -1802,6 +1825,7 @@ export const RESOURCE_OPERATIONS = {
   list_access_codes: {"resource":"accessCodes","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/plans/{plan}/access-codes","pathParams":["project","plan"],"input":"query","paged":true,"write":false,"ability":"project-access-code:view-any"},
   list_alert_destinations: {"resource":"me","method":"alertDestinations","httpMethod":"GET","path":"/v1/me/alert-destinations","pathParams":[],"input":null,"paged":false,"write":false,"ability":"account:read"},
   list_canned_replies: {"resource":"cannedReplies","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/support/canned-replies","pathParams":["project"],"input":"query","paged":true,"write":false,"ability":"support-canned-reply:view-any"},
+  list_connector_chats: {"resource":"connectorChats","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/connectors/{connector}/chats","pathParams":["project","connector"],"input":"query","paged":true,"write":false,"ability":"project-connector:view"},
   list_connectors: {"resource":"connectors","method":"list","httpMethod":"GET","path":"/v1/connectors","pathParams":[],"input":"query","paged":true,"write":false,"ability":"project-connector:view-any"},
   list_coupons: {"resource":"coupons","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/coupons","pathParams":["project"],"input":"query","paged":true,"write":false,"ability":"project-coupon:view-any"},
   list_creator_tasks: {"resource":"creatorTasks","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/creator-tasks","pathParams":["project"],"input":"query","paged":true,"write":false,"ability":"project-subscription:view-any"},

@@ -62,6 +62,7 @@ export const validators = {
   list_access_codes: { path: params.list_access_codes__path, query: params.list_access_codes__query, body: null },
   list_alert_destinations: { path: null, query: null, body: null },
   list_canned_replies: { path: params.list_canned_replies__path, query: params.list_canned_replies__query, body: null },
+  list_connector_chats: { path: params.list_connector_chats__path, query: params.list_connector_chats__query, body: null },
   list_connectors: { path: null, query: params.list_connectors__query, body: null },
   list_coupons: { path: params.list_coupons__path, query: params.list_coupons__query, body: null },
   list_creator_tasks: { path: params.list_creator_tasks__path, query: params.list_creator_tasks__query, body: null },

@@ -4766,6 +4766,200 @@ return errors === 0;
 }
 validate_list_canned_replies__query.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const list_connector_chats__path = validate_list_connector_chats__path;
+const schema_list_connector_chats__path = {"$id":"list_connector_chats__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"connector":{"type":"string","minLength":1,"maxLength":64}},"required":["project","connector"],"additionalProperties":false};
+
+function validate_list_connector_chats__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_connector_chats__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_list_connector_chats__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.connector === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "connector"},message:"must have required property '"+"connector"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "project") || (key0 === "connector"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+if(data.connector !== undefined){
+let data1 = data.connector;
+if(typeof data1 !== "string"){
+let dataType0 = typeof data1;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType0 = typeof data1;
+if(typeof data1 === "string"){
+coerced0 = data1;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data1;
+}
+else if(data1 === null){
+coerced0 = "";
+}
+else {
+const err3 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data1 = coerced0;
+if(data !== undefined){
+data["connector"] = coerced0;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 64){
+const err4 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(func_69e05c3081(data1) < 1){
+const err5 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate_list_connector_chats__path.errors = vErrors;
+return errors === 0;
+}
+validate_list_connector_chats__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_connector_chats__query = validate_list_connector_chats__query;
+const schema_list_connector_chats__query = {"$id":"list_connector_chats__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate_list_connector_chats__query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_connector_chats__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_list_connector_chats__query.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate_urn_subbridge_schema_PageNumber(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_PageNumber.errors : vErrors.concat(validate_urn_subbridge_schema_PageNumber.errors);
+errors = vErrors.length;
+}
+if(!(validate_urn_subbridge_schema_PerPage(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_PerPage.errors : vErrors.concat(validate_urn_subbridge_schema_PerPage.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate_urn_subbridge_schema_PerPage(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_PerPage.errors : vErrors.concat(validate_urn_subbridge_schema_PerPage.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate_urn_subbridge_schema_SortColumn(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_SortColumn.errors : vErrors.concat(validate_urn_subbridge_schema_SortColumn.errors);
+errors = vErrors.length;
+}
+if(!(validate_urn_subbridge_schema_SortDirection(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_SortDirection.errors : vErrors.concat(validate_urn_subbridge_schema_SortDirection.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate_list_connector_chats__query.errors = vErrors;
+return errors === 0;
+}
+validate_list_connector_chats__query.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 export const list_connectors__query = validate_list_connectors__query;
 const schema_list_connectors__query = {"$id":"list_connectors__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 

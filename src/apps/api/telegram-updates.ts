@@ -7,7 +7,8 @@
 // private message that is no command is a support message (relay.ts of the Support area). Payments
 // (a pre-checkout query, a successful or refunded Stars payment) are telegram-payments.ts's; a
 // chat_member join is recorded for the connector sweep to check (invite-links.ts); a my_chat_member
-// change of the bot's own standing in a chat probes the installation at once (recovery/probes.ts).
+// change of the bot's own standing in a chat updates the chats it administers (bot-chats.ts) and
+// probes the installation at once (recovery/probes.ts).
 // Telegram retries an update until it gets a 2xx, so every update that was read answers 200, also
 // one the bot ignores.
 import type Koa from "koa";
@@ -32,6 +33,7 @@ import { cancelCommandOf, runCancelCommand } from "../../modules/connectors/bot/
 import { surfaceRegistry } from "../../modules/payments/providers.ts";
 import { recordTelegramJoin } from "../../modules/connectors/invite-links.ts";
 import { probeOnStandingChange } from "../../modules/recovery/probes.ts";
+import { learnTelegramChat } from "../../modules/connectors/bot-chats.ts";
 
 export const TELEGRAM_UPDATES_PATH = updatesPath("telegram", ":installation");
 
@@ -87,6 +89,7 @@ export function telegramUpdates(deps: PipelineDeps & { logger: Logger }): Koa.Mi
     }
     if (await telegramPayments(deps, installation, update, deps.now())) return;
     if (await recordTelegramJoin(deps.db, installation, update, deps.now())) return;
+    await learnTelegramChat(deps.db, installation, update, deps.now(), (ctx.state as RequestState).requestId);
     try {
       if (await probeOnStandingChange(deps.db, deps, installation, update, deps.now(), deps.logger)) return;
     } catch (err) {

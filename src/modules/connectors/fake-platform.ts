@@ -2,7 +2,7 @@
 // contacts an outside host). It listens on 127.0.0.1 on a free port and speaks the real shapes of
 // the calls the drivers make, recording each call for assertions:
 //   Telegram Bot API  /bot<token>/<method>: getMe, setWebhook, deleteWebhook, createChatInviteLink, revokeChatInviteLink,
-//                     banChatMember, unbanChatMember, sendMessage, getChatMember, and Telegram Stars: sendInvoice,
+//                     banChatMember, unbanChatMember, sendMessage, getChat, getChatMember, and Telegram Stars: sendInvoice,
 //                     createInvoiceLink, answerPreCheckoutQuery, refundStarPayment,
 //                     editUserStarSubscription, getStarTransactions -> {ok: true, result} or
 //                     {ok: false, error_code, description}
@@ -37,6 +37,7 @@ import { openStateFile, type StateFile } from "../simulation/state-file.ts";
 import { jsonParam, telegramStars, type StarsSimulator, type TelegramWebhook } from "./fake-telegram-stars.ts";
 import { restoreStars, starsSnapshot, starsStore, type StarsSnapshot, type SimulatedTelegramUser } from "./fake-telegram-stars-store.ts";
 import { telegramSimPage, type BotStanding, type UserAction } from "./fake-telegram-page.ts";
+import { simulatedChats, type SimulatedChat } from "./fake-telegram-chats.ts";
 import { DISCORD_BOT } from "./fake-discord-roles.ts";
 import { createFakeDiscord, type DiscordSnapshot } from "./fake-discord.ts";
 
@@ -127,6 +128,8 @@ interface PlatformFile {
     /** Every call, with Telegram's answer to those it took: the chats, members and invite links are read from them. */
     calls: (RecordedCall & { result?: unknown })[];
     page: { users: SimulatedTelegramUser[]; actions: UserAction[] };
+    /** The chats added to a bot on the page (absent from a file written before there were any). */
+    chats?: SimulatedChat[];
     stars: StarsSnapshot;
   };
   discord: DiscordSnapshot;
@@ -141,6 +144,7 @@ export async function startFakePlatform(options: { acceptAny?: boolean; stateFil
   const throttled = new Map<string, { seconds: number; times: number }>();
   const webhooks = new Map<number, TelegramWebhook>();
   const store = starsStore();
+  const chats = simulatedChats();
   const stars = telegramStars(webhooks, store);
   const discord = createFakeDiscord({
     calls,
@@ -158,6 +162,7 @@ export async function startFakePlatform(options: { acceptAny?: boolean; stateFil
     payInvoice: stars.simulator.payInvoice,
     botStatus: (botId, chat) => botStatus.get(`${botId}:${chat}`) ?? "administrator",
     setBotStatus: (botId, chat, status) => void botStatus.set(`${botId}:${chat}`, status),
+    chats,
   });
 
   const botFor = (token: string) => {
@@ -251,6 +256,10 @@ export async function startFakePlatform(options: { acceptAny?: boolean; stateFil
       case "deleteWebhook":
         webhooks.delete(bot.id);
         return ok(true);
+      case "getChat":
+        if (!chatOk) return badChat();
+        if (standing === "kicked") return kicked();
+        return ok(Number(chat) > 0 ? { id: Number(chat), type: "private" } : chats.chatObject(bot.id, String(chat)));
       case "getChatMember": {
         if (!chatOk) return badChat();
         const user = { id: Number(params.user_id), is_bot: Number(params.user_id) === bot.id, first_name: String(params.user_id) };
@@ -280,6 +289,7 @@ export async function startFakePlatform(options: { acceptAny?: boolean; stateFil
           webhooks: [...webhooks],
           calls: calls.map((call) => ({ ...call, result: results.get(call) })),
           page: simPage.snapshot(),
+          chats: chats.snapshot(),
           stars: starsSnapshot(store),
         },
         discord: discord.snapshot(),
@@ -296,6 +306,7 @@ export async function startFakePlatform(options: { acceptAny?: boolean; stateFil
       if (result !== undefined) results.set(call, result);
     }
     simPage.restore(telegram.page);
+    chats.restore(telegram.chats);
     restoreStars(store, telegram.stars);
     discord.restore(saved);
   }

@@ -2,14 +2,16 @@
 // (fake-platform.ts): GET /_sim/telegram shows, for each bot with a webhook, a form to message the
 // bot as a Telegram user, each user's conversation with the bot (its messages, invoices and links),
 // and the community chats the bot manages (the invite links it made, who joined, who was removed or
-// banned). The forms act as the Telegram app would: a private message and a join through an invite
-// link go to the bot's webhook as updates, and an invoice's Pay button is the simulator's
+// banned), with a form that adds the bot to a new chat as its administrator (fake-telegram-chats.ts).
+// The forms act as the Telegram app would: a private message, a join through an invite link and the
+// bot's change of standing go to the bot's webhook as updates, and an invoice's Pay button is the simulator's
 // payInvoice. It reads the fake's own record of Bot API calls; it is a developer tool served on
 // loopback only, with no script, no outside asset and a CSP.
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { escape } from "html-escaper";
 import type { InvoiceRef, StarsSimulator, SimulatedTelegramUser, TelegramWebhook } from "./fake-telegram-stars.ts";
+import { addBotToChat, addChatForm, chatHeading, type SimulatedChats } from "./fake-telegram-chats.ts";
 
 /** A Bot API call as the fake records it (fake-platform.ts's RecordedCall, named here without importing it back). */
 type RecordedCall = { platform: string; name: string; bot: string | null; params: Record<string, unknown> };
@@ -26,6 +28,8 @@ export interface SimPageSource {
   /** The bot's standing in a chat, and the page's way to remove it, demote it or make it an administrator again (recovery probes). */
   botStatus(botId: number, chat: string): BotStanding;
   setBotStatus(botId: number, chat: string, status: BotStanding): void;
+  /** The chats known by name (added to the bot on the page). */
+  chats: SimulatedChats;
 }
 
 /** The bot's standing in a chat, as getChatMember answers it. */
@@ -54,9 +58,9 @@ section{background:#fff;border:1px solid #d5dde5;border-radius:8px;padding:12px 
 form.inline{display:inline-block;margin:0 4px 4px 0}
 .grid{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end}
 .grid label{display:flex;flex-direction:column;font-weight:500;font-size:.9rem;flex:1 1 140px;min-width:0}
-input{font:inherit;padding:6px 8px;border:1px solid #9aa5b1;border-radius:5px;width:100%}
+input,select{font:inherit;padding:6px 8px;border:1px solid #9aa5b1;border-radius:5px;width:100%;background:#fff;color:inherit}
 button{font:inherit;font-weight:600;padding:6px 12px;border:0;border-radius:5px;background:#2a7ab8;color:#fff;cursor:pointer}
-button:focus,input:focus{outline:3px solid #1c2733;outline-offset:1px}
+button:focus,input:focus,select:focus{outline:3px solid #1c2733;outline-offset:1px}
 ol{list-style:none;padding:0;margin:0}
 li{padding:6px 0;border-bottom:1px solid #e4e9ee;overflow-wrap:anywhere}
 .from{font-weight:600;margin-right:6px}.bot .from{color:#2a7ab8}.user .from{color:#3d7a3d}
@@ -114,8 +118,11 @@ export function telegramSimPage(source: SimPageSource) {
         members: Map<number, { user: string; state: string }>;
         /** The bot looked itself up there (a recovery probe's getChatMember): a place it manages. */
         probed?: boolean;
+        /** A person added the bot to it on the page. */
+        named?: boolean;
       }
     >();
+    for (const known of source.chats.ofBot(botId)) chats.set(known.id, { links: new Map(), members: new Map(), named: true });
     const chat = (id: unknown) => {
       const key = String(id);
       if (!chats.has(key)) chats.set(key, { links: new Map(), members: new Map() });
@@ -208,7 +215,7 @@ export function telegramSimPage(source: SimPageSource) {
     const sections = bots.map((botId) => {
       const username = source.botUsername(botId);
       const talking = [...users.values()].filter((u) => actions.some((a) => a.botId === botId && a.user.id === u.id));
-      const chats = [...communities(botId)].filter(([, c]) => c.links.size || c.members.size || c.probed);
+      const chats = [...communities(botId)].filter(([, c]) => c.links.size || c.members.size || c.probed || c.named);
       return `<section aria-labelledby="bot-${botId}"><h2 id="bot-${botId}">@${escape(username)}</h2>
 <p class="hint">Webhook: ${escape(source.webhooks.get(botId)!.url)}</p>
 <form method="post" action="/_sim/telegram/send"><input type="hidden" name="bot" value="${botId}"><div class="grid">
@@ -216,10 +223,11 @@ export function telegramSimPage(source: SimPageSource) {
 <label>First name<input name="first_name" required maxlength="64"></label>
 <label>Message<input name="text" required maxlength="4096" placeholder="/start"></label>
 <button>Send to @${escape(username)}</button></div></form>
+${addChatForm(botId)}
 ${talking.map((u) => `<h3>Chat with ${escape(u.first_name)} (${u.id})</h3>${conversation(botId, u)}`).join("")}
 ${chats
   .map(
-    ([id, c]) => `<h3>Community chat ${escape(id)}</h3>
+    ([id, c]) => `<h3>Community chat ${chatHeading(source.chats, botId, id)}</h3>
 ${botStanding(botId, id)}
 <p class="hint">Members</p><ol>${[...c.members.values()].map((m) => `<li>${escape(m.user)}: <span class="state ${m.state}">${m.state}</span></li>`).join("") || "<li>Nobody has joined.</li>"}</ol>
 <p class="hint">Invite links the bot created</p><ol>${[...c.links]
@@ -292,7 +300,7 @@ ${sections.join("") || "<section><p>No bot has a webhook yet: install the Telegr
       actions.push({ kind: "join", at, botId, user, chat, link });
       const member = (status: string) => ({ user: { is_bot: false, ...user }, status });
       await source.deliver(botId, "chat_member", {
-        chat: { id: Number(chat), type: "supergroup", title: `Chat ${chat}` },
+        chat: source.chats.chatObject(botId, chat),
         from: { is_bot: false, ...user },
         date: Math.floor(Date.now() / 1000),
         old_chat_member: member("left"),
@@ -335,7 +343,7 @@ ${sections.join("") || "<section><p>No bot has a webhook yet: install the Telegr
     source.setBotStatus(botId, chat, status);
     const bot = { id: botId, is_bot: true, first_name: source.botUsername(botId), username: source.botUsername(botId) };
     await source.deliver(botId, "my_chat_member", {
-      chat: { id: Number(chat), type: "supergroup", title: `Chat ${chat}` },
+      chat: source.chats.chatObject(botId, chat),
       from: { id: 1, is_bot: false, first_name: "A chat admin" },
       date: Math.floor(Date.now() / 1000),
       old_chat_member: { user: bot, status: before },
@@ -344,13 +352,21 @@ ${sections.join("") || "<section><p>No bot has a webhook yet: install the Telegr
     done(res, STANDING_CHANGED[status](chat));
   }
 
+  /** The "Add the bot to a chat" form (fake-telegram-chats.ts). */
+  async function addChat(params: Record<string, unknown>, res: ServerResponse) {
+    const botId = Number(params.bot);
+    if (!source.webhooks.has(botId)) return sendPage(res, 400, "That bot has no webhook.");
+    const { ok, notice } = await addBotToChat(source, botId, params);
+    return ok ? done(res, notice) : sendPage(res, 400, notice);
+  }
+
   /** Serves the page and its forms; false when the request is not the page's. */
   async function handle(req: IncomingMessage, url: URL, params: Record<string, unknown>, res: ServerResponse): Promise<boolean> {
     if (url.pathname === "/_sim/telegram" && req.method === "GET") {
       sendPage(res, 200, url.searchParams.get("notice"));
       return true;
     }
-    const action = /^\/_sim\/telegram\/(send|join|pay|bot-status)$/.exec(url.pathname)?.[1];
+    const action = /^\/_sim\/telegram\/(send|join|pay|bot-status|add-chat)$/.exec(url.pathname)?.[1];
     if (!action || req.method !== "POST") return false;
     // Another site's page must not drive the simulator through a person's browser: a form's Origin is this address.
     const origin = req.headers.origin;
@@ -360,6 +376,7 @@ ${sections.join("") || "<section><p>No bot has a webhook yet: install the Telegr
     }
     try {
       if (action === "bot-status") await setStanding(params, res);
+      else if (action === "add-chat") await addChat(params, res);
       else await act(action, params, res);
     } catch (err) {
       sendPage(res, 400, (err as Error).message);

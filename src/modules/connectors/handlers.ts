@@ -4,6 +4,7 @@ import { listEnvelope, pageWindow } from "../../pipeline/pagination.ts";
 import { listConnectorCards } from "./catalog-page.ts";
 import { getInstallation, installConnector, InstallPlan, listInstallations, prepareInstall, uninstallConnector } from "./installations.ts";
 import { prepareUpdate, updateInstallation, UpdatePlan } from "./installation-changes.ts";
+import { listBotChats } from "./bot-chats.ts";
 
 export const handlers = {
   // The catalog holds no team data: the pipeline's ability and tenancy checks are the whole gate.
@@ -20,6 +21,10 @@ export const handlers = {
   },
   async get_project_connector({ path }, ctx) {
     return { data: await getInstallation(domainContext(ctx), ctx, path.project, path.connector) };
+  },
+  async list_connector_chats({ path, query }, ctx) {
+    const { rows, total } = await listBotChats(domainContext(ctx), ctx, path.project, path.connector, pageWindow(query));
+    return listEnvelope(rows, total, query, ctx.resourceUrl);
   },
   async update_project_connector({ path, body }, ctx) {
     return { data: await updateInstallation(domainContext(ctx), ctx, path.project, path.connector, body, UpdatePlan.of(ctx.preflight)) };

@@ -8,6 +8,9 @@ export const installationsTable = tenantTable("connector_installations", { team:
 export const inviteLinksTable = tenantTable("connector_invite_links", { team: "team_id", project: "project_id" });
 export const platformJoinsTable = tenantTable("connector_platform_joins", { team: "team_id", project: "project_id" });
 
+/** The chats an installation's bot administers, learned from the platform's updates (bot-chats.ts). */
+export const botChatsTable = tenantTable("connector_bot_chats", { team: "team_id", project: "project_id" });
+
 export interface InstallationRow {
   id: string;
   team_id: string;

@@ -74,6 +74,7 @@ describe("the simulated platforms across a restart", function () {
     assert.equal((await form("join", { user_id: "42", first_name: "Ada", link: first })).status, 303);
     await bot("banChatMember", { chat_id: -100700, user_id: 77 });
     assert.equal((await form("bot-status", { chat: "-100800", status: "member" })).status, 303);
+    assert.equal((await form("add-chat", { title: "Owls VIP", chat_id: "-100900" })).status, 303);
     const invoice = (
       await bot("createInvoiceLink", {
         title: "Night Owl",
@@ -108,6 +109,8 @@ describe("the simulated platforms across a restart", function () {
     assert.match(html, /77: <span class="state banned">banned<\/span>/);
     assert.ok(html.includes(`${first}: <span class="state active">active</span>, joined by Ada`), "the first link's use is remembered");
     assert.equal((await bot("getChatMember", { chat_id: -100800, user_id: BOT_ID })).result.status, "member");
+    assert.match(html, /Community chat Owls VIP \(-100900\)/);
+    assert.equal((await bot("getChat", { chat_id: -100900 })).result.title, "Owls VIP");
     // A link made before the restart still admits someone, and one used up still admits no one.
     await form("join", { user_id: "43", first_name: "Bo", link: second });
     assert.match(await page(), /Bo \(43\): <span class="state member">member<\/span>/);

@@ -74,6 +74,35 @@ describe("the simulated Telegram's page", () => {
     assert.match(await page(), /Ada \(42\): <span class="state banned">banned<\/span>/);
   });
 
+  it("adds the bot to a chat as Telegram's my_chat_member says, names the chat on the page and in getChat", async () => {
+    const html = await page();
+    assert.match(html, /<h3 id="add-chat-123456789">Add the bot to a chat<\/h3>/);
+    assert.match(html, /<label>Chat<input name="title" required/);
+    assert.match(html, /<button>Add the bot to a chat<\/button>/);
+    const hook = fake.telegramWebhook(123456789)!;
+    // As the installed bot asks (drivers/telegram.ts): Telegram sends my_chat_member only to a webhook that wants it.
+    await bot("setWebhook", { url: hook.url, secret_token: "s3cret", allowed_updates: ["message", "my_chat_member"] });
+    const before = updates.length;
+    const added = await form("add-chat", { bot: "123456789", title: "Owls <VIP>", chat_id: "-1002223334445", type: "channel" });
+    assert.equal(added.status, 303);
+    assert.equal(updates.length, before + 1);
+    const { secret, update } = updates.at(-1)!;
+    assert.equal(secret, "s3cret");
+    const change = update.my_chat_member;
+    assert.deepEqual(change.chat, { id: -1002223334445, type: "channel", title: "Owls <VIP>" });
+    assert.deepEqual([change.old_chat_member.status, change.new_chat_member.status], ["left", "administrator"]);
+    assert.deepEqual(change.new_chat_member.user, { id: 123456789, is_bot: true, first_name: "owls_bot", username: "owls_bot" });
+    assert.equal(change.new_chat_member.can_invite_users, true);
+    assert.equal(change.new_chat_member.can_restrict_members, true);
+    assert.match(await page(), /<h3>Community chat Owls &lt;VIP&gt; \(-1002223334445\)<\/h3>/);
+    assert.deepEqual((await bot("getChat", { chat_id: "-1002223334445" })).result, { id: -1002223334445, type: "channel", title: "Owls <VIP>" });
+
+    const generated = await form("add-chat", { bot: "123456789", title: "Night Owls" });
+    assert.match(decodeURIComponent(generated.headers.get("location")!), /supergroup "Night Owls" \(-100[0-9]{10}\)/);
+    assert.equal((await form("add-chat", { bot: "123456789", title: "Bad", chat_id: "12" })).status, 400);
+    assert.equal((await form("add-chat", { bot: "1", title: "No bot" })).status, 400);
+  });
+
   it("refuses a form posted from another site, and one naming no user", async () => {
     const before = updates.length;
     assert.equal((await form("send", { bot: "123456789", user_id: "42", first_name: "Ada", text: "hi" }, "https://evil.example")).status, 403);

@@ -66,6 +66,7 @@ export const tenancyFixtures: AreaFixtures = {
     body: ({ project }) => ({ fields: { bot_token: botTokens.get(project)! } }),
   },
   get_project_connector: installationFixture(),
+  list_connector_chats: installationFixture(),
   update_project_connector: installationFixture({ body: () => ({ settings: { language: "de" } }) }),
   uninstall_connector: installationFixture(),
 };

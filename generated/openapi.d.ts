@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * Team dashboard numbers
-         * @description Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, over a period, for every project of the team the token may see.
+         * @description Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, MRR, new and churned members, failed payments and revenue at risk, over a period, for every project of the team the token may see.
          */
         get: operations["get_team_analytics"];
         put?: never;
@@ -257,7 +257,7 @@ export interface paths {
         };
         /**
          * Project dashboard numbers
-         * @description Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, over a period, for one project.
+         * @description Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, MRR, new and churned members, failed payments and revenue at risk, over a period, for one project.
          */
         get: operations["get_project_analytics"];
         put?: never;
@@ -3185,9 +3185,16 @@ export interface components {
             members: {
                 /** @description Distinct members with an active subscription at the window's end. */
                 active: number;
+                /** @description Members whose first subscription was created in the window. */
+                new: number;
+                /** @description Members whose subscription ended in the window and who hold none at its end (a cancellation scheduled for the period's end counts once the subscription ends). */
+                churned: number;
             };
             subscriptions: components["schemas"]["SubscriptionCounts"];
             revenue: components["schemas"]["RevenueByCurrency"];
+            mrr: components["schemas"]["MrrByCurrency"];
+            failed_payments: components["schemas"]["FailedPaymentsByCurrency"];
+            at_risk: components["schemas"]["AtRiskByCurrency"];
             plans: {
                 plan_id: components["schemas"]["Uuid"];
                 project_id: components["schemas"]["Uuid"];
@@ -3201,6 +3208,13 @@ export interface components {
         AnalyticsResponse: {
             data: components["schemas"]["Analytics"];
         };
+        /** @description Revenue at risk now (whatever the window): subscriptions past due (a renewal failed; each keeps access through its grace period, so past due and in grace are one set) and the renewal amount each owes (its plan's price), per currency, by currency code. Cards expiring before the next renewal are not included: the payment records do not keep a card's expiry (the provider holds the card). */
+        AtRiskByCurrency: {
+            currency: components["schemas"]["CurrencyCode"];
+            subscriptions: number;
+            /** @description The renewals owed, in minor units. */
+            amount: number;
+        }[];
         /**
          * @description The unit of a plan's billing period; lifetime is paid once and never ends.
          * @enum {string}
@@ -3692,6 +3706,13 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description The window's failed payment attempts (each payment.failed event, a provider's retries included), one entry per currency of the amount due, by currency code. */
+        FailedPaymentsByCurrency: {
+            currency: components["schemas"]["CurrencyCode"];
+            count: number;
+            /** @description The amounts that were due, in minor units. */
+            amount: number;
+        }[];
         /** @description An access-ledger grant, the member's entitlement to one resource through one subscription. */
         Grant: {
             id: components["schemas"]["Uuid"];
@@ -3863,6 +3884,14 @@ export interface components {
             amount: number;
             currency: components["schemas"]["CurrencyCode"];
         };
+        /** @description Monthly recurring revenue at the window's end, one entry per currency (XTR, Telegram Stars, apart), by currency code: every paid, recurring subscription running then and out of its trial (past_due included, a cancelled one until it ends), its price (its newest payment's amount, so a coupon counts while it pays; the plan's price before a first payment) normalised to a month (day x 365/12, week x 52/12, year / 12, divided by the cycle count). */
+        MrrByCurrency: {
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description MRR in minor units (whole stars for XTR), rounded once per currency. */
+            amount: number;
+            /** @description The subscriptions counted. */
+            subscriptions: number;
+        }[];
         /**
          * @description A name a creator gives (a team, project, plan, role, resource...): one line of at most 255 characters, shown as written on pages and in mail and bot messages. Control characters (line breaks and tabs among them), the Unicode line and paragraph separators and bidirectional overrides are refused, naming the field; names stored before this rule are shown on one line.
          * @example Night Owls
@@ -5406,7 +5435,9 @@ export interface operations {
                      *           "to": "2026-11-23T09:00:00.000Z"
                      *         },
                      *         "members": {
-                     *           "active": 12
+                     *           "active": 12,
+                     *           "new": 4,
+                     *           "churned": 1
                      *         },
                      *         "subscriptions": {
                      *           "active": 14,
@@ -5424,6 +5455,32 @@ export interface operations {
                      *             "net": 3820,
                      *             "transactions": 9,
                      *             "redemptions": 2
+                     *           }
+                     *         ],
+                     *         "mrr": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "amount": 5417,
+                     *             "subscriptions": 11
+                     *           },
+                     *           {
+                     *             "currency": "XTR",
+                     *             "amount": 760,
+                     *             "subscriptions": 3
+                     *           }
+                     *         ],
+                     *         "failed_payments": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "count": 2,
+                     *             "amount": 1000
+                     *           }
+                     *         ],
+                     *         "at_risk": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "subscriptions": 1,
+                     *             "amount": 500
                      *           }
                      *         ],
                      *         "plans": [
@@ -6184,7 +6241,9 @@ export interface operations {
                      *           "to": "2026-11-23T00:00:00.000Z"
                      *         },
                      *         "members": {
-                     *           "active": 3
+                     *           "active": 3,
+                     *           "new": 1,
+                     *           "churned": 0
                      *         },
                      *         "subscriptions": {
                      *           "active": 3,
@@ -6204,6 +6263,9 @@ export interface operations {
                      *             "redemptions": 1
                      *           }
                      *         ],
+                     *         "mrr": [],
+                     *         "failed_payments": [],
+                     *         "at_risk": [],
                      *         "plans": [
                      *           {
                      *             "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",

@@ -250,7 +250,7 @@ export interface AnalyticsResource {
   /**
    * Project dashboard numbers
    *
-   * Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, over a period, for one project.
+   * Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, MRR, new and churned members, failed payments and revenue at risk, over a period, for one project.
    *
    * @remarks Requires the `dashboard:read` ability.
    * @see https://docs.subbridge.dev/reference#tag/analytics/GET/v1/projects/{project}/analytics (operation `get_project_analytics`: GET /v1/projects/{project}/analytics)
@@ -262,7 +262,7 @@ export interface AnalyticsResource {
   /**
    * Team dashboard numbers
    *
-   * Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, over a period, for every project of the team the token may see.
+   * Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, MRR, new and churned members, failed payments and revenue at risk, over a period, for every project of the team the token may see.
    *
    * @remarks Requires the `dashboard:read` ability.
    * @see https://docs.subbridge.dev/reference#tag/analytics/GET/v1/analytics (operation `get_team_analytics`: GET /v1/analytics)

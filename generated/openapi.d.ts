@@ -1368,6 +1368,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-deliveries/{webhook_delivery}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay one delivery
+         * @description Re-queues one delivered or dead delivery for an attempt now, with a fresh round of attempts: the same event (same event id, so receivers de-duplicate) to the same endpoint. Answers 202 with the delivery, queued; 400 WEBHOOK_DELIVERY_IN_PROGRESS while its attempts still run.
+         */
+        post: operations["replay_webhook_delivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -3687,7 +3707,7 @@ export interface components {
          * @description Machine-readable error code; see the error reference for each code's status, meaning and remediation. New codes may be added within /v1.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "AUTHENTICATION_REQUIRED" | "TOKEN_MISSING_ABILITY" | "FORBIDDEN" | "TEAM_TIER_REQUIRED" | "CONNECTOR_TIER_REQUIRED" | "TENANT_MISMATCH" | "RESOURCE_NOT_FOUND" | "CONNECTOR_NOT_INSTALLED" | "METHOD_NOT_ALLOWED" | "PLAN_CURRENCY_MISMATCH" | "PLAN_PROVIDER_UNSUPPORTED" | "PAYMENT_METHOD_NOT_CONFIGURED" | "SUBSCRIPTION_ALREADY_ACTIVE" | "ACCESS_CODE_INVALID" | "ACCESS_CODE_EXPIRED" | "ACCESS_CODE_ALREADY_REDEEMED" | "ACCESS_CODE_CAP_EXCEEDED" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REPLAY_IN_PROGRESS" | "CONNECTOR_UNAVAILABLE" | "RATE_LIMITED" | "WEBHOOK_ENDPOINT_UNREACHABLE" | "PROVIDER_SIGNATURE_INVALID" | "MALFORMED_REQUEST" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "SERVICE_BUSY" | "INTERNAL_SERVER_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "AUTHENTICATION_REQUIRED" | "TOKEN_MISSING_ABILITY" | "FORBIDDEN" | "TEAM_TIER_REQUIRED" | "CONNECTOR_TIER_REQUIRED" | "TENANT_MISMATCH" | "RESOURCE_NOT_FOUND" | "CONNECTOR_NOT_INSTALLED" | "METHOD_NOT_ALLOWED" | "PLAN_CURRENCY_MISMATCH" | "PLAN_PROVIDER_UNSUPPORTED" | "PAYMENT_METHOD_NOT_CONFIGURED" | "SUBSCRIPTION_ALREADY_ACTIVE" | "ACCESS_CODE_INVALID" | "ACCESS_CODE_EXPIRED" | "ACCESS_CODE_ALREADY_REDEEMED" | "ACCESS_CODE_CAP_EXCEEDED" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REPLAY_IN_PROGRESS" | "CONNECTOR_UNAVAILABLE" | "RATE_LIMITED" | "WEBHOOK_ENDPOINT_UNREACHABLE" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PROVIDER_SIGNATURE_INVALID" | "MALFORMED_REQUEST" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "SERVICE_BUSY" | "INTERNAL_SERVER_ERROR";
         /** @description The envelope of every webhook event. `api_version` locks the shape of `data` (a breaking change ships under a new version); `project_id` is null for team-scoped events. */
         EventEnvelope: {
             /** @description evt_ followed by a ULID (sortable by creation time); de-duplicate on it. The SB-Event-Id header carries the bare ULID. */
@@ -4919,6 +4939,9 @@ export interface components {
             links: components["schemas"]["ListLinks"];
             meta: components["schemas"]["ListMeta"];
         };
+        WebhookDeliveryResponse: {
+            data: components["schemas"]["WebhookDelivery"];
+        };
         /**
          * @description queued (waiting for its first or next attempt), delivered (a 2xx came), dead (the first attempt and its eight retries failed, or refused unposted).
          * @enum {string}
@@ -5304,6 +5327,30 @@ export interface components {
                  *           "name": [
                  *             "is required"
                  *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description WEBHOOK_DELIVERY_IN_PROGRESS - the delivery is queued, its attempts still running. */
+        WebhookDeliveryInProgress: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "WEBHOOK_DELIVERY_IN_PROGRESS",
+                 *         "message": "This delivery is still queued: its attempts are running.",
+                 *         "docs_url": "http://localhost:4004/errors#webhook_delivery_in_progress",
+                 *         "remediation": "Wait until it is delivered or dead, then replay it.",
+                 *         "request_id": "6f1c2a7e-3d4b-4c59-9a1e-2b7f0c8d9e10",
+                 *         "context": {
+                 *           "delivery_id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                 *           "status": "queued"
                  *         }
                  *       }
                  *     }
@@ -10491,6 +10538,83 @@ export interface operations {
                 };
             };
             400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    replay_webhook_delivery: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The delivery's id (from list_webhook_deliveries).
+                 * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                webhook_delivery: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued for an attempt now. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "endpoint_id": "2b4d6f80-1a3c-4e5f-8a7b-9c0d1e2f3a4b",
+                     *         "event_id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                     *         "event_type": "subscription.created",
+                     *         "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                     *         "status": "queued",
+                     *         "attempts": 0,
+                     *         "next_attempt_at": "2026-11-24T08:00:00.000Z",
+                     *         "last_attempt_at": "2026-11-23T10:00:01.000Z",
+                     *         "delivered_at": null,
+                     *         "response_status": 200,
+                     *         "response_excerpt": "ok",
+                     *         "duration_ms": 84,
+                     *         "attempt_history": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "attempted_at": "2026-11-23T10:00:01.000Z",
+                     *             "outcome": "delivered",
+                     *             "response_status": 200,
+                     *             "duration_ms": 84,
+                     *             "excerpt": "ok"
+                     *           }
+                     *         ],
+                     *         "created_at": "2026-11-23T10:00:00.000Z",
+                     *         "updated_at": "2026-11-24T08:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                };
+            };
+            400: components["responses"]["WebhookDeliveryInProgress"];
             401: components["responses"]["AuthenticationRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

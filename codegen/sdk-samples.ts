@@ -90,6 +90,12 @@ function pathExample(doc: Json, path: string, name: string, isId: boolean): stri
   return idOf(item) ?? (Array.isArray(list) ? idOf(list[0]) : undefined);
 }
 
+/** A path parameter's own example (path or operation level), for an id no GET or list shows. */
+function parameterExample(doc: Json, path: string, op: Json, name: string): string | undefined {
+  const declared = [...(doc.paths[path].parameters ?? []), ...(op.parameters ?? [])].find((p: Json) => p.name === name && p.in === "path");
+  return typeof declared?.example === "string" ? declared.example : undefined;
+}
+
 /** A query value for a required parameter the spec gives no example of: from the answer's example (its meta echoes the query). */
 function queryExample(doc: Json, op: Json, p: ParameterModel): unknown {
   const schema = deref(doc, p.schema);
@@ -131,7 +137,7 @@ function sample(doc: Json, model: OperationModel, call: string): Omit<SdkSample,
   const args: string[] = [];
   for (const p of model.pathParams) {
     const isId = isIdSchema(doc, p.schema);
-    const value = pathExample(doc, model.path, p.name, isId);
+    const value = pathExample(doc, model.path, p.name, isId) ?? parameterExample(doc, model.path, op, p.name);
     if (!value) throw new Error(`sdk samples: ${model.id}: no example for path parameter ${p.name}; give its GET or list an example`);
     if (!isId) {
       args.push(JSON.stringify(value));

@@ -139,6 +139,7 @@ export const errorCatalog = {
   CONNECTOR_UNAVAILABLE: { status: 422, title: "Connector unavailable", remediation: "Choose a connector whose catalog card is installable." },
   RATE_LIMITED: { status: 429, title: "Rate limit exceeded", remediation: "Wait the number of seconds in the Retry-After header before sending more requests." },
   WEBHOOK_ENDPOINT_UNREACHABLE: { status: 502, title: "Webhook endpoint unreachable", remediation: "Check that the endpoint URL is reachable from the public internet and answers 2xx, then test again." },
+  WEBHOOK_DELIVERY_IN_PROGRESS: { status: 400, title: "Webhook delivery still queued", remediation: "Wait until the delivery is delivered or dead (list_webhook_deliveries shows it), then replay it." },
   PROVIDER_SIGNATURE_INVALID: { status: 400, title: "Provider signature invalid", remediation: "Send the event exactly as the provider signed it, within the provider's tolerance, to the endpoint whose secret signed it." },
   MALFORMED_REQUEST: { status: 400, title: "Malformed HTTP request", remediation: "Send a well-formed request; percent-encode non-ASCII characters in the path and query." },
   REQUEST_HEADERS_TOO_LARGE: { status: 431, title: "Request headers too large", remediation: "Send fewer or shorter headers (a long query string counts too)." },

@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * Team dashboard numbers
-         * @description Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, over a period, for every project of the team the token may see.
+         * @description Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, MRR, new and churned members, failed payments and revenue at risk, over a period, for every project of the team the token may see.
          */
         get: operations["get_team_analytics"];
         put?: never;
@@ -257,7 +257,7 @@ export interface paths {
         };
         /**
          * Project dashboard numbers
-         * @description Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, over a period, for one project.
+         * @description Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, MRR, new and churned members, failed payments and revenue at risk, over a period, for one project.
          */
         get: operations["get_project_analytics"];
         put?: never;
@@ -1382,6 +1382,26 @@ export interface paths {
          * @description Re-queues the team's dead deliveries (or one endpoint's, with endpoint_id) for an attempt now, with a fresh attempt count, and answers how many were re-queued.
          */
         post: operations["retry_dead_webhook_deliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-deliveries/{webhook_delivery}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay one delivery
+         * @description Re-queues one delivered or dead delivery for an attempt now, with a fresh round of attempts: the same event (same event id, so receivers de-duplicate) to the same endpoint. Answers 202 with the delivery, queued; 400 WEBHOOK_DELIVERY_IN_PROGRESS while its attempts still run.
+         */
+        post: operations["replay_webhook_delivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3205,9 +3225,16 @@ export interface components {
             members: {
                 /** @description Distinct members with an active subscription at the window's end. */
                 active: number;
+                /** @description Members whose first subscription was created in the window. */
+                new: number;
+                /** @description Members whose subscription ended in the window and who hold none at its end (a cancellation scheduled for the period's end counts once the subscription ends). */
+                churned: number;
             };
             subscriptions: components["schemas"]["SubscriptionCounts"];
             revenue: components["schemas"]["RevenueByCurrency"];
+            mrr: components["schemas"]["MrrByCurrency"];
+            failed_payments: components["schemas"]["FailedPaymentsByCurrency"];
+            at_risk: components["schemas"]["AtRiskByCurrency"];
             plans: {
                 plan_id: components["schemas"]["Uuid"];
                 project_id: components["schemas"]["Uuid"];
@@ -3221,6 +3248,13 @@ export interface components {
         AnalyticsResponse: {
             data: components["schemas"]["Analytics"];
         };
+        /** @description Revenue at risk now (whatever the window): subscriptions past due (a renewal failed; each keeps access through its grace period, so past due and in grace are one set) and the renewal amount each owes (its plan's price), per currency, by currency code. Cards expiring before the next renewal are not included: the payment records do not keep a card's expiry (the provider holds the card). */
+        AtRiskByCurrency: {
+            currency: components["schemas"]["CurrencyCode"];
+            subscriptions: number;
+            /** @description The renewals owed, in minor units. */
+            amount: number;
+        }[];
         /**
          * @description The unit of a plan's billing period; lifetime is paid once and never ends.
          * @enum {string}
@@ -3718,7 +3752,7 @@ export interface components {
          * @description Machine-readable error code; see the error reference for each code's status, meaning and remediation. New codes may be added within /v1.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "AUTHENTICATION_REQUIRED" | "TOKEN_MISSING_ABILITY" | "FORBIDDEN" | "TEAM_TIER_REQUIRED" | "CONNECTOR_TIER_REQUIRED" | "TENANT_MISMATCH" | "RESOURCE_NOT_FOUND" | "CONNECTOR_NOT_INSTALLED" | "METHOD_NOT_ALLOWED" | "PLAN_CURRENCY_MISMATCH" | "PLAN_PROVIDER_UNSUPPORTED" | "PAYMENT_METHOD_NOT_CONFIGURED" | "SUBSCRIPTION_ALREADY_ACTIVE" | "ACCESS_CODE_INVALID" | "ACCESS_CODE_EXPIRED" | "ACCESS_CODE_ALREADY_REDEEMED" | "ACCESS_CODE_CAP_EXCEEDED" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REPLAY_IN_PROGRESS" | "CONNECTOR_UNAVAILABLE" | "RATE_LIMITED" | "WEBHOOK_ENDPOINT_UNREACHABLE" | "PROVIDER_SIGNATURE_INVALID" | "MALFORMED_REQUEST" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "SERVICE_BUSY" | "INTERNAL_SERVER_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "AUTHENTICATION_REQUIRED" | "TOKEN_MISSING_ABILITY" | "FORBIDDEN" | "TEAM_TIER_REQUIRED" | "CONNECTOR_TIER_REQUIRED" | "TENANT_MISMATCH" | "RESOURCE_NOT_FOUND" | "CONNECTOR_NOT_INSTALLED" | "METHOD_NOT_ALLOWED" | "PLAN_CURRENCY_MISMATCH" | "PLAN_PROVIDER_UNSUPPORTED" | "PAYMENT_METHOD_NOT_CONFIGURED" | "SUBSCRIPTION_ALREADY_ACTIVE" | "ACCESS_CODE_INVALID" | "ACCESS_CODE_EXPIRED" | "ACCESS_CODE_ALREADY_REDEEMED" | "ACCESS_CODE_CAP_EXCEEDED" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REPLAY_IN_PROGRESS" | "CONNECTOR_UNAVAILABLE" | "RATE_LIMITED" | "WEBHOOK_ENDPOINT_UNREACHABLE" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PROVIDER_SIGNATURE_INVALID" | "MALFORMED_REQUEST" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "SERVICE_BUSY" | "INTERNAL_SERVER_ERROR";
         /** @description The envelope of every webhook event. `api_version` locks the shape of `data` (a breaking change ships under a new version); `project_id` is null for team-scoped events. */
         EventEnvelope: {
             /** @description evt_ followed by a ULID (sortable by creation time); de-duplicate on it. The SB-Event-Id header carries the bare ULID. */
@@ -3737,6 +3771,13 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description The window's failed payment attempts (each payment.failed event, a provider's retries included), one entry per currency of the amount due, by currency code. */
+        FailedPaymentsByCurrency: {
+            currency: components["schemas"]["CurrencyCode"];
+            count: number;
+            /** @description The amounts that were due, in minor units. */
+            amount: number;
+        }[];
         /** @description An access-ledger grant, the member's entitlement to one resource through one subscription. */
         Grant: {
             id: components["schemas"]["Uuid"];
@@ -3908,6 +3949,14 @@ export interface components {
             amount: number;
             currency: components["schemas"]["CurrencyCode"];
         };
+        /** @description Monthly recurring revenue at the window's end, one entry per currency (XTR, Telegram Stars, apart), by currency code: every paid, recurring subscription running then and out of its trial (past_due included, a cancelled one until it ends), its price (its newest payment's amount, so a coupon counts while it pays; the plan's price before a first payment) normalised to a month (day x 365/12, week x 52/12, year / 12, divided by the cycle count). */
+        MrrByCurrency: {
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description MRR in minor units (whole stars for XTR), rounded once per currency. */
+            amount: number;
+            /** @description The subscriptions counted. */
+            subscriptions: number;
+        }[];
         /**
          * @description A name a creator gives (a team, project, plan, role, resource...): one line of at most 255 characters, shown as written on pages and in mail and bot messages. Control characters (line breaks and tabs among them), the Unicode line and paragraph separators and bidirectional overrides are refused, naming the field; names stored before this rule are shown on one line.
          * @example Night Owls
@@ -4935,6 +4984,9 @@ export interface components {
             links: components["schemas"]["ListLinks"];
             meta: components["schemas"]["ListMeta"];
         };
+        WebhookDeliveryResponse: {
+            data: components["schemas"]["WebhookDelivery"];
+        };
         /**
          * @description queued (waiting for its first or next attempt), delivered (a 2xx came), dead (the first attempt and its eight retries failed, or refused unposted).
          * @enum {string}
@@ -5327,6 +5379,30 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description WEBHOOK_DELIVERY_IN_PROGRESS - the delivery is queued, its attempts still running. */
+        WebhookDeliveryInProgress: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "WEBHOOK_DELIVERY_IN_PROGRESS",
+                 *         "message": "This delivery is still queued: its attempts are running.",
+                 *         "docs_url": "http://localhost:4004/errors#webhook_delivery_in_progress",
+                 *         "remediation": "Wait until it is delivered or dead, then replay it.",
+                 *         "request_id": "6f1c2a7e-3d4b-4c59-9a1e-2b7f0c8d9e10",
+                 *         "context": {
+                 *           "delivery_id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                 *           "status": "queued"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description WEBHOOK_ENDPOINT_UNREACHABLE: no answer came from the endpoint, or its address was refused before any call (context.reason: refused_address, outside_allowed_ips, unresolvable, connection_failed or timeout; context.address when an address was refused, and context.allowed_ips with outside_allowed_ips). */
         WebhookEndpointUnreachable: {
             headers: {
@@ -5451,7 +5527,9 @@ export interface operations {
                      *           "to": "2026-11-23T09:00:00.000Z"
                      *         },
                      *         "members": {
-                     *           "active": 12
+                     *           "active": 12,
+                     *           "new": 4,
+                     *           "churned": 1
                      *         },
                      *         "subscriptions": {
                      *           "active": 14,
@@ -5469,6 +5547,32 @@ export interface operations {
                      *             "net": 3820,
                      *             "transactions": 9,
                      *             "redemptions": 2
+                     *           }
+                     *         ],
+                     *         "mrr": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "amount": 5417,
+                     *             "subscriptions": 11
+                     *           },
+                     *           {
+                     *             "currency": "XTR",
+                     *             "amount": 760,
+                     *             "subscriptions": 3
+                     *           }
+                     *         ],
+                     *         "failed_payments": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "count": 2,
+                     *             "amount": 1000
+                     *           }
+                     *         ],
+                     *         "at_risk": [
+                     *           {
+                     *             "currency": "EUR",
+                     *             "subscriptions": 1,
+                     *             "amount": 500
                      *           }
                      *         ],
                      *         "plans": [
@@ -6229,7 +6333,9 @@ export interface operations {
                      *           "to": "2026-11-23T00:00:00.000Z"
                      *         },
                      *         "members": {
-                     *           "active": 3
+                     *           "active": 3,
+                     *           "new": 1,
+                     *           "churned": 0
                      *         },
                      *         "subscriptions": {
                      *           "active": 3,
@@ -6249,6 +6355,9 @@ export interface operations {
                      *             "redemptions": 1
                      *           }
                      *         ],
+                     *         "mrr": [],
+                     *         "failed_payments": [],
+                     *         "at_risk": [],
                      *         "plans": [
                      *           {
                      *             "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
@@ -10527,6 +10636,83 @@ export interface operations {
                 };
             };
             400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    replay_webhook_delivery: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The delivery's id (from list_webhook_deliveries).
+                 * @example 5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b
+                 */
+                webhook_delivery: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, queued for an attempt now. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b",
+                     *         "endpoint_id": "2b4d6f80-1a3c-4e5f-8a7b-9c0d1e2f3a4b",
+                     *         "event_id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0E",
+                     *         "event_type": "subscription.created",
+                     *         "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                     *         "status": "queued",
+                     *         "attempts": 0,
+                     *         "next_attempt_at": "2026-11-24T08:00:00.000Z",
+                     *         "last_attempt_at": "2026-11-23T10:00:01.000Z",
+                     *         "delivered_at": null,
+                     *         "response_status": 200,
+                     *         "response_excerpt": "ok",
+                     *         "duration_ms": 84,
+                     *         "attempt_history": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "attempted_at": "2026-11-23T10:00:01.000Z",
+                     *             "outcome": "delivered",
+                     *             "response_status": 200,
+                     *             "duration_ms": 84,
+                     *             "excerpt": "ok"
+                     *           }
+                     *         ],
+                     *         "created_at": "2026-11-23T10:00:00.000Z",
+                     *         "updated_at": "2026-11-24T08:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                };
+            };
+            400: components["responses"]["WebhookDeliveryInProgress"];
             401: components["responses"]["AuthenticationRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

@@ -181,6 +181,7 @@ export type TeamWrite = components["schemas"]["TeamWrite"];
 export type TokenCreate = components["schemas"]["TokenCreate"];
 export type TransactionPage = components["schemas"]["TransactionPage"];
 export type WebhookDeliveryPage = components["schemas"]["WebhookDeliveryPage"];
+export type WebhookDeliveryResponse = components["schemas"]["WebhookDeliveryResponse"];
 export type WebhookEndpointCreate = components["schemas"]["WebhookEndpointCreate"];
 export type WebhookEndpointPage = components["schemas"]["WebhookEndpointPage"];
 export type WebhookEndpointResponse = components["schemas"]["WebhookEndpointResponse"];
@@ -254,7 +255,7 @@ export interface AnalyticsResource {
   /**
    * Project dashboard numbers
    *
-   * Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, over a period, for one project.
+   * Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, MRR, new and churned members, failed payments and revenue at risk, over a period, for one project.
    *
    * @remarks Requires the `dashboard:read` ability.
    * @see https://docs.subbridge.dev/reference#tag/analytics/GET/v1/projects/{project}/analytics (operation `get_project_analytics`: GET /v1/projects/{project}/analytics)
@@ -266,7 +267,7 @@ export interface AnalyticsResource {
   /**
    * Team dashboard numbers
    *
-   * Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, over a period, for every project of the team the token may see.
+   * Active members, new, canceled and expired subscriptions, revenue per currency and the same per plan, MRR, new and churned members, failed payments and revenue at risk, over a period, for every project of the team the token may see.
    *
    * @remarks Requires the `dashboard:read` ability.
    * @see https://docs.subbridge.dev/reference#tag/analytics/GET/v1/analytics (operation `get_team_analytics`: GET /v1/analytics)
@@ -1527,6 +1528,17 @@ export interface WebhookDeliveriesResource {
    */
   list(webhookEndpoint: string, query?: ListWebhookDeliveriesQuery, options?: RequestOptions): PagePromise<WebhookDeliveryPage>;
   /**
+   * Replay one delivery
+   *
+   * Re-queues one delivered or dead delivery for an attempt now, with a fresh round of attempts: the same event (same event id, so receivers de-duplicate) to the same endpoint. Answers 202 with the delivery, queued; 400 WEBHOOK_DELIVERY_IN_PROGRESS while its attempts still run.
+   *
+   * @remarks Requires the `webhook-delivery:retry` ability.
+   * @see https://docs.subbridge.dev/reference#tag/webhooks/POST/v1/webhook-deliveries/{webhook_delivery}/replay (operation `replay_webhook_delivery`: POST /v1/webhook-deliveries/{webhook_delivery}/replay)
+   * @param webhookDelivery - The delivery's id (from list_webhook_deliveries).
+   * @param options - signal, timeoutMs, headers, maxRetries, idempotencyKey.
+   */
+  replay(webhookDelivery: string, options?: WriteRequestOptions): Promise<WebhookDeliveryResponse>;
+  /**
    * Re-queue dead deliveries
    *
    * Re-queues the team's dead deliveries (or one endpoint's, with endpoint_id) for an attempt now, with a fresh attempt count, and answers how many were re-queued.
@@ -1855,6 +1867,7 @@ export const RESOURCE_OPERATIONS = {
   publish_plan: {"resource":"plans","method":"publish","httpMethod":"POST","path":"/v1/projects/{project}/plans/{plan}/publish","pathParams":["project","plan"],"input":null,"paged":false,"write":true,"ability":"project-subscription-plan:update"},
   remove_team_member: {"resource":"teamMembers","method":"remove","httpMethod":"DELETE","path":"/v1/teams/{team}/members/{member}","pathParams":["team","member"],"input":null,"paged":false,"write":true,"ability":"team-member:remove"},
   replace_alert_destinations: {"resource":"me","method":"replaceAlertDestinations","httpMethod":"PUT","path":"/v1/me/alert-destinations","pathParams":[],"input":"body","paged":false,"write":true,"ability":"account:write"},
+  replay_webhook_delivery: {"resource":"webhookDeliveries","method":"replay","httpMethod":"POST","path":"/v1/webhook-deliveries/{webhook_delivery}/replay","pathParams":["webhook_delivery"],"input":null,"paged":false,"write":true,"ability":"webhook-delivery:retry"},
   reply_to_support_conversation: {"resource":"supportConversations","method":"reply","httpMethod":"POST","path":"/v1/projects/{project}/support/conversations/{conversation}/messages","pathParams":["project","conversation"],"input":"body","paged":false,"write":true,"ability":"support-conversation:update"},
   retry_dead_webhook_deliveries: {"resource":"webhookDeliveries","method":"retryDead","httpMethod":"POST","path":"/v1/webhook-deliveries/retry-dead","pathParams":[],"input":"body","paged":false,"write":true,"ability":"webhook-delivery:retry"},
   rotate_webhook_endpoint_secret: {"resource":"webhookEndpoints","method":"rotateSecret","httpMethod":"POST","path":"/v1/webhook-endpoints/{webhook_endpoint}/rotate-secret","pathParams":["webhook_endpoint"],"input":null,"paged":false,"write":true,"ability":"webhook-endpoint:update"},

@@ -92,6 +92,7 @@ export const validators = {
   publish_plan: { path: params.publish_plan__path, query: null, body: null },
   remove_team_member: { path: params.remove_team_member__path, query: null, body: null },
   replace_alert_destinations: { path: null, query: null, body: bodies.replace_alert_destinations__body },
+  replay_webhook_delivery: { path: params.replay_webhook_delivery__path, query: null, body: null },
   reply_to_support_conversation: { path: params.reply_to_support_conversation__path, query: null, body: bodies.reply_to_support_conversation__body },
   retry_dead_webhook_deliveries: { path: null, query: null, body: bodies.retry_dead_webhook_deliveries__body },
   rotate_webhook_endpoint_secret: { path: params.rotate_webhook_endpoint_secret__path, query: null, body: null },

@@ -8377,6 +8377,65 @@ return errors === 0;
 }
 validate_remove_team_member__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const replay_webhook_delivery__path = validate_replay_webhook_delivery__path;
+const schema_replay_webhook_delivery__path = {"$id":"replay_webhook_delivery__path","type":"object","properties":{"webhook_delivery":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["webhook_delivery"],"additionalProperties":false};
+
+function validate_replay_webhook_delivery__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="replay_webhook_delivery__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_replay_webhook_delivery__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.webhook_delivery === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "webhook_delivery"},message:"must have required property '"+"webhook_delivery"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "webhook_delivery")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.webhook_delivery !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.webhook_delivery, {instancePath:instancePath+"/webhook_delivery",parentData:data,parentDataProperty:"webhook_delivery",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_replay_webhook_delivery__path.errors = vErrors;
+return errors === 0;
+}
+validate_replay_webhook_delivery__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 export const reply_to_support_conversation__path = validate_reply_to_support_conversation__path;
 const schema_reply_to_support_conversation__path = {"$id":"reply_to_support_conversation__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"conversation":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","conversation"],"additionalProperties":false};
 

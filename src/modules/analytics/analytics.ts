@@ -3,19 +3,13 @@
 // transaction into the process: each query answers one row per plan (or per plan and currency)
 // plus its totals (GROUPING SETS), and the process only arranges those rows.
 import type { components } from "../../../generated/openapi.d.ts";
-import type { Knex } from "knex";
 import { addFieldError, emptyFieldErrors, validationFailed } from "../../errors.ts";
-import { unscoped, type DomainContext } from "../../db/tenant.ts";
+import type { DomainContext } from "../../db/tenant.ts";
 import { plansTable } from "../plans/tables.ts";
 import { requireProject } from "../resources/catalog-change.ts";
 import { subscriptionsTable } from "../subscriptions/tables.ts";
 import { transactionsTable } from "../transactions/tables.ts";
-
-/** knex's raw() for SQL fragments of a query (they read no row by themselves). */
-function rawExpression(ctx: DomainContext): Knex["raw"] {
-  const db = unscoped(ctx, "raw SQL fragments of a team-scoped query; they read no row by themselves");
-  return db.raw.bind(db) as Knex["raw"];
-}
+import { inScope, overviewNumbers, rawExpression } from "./overview.ts";
 
 export type PeriodName = "7d" | "14d" | "30d" | "60d" | "90d";
 const DAY_MS = 86_400_000;
@@ -50,11 +44,6 @@ type SubscriptionCounts = components["schemas"]["SubscriptionCounts"];
 type Revenue = components["schemas"]["RevenueByCurrency"][number];
 
 const ZERO: SubscriptionCounts = { active: 0, new: 0, canceled: 0, expired: 0 };
-
-/** Narrows a tenant query (actor's team, allow-list) to one project when asked. */
-function inScope(q: Knex.QueryBuilder, table: string, projectId: string | null): Knex.QueryBuilder {
-  return projectId === null ? q : q.where(`${table}.project_id`, projectId);
-}
 
 /**
  * Subscription counts per plan (each plan with a subscription alive at some point of the window)
@@ -155,6 +144,7 @@ export async function dashboardNumbers(ctx: DomainContext, projectId: string | n
   const counts = await subscriptionCounts(ctx, projectId, w);
   const revenue = await revenueRows(ctx, projectId, w);
   const members = await activeMembers(ctx, projectId, w);
+  const overview = await overviewNumbers(ctx, projectId, w);
   const planRevenue = revenue.filter((r) => !r.isTotal && r.plan_id !== null);
   const planIds = [...new Set([...counts.perPlan.map((c) => c.plan_id), ...planRevenue.map((r) => r.plan_id!)])];
   const plans = planIds.length
@@ -175,12 +165,15 @@ export async function dashboardNumbers(ctx: DomainContext, projectId: string | n
   return {
     project_id: projectId,
     period: { preset: w.preset, from: w.from.toISOString(), to: w.to.toISOString() },
-    members: { active: members },
+    members: { active: members, ...overview.members },
     subscriptions: counts.total,
     revenue: revenue
       .filter((r) => r.isTotal)
       .map((r) => r.revenue)
       .sort(byCode),
+    mrr: overview.mrr,
+    failed_payments: overview.failed_payments,
+    at_risk: overview.at_risk,
     plans: perPlan,
   };
 }

@@ -1,6 +1,7 @@
 // An endpoint's deliveries: durable rows the dispatcher writes (one per event and endpoint) and its
 // workers move between queued, delivered and dead. Here they are listed and dead ones re-queued.
 import type { DomainContext } from "../../db/tenant.ts";
+import { ApiError, notFound } from "../../errors.ts";
 import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { iso } from "../resources/catalog-change.ts";
@@ -45,21 +46,25 @@ export function presentDelivery(row: WebhookDeliveryRow, history: readonly Webho
   };
 }
 
+/** The attempts of `deliveries`, oldest first. */
+async function attemptsOf(ctx: DomainContext, deliveryIds: string[]): Promise<WebhookDeliveryAttemptRow[]> {
+  if (!deliveryIds.length) return [];
+  return (await webhookDeliveryAttemptsTable
+    .rows(ctx)
+    .whereIn("delivery_id", deliveryIds)
+    .orderBy([{ column: "attempted_at" }, { column: "attempt" }])
+    .select("*")) as WebhookDeliveryAttemptRow[];
+}
+
 export async function listDeliveries(ctx: DomainContext, endpointId: string, status: WebhookDeliveryStatus | undefined, window: PageWindow) {
   await endpointById(ctx, endpointId);
   const query = webhookDeliveriesTable.rows(ctx).where({ endpoint_id: endpointId });
   if (status) query.where({ status });
   const { rows, total } = await sortedPage<WebhookDeliveryRow>(query.select("*"), window, { created_at: "created_at" });
-  const attempts = rows.length
-    ? ((await webhookDeliveryAttemptsTable
-        .rows(ctx)
-        .whereIn(
-          "delivery_id",
-          rows.map((r) => r.id),
-        )
-        .orderBy([{ column: "attempted_at" }, { column: "attempt" }])
-        .select("*")) as WebhookDeliveryAttemptRow[])
-    : [];
+  const attempts = await attemptsOf(
+    ctx,
+    rows.map((r) => r.id),
+  );
   return {
     rows: rows.map((r) =>
       presentDelivery(
@@ -98,4 +103,36 @@ export async function retryDeadDeliveries(ctx: DomainContext, endpointId: string
     });
   }
   return requeued;
+}
+
+/**
+ * Replays one delivery in a final state (delivered or dead): queued again for an attempt now with a
+ * fresh round of attempts, the same event to the same endpoint, so the receiver sees the same event
+ * id. A queued one (its attempts still running) is refused. The endpoint gets an activity entry.
+ */
+export async function replayDelivery(ctx: DomainContext, deliveryId: string) {
+  // One conditional statement: a worker finishing an attempt at the same moment cannot be overtaken.
+  const [replayed] = (await webhookDeliveriesTable
+    .rows(ctx)
+    .where({ id: deliveryId })
+    .whereIn("status", ["delivered", "dead"])
+    .update({ status: "queued", attempts: 0, next_attempt_at: ctx.now, delivered_at: null, updated_at: ctx.now })
+    .returning("*")) as WebhookDeliveryRow[];
+  if (!replayed) {
+    const found = (await webhookDeliveriesTable.rows(ctx).where({ id: deliveryId }).first("status")) as { status: WebhookDeliveryStatus } | undefined;
+    if (!found) throw notFound("webhook delivery");
+    throw new ApiError("WEBHOOK_DELIVERY_IN_PROGRESS", "This delivery is still queued: its attempts are running.", {
+      context: { delivery_id: deliveryId, status: found.status },
+      remediation: "Wait until it is delivered or dead, then replay it.",
+    });
+  }
+  await recordActivity(ctx, {
+    event: "delivery_replayed",
+    description: `Webhook delivery of ${replayed.event_type} (${replayed.event_id}) replayed`,
+    subjectType: "webhook-endpoint",
+    subjectId: replayed.endpoint_id,
+    projectId: replayed.project_id,
+    properties: { delivery_id: replayed.id, event_id: replayed.event_id },
+  });
+  return presentDelivery(replayed, await attemptsOf(ctx, [replayed.id]));
 }

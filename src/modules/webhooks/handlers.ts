@@ -1,7 +1,7 @@
 import type { AreaHandlers } from "../../../generated/operations.ts";
 import { creatorContext, domainContext, type OperationContext } from "../../pipeline/context.ts";
 import { listEnvelope, pageWindow } from "../../pipeline/pagination.ts";
-import { listDeliveries, retryDeadDeliveries } from "./deliveries.ts";
+import { listDeliveries, replayDelivery, retryDeadDeliveries } from "./deliveries.ts";
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, updateEndpoint, type WebhookEnvironment } from "./endpoints.ts";
 import { samplesFor } from "./samples.ts";
 import { testEndpoint } from "./test-call.ts";
@@ -39,6 +39,9 @@ export const handlers = {
   },
   async retry_dead_webhook_deliveries({ body }, ctx) {
     return { data: { requeued: await retryDeadDeliveries(domainContext(ctx), body?.endpoint_id) } };
+  },
+  async replay_webhook_delivery({ path }, ctx) {
+    return { data: await replayDelivery(domainContext(ctx), path.webhook_delivery) };
   },
   // Samples hold no team data: the pipeline's ability check is the whole gate.
   async list_webhook_events({ query }, ctx) {

@@ -84,7 +84,7 @@ describe("analytics", () => {
     const data = res.body.data;
     assert.equal(data.project_id, suite.creator.projectIds[0]);
     assert.deepEqual(data.period, { preset: null, from: "2026-06-01T00:00:00.000Z", to: "2026-07-01T00:00:00.000Z" });
-    assert.deepEqual(data.members, { active: 2 });
+    assert.deepEqual(data.members, { active: 2, new: 2, churned: 1 });
     assert.deepEqual(data.subscriptions, { active: 2, new: 2, canceled: 2, expired: 1 });
     assert.deepEqual(data.revenue, [eur, usd(1000, 200, 30, 6, 2, 150), xtr]);
     const plan = (id: string) => data.plans.find((p: { plan_id: string }) => p.plan_id === id);
@@ -103,7 +103,7 @@ describe("analytics", () => {
   it("adds up every project the token may see team-wide, and only those inside its allow-list", async () => {
     const team = (await suite.client.get(`/v1/analytics?${WINDOW}`)).body.data;
     assert.equal(team.project_id, null);
-    assert.deepEqual(team.members, { active: 3 });
+    assert.deepEqual(team.members, { active: 3, new: 3, churned: 1 });
     assert.deepEqual(team.subscriptions, { active: 3, new: 3, canceled: 2, expired: 1 });
     assert.deepEqual(team.revenue, [eur, usd(1700, 200, 30, 8, 3, 150), xtr]);
     assert.deepEqual(
@@ -114,7 +114,7 @@ describe("analytics", () => {
     const narrowed = (await onlyP2.get(`/v1/analytics?${WINDOW}`)).body.data;
     assert.deepEqual(
       [narrowed.members, narrowed.subscriptions, narrowed.revenue],
-      [{ active: 1 }, { active: 1, new: 1, canceled: 0, expired: 0 }, [usd(700, 0, 0, 2, 1)]],
+      [{ active: 1, new: 1, churned: 0 }, { active: 1, new: 1, canceled: 0, expired: 0 }, [usd(700, 0, 0, 2, 1)]],
     );
     assert.deepEqual(
       narrowed.plans.map((p: { plan_id: string }) => p.plan_id),
@@ -127,7 +127,7 @@ describe("analytics", () => {
     const quiet = (await suite.client.get(`${project(1)}?from=2025-01-01T00:00:00.000Z&to=2025-02-01T00:00:00.000Z`)).body.data;
     assert.deepEqual(
       [quiet.members, quiet.subscriptions, quiet.revenue, quiet.plans],
-      [{ active: 0 }, { active: 0, new: 0, canceled: 0, expired: 0 }, [], []],
+      [{ active: 0, new: 0, churned: 0 }, { active: 0, new: 0, canceled: 0, expired: 0 }, [], []],
     );
     const fresh = await createTestCreator({ label: "analytics-empty" });
     const empty = (await suite.client.withToken(fresh.token).get("/v1/analytics")).body.data;

@@ -66,6 +66,23 @@ export const tenancyFixtures: AreaFixtures = {
   rotate_webhook_endpoint_secret: endpointFixture(),
   test_webhook_endpoint: endpointFixture(),
   list_webhook_deliveries: endpointFixture(),
+  // A dead delivery of an endpoint made as endpointFixture makes it (team-wide or a project's).
+  replay_webhook_delivery: {
+    async create(scope, within) {
+      const { webhook_endpoint } = await endpointOf(scope, within?.[0] ?? null);
+      return { webhook_delivery: (await insertDelivery(scope.owner.teamId, webhook_endpoint, dead)).id };
+    },
+    async outside(scope, allowList) {
+      const other = scope.owner.projectIds.find((p) => !allowList.includes(p))!;
+      const deadOf = async (projectId: string | null) => ({
+        webhook_delivery: (await insertDelivery(scope.owner.teamId, (await endpointOf(scope, projectId)).webhook_endpoint, dead)).id,
+      });
+      return [await deadOf(null), await deadOf(other)];
+    },
+    async exists({ owner }, { webhook_delivery: id }) {
+      return (await (await testDatabase()).db("webhook_deliveries").where({ id, team_id: owner.teamId }).first("id")) !== undefined;
+    },
+  },
 
   list_webhook_endpoints: {
     async probe({ teamA, a, b, restricted }) {

@@ -114,9 +114,9 @@ export async function explainAccess(ctx: DomainContext, member: MemberRow) {
             }
           : coverOf(sub, ctx.now);
     } else {
-      const missing = missingOf(member, subs, planIds, ctx.now);
+      const { sub: concerned, ...missing } = missingOf(member, subs, planIds, ctx.now);
       reason = missing;
-      about = missing.sub;
+      about = concerned;
     }
     return {
       resource_id: resource.id,

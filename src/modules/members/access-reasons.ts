@@ -7,7 +7,7 @@ import { planResourcesTable } from "../plans/tables.ts";
 import { resourcesTable, type GrantMode } from "../resources/tables.ts";
 import { isLive, subscriptionsTable, type SubscriptionRow } from "../subscriptions/tables.ts";
 import { iso } from "../subscriptions/timestamps.ts";
-import { placeStates, stateOfRank, type PlaceState } from "./access.ts";
+import { placeStates, planNamesOf, stateOfRank, type PlaceState } from "./access.ts";
 import type { MemberRow } from "./tables.ts";
 
 type ReasonCode =
@@ -79,7 +79,7 @@ function linked(member: MemberRow, resource: Resource): boolean {
 
 export async function explainAccess(ctx: DomainContext, member: MemberRow) {
   const projectId = member.project_id;
-  const [resources, links, subs, places] = await Promise.all([
+  const [resources, links, rows, places] = await Promise.all([
     resourcesTable
       .rows(ctx)
       .where({ project_id: projectId })
@@ -90,12 +90,16 @@ export async function explainAccess(ctx: DomainContext, member: MemberRow) {
     >,
     subscriptionsTable
       .rows(ctx)
-      .where("subscriptions.member_id", member.id)
-      .join("plans", "plans.id", "subscriptions.plan_id")
-      .orderBy([{ column: "subscriptions.created_at" }, { column: "subscriptions.id" }])
-      .select("subscriptions.*", "plans.name as plan_name") as Promise<Sub[]>,
+      .where({ member_id: member.id })
+      .orderBy([{ column: "created_at" }, { column: "id" }])
+      .select("*") as Promise<SubscriptionRow[]>,
     placeStates(ctx, projectId, [member.id]) as Promise<PlaceState[]>,
   ]);
+  const names = await planNamesOf(
+    ctx,
+    rows.map((r) => r.plan_id),
+  );
+  const subs: Sub[] = rows.map((r) => ({ ...r, plan_name: names.get(r.plan_id) ?? "" }));
   const byResource = new Map(places.map((p) => [p.resource_id, p]));
   const byId = new Map(subs.map((s) => [s.id, s]));
   return resources.map((resource) => {

@@ -4,6 +4,7 @@
 // each place is in (placeStates); the list's filter and rows and the member page all read it.
 import type { Knex } from "knex";
 import { unscoped, type DomainContext } from "../../db/tenant.ts";
+import { plansTable } from "../plans/tables.ts";
 import { grantsTable, LIVE_GRANT_STATUSES } from "../subscriptions/tables.ts";
 
 export type AccessState = "none" | "granted" | "pending" | "failed";
@@ -80,4 +81,14 @@ export async function accessStatesOf(ctx: DomainContext, projectId: string, memb
   for (const row of (await memberRanks(ctx, projectId, memberIds)) as { member_id: string; rank: number }[])
     states.set(row.member_id, stateOfRank(Number(row.rank)));
   return states;
+}
+
+/** The names of plans `ids` (the member's subscriptions' plans). */
+export async function planNamesOf(ctx: DomainContext, ids: readonly string[]): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const rows = (await plansTable
+    .rows(ctx)
+    .whereIn("id", [...new Set(ids)])
+    .select("id", "name")) as { id: string; name: string }[];
+  return new Map(rows.map((p) => [p.id, p.name]));
 }

@@ -11,7 +11,7 @@ import { assertProjectsVisible } from "../projects/tables.ts";
 import { membersTable, type MemberRow, type MemberStatus } from "./tables.ts";
 import { iso } from "../subscriptions/timestamps.ts";
 import { subscriptionsTable, whereLive } from "../subscriptions/tables.ts";
-import { accessStatesOf, whereAccessState, type AccessState } from "./access.ts";
+import { accessStatesOf, planNamesOf, whereAccessState, type AccessState } from "./access.ts";
 import { explainAccess } from "./access-reasons.ts";
 
 /** A member as events carry it: never the email (webhook payloads leave it out). */
@@ -154,12 +154,15 @@ async function livePlansOf(ctx: DomainContext, memberIds: readonly string[]): Pr
   const plans = new Map<string, { id: string; name: string }[]>();
   if (!memberIds.length) return plans;
   const rows = (await whereLive(subscriptionsTable.rows(ctx).whereIn("subscriptions.member_id", [...memberIds]), ctx.now)
-    .join("plans", "plans.id", "subscriptions.plan_id")
     .orderBy([{ column: "subscriptions.created_at" }, { column: "subscriptions.id" }])
-    .select("subscriptions.member_id", "plans.id", "plans.name")) as { member_id: string; id: string; name: string }[];
-  for (const { member_id, id, name } of rows) {
+    .select("subscriptions.member_id", "subscriptions.plan_id")) as { member_id: string; plan_id: string }[];
+  const names = await planNamesOf(
+    ctx,
+    rows.map((r) => r.plan_id),
+  );
+  for (const { member_id, plan_id: id } of rows) {
     const list = plans.get(member_id) ?? [];
-    if (!list.some((p) => p.id === id)) list.push({ id, name });
+    if (!list.some((p) => p.id === id)) list.push({ id, name: names.get(id) ?? "" });
     plans.set(member_id, list);
   }
   return plans;

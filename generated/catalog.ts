@@ -135,6 +135,7 @@ export const errorCatalog = {
   ACCESS_CODE_CAP_EXCEEDED: { status: 400, title: "Access code quota exhausted", remediation: "Wait for the next monthly cycle or upgrade the tier." },
   IDEMPOTENCY_KEY_MISSING: { status: 400, title: "Idempotency-Key header missing", remediation: "Send a fresh Idempotency-Key (for example a UUID) with every distinct write, and the same key when retrying it." },
   IDEMPOTENCY_KEY_REUSED: { status: 409, title: "Idempotency key reused with a different body", remediation: "Use a new Idempotency-Key for a different request; reuse a key only to retry the identical request." },
+  SUBSCRIPTION_PROVIDER_BILLED: { status: 409, title: "Subscription billed by a payment provider", remediation: "Extend only subscriptions without a provider (access codes); for a provider-billed one, change it at the provider or cancel it." },
   IDEMPOTENCY_REPLAY_IN_PROGRESS: { status: 425, title: "Request with this key still running", remediation: "Retry after a short pause; once the first request finishes its response is replayed." },
   CONNECTOR_UNAVAILABLE: { status: 422, title: "Connector unavailable", remediation: "Choose a connector whose catalog card is installable." },
   RATE_LIMITED: { status: 429, title: "Rate limit exceeded", remediation: "Wait the number of seconds in the Retry-After header before sending more requests." },

@@ -481,7 +481,7 @@ export interface paths {
         };
         /**
          * List a project's members
-         * @description The project's members (subscribers), newest first, optionally with one status.
+         * @description The project's members (subscribers), newest first, narrowed by any of the filters (all must hold): status, a search q, the plan of a live subscription, the platform, and the access state (see MemberAccessState). Each item carries what a list row shows: the plans of the member's live subscriptions and the access state. The page links keep the filters.
          */
         get: operations["list_subscribers"];
         put?: never;
@@ -501,7 +501,7 @@ export interface paths {
         };
         /**
          * Get a member
-         * @description One member of the project.
+         * @description One member of the project, with the plans of their live subscriptions, their access state, and `access`: one entry per resource (place) of the project saying whether the member has it and why (the covering subscription) or why not (what is missing).
          */
         get: operations["get_member"];
         put?: never;
@@ -526,6 +526,26 @@ export interface paths {
          * @description Blocks the member from the project: live subscriptions are cancelled with access ending now (subscription.cancelled), grants revoked (member.resource_removed), and the connector removes the member from every resource and revokes their links. Emits member.banned. A banned member stays as is.
          */
         post: operations["ban_member"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/members/{member}/sync-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-sync a member's access
+         * @description Queues the connector's access sync for every place of the member that is not yet in line with the access ledger: pending grants (including ones whose platform call failed and wait for their next try) are given, revoked grants still to take away are removed, and a ban not yet applied on the platform is applied. Each is made due now (a failure's back-off is skipped once; its attempt count is kept) and the sync runs for the member right after the request commits; what it cannot do now the connectors.sync-access job tries again every minute. Grants already applied (granted) and creator_task grants (the creator fulfils them) are not queued and are listed as such. 202 with what was queued; the outcome shows in get_member's access. Recorded in the activity log (access_sync_requested).
+         */
+        post: operations["sync_member_access"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1131,9 +1151,29 @@ export interface paths {
         put?: never;
         /**
          * Cancel a subscription
-         * @description Cancels a trialing, active or past_due subscription: status canceled, access continues until ends_at (then the expiry job ends it). A lifetime subscription has no end, so cancelling it ends access at once (status expired, grants revoked). A subscription a payment provider bills (Stripe, Telegram Stars) is cancelled at the provider first, so it is not renewed: 400 PAYMENT_METHOD_NOT_CONFIGURED when this deployment cannot reach that provider, 503 SERVICE_BUSY when the provider does not accept it just now (nothing changed in either case). 422 when it is already canceled or expired. Emits subscription.cancelled (and subscription.expired for a lifetime one).
+         * @description Cancels a trialing, active or past_due subscription: status canceled, access continues until ends_at (then the expiry job ends it); with at_period_end false, access ends now instead (status expired at once, grants revoked, subscription.expired after subscription.cancelled; nothing is refunded: refunds are separate). A lifetime subscription has no end, so cancelling it ends access at once (status expired, grants revoked). A subscription a payment provider bills (Stripe, Telegram Stars) is cancelled at the provider first, so it is not renewed: 400 PAYMENT_METHOD_NOT_CONFIGURED when this deployment cannot reach that provider, 503 SERVICE_BUSY when the provider does not accept it just now (nothing changed in either case). 422 when it is already canceled or expired. Emits subscription.cancelled (and subscription.expired for a lifetime one).
          */
         post: operations["cancel_subscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/subscriptions/{subscription}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend a subscription
+         * @description Moves the end of the subscription's current period (ends_at) later by `days` (1 to 365), free of charge: the member keeps access that much longer. For a live subscription (trialing, active, or canceled with access until ends_at); a trial's trial_ends_at stays (the extra days come after the paid period). Refused with 422 VALIDATION_FAILED when the subscription has ended (expired, or canceled past its end) or has no end (lifetime). A subscription a payment provider bills (Stripe, Telegram Stars) is refused with 409 SUBSCRIPTION_PROVIDER_BILLED: the provider owns its billing period and would charge on its own anchor and report its own dates, so a local extension would not be honest (Stripe can only move an anchor by a trial or a proration this service does not offer); nothing changes. No webhook event (the description defines none); recorded in the activity log (event extended, with the days and the previous and new ends_at).
+         */
+        post: operations["extend_subscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3122,6 +3162,33 @@ export interface components {
         };
         /** @enum {string} */
         AccessCodeStatus: "unredeemed" | "redeemed" | "expired";
+        AccessReason: {
+            code: components["schemas"]["AccessReasonCode"];
+            /** @description The reason in a sentence for the creator. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description The covering subscription (or, for subscription_ended, the one that ended).
+             */
+            subscription_id: string | null;
+            /** Format: uuid */
+            plan_id: string | null;
+            plan_name: string | null;
+            /** @description How that subscription began (access_code, or the payment provider such as stripe). */
+            source: string | null;
+            /**
+             * Format: date-time
+             * @description When that subscription's access ends (ended); null for lifetime or without a subscription.
+             */
+            ends_at: string | null;
+            /** @description The project's plans that include this resource (what the member could subscribe to). */
+            plan_ids: components["schemas"]["Uuid"][];
+        };
+        /**
+         * @description Why the member has (or is owed) the place, or what is missing. Covering a place (state granted, pending or failed): access_code (a subscription from a redeemed access code), payment (a subscription a payment provider bills), trial (the subscription is trialing), past_due_grace (the provider's renewal failed; access lasts through the grace until ends_at), canceled_until_end (cancelled, access until ends_at). Missing (state none, or a pending grant that cannot be applied): member_banned; platform_account_not_linked (the member has no account on the resource's platform, so the connector cannot give it); subscription_ended (their last subscription to a plan including it ended: expired, cancelled and past its end, a refund, or a failed payment past its grace); resource_added_after_subscription (a live subscription to a plan that includes it, made before the resource was added: grants are made when a subscription begins); plan_excludes_resource (a live subscription to plans without this resource); no_subscription (never subscribed to a plan including it); resource_in_no_plan (no plan of the project includes it).
+         * @enum {string}
+         */
+        AccessReasonCode: "access_code" | "payment" | "trial" | "past_due_grace" | "canceled_until_end" | "member_banned" | "platform_account_not_linked" | "subscription_ended" | "resource_added_after_subscription" | "plan_excludes_resource" | "no_subscription" | "resource_in_no_plan";
         ActivityEntry: {
             id: components["schemas"]["Uuid"];
             /**
@@ -3752,7 +3819,7 @@ export interface components {
          * @description Machine-readable error code; see the error reference for each code's status, meaning and remediation. New codes may be added within /v1.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "AUTHENTICATION_REQUIRED" | "TOKEN_MISSING_ABILITY" | "FORBIDDEN" | "TEAM_TIER_REQUIRED" | "CONNECTOR_TIER_REQUIRED" | "TENANT_MISMATCH" | "RESOURCE_NOT_FOUND" | "CONNECTOR_NOT_INSTALLED" | "METHOD_NOT_ALLOWED" | "PLAN_CURRENCY_MISMATCH" | "PLAN_PROVIDER_UNSUPPORTED" | "PAYMENT_METHOD_NOT_CONFIGURED" | "SUBSCRIPTION_ALREADY_ACTIVE" | "ACCESS_CODE_INVALID" | "ACCESS_CODE_EXPIRED" | "ACCESS_CODE_ALREADY_REDEEMED" | "ACCESS_CODE_CAP_EXCEEDED" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REPLAY_IN_PROGRESS" | "CONNECTOR_UNAVAILABLE" | "RATE_LIMITED" | "WEBHOOK_ENDPOINT_UNREACHABLE" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PROVIDER_SIGNATURE_INVALID" | "MALFORMED_REQUEST" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "SERVICE_BUSY" | "INTERNAL_SERVER_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "AUTHENTICATION_REQUIRED" | "TOKEN_MISSING_ABILITY" | "FORBIDDEN" | "TEAM_TIER_REQUIRED" | "CONNECTOR_TIER_REQUIRED" | "TENANT_MISMATCH" | "RESOURCE_NOT_FOUND" | "CONNECTOR_NOT_INSTALLED" | "METHOD_NOT_ALLOWED" | "PLAN_CURRENCY_MISMATCH" | "PLAN_PROVIDER_UNSUPPORTED" | "PAYMENT_METHOD_NOT_CONFIGURED" | "SUBSCRIPTION_ALREADY_ACTIVE" | "ACCESS_CODE_INVALID" | "ACCESS_CODE_EXPIRED" | "ACCESS_CODE_ALREADY_REDEEMED" | "ACCESS_CODE_CAP_EXCEEDED" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "SUBSCRIPTION_PROVIDER_BILLED" | "IDEMPOTENCY_REPLAY_IN_PROGRESS" | "CONNECTOR_UNAVAILABLE" | "RATE_LIMITED" | "WEBHOOK_ENDPOINT_UNREACHABLE" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PROVIDER_SIGNATURE_INVALID" | "MALFORMED_REQUEST" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "SERVICE_BUSY" | "INTERNAL_SERVER_ERROR";
         /** @description The envelope of every webhook event. `api_version` locks the shape of `data` (a breaking change ships under a new version); `project_id` is null for team-scoped events. */
         EventEnvelope: {
             /** @description evt_ followed by a ULID (sortable by creation time); de-duplicate on it. The SB-Event-Id header carries the bare ULID. */
@@ -3882,9 +3949,52 @@ export interface components {
         Member: components["schemas"]["MemberSummary"] & {
             email: string | null;
         };
+        /**
+         * @description The member's access across the places (resources) they are entitled to, that is the resources of their live grants (pending or granted, in the access ledger). Per place the best of its live grants counts: granted when one is granted; else failed when the connector's last platform call for it failed (it waits for its next try, see platform_error); else pending (not yet applied, or a creator task not yet done). Across places: failed when some place is failed; else pending when some place is pending; else granted (every place granted); none when the member is entitled to no place (a lead, a churned or banned member, or a plan without resources).
+         * @enum {string}
+         */
+        MemberAccessState: "granted" | "pending" | "failed" | "none";
+        MemberAccessSyncResponse: {
+            data: {
+                member_id: components["schemas"]["Uuid"];
+                /** @description The grants made due now. */
+                queued: {
+                    grant_id: components["schemas"]["Uuid"];
+                    resource_id: components["schemas"]["Uuid"];
+                    resource_title: string;
+                    /**
+                     * @description give - a pending grant to apply; remove - a revoked grant's access to take away.
+                     * @enum {string}
+                     */
+                    action: "give" | "remove";
+                    /** @description Failed platform calls so far (0 when it simply had not run yet). */
+                    previous_attempts: number;
+                }[];
+                /** @description True when the member is banned and the ban is still to be applied on the platform. */
+                ban_queued: boolean;
+                /** @description Live grants left as they are, and why. */
+                not_queued: {
+                    grant_id: components["schemas"]["Uuid"];
+                    resource_id: components["schemas"]["Uuid"];
+                    resource_title: string;
+                    /**
+                     * @description already_applied - granted and applied on the platform; creator_task - the creator fulfils it (complete its creator task); platform_account_not_linked - the member has no account on the resource's platform.
+                     * @enum {string}
+                     */
+                    reason: "already_applied" | "creator_task" | "platform_account_not_linked";
+                }[];
+            };
+        };
         MemberBan: {
             /** @description Why, for the creator's records (carried by member.banned). */
             reason?: string | null;
+        };
+        MemberDetail: components["schemas"]["MemberListItem"] & {
+            /** @description One entry per resource of the project, in the order the resources were created. */
+            access: components["schemas"]["MemberResourceAccess"][];
+        };
+        MemberDetailResponse: {
+            data: components["schemas"]["MemberDetail"];
         };
         MemberEvent: components["schemas"]["EventEnvelope"] & {
             project_id?: components["schemas"]["Uuid"];
@@ -3898,10 +4008,41 @@ export interface components {
                 plan_id?: components["schemas"]["Uuid"];
             };
         };
+        MemberListItem: components["schemas"]["Member"] & {
+            /** @description The plans of the member's live subscriptions (trialing, active, past_due, or canceled with access until ends_at), oldest subscription first; empty when none. */
+            plans: components["schemas"]["MemberPlan"][];
+            access_state: components["schemas"]["MemberAccessState"];
+        };
         MemberPage: {
-            data: components["schemas"]["Member"][];
+            data: components["schemas"]["MemberListItem"][];
             links: components["schemas"]["ListLinks"];
             meta: components["schemas"]["ListMeta"];
+        };
+        /** @description A plan of one of the member's live subscriptions. */
+        MemberPlan: {
+            id: components["schemas"]["Uuid"];
+            name: string;
+        };
+        /** @description The member's access to one resource (place) of the project. */
+        MemberResourceAccess: {
+            resource_id: components["schemas"]["Uuid"];
+            resource_title: string;
+            connector_key: string;
+            /** @enum {string} */
+            grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
+            /**
+             * @description This place's state, as MemberAccessState defines it per place.
+             * @enum {string}
+             */
+            state: "granted" | "pending" | "failed" | "none";
+            /**
+             * Format: uuid
+             * @description The live grant that decides the state; null for none.
+             */
+            grant_id: string | null;
+            /** @description For failed, the platform's words for the last failure (the connector tries again). */
+            platform_error: string | null;
+            reason: components["schemas"]["AccessReason"];
         };
         MemberResponse: {
             data: components["schemas"]["Member"];
@@ -4557,6 +4698,13 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
+        SubscriptionCancel: {
+            /**
+             * @description true (the default): access continues until ends_at. false: access ends now (status expired, grants revoked); nothing is refunded.
+             * @default true
+             */
+            at_period_end?: boolean;
+        };
         SubscriptionCounts: {
             /** @description Granting access at the window's end. */
             active: number;
@@ -4574,6 +4722,10 @@ export interface components {
                 /** @description On subscription.created, the member who subscribed. */
                 member?: components["schemas"]["MemberSummary"];
             };
+        };
+        SubscriptionExtension: {
+            /** @description How many days to move ends_at later. */
+            days: number;
         };
         SubscriptionPage: {
             data: components["schemas"]["Subscription"][];
@@ -7163,6 +7315,14 @@ export interface operations {
             query?: {
                 /** @description Only members with this status. */
                 status?: components["schemas"]["MemberStatus"];
+                /** @description Only members whose display name, email or platform user id (external_user_id) contains this text, ignoring case (1 to 100 characters; matched as plain text, no wildcards). */
+                q?: string;
+                /** @description Only members with a live subscription (trialing, active, past_due, or canceled with access until ends_at) to this plan. A plan of another project answers an empty page. */
+                plan_id?: components["schemas"]["Uuid"];
+                /** @description Only members whose platform account is on this connector (connector_key, for example telegram or discord). */
+                platform?: components["schemas"]["ConnectorKey"];
+                /** @description Only members in this access state (see MemberAccessState). */
+                access?: components["schemas"]["MemberAccessState"];
                 /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
                 page?: components["schemas"]["PageNumber"];
                 /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
@@ -7210,7 +7370,14 @@ export interface operations {
                      *           "joined_at": "2026-11-23T09:00:00.000Z",
                      *           "created_at": "2026-11-23T09:00:00.000Z",
                      *           "updated_at": "2026-11-23T09:00:00.000Z",
-                     *           "email": null
+                     *           "email": null,
+                     *           "plans": [
+                     *             {
+                     *               "id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *               "name": "Supporters"
+                     *             }
+                     *           ],
+                     *           "access_state": "granted"
                      *         }
                      *       ],
                      *       "links": {
@@ -7255,7 +7422,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The member. */
+            /** @description The member and their access per resource. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7278,11 +7445,41 @@ export interface operations {
                      *         "joined_at": "2026-11-23T09:00:00.000Z",
                      *         "created_at": "2026-11-23T09:00:00.000Z",
                      *         "updated_at": "2026-11-23T09:00:00.000Z",
-                     *         "email": null
+                     *         "email": null,
+                     *         "plans": [
+                     *           {
+                     *             "id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *             "name": "Supporters"
+                     *           }
+                     *         ],
+                     *         "access_state": "granted",
+                     *         "access": [
+                     *           {
+                     *             "resource_id": "9b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e",
+                     *             "resource_title": "Supporters chat",
+                     *             "connector_key": "telegram",
+                     *             "grant_mode": "bearer_link",
+                     *             "state": "granted",
+                     *             "grant_id": "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+                     *             "platform_error": null,
+                     *             "reason": {
+                     *               "code": "access_code",
+                     *               "message": "Covered by the subscription to Supporters (redeemed access code), active until 2026-12-23T09:00:00.000Z.",
+                     *               "subscription_id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *               "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *               "plan_name": "Supporters",
+                     *               "source": "access_code",
+                     *               "ends_at": "2026-12-23T09:00:00.000Z",
+                     *               "plan_ids": [
+                     *                 "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d"
+                     *               ]
+                     *             }
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["MemberResponse"];
+                    "application/json": components["schemas"]["MemberDetailResponse"];
                 };
             };
             401: components["responses"]["AuthenticationRequired"];
@@ -7351,6 +7548,76 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["MemberResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    sync_member_access: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The member's id. */
+                member: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was queued for the member's places. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "queued": [
+                     *           {
+                     *             "grant_id": "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d",
+                     *             "resource_id": "9b0c1d2e-3f4a-4b5c-8d6e-7f8a9b0c1d2e",
+                     *             "resource_title": "Supporters chat",
+                     *             "action": "give",
+                     *             "previous_attempts": 2
+                     *           }
+                     *         ],
+                     *         "ban_queued": false,
+                     *         "not_queued": [
+                     *           {
+                     *             "grant_id": "0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *             "resource_id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                     *             "resource_title": "Welcome call",
+                     *             "reason": "creator_task"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MemberAccessSyncResponse"];
                 };
             };
             400: components["responses"]["IdempotencyKeyMissing"];
@@ -9817,7 +10084,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "at_period_end": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionCancel"];
+            };
+        };
         responses: {
             /** @description The subscription after the change. */
             200: {
@@ -9845,6 +10121,77 @@ export interface operations {
                      *         "expired_at": null,
                      *         "created_at": "2026-11-23T09:00:00.000Z",
                      *         "updated_at": "2026-11-23T09:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubscriptionResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    extend_subscription: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The subscription's id. */
+                subscription: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "days": 7
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubscriptionExtension"];
+            };
+        };
+        responses: {
+            /** @description The subscription with its new ends_at. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c",
+                     *         "project_id": "5d2c7a1e-8b4f-4c3a-9e6d-1f0a2b3c4d5e",
+                     *         "plan_id": "4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d",
+                     *         "member_id": "8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b",
+                     *         "status": "active",
+                     *         "source": "access_code",
+                     *         "started_at": "2026-11-23T09:00:00.000Z",
+                     *         "trial_ends_at": null,
+                     *         "ends_at": "2026-12-30T09:00:00.000Z",
+                     *         "canceled_at": null,
+                     *         "expired_at": null,
+                     *         "created_at": "2026-11-23T09:00:00.000Z",
+                     *         "updated_at": "2026-11-24T09:00:00.000Z"
                      *       }
                      *     }
                      */

@@ -128,7 +128,9 @@ export type ListTransactionsQuery = NonNullable<operations["list_transactions"][
 export type ListWebhookDeliveriesQuery = NonNullable<operations["list_webhook_deliveries"]["parameters"]["query"]>;
 export type ListWebhookEndpointsQuery = NonNullable<operations["list_webhook_endpoints"]["parameters"]["query"]>;
 export type ListWebhookEventsQuery = NonNullable<operations["list_webhook_events"]["parameters"]["query"]>;
+export type MemberAccessSyncResponse = components["schemas"]["MemberAccessSyncResponse"];
 export type MemberBan = components["schemas"]["MemberBan"];
+export type MemberDetailResponse = components["schemas"]["MemberDetailResponse"];
 export type MemberPage = components["schemas"]["MemberPage"];
 export type MemberResponse = components["schemas"]["MemberResponse"];
 export type PassWindowCreate = components["schemas"]["PassWindowCreate"];
@@ -161,6 +163,8 @@ export type RoleCreate = components["schemas"]["RoleCreate"];
 export type RolePage = components["schemas"]["RolePage"];
 export type RoleResponse = components["schemas"]["RoleResponse"];
 export type RoleUpdate = components["schemas"]["RoleUpdate"];
+export type SubscriptionCancel = components["schemas"]["SubscriptionCancel"];
+export type SubscriptionExtension = components["schemas"]["SubscriptionExtension"];
 export type SubscriptionPage = components["schemas"]["SubscriptionPage"];
 export type SubscriptionResponse = components["schemas"]["SubscriptionResponse"];
 export type SupportConversationDetailResponse = components["schemas"]["SupportConversationDetailResponse"];
@@ -588,6 +592,22 @@ export interface MeResource {
   unlinkIdentity(identity: string, options?: WriteRequestOptions): Promise<void>;
 }
 
+/** `sb.memberAccess`. */
+export interface MemberAccessResource {
+  /**
+   * Re-sync a member's access
+   *
+   * Queues the connector's access sync for every place of the member that is not yet in line with the access ledger: pending grants (including ones whose platform call failed and wait for their next try) are given, revoked grants still to take away are removed, and a ban not yet applied on the platform is applied. Each is made due now (a failure's back-off is skipped once; its attempt count is kept) and the sync runs for the member right after the request commits; what it cannot do now the connectors.sync-access job tries again every minute. Grants already applied (granted) and creator_task grants (the creator fulfils them) are not queued and are listed as such. 202 with what was queued; the outcome shows in get_member's access. Recorded in the activity log (access_sync_requested).
+   *
+   * @remarks Requires the `project-user:update` ability.
+   * @see https://docs.subbridge.dev/reference#tag/members/POST/v1/projects/{project}/members/{member}/sync-access (operation `sync_member_access`: POST /v1/projects/{project}/members/{member}/sync-access)
+   * @param project - The project's id.
+   * @param member - The member's id.
+   * @param options - signal, timeoutMs, headers, maxRetries, idempotencyKey.
+   */
+  sync(project: string, member: string, options?: WriteRequestOptions): Promise<MemberAccessSyncResponse>;
+}
+
 /** `sb.members`. */
 export interface MembersResource {
   /**
@@ -606,7 +626,7 @@ export interface MembersResource {
   /**
    * List a project's members
    *
-   * The project's members (subscribers), newest first, optionally with one status.
+   * The project's members (subscribers), newest first, narrowed by any of the filters (all must hold): status, a search q, the plan of a live subscription, the platform, and the access state (see MemberAccessState). Each item carries what a list row shows: the plans of the member's live subscriptions and the access state. The page links keep the filters.
    *
    * @remarks Requires the `project-user:view-any` ability.
    * @see https://docs.subbridge.dev/reference#tag/members/GET/v1/projects/{project}/members (operation `list_subscribers`: GET /v1/projects/{project}/members)
@@ -618,7 +638,7 @@ export interface MembersResource {
   /**
    * Get a member
    *
-   * One member of the project.
+   * One member of the project, with the plans of their live subscriptions, their access state, and `access`: one entry per resource (place) of the project saying whether the member has it and why (the covering subscription) or why not (what is missing).
    *
    * @remarks Requires the `project-user:view` ability.
    * @see https://docs.subbridge.dev/reference#tag/members/GET/v1/projects/{project}/members/{member} (operation `get_member`: GET /v1/projects/{project}/members/{member})
@@ -626,7 +646,7 @@ export interface MembersResource {
    * @param member - The member's id.
    * @param options - signal, timeoutMs, headers, maxRetries.
    */
-  retrieve(project: string, member: string, options?: RequestOptions): Promise<MemberResponse>;
+  retrieve(project: string, member: string, options?: RequestOptions): Promise<MemberDetailResponse>;
   /**
    * Lift a member's ban
    *
@@ -1174,14 +1194,27 @@ export interface SubscriptionsResource {
   /**
    * Cancel a subscription
    *
-   * Cancels a trialing, active or past_due subscription: status canceled, access continues until ends_at (then the expiry job ends it). A lifetime subscription has no end, so cancelling it ends access at once (status expired, grants revoked). A subscription a payment provider bills (Stripe, Telegram Stars) is cancelled at the provider first, so it is not renewed: 400 PAYMENT_METHOD_NOT_CONFIGURED when this deployment cannot reach that provider, 503 SERVICE_BUSY when the provider does not accept it just now (nothing changed in either case). 422 when it is already canceled or expired. Emits subscription.cancelled (and subscription.expired for a lifetime one).
+   * Cancels a trialing, active or past_due subscription: status canceled, access continues until ends_at (then the expiry job ends it); with at_period_end false, access ends now instead (status expired at once, grants revoked, subscription.expired after subscription.cancelled; nothing is refunded: refunds are separate). A lifetime subscription has no end, so cancelling it ends access at once (status expired, grants revoked). A subscription a payment provider bills (Stripe, Telegram Stars) is cancelled at the provider first, so it is not renewed: 400 PAYMENT_METHOD_NOT_CONFIGURED when this deployment cannot reach that provider, 503 SERVICE_BUSY when the provider does not accept it just now (nothing changed in either case). 422 when it is already canceled or expired. Emits subscription.cancelled (and subscription.expired for a lifetime one).
    *
    * @remarks Requires the `project-subscription:update` ability.
    * @see https://docs.subbridge.dev/reference#tag/subscriptions/POST/v1/subscriptions/{subscription}/cancel (operation `cancel_subscription`: POST /v1/subscriptions/{subscription}/cancel)
    * @param subscription - The subscription's id.
+   * @param body - The request's JSON body (the API's field names).
    * @param options - signal, timeoutMs, headers, maxRetries, idempotencyKey.
    */
-  cancel(subscription: string, options?: WriteRequestOptions): Promise<SubscriptionResponse>;
+  cancel(subscription: string, body?: SubscriptionCancel, options?: WriteRequestOptions): Promise<SubscriptionResponse>;
+  /**
+   * Extend a subscription
+   *
+   * Moves the end of the subscription's current period (ends_at) later by `days` (1 to 365), free of charge: the member keeps access that much longer. For a live subscription (trialing, active, or canceled with access until ends_at); a trial's trial_ends_at stays (the extra days come after the paid period). Refused with 422 VALIDATION_FAILED when the subscription has ended (expired, or canceled past its end) or has no end (lifetime). A subscription a payment provider bills (Stripe, Telegram Stars) is refused with 409 SUBSCRIPTION_PROVIDER_BILLED: the provider owns its billing period and would charge on its own anchor and report its own dates, so a local extension would not be honest (Stripe can only move an anchor by a trial or a proration this service does not offer); nothing changes. No webhook event (the description defines none); recorded in the activity log (event extended, with the days and the previous and new ends_at).
+   *
+   * @remarks Requires the `project-subscription:update` ability.
+   * @see https://docs.subbridge.dev/reference#tag/subscriptions/POST/v1/subscriptions/{subscription}/extend (operation `extend_subscription`: POST /v1/subscriptions/{subscription}/extend)
+   * @param subscription - The subscription's id.
+   * @param body - The request's JSON body (the API's field names).
+   * @param options - signal, timeoutMs, headers, maxRetries, idempotencyKey.
+   */
+  extend(subscription: string, body: SubscriptionExtension, options?: WriteRequestOptions): Promise<SubscriptionResponse>;
   /**
    * List subscriptions
    *
@@ -1697,6 +1730,10 @@ export interface SubBridgeResources {
   /**
    * A project's members (subscribers): their status, ban and unban.
    */
+  readonly memberAccess: MemberAccessResource;
+  /**
+   * A project's members (subscribers): their status, ban and unban.
+   */
   readonly members: MembersResource;
   /**
    * The dated windows a plan sells passes for.
@@ -1781,7 +1818,7 @@ export const RESOURCE_OPERATIONS = {
   archive_plan: {"resource":"plans","method":"archive","httpMethod":"POST","path":"/v1/projects/{project}/plans/{plan}/archive","pathParams":["project","plan"],"input":null,"paged":false,"write":true,"ability":"project-subscription-plan:update"},
   ban_member: {"resource":"members","method":"ban","httpMethod":"POST","path":"/v1/projects/{project}/members/{member}/ban","pathParams":["project","member"],"input":"body","paged":false,"write":true,"ability":"project-user:update"},
   bulk_generate_access_codes: {"resource":"accessCodes","method":"bulkGenerate","httpMethod":"POST","path":"/v1/projects/{project}/plans/{plan}/access-codes","pathParams":["project","plan"],"input":"body","paged":false,"write":true,"ability":"project-access-code:create"},
-  cancel_subscription: {"resource":"subscriptions","method":"cancel","httpMethod":"POST","path":"/v1/subscriptions/{subscription}/cancel","pathParams":["subscription"],"input":null,"paged":false,"write":true,"ability":"project-subscription:update"},
+  cancel_subscription: {"resource":"subscriptions","method":"cancel","httpMethod":"POST","path":"/v1/subscriptions/{subscription}/cancel","pathParams":["subscription"],"input":"body","paged":false,"write":true,"ability":"project-subscription:update"},
   complete_creator_task: {"resource":"creatorTasks","method":"complete","httpMethod":"POST","path":"/v1/projects/{project}/creator-tasks/{creator_task}/complete","pathParams":["project","creator_task"],"input":null,"paged":false,"write":true,"ability":"project-subscription:update"},
   create_canned_reply: {"resource":"cannedReplies","method":"create","httpMethod":"POST","path":"/v1/projects/{project}/support/canned-replies","pathParams":["project"],"input":"body","paged":false,"write":true,"ability":"support-canned-reply:create"},
   create_coupon: {"resource":"coupons","method":"create","httpMethod":"POST","path":"/v1/projects/{project}/coupons","pathParams":["project"],"input":"body","paged":false,"write":true,"ability":"project-coupon:create"},
@@ -1809,6 +1846,7 @@ export const RESOURCE_OPERATIONS = {
   delete_team: {"resource":"teams","method":"delete","httpMethod":"DELETE","path":"/v1/teams/{team}","pathParams":["team"],"input":null,"paged":false,"write":true,"ability":"team:delete"},
   delete_token: {"resource":"tokens","method":"delete","httpMethod":"DELETE","path":"/v1/tokens/{token_id}","pathParams":["token_id"],"input":null,"paged":false,"write":true,"ability":"token:delete"},
   delete_webhook_endpoint: {"resource":"webhookEndpoints","method":"delete","httpMethod":"DELETE","path":"/v1/webhook-endpoints/{webhook_endpoint}","pathParams":["webhook_endpoint"],"input":null,"paged":false,"write":true,"ability":"webhook-endpoint:delete"},
+  extend_subscription: {"resource":"subscriptions","method":"extend","httpMethod":"POST","path":"/v1/subscriptions/{subscription}/extend","pathParams":["subscription"],"input":"body","paged":false,"write":true,"ability":"project-subscription:update"},
   get_activity_log: {"resource":"activity","method":"list","httpMethod":"GET","path":"/v1/activity","pathParams":[],"input":"query","paged":false,"write":false,"ability":"activity:read"},
   get_coupon: {"resource":"coupons","method":"retrieve","httpMethod":"GET","path":"/v1/projects/{project}/coupons/{coupon}","pathParams":["project","coupon"],"input":null,"paged":false,"write":false,"ability":"project-coupon:view"},
   get_current_team: {"resource":"teams","method":"retrieveCurrent","httpMethod":"GET","path":"/v1/teams/current","pathParams":[],"input":null,"paged":false,"write":false,"ability":"team:view"},
@@ -1871,6 +1909,7 @@ export const RESOURCE_OPERATIONS = {
   reply_to_support_conversation: {"resource":"supportConversations","method":"reply","httpMethod":"POST","path":"/v1/projects/{project}/support/conversations/{conversation}/messages","pathParams":["project","conversation"],"input":"body","paged":false,"write":true,"ability":"support-conversation:update"},
   retry_dead_webhook_deliveries: {"resource":"webhookDeliveries","method":"retryDead","httpMethod":"POST","path":"/v1/webhook-deliveries/retry-dead","pathParams":[],"input":"body","paged":false,"write":true,"ability":"webhook-delivery:retry"},
   rotate_webhook_endpoint_secret: {"resource":"webhookEndpoints","method":"rotateSecret","httpMethod":"POST","path":"/v1/webhook-endpoints/{webhook_endpoint}/rotate-secret","pathParams":["webhook_endpoint"],"input":null,"paged":false,"write":true,"ability":"webhook-endpoint:update"},
+  sync_member_access: {"resource":"memberAccess","method":"sync","httpMethod":"POST","path":"/v1/projects/{project}/members/{member}/sync-access","pathParams":["project","member"],"input":null,"paged":false,"write":true,"ability":"project-user:update"},
   test_webhook_endpoint: {"resource":"webhookEndpoints","method":"test","httpMethod":"POST","path":"/v1/webhook-endpoints/{webhook_endpoint}/test","pathParams":["webhook_endpoint"],"input":null,"paged":false,"write":true,"ability":"webhook-endpoint:update"},
   unban_member: {"resource":"members","method":"unban","httpMethod":"POST","path":"/v1/projects/{project}/members/{member}/unban","pathParams":["project","member"],"input":null,"paged":false,"write":true,"ability":"project-user:update"},
   uninstall_connector: {"resource":"projectConnectors","method":"uninstall","httpMethod":"DELETE","path":"/v1/projects/{project}/connectors/{connector}","pathParams":["project","connector"],"input":null,"paged":false,"write":true,"ability":"project-connector:delete"},

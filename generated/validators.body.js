@@ -228,6 +228,84 @@ return errors === 0;
 }
 validate_bulk_generate_access_codes__body.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const cancel_subscription__body = validate_cancel_subscription__body;
+const schema_cancel_subscription__body = {"$id":"cancel_subscription__body","$ref":"urn:subbridge:schema:SubscriptionCancel"};
+const schema_urn_subbridge_schema_SubscriptionCancel = {"type":"object","additionalProperties":false,"properties":{"at_period_end":{"type":"boolean","default":true,"description":"true (the default): access continues until ends_at. false: access ends now (status expired, grants revoked); nothing is refunded."}},"$id":"urn:subbridge:schema:SubscriptionCancel"};
+
+function validate_urn_subbridge_schema_SubscriptionCancel(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:SubscriptionCancel" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_SubscriptionCancel.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.at_period_end === undefined){
+data.at_period_end = true;
+}
+for(const key0 in data){
+if(!(key0 === "at_period_end")){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(typeof data.at_period_end !== "boolean"){
+const err1 = {instancePath:instancePath+"/at_period_end",schemaPath:"#/properties/at_period_end/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_urn_subbridge_schema_SubscriptionCancel.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_SubscriptionCancel.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate_cancel_subscription__body(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="cancel_subscription__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_cancel_subscription__body.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate_urn_subbridge_schema_SubscriptionCancel(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_SubscriptionCancel.errors : vErrors.concat(validate_urn_subbridge_schema_SubscriptionCancel.errors);
+errors = vErrors.length;
+}
+validate_cancel_subscription__body.errors = vErrors;
+return errors === 0;
+}
+validate_cancel_subscription__body.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 export const create_canned_reply__body = validate_create_canned_reply__body;
 const schema_create_canned_reply__body = {"$id":"create_canned_reply__body","$ref":"urn:subbridge:schema:CannedReplyCreate"};
 const schema_urn_subbridge_schema_CannedReplyCreate = {"type":"object","required":["title","body"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"body":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S"}},"$id":"urn:subbridge:schema:CannedReplyCreate"};
@@ -4054,6 +4132,116 @@ validate_create_webhook_endpoint__body.errors = vErrors;
 return errors === 0;
 }
 validate_create_webhook_endpoint__body.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const extend_subscription__body = validate_extend_subscription__body;
+const schema_extend_subscription__body = {"$id":"extend_subscription__body","$ref":"urn:subbridge:schema:SubscriptionExtension"};
+const schema_urn_subbridge_schema_SubscriptionExtension = {"type":"object","required":["days"],"additionalProperties":false,"properties":{"days":{"type":"integer","minimum":1,"maximum":365,"description":"How many days to move ends_at later."}},"$id":"urn:subbridge:schema:SubscriptionExtension"};
+
+function validate_urn_subbridge_schema_SubscriptionExtension(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:SubscriptionExtension" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_SubscriptionExtension.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.days === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "days"},message:"must have required property '"+"days"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "days")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.days !== undefined){
+let data0 = data.days;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err2 = {instancePath:instancePath+"/days",schemaPath:"#/properties/days/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 365 || isNaN(data0)){
+const err3 = {instancePath:instancePath+"/days",schemaPath:"#/properties/days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 365},message:"must be <= 365"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data0 < 1 || isNaN(data0)){
+const err4 = {instancePath:instancePath+"/days",schemaPath:"#/properties/days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate_urn_subbridge_schema_SubscriptionExtension.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_SubscriptionExtension.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate_extend_subscription__body(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="extend_subscription__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_extend_subscription__body.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate_urn_subbridge_schema_SubscriptionExtension(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_SubscriptionExtension.errors : vErrors.concat(validate_urn_subbridge_schema_SubscriptionExtension.errors);
+errors = vErrors.length;
+}
+validate_extend_subscription__body.errors = vErrors;
+return errors === 0;
+}
+validate_extend_subscription__body.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const install_connector__body = validate_install_connector__body;
 const schema_install_connector__body = {"$id":"install_connector__body","$ref":"urn:subbridge:schema:ConnectorInstallRequest"};

@@ -1859,6 +1859,65 @@ return errors === 0;
 }
 validate_delete_webhook_endpoint__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const extend_subscription__path = validate_extend_subscription__path;
+const schema_extend_subscription__path = {"$id":"extend_subscription__path","type":"object","properties":{"subscription":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["subscription"],"additionalProperties":false};
+
+function validate_extend_subscription__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="extend_subscription__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_extend_subscription__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.subscription === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "subscription"},message:"must have required property '"+"subscription"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "subscription")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.subscription !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.subscription, {instancePath:instancePath+"/subscription",parentData:data,parentDataProperty:"subscription",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_extend_subscription__path.errors = vErrors;
+return errors === 0;
+}
+validate_extend_subscription__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 export const get_activity_log__query = validate_get_activity_log__query;
 const schema_get_activity_log__query = {"$id":"get_activity_log__query","type":"object","properties":{"subject_type":{"$ref":"urn:subbridge:schema:ActivitySubjectTypeQuery"},"subject_id":{"$ref":"urn:subbridge:schema:Uuid"},"limit":{"type":"integer","minimum":1,"maximum":200,"default":50}},"required":["subject_type","subject_id"],"additionalProperties":true};
 const schema_urn_subbridge_schema_ActivitySubjectTypeQuery = {"type":"string","description":"The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project, and `support-conversation` and `support-canned-reply` (additive) for the Support area.","enum":["project","subscription","project-subscription","member","project-user","plan","project-subscription-plan","access-code","coupon","project-resource","team","support-conversation","support-canned-reply"],"$id":"urn:subbridge:schema:ActivitySubjectTypeQuery"};
@@ -6406,7 +6465,7 @@ return errors === 0;
 validate_list_subscribers__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const list_subscribers__query = validate_list_subscribers__query;
-const schema_list_subscribers__query = {"$id":"list_subscribers__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:MemberStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema_list_subscribers__query = {"$id":"list_subscribers__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:MemberStatus"},"q":{"type":"string","minLength":1,"maxLength":100},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"platform":{"$ref":"urn:subbridge:schema:ConnectorKey"},"access":{"$ref":"urn:subbridge:schema:MemberAccessState"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
 const schema_urn_subbridge_schema_MemberStatus = {"type":"string","enum":["lead","trialing","customer","churned","banned"],"description":"lead: never subscribed; trialing: only a trial lives; customer: a paid subscription lives; churned: joined once, nothing lives now; banned: blocked from the project.","$id":"urn:subbridge:schema:MemberStatus"};
 
 function validate_urn_subbridge_schema_MemberStatus(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6470,6 +6529,135 @@ return errors === 0;
 }
 validate_urn_subbridge_schema_MemberStatus.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
+const schema_urn_subbridge_schema_ConnectorKey = {"type":"string","pattern":"^[a-z][a-z0-9_-]*$","description":"The connector's identifier (the manifest's key): a lower-case letter followed by lower-case letters, digits, _ or -. It names the connector in install routes.","examples":["telegram"],"$id":"urn:subbridge:schema:ConnectorKey"};
+const pattern_3bd3c0556f = new RegExp("^[a-z][a-z0-9_-]*$", "u");
+
+function validate_urn_subbridge_schema_ConnectorKey(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:ConnectorKey" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_ConnectorKey.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(typeof data === "string"){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(typeof data === "string"){
+if(!pattern_3bd3c0556f.test(data)){
+const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+validate_urn_subbridge_schema_ConnectorKey.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_ConnectorKey.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema_urn_subbridge_schema_MemberAccessState = {"type":"string","enum":["granted","pending","failed","none"],"description":"The member's access across the places (resources) they are entitled to, that is the resources of their live grants (pending or granted, in the access ledger). Per place the best of its live grants counts: granted when one is granted; else failed when the connector's last platform call for it failed (it waits for its next try, see platform_error); else pending (not yet applied, or a creator task not yet done). Across places: failed when some place is failed; else pending when some place is pending; else granted (every place granted); none when the member is entitled to no place (a lead, a churned or banned member, or a plan without resources).","$id":"urn:subbridge:schema:MemberAccessState"};
+
+function validate_urn_subbridge_schema_MemberAccessState(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:MemberAccessState" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_MemberAccessState.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(typeof data === "string"){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(!((((data === "granted") || (data === "pending")) || (data === "failed")) || (data === "none"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_MemberAccessState.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate_urn_subbridge_schema_MemberAccessState.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_MemberAccessState.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
 
 function validate_list_subscribers__query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_subscribers__query" */;
@@ -6501,6 +6689,84 @@ vErrors = vErrors === null ? validate_urn_subbridge_schema_MemberStatus.errors :
 errors = vErrors.length;
 }
 }
+if(data.q !== undefined){
+let data1 = data.q;
+if(typeof data1 !== "string"){
+let dataType0 = typeof data1;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType0 = typeof data1;
+if(typeof data1 === "string"){
+coerced0 = data1;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data1;
+}
+else if(data1 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data1 = coerced0;
+if(data !== undefined){
+data["q"] = coerced0;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 100){
+const err1 = {instancePath:instancePath+"/q",schemaPath:"#/properties/q/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(func_69e05c3081(data1) < 1){
+const err2 = {instancePath:instancePath+"/q",schemaPath:"#/properties/q/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+if(data.plan_id !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.plan_id, {instancePath:instancePath+"/plan_id",parentData:data,parentDataProperty:"plan_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+if(data.platform !== undefined){
+if(!(validate_urn_subbridge_schema_ConnectorKey(data.platform, {instancePath:instancePath+"/platform",parentData:data,parentDataProperty:"platform",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_ConnectorKey.errors : vErrors.concat(validate_urn_subbridge_schema_ConnectorKey.errors);
+errors = vErrors.length;
+}
+}
+if(data.access !== undefined){
+if(!(validate_urn_subbridge_schema_MemberAccessState(data.access, {instancePath:instancePath+"/access",parentData:data,parentDataProperty:"access",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_MemberAccessState.errors : vErrors.concat(validate_urn_subbridge_schema_MemberAccessState.errors);
+errors = vErrors.length;
+}
+}
 if(!(validate_urn_subbridge_schema_PageNumber(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate_urn_subbridge_schema_PageNumber.errors : vErrors.concat(validate_urn_subbridge_schema_PageNumber.errors);
 errors = vErrors.length;
@@ -6525,12 +6791,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err0];
+vErrors = [err3];
 }
 else {
-vErrors.push(err0);
+vErrors.push(err3);
 }
 errors++;
 }
@@ -8569,6 +8835,81 @@ validate_rotate_webhook_endpoint_secret__path.errors = vErrors;
 return errors === 0;
 }
 validate_rotate_webhook_endpoint_secret__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const sync_member_access__path = validate_sync_member_access__path;
+const schema_sync_member_access__path = {"$id":"sync_member_access__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"member":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","member"],"additionalProperties":false};
+
+function validate_sync_member_access__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="sync_member_access__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_sync_member_access__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.member === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "member"},message:"must have required property '"+"member"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "project") || (key0 === "member"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+if(data.member !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.member, {instancePath:instancePath+"/member",parentData:data,parentDataProperty:"member",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate_sync_member_access__path.errors = vErrors;
+return errors === 0;
+}
+validate_sync_member_access__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const test_webhook_endpoint__path = validate_test_webhook_endpoint__path;
 const schema_test_webhook_endpoint__path = {"$id":"test_webhook_endpoint__path","type":"object","properties":{"webhook_endpoint":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["webhook_endpoint"],"additionalProperties":false};

@@ -49,7 +49,9 @@ export type CommitEffect =
   /** These tokens still exist but what they resolve to changed (team visibility): resolve them again. */
   | { kind: "credentials-changed"; tokenIds: readonly string[] }
   /** These platform tasks (connector_platform_tasks) may run now: the change that asked for them committed. */
-  | { kind: "platform-tasks"; taskIds: readonly string[] };
+  | { kind: "platform-tasks"; taskIds: readonly string[] }
+  /** These members' access is due now on the platforms (sync_member_access): sync it for them. */
+  | { kind: "access-sync"; memberIds: readonly string[] };
 
 const EFFECTS = Symbol("commit effects");
 

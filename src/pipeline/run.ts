@@ -15,6 +15,7 @@ import type { Kv } from "../kv/kv.ts";
 import type { Logger } from "pino";
 import type { Actor, ActorKind, CommitEffect } from "../db/tenant.ts";
 import { runPlatformTasks } from "../modules/connectors/platform-tasks.ts";
+import { syncPlatformAccess } from "../modules/connectors/access-sync.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
 import type { PlatformEndpoints } from "../modules/connectors/platforms.ts";
 import { admitBearer, type Admission } from "./authenticate.ts";
@@ -58,17 +59,22 @@ export interface PipelineDeps {
 
 /**
  * What a committed change asks for outside the database, done before the answer is sent: the
- * credential cache forgets changed tokens, and the platform tasks the change queued run. A platform
+ * credential cache forgets changed tokens, the platform tasks the change queued run, and so does the
+ * access sync of the members it made due (sync_member_access). A platform
  * task that fails stays queued for the connectors.platform-tasks job: the change has committed, so
  * the answer is still its success.
  */
 async function applyCommitEffects(deps: PipelineDeps, effects: readonly CommitEffect[], now: Date): Promise<void> {
   await applyCredentialEffects(deps.kv, effects);
   const taskIds = effects.flatMap((effect) => (effect.kind === "platform-tasks" ? effect.taskIds : []));
-  if (taskIds.length === 0) return;
-  await runPlatformTasks(deps.db, deps, now, { taskIds }, deps.logger).catch((err: unknown) =>
-    deps.logger?.warn({ err, task_ids: taskIds }, "platform tasks not run after commit; the job runs them"),
-  );
+  if (taskIds.length)
+    await runPlatformTasks(deps.db, deps, now, { taskIds }, deps.logger).catch((err: unknown) =>
+      deps.logger?.warn({ err, task_ids: taskIds }, "platform tasks not run after commit; the job runs them"),
+    );
+  for (const memberId of effects.flatMap((effect) => (effect.kind === "access-sync" ? effect.memberIds : [])))
+    await syncPlatformAccess(deps.db, deps, now, { memberId }, deps.logger).catch((err: unknown) =>
+      deps.logger?.warn({ err, member_id: memberId }, "member's access not synced after commit; the connectors.sync-access job does it"),
+    );
 }
 
 export type { Admission } from "./authenticate.ts";

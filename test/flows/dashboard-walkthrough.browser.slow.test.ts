@@ -184,7 +184,7 @@ describe("issue 44's dashboard walk on npm start (Chromium)", function () {
     await screenshot(page, "dashboard-6-overview");
     await page.setViewportSize({ width: 390, height: 800 });
     await screenshot(page, "dashboard-6-overview-390");
-    const scrolls = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+    const scrolls = await page.evaluate("document.documentElement.scrollWidth > document.documentElement.clientWidth");
     assert.equal(scrolls, false, "no sideways scroll at 390 px");
     const walkMs = Date.now() - began;
 

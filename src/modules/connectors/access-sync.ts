@@ -24,7 +24,7 @@ import { inviteLinkExpiry, markLinksRevoked, outstandingLinks, revokeLinks, sync
 import { queueBotMessage } from "../bot-messages/outbox.ts";
 
 /** Modes whose grants the connector fulfils on the platform (creator_task: the creator does). */
-const FULFILLED = ["bearer_link", "membership", "role"] as const;
+export const FULFILLED = ["bearer_link", "membership", "role"] as const;
 
 interface WorkItem extends StuckItem {
   granted_at: Date | null;

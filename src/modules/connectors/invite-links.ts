@@ -11,6 +11,7 @@ import { PlatformError, type InviteLinkExpiry, type PlatformSession } from "./dr
 import { inviteLinksTable, platformJoinsTable, type InstallationRow } from "./tables.ts";
 import { installationSession } from "./bot/session.ts";
 import type { ConnectorEnvironment } from "./environment.ts";
+import { LIVE_GRANT_STATUSES } from "../subscriptions/tables.ts";
 
 /** How long an invite link admits: a day, long enough to open the message (Discord allows at most 7 days). */
 export const INVITE_LINK_SECONDS = 86_400;
@@ -124,7 +125,7 @@ export async function syncJoins(
     .whereRaw("g.project_id = j.project_id and r.platform_ref = j.place and r.connector_key = i.connector_key")
     .whereRaw("m.connector_key = i.connector_key and m.external_user_id = j.external_user_id")
     .whereNot("m.status", "banned")
-    .whereIn("g.status", ["pending", "granted"])
+    .whereIn("g.status", [...LIVE_GRANT_STATUSES])
     .select(db.raw("1"));
   const items = (await across("connector_platform_joins as j")
     .join("connector_installations as i", "i.id", "j.installation_id")

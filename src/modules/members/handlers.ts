@@ -1,12 +1,14 @@
 import type { AreaHandlers } from "../../../generated/operations.ts";
 import { domainContext, type OperationContext } from "../../pipeline/context.ts";
 import { listEnvelope, pageWindow } from "../../pipeline/pagination.ts";
+import { requestAccessSync } from "../connectors/access-sync-request.ts";
 import { banMember, unbanMember } from "./ban.ts";
 import { getMember, listMembers } from "./members.ts";
 
 export const handlers = {
   async list_subscribers({ path, query }, ctx) {
-    const { rows, total } = await listMembers(domainContext(ctx), path.project, { status: query.status }, pageWindow(query));
+    const filter = { status: query.status, q: query.q, planId: query.plan_id, platform: query.platform, access: query.access };
+    const { rows, total } = await listMembers(domainContext(ctx), path.project, filter, pageWindow(query));
     return listEnvelope(rows, total, query, ctx.resourceUrl);
   },
   async get_member({ path }, ctx) {
@@ -17,5 +19,8 @@ export const handlers = {
   },
   async unban_member({ path }, ctx) {
     return { data: await unbanMember(domainContext(ctx), path.project, path.member) };
+  },
+  async sync_member_access({ path }, ctx) {
+    return { data: await requestAccessSync(domainContext(ctx), path.project, path.member) };
   },
 } satisfies AreaHandlers<OperationContext, "members">;

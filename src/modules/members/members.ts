@@ -10,6 +10,9 @@ import { emitEvent } from "../events/outbox.ts";
 import { assertProjectsVisible } from "../projects/tables.ts";
 import { membersTable, type MemberRow, type MemberStatus } from "./tables.ts";
 import { iso } from "../subscriptions/timestamps.ts";
+import { subscriptionsTable, whereLive } from "../subscriptions/tables.ts";
+import { accessStatesOf, planNamesOf, whereAccessState, type AccessState } from "./access.ts";
+import { explainAccess } from "./access-reasons.ts";
 
 /** A member as events carry it: never the email (webhook payloads leave it out). */
 export function memberSummary(row: MemberRow) {
@@ -98,20 +101,78 @@ export async function findOrCreateMember(
   return { member, created };
 }
 
-const MEMBER_SORT: Record<string, string> = { created_at: "created_at", joined_at: "joined_at", display_name: "lower(display_name)" };
+const MEMBER_SORT: Record<string, string> = {
+  created_at: "members.created_at",
+  joined_at: "members.joined_at",
+  display_name: "lower(members.display_name)",
+};
 
-export async function listMembers(ctx: DomainContext, projectId: string, filter: { status?: MemberStatus }, window: PageWindow) {
+export interface MemberFilter {
+  status?: MemberStatus;
+  /** Part of the display name, email or platform user id, any case. */
+  q?: string;
+  /** A plan of one of the member's live subscriptions. */
+  planId?: string;
+  /** The member's connector. */
+  platform?: string;
+  access?: AccessState;
+}
+
+export async function listMembers(ctx: DomainContext, projectId: string, filter: MemberFilter, window: PageWindow) {
   await assertProjectsVisible(ctx, [projectId]);
-  const query = membersTable.rows(ctx).where({ project_id: projectId }).select("*");
-  if (filter.status) query.where({ status: filter.status });
+  const query = membersTable.rows(ctx).where("members.project_id", projectId).select("members.*");
+  if (filter.status) query.where("members.status", filter.status);
+  if (filter.platform) query.where("members.connector_key", filter.platform);
+  if (filter.q) {
+    const needle = filter.q.toLowerCase();
+    // strpos, not LIKE: the text is matched as it is, % and _ included.
+    query.where((q) =>
+      ["display_name", "email", "external_user_id"].forEach((column) => q.orWhereRaw(`strpos(lower(members.${column}), ?) > 0`, [needle])),
+    );
+  }
+  if (filter.planId) {
+    const onPlan = whereLive(subscriptionsTable.rows(ctx).where("subscriptions.plan_id", filter.planId), ctx.now).whereRaw(
+      "subscriptions.member_id = members.id",
+    );
+    query.whereExists(onPlan.select("subscriptions.id"));
+  }
+  if (filter.access) whereAccessState(query, ctx, projectId, filter.access);
   const sort = MEMBER_SORT[window.sortBy] ?? MEMBER_SORT.created_at!;
-  const { rows, total } = await fetchPage<MemberRow>(query, window, `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`);
-  return { rows: rows.map(presentMember), total };
+  const { rows, total } = await fetchPage<MemberRow>(query, window, `${orderClause(sort, window.sortDirection)}, members.id ${window.sortDirection}`);
+  return { rows: await presentListed(ctx, projectId, rows), total };
+}
+
+/** Members as a list row shows them: with the plans of their live subscriptions and their access state. */
+async function presentListed(ctx: DomainContext, projectId: string, rows: MemberRow[]) {
+  const ids = rows.map((r) => r.id);
+  const [states, plans] = await Promise.all([accessStatesOf(ctx, projectId, ids), livePlansOf(ctx, ids)]);
+  return rows.map((row) => ({ ...presentMember(row), plans: plans.get(row.id) ?? [], access_state: states.get(row.id) ?? "none" }));
+}
+
+/** The plans of each member's live subscriptions, oldest subscription first. */
+async function livePlansOf(ctx: DomainContext, memberIds: readonly string[]): Promise<Map<string, { id: string; name: string }[]>> {
+  const plans = new Map<string, { id: string; name: string }[]>();
+  if (!memberIds.length) return plans;
+  const rows = (await whereLive(subscriptionsTable.rows(ctx).whereIn("subscriptions.member_id", [...memberIds]), ctx.now)
+    .orderBy([{ column: "subscriptions.created_at" }, { column: "subscriptions.id" }])
+    .select("subscriptions.member_id", "subscriptions.plan_id")) as { member_id: string; plan_id: string }[];
+  const names = await planNamesOf(
+    ctx,
+    rows.map((r) => r.plan_id),
+  );
+  for (const { member_id, plan_id: id } of rows) {
+    const list = plans.get(member_id) ?? [];
+    if (!list.some((p) => p.id === id)) list.push({ id, name: names.get(id) ?? "" });
+    plans.set(member_id, list);
+  }
+  return plans;
 }
 
 export async function getMember(ctx: DomainContext, projectId: string, id: string) {
   await assertProjectsVisible(ctx, [projectId]);
-  return presentMember(await memberById(ctx, projectId, id));
+  const member = await memberById(ctx, projectId, id);
+  const [listed] = await presentListed(ctx, projectId, [member]);
+  return { ...listed!, access: await explainAccess(ctx, member) };
 }
 
 /** Moves a member's row to `changes` and answers the row as it now is. */

@@ -3,15 +3,11 @@
 // trialing while only a trial lives, churned once the last live subscription has ended after the
 // member ever joined, lead before that. A move to churned emits member.churned.
 import type { DomainContext } from "../../db/tenant.ts";
-import { LIVE_STATUSES, subscriptionsTable, type SubscriptionRow } from "../subscriptions/tables.ts";
+import { isLive, subscriptionsTable, type SubscriptionRow } from "../subscriptions/tables.ts";
 import { memberById, recordMemberChange, updateMember } from "./members.ts";
 import type { MemberRow, MemberStatus } from "./tables.ts";
 
-/** Whether the subscription still gives access at `now`. */
-export function isLive(sub: Pick<SubscriptionRow, "status" | "ends_at">, now: Date): boolean {
-  if (LIVE_STATUSES.includes(sub.status)) return true;
-  return sub.status === "canceled" && sub.ends_at !== null && new Date(sub.ends_at) > now;
-}
+export { isLive };
 
 export function deriveMemberStatus(
   member: Pick<MemberRow, "status" | "joined_at">,

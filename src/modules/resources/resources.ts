@@ -10,7 +10,7 @@ import type { ConnectorRegistry } from "../connectors/registry.ts";
 import { installationsTable } from "../connectors/tables.ts";
 import { planResourcesTable } from "../plans/tables.ts";
 import { requestProbe } from "../recovery/tables.ts";
-import { grantsTable } from "../subscriptions/tables.ts";
+import { grantsTable, LIVE_GRANT_STATUSES } from "../subscriptions/tables.ts";
 import { iso, recordCatalogChange, requireProject } from "./catalog-change.ts";
 import { resourcesTable, type ResourceRow } from "./tables.ts";
 
@@ -167,7 +167,11 @@ export async function deleteResource(ctx: DomainContext, projectId: string, id: 
   const planIds: string[] = await planResourcesTable.rows(ctx).where({ resource_id: id }).pluck("plan_id");
   if (planIds.length)
     throw domainRefusal("Plans still grant this resource; remove it from them first, or set active to false.", { plan_ids: planIds.sort() });
-  const held = await grantsTable.rows(ctx).where({ resource_id: id }).whereIn("status", ["pending", "granted"]).first("id");
+  const held = await grantsTable
+    .rows(ctx)
+    .where({ resource_id: id })
+    .whereIn("status", [...LIVE_GRANT_STATUSES])
+    .first("id");
   if (held) throw domainRefusal("Members hold or await this resource; set active to false instead.", { resource_id: id });
   await resourcesTable.rows(ctx).where({ id }).delete();
   await recordResourceChange(ctx, presentResource(row), "deleted");

@@ -12,7 +12,7 @@ import { planResourcesTable, type PlanRow } from "../plans/tables.ts";
 import { resourcesTable, type ResourceRow } from "../resources/tables.ts";
 import { openCreatorTask, voidTasksOfGrants, type CreatorTask } from "../creator-tasks/tasks.ts";
 import type { MemberRow } from "../members/tables.ts";
-import { grantsTable, PLATFORM_FAILURES_CLEARED, type GrantRow, type SubscriptionRow } from "./tables.ts";
+import { grantsTable, LIVE_GRANT_STATUSES, PLATFORM_FAILURES_CLEARED, type GrantRow, type SubscriptionRow } from "./tables.ts";
 import { iso } from "./timestamps.ts";
 
 export function presentGrant(row: GrantRow) {
@@ -122,7 +122,12 @@ export async function markGrantFulfilled(ctx: DomainContext, grantId: string): P
  * member.resource_removed, open tasks of pending ones become void, and the connector has work.
  */
 export async function revokeGrants(ctx: DomainContext, where: { subscription_id: string } | { member_id: string }): Promise<GrantRow[]> {
-  const live = (await grantsTable.rows(ctx).where(where).whereIn("status", ["pending", "granted"]).orderBy("created_at").select("*")) as GrantRow[];
+  const live = (await grantsTable
+    .rows(ctx)
+    .where(where)
+    .whereIn("status", [...LIVE_GRANT_STATUSES])
+    .orderBy("created_at")
+    .select("*")) as GrantRow[];
   if (!live.length) return [];
   // Taking access away is new work for the sweep: tried at once, a failed grant's earlier refusals forgotten.
   const changes = { status: "revoked" as const, revoked_at: ctx.now, platform_synced_at: null, ...PLATFORM_FAILURES_CLEARED, updated_at: ctx.now };

@@ -13,7 +13,7 @@ import { memberSummary } from "../members/members.ts";
 import { refreshMemberStatus } from "../members/status.ts";
 import type { MemberRow } from "../members/tables.ts";
 import { revokeGrants } from "./grants.ts";
-import { LIVE_STATUSES, subscriptionsTable, type SubscriptionRow, type SubscriptionStatus } from "./tables.ts";
+import { isLive, LIVE_STATUSES, subscriptionsTable, type SubscriptionRow, type SubscriptionStatus } from "./tables.ts";
 import { iso } from "./timestamps.ts";
 import { uniquely } from "../../db/unique.ts";
 import { queueAccessEndedNotice } from "../notices/notices.ts";
@@ -212,10 +212,52 @@ export async function withdrawCancellation(ctx: DomainContext, row: Subscription
   return reactivated;
 }
 
-export async function cancelSubscription(ctx: DomainContext, id: string) {
+/**
+ * Cancels a live subscription: access until ends_at (the default), or with `atPeriodEnd` false,
+ * access ends now (cancelled, then expired: grants revoked, the member's status derived again).
+ */
+export async function cancelSubscription(ctx: DomainContext, id: string, options: { atPeriodEnd?: boolean } = {}) {
   const row = await subscriptionById(ctx, id, true);
-  if (!LIVE_STATUSES.includes(row.status)) {
+  // A cancelled one whose access still runs may still be ended now.
+  const endNow = options.atPeriodEnd === false && isLive(row, ctx.now);
+  if (!LIVE_STATUSES.includes(row.status) && !endNow) {
     throw domainRefusal(`The subscription is already ${row.status}.`, { subscription_id: row.id });
   }
+  if (endNow) {
+    await cancelSubscriptionRow(ctx, row, { endsNow: true });
+    return presentSubscription((await expireSubscription(ctx, row.id)) ?? (await subscriptionById(ctx, id)));
+  }
   return presentSubscription(await cancelSubscriptionRow(ctx, row));
+}
+
+/**
+ * Moves a live subscription's ends_at later by `days`, free (activity event extended; the
+ * description defines no webhook event for it). A provider-billed one is refused
+ * (SUBSCRIPTION_PROVIDER_BILLED): the provider owns its period and would renew on its own date.
+ */
+export async function extendSubscription(ctx: DomainContext, id: string, days: number) {
+  const row = await subscriptionById(ctx, id, true);
+  if (row.provider) {
+    throw new ApiError(
+      "SUBSCRIPTION_PROVIDER_BILLED",
+      `The subscription is billed by ${row.provider}, which owns its billing period; it cannot be extended here. Nothing was changed.`,
+      { context: { subscription_id: row.id, provider: row.provider } },
+    );
+  }
+  if (!isLive(row, ctx.now))
+    throw domainRefusal(`The subscription has ended (${row.status}); only a live one can be extended.`, { subscription_id: row.id });
+  if (row.ends_at === null) throw domainRefusal("The subscription is lifetime: it has no end to move.", { subscription_id: row.id });
+  const endsAt = periodEnd(new Date(row.ends_at), "day", days)!;
+  const changes = { ends_at: endsAt, updated_at: ctx.now };
+  await subscriptionsTable.rows(ctx).where({ id: row.id }).update(changes);
+  const extended = { ...row, ...changes };
+  await recordActivity(ctx, {
+    event: "extended",
+    description: `Subscription extended by ${days} day${days === 1 ? "" : "s"}`,
+    subjectType: "subscription",
+    subjectId: row.id,
+    projectId: row.project_id,
+    properties: { subscription: presentSubscription(extended), days, previous_ends_at: iso(row.ends_at), ends_at: iso(endsAt) },
+  });
+  return presentSubscription(extended);
 }

@@ -1,4 +1,5 @@
 // The subscriptions area's tenant tables: subscriptions and the access ledger.
+import type { Knex } from "knex";
 import { tenantTable } from "../../db/tenant.ts";
 import type { GrantMode } from "../resources/tables.ts";
 
@@ -9,7 +10,25 @@ export type SubscriptionStatus = "trialing" | "active" | "past_due" | "canceled"
 
 /** The statuses of a member's one live subscription on a project (the unique index subscriptions_one_live). */
 export const LIVE_STATUSES: readonly SubscriptionStatus[] = ["trialing", "active", "past_due"];
+/** Whether the subscription still gives access at `now`. */
+export function isLive(sub: Pick<SubscriptionRow, "status" | "ends_at">, now: Date): boolean {
+  if (LIVE_STATUSES.includes(sub.status)) return true;
+  return sub.status === "canceled" && sub.ends_at !== null && new Date(sub.ends_at) > now;
+}
+
+/** isLive as a condition on the subscriptions table (alias `table`), for queries that filter by it. */
+export function whereLive(query: Knex.QueryBuilder, now: Date, table = "subscriptions"): Knex.QueryBuilder {
+  return query.where((live) =>
+    live
+      .whereIn(`${table}.status`, [...LIVE_STATUSES])
+      .orWhere((ending) => ending.where(`${table}.status`, "canceled").where(`${table}.ends_at`, ">", now)),
+  );
+}
+
 export type GrantStatus = "pending" | "granted" | "revoked";
+
+/** A grant in these statuses entitles its member to its resource (the access ledger's covering grants). */
+export const LIVE_GRANT_STATUSES: readonly GrantStatus[] = ["pending", "granted"];
 
 export interface SubscriptionRow {
   id: string;

@@ -39,7 +39,14 @@ describe("members", () => {
     assert.deepEqual(await byStatus("lead"), []);
     const one = await client.get(memberPath(projectId, customer.member.id));
     assert.equal(one.status, 200);
-    assert.deepEqual(one.body.data, { ...customer.member, updated_at: one.body.data.updated_at });
+    const { plans, access_state, access, ...member } = one.body.data;
+    assert.deepEqual(member, { ...customer.member, updated_at: one.body.data.updated_at });
+    assert.deepEqual(
+      plans.map((p: { id: string }) => p.id),
+      [customer.plan.planId],
+    );
+    assert.equal(access_state, "pending");
+    assert.equal(access.length, 3, "one entry per resource of the project");
     assert.equal(one.body.data.email, null);
     for (const query of ["status=vip", "per_page=0", "page=-1"]) {
       const error = expectError(await client.get(`${membersPath(projectId)}?${query}`), 422, "VALIDATION_FAILED");

@@ -26,4 +26,5 @@ export const tenancyFixtures: AreaFixtures = {
   get_member: memberFixture(),
   ban_member: memberFixture(false, { body: () => ({ reason: "tenancy" }) }),
   unban_member: memberFixture(true),
+  sync_member_access: memberFixture(),
 };

@@ -33,6 +33,7 @@ const subscriptionFixture: PathFixture<"subscription"> = {
 export const tenancyFixtures: AreaFixtures = {
   get_subscription: subscriptionFixture,
   cancel_subscription: subscriptionFixture,
+  extend_subscription: { ...subscriptionFixture, body: () => ({ days: 1 }) },
   list_subscriptions: {
     async probe({ a, b, teamA, restricted }) {
       const inP1 = await subscribedMember(teamA, { projectIndex: 0 });

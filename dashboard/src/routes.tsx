@@ -1,6 +1,6 @@
 // The dashboard's pages and its one navigation (TanStack Router, code-based routes).
 import { useEffect } from "react";
-import { createRootRoute, createRoute, createRouter, Link, Outlet, useNavigate, useParams, useRouterState } from "@tanstack/react-router";
+import { createRootRoute, createRoute, createRouter, Link, Outlet, useNavigate, useParams } from "@tanstack/react-router";
 import { useQuery } from "@tanstack/react-query";
 import { useDashboard } from "./context";
 import { SetupPage } from "./pages/setup";
@@ -43,7 +43,6 @@ function Layout() {
   const projects = useProjects();
   const team = useQuery({ queryKey: ["team"], queryFn: () => sb.teams.retrieveCurrent() });
   const params = useParams({ strict: false }) as { project?: string };
-  const path = useRouterState({ select: (s) => s.location.pathname });
   const navigate = useNavigate();
   const current = params.project ?? projects.data?.data[0]?.id;
   useEffect(() => {
@@ -84,7 +83,7 @@ function Layout() {
                 const href = `/projects/${current}${suffix}`;
                 return (
                   <li key={label}>
-                    <Link to={href} aria-current={path === href ? "page" : undefined}>
+                    <Link to={href} activeOptions={{ exact: true }}>
                       {label}
                     </Link>
                   </li>
@@ -94,13 +93,13 @@ function Layout() {
           ) : null}
           <ul>
             <li>
-              <Link to="/setup" aria-current={path === "/setup" ? "page" : undefined}>
+              <Link to="/setup" activeOptions={{ exact: true }}>
                 Create project
               </Link>
             </li>
             {TEAM_LINKS.map(([href, label]) => (
               <li key={label}>
-                <Link to={href} aria-current={path === href ? "page" : undefined}>
+                <Link to={href} activeOptions={{ exact: true }}>
                   {label}
                 </Link>
               </li>

@@ -107,7 +107,7 @@ describe("issue 44's dashboard walk on npm start (Chromium)", function () {
     watch(phone.page);
     await phone.page.goto(simUrl);
     const bot = phone.page.getByRole("region", { name: `@${botName}` });
-    await bot.getByLabel(/chat/i).first().fill("Night Owls lounge");
+    await bot.getByLabel("Chat", { exact: true }).fill("Night Owls lounge");
     typed += 1;
     await bot.getByRole("button", { name: /Add the bot to a chat/ }).click();
     await page.getByRole("button", { name: "Gate Night Owls lounge" }).click();
@@ -178,6 +178,7 @@ describe("issue 44's dashboard walk on npm start (Chromium)", function () {
     await page.getByRole("link", { name: "Members" }).click();
     const row = page.getByRole("row").filter({ hasText: "Ada" });
     await row.waitFor();
+    assert.match(await row.innerText(), /Night Owls monthly\s+granted/);
     await screenshot(page, "dashboard-5-members");
     await page.getByRole("link", { name: "Overview" }).click();
     await page.getByRole("cell", { name: "$9.00" }).first().waitFor();

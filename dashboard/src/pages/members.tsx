@@ -11,7 +11,8 @@ import { formatDate } from "../format";
 
 const STATUSES = [
   { value: "", label: "Any status" },
-  { value: "active", label: "Active" },
+  { value: "customer", label: "Customer" },
+  { value: "trialing", label: "Trialing" },
   { value: "lead", label: "Lead" },
   { value: "churned", label: "Churned" },
   { value: "banned", label: "Banned" },
@@ -24,8 +25,24 @@ export function MembersPage() {
   const [status, setStatus] = useState("");
   const [q, setQ] = useState("");
   const [search, setSearch] = useState("");
-  const query: Record<string, unknown> = { page, per_page: 25, ...(status ? { status } : {}), ...(search ? { q: search } : {}) };
-  const members = useQuery({ queryKey: ["members", project, query], queryFn: () => sb.members.list(project, query as never) });
+  const [plan, setPlan] = useState("");
+  const [platform, setPlatform] = useState("");
+  const [access, setAccess] = useState("");
+  const query = {
+    page,
+    per_page: 25,
+    ...(status ? { status: status as "customer" } : {}),
+    ...(search ? { q: search } : {}),
+    ...(plan ? { plan_id: plan } : {}),
+    ...(platform ? { platform } : {}),
+    ...(access ? { access: access as "granted" } : {}),
+  };
+  const members = useQuery({ queryKey: ["members", project, query], queryFn: () => sb.members.list(project, query) });
+  const plans = useQuery({ queryKey: ["plans", project], queryFn: () => sb.plans.list(project, { per_page: 100 }) });
+  const filter = (set: (v: string) => void) => (v: string) => {
+    setPage(1);
+    set(v);
+  };
   return (
     <>
       <h1>Members</h1>
@@ -48,6 +65,37 @@ export function MembersPage() {
             setStatus(v);
           }}
           options={STATUSES}
+        />
+        <SelectField
+          label="Plan"
+          name="plan_id"
+          value={plan}
+          onChange={filter(setPlan)}
+          options={[{ value: "", label: "Any plan" }, ...(plans.data?.data ?? []).map((p) => ({ value: p.id, label: p.name }))]}
+        />
+        <SelectField
+          label="Platform"
+          name="platform"
+          value={platform}
+          onChange={filter(setPlatform)}
+          options={[
+            { value: "", label: "Any platform" },
+            { value: "telegram", label: "Telegram" },
+            { value: "discord", label: "Discord" },
+          ]}
+        />
+        <SelectField
+          label="Access"
+          name="access"
+          value={access}
+          onChange={filter(setAccess)}
+          options={[
+            { value: "", label: "Any access" },
+            { value: "granted", label: "Granted" },
+            { value: "pending", label: "Pending" },
+            { value: "failed", label: "Failed" },
+            { value: "none", label: "None" },
+          ]}
         />
         <Button type="submit" variant="secondary">
           Search
@@ -72,7 +120,8 @@ export function MembersPage() {
           },
           { header: "Status", cell: (m) => m.status },
           { header: "Platform", cell: (m) => m.connector_key ?? "—" },
-          { header: "Access", cell: (m) => String((m as { access?: string }).access ?? "—") },
+          { header: "Plans", cell: (m) => m.plans.map((p) => p.name).join(", ") || "—" },
+          { header: "Access", cell: (m) => m.access_state },
           { header: "Joined", cell: (m) => formatDate(m.joined_at) },
         ]}
       />
@@ -92,32 +141,40 @@ export function MemberPage() {
   });
   const refresh = () => client.invalidateQueries({ queryKey: ["member", project, member] });
   const [reason, setReason] = useState("");
+  const [days, setDays] = useState("7");
   const ban = useMutation({
     mutationFn: () => sb.members.ban(project, member, { reason: reason || "Banned from the dashboard" } as never),
     onSuccess: refresh,
   });
   const unban = useMutation({ mutationFn: () => sb.members.unban(project, member), onSuccess: refresh });
-  const m = memberQ.data?.data as
-    | (Record<string, unknown> & {
-        display_name: string | null;
-        status: string;
-        email: string | null;
-        external_user_id: string | null;
-        connector_key: string | null;
-        joined_at: string | null;
-      })
-    | undefined;
-  const access = (m?.access ?? []) as { resource_id?: string; resource_title?: string; title?: string; state: string; reason?: string }[];
-  const subscriptions = (m?.subscriptions ?? []) as { id: string; status: string; plan_id: string; ends_at: string | null }[];
+  const sync = useMutation({ mutationFn: () => sb.memberAccess.sync(project, member), onSuccess: refresh });
+  const extend = useMutation({
+    mutationFn: (subscription: string) => sb.subscriptions.extend(subscription, { days: Number(days) }),
+    onSuccess: refresh,
+  });
+  const cancel = useMutation({
+    mutationFn: ({ subscription, atPeriodEnd }: { subscription: string; atPeriodEnd: boolean }) =>
+      sb.subscriptions.cancel(subscription, { at_period_end: atPeriodEnd }),
+    onSuccess: refresh,
+  });
+  const m = memberQ.data?.data;
+  const subscriptions = new Map<string, { plan: string | null; endsAt: string | null }>();
+  for (const a of m?.access ?? [])
+    if (a.reason.subscription_id && a.state !== "none")
+      subscriptions.set(a.reason.subscription_id, { plan: a.reason.plan_name, endsAt: a.reason.ends_at });
   return (
     <>
       <h1>{m ? (m.display_name ?? m.external_user_id ?? "Member") : "Member"}</h1>
-      <ErrorNote error={memberQ.error ?? ban.error ?? unban.error} />
+      <ErrorNote error={memberQ.error ?? ban.error ?? unban.error ?? sync.error ?? extend.error ?? cancel.error} />
       {m ? (
         <>
           <dl className="facts">
             <dt>Status</dt>
             <dd>{m.status}</dd>
+            <dt>Access</dt>
+            <dd>{m.access_state}</dd>
+            <dt>Plans</dt>
+            <dd>{m.plans.map((p) => p.name).join(", ") || "—"}</dd>
             <dt>Platform</dt>
             <dd>
               {m.connector_key ?? "—"} {m.external_user_id ? <code>{m.external_user_id}</code> : null}
@@ -127,53 +184,82 @@ export function MemberPage() {
             <dt>Joined</dt>
             <dd>{formatDate(m.joined_at)}</dd>
           </dl>
-          {subscriptions.length ? (
+          <h2>Access, place by place</h2>
+          <DataTable
+            caption="Why this member has, or does not have, access"
+            rows={m.access}
+            rowKey={(a) => a.resource_id}
+            empty="The project has no place yet."
+            columns={[
+              { header: "Place", cell: (a) => a.resource_title },
+              { header: "State", cell: (a) => a.state },
+              {
+                header: "Why",
+                cell: (a) => (
+                  <>
+                    {a.reason.message}
+                    {a.platform_error ? <span className="hint"> · {a.platform_error}</span> : null}
+                  </>
+                ),
+              },
+            ]}
+          />
+          <div className="actions">
+            <Button variant="secondary" onPress={() => sync.mutate()} isDisabled={sync.isPending}>
+              Re-sync access
+            </Button>
+            {m.status === "banned" ? (
+              <Button variant="secondary" onPress={() => unban.mutate()}>
+                Unban
+              </Button>
+            ) : (
+              <ConfirmButton label="Ban" title="Ban this member?" confirmLabel="Ban member" variant="danger" onConfirm={() => ban.mutateAsync()}>
+                <Field label="Reason" name="reason" value={reason} onChange={setReason} />
+              </ConfirmButton>
+            )}
+          </div>
+          {sync.data ? <p role="status">Access sync queued.</p> : null}
+          {subscriptions.size ? (
             <>
               <h2>Subscriptions</h2>
-              <ul>
-                {subscriptions.map((s) => (
-                  <li key={s.id}>
-                    {s.status}, until {formatDate(s.ends_at)}{" "}
-                    <ConfirmButton
-                      label="Cancel"
-                      title="Cancel this subscription?"
-                      confirmLabel="Cancel subscription"
-                      variant="danger"
-                      onConfirm={async () => {
-                        await sb.subscriptions.cancel(s.id);
-                        await refresh();
-                      }}
-                    >
-                      The member keeps access until the period ends.
-                    </ConfirmButton>
+              <ul className="subscriptions">
+                {[...subscriptions].map(([id, s]) => (
+                  <li key={id}>
+                    <strong>{s.plan ?? "Plan"}</strong>, access until {s.endsAt ? formatDate(s.endsAt) : "forever"}
+                    <div className="actions">
+                      <ConfirmButton label="Extend" title="Extend this subscription" confirmLabel="Extend" onConfirm={() => extend.mutateAsync(id)}>
+                        <Field
+                          label="Days"
+                          name="days"
+                          value={days}
+                          onChange={setDays}
+                          inputMode="numeric"
+                          description="1 to 365; subscriptions billed by Stripe or Stars cannot be moved here."
+                        />
+                      </ConfirmButton>
+                      <ConfirmButton
+                        label="Cancel at period end"
+                        title="Cancel at the period's end?"
+                        confirmLabel="Cancel at period end"
+                        onConfirm={() => cancel.mutateAsync({ subscription: id, atPeriodEnd: true })}
+                      >
+                        The member keeps access until the period ends; nothing more is charged.
+                      </ConfirmButton>
+                      <ConfirmButton
+                        label="Cancel now"
+                        title="Cancel now?"
+                        confirmLabel="Cancel now"
+                        variant="danger"
+                        onConfirm={() => cancel.mutateAsync({ subscription: id, atPeriodEnd: false })}
+                      >
+                        Access ends at once, without a refund (refunds are on the Payments page).
+                      </ConfirmButton>
+                    </div>
                   </li>
                 ))}
               </ul>
             </>
           ) : null}
-          {access.length ? (
-            <>
-              <h2>Access</h2>
-              <ul>
-                {access.map((a, i) => (
-                  <li key={a.resource_id ?? i}>
-                    <strong>{a.resource_title ?? a.title ?? a.resource_id}</strong>: {a.state}
-                    {a.reason ? <span className="hint"> · {a.reason}</span> : null}
-                  </li>
-                ))}
-              </ul>
-            </>
-          ) : null}
-          <h2>Actions</h2>
-          {m.status === "banned" ? (
-            <Button variant="secondary" onPress={() => unban.mutate()}>
-              Unban
-            </Button>
-          ) : (
-            <ConfirmButton label="Ban" title="Ban this member?" confirmLabel="Ban member" variant="danger" onConfirm={() => ban.mutateAsync()}>
-              <Field label="Reason" name="reason" value={reason} onChange={setReason} />
-            </ConfirmButton>
-          )}
           <h2>Timeline</h2>
           <ul className="timeline">
             {(activity.data?.data ?? []).map((e) => (

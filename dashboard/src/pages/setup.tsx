@@ -76,7 +76,7 @@ export function SetupPage() {
         <ProjectSetup project={project} />
       ) : (
         <>
-          <Step n={1} title="Name the project" done={false} current>
+          <Step n={1} title="Create the project" done={false} current>
             <CreateProject />
           </Step>
           {["Connect Telegram", "Pick the chat", "Create a plan", "Take payments", "Publish", "Share"].map((t, i) => (
@@ -116,7 +116,7 @@ function ProjectSetup({ project }: { project: string }) {
       <p className="lead">
         <strong>{projectQ.data.data.name}</strong>: {current < 6 ? `step ${current + 1} of 7.` : "ready: members can join and pay."}
       </p>
-      <Step n={1} title="Name the project" done current={false} summary={projectQ.data.data.name} />
+      <Step n={1} title="Create the project" done current={false} summary={projectQ.data.data.name} />
       <Step
         n={2}
         title="Connect Telegram"

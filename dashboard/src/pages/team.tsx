@@ -133,6 +133,10 @@ export function WebhooksPage() {
     mutationFn: () => sb.webhookEndpoints.create(body as never),
     onSuccess: () => client.invalidateQueries({ queryKey: ["webhooks"] }),
   });
+  const replay = useMutation({
+    mutationFn: (id: string) => sb.webhookDeliveries.replay(id),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["deliveries"] }),
+  });
   const retryDead = useMutation({
     mutationFn: () => sb.webhookDeliveries.retryDead({} as never),
     onSuccess: () => client.invalidateQueries({ queryKey: ["deliveries"] }),
@@ -141,7 +145,7 @@ export function WebhooksPage() {
   return (
     <>
       <h1>Webhooks</h1>
-      <ErrorNote error={endpoints.error ?? retryDead.error} />
+      <ErrorNote error={endpoints.error ?? retryDead.error ?? replay.error} />
       <DataTable
         caption="Endpoints"
         rows={endpoints.data?.data}
@@ -172,6 +176,14 @@ export function WebhooksPage() {
               { header: "Status", cell: (d) => String((d as { status?: string }).status) },
               { header: "Attempts", cell: (d) => String((d as { attempts?: number }).attempts ?? "—") },
               { header: "Created", cell: (d) => formatDate((d as { created_at?: string }).created_at) },
+              {
+                header: "Replay",
+                cell: (d) => (
+                  <Button variant="secondary" aria-label={`Replay delivery ${d.id}`} onPress={() => replay.mutate(d.id)}>
+                    Replay
+                  </Button>
+                ),
+              },
             ]}
           />
           <Button variant="secondary" onPress={() => retryDead.mutate()}>

@@ -71,7 +71,7 @@ describe("public routes and the team read", () => {
   it("serves the error catalog", async () => {
     const doc = (await (await fetch(`${api.url}/error-codes.json`)).json()) as { errors: { code: string; status: number }[] };
     assert.equal(doc.errors.find((e) => e.code === "IDEMPOTENCY_REPLAY_IN_PROGRESS")?.status, 425);
-    assert.equal(doc.errors.length, 31);
+    assert.equal(doc.errors.length, 32);
     assert.equal(doc.errors.find((e) => e.code === "REQUEST_HEADERS_TOO_LARGE")?.status, 431);
     assert.equal(doc.errors.find((e) => e.code === "SERVICE_BUSY")?.status, 503);
   });

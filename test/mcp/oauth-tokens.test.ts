@@ -63,11 +63,11 @@ describe("OAuth access tokens on MCP", () => {
     assert.equal(write.body.result.structuredContent.error.context.required_ability, "project:create");
   });
 
-  it("is refused by the REST API with a message saying OAuth tokens are for MCP", async () => {
+  it("is refused by the REST API (an MCP client's token; only the dashboard's first-party tokens work there) with a message saying they are for MCP", async () => {
     const { tokens } = await connectOAuth(auth, owner, clock.now());
     const res = await new ApiClient(api.url, tokens.access_token).get("/v1/projects");
     const error = expectError(res, 401, "AUTHENTICATION_REQUIRED");
-    assert.match(error.message, /OAuth access tokens are for the MCP server/);
+    assert.match(error.message, /OAuth access tokens of MCP clients are for the MCP server only/);
   });
 
   it("expires after one hour, and stops at once when its connection is revoked (refresh token reuse)", async () => {

@@ -175,10 +175,24 @@ export function SupportPage() {
 
 export function ActivityPage() {
   const { sb } = useDashboard();
-  const log = useQuery({ queryKey: ["activity"], queryFn: () => sb.activity.list({ limit: 100 } as never) });
+  const team = useQuery({ queryKey: ["team"], queryFn: () => sb.teams.retrieveCurrent() });
+  const projects = useQuery({ queryKey: ["projects"], queryFn: () => sb.projects.list({ per_page: 100 }) });
+  const [subject, setSubject] = useState("");
+  const teamId = team.data?.data.id;
+  // The log is kept per subject: the team's own entries, or a project's.
+  const [subjectType, subjectId] = subject ? ["project", subject] : ["team", teamId ?? ""];
+  const query = { subject_type: subjectType as "team", subject_id: subjectId, limit: 100 };
+  const log = useQuery({ enabled: Boolean(subjectId), queryKey: ["activity", subjectType, subjectId], queryFn: () => sb.activity.list(query) });
   return (
     <>
       <h1>Activity</h1>
+      <SelectField
+        label="Show the changes of"
+        name="subject"
+        value={subject}
+        onChange={setSubject}
+        options={[{ value: "", label: "The team" }, ...(projects.data?.data ?? []).map((p) => ({ value: p.id, label: `The project ${p.name}` }))]}
+      />
       <ErrorNote error={log.error} />
       <DataTable
         caption="Latest changes"
@@ -190,7 +204,7 @@ export function ActivityPage() {
           { header: "By", cell: (e) => e.actor_kind },
         ]}
       />
-      <CopyAsCode op="get_activity_log" input={{ limit: 100 }} />
+      <CopyAsCode op="get_activity_log" input={query} />
     </>
   );
 }

@@ -208,7 +208,7 @@ export function AccessPage() {
   const [count, setCount] = useState("10");
   const client = useQueryClient();
   const generate = useMutation({
-    mutationFn: () => sb.accessCodes.bulkGenerate(project, chosen, { count: Number(count) } as never),
+    mutationFn: () => sb.accessCodes.bulkGenerate(project, chosen, { quantity: Number(count) }),
     onSuccess: () => client.invalidateQueries({ queryKey: ["codes", project, chosen] }),
   });
   return (
@@ -250,7 +250,7 @@ export function AccessPage() {
             <Field label="How many codes" name="count" value={count} onChange={setCount} inputMode="numeric" />
             <Button type="submit">Generate codes</Button>
           </form>
-          <CopyAsCode op="bulk_generate_access_codes" path={{ project, plan: chosen }} input={{ count: Number(count) }} />
+          <CopyAsCode op="bulk_generate_access_codes" path={{ project, plan: chosen }} input={{ quantity: Number(count) }} />
         </>
       ) : null}
     </>

@@ -137,13 +137,13 @@ export function MemberPage() {
   const memberQ = useQuery({ queryKey: ["member", project, member], queryFn: () => sb.members.retrieve(project, member) });
   const activity = useQuery({
     queryKey: ["activity", "member", member],
-    queryFn: () => sb.activity.list({ subject_type: "member", subject_id: member, limit: 50 } as never),
+    queryFn: () => sb.activity.list({ subject_type: "member", subject_id: member, limit: 50 }),
   });
   const refresh = () => client.invalidateQueries({ queryKey: ["member", project, member] });
   const [reason, setReason] = useState("");
   const [days, setDays] = useState("7");
   const ban = useMutation({
-    mutationFn: () => sb.members.ban(project, member, { reason: reason || "Banned from the dashboard" } as never),
+    mutationFn: () => sb.members.ban(project, member, { reason: reason || null }),
     onSuccess: refresh,
   });
   const unban = useMutation({ mutationFn: () => sb.members.unban(project, member), onSuccess: refresh });

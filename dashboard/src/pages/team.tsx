@@ -138,7 +138,7 @@ export function WebhooksPage() {
     onSuccess: () => client.invalidateQueries({ queryKey: ["deliveries"] }),
   });
   const retryDead = useMutation({
-    mutationFn: () => sb.webhookDeliveries.retryDead({} as never),
+    mutationFn: () => sb.webhookDeliveries.retryDead(open ? { endpoint_id: open } : {}),
     onSuccess: () => client.invalidateQueries({ queryKey: ["deliveries"] }),
   });
   const problems = fieldErrors(create.error);
@@ -231,9 +231,9 @@ export function TeamPage() {
   });
   const roles = useQuery({ queryKey: ["roles"], queryFn: () => sb.roles.list({ per_page: 100 }) });
   const [email, setEmail] = useState("");
-  const [role, setRole] = useState("");
+  const [role, setRole] = useState("member");
   const invite = useMutation({
-    mutationFn: () => sb.teamMembers.invite(teamId!, { email: email.trim(), ...(role ? { role } : {}) } as never),
+    mutationFn: () => sb.teamMembers.invite(teamId!, { email: email.trim(), role }),
     onSuccess: () => {
       setEmail("");
       return client.invalidateQueries({ queryKey: ["invitations", teamId] });
@@ -305,7 +305,7 @@ export function TeamPage() {
         <Button type="submit" isDisabled={!teamId}>
           Send invitation
         </Button>
-        {teamId ? <CopyAsCode op="invite_team_member" path={{ team: teamId }} input={{ email: email || "someone@example.com" }} /> : null}
+        {teamId ? <CopyAsCode op="invite_team_member" path={{ team: teamId }} input={{ email: email || "someone@example.com", role }} /> : null}
       </form>
     </>
   );

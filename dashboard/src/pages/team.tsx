@@ -2,7 +2,7 @@
 // and their deliveries, members and invitations, alert destinations, and billing.
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { RESOURCE_OPERATIONS } from "@subbridge/sdk";
+import { RESOURCE_OPERATIONS, WEBHOOK_EVENT_TYPES } from "@subbridge/sdk";
 import { useDashboard } from "../context";
 import { Button, ConfirmButton, ErrorNote, Field, fieldErrors, Notice, SelectField } from "../ui/kit";
 import { DataTable } from "../ui/table";
@@ -42,11 +42,7 @@ export function TokensPage() {
   const create = useMutation({
     mutationFn: () => sb.tokens.create(body as never),
     onSuccess: (answer) => {
-      setMinted(
-        (answer.data as { token?: string; plain_text_token?: string }).token ??
-          (answer.data as { plain_text_token?: string }).plain_text_token ??
-          null,
-      );
+      setMinted(answer.token);
       setName("");
       return client.invalidateQueries({ queryKey: ["tokens"] });
     },
@@ -117,6 +113,9 @@ export function TokensPage() {
   );
 }
 
+/** The event groups an endpoint can subscribe to (plan.* covers every plan event); billing.* needs billing:read, which the dashboard does not mint. */
+const EVENT_GROUPS = [...new Set(WEBHOOK_EVENT_TYPES.map((t) => `${t.split(".")[0]}.*`))].filter((g) => g !== "billing.*").sort();
+
 export function WebhooksPage() {
   const { sb } = useDashboard();
   const client = useQueryClient();
@@ -128,7 +127,8 @@ export function WebhooksPage() {
     queryFn: () => sb.webhookDeliveries.list(open!, { per_page: 50 }),
   });
   const [form, setForm] = useState({ name: "", url: "" });
-  const body = { name: form.name.trim(), url: form.url.trim(), events: ["*"] };
+  const [events, setEvents] = useState<string[]>(["member.*", "payment.*", "subscription.*"]);
+  const body = { name: form.name.trim(), url: form.url.trim(), events };
   const create = useMutation({
     mutationFn: () => sb.webhookEndpoints.create(body as never),
     onSuccess: () => client.invalidateQueries({ queryKey: ["webhooks"] }),
@@ -210,6 +210,20 @@ export function WebhooksPage() {
           error={problems.url}
           description="An https address on a public host"
         />
+        <fieldset className="events">
+          <legend>Events</legend>
+          {EVENT_GROUPS.map((group) => (
+            <label key={group}>
+              <input
+                type="checkbox"
+                checked={events.includes(group)}
+                onChange={(e) => setEvents(e.target.checked ? [...events, group] : events.filter((g) => g !== group))}
+              />{" "}
+              {group}
+            </label>
+          ))}
+          {problems.events ? <span className="field-error">{problems.events}</span> : null}
+        </fieldset>
         <ErrorNote error={create.error && !Object.keys(problems).length ? create.error : null} />
         <Button type="submit">Add endpoint</Button>
         <CopyAsCode op="create_webhook_endpoint" input={body} />

@@ -42,6 +42,7 @@ function Layout() {
   const { config, sb } = useDashboard();
   const projects = useProjects();
   const team = useQuery({ queryKey: ["team"], queryFn: () => sb.teams.retrieveCurrent() });
+  const teams = useQuery({ queryKey: ["teams"], queryFn: () => sb.teams.list({ per_page: 100 }) });
   const params = useParams({ strict: false }) as { project?: string };
   const navigate = useNavigate();
   const current = params.project ?? projects.data?.data[0]?.id;
@@ -59,6 +60,10 @@ function Layout() {
           SubBridge
         </a>
         <span className="team-name">{team.data?.data.name ?? ""}</span>
+        {teams.data && teams.data.data.length > 1 ? (
+          // The team is the sign-in's: the account's switcher picks another, and the dashboard follows when opened again.
+          <a href={config.authUrl}>Switch team</a>
+        ) : null}
         {projects.data && projects.data.data.length > 0 ? (
           <label className="project-switcher">
             <span>Project</span>

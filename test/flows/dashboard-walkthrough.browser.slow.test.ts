@@ -187,6 +187,11 @@ describe("issue 44's dashboard walk on npm start (Chromium)", function () {
     await page.getByRole("link", { name: "Overview" }).click();
     await page.getByRole("cell", { name: "$9.00" }).first().waitFor();
     await screenshot(page, "dashboard-6-overview");
+    // A reload loses the in-memory token: the dashboard signs in again through the host, showing no sign-in page.
+    const here = page.url();
+    await page.reload();
+    await page.getByRole("cell", { name: "$9.00" }).first().waitFor();
+    assert.equal(page.url(), here);
     await page.setViewportSize({ width: 390, height: 800 });
     await screenshot(page, "dashboard-6-overview-390");
     const scrolls = await page.evaluate("document.documentElement.scrollWidth > document.documentElement.clientWidth");

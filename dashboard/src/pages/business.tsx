@@ -70,6 +70,16 @@ export function PaymentsPage() {
           { header: "Status", cell: (t) => t.status },
           { header: "Amount", cell: (t) => formatMoney(t.amount) },
           { header: "Provider", cell: (t) => t.provider ?? "—" },
+          {
+            header: "Refund",
+            cell: (t) =>
+              t.kind === "payment" && t.status === "succeeded" ? (
+                // payment:refund is Coming on the API: refunds are the account's page, a browser flow.
+                <a href={`${config.authUrl}/payments/projects/${project}/payments/${t.id}/refund`}>Refund</a>
+              ) : (
+                "—"
+              ),
+          },
         ]}
       />
       <CopyAsCode op="list_transactions" path={{ project }} input={{ page, per_page: 25 }} />

@@ -132,7 +132,7 @@ export function MembersPage() {
 
 export function MemberPage() {
   const { project, member } = useParams({ strict: false }) as { project: string; member: string };
-  const { sb } = useDashboard();
+  const { sb, config } = useDashboard();
   const client = useQueryClient();
   const memberQ = useQuery({ queryKey: ["member", project, member], queryFn: () => sb.members.retrieve(project, member) });
   const activity = useQuery({

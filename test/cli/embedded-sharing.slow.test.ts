@@ -17,6 +17,7 @@ async function ports() {
     DOCS_PORT: String(await freePort()),
     SITE_PORT: String(await freePort()),
     PORTAL_PORT: String(await freePort()),
+    DASHBOARD_PORT: String(await freePort()),
     AUTH_PORT: String(await freePort()),
   };
 }

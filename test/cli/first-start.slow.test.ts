@@ -20,6 +20,7 @@ describe("npm start on an empty embedded database", function () {
       MCP_PORT: await freePort(),
       SITE_PORT: await freePort(),
       PORTAL_PORT: await freePort(),
+      DASHBOARD_PORT: await freePort(),
       AUTH_PORT: await freePort(),
     };
     const env = { DATA_DIR: dataDir, LOG_LEVEL: "warn", ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
@@ -86,6 +87,7 @@ describe("npm start on an empty embedded database", function () {
           MCP_PORT: String(await freePort()),
           SITE_PORT: String(await freePort()),
           PORTAL_PORT: String(await freePort()),
+          DASHBOARD_PORT: String(await freePort()),
           AUTH_PORT: String(await freePort()),
           LOG_LEVEL: "warn",
         };
@@ -118,6 +120,7 @@ describe("npm start on an empty embedded database", function () {
         MCP_PORT: String(await freePort()),
         SITE_PORT: String(await freePort()),
         PORTAL_PORT: String(await freePort()),
+        DASHBOARD_PORT: String(await freePort()),
         AUTH_PORT: String(await freePort()),
         LOG_LEVEL: "warn",
       };

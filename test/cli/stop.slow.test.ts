@@ -8,7 +8,7 @@ import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { FIRST_START_READY, firstStartToken, freePort, ROOT, startNpm, tempDir, type StartedProcess } from "../helpers/processes.ts";
 
-const SURFACES = ["API", "MCP", "AUTH", "SITE", "DOCS", "PORTAL"] as const;
+const SURFACES = ["API", "MCP", "AUTH", "SITE", "DOCS", "PORTAL", "DASHBOARD"] as const;
 
 async function startEnv(): Promise<{ env: Record<string, string>; dataDir: string; apiPort: number }> {
   const dataDir = tempDir("stop");

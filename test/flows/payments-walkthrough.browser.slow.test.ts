@@ -61,6 +61,7 @@ describe("issue 33's walk-through on npm start (Chromium)", function () {
       SITE_PORT: await freePort(),
       DOCS_PORT: await freePort(),
       PORTAL_PORT: await freePort(),
+      DASHBOARD_PORT: await freePort(),
     };
     const env = {
       DATA_DIR: dataDir,

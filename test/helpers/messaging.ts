@@ -163,7 +163,7 @@ export async function startWithMailReceiver(label: string, extraEnv: Record<stri
   const receiver = await startMailReceiver();
   const mailFrom = "SubBridge <no-reply@checker.test>";
   const dataDir = tempDir(label);
-  const ports = { API_PORT: 0, MCP_PORT: 0, AUTH_PORT: 0, SITE_PORT: 0, DOCS_PORT: 0, PORTAL_PORT: 0 };
+  const ports = { API_PORT: 0, MCP_PORT: 0, AUTH_PORT: 0, SITE_PORT: 0, DOCS_PORT: 0, PORTAL_PORT: 0, DASHBOARD_PORT: 0 };
   for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await freePort();
   const env = {
     DATA_DIR: dataDir,

@@ -57,6 +57,8 @@ describe("links served by npm start (crawl)", function () {
       env[`${name}_PORT`] = String(port);
       origins[name] = `http://localhost:${port}`;
     }
+    // The dashboard is an app of scripts (its own walk tests it): it only needs a port of its own here.
+    env.DASHBOARD_PORT = String(await freePort());
     server = await startNpm(env, /Reference\s+http:\/\/localhost:\d+/);
   });
   after(() => server?.stop());

@@ -59,6 +59,8 @@ export interface ResourceOperation {
   readonly write: boolean;
   /** The ability a token needs for it (null: any valid token, or none for a public route). */
   readonly ability: string | null;
+  /** "text": the success body is a file (text/csv) and the method resolves to its text; absent: JSON. */
+  readonly parseAs?: "text";
 }
 
 /** The SDK's version (the release it was generated for): sent in its User-Agent. */
@@ -636,7 +638,7 @@ export interface MembersResource {
    * @param query - The query parameters (the API's names: `per_page`, `sort_by`, ...).
    * @param options - signal, timeoutMs, headers, maxRetries.
    */
-  export(project: string, query?: ExportMembersQuery, options?: RequestOptions): Promise<void>;
+  export(project: string, query?: ExportMembersQuery, options?: RequestOptions): Promise<string>;
   /**
    * List a project's members
    *
@@ -1557,7 +1559,7 @@ export interface TransactionsResource {
    * @param query - The query parameters (the API's names: `per_page`, `sort_by`, ...).
    * @param options - signal, timeoutMs, headers, maxRetries.
    */
-  export(project: string, query?: ExportTransactionsQuery, options?: RequestOptions): Promise<void>;
+  export(project: string, query?: ExportTransactionsQuery, options?: RequestOptions): Promise<string>;
   /**
    * List a project's transactions
    *
@@ -1872,8 +1874,8 @@ export const RESOURCE_OPERATIONS = {
   delete_team: {"resource":"teams","method":"delete","httpMethod":"DELETE","path":"/v1/teams/{team}","pathParams":["team"],"input":null,"paged":false,"write":true,"ability":"team:delete"},
   delete_token: {"resource":"tokens","method":"delete","httpMethod":"DELETE","path":"/v1/tokens/{token_id}","pathParams":["token_id"],"input":null,"paged":false,"write":true,"ability":"token:delete"},
   delete_webhook_endpoint: {"resource":"webhookEndpoints","method":"delete","httpMethod":"DELETE","path":"/v1/webhook-endpoints/{webhook_endpoint}","pathParams":["webhook_endpoint"],"input":null,"paged":false,"write":true,"ability":"webhook-endpoint:delete"},
-  export_members: {"resource":"members","method":"export","httpMethod":"GET","path":"/v1/projects/{project}/members/export","pathParams":["project"],"input":"query","paged":false,"write":false,"ability":"project-user:view-any"},
-  export_transactions: {"resource":"transactions","method":"export","httpMethod":"GET","path":"/v1/projects/{project}/transactions/export","pathParams":["project"],"input":"query","paged":false,"write":false,"ability":"project-subscription:view-any"},
+  export_members: {"resource":"members","method":"export","httpMethod":"GET","path":"/v1/projects/{project}/members/export","pathParams":["project"],"input":"query","paged":false,"write":false,"ability":"project-user:view-any","parseAs":"text"},
+  export_transactions: {"resource":"transactions","method":"export","httpMethod":"GET","path":"/v1/projects/{project}/transactions/export","pathParams":["project"],"input":"query","paged":false,"write":false,"ability":"project-subscription:view-any","parseAs":"text"},
   extend_subscription: {"resource":"subscriptions","method":"extend","httpMethod":"POST","path":"/v1/subscriptions/{subscription}/extend","pathParams":["subscription"],"input":"body","paged":false,"write":true,"ability":"project-subscription:update"},
   get_activity_log: {"resource":"activity","method":"list","httpMethod":"GET","path":"/v1/activity","pathParams":[],"input":"query","paged":false,"write":false,"ability":"activity:read"},
   get_coupon: {"resource":"coupons","method":"retrieve","httpMethod":"GET","path":"/v1/projects/{project}/coupons/{coupon}","pathParams":["project","coupon"],"input":null,"paged":false,"write":false,"ability":"project-coupon:view"},

@@ -221,6 +221,10 @@ function check(doc: Json, abilities: AbilityCatalog) {
       if (op["x-pagination"] && method !== "get") problems.push(`${where}: x-pagination belongs on list reads`);
       if (op["x-mcp-keyset"] !== undefined && (op["x-mcp-keyset"] !== true || !op["x-pagination"] || byValue.get(ability)?.enforcement !== "RM"))
         problems.push(`${where}: x-mcp-keyset: true belongs only on lists that are MCP tools`);
+      if (op["x-rest-only"] !== undefined && (op["x-rest-only"] !== true || byValue.get(ability)?.enforcement !== "RM"))
+        problems.push(`${where}: x-rest-only: true belongs only on operations whose ability is RM (an R ability is REST only already)`);
+      if (op["x-rest-only"] === true && (op["x-mcp-description"] !== undefined || op["x-mcp-keyset"] !== undefined))
+        problems.push(`${where}: an x-rest-only operation is no MCP tool: drop x-mcp-description and x-mcp-keyset`);
       const forModel = op["x-mcp-description"];
       if (forModel !== undefined) {
         if (typeof forModel !== "string" || !forModel.trim()) problems.push(`${where}: x-mcp-description must be text`);

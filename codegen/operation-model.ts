@@ -33,14 +33,30 @@ export interface OperationModel {
   /** Exposed as an MCP tool: its ability is enforced over REST and MCP. */
   mcp: boolean;
   successStatus: number;
-  /** Schema of the success body (with $refs), or null when the success response has no body. */
+  /** Schema of the success body (with $refs), or null when the success response has no JSON body. */
   responseSchema: Json | null;
+  /** The success body's media type (application/json, or text/csv for a streamed file), null when it has none. */
+  successMedia: SuccessMedia | null;
+  /** x-rest-only: no MCP tool although the ability is RM (a file download is no tool result). */
+  restOnly: boolean;
   pathParams: ParameterModel[];
   queryParams: ParameterModel[];
   body: { required: boolean; schema: Json } | null;
   pagination: { defaultPerPage: number; maxPerPage: number; sortBy: string[]; defaultSortDirection: "asc" | "desc" } | null;
   /** x-mcp-keyset: the list's tool pages by cursor (newest first) instead of by page number. */
   keyset: boolean;
+}
+
+/** The media types a success body may have: JSON, or a file the server streams (a handler answers a FileBody). */
+export const SUCCESS_MEDIA = ["application/json", "text/csv"] as const;
+export type SuccessMedia = (typeof SUCCESS_MEDIA)[number];
+
+function successMediaOf(id: string, content: Json | undefined): SuccessMedia | null {
+  const types = Object.keys(content ?? {});
+  if (types.length === 0) return null;
+  const media = SUCCESS_MEDIA.find((m) => types.length === 1 && types[0] === m);
+  if (!media) throw new Error(`spec: ${id}: a success response offers exactly one of ${SUCCESS_MEDIA.join(", ")}, not ${types.join(", ")}`);
+  return media;
 }
 
 export function operationModels(doc: Json, catalog: AbilityCatalog): OperationModel[] {
@@ -58,7 +74,12 @@ export function operationModels(doc: Json, catalog: AbilityCatalog): OperationMo
         schema: p.schema ?? {},
       });
       const [status, response] = Object.entries<Json>(op.responses).find(([s]) => /^2\d\d$/.test(s))!;
-      const successBody = deref(doc, response).content?.["application/json"]?.schema ?? null;
+      const content = deref(doc, response).content as Json | undefined;
+      const successMedia = successMediaOf(op.operationId, content);
+      const successBody = successMedia === "application/json" ? content!["application/json"].schema : null;
+      const restOnly = op["x-rest-only"] === true;
+      if (successMedia !== null && successMedia !== "application/json" && !restOnly)
+        throw new Error(`spec: ${op.operationId} answers ${successMedia}: mark it x-rest-only (an MCP tool answers JSON)`);
       const requestBody = op.requestBody ? deref(doc, op.requestBody) : null;
       const ability: string | null = op["x-ability"];
       const pagination = op["x-pagination"] as PaginationExtension | undefined;
@@ -76,9 +97,11 @@ export function operationModels(doc: Json, catalog: AbilityCatalog): OperationMo
         isPublic: isPublicOperation(op),
         write: WRITE_METHODS.has(method),
         destructive: op["x-destructive"] === true,
-        mcp: ability !== null && enforcement.get(ability) === "RM",
+        mcp: ability !== null && enforcement.get(ability) === "RM" && !restOnly,
         successStatus: Number(status),
         responseSchema: successBody,
+        successMedia,
+        restOnly,
         pathParams: params.filter((p: Json) => p.in === "path").map(toModel),
         queryParams: params.filter((p: Json) => p.in === "query").map(toModel),
         body: requestBody ? { required: requestBody.required === true, schema: requestBody.content["application/json"].schema } : null,

@@ -1,7 +1,7 @@
 // generated/operations.ts: the operation table the server routes, authorizes and validates from,
 // and the typed Handlers interface src/api must implement (tsc fails on a missing or mistyped
 // handler).
-import type { OperationModel, ParameterModel } from "./operation-model.ts";
+import { SUCCESS_MEDIA, type OperationModel, type ParameterModel } from "./operation-model.ts";
 import { deref } from "./refs.ts";
 import { codeFile, type GeneratedFile } from "./output.ts";
 
@@ -30,7 +30,7 @@ function ioType(doc: Json, op: OperationModel): string {
     body = defaulted.length ? `WithDefaults<${base}, ${union(defaulted)}>` : base;
     if (!op.body.required) body += " | undefined";
   }
-  const output = op.responseSchema ? `${o}["responses"][${op.successStatus}]["content"]["application/json"]` : "void";
+  const output = op.responseSchema ? `${o}["responses"][${op.successStatus}]["content"]["application/json"]` : op.successMedia ? "FileBody" : "void";
   return [`  ${op.id}: {`, `    path: ${path};`, `    query: ${query};`, `    body: ${body};`, `    output: ${output};`, `  };`].join("\n");
 }
 
@@ -50,7 +50,8 @@ function tableRow(op: OperationModel): string {
     destructive: op.destructive,
     mcp: op.mcp,
     successStatus: op.successStatus,
-    successBody: op.responseSchema !== null,
+    successBody: op.successMedia !== null,
+    successMedia: op.successMedia,
     pathParams: op.pathParams.map((p) => p.name),
     queryParams: op.queryParams.map((p) => p.name),
     body: op.body ? (op.body.required ? "required" : "optional") : null,
@@ -93,6 +94,8 @@ export function emitOperations(doc: Json, ops: OperationModel[]): GeneratedFile 
     `  readonly mcp: boolean;`,
     `  readonly successStatus: number;`,
     `  readonly successBody: boolean;`,
+    `  /** The success body's media type: JSON, or a file streamed from the handler's FileBody (text/csv). */`,
+    `  readonly successMedia: ${union([...SUCCESS_MEDIA])} | null;`,
     `  readonly pathParams: readonly string[];`,
     `  readonly queryParams: readonly string[];`,
     `  readonly body: "required" | "optional" | null;`,
@@ -119,7 +122,16 @@ export function emitOperations(doc: Json, ops: OperationModel[]): GeneratedFile 
     `  body: OperationIO[Id]["body"];`,
     `}`,
     ``,
-    `/** The success response body (void when the success status has no body). */`,
+    `/**`,
+    ` * What a handler answers for an operation whose success body is a file (text/csv): its chunks,`,
+    ` * sent as they come (the reading happens while the client downloads), and the download's name.`,
+    ` */`,
+    `export interface FileBody {`,
+    `  readonly filename: string;`,
+    `  readonly chunks: AsyncIterable<string>;`,
+    `}`,
+    ``,
+    `/** The success response body (void when the success status has no body; a FileBody for a file). */`,
     `export type Output<Id extends OperationId> = OperationIO[Id]["output"];`,
     ``,
     `/** One handler per operation. Ctx is the server's operation context. */`,

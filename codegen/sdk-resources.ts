@@ -89,6 +89,8 @@ export interface ResourceOperation {
   readonly write: boolean;
   /** The ability a token needs for it (null: any valid token, or none for a public route). */
   readonly ability: string | null;
+  /** "text": the success body is a file (text/csv) and the method resolves to its text; absent: JSON. */
+  readonly parseAs?: "text";
 }
 `;
 
@@ -158,7 +160,8 @@ function methodSignature(doc: Json, op: OperationModel, name: SdkName, types: Em
   );
 
   let returns: string;
-  if (!op.responseSchema) returns = "Promise<void>";
+  if (op.successMedia && op.successMedia !== "application/json") returns = "Promise<string>";
+  else if (!op.responseSchema) returns = "Promise<void>";
   else {
     const type = named(types, op.responseSchema, `${pascal(op.id)}Response`, `${o}["responses"][${op.successStatus}]["content"]["application/json"]`);
     returns = op.pagination ? `PagePromise<${type}>` : `Promise<${type}>`;
@@ -213,6 +216,7 @@ export function emitSdkResources(doc: Json, ops: OperationModel[], release: stri
       paged: op.pagination !== null,
       write: op.write,
       ability: op.ability,
+      ...(op.successMedia && op.successMedia !== "application/json" ? { parseAs: "text" } : {}),
     };
     return `  ${op.id}: ${JSON.stringify(row)},`;
   });

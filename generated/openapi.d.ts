@@ -492,6 +492,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/members/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a project's members as CSV
+         * @description Every member of the project matching the filters, newest first, as a CSV file (RFC 4180, UTF-8, a header row) streamed as it is read: the same filters as list_subscribers plus a joined_at window (from inclusive, to exclusive). Columns: id, display_name, email, status, access_state, connector_key, external_user_id, plan_ids and plans (the live subscriptions' plans, separated by "; "), joined_at, created_at, banned_at, ban_reason; times in ISO 8601 UTC. A cell that a spreadsheet would read as a formula (starting with =, +, @, a tab, a carriage return, or - when it is not a number) starts with a single quote. REST only (no MCP tool): list_subscribers pages the same rows for an agent.
+         */
+        get: operations["export_members"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project}/members/{member}": {
         parameters: {
             query?: never;
@@ -1040,6 +1060,26 @@ export interface paths {
          * @description The project's transactions (payments, refunds, access-code redemptions), newest first, 25 a page, optionally by status, kind, plan, currency and a created_at window.
          */
         get: operations["list_transactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/transactions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a project's transactions as CSV
+         * @description Every transaction of the project matching the filters (the same as list_transactions'), newest first, as a CSV file (RFC 4180, UTF-8, a header row) streamed as it is read. Columns: id, created_at, kind, status, currency, then amount, fee, net and list_price each twice: in major units as a decimal with the currency's digits (12.50; 250 for XTR) and in minor units as an exact integer (amount_minor, ...); then member_id, subscription_id, plan_id, provider, payment_method_id, provider_reference. Times in ISO 8601 UTC. A cell that a spreadsheet would read as a formula (starting with =, +, @, a tab, a carriage return, or - when it is not a number) starts with a single quote. REST only (no MCP tool): list_transactions pages the same rows for an agent, get_project_analytics sums them.
+         */
+        get: operations["export_transactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5592,6 +5632,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description attachment; filename="<project handle>-<what>-<YYYY-MM-DD>.csv" (the date of the export, UTC). */
+        "Content-Disposition": string;
         /** @description Present with value true when this response is the cached answer to an earlier request with the same Idempotency-Key. */
         "Idempotent-Replay": "true";
         /** @description Seconds to wait before retrying. */
@@ -7397,6 +7439,59 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["MemberPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    export_members: {
+        parameters: {
+            query?: {
+                /** @description Only members with this status. */
+                status?: components["schemas"]["MemberStatus"];
+                /** @description Only members whose display name, email or platform user id (external_user_id) contains this text, ignoring case (1 to 100 characters; matched as plain text, no wildcards). */
+                q?: string;
+                /** @description Only members with a live subscription (trialing, active, past_due, or canceled with access until ends_at) to this plan. A plan of another project answers the header row alone. */
+                plan_id?: components["schemas"]["Uuid"];
+                /** @description Only members whose platform account is on this connector (connector_key, for example telegram or discord). */
+                platform?: components["schemas"]["ConnectorKey"];
+                /** @description Only members in this access state (see MemberAccessState). */
+                access?: components["schemas"]["MemberAccessState"];
+                /** @description Only members who joined at or after this time (a member who never joined has no joined_at and is left out). */
+                from?: string;
+                /** @description Only members who joined before this time. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members as CSV, offered as a download named <project handle>-members-<YYYY-MM-DD>.csv. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id,display_name,email,status,access_state,connector_key,external_user_id,plan_ids,plans,joined_at,created_at,banned_at,ban_reason
+                     *     8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b,Lin,,customer,granted,telegram,123456789,4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d,Supporters,2026-11-23T09:00:00.000Z,2026-11-23T09:00:00.000Z,,
+                     */
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["AuthenticationRequired"];
@@ -9696,6 +9791,57 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["TransactionPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    export_transactions: {
+        parameters: {
+            query?: {
+                /** @description Only transactions with this status. */
+                status?: components["schemas"]["TransactionStatus"];
+                /** @description Only transactions of this kind. */
+                kind?: components["schemas"]["TransactionKind"];
+                /** @description Only transactions for this plan. */
+                plan_id?: components["schemas"]["Uuid"];
+                /** @description Only transactions in this currency. */
+                currency?: components["schemas"]["CurrencyCode"];
+                /** @description Only transactions created at or after this time. */
+                from?: string;
+                /** @description Only transactions created before this time. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transactions as CSV, offered as a download named <project handle>-transactions-<YYYY-MM-DD>.csv. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id,created_at,kind,status,currency,amount,amount_minor,fee,fee_minor,net,net_minor,list_price,list_price_minor,member_id,subscription_id,plan_id,provider,payment_method_id,provider_reference
+                     *     0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e,2026-11-23T09:00:00.000Z,payment,succeeded,EUR,5.00,500,0.45,45,4.55,455,5.00,500,8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b,6f7a8b9c-0d1e-4f2a-8b3c-4d5e6f7a8b9c,4a5b6c7d-8e9f-4a0b-9c1d-2e3f4a5b6c7d,stripe,,pi_3QexampleABCDEF
+                     */
+                    "text/csv": string;
                 };
             };
             401: components["responses"]["AuthenticationRequired"];

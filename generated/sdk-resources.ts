@@ -59,6 +59,8 @@ export interface ResourceOperation {
   readonly write: boolean;
   /** The ability a token needs for it (null: any valid token, or none for a public route). */
   readonly ability: string | null;
+  /** "text": the success body is a file (text/csv) and the method resolves to its text; absent: JSON. */
+  readonly parseAs?: "text";
 }
 
 /** The SDK's version (the release it was generated for): sent in its User-Agent. */
@@ -87,6 +89,8 @@ export type CreateTokenResponse = operations["create_token"]["responses"][201]["
 export type CreatorTaskPage = components["schemas"]["CreatorTaskPage"];
 export type CreatorTaskResponse = components["schemas"]["CreatorTaskResponse"];
 export type DeepLinkResponse = components["schemas"]["DeepLinkResponse"];
+export type ExportMembersQuery = NonNullable<operations["export_members"]["parameters"]["query"]>;
+export type ExportTransactionsQuery = NonNullable<operations["export_transactions"]["parameters"]["query"]>;
 export type GetActivityLogQuery = NonNullable<operations["get_activity_log"]["parameters"]["query"]>;
 export type GetDeepLinkQuery = NonNullable<operations["get_deep_link"]["parameters"]["query"]>;
 export type GetProjectAnalyticsQuery = NonNullable<operations["get_project_analytics"]["parameters"]["query"]>;
@@ -623,6 +627,18 @@ export interface MembersResource {
    * @param options - signal, timeoutMs, headers, maxRetries, idempotencyKey.
    */
   ban(project: string, member: string, body?: MemberBan, options?: WriteRequestOptions): Promise<MemberResponse>;
+  /**
+   * Export a project's members as CSV
+   *
+   * Every member of the project matching the filters, newest first, as a CSV file (RFC 4180, UTF-8, a header row) streamed as it is read: the same filters as list_subscribers plus a joined_at window (from inclusive, to exclusive). Columns: id, display_name, email, status, access_state, connector_key, external_user_id, plan_ids and plans (the live subscriptions' plans, separated by "; "), joined_at, created_at, banned_at, ban_reason; times in ISO 8601 UTC. A cell that a spreadsheet would read as a formula (starting with =, +, @, a tab, a carriage return, or - when it is not a number) starts with a single quote. REST only (no MCP tool): list_subscribers pages the same rows for an agent.
+   *
+   * @remarks Requires the `project-user:view-any` ability.
+   * @see https://docs.subbridge.dev/reference#tag/members/GET/v1/projects/{project}/members/export (operation `export_members`: GET /v1/projects/{project}/members/export)
+   * @param project - The project's id.
+   * @param query - The query parameters (the API's names: `per_page`, `sort_by`, ...).
+   * @param options - signal, timeoutMs, headers, maxRetries.
+   */
+  export(project: string, query?: ExportMembersQuery, options?: RequestOptions): Promise<string>;
   /**
    * List a project's members
    *
@@ -1533,6 +1549,18 @@ export interface TokensResource {
 /** `sb.transactions`. */
 export interface TransactionsResource {
   /**
+   * Export a project's transactions as CSV
+   *
+   * Every transaction of the project matching the filters (the same as list_transactions'), newest first, as a CSV file (RFC 4180, UTF-8, a header row) streamed as it is read. Columns: id, created_at, kind, status, currency, then amount, fee, net and list_price each twice: in major units as a decimal with the currency's digits (12.50; 250 for XTR) and in minor units as an exact integer (amount_minor, ...); then member_id, subscription_id, plan_id, provider, payment_method_id, provider_reference. Times in ISO 8601 UTC. A cell that a spreadsheet would read as a formula (starting with =, +, @, a tab, a carriage return, or - when it is not a number) starts with a single quote. REST only (no MCP tool): list_transactions pages the same rows for an agent, get_project_analytics sums them.
+   *
+   * @remarks Requires the `project-subscription:view-any` ability.
+   * @see https://docs.subbridge.dev/reference#tag/transactions/GET/v1/projects/{project}/transactions/export (operation `export_transactions`: GET /v1/projects/{project}/transactions/export)
+   * @param project - The project's id.
+   * @param query - The query parameters (the API's names: `per_page`, `sort_by`, ...).
+   * @param options - signal, timeoutMs, headers, maxRetries.
+   */
+  export(project: string, query?: ExportTransactionsQuery, options?: RequestOptions): Promise<string>;
+  /**
    * List a project's transactions
    *
    * The project's transactions (payments, refunds, access-code redemptions), newest first, 25 a page, optionally by status, kind, plan, currency and a created_at window.
@@ -1846,6 +1874,8 @@ export const RESOURCE_OPERATIONS = {
   delete_team: {"resource":"teams","method":"delete","httpMethod":"DELETE","path":"/v1/teams/{team}","pathParams":["team"],"input":null,"paged":false,"write":true,"ability":"team:delete"},
   delete_token: {"resource":"tokens","method":"delete","httpMethod":"DELETE","path":"/v1/tokens/{token_id}","pathParams":["token_id"],"input":null,"paged":false,"write":true,"ability":"token:delete"},
   delete_webhook_endpoint: {"resource":"webhookEndpoints","method":"delete","httpMethod":"DELETE","path":"/v1/webhook-endpoints/{webhook_endpoint}","pathParams":["webhook_endpoint"],"input":null,"paged":false,"write":true,"ability":"webhook-endpoint:delete"},
+  export_members: {"resource":"members","method":"export","httpMethod":"GET","path":"/v1/projects/{project}/members/export","pathParams":["project"],"input":"query","paged":false,"write":false,"ability":"project-user:view-any","parseAs":"text"},
+  export_transactions: {"resource":"transactions","method":"export","httpMethod":"GET","path":"/v1/projects/{project}/transactions/export","pathParams":["project"],"input":"query","paged":false,"write":false,"ability":"project-subscription:view-any","parseAs":"text"},
   extend_subscription: {"resource":"subscriptions","method":"extend","httpMethod":"POST","path":"/v1/subscriptions/{subscription}/extend","pathParams":["subscription"],"input":"body","paged":false,"write":true,"ability":"project-subscription:update"},
   get_activity_log: {"resource":"activity","method":"list","httpMethod":"GET","path":"/v1/activity","pathParams":[],"input":"query","paged":false,"write":false,"ability":"activity:read"},
   get_coupon: {"resource":"coupons","method":"retrieve","httpMethod":"GET","path":"/v1/projects/{project}/coupons/{coupon}","pathParams":["project","coupon"],"input":null,"paged":false,"write":false,"ability":"project-coupon:view"},

@@ -34,6 +34,8 @@ export const validators = {
   delete_team: { path: params.delete_team__path, query: null, body: null },
   delete_token: { path: params.delete_token__path, query: null, body: null },
   delete_webhook_endpoint: { path: params.delete_webhook_endpoint__path, query: null, body: null },
+  export_members: { path: params.export_members__path, query: params.export_members__query, body: null },
+  export_transactions: { path: params.export_transactions__path, query: params.export_transactions__query, body: null },
   extend_subscription: { path: params.extend_subscription__path, query: null, body: bodies.extend_subscription__body },
   get_activity_log: { path: null, query: params.get_activity_log__query, body: null },
   get_coupon: { path: params.get_coupon__path, query: null, body: null },

@@ -1859,6 +1859,920 @@ return errors === 0;
 }
 validate_delete_webhook_endpoint__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const export_members__path = validate_export_members__path;
+const schema_export_members__path = {"$id":"export_members__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+
+function validate_export_members__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="export_members__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_export_members__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_export_members__path.errors = vErrors;
+return errors === 0;
+}
+validate_export_members__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const export_members__query = validate_export_members__query;
+const schema_export_members__query = {"$id":"export_members__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:MemberStatus"},"q":{"type":"string","minLength":1,"maxLength":100},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"platform":{"$ref":"urn:subbridge:schema:ConnectorKey"},"access":{"$ref":"urn:subbridge:schema:MemberAccessState"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64}},"required":[],"additionalProperties":true};
+const schema_urn_subbridge_schema_MemberStatus = {"type":"string","enum":["lead","trialing","customer","churned","banned"],"description":"lead: never subscribed; trialing: only a trial lives; customer: a paid subscription lives; churned: joined once, nothing lives now; banned: blocked from the project.","$id":"urn:subbridge:schema:MemberStatus"};
+
+function validate_urn_subbridge_schema_MemberStatus(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:MemberStatus" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_MemberStatus.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(typeof data === "string"){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(!(((((data === "lead") || (data === "trialing")) || (data === "customer")) || (data === "churned")) || (data === "banned"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_MemberStatus.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate_urn_subbridge_schema_MemberStatus.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_MemberStatus.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema_urn_subbridge_schema_ConnectorKey = {"type":"string","pattern":"^[a-z][a-z0-9_-]*$","description":"The connector's identifier (the manifest's key): a lower-case letter followed by lower-case letters, digits, _ or -. It names the connector in install routes.","examples":["telegram"],"$id":"urn:subbridge:schema:ConnectorKey"};
+const pattern_3bd3c0556f = new RegExp("^[a-z][a-z0-9_-]*$", "u");
+
+function validate_urn_subbridge_schema_ConnectorKey(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:ConnectorKey" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_ConnectorKey.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(typeof data === "string"){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(typeof data === "string"){
+if(!pattern_3bd3c0556f.test(data)){
+const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]*$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+validate_urn_subbridge_schema_ConnectorKey.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_ConnectorKey.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema_urn_subbridge_schema_MemberAccessState = {"type":"string","enum":["granted","pending","failed","none"],"description":"The member's access across the places (resources) they are entitled to, that is the resources of their live grants (pending or granted, in the access ledger). Per place the best of its live grants counts: granted when one is granted; else failed when the connector's last platform call for it failed (it waits for its next try, see platform_error); else pending (not yet applied, or a creator task not yet done). Across places: failed when some place is failed; else pending when some place is pending; else granted (every place granted); none when the member is entitled to no place (a lead, a churned or banned member, or a plan without resources).","$id":"urn:subbridge:schema:MemberAccessState"};
+
+function validate_urn_subbridge_schema_MemberAccessState(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:MemberAccessState" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_MemberAccessState.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(typeof data === "string"){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(!((((data === "granted") || (data === "pending")) || (data === "failed")) || (data === "none"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_MemberAccessState.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate_urn_subbridge_schema_MemberAccessState.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_MemberAccessState.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const func_69e05c3081 = __runtime0.default;
+const formats_8bc05e9462 = __runtime1.fullFormats["date-time"];
+
+function validate_export_members__query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="export_members__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_export_members__query.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.status !== undefined){
+if(!(validate_urn_subbridge_schema_MemberStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_MemberStatus.errors : vErrors.concat(validate_urn_subbridge_schema_MemberStatus.errors);
+errors = vErrors.length;
+}
+}
+if(data.q !== undefined){
+let data1 = data.q;
+if(typeof data1 !== "string"){
+let dataType0 = typeof data1;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType0 = typeof data1;
+if(typeof data1 === "string"){
+coerced0 = data1;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data1;
+}
+else if(data1 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data1 = coerced0;
+if(data !== undefined){
+data["q"] = coerced0;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 100){
+const err1 = {instancePath:instancePath+"/q",schemaPath:"#/properties/q/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(func_69e05c3081(data1) < 1){
+const err2 = {instancePath:instancePath+"/q",schemaPath:"#/properties/q/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+if(data.plan_id !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.plan_id, {instancePath:instancePath+"/plan_id",parentData:data,parentDataProperty:"plan_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+if(data.platform !== undefined){
+if(!(validate_urn_subbridge_schema_ConnectorKey(data.platform, {instancePath:instancePath+"/platform",parentData:data,parentDataProperty:"platform",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_ConnectorKey.errors : vErrors.concat(validate_urn_subbridge_schema_ConnectorKey.errors);
+errors = vErrors.length;
+}
+}
+if(data.access !== undefined){
+if(!(validate_urn_subbridge_schema_MemberAccessState(data.access, {instancePath:instancePath+"/access",parentData:data,parentDataProperty:"access",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_MemberAccessState.errors : vErrors.concat(validate_urn_subbridge_schema_MemberAccessState.errors);
+errors = vErrors.length;
+}
+}
+if(data.from !== undefined){
+let data5 = data.from;
+if(typeof data5 !== "string"){
+let dataType1 = typeof data5;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data5) && data5.length == 1){
+data5 = data5[0];
+dataType1 = typeof data5;
+if(typeof data5 === "string"){
+coerced1 = data5;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data5;
+}
+else if(data5 === null){
+coerced1 = "";
+}
+else {
+const err3 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(coerced1 !== undefined){
+data5 = coerced1;
+if(data !== undefined){
+data["from"] = coerced1;
+}
+}
+}
+if(typeof data5 === "string"){
+if(func_69e05c3081(data5) > 64){
+const err4 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!(formats_8bc05e9462.validate(data5))){
+const err5 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+if(data.to !== undefined){
+let data6 = data.to;
+if(typeof data6 !== "string"){
+let dataType2 = typeof data6;
+let coerced2 = undefined;
+if(dataType2 == 'object' && Array.isArray(data6) && data6.length == 1){
+data6 = data6[0];
+dataType2 = typeof data6;
+if(typeof data6 === "string"){
+coerced2 = data6;
+}
+}
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data6;
+}
+else if(data6 === null){
+coerced2 = "";
+}
+else {
+const err6 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(coerced2 !== undefined){
+data6 = coerced2;
+if(data !== undefined){
+data["to"] = coerced2;
+}
+}
+}
+if(typeof data6 === "string"){
+if(func_69e05c3081(data6) > 64){
+const err7 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!(formats_8bc05e9462.validate(data6))){
+const err8 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate_export_members__query.errors = vErrors;
+return errors === 0;
+}
+validate_export_members__query.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const export_transactions__path = validate_export_transactions__path;
+const schema_export_transactions__path = {"$id":"export_transactions__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+
+function validate_export_transactions__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="export_transactions__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_export_transactions__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_export_transactions__path.errors = vErrors;
+return errors === 0;
+}
+validate_export_transactions__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const export_transactions__query = validate_export_transactions__query;
+const schema_export_transactions__query = {"$id":"export_transactions__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:TransactionStatus"},"kind":{"$ref":"urn:subbridge:schema:TransactionKind"},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"currency":{"$ref":"urn:subbridge:schema:CurrencyCode"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64}},"required":[],"additionalProperties":true};
+const schema_urn_subbridge_schema_TransactionStatus = {"type":"string","enum":["pending","succeeded","failed","refunded"],"description":"pending until the provider confirms (a dispute: while it is open); refunded when a succeeded payment was paid back; a dispute is succeeded when lost (the money went back) and failed when won.","$id":"urn:subbridge:schema:TransactionStatus"};
+
+function validate_urn_subbridge_schema_TransactionStatus(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:TransactionStatus" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_TransactionStatus.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(typeof data === "string"){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(!((((data === "pending") || (data === "succeeded")) || (data === "failed")) || (data === "refunded"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_TransactionStatus.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate_urn_subbridge_schema_TransactionStatus.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_TransactionStatus.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema_urn_subbridge_schema_TransactionKind = {"type":"string","enum":["access_code_redemption","payment","refund","dispute"],"description":"What moved value; an access-code redemption moves none (amount 0); a dispute is a chargeback of a payment, its own row naming it.","$id":"urn:subbridge:schema:TransactionKind"};
+
+function validate_urn_subbridge_schema_TransactionKind(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:TransactionKind" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_TransactionKind.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(typeof data === "string"){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(!((((data === "access_code_redemption") || (data === "payment")) || (data === "refund")) || (data === "dispute"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_TransactionKind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate_urn_subbridge_schema_TransactionKind.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_TransactionKind.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema_urn_subbridge_schema_CurrencyCode = {"type":"string","pattern":"^[A-Z]{3}$","description":"An ISO 4217 currency code, upper case (EUR, USD, JPY), or XTR for Telegram Stars (amounts in whole stars; only the telegram_stars payment method takes it).","examples":["EUR"],"$id":"urn:subbridge:schema:CurrencyCode"};
+const pattern_8f96cb0b95 = new RegExp("^[A-Z]{3}$", "u");
+
+function validate_urn_subbridge_schema_CurrencyCode(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:CurrencyCode" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_CurrencyCode.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(typeof data === "string"){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(typeof data === "string"){
+if(!pattern_8f96cb0b95.test(data)){
+const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+validate_urn_subbridge_schema_CurrencyCode.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_CurrencyCode.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate_export_transactions__query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="export_transactions__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_export_transactions__query.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.status !== undefined){
+if(!(validate_urn_subbridge_schema_TransactionStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_TransactionStatus.errors : vErrors.concat(validate_urn_subbridge_schema_TransactionStatus.errors);
+errors = vErrors.length;
+}
+}
+if(data.kind !== undefined){
+if(!(validate_urn_subbridge_schema_TransactionKind(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_TransactionKind.errors : vErrors.concat(validate_urn_subbridge_schema_TransactionKind.errors);
+errors = vErrors.length;
+}
+}
+if(data.plan_id !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.plan_id, {instancePath:instancePath+"/plan_id",parentData:data,parentDataProperty:"plan_id",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+if(data.currency !== undefined){
+if(!(validate_urn_subbridge_schema_CurrencyCode(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_CurrencyCode.errors : vErrors.concat(validate_urn_subbridge_schema_CurrencyCode.errors);
+errors = vErrors.length;
+}
+}
+if(data.from !== undefined){
+let data4 = data.from;
+if(typeof data4 !== "string"){
+let dataType0 = typeof data4;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data4) && data4.length == 1){
+data4 = data4[0];
+dataType0 = typeof data4;
+if(typeof data4 === "string"){
+coerced0 = data4;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data4;
+}
+else if(data4 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data4 = coerced0;
+if(data !== undefined){
+data["from"] = coerced0;
+}
+}
+}
+if(typeof data4 === "string"){
+if(func_69e05c3081(data4) > 64){
+const err1 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!(formats_8bc05e9462.validate(data4))){
+const err2 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+if(data.to !== undefined){
+let data5 = data.to;
+if(typeof data5 !== "string"){
+let dataType1 = typeof data5;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data5) && data5.length == 1){
+data5 = data5[0];
+dataType1 = typeof data5;
+if(typeof data5 === "string"){
+coerced1 = data5;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data5;
+}
+else if(data5 === null){
+coerced1 = "";
+}
+else {
+const err3 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(coerced1 !== undefined){
+data5 = coerced1;
+if(data !== undefined){
+data["to"] = coerced1;
+}
+}
+}
+if(typeof data5 === "string"){
+if(func_69e05c3081(data5) > 64){
+const err4 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!(formats_8bc05e9462.validate(data5))){
+const err5 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate_export_transactions__query.errors = vErrors;
+return errors === 0;
+}
+validate_export_transactions__query.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 export const extend_subscription__path = validate_extend_subscription__path;
 const schema_extend_subscription__path = {"$id":"extend_subscription__path","type":"object","properties":{"subscription":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["subscription"],"additionalProperties":false};
 
@@ -2239,7 +3153,6 @@ validate_get_deep_link__path.evaluated = {"props":true,"dynamicProps":false,"dyn
 
 export const get_deep_link__query = validate_get_deep_link__query;
 const schema_get_deep_link__query = {"$id":"get_deep_link__query","type":"object","properties":{"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"access_code":{"type":"string","minLength":1,"maxLength":64},"custom":{"type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$","minLength":1,"maxLength":64}},"required":[],"additionalProperties":true};
-const func_69e05c3081 = __runtime0.default;
 const pattern_828df21f08 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
 function validate_get_deep_link__query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3023,7 +3936,6 @@ return errors === 0;
 }
 validate_urn_subbridge_schema_AnalyticsPeriodName.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const formats_8bc05e9462 = __runtime1.fullFormats["date-time"];
 
 function validate_get_project_analytics__query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="get_project_analytics__query" */;
@@ -6466,198 +7378,6 @@ validate_list_subscribers__path.evaluated = {"props":true,"dynamicProps":false,"
 
 export const list_subscribers__query = validate_list_subscribers__query;
 const schema_list_subscribers__query = {"$id":"list_subscribers__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:MemberStatus"},"q":{"type":"string","minLength":1,"maxLength":100},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"platform":{"$ref":"urn:subbridge:schema:ConnectorKey"},"access":{"$ref":"urn:subbridge:schema:MemberAccessState"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema_urn_subbridge_schema_MemberStatus = {"type":"string","enum":["lead","trialing","customer","churned","banned"],"description":"lead: never subscribed; trialing: only a trial lives; customer: a paid subscription lives; churned: joined once, nothing lives now; banned: blocked from the project.","$id":"urn:subbridge:schema:MemberStatus"};
-
-function validate_urn_subbridge_schema_MemberStatus(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:MemberStatus" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate_urn_subbridge_schema_MemberStatus.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-let dataType0 = typeof data;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
-data = data[0];
-dataType0 = typeof data;
-if(typeof data === "string"){
-coerced0 = data;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data;
-}
-else if(data === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data = coerced0;
-if(parentData !== undefined){
-parentData[parentDataProperty] = coerced0;
-}
-}
-}
-if(!(((((data === "lead") || (data === "trialing")) || (data === "customer")) || (data === "churned")) || (data === "banned"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_MemberStatus.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-validate_urn_subbridge_schema_MemberStatus.errors = vErrors;
-return errors === 0;
-}
-validate_urn_subbridge_schema_MemberStatus.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema_urn_subbridge_schema_ConnectorKey = {"type":"string","pattern":"^[a-z][a-z0-9_-]*$","description":"The connector's identifier (the manifest's key): a lower-case letter followed by lower-case letters, digits, _ or -. It names the connector in install routes.","examples":["telegram"],"$id":"urn:subbridge:schema:ConnectorKey"};
-const pattern_3bd3c0556f = new RegExp("^[a-z][a-z0-9_-]*$", "u");
-
-function validate_urn_subbridge_schema_ConnectorKey(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:ConnectorKey" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate_urn_subbridge_schema_ConnectorKey.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-let dataType0 = typeof data;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
-data = data[0];
-dataType0 = typeof data;
-if(typeof data === "string"){
-coerced0 = data;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data;
-}
-else if(data === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data = coerced0;
-if(parentData !== undefined){
-parentData[parentDataProperty] = coerced0;
-}
-}
-}
-if(typeof data === "string"){
-if(!pattern_3bd3c0556f.test(data)){
-const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-z0-9_-]*$"},message:"must match pattern \""+"^[a-z][a-z0-9_-]*$"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-validate_urn_subbridge_schema_ConnectorKey.errors = vErrors;
-return errors === 0;
-}
-validate_urn_subbridge_schema_ConnectorKey.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema_urn_subbridge_schema_MemberAccessState = {"type":"string","enum":["granted","pending","failed","none"],"description":"The member's access across the places (resources) they are entitled to, that is the resources of their live grants (pending or granted, in the access ledger). Per place the best of its live grants counts: granted when one is granted; else failed when the connector's last platform call for it failed (it waits for its next try, see platform_error); else pending (not yet applied, or a creator task not yet done). Across places: failed when some place is failed; else pending when some place is pending; else granted (every place granted); none when the member is entitled to no place (a lead, a churned or banned member, or a plan without resources).","$id":"urn:subbridge:schema:MemberAccessState"};
-
-function validate_urn_subbridge_schema_MemberAccessState(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:MemberAccessState" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate_urn_subbridge_schema_MemberAccessState.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-let dataType0 = typeof data;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
-data = data[0];
-dataType0 = typeof data;
-if(typeof data === "string"){
-coerced0 = data;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data;
-}
-else if(data === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data = coerced0;
-if(parentData !== undefined){
-parentData[parentDataProperty] = coerced0;
-}
-}
-}
-if(!((((data === "granted") || (data === "pending")) || (data === "failed")) || (data === "none"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_MemberAccessState.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-validate_urn_subbridge_schema_MemberAccessState.errors = vErrors;
-return errors === 0;
-}
-validate_urn_subbridge_schema_MemberAccessState.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
 
 function validate_list_subscribers__query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_subscribers__query" */;
@@ -7702,198 +8422,6 @@ validate_list_transactions__path.evaluated = {"props":true,"dynamicProps":false,
 
 export const list_transactions__query = validate_list_transactions__query;
 const schema_list_transactions__query = {"$id":"list_transactions__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:TransactionStatus"},"kind":{"$ref":"urn:subbridge:schema:TransactionKind"},"plan_id":{"$ref":"urn:subbridge:schema:Uuid"},"currency":{"$ref":"urn:subbridge:schema:CurrencyCode"},"from":{"type":"string","format":"date-time","maxLength":64},"to":{"type":"string","format":"date-time","maxLength":64},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
-const schema_urn_subbridge_schema_TransactionStatus = {"type":"string","enum":["pending","succeeded","failed","refunded"],"description":"pending until the provider confirms (a dispute: while it is open); refunded when a succeeded payment was paid back; a dispute is succeeded when lost (the money went back) and failed when won.","$id":"urn:subbridge:schema:TransactionStatus"};
-
-function validate_urn_subbridge_schema_TransactionStatus(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:TransactionStatus" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate_urn_subbridge_schema_TransactionStatus.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-let dataType0 = typeof data;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
-data = data[0];
-dataType0 = typeof data;
-if(typeof data === "string"){
-coerced0 = data;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data;
-}
-else if(data === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data = coerced0;
-if(parentData !== undefined){
-parentData[parentDataProperty] = coerced0;
-}
-}
-}
-if(!((((data === "pending") || (data === "succeeded")) || (data === "failed")) || (data === "refunded"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_TransactionStatus.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-validate_urn_subbridge_schema_TransactionStatus.errors = vErrors;
-return errors === 0;
-}
-validate_urn_subbridge_schema_TransactionStatus.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema_urn_subbridge_schema_TransactionKind = {"type":"string","enum":["access_code_redemption","payment","refund","dispute"],"description":"What moved value; an access-code redemption moves none (amount 0); a dispute is a chargeback of a payment, its own row naming it.","$id":"urn:subbridge:schema:TransactionKind"};
-
-function validate_urn_subbridge_schema_TransactionKind(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:TransactionKind" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate_urn_subbridge_schema_TransactionKind.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-let dataType0 = typeof data;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
-data = data[0];
-dataType0 = typeof data;
-if(typeof data === "string"){
-coerced0 = data;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data;
-}
-else if(data === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data = coerced0;
-if(parentData !== undefined){
-parentData[parentDataProperty] = coerced0;
-}
-}
-}
-if(!((((data === "access_code_redemption") || (data === "payment")) || (data === "refund")) || (data === "dispute"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_TransactionKind.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-validate_urn_subbridge_schema_TransactionKind.errors = vErrors;
-return errors === 0;
-}
-validate_urn_subbridge_schema_TransactionKind.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
-const schema_urn_subbridge_schema_CurrencyCode = {"type":"string","pattern":"^[A-Z]{3}$","description":"An ISO 4217 currency code, upper case (EUR, USD, JPY), or XTR for Telegram Stars (amounts in whole stars; only the telegram_stars payment method takes it).","examples":["EUR"],"$id":"urn:subbridge:schema:CurrencyCode"};
-const pattern_8f96cb0b95 = new RegExp("^[A-Z]{3}$", "u");
-
-function validate_urn_subbridge_schema_CurrencyCode(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:CurrencyCode" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate_urn_subbridge_schema_CurrencyCode.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data !== "string"){
-let dataType0 = typeof data;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
-data = data[0];
-dataType0 = typeof data;
-if(typeof data === "string"){
-coerced0 = data;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data;
-}
-else if(data === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data = coerced0;
-if(parentData !== undefined){
-parentData[parentDataProperty] = coerced0;
-}
-}
-}
-if(typeof data === "string"){
-if(!pattern_8f96cb0b95.test(data)){
-const err1 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-validate_urn_subbridge_schema_CurrencyCode.errors = vErrors;
-return errors === 0;
-}
-validate_urn_subbridge_schema_CurrencyCode.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
 
 function validate_list_transactions__query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="list_transactions__query" */;

@@ -14,6 +14,8 @@ import { pagePromise } from "./pagination.js";
 export interface ResourceRequest extends WriteRequestOptions {
   params: { path: Record<string, string>; query?: Record<string, unknown> };
   body?: unknown;
+  /** openapi-fetch's parseAs: "text" for a file (text/csv), so the method resolves to the text. */
+  parseAs?: "text";
 }
 
 export type SendRequest = (method: "get" | "put" | "post" | "delete" | "patch", path: string, init: ResourceRequest) => Promise<unknown>;
@@ -40,7 +42,7 @@ function resourceMethod(op: ResourceOperation, send: SendRequest) {
     const input = op.input ? (args[op.pathParams.length] as Record<string, unknown> | undefined) : undefined;
     const options = args[op.pathParams.length + (op.input ? 1 : 0)] as WriteRequestOptions | undefined;
     const init = (path: Record<string, string>, page?: number): ResourceRequest => {
-      const request: ResourceRequest = { ...options, params: { path } };
+      const request: ResourceRequest = { ...options, params: { path }, ...(op.parseAs ? { parseAs: op.parseAs } : {}) };
       // A body the caller may leave out is sent as {}: the API reads JSON on every write that has one.
       if (op.input === "body") request.body = input ?? {};
       if (op.input === "query" && input) request.params.query = input;

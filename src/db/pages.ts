@@ -37,3 +37,39 @@ export function sortedPage<Row>(query: Knex.QueryBuilder, window: PageWindow, so
   const sort = sorts[window.sortBy] ?? sorts.created_at ?? "created_at";
   return fetchPage<Row>(query, window, `${orderClause(sort, window.sortDirection)}, id ${window.sortDirection}`);
 }
+
+/** A row a keyset reads by: its creation time and id (the tie-breaker). */
+export interface KeysetRow {
+  id: string;
+  created_at: Date;
+}
+
+/**
+ * `query` narrowed to the rows after `after` (a previous row's created_at and id) newest first:
+ * created_at desc, id desc, each window an index seek from there, unmoved by rows added meanwhile.
+ * `table` qualifies the columns when the query joins others.
+ */
+export function newestFirstAfter(query: Knex.QueryBuilder, after: readonly [Date, string] | null, table?: string): Knex.QueryBuilder {
+  const column = (name: string) => (table ? `${table}.${name}` : name);
+  if (after) query.whereRaw(`(${column("created_at")}, ${column("id")}) < (?, ?)`, [...after]);
+  return query.orderBy([
+    { column: column("created_at"), order: "desc" },
+    { column: column("id"), order: "desc" },
+  ]);
+}
+
+/**
+ * Every row of `query`, newest first, `size` rows a statement: the next statement starts after
+ * the last row read, so no statement holds more than `size` rows and no cursor stays open between
+ * them (PGlite has no streaming cursor; one statement per chunk works on both backends).
+ */
+export async function* keysetChunks<Row extends KeysetRow>(query: () => Knex.QueryBuilder, size: number, table?: string): AsyncGenerator<Row[]> {
+  let after: [Date, string] | null = null;
+  for (;;) {
+    const rows = (await newestFirstAfter(query(), after, table).limit(size)) as Row[];
+    if (rows.length) yield rows;
+    if (rows.length < size) return;
+    const last = rows[rows.length - 1]!;
+    after = [last.created_at, last.id];
+  }
+}

@@ -69,6 +69,12 @@ export function assertMatchesSpec(
     `${op.id} answered ${status}, which its spec does not declare (declared: ${Object.keys(declared).join(", ")})`,
   );
   const response = deref(declared[String(status)]);
+  if (response.content?.["text/csv"]) {
+    // A file answer: the declared media type, a download name, and text.
+    assert.ok(contentType?.startsWith("text/csv; charset=utf-8"), `${op.id} ${status}: content type ${contentType}`);
+    assert.ok(typeof body === "string" || body === null, `${op.id} ${status}: a CSV body is text`);
+    return op;
+  }
   const media = response.content?.["application/json"];
   if (!media) {
     assert.ok(body === null || body === undefined || body === "", `${op.id} ${status} declares no body but sent one`);

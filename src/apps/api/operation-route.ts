@@ -3,7 +3,8 @@
 // after authorization - and the result back into a status and a JSON body; writes run under
 // their Idempotency-Key.
 import type Koa from "koa";
-import type { OperationSpec } from "../../../generated/operations.ts";
+import { Readable } from "node:stream";
+import type { FileBody, OperationSpec } from "../../../generated/operations.ts";
 import { addFieldError, ApiError, emptyFieldErrors } from "../../errors.ts";
 import { parseQuery } from "../../http/query.ts";
 import { publicUrlOf } from "../../http/public-url.ts";
@@ -28,6 +29,17 @@ async function admitRest(ctx: Koa.Context, deps: OperationRouteDeps, now: Date) 
     if (err instanceof ApiError && err.code === "AUTHENTICATION_REQUIRED") ctx.set("WWW-Authenticate", 'Bearer realm="SubBridge API"');
     throw err;
   }
+}
+
+/**
+ * A file answer (text/csv): sent as the handler's chunks come, so the rows are read while the
+ * client downloads and never all held at once. A failure before the first chunk still answers the
+ * error envelope (the handler settles tenancy before it returns); one after it ends the connection.
+ */
+function sendFile(ctx: Koa.Context, media: string, file: FileBody): void {
+  ctx.type = `${media}; charset=utf-8`;
+  ctx.attachment(file.filename, { type: "attachment" });
+  ctx.body = Readable.from(file.chunks);
 }
 
 export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa.Middleware {
@@ -64,7 +76,8 @@ export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa
     const respond = async (hooks?: ExecutionHooks) => {
       const output = await prepared.execute(hooks);
       ctx.status = op.successStatus;
-      if (op.successBody) ctx.body = output;
+      if (op.successMedia && op.successMedia !== "application/json") sendFile(ctx, op.successMedia, output as FileBody);
+      else if (op.successBody) ctx.body = output;
     };
     const idempotent = claim as IdempotencyClaim | null;
     if (idempotent) await runIdempotently(ctx, deps, idempotent, now, op.successBody ? { status: op.successStatus } : null, respond);

@@ -118,8 +118,8 @@ export interface MemberFilter {
   access?: AccessState;
 }
 
-export async function listMembers(ctx: DomainContext, projectId: string, filter: MemberFilter, window: PageWindow) {
-  await assertProjectsVisible(ctx, [projectId]);
+/** The project's members matching `filter` (the list's and the export's); `joined` narrows joined_at (from inclusive, to exclusive). */
+export function matchingMembers(ctx: DomainContext, projectId: string, filter: MemberFilter & { joinedFrom?: string; joinedTo?: string }) {
   const query = membersTable.rows(ctx).where("members.project_id", projectId).select("members.*");
   if (filter.status) query.where("members.status", filter.status);
   if (filter.platform) query.where("members.connector_key", filter.platform);
@@ -137,13 +137,21 @@ export async function listMembers(ctx: DomainContext, projectId: string, filter:
     query.whereExists(onPlan.select("subscriptions.id"));
   }
   if (filter.access) whereAccessState(query, ctx, projectId, filter.access);
+  if (filter.joinedFrom !== undefined) query.where("members.joined_at", ">=", new Date(filter.joinedFrom));
+  if (filter.joinedTo !== undefined) query.where("members.joined_at", "<", new Date(filter.joinedTo));
+  return query;
+}
+
+export async function listMembers(ctx: DomainContext, projectId: string, filter: MemberFilter, window: PageWindow) {
+  await assertProjectsVisible(ctx, [projectId]);
+  const query = matchingMembers(ctx, projectId, filter);
   const sort = MEMBER_SORT[window.sortBy] ?? MEMBER_SORT.created_at!;
   const { rows, total } = await fetchPage<MemberRow>(query, window, `${orderClause(sort, window.sortDirection)}, members.id ${window.sortDirection}`);
   return { rows: await presentListed(ctx, projectId, rows), total };
 }
 
 /** Members as a list row shows them: with the plans of their live subscriptions and their access state. */
-async function presentListed(ctx: DomainContext, projectId: string, rows: MemberRow[]) {
+export async function presentListed(ctx: DomainContext, projectId: string, rows: MemberRow[]) {
   const ids = rows.map((r) => r.id);
   const [states, plans] = await Promise.all([accessStatesOf(ctx, projectId, ids), livePlansOf(ctx, ids)]);
   return rows.map((row) => ({ ...presentMember(row), plans: plans.get(row.id) ?? [], access_state: states.get(row.id) ?? "none" }));

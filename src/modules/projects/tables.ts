@@ -52,3 +52,10 @@ export async function assertProjectsVisible(ctx: DomainContext, projectIds: read
     });
   }
 }
+
+/** The handle of a project visible to the actor (404 as assertProjectsVisible otherwise): a download's name starts with it. */
+export async function visibleProjectHandle(ctx: DomainContext, projectId: string): Promise<string> {
+  await assertProjectsVisible(ctx, [projectId]);
+  const row = (await projectsTable.teamRows(ctx).where("projects.id", projectId).first("projects.handle")) as { handle: string };
+  return row.handle;
+}

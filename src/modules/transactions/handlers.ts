@@ -1,9 +1,14 @@
 import type { AreaHandlers, Output } from "../../../generated/operations.ts";
 import { domainContext, type OperationContext } from "../../pipeline/context.ts";
 import { listEnvelope, pageWindow } from "../../pipeline/pagination.ts";
+import { exportTransactions } from "./export.ts";
 import { listTransactions, listTransactionsAfter } from "./transactions.ts";
 
 export const handlers = {
+  async export_transactions({ path, query }, ctx) {
+    const { status, kind, plan_id, currency, from, to } = query;
+    return exportTransactions(domainContext(ctx), path.project, { status, kind, plan_id, currency, from, to });
+  },
   async list_transactions({ path, query }, ctx) {
     const { status, kind, plan_id, currency, from, to } = query;
     const filters = { status, kind, plan_id, currency, from, to };

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
 import { validationFailed } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
-import { sortedPage, type PageWindow } from "../../db/pages.ts";
+import { keysetChunks, newestFirstAfter, sortedPage, type PageWindow } from "../../db/pages.ts";
 import type { PlanRow } from "../plans/tables.ts";
 import { emitEvent } from "../events/outbox.ts";
 import { iso, requireProject } from "../resources/catalog-change.ts";
@@ -267,18 +267,17 @@ export async function listTransactionsAfter(
 ) {
   await requireProject(ctx, projectId);
   const after = page.cursor === undefined ? null : decodeCursor(page.cursor);
-  const q = matching(ctx, projectId, filters).select("*");
-  if (after) q.whereRaw("(created_at, id) < (?, ?)", after);
-  const rows = (await q
-    .orderBy([
-      { column: "created_at", order: "desc" },
-      { column: "id", order: "desc" },
-    ])
-    .limit(page.perPage + 1)) as TransactionRow[];
+  const rows = (await newestFirstAfter(matching(ctx, projectId, filters).select("*"), after).limit(page.perPage + 1)) as TransactionRow[];
   const more = rows.length > page.perPage;
   const shown = rows.slice(0, page.perPage);
   return {
     data: shown.map(presentTransaction),
     meta: { per_page: page.perPage, next_cursor: more ? encodeCursor(shown[shown.length - 1]!) : null },
   };
+}
+
+/** Every transaction matching the filters, newest first, `size` rows a statement (the export). */
+export async function* transactionChunks(ctx: DomainContext, projectId: string, filters: TransactionFilters, size: number) {
+  for await (const rows of keysetChunks<TransactionRow>(() => matching(ctx, projectId, filters).select("*"), size))
+    yield rows.map(presentTransaction);
 }

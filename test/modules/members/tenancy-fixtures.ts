@@ -17,12 +17,15 @@ const memberFixture = (banned = false, extra: Partial<PathFixture<"project" | "m
   ...extra,
 });
 
+const projectFixture: PathFixture<"project"> = {
+  create: async ({ owner }, within) => ({ project: owner.projectIds[projectIndex(owner, within)]! }),
+  outside: async ({ owner }, allowList) => outsideIndexes(owner, allowList).map((i) => ({ project: owner.projectIds[i]! })),
+  exists: (_scope, { project }) => rowExists("projects", project),
+};
+
 export const tenancyFixtures: AreaFixtures = {
-  list_subscribers: {
-    create: async ({ owner }, within) => ({ project: owner.projectIds[projectIndex(owner, within)]! }),
-    outside: async ({ owner }, allowList) => outsideIndexes(owner, allowList).map((i) => ({ project: owner.projectIds[i]! })),
-    exists: (_scope, { project }) => rowExists("projects", project),
-  },
+  list_subscribers: projectFixture,
+  export_members: projectFixture,
   get_member: memberFixture(),
   ban_member: memberFixture(false, { body: () => ({ reason: "tenancy" }) }),
   unban_member: memberFixture(true),

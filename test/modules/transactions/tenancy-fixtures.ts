@@ -5,4 +5,5 @@ import { catalogFixture, projectExists } from "../resources/tenancy-support.ts";
 
 export const tenancyFixtures: AreaFixtures = {
   list_transactions: catalogFixture(async (_scope, project) => ({ project }), projectExists),
+  export_transactions: catalogFixture(async (_scope, project) => ({ project }), projectExists),
 };

@@ -9,7 +9,7 @@
 // scripts/bench/results/dashboard-walk.json. Screenshots: test-artifacts/screenshots/embedded/dashboard-*.png.
 import assert from "node:assert/strict";
 import { randomBytes, randomInt } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { freshPage, launchBrowser, screenshot } from "../helpers/browser.ts";
@@ -184,6 +184,14 @@ describe("issue 44's dashboard walk on npm start (Chromium)", function () {
     await row.waitFor();
     assert.match(await row.innerText(), /Night Owls monthly\s+granted/);
     await screenshot(page, "dashboard-5-members");
+    // The members the filters select, as a CSV file the browser saves.
+    const downloading = page.waitForEvent("download");
+    await page.getByRole("button", { name: "Export members as CSV" }).click();
+    const download = await downloading;
+    assert.match(download.suggestedFilename(), /^members-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = readFileSync((await download.path())!, "utf8");
+    assert.match(csv.split("\r\n")[0]!, /^id,display_name,email,status,access_state/);
+    assert.match(csv, /,Ada,.*,customer,granted,telegram,/);
     await page.getByRole("link", { name: "Overview" }).click();
     await page.getByRole("cell", { name: "$9.00" }).first().waitFor();
     await screenshot(page, "dashboard-6-overview");

@@ -7,6 +7,7 @@ import { Button, ErrorNote, Field, SelectField } from "../ui/kit";
 import { DataTable } from "../ui/table";
 import { CopyAsCode } from "../ui/copy-as-code";
 import { formatDate, formatMoney } from "../format";
+import { ExportCsv } from "../ui/export";
 
 export function PaymentsPage() {
   const { project } = useParams({ strict: false }) as { project: string };
@@ -83,6 +84,13 @@ export function PaymentsPage() {
         ]}
       />
       <CopyAsCode op="list_transactions" path={{ project }} input={{ page, per_page: 25 }} />
+      <ExportCsv
+        what="transactions"
+        op="export_transactions"
+        project={project}
+        filters={{}}
+        run={(q) => sb.transactions.export(project, q as never)}
+      />
     </>
   );
 }

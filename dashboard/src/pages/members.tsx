@@ -8,6 +8,7 @@ import { Button, ConfirmButton, ErrorNote, Field, SelectField } from "../ui/kit"
 import { DataTable } from "../ui/table";
 import { CopyAsCode } from "../ui/copy-as-code";
 import { formatDate } from "../format";
+import { ExportCsv } from "../ui/export";
 
 const STATUSES = [
   { value: "", label: "Any status" },
@@ -126,6 +127,7 @@ export function MembersPage() {
         ]}
       />
       <CopyAsCode op="list_subscribers" path={{ project }} input={query} />
+      <ExportCsv what="members" op="export_members" project={project} filters={query} run={(q) => sb.members.export(project, q as never)} />
     </>
   );
 }

@@ -4,12 +4,13 @@ import { useState } from "react";
 import { useParams } from "@tanstack/react-router";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useDashboard } from "../context";
-import { Button, ConfirmButton, ErrorNote, Field, fieldErrors, SelectField } from "../ui/kit";
+import { Button, Checkbox, ConfirmButton, ErrorNote, Field, fieldErrors, SelectField } from "../ui/kit";
 import { DataTable } from "../ui/table";
 import { CopyAsCode } from "../ui/copy-as-code";
 import { formatDate, formatMoney, formatPrice, parseMajor } from "../format";
 import { PlanForm, CURRENCIES } from "./setup";
 import { ShareLinks } from "./share-links";
+import { useConnectorCatalog } from "./connectors";
 
 function useProject() {
   return (useParams({ strict: false }) as { project: string }).project;
@@ -68,43 +69,170 @@ export function PlacesPage() {
   const project = useProject();
   const { sb } = useDashboard();
   const client = useQueryClient();
-  const resources = useQuery({ queryKey: ["resources", project], queryFn: () => sb.resources.list(project, { per_page: 100 }) });
-  const remove = useMutation({
-    mutationFn: (id: string) => sb.resources.delete(project, id),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["resources", project] }),
+  const [page, setPage] = useState(1);
+  const [editing, setEditing] = useState<string | null>(null);
+  const resources = useQuery({ queryKey: ["resources", project, "page", page], queryFn: () => sb.resources.list(project, { page, per_page: 25 }) });
+  const refresh = () => client.invalidateQueries({ queryKey: ["resources", project] });
+  const remove = useMutation({ mutationFn: (id: string) => sb.resources.delete(project, id), onSuccess: refresh });
+  const toggle = useMutation({
+    mutationFn: ({ id, active }: { id: string; active: boolean }) => sb.resources.update(project, id, { active }),
+    onSuccess: refresh,
   });
+  const edited = resources.data?.data.find((r) => r.id === editing);
   return (
     <>
       <h1>Places</h1>
-      <p>The chats, servers and perks your plans grant. Gate a new chat from the setup's “Pick the chat” step or below.</p>
-      <ErrorNote error={resources.error ?? remove.error} />
+      <p>The chats, servers and perks your plans grant.</p>
+      <ErrorNote error={resources.error ?? remove.error ?? toggle.error} />
       <DataTable
         caption="Places"
         rows={resources.data?.data}
         meta={resources.data?.meta}
+        onPage={setPage}
         rowKey={(r) => r.id}
         columns={[
           { header: "Title", cell: (r) => r.title },
           { header: "Kind", cell: (r) => `${r.connector} ${r.kind}` },
           { header: "Platform id", cell: (r) => <code>{r.platform_ref ?? "—"}</code> },
+          { header: "Active", cell: (r) => (r.active ? "yes" : "no") },
           {
             header: "Actions",
             cell: (r) => (
-              <ConfirmButton
-                label="Remove"
-                title={`Remove ${r.title}?`}
-                confirmLabel="Remove"
-                variant="danger"
-                onConfirm={() => remove.mutateAsync(r.id)}
-              >
-                Plans stop granting it.
-              </ConfirmButton>
+              <div className="actions">
+                <Button variant="secondary" aria-label={`Edit ${r.title}`} onPress={() => setEditing(r.id)}>
+                  Edit
+                </Button>
+                <Button
+                  variant="secondary"
+                  aria-label={`${r.active ? "Deactivate" : "Activate"} ${r.title}`}
+                  onPress={() => toggle.mutate({ id: r.id, active: !r.active })}
+                >
+                  {r.active ? "Deactivate" : "Activate"}
+                </Button>
+                <ConfirmButton
+                  label={`Remove ${r.title}`}
+                  title={`Remove ${r.title}?`}
+                  confirmLabel="Remove"
+                  variant="danger"
+                  onConfirm={() => remove.mutateAsync(r.id)}
+                >
+                  Plans stop granting it.
+                </ConfirmButton>
+              </div>
             ),
           },
         ]}
       />
-      <CopyAsCode op="list_resources" path={{ project }} />
+      <CopyAsCode op="list_resources" path={{ project }} input={{ page, per_page: 25 }} />
+      {edited ? <EditPlace key={edited.id} project={project} place={edited} onDone={() => setEditing(null)} /> : null}
+      <h2>Add a place</h2>
+      <AddPlace project={project} onDone={refresh} />
     </>
+  );
+}
+
+function EditPlace(props: { project: string; place: { id: string; title: string; active: boolean }; onDone: () => void }) {
+  const { sb } = useDashboard();
+  const client = useQueryClient();
+  const [title, setTitle] = useState(props.place.title);
+  const [active, setActive] = useState(props.place.active);
+  const body = { title: title.trim(), active };
+  const update = useMutation({
+    mutationFn: () => sb.resources.update(props.project, props.place.id, body),
+    onSuccess: async () => {
+      await client.invalidateQueries({ queryKey: ["resources", props.project] });
+      props.onDone();
+    },
+  });
+  const problems = fieldErrors(update.error);
+  return (
+    <form
+      className="stack"
+      aria-labelledby="edit-place"
+      onSubmit={(e) => {
+        e.preventDefault();
+        update.mutate();
+      }}
+    >
+      <h2 id="edit-place">Edit {props.place.title}</h2>
+      <Field label="Place title" name="title" value={title} onChange={setTitle} isRequired error={problems.title} />
+      <Checkbox name="active" isSelected={active} onChange={setActive}>
+        Active (plans grant it)
+      </Checkbox>
+      <ErrorNote error={update.error && !Object.keys(problems).length ? update.error : null} />
+      <div className="actions">
+        <Button type="submit" isDisabled={update.isPending}>
+          Save place
+        </Button>
+        <Button variant="secondary" onPress={props.onDone}>
+          Cancel
+        </Button>
+      </div>
+      <CopyAsCode op="update_resource" path={{ project: props.project, resource: props.place.id }} input={body} />
+    </form>
+  );
+}
+
+function AddPlace({ project, onDone }: { project: string; onDone: () => void }) {
+  const { sb } = useDashboard();
+  const installed = useQuery({ queryKey: ["connectors", project], queryFn: () => sb.projectConnectors.list(project) });
+  const catalog = useConnectorCatalog();
+  const [form, setForm] = useState({ connector: "", kind: "", title: "", ref: "" });
+  const connectors = installed.data?.data.map((i) => i.connector) ?? [];
+  const connector = form.connector || connectors[0] || "";
+  const kinds = catalog.data?.data.find((c) => c.key === connector)?.resource_kinds ?? [];
+  const kind = form.kind && kinds.some((k) => k.kind === form.kind) ? form.kind : (kinds[0]?.kind ?? "");
+  const body = { connector, kind, title: form.title.trim(), ...(form.ref.trim() ? { platform_ref: form.ref.trim() } : {}) };
+  const create = useMutation({
+    mutationFn: () => sb.resources.create(project, body),
+    onSuccess: () => {
+      setForm({ ...form, title: "", ref: "" });
+      onDone();
+    },
+  });
+  const problems = fieldErrors(create.error);
+  if (installed.data && !connectors.length) return <p>Connect a platform first (Setup), then add its chats and perks here.</p>;
+  return (
+    <form
+      className="stack"
+      onSubmit={(e) => {
+        e.preventDefault();
+        create.mutate();
+      }}
+    >
+      <div className="row">
+        <SelectField
+          label="Connector"
+          name="connector"
+          value={connector}
+          onChange={(value) => setForm({ ...form, connector: value, kind: "" })}
+          options={connectors.map((c) => ({ value: c, label: catalog.data?.data.find((card) => card.key === c)?.name ?? c }))}
+          error={problems.connector}
+        />
+        <SelectField
+          label="Kind"
+          name="kind"
+          value={kind}
+          onChange={(value) => setForm({ ...form, kind: value })}
+          options={kinds.map((k) => ({ value: k.kind, label: k.label }))}
+          error={problems.kind}
+        />
+      </div>
+      <Field label="Title" name="title" value={form.title} onChange={(title) => setForm({ ...form, title })} isRequired error={problems.title} />
+      <Field
+        label="Platform id"
+        name="platform_ref"
+        value={form.ref}
+        onChange={(ref) => setForm({ ...form, ref })}
+        error={problems.platform_ref}
+        description="The chat's or server's id on the platform, like -1001234567890; empty for a perk you hand over yourself."
+      />
+      <ErrorNote error={create.error && !Object.keys(problems).length ? create.error : null} />
+      <Button type="submit" isDisabled={create.isPending}>
+        Add place
+      </Button>
+      <CopyAsCode op="create_resource" path={{ project }} input={body} />
+    </form>
   );
 }
 
@@ -253,31 +381,6 @@ export function AccessPage() {
           <CopyAsCode op="bulk_generate_access_codes" path={{ project, plan: chosen }} input={{ quantity: Number(count) }} />
         </>
       ) : null}
-    </>
-  );
-}
-
-export function ConnectorsPage() {
-  const project = useProject();
-  const { sb } = useDashboard();
-  const installed = useQuery({ queryKey: ["connectors", project], queryFn: () => sb.projectConnectors.list(project) });
-  return (
-    <>
-      <h1>Connectors</h1>
-      <ErrorNote error={installed.error} />
-      <DataTable
-        caption="Installed connectors"
-        rows={installed.data?.data}
-        rowKey={(c) => c.id}
-        empty="No connector yet: connect Telegram from the setup."
-        columns={[
-          { header: "Connector", cell: (c) => c.connector },
-          { header: "Account", cell: (c) => c.platform_account_name ?? "—" },
-          { header: "Bot", cell: (c) => (c.bot_url ? <a href={c.bot_url}>{c.bot_url}</a> : "—") },
-          { header: "Status", cell: (c) => c.status },
-        ]}
-      />
-      <CopyAsCode op="list_project_connectors" path={{ project }} />
     </>
   );
 }

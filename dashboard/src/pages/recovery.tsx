@@ -1,0 +1,3 @@
+export function RecoveryPage() {
+  return <h1>Recovery</h1>;
+}

@@ -1,0 +1,3 @@
+export function RolesPage() {
+  return <h1>Roles and groups</h1>;
+}

@@ -7,8 +7,8 @@ import { useDashboard } from "../context";
 import { Button, Checkbox, ConfirmButton, ErrorNote, Field, fieldErrors, SelectField } from "../ui/kit";
 import { DataTable } from "../ui/table";
 import { CopyAsCode } from "../ui/copy-as-code";
-import { formatDate, formatMoney, formatPrice, parseMajor } from "../format";
-import { PlanForm, CURRENCIES } from "./setup";
+import { decimalsOf, formatDate, formatMoney, formatPrice, parseMajor } from "../format";
+import { PlanForm, CURRENCIES, INTERVALS } from "./setup";
 import { ShareLinks } from "./share-links";
 import { useConnectorCatalog } from "./connectors";
 
@@ -21,6 +21,8 @@ export function PlansPage() {
   const { sb } = useDashboard();
   const client = useQueryClient();
   const [page, setPage] = useState(1);
+  const [editing, setEditing] = useState<string | null>(null);
+  const [windowsOf, setWindowsOf] = useState<string | null>(null);
   const plans = useQuery({ queryKey: ["plans", project, page], queryFn: () => sb.plans.list(project, { page, per_page: 25 }) });
   const resources = useQuery({ queryKey: ["resources", project], queryFn: () => sb.resources.list(project, { per_page: 100 }) });
   const refresh = () => client.invalidateQueries({ queryKey: ["plans", project] });
@@ -29,10 +31,20 @@ export function PlansPage() {
       action === "publish" ? sb.plans.publish(project, plan) : sb.plans.archive(project, plan),
     onSuccess: refresh,
   });
+  const remove = useMutation({
+    mutationFn: (plan: string) => sb.plans.delete(project, plan),
+    onSuccess: (_, plan) => {
+      if (editing === plan) setEditing(null);
+      if (windowsOf === plan) setWindowsOf(null);
+      return refresh();
+    },
+  });
+  const edited = plans.data?.data.find((p) => p.id === editing);
+  const windowed = plans.data?.data.find((p) => p.id === windowsOf);
   return (
     <>
       <h1>Plans</h1>
-      <ErrorNote error={plans.error ?? act.error} />
+      <ErrorNote error={plans.error ?? act.error ?? remove.error} />
       <DataTable
         caption="Plans"
         rows={plans.data?.data}
@@ -46,22 +58,273 @@ export function PlansPage() {
           { header: "Status", cell: (p) => p.status },
           {
             header: "Actions",
-            cell: (p) =>
-              p.status === "published" ? (
-                <Button variant="secondary" aria-label={`Archive ${p.name}`} onPress={() => act.mutate({ plan: p.id, action: "archive" })}>
-                  Archive
+            cell: (p) => (
+              <div className="actions">
+                {p.status === "published" ? (
+                  <Button variant="secondary" aria-label={`Archive ${p.name}`} onPress={() => act.mutate({ plan: p.id, action: "archive" })}>
+                    Archive
+                  </Button>
+                ) : (
+                  <Button aria-label={`Publish ${p.name}`} onPress={() => act.mutate({ plan: p.id, action: "publish" })}>
+                    Publish
+                  </Button>
+                )}
+                <Button variant="secondary" aria-label={`Edit ${p.name}`} onPress={() => setEditing(p.id)}>
+                  Edit
                 </Button>
-              ) : (
-                <Button aria-label={`Publish ${p.name}`} onPress={() => act.mutate({ plan: p.id, action: "publish" })}>
-                  Publish
+                <Button variant="secondary" aria-label={`Pass windows of ${p.name}`} onPress={() => setWindowsOf(p.id)}>
+                  Pass windows
                 </Button>
-              ),
+                {p.status === "draft" ? (
+                  <ConfirmButton
+                    label={`Delete ${p.name}`}
+                    title={`Delete the draft ${p.name}?`}
+                    confirmLabel="Delete plan"
+                    variant="danger"
+                    onConfirm={() => remove.mutateAsync(p.id)}
+                  >
+                    The draft and its pass windows are deleted. A plan somebody subscribed to cannot be deleted: archive it instead.
+                  </ConfirmButton>
+                ) : null}
+              </div>
+            ),
           },
         ]}
       />
+      <CopyAsCode op="list_plans" path={{ project }} input={{ page, per_page: 25 }} />
+      <CopyAsCode op="delete_plan" path={{ project }} label="Copy delete as code" />
+      {edited ? <EditPlan key={`${edited.id}-${edited.updated_at}`} project={project} plan={edited} onDone={() => setEditing(null)} /> : null}
+      {windowed ? <PassWindows key={windowed.id} project={project} plan={windowed} /> : null}
       <h2>New plan</h2>
       {resources.data ? <PlanForm project={project} resourceIds={resources.data.data.map((r) => r.id)} onDone={refresh} /> : null}
     </>
+  );
+}
+
+interface PlanRow {
+  id: string;
+  name: string;
+  description: string | null;
+  price: { amount: number; currency: string };
+  billing_cycle: string;
+  trial_days: number;
+  status: string;
+}
+
+/** A plan's changed fields (only what differs is sent; an emptied description is null). */
+function EditPlan({ project, plan, onDone }: { project: string; plan: PlanRow; onDone: () => void }) {
+  const { sb } = useDashboard();
+  const client = useQueryClient();
+  const major = (plan.price.amount / 10 ** decimalsOf(plan.price.currency)).toFixed(decimalsOf(plan.price.currency));
+  const [form, setForm] = useState({
+    name: plan.name,
+    description: plan.description ?? "",
+    price: major,
+    currency: plan.price.currency,
+    cycle: plan.billing_cycle,
+    trial: String(plan.trial_days),
+  });
+  const amount = parseMajor(form.price, form.currency);
+  const body: Record<string, unknown> = {};
+  if (form.name.trim() !== plan.name) body.name = form.name.trim();
+  if (form.description.trim() !== (plan.description ?? "")) body.description = form.description.trim() || null;
+  if (amount !== plan.price.amount || form.currency !== plan.price.currency) body.price = { amount: amount ?? 0, currency: form.currency };
+  if (form.cycle !== plan.billing_cycle) body.billing_cycle = form.cycle;
+  if (form.trial.trim() !== String(plan.trial_days)) body.trial_days = /^\d+$/.test(form.trial.trim()) ? Number(form.trial) : form.trial;
+  const update = useMutation({
+    mutationFn: () => sb.plans.update(project, plan.id, body as never),
+    onSuccess: async () => {
+      await client.invalidateQueries({ queryKey: ["plans", project] });
+      onDone();
+    },
+  });
+  const problems = fieldErrors(update.error);
+  const [priceError, setPriceError] = useState<string | undefined>();
+  return (
+    <form
+      className="stack"
+      aria-labelledby="edit-plan"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (amount === null) return setPriceError(`Write the price in ${form.currency}, like 9.00.`);
+        setPriceError(undefined);
+        if (Object.keys(body).length) update.mutate();
+        else onDone();
+      }}
+    >
+      <h2 id="edit-plan">Edit {plan.name}</h2>
+      {plan.status !== "draft" ? <p className="hint">Members who already subscribed keep the price and interval they bought.</p> : null}
+      <Field label="Plan name" name="name" value={form.name} onChange={(name) => setForm({ ...form, name })} isRequired error={problems.name} />
+      <Field
+        label="Description"
+        name="description"
+        value={form.description}
+        onChange={(description) => setForm({ ...form, description })}
+        multiline
+        error={problems.description}
+      />
+      <div className="row">
+        <Field
+          label="Plan price"
+          name="price"
+          value={form.price}
+          onChange={(price) => setForm({ ...form, price })}
+          inputMode="decimal"
+          error={priceError ?? problems["price.amount"] ?? problems.price}
+        />
+        <SelectField
+          label="Plan currency"
+          name="currency"
+          value={form.currency}
+          onChange={(currency) => setForm({ ...form, currency })}
+          options={CURRENCIES.some((c) => c.value === form.currency) ? CURRENCIES : [...CURRENCIES, { value: form.currency, label: form.currency }]}
+          error={problems["price.currency"]}
+        />
+      </div>
+      <div className="row">
+        <SelectField
+          label="Plan billing interval"
+          name="billing_cycle"
+          value={form.cycle}
+          onChange={(cycle) => setForm({ ...form, cycle })}
+          options={INTERVALS}
+          error={problems.billing_cycle}
+        />
+        <Field
+          label="Trial days"
+          name="trial_days"
+          value={form.trial}
+          onChange={(trial) => setForm({ ...form, trial })}
+          inputMode="numeric"
+          error={problems.trial_days}
+        />
+      </div>
+      <ErrorNote error={update.error && !Object.keys(problems).length ? update.error : null} />
+      <div className="actions">
+        <Button type="submit" isDisabled={update.isPending}>
+          Save plan
+        </Button>
+        <Button variant="secondary" onPress={onDone}>
+          Cancel
+        </Button>
+      </div>
+      <CopyAsCode op="update_plan" path={{ project, plan: plan.id }} input={Object.keys(body).length ? body : { name: plan.name }} />
+    </form>
+  );
+}
+
+/** "2026-12-01 09:00" (the creator's local time) as the API's instant; anything else is sent as typed, for the API to refuse by field. */
+function instant(text: string): string {
+  const date = new Date(text.trim().replace(" ", "T"));
+  return text.trim() && !Number.isNaN(date.getTime()) ? date.toISOString() : text.trim();
+}
+
+function PassWindows({ project, plan }: { project: string; plan: { id: string; name: string } }) {
+  const { sb } = useDashboard();
+  const client = useQueryClient();
+  const [page, setPage] = useState(1);
+  const windows = useQuery({
+    queryKey: ["pass-windows", project, plan.id, page],
+    queryFn: () => sb.passWindows.list(project, plan.id, { page, per_page: 25 }),
+  });
+  const refresh = () => client.invalidateQueries({ queryKey: ["pass-windows", project, plan.id] });
+  const [form, setForm] = useState({ name: "", starts: "", ends: "", capacity: "" });
+  const body = {
+    name: form.name.trim(),
+    starts_at: instant(form.starts),
+    ends_at: instant(form.ends),
+    capacity: form.capacity.trim() ? Number(form.capacity) : null,
+  };
+  const create = useMutation({
+    mutationFn: () => sb.passWindows.create(project, plan.id, body),
+    onSuccess: () => {
+      setForm({ name: "", starts: "", ends: "", capacity: "" });
+      return refresh();
+    },
+  });
+  const remove = useMutation({ mutationFn: (id: string) => sb.passWindows.delete(project, plan.id, id), onSuccess: refresh });
+  const problems = fieldErrors(create.error);
+  return (
+    <section className="stack" aria-labelledby="pass-windows">
+      <h2 id="pass-windows">Pass windows of {plan.name}</h2>
+      <p>Dated windows the plan sells passes for: a workshop, an event, a season.</p>
+      <ErrorNote error={windows.error ?? remove.error} />
+      <DataTable
+        caption="Pass windows"
+        rows={windows.data?.data}
+        meta={windows.data?.meta}
+        onPage={setPage}
+        rowKey={(w) => w.id}
+        empty="No pass window yet."
+        columns={[
+          { header: "Name", cell: (w) => w.name },
+          { header: "Starts", cell: (w) => formatDate(w.starts_at) },
+          { header: "Ends", cell: (w) => formatDate(w.ends_at) },
+          { header: "Capacity", cell: (w) => (w.capacity === null ? "No limit" : String(w.capacity)) },
+          {
+            header: "Actions",
+            cell: (w) => (
+              <ConfirmButton
+                label={`Delete ${w.name}`}
+                title={`Delete the window ${w.name}?`}
+                confirmLabel="Delete window"
+                variant="danger"
+                onConfirm={() => remove.mutateAsync(w.id)}
+              >
+                Passes for it are no longer sold.
+              </ConfirmButton>
+            ),
+          },
+        ]}
+      />
+      <CopyAsCode op="list_pass_windows" path={{ project, plan: plan.id }} input={{ page, per_page: 25 }} />
+      <CopyAsCode op="delete_pass_window" path={{ project, plan: plan.id }} label="Copy delete as code" />
+      <form
+        className="stack"
+        aria-labelledby="new-pass-window"
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate();
+        }}
+      >
+        <h3 id="new-pass-window">New pass window</h3>
+        <Field label="Window name" name="name" value={form.name} onChange={(name) => setForm({ ...form, name })} isRequired error={problems.name} />
+        <div className="row">
+          <Field
+            label="Starts at"
+            name="starts_at"
+            value={form.starts}
+            onChange={(starts) => setForm({ ...form, starts })}
+            isRequired
+            description="Your local time, like 2026-12-01 09:00"
+            error={problems.starts_at}
+          />
+          <Field
+            label="Ends at"
+            name="ends_at"
+            value={form.ends}
+            onChange={(ends) => setForm({ ...form, ends })}
+            isRequired
+            description="After the start"
+            error={problems.ends_at}
+          />
+        </div>
+        <Field
+          label="Capacity"
+          name="capacity"
+          value={form.capacity}
+          onChange={(capacity) => setForm({ ...form, capacity })}
+          inputMode="numeric"
+          description="Empty for no limit"
+          error={problems.capacity}
+        />
+        <ErrorNote error={create.error && !Object.keys(problems).length ? create.error : null} />
+        <Button type="submit" isDisabled={create.isPending}>
+          Add pass window
+        </Button>
+        <CopyAsCode op="create_pass_window" path={{ project, plan: plan.id }} input={body} />
+      </form>
+    </section>
   );
 }
 

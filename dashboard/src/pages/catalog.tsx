@@ -642,9 +642,68 @@ export function AccessPage() {
             <Button type="submit">Generate codes</Button>
           </form>
           <CopyAsCode op="bulk_generate_access_codes" path={{ project, plan: chosen }} input={{ quantity: Number(count) }} />
+          <DeepLink project={project} plan={chosen} />
         </>
       ) : null}
     </>
+  );
+}
+
+/** The bot's start link for a plan, and for one access code (the member lands on the plan, the code applied). */
+function DeepLink({ project, plan }: { project: string; plan: string }) {
+  const { sb } = useDashboard();
+  const [code, setCode] = useState("");
+  const [asked, setAsked] = useState<{ plan_id: string; access_code?: string } | null>(null);
+  const [copied, setCopied] = useState(false);
+  const link = useQuery({
+    enabled: asked !== null,
+    queryKey: ["deep-link", project, asked],
+    queryFn: () => sb.distribution.deepLink(project, asked!),
+    retry: false,
+  });
+  const input = { plan_id: plan, ...(code.trim() ? { access_code: code.trim() } : {}) };
+  const url = asked && asked.plan_id === plan ? link.data?.data.deep_link : undefined;
+  return (
+    <section className="stack" aria-labelledby="deep-link">
+      <h2 id="deep-link">Bot link</h2>
+      <p>A link that opens your bot on this plan; with an access code, the code is applied for the member.</p>
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setCopied(false);
+          setAsked(input);
+        }}
+      >
+        <Field
+          label="Access code (optional)"
+          name="access_code"
+          value={code}
+          onChange={setCode}
+          error={fieldErrors(link.error).access_code ?? fieldErrors(link.error).plan_id}
+        />
+        <Button type="submit">Make the link</Button>
+      </form>
+      <ErrorNote error={link.error && !Object.keys(fieldErrors(link.error)).length ? link.error : null} />
+      {url ? (
+        <div className="row">
+          <a href={url} target="_blank" rel="noreferrer">
+            {url}
+          </a>
+          <Button
+            variant="secondary"
+            aria-label="Copy the bot link"
+            onPress={async () => {
+              await navigator.clipboard?.writeText(url).catch(() => undefined);
+              setCopied(true);
+            }}
+          >
+            {copied ? "Copied" : "Copy"}
+          </Button>
+        </div>
+      ) : null}
+      <CopyAsCode op="get_deep_link" path={{ project }} input={input} />
+    </section>
   );
 }
 

@@ -91,7 +91,14 @@ describe("the dashboard's management pages on npm start (Chromium)", function ()
     const cell = (name: string) => page.getByRole("cell", { name, exact: true });
     /** Waits for a row's cell, failing at once with the page's error when the API refused. */
     const appears = async (name: string) => {
-      await cell(name).or(page.getByRole("alert")).first().waitFor();
+      await cell(name)
+        .or(page.getByRole("alert"))
+        .first()
+        .waitFor({ timeout: 10_000 })
+        .catch(async (err: unknown) => {
+          await page.screenshot({ path: join(dataDir, "failed.png"), fullPage: true });
+          throw err;
+        });
       if (await page.getByRole("alert").count()) assert.fail(`${name}: ${await page.getByRole("alert").first().innerText()}`);
     };
 
@@ -133,8 +140,6 @@ describe("the dashboard's management pages on npm start (Chromium)", function ()
     await page.getByLabel("Place title").fill("VIP lounge 2");
     await page.getByRole("button", { name: "Save place" }).click();
     await cell("VIP lounge 2").waitFor();
-    await confirm("Remove VIP lounge 2", "Remove");
-    await cell("VIP lounge 2").waitFor({ state: "detached" });
 
     // Plans: a draft created, edited, given a pass window (then deleted), deleted (confirm).
     await nav("Plans");
@@ -161,6 +166,10 @@ describe("the dashboard's management pages on npm start (Chromium)", function ()
     await cell("December workshop").waitFor({ state: "detached" });
     await confirm("Delete Workshop pass", "Delete plan");
     await cell("Workshop pass").waitFor({ state: "detached" });
+    // The place goes once no plan needs it (a plan grants at least one).
+    await nav("Places");
+    await confirm("Remove VIP lounge 2", "Remove");
+    await cell("VIP lounge 2").waitFor({ state: "detached" });
 
     // Roles and groups (the demo creator is on Growth): one role and one group created, then deleted.
     await nav("Roles");
@@ -205,14 +214,15 @@ describe("the dashboard's management pages on npm start (Chromium)", function ()
     await page.getByRole("button", { name: "Add endpoint" }).click();
     await appears("Receiver");
     await page.getByRole("button", { name: "Manage Receiver" }).click();
+    await look("webhooks");
+    // Nothing listens on port 9: the API answers 502 WEBHOOK_ENDPOINT_UNREACHABLE and the page shows it (Chromium logs that response).
     await page.getByRole("button", { name: "Send a test event" }).click();
-    await page
-      .getByRole("status")
-      .filter({ hasText: /The test event/ })
-      .waitFor();
+    await page.getByRole("alert").waitFor();
+    const unreachable = problems.findIndex((p) => p.includes("status of 502") && p.includes("/test"));
+    assert.ok(unreachable >= 0, problems.join("\n"));
+    problems.splice(unreachable, 1);
     await confirm("Rotate secret", "Rotate");
     assert.match(await page.getByRole("status").filter({ hasText: "shown only once" }).innerText(), /whsec_[A-Za-z0-9]{40}/);
-    await look("webhooks");
     await confirm("Delete endpoint", "Delete endpoint");
     await cell("Receiver").waitFor({ state: "detached" });
 

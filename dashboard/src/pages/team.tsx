@@ -269,7 +269,7 @@ function ManageEndpoint({ endpoint, onGone }: { endpoint: { id: string; name: st
   const refresh = () => client.invalidateQueries({ queryKey: ["webhooks"] });
   const path = { webhook_endpoint: endpoint.id };
   const update = useMutation({ mutationFn: () => sb.webhookEndpoints.update(endpoint.id, body as never), onSuccess: refresh });
-  const test = useMutation({ mutationFn: () => sb.webhookEndpoints.test(endpoint.id) });
+  const test = useMutation({ mutationFn: () => sb.webhookEndpoints.test(endpoint.id, { maxRetries: 0 }) });
   const rotate = useMutation({ mutationFn: () => sb.webhookEndpoints.rotateSecret(endpoint.id), onSuccess: (answer) => setSecret(answer.secret) });
   const remove = useMutation({
     mutationFn: () => sb.webhookEndpoints.delete(endpoint.id),

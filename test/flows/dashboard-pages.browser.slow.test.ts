@@ -115,7 +115,11 @@ describe("the dashboard's management pages on npm start (Chromium)", function ()
     assert.equal((await api("GET", `/projects/${projectId}`)).data.description, "A community for late readers.");
     await page.getByRole("banner").getByRole("combobox").selectOption(spare.id);
     await nav("Settings");
-    await page.waitForFunction(() => (document.querySelector("input[name=name]") as HTMLInputElement | null)?.value === "Spare project");
+    const nameDeadline = Date.now() + 10_000;
+    while ((await page.getByLabel("Project name").inputValue()) !== "Spare project") {
+      assert.ok(Date.now() < nameDeadline, "the settings show the spare project");
+      await page.waitForTimeout(100);
+    }
     await confirm("Delete project", "Delete project");
     await page.waitForURL((url) => !url.pathname.includes(spare.id));
     await page.getByRole("banner").getByRole("combobox").selectOption(projectId);

@@ -6,9 +6,13 @@ import { useDashboard } from "./context";
 import { SetupPage } from "./pages/setup";
 import { OverviewPage } from "./pages/overview";
 import { MemberPage, MembersPage } from "./pages/members";
-import { PlansPage, PlacesPage, CouponsPage, AccessPage, SharePage, ConnectorsPage } from "./pages/catalog";
+import { PlansPage, PlacesPage, CouponsPage, AccessPage, SharePage } from "./pages/catalog";
+import { ConnectorsPage } from "./pages/connectors";
 import { PaymentsPage, SupportPage, ActivityPage } from "./pages/business";
 import { TokensPage, WebhooksPage, TeamPage, AlertsPage, BillingPage } from "./pages/team";
+import { ProjectSettingsPage } from "./pages/settings";
+import { RecoveryPage } from "./pages/recovery";
+import { RolesPage } from "./pages/roles";
 
 function useProjects() {
   const { sb } = useDashboard();
@@ -26,13 +30,16 @@ const PROJECT_LINKS = [
   ["/coupons", "Coupons"],
   ["/access", "Access codes"],
   ["/connectors", "Connectors"],
+  ["/recovery", "Recovery"],
   ["/share", "Share"],
+  ["/settings", "Settings"],
 ] as const;
 
 const TEAM_LINKS = [
   ["/activity", "Activity"],
   ["/webhooks", "Webhooks"],
   ["/team", "Team"],
+  ["/roles", "Roles"],
   ["/tokens", "API tokens"],
   ["/alerts", "Alerts"],
   ["/billing", "Billing"],
@@ -159,10 +166,13 @@ export function createDashboardRouter() {
     route("/projects/$project/coupons", CouponsPage),
     route("/projects/$project/access", AccessPage),
     route("/projects/$project/connectors", ConnectorsPage),
+    route("/projects/$project/recovery", RecoveryPage),
     route("/projects/$project/share", SharePage),
+    route("/projects/$project/settings", ProjectSettingsPage),
     route("/activity", ActivityPage),
     route("/webhooks", WebhooksPage),
     route("/team", TeamPage),
+    route("/roles", RolesPage),
     route("/tokens", TokensPage),
     route("/alerts", AlertsPage),
     route("/billing", BillingPage),

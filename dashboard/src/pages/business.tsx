@@ -3,7 +3,7 @@ import { useState } from "react";
 import { useParams } from "@tanstack/react-router";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useDashboard } from "../context";
-import { Button, ErrorNote, Field, SelectField } from "../ui/kit";
+import { Button, ConfirmButton, ErrorNote, Field, fieldErrors, SelectField } from "../ui/kit";
 import { DataTable } from "../ui/table";
 import { CopyAsCode } from "../ui/copy-as-code";
 import { formatDate, formatMoney } from "../format";
@@ -156,6 +156,7 @@ export function SupportPage() {
       {open ? (
         <section aria-labelledby="thread">
           <h2 id="thread">Conversation</h2>
+          <ConversationActions project={project} conversation={(conversations.data?.data ?? []).find((c) => c.id === open) ?? null} />
           <ol className="thread">
             {(messages.data?.data ?? []).map((m) => {
               const msg = m as { id: string; body?: string; direction?: string; created_at?: string };
@@ -187,7 +188,170 @@ export function SupportPage() {
         </section>
       ) : null}
       <CopyAsCode op="list_support_conversations" path={{ project }} input={{ status }} />
+      <CannedReplies project={project} />
     </>
+  );
+}
+
+/** Assign (or unassign) a conversation to a team member, close it or reopen it: update_support_conversation. */
+function ConversationActions({
+  project,
+  conversation,
+}: {
+  project: string;
+  conversation: { id: string; status: string; assignee_id: string | null } | null;
+}) {
+  const { sb } = useDashboard();
+  const client = useQueryClient();
+  const team = useQuery({ queryKey: ["team"], queryFn: () => sb.teams.retrieveCurrent() });
+  const teamId = team.data?.data.id;
+  const members = useQuery({ enabled: Boolean(teamId), queryKey: ["team-members", teamId], queryFn: () => sb.teamMembers.list(teamId!) });
+  const update = useMutation({
+    mutationFn: (body: { assignee_id?: string | null; status?: "open" | "closed" }) =>
+      sb.supportConversations.update(project, conversation!.id, body),
+    onSuccess: () => client.invalidateQueries({ queryKey: ["support", project] }),
+  });
+  if (!conversation) return null;
+  const people = ((members.data?.data ?? []) as { user_id: string; email?: string }[]).map((m) => ({
+    value: m.user_id,
+    label: m.email ?? m.user_id,
+  }));
+  const next = conversation.status === "open" ? "closed" : "open";
+  return (
+    <div className="stack">
+      <ErrorNote error={update.error} />
+      <div className="row">
+        <SelectField
+          label="Assigned to"
+          name="assignee_id"
+          value={conversation.assignee_id ?? ""}
+          onChange={(value) => update.mutate({ assignee_id: value || null })}
+          options={[{ value: "", label: "Nobody" }, ...people]}
+          error={fieldErrors(update.error).assignee_id}
+        />
+        <Button variant="secondary" onPress={() => update.mutate({ status: next })} isDisabled={update.isPending}>
+          {next === "closed" ? "Close conversation" : "Reopen conversation"}
+        </Button>
+      </div>
+      <CopyAsCode op="update_support_conversation" path={{ project, conversation: conversation.id }} input={{ status: next }} />
+    </div>
+  );
+}
+
+/** The project's canned replies: listed by the server's pages, created, changed and deleted. */
+function CannedReplies({ project }: { project: string }) {
+  const { sb } = useDashboard();
+  const client = useQueryClient();
+  const [page, setPage] = useState(1);
+  const [editing, setEditing] = useState<{ id: string; title: string; body: string } | null>(null);
+  const [form, setForm] = useState({ title: "", body: "" });
+  const replies = useQuery({ queryKey: ["canned", project, "page", page], queryFn: () => sb.cannedReplies.list(project, { page, per_page: 25 }) });
+  const refresh = () => client.invalidateQueries({ queryKey: ["canned", project] });
+  const input = { title: form.title.trim(), body: form.body };
+  const save = useMutation({
+    mutationFn: () => (editing ? sb.cannedReplies.update(project, editing.id, input) : sb.cannedReplies.create(project, input)),
+    onSuccess: () => {
+      setEditing(null);
+      setForm({ title: "", body: "" });
+      return refresh();
+    },
+  });
+  const remove = useMutation({ mutationFn: (id: string) => sb.cannedReplies.delete(project, id), onSuccess: refresh });
+  const problems = fieldErrors(save.error);
+  return (
+    <section className="stack" aria-labelledby="canned-replies">
+      <h2 id="canned-replies">Canned replies</h2>
+      <ErrorNote error={replies.error ?? remove.error} />
+      <DataTable
+        caption="Canned replies"
+        rows={replies.data?.data}
+        meta={replies.data?.meta}
+        onPage={setPage}
+        rowKey={(r) => r.id}
+        empty="No canned reply yet."
+        columns={[
+          { header: "Title", cell: (r) => r.title },
+          { header: "Text", cell: (r) => (r.body.length > 80 ? `${r.body.slice(0, 80)}…` : r.body) },
+          {
+            header: "Actions",
+            cell: (r) => (
+              <div className="actions">
+                <Button
+                  variant="secondary"
+                  aria-label={`Change ${r.title}`}
+                  onPress={() => {
+                    setEditing(r);
+                    setForm({ title: r.title, body: r.body });
+                  }}
+                >
+                  Change
+                </Button>
+                <ConfirmButton
+                  label={`Delete ${r.title}`}
+                  title={`Delete the canned reply ${r.title}?`}
+                  confirmLabel="Delete reply"
+                  variant="danger"
+                  onConfirm={() => remove.mutateAsync(r.id)}
+                >
+                  It is no longer offered when answering.
+                </ConfirmButton>
+              </div>
+            ),
+          },
+        ]}
+      />
+      <CopyAsCode op="list_canned_replies" path={{ project }} input={{ page, per_page: 25 }} />
+      <CopyAsCode op="delete_canned_reply" path={{ project }} label="Copy delete as code" />
+      <form
+        className="stack"
+        aria-labelledby="canned-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <h3 id="canned-form">{editing ? `Change ${editing.title}` : "New canned reply"}</h3>
+        <Field
+          label="Reply title"
+          name="title"
+          value={form.title}
+          onChange={(title) => setForm({ ...form, title })}
+          isRequired
+          error={problems.title}
+        />
+        <Field
+          label="Reply text"
+          name="body"
+          value={form.body}
+          onChange={(body) => setForm({ ...form, body })}
+          multiline
+          isRequired
+          error={problems.body}
+        />
+        <ErrorNote error={save.error && !Object.keys(problems).length ? save.error : null} />
+        <div className="actions">
+          <Button type="submit" isDisabled={save.isPending}>
+            {editing ? "Save canned reply" : "Create canned reply"}
+          </Button>
+          {editing ? (
+            <Button
+              variant="secondary"
+              onPress={() => {
+                setEditing(null);
+                setForm({ title: "", body: "" });
+              }}
+            >
+              Cancel
+            </Button>
+          ) : null}
+        </div>
+        <CopyAsCode
+          op={editing ? "update_canned_reply" : "create_canned_reply"}
+          path={editing ? { project, canned_reply: editing.id } : { project }}
+          input={input}
+        />
+      </form>
+    </section>
   );
 }
 

@@ -290,6 +290,8 @@ function PickChat({ project, botName, onDone }: { project: string; botName: stri
   );
 }
 
+const PLAN_FORM_FIELDS = ["name", "price.amount", "price.currency", "billing_cycle", "trial_days"];
+
 export function PlanForm({
   project,
   resourceIds,
@@ -366,7 +368,16 @@ export function PlanForm({
           error={problems.trial_days}
         />
       </div>
-      <ErrorNote error={create.error && !Object.keys(problems).length ? create.error : null} />
+      {/* A refusal naming a field the form does not show (resources) is shown whole. */}
+      <ErrorNote
+        error={
+          create.error && !Object.keys(problems).every((k) => PLAN_FORM_FIELDS.includes(k))
+            ? create.error
+            : create.error && !Object.keys(problems).length
+              ? create.error
+              : null
+        }
+      />
       <Button type="submit" isDisabled={create.isPending}>
         {submitLabel}
       </Button>

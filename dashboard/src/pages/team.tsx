@@ -4,7 +4,7 @@ import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { RESOURCE_OPERATIONS, WEBHOOK_EVENT_TYPES } from "@subbridge/sdk";
 import { useDashboard } from "../context";
-import { Button, ConfirmButton, ErrorNote, Field, fieldErrors, Notice, SelectField } from "../ui/kit";
+import { Button, Checkbox, ConfirmButton, ErrorNote, Field, fieldErrors, Notice, SelectField } from "../ui/kit";
 import { DataTable } from "../ui/table";
 import { CopyAsCode } from "../ui/copy-as-code";
 import { formatDate } from "../format";
@@ -119,8 +119,11 @@ const EVENT_GROUPS = [...new Set(WEBHOOK_EVENT_TYPES.map((t) => `${t.split(".")[
 export function WebhooksPage() {
   const { sb } = useDashboard();
   const client = useQueryClient();
-  const endpoints = useQuery({ queryKey: ["webhooks"], queryFn: () => sb.webhookEndpoints.list({ per_page: 100 }) });
+  const [page, setPage] = useState(1);
+  const endpoints = useQuery({ queryKey: ["webhooks", page], queryFn: () => sb.webhookEndpoints.list({ page, per_page: 25 }) });
   const [open, setOpen] = useState<string | null>(null);
+  const [managed, setManaged] = useState<string | null>(null);
+  const managedEndpoint = endpoints.data?.data.find((e) => e.id === managed);
   const deliveries = useQuery({
     enabled: Boolean(open),
     queryKey: ["deliveries", open],
@@ -150,20 +153,31 @@ export function WebhooksPage() {
         caption="Endpoints"
         rows={endpoints.data?.data}
         meta={endpoints.data?.meta}
+        onPage={setPage}
         rowKey={(e) => e.id}
         columns={[
           { header: "Name", cell: (e) => e.name },
           { header: "URL", cell: (e) => <code>{e.url}</code> },
+          { header: "Active", cell: (e) => (e.is_active ? "yes" : "no") },
           {
-            header: "Deliveries",
+            header: "Actions",
             cell: (e) => (
-              <Button variant="secondary" aria-label={`Deliveries of ${e.name}`} onPress={() => setOpen(e.id)}>
-                Show
-              </Button>
+              <div className="actions">
+                <Button variant="secondary" aria-label={`Deliveries of ${e.name}`} onPress={() => setOpen(e.id)}>
+                  Deliveries
+                </Button>
+                <Button variant="secondary" aria-label={`Manage ${e.name}`} onPress={() => setManaged(e.id)}>
+                  Manage
+                </Button>
+              </div>
             ),
           },
         ]}
       />
+      <CopyAsCode op="list_webhook_endpoints" input={{ page, per_page: 25 }} />
+      {managedEndpoint ? (
+        <ManageEndpoint key={`${managedEndpoint.id}-${managedEndpoint.updated_at}`} endpoint={managedEndpoint} onGone={() => setManaged(null)} />
+      ) : null}
       {open ? (
         <>
           <DataTable
@@ -210,25 +224,120 @@ export function WebhooksPage() {
           error={problems.url}
           description="An https address on a public host"
         />
-        <fieldset className="events">
-          <legend>Events</legend>
-          {EVENT_GROUPS.map((group) => (
-            <label key={group}>
-              <input
-                type="checkbox"
-                checked={events.includes(group)}
-                onChange={(e) => setEvents(e.target.checked ? [...events, group] : events.filter((g) => g !== group))}
-              />{" "}
-              {group}
-            </label>
-          ))}
-          {problems.events ? <span className="field-error">{problems.events}</span> : null}
-        </fieldset>
+        <EventGroups legend="Events" value={events} onChange={setEvents} error={problems.events} />
         <ErrorNote error={create.error && !Object.keys(problems).length ? create.error : null} />
         <Button type="submit">Add endpoint</Button>
         <CopyAsCode op="create_webhook_endpoint" input={body} />
       </form>
     </>
+  );
+}
+
+function EventGroups(props: { legend: string; value: string[]; onChange: (value: string[]) => void; error?: string | undefined }) {
+  // An endpoint may hold single event types too: they stay listed so a save keeps them.
+  const groups = [...new Set([...EVENT_GROUPS, ...props.value])].sort();
+  return (
+    <fieldset className="events">
+      <legend>{props.legend}</legend>
+      {groups.map((group) => (
+        <label key={group}>
+          <input
+            type="checkbox"
+            checked={props.value.includes(group)}
+            onChange={(e) => props.onChange(e.target.checked ? [...props.value, group] : props.value.filter((g) => g !== group))}
+          />{" "}
+          {group}
+        </label>
+      ))}
+      {props.error ? <span className="field-error">{props.error}</span> : null}
+    </fieldset>
+  );
+}
+
+/** One endpoint's changes: rename, events, pause or resume; send a test event; rotate its secret (shown once); delete it. */
+function ManageEndpoint({ endpoint, onGone }: { endpoint: { id: string; name: string; events: string[]; is_active: boolean }; onGone: () => void }) {
+  const { sb } = useDashboard();
+  const client = useQueryClient();
+  const [name, setName] = useState(endpoint.name);
+  const [events, setEvents] = useState<string[]>(endpoint.events);
+  const [active, setActive] = useState(endpoint.is_active);
+  const [secret, setSecret] = useState<string | null>(null);
+  const body: Record<string, unknown> = {};
+  if (name.trim() !== endpoint.name) body.name = name.trim();
+  if ([...events].sort().join() !== [...endpoint.events].sort().join()) body.events = events;
+  if (active !== endpoint.is_active) body.is_active = active;
+  const refresh = () => client.invalidateQueries({ queryKey: ["webhooks"] });
+  const path = { webhook_endpoint: endpoint.id };
+  const update = useMutation({ mutationFn: () => sb.webhookEndpoints.update(endpoint.id, body as never), onSuccess: refresh });
+  const test = useMutation({ mutationFn: () => sb.webhookEndpoints.test(endpoint.id, { maxRetries: 0 }) });
+  const rotate = useMutation({ mutationFn: () => sb.webhookEndpoints.rotateSecret(endpoint.id), onSuccess: (answer) => setSecret(answer.secret) });
+  const remove = useMutation({
+    mutationFn: () => sb.webhookEndpoints.delete(endpoint.id),
+    onSuccess: async () => {
+      onGone();
+      await refresh();
+    },
+  });
+  const problems = fieldErrors(update.error);
+  const result = test.data?.data;
+  return (
+    <section className="stack" aria-labelledby="manage-endpoint">
+      <h2 id="manage-endpoint">Manage {endpoint.name}</h2>
+      <form
+        className="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (Object.keys(body).length) update.mutate();
+        }}
+      >
+        <Field label="Endpoint name" name="name" value={name} onChange={setName} isRequired error={problems.name} />
+        <EventGroups legend="Endpoint events" value={events} onChange={setEvents} error={problems.events} />
+        <Checkbox name="is_active" isSelected={active} onChange={setActive}>
+          Active (unticked pauses deliveries)
+        </Checkbox>
+        <ErrorNote error={update.error && !Object.keys(problems).length ? update.error : null} />
+        <Button type="submit" isDisabled={update.isPending || !Object.keys(body).length}>
+          Save endpoint
+        </Button>
+        <CopyAsCode op="update_webhook_endpoint" path={path} input={Object.keys(body).length ? body : { is_active: active }} />
+      </form>
+      <h3>Test and secret</h3>
+      <ErrorNote error={test.error ?? rotate.error ?? remove.error} />
+      {result ? (
+        <Notice kind={result.delivered ? "success" : "info"}>
+          The test event {result.event_type} was {result.delivered ? "delivered" : "not accepted"}: status {result.response_status} in{" "}
+          {result.duration_ms} ms.
+        </Notice>
+      ) : null}
+      {secret ? (
+        <Notice kind="success">
+          <p>The new signing secret. Copy it now: it is shown only once, and the old one no longer verifies.</p>
+          <pre tabIndex={0}>
+            <code>{secret}</code>
+          </pre>
+        </Notice>
+      ) : null}
+      <div className="actions">
+        <Button variant="secondary" onPress={() => test.mutate()} isDisabled={test.isPending}>
+          Send a test event
+        </Button>
+        <ConfirmButton label="Rotate secret" title="Rotate the signing secret?" confirmLabel="Rotate" onConfirm={() => rotate.mutateAsync()}>
+          The old secret stops verifying at once: update your receiver with the new one.
+        </ConfirmButton>
+        <ConfirmButton
+          label="Delete endpoint"
+          title={`Delete ${endpoint.name}?`}
+          confirmLabel="Delete endpoint"
+          variant="danger"
+          onConfirm={() => remove.mutateAsync()}
+        >
+          No more events are sent to it.
+        </ConfirmButton>
+      </div>
+      <CopyAsCode op="test_webhook_endpoint" path={path} label="Copy test as code" />
+      <CopyAsCode op="rotate_webhook_endpoint_secret" path={path} label="Copy rotate as code" />
+      <CopyAsCode op="delete_webhook_endpoint" path={path} label="Copy delete as code" />
+    </section>
   );
 }
 
@@ -325,18 +434,137 @@ export function TeamPage() {
   );
 }
 
+const ALERT_CLASSES = ["sales", "support", "recovery", "billing", "security", "passes", "onboarding"] as const;
+
+interface DestinationRow {
+  key: number;
+  kind: "connector_identity" | "email";
+  target: string;
+  /** null: every class. */
+  classes: string[] | null;
+}
+
+let nextRow = 0;
+
 export function AlertsPage() {
   const { sb } = useDashboard();
+  const client = useQueryClient();
   const alerts = useQuery({ queryKey: ["alerts"], queryFn: () => sb.me.alertDestinations() });
+  const identities = useQuery({ queryKey: ["identities"], queryFn: () => sb.me.identities() });
+  const [rows, setRows] = useState<DestinationRow[] | null>(null);
+  const loaded: DestinationRow[] = (alerts.data?.data ?? [])
+    .filter((d) => d.kind !== "push_device")
+    .map((d, i) => ({ key: -(i + 1), kind: d.kind as DestinationRow["kind"], target: d.target, classes: d.classes ?? null }));
+  const shown = rows ?? loaded;
+  const body = { destinations: shown.map((r) => ({ kind: r.kind, target: r.target.trim(), classes: r.classes })) };
+  const save = useMutation({
+    mutationFn: () => sb.me.replaceAlertDestinations(body as never),
+    onSuccess: async () => {
+      setRows(null);
+      await client.invalidateQueries({ queryKey: ["alerts"] });
+    },
+  });
+  const problems = fieldErrors(save.error);
+  const change = (key: number, patch: Partial<DestinationRow>) => setRows(shown.map((r) => (r.key === key ? { ...r, ...patch } : r)));
+  const accounts = (identities.data?.data ?? []).map((i) => ({ value: i.account_id, label: `${i.connector}: ${i.display_name ?? i.account_id}` }));
   return (
     <>
       <h1>Alerts</h1>
-      <p>Where SubBridge tells you about failed payments, stuck access and sign-ins.</p>
-      <ErrorNote error={alerts.error} />
-      <pre tabIndex={0} className="json">
-        <code>{alerts.data ? JSON.stringify(alerts.data.data, null, 2) : "Loading…"}</code>
-      </pre>
-      <CopyAsCode op="list_alert_destinations" />
+      <p>
+        Where SubBridge tells you about sales, support, failed payments, stuck access and sign-ins. With no destination, every alert goes to your
+        primary connected account, and recovery, billing and security also to your email.
+      </p>
+      <ErrorNote error={alerts.error ?? identities.error} />
+      <form
+        className="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        {shown.length ? null : <Notice kind="info">The default routing applies.</Notice>}
+        {shown.map((row, i) => (
+          <fieldset key={row.key} className="destination">
+            <legend>Destination {i + 1}</legend>
+            <div className="row">
+              <SelectField
+                label={`Destination ${i + 1} kind`}
+                name="kind"
+                value={row.kind}
+                onChange={(kind) => change(row.key, { kind: kind as DestinationRow["kind"], target: "" })}
+                options={[
+                  { value: "connector_identity", label: "A connected account" },
+                  { value: "email", label: "Email" },
+                ]}
+                error={problems[`destinations.${i}.kind`]}
+              />
+              {row.kind === "connector_identity" && accounts.length ? (
+                <SelectField
+                  label={`Destination ${i + 1} account`}
+                  name="target"
+                  value={row.target}
+                  onChange={(target) => change(row.key, { target })}
+                  options={[{ value: "", label: "Choose an account" }, ...accounts]}
+                  error={problems[`destinations.${i}.target`]}
+                />
+              ) : (
+                <Field
+                  label={`Destination ${i + 1} ${row.kind === "email" ? "email address" : "account id"}`}
+                  name="target"
+                  type={row.kind === "email" ? "email" : "text"}
+                  value={row.target}
+                  onChange={(target) => change(row.key, { target })}
+                  error={problems[`destinations.${i}.target`]}
+                  description={row.kind === "email" ? "Your own account's address" : "A linked account's id"}
+                />
+              )}
+            </div>
+            <label>
+              <input type="checkbox" checked={row.classes === null} onChange={(e) => change(row.key, { classes: e.target.checked ? null : [] })} />{" "}
+              Every kind of alert
+            </label>
+            {row.classes !== null ? (
+              <div className="events" role="group" aria-label={`Destination ${i + 1} alert kinds`}>
+                {ALERT_CLASSES.map((c) => (
+                  <label key={c}>
+                    <input
+                      type="checkbox"
+                      checked={row.classes!.includes(c)}
+                      onChange={(e) => change(row.key, { classes: e.target.checked ? [...row.classes!, c] : row.classes!.filter((x) => x !== c) })}
+                    />{" "}
+                    {c}
+                  </label>
+                ))}
+              </div>
+            ) : null}
+            {problems[`destinations.${i}.classes`] ? <span className="field-error">{problems[`destinations.${i}.classes`]}</span> : null}
+            <ConfirmButton
+              label={`Remove destination ${i + 1}`}
+              title={`Remove destination ${i + 1}?`}
+              confirmLabel="Remove"
+              variant="danger"
+              onConfirm={() => setRows(shown.filter((r) => r.key !== row.key))}
+            >
+              It is removed when you save the list.
+            </ConfirmButton>
+          </fieldset>
+        ))}
+        {problems.destinations ? <span className="field-error">{problems.destinations}</span> : null}
+        <ErrorNote error={save.error && !Object.keys(problems).length ? save.error : null} />
+        <div className="actions">
+          <Button
+            variant="secondary"
+            onPress={() => setRows([...shown, { key: nextRow++, kind: accounts.length ? "connector_identity" : "email", target: "", classes: null }])}
+          >
+            Add a destination
+          </Button>
+          <Button type="submit" isDisabled={save.isPending || rows === null}>
+            Save destinations
+          </Button>
+        </div>
+        <CopyAsCode op="list_alert_destinations" />
+        <CopyAsCode op="replace_alert_destinations" input={body} label="Copy save as code" />
+      </form>
     </>
   );
 }

@@ -5632,7 +5632,7 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description attachment; filename="<project handle>-<what>-<YYYY-MM-DD>.csv" (the date of the export, UTC). */
+        /** @description `attachment; filename="<project handle>-<what>-<YYYY-MM-DD>.csv"` (the date of the export, UTC). */
         "Content-Disposition": string;
         /** @description Present with value true when this response is the cached answer to an earlier request with the same Idempotency-Key. */
         "Idempotent-Replay": "true";
@@ -7477,7 +7477,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The members as CSV, offered as a download named <project handle>-members-<YYYY-MM-DD>.csv. */
+            /** @description The members as CSV, offered as a download named `<project handle>-members-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9827,7 +9827,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The transactions as CSV, offered as a download named <project handle>-transactions-<YYYY-MM-DD>.csv. */
+            /** @description The transactions as CSV, offered as a download named `<project handle>-transactions-<YYYY-MM-DD>.csv`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -50,9 +50,16 @@ describe("codegen", () => {
     }
   });
 
-  it("derives one MCP tool per RM operation, with flat inlined input schemas", () => {
+  it("derives one MCP tool per RM operation (but the x-rest-only file downloads), with flat inlined input schemas", () => {
     const tools: Json = JSON.parse(read("mcp-tools.json"));
-    const rm = operationList.filter((op) => op.ability && abilityCatalog[op.ability].enforcement === "RM").map((op) => op.id);
+    const restOnly = new Set(
+      Object.values<Json>(JSON.parse(read("openapi.json")).paths)
+        .flatMap((item) => Object.values<Json>(item))
+        .filter((op) => op?.["x-rest-only"] === true)
+        .map((op) => op.operationId),
+    );
+    assert.deepEqual([...restOnly].sort(), ["export_members", "export_transactions"]);
+    const rm = operationList.filter((op) => op.ability && abilityCatalog[op.ability].enforcement === "RM" && !restOnly.has(op.id)).map((op) => op.id);
     assert.deepEqual(tools.tools.map((t: Json) => t.name).sort(), rm.sort());
     assert.equal(tools.count, rm.length);
     for (const tool of tools.tools) {

@@ -16,7 +16,8 @@ const rm = new Set(
 const operations: Json[] = Object.values<Json>(openapi.paths).flatMap((item) =>
   Object.values<Json>(item).filter((op) => op && typeof op === "object" && op.operationId),
 );
-const tools = operations.filter((op) => rm.has(op["x-ability"]));
+// A file download (x-rest-only) is no MCP tool.
+const tools = operations.filter((op) => rm.has(op["x-ability"]) && op["x-rest-only"] !== true);
 const toolIds = new Set(tools.map((op) => op.operationId));
 
 /** tools/list is sent on every connection: a description is a few sentences, not a manual. */

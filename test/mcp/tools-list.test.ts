@@ -17,7 +17,8 @@ const rmOperations: { id: string; ability: string; method: string; tags: string[
   const ops = [];
   for (const item of Object.values<Json>(openapi.paths)) {
     for (const [method, op] of Object.entries<Json>(item)) {
-      if (op && typeof op === "object" && rm.has(op["x-ability"])) ops.push({ id: op.operationId, ability: op["x-ability"], method, tags: op.tags });
+      if (op && typeof op === "object" && rm.has(op["x-ability"]) && op["x-rest-only"] !== true)
+        ops.push({ id: op.operationId, ability: op["x-ability"], method, tags: op.tags });
     }
   }
   return ops.sort((a, b) => (a.id < b.id ? -1 : 1));

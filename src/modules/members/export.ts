@@ -3,7 +3,7 @@
 import type { FileBody } from "../../../generated/operations.ts";
 import type { DomainContext } from "../../db/tenant.ts";
 import { keysetChunks } from "../../db/pages.ts";
-import { csvFile, csvFilename, type CsvColumn } from "../../http/csv-file.ts";
+import { csvFile, csvFilename, type CsvColumn } from "../exports/csv-file.ts";
 import { visibleProjectHandle } from "../projects/tables.ts";
 import { matchingMembers, presentListed, type MemberFilter } from "./members.ts";
 import type { MemberRow } from "./tables.ts";

@@ -3,7 +3,7 @@
 // minor units, with the currency.
 import type { FileBody } from "../../../generated/operations.ts";
 import type { DomainContext } from "../../db/tenant.ts";
-import { csvFile, csvFilename, type CsvColumn } from "../../http/csv-file.ts";
+import { csvFile, csvFilename, type CsvColumn } from "../exports/csv-file.ts";
 import { decimalMinor } from "../payments/money.ts";
 import { visibleProjectHandle } from "../projects/tables.ts";
 import { transactionChunks, type Transaction, type TransactionFilters } from "./transactions.ts";

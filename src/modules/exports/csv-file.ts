@@ -1,7 +1,7 @@
 // A file of rows as CSV (RFC 4180, by csv-stringify), written chunk by chunk as the rows are read,
 // for the operations whose success body is text/csv (the handler answers a FileBody).
 import { stringify } from "csv-stringify/sync";
-import type { FileBody } from "../../generated/operations.ts";
+import type { FileBody } from "../../../generated/operations.ts";
 
 /** One column: its header and how a row gives its cell (null: empty). */
 export interface CsvColumn<Row> {

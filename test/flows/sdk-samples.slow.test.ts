@@ -108,7 +108,15 @@ describe("issue 35: the reference's SDK samples run against npm start", function
     assert.equal((await run("get_plan")).kept.id, the.plan.id);
     assert.deepEqual((await run("update_plan")).kept.price, { amount: 1299, currency: "EUR" });
     assert.equal((await run("publish_plan")).kept.status, "published");
-    for (const id of ["list_projects", "get_project", "update_project", "list_connectors", "list_project_connectors", "get_project_connector"])
+    for (const id of [
+      "list_projects",
+      "get_project",
+      "update_project",
+      "list_connectors",
+      "list_project_connectors",
+      "get_project_connector",
+      "list_connector_chats",
+    ])
       await run(id);
     await run("update_project_connector");
     for (const id of ["list_resources", "get_resource", "update_resource", "get_deep_link", "get_portal_url", "get_project_analytics"]) await run(id);
@@ -143,16 +151,31 @@ describe("issue 35: the reference's SDK samples run against npm start", function
     assert.ok(member, "Lin is a member");
     chain.stand(exampleId("get_member", "memberId"), member.id);
     assert.equal((await run("get_member")).kept.id, member.id);
+    await run("sync_member_access");
     await run("list_subscribers");
+    await run("export_members");
     const [subscription] = (await running.api("GET", `/subscriptions?plan_id=${the.plan.id}`)).data as { id: string }[];
     assert.ok(subscription, "Lin's subscription");
     chain.stand(exampleId("get_subscription", "subscriptionId"), subscription.id);
     assert.equal((await run("get_subscription")).kept.status, "active");
+    assert.equal((await run("extend_subscription")).kept.id, subscription.id);
     await run("list_subscriptions");
     await run("list_transactions");
+    await run("export_transactions");
     // The endpoint subscribes to subscription.created: Lin's subscription was delivered.
     await eventually(async () => ((await run("list_webhook_deliveries")).printed.length ? true : undefined), "the subscription.created delivery");
     await run("retry_dead_webhook_deliveries");
+    const [delivery] = (await running.api("GET", `/webhook-endpoints/${the.endpoint.id}/deliveries`)).data as { id: string; status: string }[];
+    assert.ok(delivery, "a delivery to replay");
+    chain.stand(exampleId("replay_webhook_delivery", "webhookDeliveryId"), delivery.id);
+    await eventually(
+      async () =>
+        ((await running.api("GET", `/webhook-endpoints/${the.endpoint.id}/deliveries`)).data as { id: string; status: string }[]).find(
+          (d) => d.id === delivery.id && d.status !== "pending" && d.status !== "queued",
+        ),
+      "the delivery's outcome",
+    );
+    await run("replay_webhook_delivery");
 
     // The perk is the creator's to hand over: a task, completed.
     const task = await eventually(

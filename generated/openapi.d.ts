@@ -3506,8 +3506,28 @@ export interface components {
         ConnectorFieldValues: {
             [key: string]: string | boolean;
         };
-        /** @description How a project installs the connector. */
+        /** @description One field of a connector's install or settings form, as a form shows it. */
+        ConnectorFormField: {
+            /** @description The key its value is sent under. */
+            name: string;
+            /** @description The manifest's field type (text, secret, select, toggle, link, instructions...). */
+            type: string;
+            label: string;
+            /** @description A sentence under the field; `:app` in the manifest reads SubBridge here. */
+            help: string | null;
+            required: boolean;
+            /** @description The choices of a select field, in order; empty for other types. */
+            options: {
+                value: string;
+                label: string;
+            }[];
+        };
+        /** @description How a project installs the connector, with the fields its install and settings forms ask for (the manifest's install.fields and install.settings_fields, in English). */
         ConnectorInstall: {
+            /** @description What installing asks for (install_connector's `fields`), in the manifest's order; instructions-only entries have type instructions and take no value. */
+            fields: components["schemas"]["ConnectorFormField"][];
+            /** @description The installation's settings (install_connector's and update_project_connector's `settings`), in the manifest's order. */
+            settings_fields: components["schemas"]["ConnectorFormField"][];
             /**
              * @description paste_credential: the creator pastes a credential such as a bot token. oauth: the creator authorises through the platform's OAuth flow. shared_platform: the connector uses a shared installation run by the platform.
              * @enum {string}

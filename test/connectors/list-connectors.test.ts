@@ -49,7 +49,21 @@ describe("GET /v1/connectors (list_connectors)", () => {
     const telegram = res.body.data[3];
     assert.equal(telegram.name, "Telegram");
     assert.equal(telegram.tagline, "Sell paid access to your Telegram channels and groups");
-    assert.deepEqual(telegram.install, { mode: "paste_credential", scopes: ["project"] });
+    assert.deepEqual([telegram.install.mode, telegram.install.scopes], ["paste_credential", ["project"]]);
+    // The forms a creator fills: the bot token (with the package's :app named), and the settings with a select's choices.
+    assert.deepEqual(telegram.install.fields[0], {
+      name: "bot_token",
+      type: "secret",
+      label: "Bot token",
+      help: "Your bot token is stored encrypted and only SubBridge uses it.",
+      required: true,
+      options: [],
+    });
+    const language = telegram.install.settings_fields.find((f: { name: string }) => f.name === "language");
+    assert.deepEqual(
+      language.options.map((o: { value: string }) => o.value),
+      ["en", "de", "es", "fr", "pt"],
+    );
     assert.deepEqual(telegram.resource_kinds[0], {
       kind: "channel",
       label: "Telegram channel",

@@ -27,7 +27,21 @@ describe("connector registry", () => {
     const telegram = registry.card("telegram")!;
     assert.equal(telegram.name, "Telegram");
     assert.equal(telegram.version, "2.4.0");
-    assert.deepEqual(telegram.install, { mode: "paste_credential", scopes: ["project"] });
+    assert.deepEqual([telegram.install!.mode, telegram.install!.scopes], ["paste_credential", ["project"]]);
+    // The forms a creator fills: the bot token (with the package's :app named), and the settings with a select's choices.
+    assert.deepEqual(telegram.install!.fields[0], {
+      name: "bot_token",
+      type: "secret",
+      label: "Bot token",
+      help: "Your bot token is stored encrypted and only SubBridge uses it.",
+      required: true,
+      options: [],
+    });
+    const language = telegram.install!.settings_fields.find((f: { name: string }) => f.name === "language");
+    assert.deepEqual(
+      language!.options.map((o: { value: string }) => o.value),
+      ["en", "de", "es", "fr", "pt"],
+    );
     assert.deepEqual(telegram.portal_cta, { label: "Open in Telegram", icon: "telegram" });
     assert.equal(telegram.marketing?.native_payment, "Telegram Stars");
     assert.equal(telegram.added_at, "2023-03-14");

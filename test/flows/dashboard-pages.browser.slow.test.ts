@@ -124,11 +124,12 @@ describe("the dashboard's management pages on npm start (Chromium)", function ()
     await page.waitForURL((url) => !url.pathname.includes(spare.id));
     await page.getByRole("banner").getByRole("combobox").selectOption(projectId);
 
-    // Connectors: a setting saved through update_project_connector.
+    // Connectors: a setting saved through update_project_connector, the form drawn from the card's settings_fields.
     await nav("Connectors");
     await look("connectors");
-    const language = page.getByRole("form", { name: "Telegram settings" }).getByLabel("Language");
-    await language.fill("de");
+    const settings = page.getByRole("form", { name: "Telegram settings" });
+    await settings.getByLabel("Welcome message").waitFor();
+    await settings.getByLabel("Bot language").selectOption("de");
     await page.getByRole("button", { name: "Save settings" }).click();
     await page.getByRole("status").filter({ hasText: "Settings saved." }).waitFor();
 

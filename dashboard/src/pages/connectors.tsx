@@ -4,6 +4,7 @@
 import { useState } from "react";
 import { useParams } from "@tanstack/react-router";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { components } from "@subbridge/sdk";
 import { useDashboard } from "../context";
 import { Button, Checkbox, ConfirmButton, ErrorNote, Field, fieldErrors, Notice, SelectField } from "../ui/kit";
 import { DataTable } from "../ui/table";
@@ -20,12 +21,20 @@ export interface SettingsField {
 type Value = string | boolean | null;
 
 /**
- * The settings fields of a connector: the catalog card's settings_fields when the API lists them,
- * else one field per setting the installation holds (a boolean is a toggle, anything else a text).
+ * The settings fields of a connector: the catalog card's install.settings_fields (the manifest's,
+ * in English), else, for a card without a package, one field per setting the installation holds
+ * (a boolean is a toggle, anything else a text).
  */
-export function settingsFieldsOf(card: unknown, settings: Record<string, unknown>): SettingsField[] {
-  const declared = (card as { settings_fields?: SettingsField[] } | undefined)?.settings_fields;
-  if (Array.isArray(declared) && declared.length) return declared;
+export function settingsFieldsOf(card: components["schemas"]["ConnectorCard"] | undefined, settings: Record<string, unknown>): SettingsField[] {
+  const declared = card?.install?.settings_fields;
+  if (declared?.length)
+    return declared.map((f) => ({
+      name: f.name,
+      type: f.type,
+      label: f.label,
+      ...(f.help ? { help: f.help } : {}),
+      ...(f.options.length ? { options: Object.fromEntries(f.options.map((o) => [o.value, o.label])) } : {}),
+    }));
   return Object.entries(settings).map(([name, value]) => ({
     name,
     type: typeof value === "boolean" ? "toggle" : "text",
@@ -74,7 +83,7 @@ function SettingInput(props: { field: SettingsField; value: Value; onChange: (va
 function InstallationSettings(props: {
   project: string;
   installation: { connector: string; settings: Record<string, unknown>; platform_account_name: string | null };
-  card: unknown;
+  card: components["schemas"]["ConnectorCard"] | undefined;
   cardName: string;
 }) {
   const { sb } = useDashboard();

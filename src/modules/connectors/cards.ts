@@ -2,11 +2,25 @@
 // creator-readable string replaced by its English text from lang/en.json; an announced
 // connector's card from the operator's catalog file.
 import type { components } from "../../../generated/openapi.d.ts";
+import type { Field } from "../../../generated/connector-manifest.d.ts";
 import type { ConnectorPackage } from "./connector-package.ts";
 import type { UpcomingConnector } from "./catalog-file.ts";
 
 export type ConnectorCard = components["schemas"]["ConnectorCard"];
 export type PackageStatus = Extract<ConnectorCard["status"], "available" | "paused">;
+
+/** A manifest field as a form shows it: English strings, the package's :app placeholder named. */
+function formField(field: Field, english: (text: string) => string): components["schemas"]["ConnectorFormField"] {
+  const text = (value: string) => english(value).replaceAll(":app", "SubBridge");
+  return {
+    name: field.name,
+    type: field.type,
+    label: text(field.label),
+    help: field.help === undefined ? null : text(field.help),
+    required: field.required === true,
+    options: Object.entries(field.options ?? {}).map(([value, label]) => ({ value, label: text(label ?? value) })),
+  };
+}
 
 export function packageCard(pkg: ConnectorPackage, status: PackageStatus): ConnectorCard {
   const { manifest } = pkg;
@@ -25,7 +39,12 @@ export function packageCard(pkg: ConnectorPackage, status: PackageStatus): Conne
     icon: manifest.key,
     version: manifest.version,
     vendor: manifest.vendor,
-    install: { mode: manifest.install.mode, scopes: [...manifest.install.scopes] },
+    install: {
+      mode: manifest.install.mode,
+      scopes: [...manifest.install.scopes],
+      fields: (manifest.install.fields ?? []).map((f) => formField(f, english)),
+      settings_fields: (manifest.install.settings_fields ?? []).map((f) => formField(f, english)),
+    },
     capabilities: [...(manifest.capabilities ?? [])],
     resource_kinds: (manifest.resource_kinds ?? []).map((k) => ({
       kind: k.kind,

@@ -13,7 +13,7 @@ export interface ToolArgumentMap {
   query: string[];
   /** Body fields spread into the arguments, or "body" when the body is not an object. */
   body: string[] | "body" | null;
-  /** Arguments only the tool takes, outside the REST request (a keyset list's cursor); absent when none. */
+  /** Arguments only the tool takes, outside the REST request (a keyset list's cursor, a write's idempotency_key); absent when none. */
   tool?: string[];
 }
 
@@ -30,6 +30,21 @@ export const KEYSET_CURSOR: Json = {
   pattern: "^[A-Za-z0-9_-]+$",
   description: "Where to continue: meta.next_cursor of the previous result. Omit for the newest rows.",
 };
+
+/**
+ * A write tool's retry key, with REST's Idempotency-Key semantics (src/pipeline/idempotency.ts):
+ * the same key and arguments answer the kept result, other arguments are refused.
+ */
+export const IDEMPOTENCY_KEY_ARGUMENT = "idempotency_key";
+
+function idempotencyKeyArgument(op: OperationModel): Json {
+  const repeat = op.responseSchema ? "the first result (24 h)" : "nothing kept";
+  // No length bounds: the call checks them itself (tool-arguments.ts), and every byte is sent on each connection.
+  return {
+    type: "string",
+    description: `Retry key, a fresh UUID per change. Same key+arguments: ${repeat}; other arguments: IDEMPOTENCY_KEY_REUSED.`,
+  };
+}
 
 /** A keyset tool's result: the REST page's rows, and where the next page starts (null: none). */
 function keysetOutput(rest: Json): Json {
@@ -78,6 +93,8 @@ function inputSchema(doc: Json, op: OperationModel): { schema: Json; args: ToolA
     }
   }
   if (op.keyset) add("cursor", KEYSET_CURSOR, false);
+  if (op.write) add(IDEMPOTENCY_KEY_ARGUMENT, idempotencyKeyArgument(op), false);
+  const toolOnly = [...(op.keyset ? ["cursor"] : []), ...(op.write ? [IDEMPOTENCY_KEY_ARGUMENT] : [])];
   const schema: Json = { type: "object", properties, additionalProperties: false };
   if (required.length) schema.required = required;
   const compacted = compact(stripExtensions(inlineRefs(doc, schema)), false);
@@ -88,7 +105,7 @@ function inputSchema(doc: Json, op: OperationModel): { schema: Json; args: ToolA
   });
   return {
     schema: compacted,
-    args: { path: op.pathParams.map((p) => p.name), query: query.map((p) => p.name), body, ...(op.keyset ? { tool: ["cursor"] } : {}) },
+    args: { path: op.pathParams.map((p) => p.name), query: query.map((p) => p.name), body, ...(toolOnly.length ? { tool: toolOnly } : {}) },
   };
 }
 
@@ -104,9 +121,19 @@ function pagingArgument(p: NonNullable<OperationModel["pagination"]>, name: stri
       // Clamped, as REST clamps it, rather than refused: no maximum in the schema.
       return { type: "integer", minimum: 1, default: p.defaultPerPage, description: `Rows per page, up to ${p.maxPerPage} rows (more is clamped).` };
     case "sort_by":
-      return { type: "string", enum: p.sortBy, default: p.sortBy.includes("created_at") ? "created_at" : p.sortBy[0] };
+      return {
+        type: "string",
+        enum: p.sortBy,
+        default: p.sortBy.includes("created_at") ? "created_at" : p.sortBy[0],
+        description: "The column rows are ordered by.",
+      };
     case "sort_direction":
-      return { type: "string", enum: ["asc", "desc"], default: p.defaultSortDirection };
+      return {
+        type: "string",
+        enum: ["asc", "desc"],
+        default: p.defaultSortDirection,
+        description: "asc: oldest or smallest first; desc: newest or largest first.",
+      };
     default:
       return null;
   }
@@ -176,6 +203,7 @@ function toolDescription(op: OperationModel): string {
   if (op.pagination && op.keyset)
     parts.push("Paged by cursor, newest first: pass meta.next_cursor of a result as cursor for the next rows (null: no more).");
   else if (op.pagination) parts.push("Paginated: the result has data and meta (current_page, last_page, total).");
+  if (op.write) parts.push(`Retry-safe with ${IDEMPOTENCY_KEY_ARGUMENT}.`);
   return parts.join(" ");
 }
 
@@ -208,6 +236,34 @@ function toolsets(doc: Json, tools: { name: string; toolset: string }[]) {
   return sets;
 }
 
+/**
+ * A write whose result has exactly the shape a read tool already declares (create_plan and get_plan
+ * both answer {data: plan}) names that tool instead of repeating its output schema: tools/list
+ * is sent on every connection, and outputSchema is optional (structuredContent is still sent).
+ */
+function shareReadOutputs(tools: { name: string; description: string; operation: { method: string }; outputSchema?: Json }[]): void {
+  const readOf = new Map<string, string>();
+  for (const tool of tools) {
+    const key = tool.outputSchema && JSON.stringify(tool.outputSchema);
+    if (key && tool.operation.method === "GET" && !readOf.has(key)) readOf.set(key, tool.name);
+  }
+  for (const tool of tools) {
+    const read = tool.operation.method !== "GET" && tool.outputSchema ? readOf.get(JSON.stringify(tool.outputSchema)) : undefined;
+    if (!read) continue;
+    delete tool.outputSchema;
+    tool.description += ` Result: as ${read}.`;
+  }
+}
+
+/** Every "tool.argument" whose schema has no description: a model reads nothing else about it. */
+export function undescribedArguments(tools: readonly { name: string; inputSchema: Json }[]): string[] {
+  return tools.flatMap((tool) =>
+    Object.entries<Json>(tool.inputSchema.properties ?? {})
+      .filter(([, schema]) => typeof schema.description !== "string" || schema.description.trim() === "")
+      .map(([name]) => `${tool.name}.${name}`),
+  );
+}
+
 export function emitMcpTools(doc: Json, ops: OperationModel[], release: string): GeneratedFile {
   const tools = ops
     .filter((op) => op.mcp)
@@ -229,6 +285,12 @@ export function emitMcpTools(doc: Json, ops: OperationModel[], release: string):
         annotations: annotations(op),
       };
     });
+  shareReadOutputs(tools);
+  const undescribed = undescribedArguments(tools);
+  if (undescribed.length)
+    throw new Error(
+      `spec: ${undescribed.length} tool argument(s) have no description (add one to the parameter or schema property): ${undescribed.join(", ")}`,
+    );
   const sets = toolsets(doc, tools);
   return jsonFile("mcp-tools.json", "mcp-tools.ts", "generated/openapi.json (operations whose x-ability is RM)", {
     release,

@@ -25,6 +25,7 @@ const MULTI_WORD_VERBS = ["bulk_generate", "reply_to", "retry_dead"];
 const RESOURCE_OF_NOUN: Record<string, string> = {
   activity_log: "activity",
   alert_destinations: "me",
+  broadcast_recipients: "broadcasts",
   // A connector's installation on a project; the catalog (list_connectors) is \`connectors\`.
   connector: "projectConnectors",
   current_team: "teams",
@@ -54,6 +55,7 @@ const METHOD_OF_OPERATION: Record<string, string> = {
   get_project_analytics: "project",
   get_team_analytics: "team",
   list_alert_destinations: "alertDestinations",
+  list_broadcast_recipients: "listRecipients",
   list_identities: "identities",
   list_subscribers: "list",
   list_support_messages: "listMessages",

@@ -1,6 +1,7 @@
 // openapi-typescript types of the bundled document: paths, components, operations.
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
+import { openEnumType, withOpenResponseEnums } from "./open-enums.ts";
 import { codeFile, type GeneratedFile } from "./output.ts";
 
 type Json = Record<string, any>;
@@ -43,9 +44,10 @@ export function requestOnlySchemas(doc: Json): Set<string> {
 
 export async function emitTypes(doc: Json): Promise<GeneratedFile> {
   const requestOnly = requestOnlySchemas(doc);
-  const ast = await openapiTS(structuredClone(doc) as never, {
+  const ast = await openapiTS(withOpenResponseEnums(doc) as never, {
     silent: true,
     alphabetize: false,
+    transform: openEnumType,
     transformProperty(property, schema, options) {
       const owner = /^#\/components\/schemas\/([^/]+)/.exec(options.path ?? "")?.[1];
       const defaulted = typeof schema === "object" && "default" in schema && schema.default !== undefined;

@@ -268,6 +268,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project}/broadcasts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's broadcasts
+         * @description The project's broadcasts (test sends included), newest first, 25 a page, each with its totals.
+         */
+        get: operations["list_broadcasts"];
+        put?: never;
+        /**
+         * Send or schedule a broadcast
+         * @description Sends a message to a segment of the project's members now (send_at null), or schedules it. With test true it goes only to the calling creator's own linked identities (422 VALIDATION_FAILED, context.reason broadcast_test_no_identity, when they have none on the connectors it reaches). Text, image and buttons are checked against every reached connector's messaging limits (422 naming the field). Emits broadcast.created, and broadcast.started when it sends now.
+         */
+        post: operations["create_broadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/broadcasts/{broadcast}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a broadcast
+         * @description One broadcast with its totals per recipient status.
+         */
+        get: operations["get_broadcast"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/broadcasts/{broadcast}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a scheduled broadcast
+         * @description Cancels a broadcast that has not started: nobody receives it. 422 VALIDATION_FAILED (context.reason broadcast_not_scheduled, context.status) once it started or was canceled. Emits broadcast.canceled.
+         */
+        post: operations["cancel_broadcast"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/broadcasts/{broadcast}/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a broadcast's recipients
+         * @description Each recipient snapshotted when the broadcast started, with its status; 50 a page; filter by status.
+         */
+        get: operations["list_broadcast_recipients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project}/connectors": {
         parameters: {
             query?: never;
@@ -328,12 +412,72 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the chats the installation's bot administers
-         * @description The groups, supergroups and channels the project's Telegram bot is an administrator of now, newest first by default, each with its chat_id (the value a resource takes as platform_ref), title, type, the bot's rights there and resource_id (the project's resource already gating the chat, an active one first; null when none). Telegram's Bot API has no call that lists a bot's chats: they are learned from the updates Telegram sends when the bot is made administrator of a chat (or demoted, or removed: the chat then leaves the list). The list is therefore empty right after install (and after a new bot token) until the bot is added to a chat as administrator; a chat the bot already administered before is listed once its standing there changes (remove and add the bot again). 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector; 422 VALIDATION_FAILED with context.reason chats_not_listed for a connector that keeps no chats list (Discord: its places are the server's channels and roles, named by id).
+         * List the places the installation's bot can gate
+         * @description Discord: the server's text channels and roles as Discord answers them now (GET /guilds/{guild}/channels and /roles; @everyone and integration-managed roles are left out), each with manageable (whether the bot can give and take it: Manage Roles, and for a role the bot's highest role above it); the list is read from Discord on each call, so paging pages the answer, and a Discord that cannot be reached answers 422 VALIDATION_FAILED with context.reason platform_unreachable. Telegram: the groups, supergroups and channels the project's Telegram bot is an administrator of now, newest first by default, each with its chat_id (the value a resource takes as platform_ref), title, type, the bot's rights there and resource_id (the project's resource already gating the chat, an active one first; null when none). Telegram's Bot API has no call that lists a bot's chats: they are learned from the updates Telegram sends when the bot is made administrator of a chat (or demoted, or removed: the chat then leaves the list). The list is therefore empty right after install (and after a new bot token) until the bot is added to a chat as administrator; a chat the bot already administered before is listed once its standing there changes (remove and add the bot again). 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector; 422 VALIDATION_FAILED with context.reason chats_not_listed for a connector that keeps no list of places.
          */
         get: operations["list_connector_chats"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/connectors/{connector}/removal-holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the installation's mass-removal holds
+         * @description The mass removals the drift sweep held on the project's installation of the connector, newest first by default. A sweep holds (removes nobody, records a hold and alerts the creator) when it would take one gated role from at least 5 and more than 20 % of the role's holders at once, or from more than 100. status narrows the list: held (waiting for a decision), confirmed (the next sweep removes the held members still uncovered; applied_at is set once it has), cancelled (nobody is removed and the same members are not held again). 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector.
+         */
+        get: operations["list_removal_holds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/connectors/{connector}/removal-holds/{removal_hold}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a mass-removal hold
+         * @description Cancels a held removal: nobody loses the role, and later sweeps do not hold (nor alert about) the same members again; only uncovered holders beyond them can start a new hold. Records an access_removal_hold_cancelled activity entry. 422 VALIDATION_FAILED (context.reason removal_hold_decided, context.hold_id, context.status) when the hold was already confirmed or cancelled; 404 RESOURCE_NOT_FOUND when no hold of the installation has that id; 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector.
+         */
+        post: operations["cancel_removal_hold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project}/connectors/{connector}/removal-holds/{removal_hold}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a mass-removal hold
+         * @description Confirms a held removal: the next drift sweep (within 15 minutes) takes the role from exactly the held members who still hold it without a covering grant (anyone who became uncovered since is judged afresh), and sets applied_at. Records an access_removal_hold_confirmed activity entry. 422 VALIDATION_FAILED (context.reason removal_hold_decided, context.hold_id, context.status) when the hold was already confirmed or cancelled; 404 RESOURCE_NOT_FOUND when no hold of the installation has that id; 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector.
+         */
+        post: operations["confirm_removal_hold"];
         delete?: never;
         options?: never;
         head?: never;
@@ -796,14 +940,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a pass window
-         * @description Deletes a window. Emits pass_window.deleted.
+         * @description Deletes a window. A window whose passes were bought or are being bought (any checkout names it) is refused (422); set its capacity instead. Emits pass_window.deleted.
          */
         delete: operations["delete_pass_window"];
         options?: never;
         head?: never;
         /**
          * Change a pass window
-         * @description Renames, moves or resizes a window; ends_at stays after starts_at. Emits pass_window.updated.
+         * @description Renames, moves or resizes a window; ends_at stays after starts_at. Once a pass is sold its dates cannot move (422); a capacity below seats_taken only stops further sales. Emits pass_window.updated.
          */
         patch: operations["update_pass_window"];
         trace?: never;
@@ -1762,6 +1906,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "broadcast.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A scheduled broadcast was canceled
+         * @description A scheduled broadcast was canceled before it started; data carries it.
+         */
+        post: operations["broadcast_canceled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "broadcast.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A broadcast was created
+         * @description A broadcast was sent now or scheduled; data carries it.
+         */
+        post: operations["broadcast_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "broadcast.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A broadcast started sending
+         * @description Its recipients were snapshotted and their messages queued; data carries it with its totals.
+         */
+        post: operations["broadcast_started"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "connector.installed": {
         parameters: {
             query?: never;
@@ -2542,6 +2746,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "recovery_setting.standby_activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A standby took over
+         * @description A probe found the installation's bot unusable and the setting's standby installation took over (kind installation: its bot now sends for the project), found a place lost and the members holding it were granted its standby place (kind resource), or found the project's own bot working again after a takeover (kind handed_back: it sends again). Each happens once; data names what moved and how many members.
+         */
+        post: operations["recovery_setting_standby_activated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "recovery_setting.status_changed": {
         parameters: {
             query?: never;
@@ -3138,7 +3362,7 @@ export interface components {
             batch_id: components["schemas"]["Uuid"];
             /** @description The code's first 4 and last 4 characters, the rest as asterisks. */
             code_masked: string;
-            status: components["schemas"]["AccessCodeStatus"];
+            status: "unredeemed" | "redeemed" | "expired" | (string & {});
             /** Format: date-time */
             expires_at: string | null;
             /** Format: date-time */
@@ -3224,11 +3448,8 @@ export interface components {
             /** @description The project's plans that include this resource (what the member could subscribe to). */
             plan_ids: components["schemas"]["Uuid"][];
         };
-        /**
-         * @description Why the member has (or is owed) the place, or what is missing. Covering a place (state granted, pending or failed): access_code (a subscription from a redeemed access code), payment (a subscription a payment provider bills), trial (the subscription is trialing), past_due_grace (the provider's renewal failed; access lasts through the grace until ends_at), canceled_until_end (cancelled, access until ends_at). Missing (state none, or a pending grant that cannot be applied): member_banned; platform_account_not_linked (the member has no account on the resource's platform, so the connector cannot give it); subscription_ended (their last subscription to a plan including it ended: expired, cancelled and past its end, a refund, or a failed payment past its grace); resource_added_after_subscription (a live subscription to a plan that includes it, made before the resource was added: grants are made when a subscription begins); plan_excludes_resource (a live subscription to plans without this resource); no_subscription (never subscribed to a plan including it); resource_in_no_plan (no plan of the project includes it).
-         * @enum {string}
-         */
-        AccessReasonCode: "access_code" | "payment" | "trial" | "past_due_grace" | "canceled_until_end" | "member_banned" | "platform_account_not_linked" | "subscription_ended" | "resource_added_after_subscription" | "plan_excludes_resource" | "no_subscription" | "resource_in_no_plan";
+        /** @description Why the member has (or is owed) the place, or what is missing. Covering a place (state granted, pending or failed): access_code (a subscription from a redeemed access code), payment (a subscription a payment provider bills), trial (the subscription is trialing), past_due_grace (the provider's renewal failed; access lasts through the grace until ends_at), canceled_until_end (cancelled, access until ends_at). Missing (state none, or a pending grant that cannot be applied): member_banned; platform_account_not_linked (the member has no account on the resource's platform, so the connector cannot give it); subscription_ended (their last subscription to a plan including it ended: expired, cancelled and past its end, a refund, or a failed payment past its grace); resource_added_after_subscription (a live subscription to a plan that includes it, made before the resource was added: grants are made when a subscription begins); plan_excludes_resource (a live subscription to plans without this resource); no_subscription (never subscribed to a plan including it); resource_in_no_plan (no plan of the project includes it). */
+        AccessReasonCode: "access_code" | "payment" | "trial" | "past_due_grace" | "canceled_until_end" | "member_banned" | "platform_account_not_linked" | "subscription_ended" | "resource_added_after_subscription" | "plan_excludes_resource" | "no_subscription" | "resource_in_no_plan" | (string & {});
         ActivityEntry: {
             id: components["schemas"]["Uuid"];
             /**
@@ -3253,11 +3474,8 @@ export interface components {
             causer_type: string | null;
             causer_id: string | null;
             actor_kind: components["schemas"]["ActorKind"];
-            /**
-             * @description The kind of credential that authorised the change; null when no credential was involved (scheduled jobs, operator CLI).
-             * @enum {string|null}
-             */
-            credential_kind: "personal_access_token" | "oauth_access_token" | "session" | null;
+            /** @description The kind of credential that authorised the change; null when no credential was involved (scheduled jobs, operator CLI). */
+            credential_kind: "personal_access_token" | "oauth_access_token" | "session" | null | (string & {});
             /** @description Details such as changes {field: {from, to}}; secret-like keys are removed. */
             properties: {
                 [key: string]: unknown;
@@ -3277,30 +3495,24 @@ export interface components {
             };
         };
         /**
-         * @description The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project, and `support-conversation` and `support-canned-reply` (additive) for the Support area.
+         * @description The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project, and `support-conversation` and `support-canned-reply` (additive) for the Support area, and `broadcast` (additive) for the Broadcasts area.
          * @enum {string}
          */
-        ActivitySubjectTypeQuery: "project" | "subscription" | "project-subscription" | "member" | "project-user" | "plan" | "project-subscription-plan" | "access-code" | "coupon" | "project-resource" | "team" | "support-conversation" | "support-canned-reply";
-        /**
-         * @description The surface that performed the change - human (dashboard), api_token (REST), mcp, webhook (a webhook-triggered action), system (a scheduled job or the operator CLI), automation (a step from a third-party automation platform).
-         * @enum {string}
-         */
-        ActorKind: "human" | "api_token" | "mcp" | "webhook" | "system" | "automation";
+        ActivitySubjectTypeQuery: "project" | "subscription" | "project-subscription" | "member" | "project-user" | "plan" | "project-subscription-plan" | "access-code" | "coupon" | "project-resource" | "team" | "support-conversation" | "support-canned-reply" | "broadcast";
+        /** @description The surface that performed the change - human (dashboard), api_token (REST), mcp, webhook (a webhook-triggered action), system (a scheduled job or the operator CLI), automation (a step from a third-party automation platform). */
+        ActorKind: "human" | "api_token" | "mcp" | "webhook" | "system" | "automation" | (string & {});
         /**
          * @description recovery, billing and security are critical; they always also reach the creator's email.
          * @enum {string}
          */
         AlertClass: "sales" | "support" | "recovery" | "billing" | "security" | "passes" | "onboarding";
         AlertDestination: {
-            /**
-             * @description push_device is reserved for creator apps.
-             * @enum {string}
-             */
-            kind: "connector_identity" | "email" | "push_device";
+            /** @description push_device is reserved for creator apps. */
+            kind: "connector_identity" | "email" | "push_device" | (string & {});
             /** @description The connector account id (connector_identity) or the email address (email). */
             target: string;
             /** @description The classes routed here; null = every class; [] = none (kept, receives nothing). */
-            classes: components["schemas"]["AlertClass"][] | null;
+            classes: ("sales" | "support" | "recovery" | "billing" | "security" | "passes" | "onboarding" | (string & {}))[] | null;
             /** @description Whether the target is the creator's primary linked account. Derived. */
             is_primary: boolean;
         };
@@ -3325,7 +3537,7 @@ export interface components {
             project_id: components["schemas"]["Uuid"] | null;
             period: {
                 /** @description The period used, or null when from set the window. */
-                preset: components["schemas"]["AnalyticsPeriodName"] | null;
+                preset: ("7d" | "14d" | "30d" | "60d" | "90d" | (string & {})) | null;
                 from: components["schemas"]["Timestamp"];
                 to: components["schemas"]["Timestamp"];
             };
@@ -3374,27 +3586,124 @@ export interface components {
                 billing: {
                     /** @description The owner whose tier it is. */
                     user_id: components["schemas"]["Uuid"];
-                    /**
-                     * @description billing.tier_changed: the tier before.
-                     * @enum {string}
-                     */
-                    previous_tier?: "free" | "starter" | "growth";
-                    /**
-                     * @description The tier now (billing.tier_changed) or the paid tier concerned.
-                     * @enum {string}
-                     */
-                    tier?: "free" | "starter" | "growth";
-                    /**
-                     * @description billing.tier_changed: why.
-                     * @enum {string}
-                     */
-                    reason?: "subscribed" | "plan_changed" | "subscription_ended" | "payment_grace_ended";
+                    /** @description billing.tier_changed: the tier before. */
+                    previous_tier?: "free" | "starter" | "growth" | (string & {});
+                    /** @description The tier now (billing.tier_changed) or the paid tier concerned. */
+                    tier?: "free" | "starter" | "growth" | (string & {});
+                    /** @description billing.tier_changed: why. */
+                    reason?: "subscribed" | "plan_changed" | "subscription_ended" | "payment_grace_ended" | (string & {});
                     /** @description billing.payment_failed: when the tier falls back to Free unless a retry pays. */
                     grace_ends_at?: components["schemas"]["Timestamp"];
                     /** @description billing.subscription_cancelled: when the paid tier ends. */
                     ends_at?: components["schemas"]["Timestamp"];
                 };
             };
+        };
+        Broadcast: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            text: string;
+            image_url: string | null;
+            buttons: components["schemas"]["BroadcastButton"][][];
+            segment: components["schemas"]["BroadcastSegment"];
+            test: boolean;
+            status: components["schemas"]["BroadcastStatus"];
+            send_at: components["schemas"]["Timestamp"];
+            started_at: components["schemas"]["Timestamp"] | null;
+            canceled_at: components["schemas"]["Timestamp"] | null;
+            created_by_user_id: components["schemas"]["Uuid"] | null;
+            totals: components["schemas"]["BroadcastTotals"];
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        BroadcastButton: {
+            label: string;
+            /** @description portal (the member's account page) or plan:<plan id> (the plan's page on the portal). */
+            target: string;
+        };
+        /** @description Rows of buttons, each a "label - address" line of the message (see the area's decisions). */
+        BroadcastButtonRows: components["schemas"]["BroadcastButton"][][];
+        BroadcastCreate: {
+            /** @description Plain text; with the image and button lines at most the reached connectors' messaging.max_length. */
+            text: string;
+            /**
+             * Format: uri
+             * @description An https address of an image.
+             */
+            image_url?: string | null;
+            buttons?: components["schemas"]["BroadcastButtonRows"];
+            /** @description Which of the project's members receive it (plan_ids, subscription_statuses, connectors, join dates); absent: all of them. */
+            segment?: components["schemas"]["BroadcastSegmentInput"];
+            /**
+             * Format: date-time
+             * @description When to send; null or absent sends now.
+             */
+            send_at?: string | null;
+            /** @description Send only to the calling creator's own linked identities, now. */
+            test?: boolean;
+        };
+        BroadcastEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                broadcast: components["schemas"]["Broadcast"];
+            };
+        };
+        BroadcastPage: {
+            data: components["schemas"]["Broadcast"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        BroadcastRecipient: {
+            id: components["schemas"]["Uuid"];
+            broadcast_id: components["schemas"]["Uuid"];
+            /** @description Null on a test send (the creator is no member). */
+            member_id: components["schemas"]["Uuid"] | null;
+            connector: string;
+            platform_user_id: string;
+            status: "queued" | "sent" | "blocked" | "failed" | "opted_out" | (string & {});
+            /** @description The platform's words when it was not sent. */
+            error: string | null;
+            sent_at: components["schemas"]["Timestamp"] | null;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        BroadcastRecipientPage: {
+            data: components["schemas"]["BroadcastRecipient"][];
+            links: components["schemas"]["ListLinks"];
+            meta: components["schemas"]["ListMeta"];
+        };
+        /** @enum {string} */
+        BroadcastRecipientStatus: "queued" | "sent" | "blocked" | "failed" | "opted_out";
+        BroadcastResponse: {
+            data: components["schemas"]["Broadcast"];
+        };
+        BroadcastSegment: {
+            plan_ids: components["schemas"]["Uuid"][];
+            subscription_statuses: ("trialing" | "active" | "past_due" | "canceled" | "expired" | (string & {}))[];
+            /** @description The connectors it reaches (the default filled in). */
+            connectors: string[];
+            joined_after: components["schemas"]["Timestamp"] | null;
+            joined_before: components["schemas"]["Timestamp"] | null;
+        };
+        BroadcastSegmentInput: {
+            plan_ids?: components["schemas"]["Uuid"][];
+            subscription_statuses?: components["schemas"]["BroadcastSubscriptionStatus"][];
+            connectors?: string[];
+            /** Format: date-time */
+            joined_after?: string | null;
+            /** Format: date-time */
+            joined_before?: string | null;
+        };
+        BroadcastStatus: "scheduled" | "sending" | "sent" | "canceled" | (string & {});
+        /** @enum {string} */
+        BroadcastSubscriptionStatus: "trialing" | "active" | "past_due" | "canceled" | "expired";
+        BroadcastTotals: {
+            recipients: number;
+            queued: number;
+            sent: number;
+            blocked: number;
+            failed: number;
+            opted_out: number;
         };
         CannedReply: {
             id: components["schemas"]["Uuid"];
@@ -3407,7 +3716,9 @@ export interface components {
             updated_at: components["schemas"]["Timestamp"];
         };
         CannedReplyCreate: {
+            /** @description A short name to pick the reply by, one line. */
             title: string;
+            /** @description The reply's text as it is sent to the member. */
             body: string;
         };
         CannedReplyPage: {
@@ -3419,14 +3730,13 @@ export interface components {
             data: components["schemas"]["CannedReply"];
         };
         CannedReplyUpdate: {
+            /** @description A short name to pick the reply by, one line. */
             title?: string;
+            /** @description The reply's text as it is sent to the member. */
             body?: string;
         };
-        /**
-         * @description One thing the connector can do, as its manifest declares it.
-         * @enum {string}
-         */
-        ConnectorCapability: "messaging" | "broadcasts" | "access_control" | "early_admission_hold" | "support_relay" | "native_payments" | "portal_login" | "creator_registration" | "management_surface" | "recovery_probes" | "recovery_standby_installations" | "recovery_resource_standby" | "recovery_mirror" | "recovery_identity_relink";
+        /** @description One thing the connector can do, as its manifest declares it. */
+        ConnectorCapability: "messaging" | "broadcasts" | "access_control" | "early_admission_hold" | "support_relay" | "native_payments" | "portal_login" | "creator_registration" | "management_surface" | "recovery_probes" | "recovery_standby_installations" | "recovery_resource_standby" | "recovery_mirror" | "recovery_identity_relink" | (string & {});
         /** @description One connector of the catalog. Strings a creator reads are in English. A card of an announced connector (status in_development or roadmap) has no package yet: version, vendor, install, changelog_url, marketing, portal_cta and sign_in_required are null, links is empty and so are its lists. */
         ConnectorCard: {
             key: components["schemas"]["ConnectorKey"];
@@ -3472,29 +3782,30 @@ export interface components {
              */
             added_at: string;
         };
-        /**
-         * @description The directory category the connector is listed under.
-         * @enum {string}
-         */
-        ConnectorCategory: "messaging" | "community" | "payments" | "productivity";
-        /** @description A chat the installation's bot administers, as Telegram last told the bot. */
+        /** @description The directory category the connector is listed under. */
+        ConnectorCategory: "messaging" | "community" | "payments" | "productivity" | (string & {});
+        /** @description A place the installation's bot can gate: a Telegram chat the bot administers (as Telegram last told the bot), or a Discord server's text channel or role (as Discord answers now). */
         ConnectorChat: {
             /**
-             * @description Telegram's numeric chat id as a string (a supergroup's or channel's starts with -100); a resource takes it as platform_ref.
+             * @description The place's id on the platform, the value a resource takes as platform_ref: Telegram's numeric chat id as a string (a supergroup's or channel's starts with -100); Discord's channel or role id (a snowflake).
              * @example -1001234567890
              */
             chat_id: string;
-            /** @description The chat's title. */
+            /** @description The chat's title (Discord: the channel's or role's name). */
             title: string;
-            /**
-             * @description The kind of chat.
-             * @enum {string}
-             */
-            type: "group" | "supergroup" | "channel";
-            /** @description Whether the bot may make invite links there (needed by bearer_link resources). */
+            /** @description The kind of place (Telegram group, supergroup, channel; Discord text_channel, role). */
+            type: "group" | "supergroup" | "channel" | "text_channel" | "role" | (string & {});
+            /** @description The resource kind (after the connector key) a resource gating this place takes: Telegram channel (a channel) or group (a group or supergroup); Discord channel or role. */
+            kind: "channel" | "group" | "role" | (string & {});
+            /** @description Whether the bot may make invite links there (needed by bearer_link resources; Discord: Create Instant Invite in the server, false for a role). */
             can_invite_users: boolean;
-            /** @description Whether the bot may remove and ban members there (needed to end a member's access). */
+            /** @description Whether the bot may remove and ban members there (needed to end a member's access; Discord: Kick Members in the server). */
             can_restrict_members: boolean;
+            /** @description Whether the bot can grant and take access there now. Telegram: it may invite and restrict members. Discord: the bot holds Manage Roles (a channel's access is the member's permission overwrite), and for a role also the bot's highest role sits above it and no integration manages it. */
+            manageable: boolean;
+            /** @description Why manageable is false, in words a creator can act on; null when it is true. */
+            unmanageable_reason: string | null;
+            /** @description When the bot was made administrator of the chat (Telegram), or when the channel or role was created (Discord, read from its snowflake id). */
             added_at: components["schemas"]["Timestamp"];
             /**
              * Format: uuid
@@ -3521,20 +3832,29 @@ export interface components {
                 value: string;
                 label: string;
             }[];
+            /** @description What to do, shown numbered in order (the manifest's steps, in English; empty when it has none). `:app` reads SubBridge; `:button` stands for the label of the button that submits the form, which the form showing the steps puts in its place. */
+            steps: string[];
+            /** @description Text to link wherever it appears in the label, help or steps, with its https or mailto address. */
+            links: {
+                text: string;
+                url: string;
+            }[];
         };
         /** @description How a project installs the connector, with the fields its install and settings forms ask for (the manifest's install.fields and install.settings_fields, in English). */
         ConnectorInstall: {
+            /**
+             * Format: uri
+             * @description Connectors whose install mode is oauth: the platform's consent screen for adding this deployment's application (Discord: https://discord.com/oauth2/authorize, or the simulated Discord's origin offline, with client_id, scope `bot applications.commands`, the permissions the bot needs and response_type code). It carries no redirect_uri and no state: the caller appends its own registered redirect_uri and a random state, opens it, reads `code` (and checks `state`) from the redirect, and sends install_connector `oauth: {code, redirect_uri}` with the same redirect_uri. Null for connectors that do not install through OAuth, and when this deployment has no application on the platform.
+             */
+            authorize_url: string | null;
             /** @description What installing asks for (install_connector's `fields`), in the manifest's order; instructions-only entries have type instructions and take no value. */
             fields: components["schemas"]["ConnectorFormField"][];
             /** @description The installation's settings (install_connector's and update_project_connector's `settings`), in the manifest's order. */
             settings_fields: components["schemas"]["ConnectorFormField"][];
-            /**
-             * @description paste_credential: the creator pastes a credential such as a bot token. oauth: the creator authorises through the platform's OAuth flow. shared_platform: the connector uses a shared installation run by the platform.
-             * @enum {string}
-             */
-            mode: "paste_credential" | "oauth" | "shared_platform";
+            /** @description paste_credential: the creator pastes a credential such as a bot token. oauth: the creator authorises through the platform's OAuth flow. shared_platform: the connector uses a shared installation run by the platform. */
+            mode: "paste_credential" | "oauth" | "shared_platform" | (string & {});
             /** @description Where installations can be made. */
-            scopes: ("platform" | "project")[];
+            scopes: ("platform" | "project" | (string & {}))[];
         };
         /** @description The install fields, the OAuth result (oauth connectors) and the settings. */
         ConnectorInstallRequest: {
@@ -3547,11 +3867,8 @@ export interface components {
             id: components["schemas"]["Uuid"];
             project_id: components["schemas"]["Uuid"];
             connector: components["schemas"]["ConnectorKey"];
-            /**
-             * @description active - the credentials were verified with the platform (later releases may add states).
-             * @enum {string}
-             */
-            status: "active";
+            /** @description active - the credentials were verified with the platform (later releases may add states). */
+            status: "active" | (string & {});
             /** @description The installation's account on the platform (a Telegram bot's id, a Discord server's id). */
             platform_account_id: string | null;
             /** @description Its name (the bot's username, the server's name). */
@@ -3662,21 +3979,15 @@ export interface components {
             portal_label: string;
             /** @description Icon slug of the kind. */
             icon: string;
-            /**
-             * @description How access is granted: bearer_link (the member receives an invite link), membership (the member is added to the place), role (the member is given a role), creator_task (a purchase opens a creator task; the grant is issued when the creator completes it).
-             * @enum {string}
-             */
-            grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
+            /** @description How access is granted: bearer_link (the member receives an invite link), membership (the member is added to the place), role (the member is given a role), creator_task (a purchase opens a creator task; the grant is issued when the creator completes it). */
+            grant_mode: "bearer_link" | "membership" | "role" | "creator_task" | (string & {});
         };
         /** @description Values of the manifest's settings_fields, by field name, each checked by the field's rules; null clears a nullable setting. */
         ConnectorSettingsValues: {
             [key: string]: string | boolean | null;
         };
-        /**
-         * @description Whether projects can install the connector now. available: its package is loaded and installs are open. paused: its package is loaded but the operator has stopped new installs for now. in_development and roadmap: announced, with no package yet. Installing anything but an available connector answers 422 CONNECTOR_UNAVAILABLE.
-         * @enum {string}
-         */
-        ConnectorStatus: "available" | "paused" | "in_development" | "roadmap";
+        /** @description Whether projects can install the connector now. available: its package is loaded and installs are open. paused: its package is loaded but the operator has stopped new installs for now. in_development and roadmap: announced, with no package yet. Installing anything but an available connector answers 422 CONNECTOR_UNAVAILABLE. */
+        ConnectorStatus: "available" | "paused" | "in_development" | "roadmap" | (string & {});
         ConnectorUpdatedEvent: components["schemas"]["EventEnvelope"] & {
             /** @constant */
             type?: "connector.updated";
@@ -3684,7 +3995,7 @@ export interface components {
             data?: {
                 installation: components["schemas"]["ConnectorInstallation"];
                 /** @description What changed - settings, credentials (the install fields; never their values), or both. */
-                changed: ("settings" | "credentials")[];
+                changed: ("settings" | "credentials" | (string & {}))[];
             };
         };
         Coupon: {
@@ -3706,16 +4017,25 @@ export interface components {
         };
         /** @description Exactly one of percent_off and amount_off. */
         CouponCreate: {
+            /** @description What members type at checkout: 3 to 64 letters, digits, underscores or dashes. */
             code: string;
             /** @description One line, as Name. */
             name?: string | null;
+            /** @description The discount in percent, 1 to 100 (give this or amount_off, not both). */
             percent_off?: number;
             amount_off?: components["schemas"]["Money"];
             plan_ids?: components["schemas"]["CouponPlanIds"];
+            /** @description How many times the coupon can be used in all; null or absent: no limit. */
             max_redemptions?: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the coupon stops working (ISO 8601); null or absent: never.
+             */
             expires_at?: string | null;
-            /** @default true */
+            /**
+             * @description Whether members can use it now; default true.
+             * @default true
+             */
             active?: boolean;
         };
         CouponEvent: components["schemas"]["EventEnvelope"] & {
@@ -3738,9 +4058,14 @@ export interface components {
             /** @description One line, as Name. */
             name?: string | null;
             plan_ids?: components["schemas"]["CouponPlanIds"];
+            /** @description How many times the coupon can be used in all; null: no limit. */
             max_redemptions?: number | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the coupon stops working (ISO 8601); null: never.
+             */
             expires_at?: string | null;
+            /** @description Whether members can use it now. */
             active?: boolean;
         };
         CreatorTask: {
@@ -3749,11 +4074,8 @@ export interface components {
             /** @description The access-ledger grant the task belongs to (grant mode creator_task). */
             grant_id: components["schemas"]["Uuid"];
             subscription_id: components["schemas"]["Uuid"];
-            /**
-             * @description open (to do), completed, void (the grant was revoked before completion).
-             * @enum {string}
-             */
-            status: "open" | "completed" | "void";
+            /** @description open (to do), completed, void (the grant was revoked before completion). */
+            status: "open" | "completed" | "void" | (string & {});
             member: {
                 id: components["schemas"]["Uuid"];
                 display_name: string | null;
@@ -3810,11 +4132,8 @@ export interface components {
              * @description `<bot_url>?start=<start_payload>`, the payload percent-encoded.
              */
             deep_link: string;
-            /**
-             * @description Which query the payload came from; project when none was given (`project_<uuid>`).
-             * @enum {string}
-             */
-            payload_kind: "access_code" | "plan_id" | "custom" | "project";
+            /** @description Which query the payload came from; project when none was given (`project_<uuid>`). */
+            payload_kind: "access_code" | "plan_id" | "custom" | "project" | (string & {});
             /** @description Whether the bot acts on the payload (access codes and plans) or only opens the project's home. */
             acted_on: boolean;
         };
@@ -3826,11 +4145,8 @@ export interface components {
             data?: {
                 payment: components["schemas"]["PaymentSummary"];
                 dispute: {
-                    /**
-                     * @description open while the provider decides; won (the money stays) or lost (it went back, final).
-                     * @enum {string}
-                     */
-                    status: "open" | "won" | "lost";
+                    /** @description open while the provider decides; won (the money stays) or lost (it went back, final). */
+                    status: "open" | "won" | "lost" | (string & {});
                     /** @description The provider's short code for the dispute's reason, such as fraudulent. */
                     reason: string | null;
                 };
@@ -3879,7 +4195,7 @@ export interface components {
          * @description Machine-readable error code; see the error reference for each code's status, meaning and remediation. New codes may be added within /v1.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "AUTHENTICATION_REQUIRED" | "TOKEN_MISSING_ABILITY" | "FORBIDDEN" | "TEAM_TIER_REQUIRED" | "CONNECTOR_TIER_REQUIRED" | "TENANT_MISMATCH" | "RESOURCE_NOT_FOUND" | "CONNECTOR_NOT_INSTALLED" | "METHOD_NOT_ALLOWED" | "PLAN_CURRENCY_MISMATCH" | "PLAN_PROVIDER_UNSUPPORTED" | "PAYMENT_METHOD_NOT_CONFIGURED" | "SUBSCRIPTION_ALREADY_ACTIVE" | "ACCESS_CODE_INVALID" | "ACCESS_CODE_EXPIRED" | "ACCESS_CODE_ALREADY_REDEEMED" | "ACCESS_CODE_CAP_EXCEEDED" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "SUBSCRIPTION_PROVIDER_BILLED" | "IDEMPOTENCY_REPLAY_IN_PROGRESS" | "CONNECTOR_UNAVAILABLE" | "RATE_LIMITED" | "WEBHOOK_ENDPOINT_UNREACHABLE" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PROVIDER_SIGNATURE_INVALID" | "MALFORMED_REQUEST" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "SERVICE_BUSY" | "INTERNAL_SERVER_ERROR";
+        ErrorCode: "VALIDATION_FAILED" | "AUTHENTICATION_REQUIRED" | "TOKEN_MISSING_ABILITY" | "FORBIDDEN" | "TEAM_TIER_REQUIRED" | "CONNECTOR_TIER_REQUIRED" | "TENANT_MISMATCH" | "RESOURCE_NOT_FOUND" | "CONNECTOR_NOT_INSTALLED" | "METHOD_NOT_ALLOWED" | "PLAN_CURRENCY_MISMATCH" | "PLAN_PROVIDER_UNSUPPORTED" | "PAYMENT_METHOD_NOT_CONFIGURED" | "SUBSCRIPTION_ALREADY_ACTIVE" | "ACCESS_CODE_INVALID" | "ACCESS_CODE_EXPIRED" | "ACCESS_CODE_ALREADY_REDEEMED" | "ACCESS_CODE_CAP_EXCEEDED" | "IDEMPOTENCY_KEY_MISSING" | "IDEMPOTENCY_KEY_REUSED" | "SUBSCRIPTION_PROVIDER_BILLED" | "PASS_WINDOW_FULL" | "IDEMPOTENCY_REPLAY_IN_PROGRESS" | "CONNECTOR_UNAVAILABLE" | "RATE_LIMITED" | "WEBHOOK_ENDPOINT_UNREACHABLE" | "WEBHOOK_DELIVERY_IN_PROGRESS" | "PROVIDER_SIGNATURE_INVALID" | "MALFORMED_REQUEST" | "REQUEST_HEADERS_TOO_LARGE" | "REQUEST_TIMEOUT" | "SERVICE_BUSY" | "INTERNAL_SERVER_ERROR";
         /** @description The envelope of every webhook event. `api_version` locks the shape of `data` (a breaking change ships under a new version); `project_id` is null for team-scoped events. */
         EventEnvelope: {
             /** @description evt_ followed by a ULID (sortable by creation time); de-duplicate on it. The SB-Event-Id header carries the bare ULID. */
@@ -3911,10 +4227,8 @@ export interface components {
             subscription_id: components["schemas"]["Uuid"];
             member_id: components["schemas"]["Uuid"];
             resource_id: components["schemas"]["Uuid"];
-            /** @enum {string} */
-            grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
-            /** @enum {string} */
-            status: "pending" | "granted" | "revoked";
+            grant_mode: "bearer_link" | "membership" | "role" | "creator_task" | (string & {});
+            status: "pending" | "granted" | "revoked" | (string & {});
             /** Format: date-time */
             granted_at: string | null;
             /** Format: date-time */
@@ -3932,7 +4246,7 @@ export interface components {
             code: components["schemas"]["GroupCode"];
             name: string;
             /** @description What the group grants its members on its projects, sorted. */
-            abilities: components["schemas"]["Ability"][];
+            abilities: ("account:read" | "account:write" | "activity:read" | "billing:manage" | "billing:read" | "broadcast:send" | "dashboard:read" | "distribution:read" | "group:create" | "group:delete" | "group:update" | "group:view" | "group:view-any" | "pass-window:create" | "pass-window:delete" | "pass-window:update" | "pass-window:view" | "pass-window:view-any" | "payment:refund" | "payment:view" | "payment:view-any" | "project-access-code:create" | "project-access-code:delete" | "project-access-code:update" | "project-access-code:view" | "project-access-code:view-any" | "project-connector:create" | "project-connector:delete" | "project-connector:update" | "project-connector:view" | "project-connector:view-any" | "project-coupon:create" | "project-coupon:delete" | "project-coupon:update" | "project-coupon:view" | "project-coupon:view-any" | "project-payment-method:create" | "project-payment-method:delete" | "project-payment-method:update" | "project-payment-method:view" | "project-payment-method:view-any" | "project-recovery:create" | "project-recovery:delete" | "project-recovery:update" | "project-recovery:view" | "project-recovery:view-any" | "project-resource:create" | "project-resource:delete" | "project-resource:update" | "project-resource:view" | "project-resource:view-any" | "project-subscription-plan:create" | "project-subscription-plan:delete" | "project-subscription-plan:update" | "project-subscription-plan:view" | "project-subscription-plan:view-any" | "project-subscription:create" | "project-subscription:delete" | "project-subscription:update" | "project-subscription:view" | "project-subscription:view-any" | "project-user:create" | "project-user:delete" | "project-user:update" | "project-user:view" | "project-user:view-any" | "project:create" | "project:delete" | "project:update" | "project:view" | "project:view-any" | "role:create" | "role:delete" | "role:update" | "role:view" | "role:view-any" | "support-canned-reply:create" | "support-canned-reply:delete" | "support-canned-reply:update" | "support-canned-reply:view-any" | "support-conversation:create" | "support-conversation:delete" | "support-conversation:update" | "support-conversation:view" | "support-conversation:view-any" | "team-member:invite" | "team-member:remove" | "team-member:update-role" | "team-member:view" | "team-member:view-any" | "team:create" | "team:delete" | "team:update" | "team:view" | "team:view-any" | "token:create" | "token:delete" | "token:view" | "token:view-any" | "webhook-delivery:retry" | "webhook-delivery:view-any" | "webhook-endpoint:create" | "webhook-endpoint:delete" | "webhook-endpoint:manage" | "webhook-endpoint:update" | "webhook-endpoint:view" | "webhook-endpoint:view-any" | (string & {}))[];
             project_ids: components["schemas"]["Uuid"][];
             /** @description User ids of the team members in the group. */
             member_ids: components["schemas"]["Uuid"][];
@@ -3947,8 +4261,11 @@ export interface components {
         GroupCreate: {
             code: components["schemas"]["GroupCode"];
             name: components["schemas"]["Name"];
+            /** @description The abilities the group's members get (ability strings such as plan:view-any). */
             abilities: components["schemas"]["Ability"][];
+            /** @description The projects the group's abilities apply to (ids from list_projects). */
             project_ids: components["schemas"]["Uuid"][];
+            /** @description The team members (user ids) in the group. */
             member_ids: components["schemas"]["Uuid"][];
         };
         GroupEvent: components["schemas"]["EventEnvelope"] & {
@@ -3968,8 +4285,11 @@ export interface components {
         };
         GroupUpdate: {
             name?: components["schemas"]["Name"];
+            /** @description The abilities the group's members get; replaces the list. */
             abilities?: components["schemas"]["Ability"][];
+            /** @description The projects the group's abilities apply to (ids from list_projects); replaces the list. */
             project_ids?: components["schemas"]["Uuid"][];
+            /** @description The team members (user ids) in the group; replaces the list. */
             member_ids?: components["schemas"]["Uuid"][];
         };
         Identity: {
@@ -4022,11 +4342,8 @@ export interface components {
                     grant_id: components["schemas"]["Uuid"];
                     resource_id: components["schemas"]["Uuid"];
                     resource_title: string;
-                    /**
-                     * @description give - a pending grant to apply; remove - a revoked grant's access to take away.
-                     * @enum {string}
-                     */
-                    action: "give" | "remove";
+                    /** @description give - a pending grant to apply; remove - a revoked grant's access to take away. */
+                    action: "give" | "remove" | (string & {});
                     /** @description Failed platform calls so far (0 when it simply had not run yet). */
                     previous_attempts: number;
                 }[];
@@ -4037,11 +4354,8 @@ export interface components {
                     grant_id: components["schemas"]["Uuid"];
                     resource_id: components["schemas"]["Uuid"];
                     resource_title: string;
-                    /**
-                     * @description already_applied - granted and applied on the platform; creator_task - the creator fulfils it (complete its creator task); platform_account_not_linked - the member has no account on the resource's platform.
-                     * @enum {string}
-                     */
-                    reason: "already_applied" | "creator_task" | "platform_account_not_linked";
+                    /** @description already_applied - granted and applied on the platform; creator_task - the creator fulfils it (complete its creator task); platform_account_not_linked - the member has no account on the resource's platform. */
+                    reason: "already_applied" | "creator_task" | "platform_account_not_linked" | (string & {});
                 }[];
             };
         };
@@ -4071,7 +4385,8 @@ export interface components {
         MemberListItem: components["schemas"]["Member"] & {
             /** @description The plans of the member's live subscriptions (trialing, active, past_due, or canceled with access until ends_at), oldest subscription first; empty when none. */
             plans: components["schemas"]["MemberPlan"][];
-            access_state: components["schemas"]["MemberAccessState"];
+            /** @description The member's access across the places (resources) they are entitled to, that is the resources of their live grants (pending or granted, in the access ledger). Per place the best of its live grants counts: granted when one is granted; else failed when the connector's last platform call for it failed (it waits for its next try, see platform_error); else pending (not yet applied, or a creator task not yet done). Across places: failed when some place is failed; else pending when some place is pending; else granted (every place granted); none when the member is entitled to no place (a lead, a churned or banned member, or a plan without resources). */
+            access_state: "granted" | "pending" | "failed" | "none" | (string & {});
         };
         MemberPage: {
             data: components["schemas"]["MemberListItem"][];
@@ -4088,13 +4403,9 @@ export interface components {
             resource_id: components["schemas"]["Uuid"];
             resource_title: string;
             connector_key: string;
-            /** @enum {string} */
-            grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
-            /**
-             * @description This place's state, as MemberAccessState defines it per place.
-             * @enum {string}
-             */
-            state: "granted" | "pending" | "failed" | "none";
+            grant_mode: "bearer_link" | "membership" | "role" | "creator_task" | (string & {});
+            /** @description This place's state, as MemberAccessState defines it per place. */
+            state: "granted" | "pending" | "failed" | "none" | (string & {});
             /**
              * Format: uuid
              * @description The live grant that decides the state; null for none.
@@ -4121,7 +4432,8 @@ export interface components {
             /** @description The member's user id on that platform. */
             external_user_id: string | null;
             display_name: string | null;
-            status: components["schemas"]["MemberStatus"];
+            /** @description lead: never subscribed; trialing: only a trial lives; customer: a paid subscription lives; churned: joined once, nothing lives now; banned: blocked from the project. */
+            status: "lead" | "trialing" | "customer" | "churned" | "banned" | (string & {});
             ban_reason: string | null;
             /** Format: date-time */
             banned_at: string | null;
@@ -4174,18 +4486,26 @@ export interface components {
             ends_at: components["schemas"]["Timestamp"];
             /** @description How many passes the window sells; null for no limit. */
             capacity: number | null;
+            /** @description Seats taken now: paid passes and open checkouts holding one (an hour each). */
+            seats_taken: number;
+            /** @description Seats still on sale now: capacity less seats_taken, never below 0; null for no limit. */
+            seats_left: number | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
         PassWindowCreate: {
             name: components["schemas"]["Name"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When access starts for passes of this window (ISO 8601).
+             */
             starts_at: string;
             /**
              * Format: date-time
              * @description After starts_at.
              */
             ends_at: string;
+            /** @description How many passes can be sold; null or absent: no limit. */
             capacity?: number | null;
         };
         PassWindowEvent: components["schemas"]["EventEnvelope"] & {
@@ -4204,10 +4524,17 @@ export interface components {
         };
         PassWindowUpdate: {
             name?: components["schemas"]["Name"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When access starts (ISO 8601); fixed once a pass is sold.
+             */
             starts_at?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When access ends (ISO 8601); fixed once a pass is sold.
+             */
             ends_at?: string;
+            /** @description How many passes can be sold; null: no limit. */
             capacity?: number | null;
         };
         PaymentEvent: components["schemas"]["EventEnvelope"] & {
@@ -4250,8 +4577,7 @@ export interface components {
             project_id: components["schemas"]["Uuid"];
             provider: components["schemas"]["PaymentProvider"];
             name: string;
-            /** @enum {string} */
-            mode: "live" | "test";
+            mode: "live" | "test" | (string & {});
             /** @description Only enabled methods sell plans. */
             enabled: boolean;
             currencies: components["schemas"]["PaymentMethodCurrencies"];
@@ -4279,17 +4605,20 @@ export interface components {
         };
         PaymentMethodUpdate: {
             name?: components["schemas"]["Name"];
-            /** @enum {string} */
+            /**
+             * @description live takes real payments; test uses the provider's test mode.
+             * @enum {string}
+             */
             mode?: "live" | "test";
+            /** @description Whether checkouts offer this method; an enabled method needs at least one currency and one billing cycle. */
             enabled?: boolean;
+            /** @description The ISO 4217 currency codes it accepts (XTR for Telegram Stars); replaces the list. */
             currencies?: components["schemas"]["PaymentMethodCurrencies"];
+            /** @description The billing cycles it supports; replaces the list. */
             billing_cycles?: components["schemas"]["PaymentMethodCycles"];
         };
-        /**
-         * @description The provider a method goes through.
-         * @enum {string}
-         */
-        PaymentProvider: "stripe" | "paypal" | "razorpay" | "paystack" | "coinpayments" | "telegram_stars" | "access_codes";
+        /** @description The provider a method goes through. */
+        PaymentProvider: "stripe" | "paypal" | "razorpay" | "paystack" | "coinpayments" | "telegram_stars" | "access_codes" | (string & {});
         /** @description A payment or refund as events carry it; never the provider's fee or credentials. */
         PaymentSummary: {
             id: components["schemas"]["Uuid"];
@@ -4297,8 +4626,7 @@ export interface components {
             member_id: components["schemas"]["Uuid"];
             subscription_id: components["schemas"]["Uuid"] | null;
             plan_id: components["schemas"]["Uuid"] | null;
-            /** @enum {string} */
-            kind: "payment" | "refund" | "dispute";
+            kind: "payment" | "refund" | "dispute" | (string & {});
             amount: components["schemas"]["Money"];
             /** @description The payment method's provider: stripe or telegram_stars. */
             provider: string;
@@ -4311,8 +4639,7 @@ export interface components {
         /** @description Rows per page; values above the list's maximum are clamped to it. */
         PerPage: number;
         Ping: {
-            /** @enum {string} */
-            status: "ok";
+            status: "ok" | (string & {});
             /**
              * @description The deployed release number (also reported by the MCP server and the agent card).
              * @example 3.0.0
@@ -4326,7 +4653,8 @@ export interface components {
             name: string;
             description: string | null;
             price: components["schemas"]["Money"];
-            billing_cycle: components["schemas"]["BillingCycle"];
+            /** @description The unit of a plan's billing period; lifetime is paid once and never ends. */
+            billing_cycle: "day" | "week" | "month" | "year" | "lifetime" | (string & {});
             /** @description Units of billing_cycle per period; 1 for lifetime. */
             billing_cycle_count: number;
             trial_days: number;
@@ -4334,7 +4662,8 @@ export interface components {
             access_codes_only: boolean;
             /** @description The ids of the resources the plan grants, in order. */
             resources: components["schemas"]["Uuid"][];
-            status: components["schemas"]["PlanStatus"];
+            /** @description draft (being prepared), published (on sale), archived (off sale; subscriptions go on). */
+            status: "draft" | "published" | "archived" | (string & {});
             /**
              * Format: date-time
              * @description When it was last published.
@@ -4350,14 +4679,24 @@ export interface components {
         };
         PlanCreate: {
             name: components["schemas"]["Name"];
+            /** @description What members get, shown on the plan's page; null or absent: none. */
             description?: string | null;
             price: components["schemas"]["Money"];
             billing_cycle: components["schemas"]["BillingCycle"];
-            /** @default 1 */
+            /**
+             * @description How many billing_cycle units one period lasts (3 with month: quarterly); default 1.
+             * @default 1
+             */
             billing_cycle_count?: number;
-            /** @default 0 */
+            /**
+             * @description Free days before the first charge; default 0.
+             * @default 0
+             */
             trial_days?: number;
-            /** @default false */
+            /**
+             * @description Sold only through access codes, never at a public checkout; default false.
+             * @default false
+             */
             access_codes_only?: boolean;
             resources: components["schemas"]["PlanResourceIds"];
         };
@@ -4384,11 +4723,15 @@ export interface components {
         PlanStatus: "draft" | "published" | "archived";
         PlanUpdate: {
             name?: components["schemas"]["Name"];
+            /** @description What members get, shown on the plan's page; null: none. */
             description?: string | null;
             price?: components["schemas"]["Money"];
             billing_cycle?: components["schemas"]["BillingCycle"];
+            /** @description How many billing_cycle units one period lasts (3 with month: quarterly). */
             billing_cycle_count?: number;
+            /** @description Free days before the first charge. */
             trial_days?: number;
+            /** @description Sold only through access codes, never at a public checkout. */
             access_codes_only?: boolean;
             resources?: components["schemas"]["PlanResourceIds"];
         };
@@ -4413,7 +4756,8 @@ export interface components {
             description: string | null;
             terms_url: components["schemas"]["ProjectLink"];
             privacy_url: components["schemas"]["ProjectLink"];
-            status: components["schemas"]["ProjectStatus"];
+            /** @description active, or archived (kept with its data and handle, closed to new purchases). */
+            status: "active" | "archived" | (string & {});
             archived_at: components["schemas"]["ProjectArchivedAt"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
@@ -4425,6 +4769,7 @@ export interface components {
         ProjectArchivedAt: string | null;
         ProjectCreate: {
             name: components["schemas"]["Name"];
+            /** @description A longer description of the community; null or absent: none. */
             description?: string | null;
             /** @description A custom handle (Growth tier); without it the server makes one from the name. */
             handle?: components["schemas"]["ProjectHandle"];
@@ -4440,7 +4785,8 @@ export interface components {
             description: string | null;
             terms_url: components["schemas"]["ProjectLink"];
             privacy_url: components["schemas"]["ProjectLink"];
-            status: components["schemas"]["ProjectStatus"];
+            /** @description active, or archived (kept with its data and handle, closed to new purchases). */
+            status: "active" | "archived" | (string & {});
             archived_at: components["schemas"]["ProjectArchivedAt"];
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
@@ -4487,6 +4833,7 @@ export interface components {
         ProjectStatus: "active" | "archived";
         ProjectUpdate: {
             name?: components["schemas"]["Name"];
+            /** @description A longer description of the community; null: none. */
             description?: string | null;
             /** @description A different handle (Growth tier); the current one stays reserved for this project. */
             handle?: components["schemas"]["ProjectHandle"];
@@ -4498,7 +4845,7 @@ export interface components {
             project_id?: components["schemas"]["Uuid"];
             data?: {
                 project: components["schemas"]["Project"];
-                changed_fields: ("name" | "handle" | "description" | "terms_url" | "privacy_url")[];
+                changed_fields: ("name" | "handle" | "description" | "terms_url" | "privacy_url" | (string & {}))[];
                 /** @description The former value of each changed field. */
                 previous: {
                     name?: string;
@@ -4518,11 +4865,11 @@ export interface components {
             /** @description What the probe found, in words. */
             reason: string | null;
         };
-        /** @description Members whose platform account was lost can link a new one to their membership. */
+        /** @description Members whose platform account was lost can link a new one to their membership, for a connector whose manifest declares it. Neither shipped connector declares it, so for them it stays off and turning it on is refused (422 naming identity_relink.enabled). */
         RecoveryIdentityRelink: {
             enabled: boolean;
         };
-        /** @description A live copy of every post of the source place in the target place (of a mirrorable kind). */
+        /** @description A live copy of every post of the source place in the target place (of a mirrorable kind), for a connector whose manifest declares the mirror. Neither shipped connector (Telegram, Discord) declares it, so for them it stays off and turning it on is refused (422 naming mirror.enabled). */
         RecoveryMirror: {
             enabled: boolean;
             source_resource_id: components["schemas"]["RecoveryNullableId"];
@@ -4597,16 +4944,41 @@ export interface components {
             mirror?: components["schemas"]["RecoveryMirrorInput"];
             identity_relink?: components["schemas"]["RecoveryIdentityRelink"];
         };
+        RecoveryStandbyActivatedEvent: components["schemas"]["EventEnvelope"] & {
+            project_id?: components["schemas"]["Uuid"];
+            data?: {
+                recovery_setting_id: components["schemas"]["Uuid"];
+                /** @description installation: the standby installation's bot took over; resource: a lost place's members were granted its standby place; handed_back: the project's own bot works again and sends again. */
+                kind: "installation" | "resource" | "handed_back" | (string & {});
+                installation_id: components["schemas"]["Uuid"];
+                /**
+                 * Format: uuid
+                 * @description The installation that took over (kind installation) or handed the sending back (handed_back), else null.
+                 */
+                standby_installation_id: string | null;
+                /**
+                 * Format: uuid
+                 * @description The resource whose place was lost (kind resource), else null.
+                 */
+                resource_id: string | null;
+                /**
+                 * Format: uuid
+                 * @description The resource its members were granted (kind resource), else null.
+                 */
+                standby_resource_id: string | null;
+                /** @description The members told of the new bot, or granted the standby place. */
+                members_moved: number;
+                /** @description The places now run through the standby bot, or 1 for a switched place. */
+                resources_moved: number;
+            };
+        };
         /** @description A place of the installation and the place of the same kind that stands in for it. */
         RecoveryStandbyPair: {
             resource_id: components["schemas"]["Uuid"];
             standby_resource_id: components["schemas"]["Uuid"];
         };
-        /**
-         * @description The last probe's verdict: healthy (the installation and its places work), degraded (some places fail), lost (the installation no longer works); null until a probe has run.
-         * @enum {string|null}
-         */
-        RecoveryStatus: "healthy" | "degraded" | "lost" | null;
+        /** @description The last probe's verdict: healthy (the installation and its places work), degraded (some places fail), lost (the installation no longer works); null until a probe has run. */
+        RecoveryStatus: "healthy" | "degraded" | "lost" | null | (string & {});
         RecoveryStatusChangedEvent: components["schemas"]["EventEnvelope"] & {
             project_id?: components["schemas"]["Uuid"];
             data?: {
@@ -4615,6 +4987,47 @@ export interface components {
                 failing_places: components["schemas"]["RecoveryFailingPlace"][];
             };
         };
+        /** @description A mass removal the drift sweep held for the creator's decision: it would have taken one gated role from planned_count of its holders at once, and took it from none. */
+        RemovalHold: {
+            id: components["schemas"]["Uuid"];
+            project_id: components["schemas"]["Uuid"];
+            installation_id: components["schemas"]["Uuid"];
+            connector: components["schemas"]["ConnectorKey"];
+            /** @description The resource gating the role (its title as it is now). */
+            resource: {
+                id: components["schemas"]["Uuid"];
+                title: string;
+            };
+            /** @description The role on the platform when the hold was made (the resource's platform_ref then; Discord's role id). */
+            platform_ref: string;
+            /** @description How many members of the server held the role when the hold was made. */
+            holders: number;
+            /** @description How many of them held it without a covering grant (the removals held). */
+            planned_count: number;
+            /** @description The platform user ids (Discord user ids) the sweep would have taken the role from, the first 100 of them; planned_count is the whole number. */
+            platform_user_ids: string[];
+            /** @description held - waiting for the creator. confirmed - the next sweep removes the role from the held members still uncovered (applied_at says when it did). cancelled - nobody is removed, and the same members are not held again. */
+            status: "held" | "confirmed" | "cancelled" | (string & {});
+            created_at: components["schemas"]["Timestamp"];
+            /**
+             * Format: date-time
+             * @description When the hold was confirmed or cancelled; null while held.
+             */
+            decided_at: string | null;
+            /**
+             * Format: uuid
+             * @description The creator who confirmed or cancelled it; null while held.
+             */
+            decided_by_user_id: string | null;
+            /**
+             * Format: date-time
+             * @description When a confirmed hold's removals were carried out; null until then.
+             */
+            applied_at: string | null;
+        };
+        RemovalHoldResponse: {
+            data: components["schemas"]["RemovalHold"];
+        };
         Resource: {
             id: components["schemas"]["Uuid"];
             project_id: components["schemas"]["Uuid"];
@@ -4622,11 +5035,8 @@ export interface components {
             connector: string;
             /** @description The kind in that manifest; `<connector>.<kind>` names it fully. */
             kind: string;
-            /**
-             * @description How access is handed over, copied from the manifest at creation.
-             * @enum {string}
-             */
-            grant_mode: "bearer_link" | "membership" | "role" | "creator_task";
+            /** @description How access is handed over, copied from the manifest at creation. */
+            grant_mode: "bearer_link" | "membership" | "role" | "creator_task" | (string & {});
             title: string;
             /** @description Shown to the member as is (a manual perk's instructions). */
             description: string | null;
@@ -4644,11 +5054,19 @@ export interface components {
             connector?: string;
             kind: components["schemas"]["ResourceKindName"];
             title: components["schemas"]["Name"];
+            /** @description What the resource is, for members; null or absent: none. */
             description?: string | null;
+            /** @description The place on the platform (a chat, channel or role id): required for bearer_link, membership and role kinds, refused for creator_task kinds. */
             platform_ref?: string | null;
-            /** @default false */
+            /**
+             * @description The early admission hold, only where the kind supports_early_admission_hold (list_connectors shows resource_kinds); default false.
+             * @default false
+             */
             early_admission_hold?: boolean;
-            /** @default true */
+            /**
+             * @description false keeps it on its plans but hands it to nobody new; default true.
+             * @default true
+             */
             active?: boolean;
         };
         ResourceEvent: components["schemas"]["EventEnvelope"] & {
@@ -4669,9 +5087,13 @@ export interface components {
         };
         ResourceUpdate: {
             title?: components["schemas"]["Name"];
+            /** @description What the resource is, for members; null: none. */
             description?: string | null;
+            /** @description The place on the platform (a chat, channel or role id): required for bearer_link, membership and role kinds, refused for creator_task kinds. */
             platform_ref?: string | null;
+            /** @description The early admission hold, only where the kind supports_early_admission_hold (list_connectors shows resource_kinds). */
             early_admission_hold?: boolean;
+            /** @description false keeps it on its plans but hands it to nobody new. */
             active?: boolean;
         };
         /** @description One entry per currency with a transaction in the window, by currency code. */
@@ -4696,7 +5118,7 @@ export interface components {
             code: components["schemas"]["RoleCode"];
             name: string;
             /** @description What the role grants, sorted. Built-in roles list what the catalog gives them. */
-            abilities: components["schemas"]["Ability"][];
+            abilities: ("account:read" | "account:write" | "activity:read" | "billing:manage" | "billing:read" | "broadcast:send" | "dashboard:read" | "distribution:read" | "group:create" | "group:delete" | "group:update" | "group:view" | "group:view-any" | "pass-window:create" | "pass-window:delete" | "pass-window:update" | "pass-window:view" | "pass-window:view-any" | "payment:refund" | "payment:view" | "payment:view-any" | "project-access-code:create" | "project-access-code:delete" | "project-access-code:update" | "project-access-code:view" | "project-access-code:view-any" | "project-connector:create" | "project-connector:delete" | "project-connector:update" | "project-connector:view" | "project-connector:view-any" | "project-coupon:create" | "project-coupon:delete" | "project-coupon:update" | "project-coupon:view" | "project-coupon:view-any" | "project-payment-method:create" | "project-payment-method:delete" | "project-payment-method:update" | "project-payment-method:view" | "project-payment-method:view-any" | "project-recovery:create" | "project-recovery:delete" | "project-recovery:update" | "project-recovery:view" | "project-recovery:view-any" | "project-resource:create" | "project-resource:delete" | "project-resource:update" | "project-resource:view" | "project-resource:view-any" | "project-subscription-plan:create" | "project-subscription-plan:delete" | "project-subscription-plan:update" | "project-subscription-plan:view" | "project-subscription-plan:view-any" | "project-subscription:create" | "project-subscription:delete" | "project-subscription:update" | "project-subscription:view" | "project-subscription:view-any" | "project-user:create" | "project-user:delete" | "project-user:update" | "project-user:view" | "project-user:view-any" | "project:create" | "project:delete" | "project:update" | "project:view" | "project:view-any" | "role:create" | "role:delete" | "role:update" | "role:view" | "role:view-any" | "support-canned-reply:create" | "support-canned-reply:delete" | "support-canned-reply:update" | "support-canned-reply:view-any" | "support-conversation:create" | "support-conversation:delete" | "support-conversation:update" | "support-conversation:view" | "support-conversation:view-any" | "team-member:invite" | "team-member:remove" | "team-member:update-role" | "team-member:view" | "team-member:view-any" | "team:create" | "team:delete" | "team:update" | "team:view" | "team:view-any" | "token:create" | "token:delete" | "token:view" | "token:view-any" | "webhook-delivery:retry" | "webhook-delivery:view-any" | "webhook-endpoint:create" | "webhook-endpoint:delete" | "webhook-endpoint:manage" | "webhook-endpoint:update" | "webhook-endpoint:view" | "webhook-endpoint:view-any" | (string & {}))[];
             /** @description admin and member; they cannot be changed or deleted. */
             built_in: boolean;
             created_at: components["schemas"]["Timestamp"];
@@ -4710,6 +5132,7 @@ export interface components {
         RoleCreate: {
             code: components["schemas"]["RoleCode"];
             name: components["schemas"]["Name"];
+            /** @description The abilities the role grants (ability strings such as plan:view-any). */
             abilities: components["schemas"]["Ability"][];
         };
         RoleEvent: components["schemas"]["EventEnvelope"] & {
@@ -4729,6 +5152,7 @@ export interface components {
         };
         RoleUpdate: {
             name?: components["schemas"]["Name"];
+            /** @description The abilities the role grants; replaces the list. */
             abilities?: components["schemas"]["Ability"][];
         };
         /** @description A column the list offers; any other value falls back to created_at. */
@@ -4740,7 +5164,8 @@ export interface components {
             project_id: components["schemas"]["Uuid"];
             plan_id: components["schemas"]["Uuid"];
             member_id: components["schemas"]["Uuid"];
-            status: components["schemas"]["SubscriptionStatus"];
+            /** @description trialing: inside the plan's trial; active: paid period running; past_due: the payment provider could not collect a renewal, access continues through a grace period until ends_at (a later successful payment makes it active again); canceled: cancelled, access until ends_at; expired: access ended (final). */
+            status: "trialing" | "active" | "past_due" | "canceled" | "expired" | (string & {});
             /** @description How it began; access_code in this release. */
             source: string;
             started_at: components["schemas"]["Timestamp"];
@@ -4823,7 +5248,8 @@ export interface components {
             installation_id: string | null;
             /** @description The first line of the first message (at most 80 characters). */
             subject: string;
-            status: components["schemas"]["SupportConversationStatus"];
+            /** @description open: waiting for the team or the member; closed: done (the member's next message opens a new conversation). */
+            status: "open" | "closed" | (string & {});
             /**
              * Format: uuid
              * @description The user id of the person of the team handling it; null when nobody is.
@@ -4890,11 +5316,8 @@ export interface components {
             canned_reply_id: string | null;
             created_at: components["schemas"]["Timestamp"];
         };
-        /**
-         * @description in: from the member; out: from the team.
-         * @enum {string}
-         */
-        SupportMessageDirection: "in" | "out";
+        /** @description in: from the member; out: from the team. */
+        SupportMessageDirection: "in" | "out" | (string & {});
         SupportMessageEvent: components["schemas"]["EventEnvelope"] & {
             project_id?: components["schemas"]["Uuid"];
             data?: {
@@ -4941,11 +5364,8 @@ export interface components {
             email: string;
             role_id: components["schemas"]["Uuid"];
             role: components["schemas"]["RoleCode"];
-            /**
-             * @description pending until accepted, withdrawn, or replaced by a new invitation once past expires_at (then expired).
-             * @enum {string}
-             */
-            status: "pending" | "accepted" | "withdrawn" | "expired";
+            /** @description pending until accepted, withdrawn, or replaced by a new invitation once past expires_at (then expired). */
+            status: "pending" | "accepted" | "withdrawn" | "expired" | (string & {});
             /** Format: uuid */
             invited_by_user_id: string | null;
             expires_at: components["schemas"]["Timestamp"];
@@ -5068,13 +5488,10 @@ export interface components {
             id: components["schemas"]["TokenId"];
             /** @description What the token is for; for an agent registration, the client name. */
             name: string;
-            /**
-             * @description agent_registration marks a token collected through agent self-registration.
-             * @enum {string}
-             */
-            kind: "personal" | "agent_registration";
+            /** @description agent_registration marks a token collected through agent self-registration. */
+            kind: "personal" | "agent_registration" | (string & {});
             /** @description The abilities the token carries, sorted. */
-            abilities: components["schemas"]["Ability"][];
+            abilities: ("account:read" | "account:write" | "activity:read" | "billing:manage" | "billing:read" | "broadcast:send" | "dashboard:read" | "distribution:read" | "group:create" | "group:delete" | "group:update" | "group:view" | "group:view-any" | "pass-window:create" | "pass-window:delete" | "pass-window:update" | "pass-window:view" | "pass-window:view-any" | "payment:refund" | "payment:view" | "payment:view-any" | "project-access-code:create" | "project-access-code:delete" | "project-access-code:update" | "project-access-code:view" | "project-access-code:view-any" | "project-connector:create" | "project-connector:delete" | "project-connector:update" | "project-connector:view" | "project-connector:view-any" | "project-coupon:create" | "project-coupon:delete" | "project-coupon:update" | "project-coupon:view" | "project-coupon:view-any" | "project-payment-method:create" | "project-payment-method:delete" | "project-payment-method:update" | "project-payment-method:view" | "project-payment-method:view-any" | "project-recovery:create" | "project-recovery:delete" | "project-recovery:update" | "project-recovery:view" | "project-recovery:view-any" | "project-resource:create" | "project-resource:delete" | "project-resource:update" | "project-resource:view" | "project-resource:view-any" | "project-subscription-plan:create" | "project-subscription-plan:delete" | "project-subscription-plan:update" | "project-subscription-plan:view" | "project-subscription-plan:view-any" | "project-subscription:create" | "project-subscription:delete" | "project-subscription:update" | "project-subscription:view" | "project-subscription:view-any" | "project-user:create" | "project-user:delete" | "project-user:update" | "project-user:view" | "project-user:view-any" | "project:create" | "project:delete" | "project:update" | "project:view" | "project:view-any" | "role:create" | "role:delete" | "role:update" | "role:view" | "role:view-any" | "support-canned-reply:create" | "support-canned-reply:delete" | "support-canned-reply:update" | "support-canned-reply:view-any" | "support-conversation:create" | "support-conversation:delete" | "support-conversation:update" | "support-conversation:view" | "support-conversation:view-any" | "team-member:invite" | "team-member:remove" | "team-member:update-role" | "team-member:view" | "team-member:view-any" | "team:create" | "team:delete" | "team:update" | "team:view" | "team:view-any" | "token:create" | "token:delete" | "token:view" | "token:view-any" | "webhook-delivery:retry" | "webhook-delivery:view-any" | "webhook-endpoint:create" | "webhook-endpoint:delete" | "webhook-endpoint:manage" | "webhook-endpoint:update" | "webhook-endpoint:view" | "webhook-endpoint:view-any" | (string & {}))[];
             /** @description The token's scope entries: exactly one `scope:team:<uuid>` (frozen at mint time), then one `scope:project:<uuid>` per project of its allow-list (none = every project of the team). */
             scopes: string[];
             /**
@@ -5113,8 +5530,10 @@ export interface components {
             member_id: components["schemas"]["Uuid"];
             subscription_id: components["schemas"]["Uuid"] | null;
             plan_id: components["schemas"]["Uuid"] | null;
-            kind: components["schemas"]["TransactionKind"];
-            status: components["schemas"]["TransactionStatus"];
+            /** @description What moved value; an access-code redemption moves none (amount 0); a dispute is a chargeback of a payment, its own row naming it. */
+            kind: "access_code_redemption" | "payment" | "refund" | "dispute" | (string & {});
+            /** @description pending until the provider confirms (a dispute: while it is open); refunded when a succeeded payment was paid back; a dispute is succeeded when lost (the money went back) and failed when won. */
+            status: "pending" | "succeeded" | "failed" | "refunded" | (string & {});
             /** @description What the member paid (for a refund, what was paid back); 0 for a redemption. */
             amount: components["schemas"]["Money"];
             /** @description The plan's price when it happened (what a redemption gave away); null when no plan. */
@@ -5164,7 +5583,8 @@ export interface components {
             event_type: string;
             /** Format: uuid */
             project_id: string | null;
-            status: components["schemas"]["WebhookDeliveryStatus"];
+            /** @description queued (waiting for its first or next attempt), delivered (a 2xx came), dead (the first attempt and its eight retries failed, or refused unposted). */
+            status: "queued" | "delivered" | "dead" | (string & {});
             attempts: number;
             /** Format: date-time */
             next_attempt_at: string | null;
@@ -5185,8 +5605,7 @@ export interface components {
             /** @description 1 is the first attempt, 2-9 its eight retries. */
             attempt: number;
             attempted_at: components["schemas"]["Timestamp"];
-            /** @enum {string} */
-            outcome: "delivered" | "failed" | "refused";
+            outcome: "delivered" | "failed" | "refused" | (string & {});
             response_status: number | null;
             duration_ms: number | null;
             excerpt: string;
@@ -5209,7 +5628,7 @@ export interface components {
             name: string;
             /** Format: uri */
             url: string;
-            events: components["schemas"]["WebhookEventFilter"][];
+            events: ("access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "billing.payment_failed" | "billing.subscription_cancelled" | "billing.tier_changed" | "broadcast.*" | "broadcast.canceled" | "broadcast.created" | "broadcast.started" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment.*" | "payment.dispute_closed" | "payment.disputed" | "payment.failed" | "payment.refunded" | "payment.succeeded" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.standby_activated" | "recovery_setting.status_changed" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.reactivated" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "support.message.sent" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated" | (string & {}))[];
             allowed_ips: string[] | null;
             /**
              * Format: uuid
@@ -5261,7 +5680,7 @@ export interface components {
          * @description What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).
          * @enum {string}
          */
-        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "billing.payment_failed" | "billing.subscription_cancelled" | "billing.tier_changed" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment.*" | "payment.dispute_closed" | "payment.disputed" | "payment.failed" | "payment.refunded" | "payment.succeeded" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.status_changed" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.reactivated" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "support.message.sent" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
+        WebhookEventFilter: "access_code.*" | "access_code.deleted" | "access_code.expired" | "access_code.generated" | "access_code.redeemed" | "billing.*" | "billing.payment_failed" | "billing.subscription_cancelled" | "billing.tier_changed" | "broadcast.*" | "broadcast.canceled" | "broadcast.created" | "broadcast.started" | "connector.*" | "connector.installed" | "connector.uninstalled" | "connector.updated" | "coupon.*" | "coupon.created" | "coupon.deleted" | "coupon.updated" | "creator_task.*" | "creator_task.completed" | "group.*" | "group.created" | "group.deleted" | "group.updated" | "member.*" | "member.banned" | "member.churned" | "member.joined" | "member.resource_added" | "member.resource_removed" | "member.unbanned" | "pass_window.*" | "pass_window.created" | "pass_window.deleted" | "pass_window.updated" | "payment.*" | "payment.dispute_closed" | "payment.disputed" | "payment.failed" | "payment.refunded" | "payment.succeeded" | "payment_method.*" | "payment_method.created" | "payment_method.deleted" | "payment_method.updated" | "plan.*" | "plan.archived" | "plan.created" | "plan.deleted" | "plan.published" | "plan.updated" | "project.*" | "project.archived" | "project.created" | "project.deleted" | "project.restored" | "project.updated" | "recovery_setting.*" | "recovery_setting.created" | "recovery_setting.deleted" | "recovery_setting.standby_activated" | "recovery_setting.status_changed" | "recovery_setting.updated" | "resource.*" | "resource.created" | "resource.deleted" | "resource.updated" | "role.*" | "role.created" | "role.deleted" | "role.updated" | "subscription.*" | "subscription.activated" | "subscription.cancelled" | "subscription.created" | "subscription.expired" | "subscription.past_due" | "subscription.reactivated" | "subscription.renewed" | "support.*" | "support.conversation.*" | "support.conversation.assigned" | "support.conversation.closed" | "support.conversation.opened" | "support.conversation.reopened" | "support.conversation.unassigned" | "support.message.*" | "support.message.received" | "support.message.sent" | "team.*" | "team.created" | "team.deleted" | "team.member.*" | "team.member.invited" | "team.member.joined" | "team.member.removed" | "team.member.role_changed" | "team.updated";
         /** @description Events the endpoint receives; names or groups (plan.*), billing.* with billing:read. */
         WebhookEventFilters: components["schemas"]["WebhookEventFilter"][];
         WebhookEventPage: {
@@ -6612,6 +7031,250 @@ export interface operations {
             503: components["responses"]["ServiceBusy"];
         };
     };
+    list_broadcasts: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at, send_at. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of broadcasts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    create_broadcast: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "The December workshop opens on Monday.",
+                 *       "buttons": [
+                 *         [
+                 *           {
+                 *             "label": "Your membership",
+                 *             "target": "portal"
+                 *           }
+                 *         ]
+                 *       ],
+                 *       "segment": {
+                 *         "subscription_statuses": [
+                 *           "active",
+                 *           "trialing"
+                 *         ]
+                 *       },
+                 *       "send_at": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["BroadcastCreate"];
+            };
+        };
+        responses: {
+            /** @description The broadcast. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    get_broadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The broadcast's id. */
+                broadcast: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The broadcast. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastResponse"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    cancel_broadcast: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The broadcast's id. */
+                broadcast: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled broadcast. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    list_broadcast_recipients: {
+        parameters: {
+            query?: {
+                /** @description Only recipients in this status. */
+                status?: components["schemas"]["BroadcastRecipientStatus"];
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 50; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The broadcast's id. */
+                broadcast: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recipients. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastRecipientPage"];
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
     list_project_connectors: {
         parameters: {
             query?: {
@@ -6894,6 +7557,155 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    list_removal_holds: {
+        parameters: {
+            query?: {
+                /** @description Only holds in this status (all statuses when absent). */
+                status?: "held" | "confirmed" | "cancelled";
+                /** @description 1-based page number. A page past the last answers an empty data array with meta.total filled. */
+                page?: components["schemas"]["PageNumber"];
+                /** @description Rows per page, 1 to 100, default 25; a higher value is clamped to 100. */
+                per_page?: components["schemas"]["PerPage"];
+                /**
+                 * @deprecated
+                 * @description Alias of per_page, accepted where it was once documented; per_page wins when both are sent.
+                 */
+                limit?: components["schemas"]["PerPage"];
+                /** @description Column to sort by: created_at. Any other value falls back to created_at. */
+                sort_by?: components["schemas"]["SortColumn"];
+                /** @description Sort direction, default desc. */
+                sort_direction?: components["schemas"]["SortDirection"];
+            };
+            header?: never;
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                connector: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of removal holds. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RemovalHold"][];
+                        links: components["schemas"]["ListLinks"];
+                        meta: components["schemas"]["ListMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    cancel_removal_hold: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                connector: string;
+                /** @description The hold's id. */
+                removal_hold: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled hold. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovalHoldResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceBusy"];
+        };
+    };
+    confirm_removal_hold: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Opaque string, a fresh UUID per distinct operation; send the same key to retry the same request. Without it a write answers 400 IDEMPOTENCY_KEY_MISSING.
+                 * @example 9b2e4c1a-57f0-4b8e-8d57-1f1a7d0f3c42
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The project's id. */
+                project: components["schemas"]["Uuid"];
+                /** @description The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector. */
+                connector: string;
+                /** @description The hold's id. */
+                removal_hold: components["schemas"]["Uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The confirmed hold. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "Idempotent-Replay": components["headers"]["Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovalHoldResponse"];
+                };
+            };
+            400: components["responses"]["IdempotencyKeyMissing"];
+            401: components["responses"]["AuthenticationRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyReused"];
+            422: components["responses"]["ValidationFailed"];
+            425: components["responses"]["IdempotencyReplayInProgress"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceBusy"];
@@ -8862,15 +9674,7 @@ export interface operations {
                  *           "resource_id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
                  *           "standby_resource_id": "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
                  *         }
-                 *       ],
-                 *       "mirror": {
-                 *         "enabled": true,
-                 *         "source_resource_id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-                 *         "target_resource_id": "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
-                 *       },
-                 *       "identity_relink": {
-                 *         "enabled": true
-                 *       }
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["RecoverySettingCreate"];
@@ -11945,6 +12749,201 @@ export interface operations {
             };
         };
     };
+    broadcast_canceled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0F",
+                 *       "type": "broadcast.created",
+                 *       "created_at": "2026-11-30T10:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "broadcast": {
+                 *           "id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "text": "The December workshop opens on Monday.",
+                 *           "image_url": null,
+                 *           "buttons": [],
+                 *           "segment": {
+                 *             "plan_ids": [],
+                 *             "subscription_statuses": [],
+                 *             "connectors": [
+                 *               "telegram"
+                 *             ],
+                 *             "joined_after": null,
+                 *             "joined_before": null
+                 *           },
+                 *           "test": false,
+                 *           "status": "scheduled",
+                 *           "send_at": "2026-12-01T09:00:00.000Z",
+                 *           "started_at": null,
+                 *           "canceled_at": null,
+                 *           "created_by_user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "totals": {
+                 *             "recipients": 0,
+                 *             "queued": 0,
+                 *             "sent": 0,
+                 *             "blocked": 0,
+                 *             "failed": 0,
+                 *             "opted_out": 0
+                 *           },
+                 *           "created_at": "2026-11-30T10:00:00.000Z",
+                 *           "updated_at": "2026-11-30T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BroadcastEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    broadcast_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0F",
+                 *       "type": "broadcast.created",
+                 *       "created_at": "2026-11-30T10:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "broadcast": {
+                 *           "id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "text": "The December workshop opens on Monday.",
+                 *           "image_url": null,
+                 *           "buttons": [],
+                 *           "segment": {
+                 *             "plan_ids": [],
+                 *             "subscription_statuses": [],
+                 *             "connectors": [
+                 *               "telegram"
+                 *             ],
+                 *             "joined_after": null,
+                 *             "joined_before": null
+                 *           },
+                 *           "test": false,
+                 *           "status": "scheduled",
+                 *           "send_at": "2026-12-01T09:00:00.000Z",
+                 *           "started_at": null,
+                 *           "canceled_at": null,
+                 *           "created_by_user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "totals": {
+                 *             "recipients": 0,
+                 *             "queued": 0,
+                 *             "sent": 0,
+                 *             "blocked": 0,
+                 *             "failed": 0,
+                 *             "opted_out": 0
+                 *           },
+                 *           "created_at": "2026-11-30T10:00:00.000Z",
+                 *           "updated_at": "2026-11-30T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BroadcastEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    broadcast_started: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0F",
+                 *       "type": "broadcast.created",
+                 *       "created_at": "2026-11-30T10:00:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "broadcast": {
+                 *           "id": "1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
+                 *           "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *           "text": "The December workshop opens on Monday.",
+                 *           "image_url": null,
+                 *           "buttons": [],
+                 *           "segment": {
+                 *             "plan_ids": [],
+                 *             "subscription_statuses": [],
+                 *             "connectors": [
+                 *               "telegram"
+                 *             ],
+                 *             "joined_after": null,
+                 *             "joined_before": null
+                 *           },
+                 *           "test": false,
+                 *           "status": "scheduled",
+                 *           "send_at": "2026-12-01T09:00:00.000Z",
+                 *           "started_at": null,
+                 *           "canceled_at": null,
+                 *           "created_by_user_id": "8c8f1f7e-4a07-4b0a-b3c5-6e3f5d9e2f11",
+                 *           "totals": {
+                 *             "recipients": 0,
+                 *             "queued": 0,
+                 *             "sent": 0,
+                 *             "blocked": 0,
+                 *             "failed": 0,
+                 *             "opted_out": 0
+                 *           },
+                 *           "created_at": "2026-11-30T10:00:00.000Z",
+                 *           "updated_at": "2026-11-30T10:00:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BroadcastEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     connector_installed: {
         parameters: {
             query?: never;
@@ -12751,6 +13750,8 @@ export interface operations {
                  *           "starts_at": "2026-12-01T09:00:00.000Z",
                  *           "ends_at": "2026-12-03T17:00:00.000Z",
                  *           "capacity": 40,
+                 *           "seats_taken": 0,
+                 *           "seats_left": 40,
                  *           "created_at": "2026-11-20T10:00:00.000Z",
                  *           "updated_at": "2026-11-20T10:00:00.000Z"
                  *         }
@@ -12795,6 +13796,8 @@ export interface operations {
                  *           "starts_at": "2026-12-01T09:00:00.000Z",
                  *           "ends_at": "2026-12-03T17:00:00.000Z",
                  *           "capacity": 40,
+                 *           "seats_taken": 0,
+                 *           "seats_left": 40,
                  *           "created_at": "2026-11-20T10:00:00.000Z",
                  *           "updated_at": "2026-11-20T10:00:00.000Z"
                  *         }
@@ -12839,6 +13842,8 @@ export interface operations {
                  *           "starts_at": "2026-12-01T09:00:00.000Z",
                  *           "ends_at": "2026-12-03T17:00:00.000Z",
                  *           "capacity": 40,
+                 *           "seats_taken": 0,
+                 *           "seats_left": 40,
                  *           "created_at": "2026-11-20T10:00:00.000Z",
                  *           "updated_at": "2026-11-20T10:00:00.000Z"
                  *         }
@@ -13874,6 +14879,47 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["RecoverySettingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    recovery_setting_standby_activated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD3Z8Q6W2X4Y5Z6A7B8C9D0H",
+                 *       "type": "recovery_setting.standby_activated",
+                 *       "created_at": "2026-11-24T10:15:00.000Z",
+                 *       "api_version": "2026-11-23",
+                 *       "project_id": "6ba7b810-9dad-41d1-80b4-00c04fd430c8",
+                 *       "data": {
+                 *         "recovery_setting_id": "2f9c1e7a-5b3d-4c8e-9a1f-6d2b4e8c0a13",
+                 *         "kind": "installation",
+                 *         "installation_id": "9b1d3f5a-7c2e-4a6b-8d0f-1e3a5c7b9d2f",
+                 *         "standby_installation_id": "3c1d3f5a-7c2e-4a6b-8d0f-1e3a5c7b9d2e",
+                 *         "resource_id": null,
+                 *         "standby_resource_id": null,
+                 *         "members_moved": 12,
+                 *         "resources_moved": 2
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoveryStandbyActivatedEvent"];
             };
         };
         responses: {

@@ -74,6 +74,10 @@ export type ActivityLog = components["schemas"]["ActivityLog"];
 export type AlertDestinationList = components["schemas"]["AlertDestinationList"];
 export type AlertDestinationsReplace = components["schemas"]["AlertDestinationsReplace"];
 export type AnalyticsResponse = components["schemas"]["AnalyticsResponse"];
+export type BroadcastCreate = components["schemas"]["BroadcastCreate"];
+export type BroadcastPage = components["schemas"]["BroadcastPage"];
+export type BroadcastRecipientPage = components["schemas"]["BroadcastRecipientPage"];
+export type BroadcastResponse = components["schemas"]["BroadcastResponse"];
 export type CannedReplyCreate = components["schemas"]["CannedReplyCreate"];
 export type CannedReplyPage = components["schemas"]["CannedReplyPage"];
 export type CannedReplyResponse = components["schemas"]["CannedReplyResponse"];
@@ -101,6 +105,8 @@ export type GroupPage = components["schemas"]["GroupPage"];
 export type GroupResponse = components["schemas"]["GroupResponse"];
 export type GroupUpdate = components["schemas"]["GroupUpdate"];
 export type ListAccessCodesQuery = NonNullable<operations["list_access_codes"]["parameters"]["query"]>;
+export type ListBroadcastRecipientsQuery = NonNullable<operations["list_broadcast_recipients"]["parameters"]["query"]>;
+export type ListBroadcastsQuery = NonNullable<operations["list_broadcasts"]["parameters"]["query"]>;
 export type ListCannedRepliesQuery = NonNullable<operations["list_canned_replies"]["parameters"]["query"]>;
 export type ListConnectorChatsQuery = NonNullable<operations["list_connector_chats"]["parameters"]["query"]>;
 export type ListConnectorChatsResponse = operations["list_connector_chats"]["responses"][200]["content"]["application/json"];
@@ -117,6 +123,8 @@ export type ListProjectConnectorsQuery = NonNullable<operations["list_project_co
 export type ListProjectConnectorsResponse = operations["list_project_connectors"]["responses"][200]["content"]["application/json"];
 export type ListProjectsQuery = NonNullable<operations["list_projects"]["parameters"]["query"]>;
 export type ListRecoverySettingsQuery = NonNullable<operations["list_recovery_settings"]["parameters"]["query"]>;
+export type ListRemovalHoldsQuery = NonNullable<operations["list_removal_holds"]["parameters"]["query"]>;
+export type ListRemovalHoldsResponse = operations["list_removal_holds"]["responses"][200]["content"]["application/json"];
 export type ListResourcesQuery = NonNullable<operations["list_resources"]["parameters"]["query"]>;
 export type ListRolesQuery = NonNullable<operations["list_roles"]["parameters"]["query"]>;
 export type ListSubscribersQuery = NonNullable<operations["list_subscribers"]["parameters"]["query"]>;
@@ -159,6 +167,7 @@ export type RecoverySettingCreate = components["schemas"]["RecoverySettingCreate
 export type RecoverySettingPage = components["schemas"]["RecoverySettingPage"];
 export type RecoverySettingResponse = components["schemas"]["RecoverySettingResponse"];
 export type RecoverySettingUpdate = components["schemas"]["RecoverySettingUpdate"];
+export type RemovalHoldResponse = components["schemas"]["RemovalHoldResponse"];
 export type ResourceCreate = components["schemas"]["ResourceCreate"];
 export type ResourcePage = components["schemas"]["ResourcePage"];
 export type ResourceResponse = components["schemas"]["ResourceResponse"];
@@ -285,6 +294,71 @@ export interface AnalyticsResource {
   team(query?: GetTeamAnalyticsQuery, options?: RequestOptions): Promise<AnalyticsResponse>;
 }
 
+/** `sb.broadcasts`. */
+export interface BroadcastsResource {
+  /**
+   * Cancel a scheduled broadcast
+   *
+   * Cancels a broadcast that has not started: nobody receives it. 422 VALIDATION_FAILED (context.reason broadcast_not_scheduled, context.status) once it started or was canceled. Emits broadcast.canceled.
+   *
+   * @remarks Requires the `broadcast:send` ability.
+   * @see https://docs.subbridge.dev/reference#tag/broadcasts/POST/v1/projects/{project}/broadcasts/{broadcast}/cancel (operation `cancel_broadcast`: POST /v1/projects/{project}/broadcasts/{broadcast}/cancel)
+   * @param project - The project's id.
+   * @param broadcast - The broadcast's id.
+   * @param options - signal, timeoutMs, headers, maxRetries, idempotencyKey.
+   */
+  cancel(project: string, broadcast: string, options?: WriteRequestOptions): Promise<BroadcastResponse>;
+  /**
+   * Send or schedule a broadcast
+   *
+   * Sends a message to a segment of the project's members now (send_at null), or schedules it. With test true it goes only to the calling creator's own linked identities (422 VALIDATION_FAILED, context.reason broadcast_test_no_identity, when they have none on the connectors it reaches). Text, image and buttons are checked against every reached connector's messaging limits (422 naming the field). Emits broadcast.created, and broadcast.started when it sends now.
+   *
+   * @remarks Requires the `broadcast:send` ability.
+   * @see https://docs.subbridge.dev/reference#tag/broadcasts/POST/v1/projects/{project}/broadcasts (operation `create_broadcast`: POST /v1/projects/{project}/broadcasts)
+   * @param project - The project's id.
+   * @param body - The request's JSON body (the API's field names).
+   * @param options - signal, timeoutMs, headers, maxRetries, idempotencyKey.
+   */
+  create(project: string, body: BroadcastCreate, options?: WriteRequestOptions): Promise<BroadcastResponse>;
+  /**
+   * List a project's broadcasts
+   *
+   * The project's broadcasts (test sends included), newest first, 25 a page, each with its totals.
+   *
+   * @remarks Requires the `broadcast:send` ability.
+   * @see https://docs.subbridge.dev/reference#tag/broadcasts/GET/v1/projects/{project}/broadcasts (operation `list_broadcasts`: GET /v1/projects/{project}/broadcasts)
+   * @param project - The project's id.
+   * @param query - The query parameters (the API's names: `per_page`, `sort_by`, ...).
+   * @param options - signal, timeoutMs, headers, maxRetries.
+   */
+  list(project: string, query?: ListBroadcastsQuery, options?: RequestOptions): PagePromise<BroadcastPage>;
+  /**
+   * List a broadcast's recipients
+   *
+   * Each recipient snapshotted when the broadcast started, with its status; 50 a page; filter by status.
+   *
+   * @remarks Requires the `broadcast:send` ability.
+   * @see https://docs.subbridge.dev/reference#tag/broadcasts/GET/v1/projects/{project}/broadcasts/{broadcast}/recipients (operation `list_broadcast_recipients`: GET /v1/projects/{project}/broadcasts/{broadcast}/recipients)
+   * @param project - The project's id.
+   * @param broadcast - The broadcast's id.
+   * @param query - The query parameters (the API's names: `per_page`, `sort_by`, ...).
+   * @param options - signal, timeoutMs, headers, maxRetries.
+   */
+  listRecipients(project: string, broadcast: string, query?: ListBroadcastRecipientsQuery, options?: RequestOptions): PagePromise<BroadcastRecipientPage>;
+  /**
+   * Get a broadcast
+   *
+   * One broadcast with its totals per recipient status.
+   *
+   * @remarks Requires the `broadcast:send` ability.
+   * @see https://docs.subbridge.dev/reference#tag/broadcasts/GET/v1/projects/{project}/broadcasts/{broadcast} (operation `get_broadcast`: GET /v1/projects/{project}/broadcasts/{broadcast})
+   * @param project - The project's id.
+   * @param broadcast - The broadcast's id.
+   * @param options - signal, timeoutMs, headers, maxRetries.
+   */
+  retrieve(project: string, broadcast: string, options?: RequestOptions): Promise<BroadcastResponse>;
+}
+
 /** `sb.cannedReplies`. */
 export interface CannedRepliesResource {
   /**
@@ -341,9 +415,9 @@ export interface CannedRepliesResource {
 /** `sb.connectorChats`. */
 export interface ConnectorChatsResource {
   /**
-   * List the chats the installation's bot administers
+   * List the places the installation's bot can gate
    *
-   * The groups, supergroups and channels the project's Telegram bot is an administrator of now, newest first by default, each with its chat_id (the value a resource takes as platform_ref), title, type, the bot's rights there and resource_id (the project's resource already gating the chat, an active one first; null when none). Telegram's Bot API has no call that lists a bot's chats: they are learned from the updates Telegram sends when the bot is made administrator of a chat (or demoted, or removed: the chat then leaves the list). The list is therefore empty right after install (and after a new bot token) until the bot is added to a chat as administrator; a chat the bot already administered before is listed once its standing there changes (remove and add the bot again). 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector; 422 VALIDATION_FAILED with context.reason chats_not_listed for a connector that keeps no chats list (Discord: its places are the server's channels and roles, named by id).
+   * Discord: the server's text channels and roles as Discord answers them now (GET /guilds/{guild}/channels and /roles; @everyone and integration-managed roles are left out), each with manageable (whether the bot can give and take it: Manage Roles, and for a role the bot's highest role above it); the list is read from Discord on each call, so paging pages the answer, and a Discord that cannot be reached answers 422 VALIDATION_FAILED with context.reason platform_unreachable. Telegram: the groups, supergroups and channels the project's Telegram bot is an administrator of now, newest first by default, each with its chat_id (the value a resource takes as platform_ref), title, type, the bot's rights there and resource_id (the project's resource already gating the chat, an active one first; null when none). Telegram's Bot API has no call that lists a bot's chats: they are learned from the updates Telegram sends when the bot is made administrator of a chat (or demoted, or removed: the chat then leaves the list). The list is therefore empty right after install (and after a new bot token) until the bot is added to a chat as administrator; a chat the bot already administered before is listed once its standing there changes (remove and add the bot again). 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector; 422 VALIDATION_FAILED with context.reason chats_not_listed for a connector that keeps no list of places.
    *
    * @remarks Requires the `project-connector:view` ability.
    * @see https://docs.subbridge.dev/reference#tag/connectors/GET/v1/projects/{project}/connectors/{connector}/chats (operation `list_connector_chats`: GET /v1/projects/{project}/connectors/{connector}/chats)
@@ -695,7 +769,7 @@ export interface PassWindowsResource {
   /**
    * Delete a pass window
    *
-   * Deletes a window. Emits pass_window.deleted.
+   * Deletes a window. A window whose passes were bought or are being bought (any checkout names it) is refused (422); set its capacity instead. Emits pass_window.deleted.
    *
    * @remarks Requires the `pass-window:delete` ability.
    * @see https://docs.subbridge.dev/reference#tag/pass-windows/DELETE/v1/projects/{project}/plans/{plan}/pass-windows/{pass_window} (operation `delete_pass_window`: DELETE /v1/projects/{project}/plans/{plan}/pass-windows/{pass_window})
@@ -734,7 +808,7 @@ export interface PassWindowsResource {
   /**
    * Change a pass window
    *
-   * Renames, moves or resizes a window; ends_at stays after starts_at. Emits pass_window.updated.
+   * Renames, moves or resizes a window; ends_at stays after starts_at. Once a pass is sold its dates cannot move (422); a capacity below seats_taken only stops further sales. Emits pass_window.updated.
    *
    * @remarks Requires the `pass-window:update` ability.
    * @see https://docs.subbridge.dev/reference#tag/pass-windows/PATCH/v1/projects/{project}/plans/{plan}/pass-windows/{pass_window} (operation `update_pass_window`: PATCH /v1/projects/{project}/plans/{plan}/pass-windows/{pass_window})
@@ -1078,6 +1152,49 @@ export interface RecoverySettingsResource {
    * @param options - signal, timeoutMs, headers, maxRetries, idempotencyKey.
    */
   update(project: string, recoverySetting: string, body?: RecoverySettingUpdate, options?: WriteRequestOptions): Promise<RecoverySettingResponse>;
+}
+
+/** `sb.removalHolds`. */
+export interface RemovalHoldsResource {
+  /**
+   * Cancel a mass-removal hold
+   *
+   * Cancels a held removal: nobody loses the role, and later sweeps do not hold (nor alert about) the same members again; only uncovered holders beyond them can start a new hold. Records an access_removal_hold_cancelled activity entry. 422 VALIDATION_FAILED (context.reason removal_hold_decided, context.hold_id, context.status) when the hold was already confirmed or cancelled; 404 RESOURCE_NOT_FOUND when no hold of the installation has that id; 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector.
+   *
+   * @remarks Requires the `project-connector:update` ability.
+   * @see https://docs.subbridge.dev/reference#tag/connectors/POST/v1/projects/{project}/connectors/{connector}/removal-holds/{removal_hold}/cancel (operation `cancel_removal_hold`: POST /v1/projects/{project}/connectors/{connector}/removal-holds/{removal_hold}/cancel)
+   * @param project - The project's id.
+   * @param connector - The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector.
+   * @param removalHold - The hold's id.
+   * @param options - signal, timeoutMs, headers, maxRetries, idempotencyKey.
+   */
+  cancel(project: string, connector: string, removalHold: string, options?: WriteRequestOptions): Promise<RemovalHoldResponse>;
+  /**
+   * Confirm a mass-removal hold
+   *
+   * Confirms a held removal: the next drift sweep (within 15 minutes) takes the role from exactly the held members who still hold it without a covering grant (anyone who became uncovered since is judged afresh), and sets applied_at. Records an access_removal_hold_confirmed activity entry. 422 VALIDATION_FAILED (context.reason removal_hold_decided, context.hold_id, context.status) when the hold was already confirmed or cancelled; 404 RESOURCE_NOT_FOUND when no hold of the installation has that id; 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector.
+   *
+   * @remarks Requires the `project-connector:update` ability.
+   * @see https://docs.subbridge.dev/reference#tag/connectors/POST/v1/projects/{project}/connectors/{connector}/removal-holds/{removal_hold}/confirm (operation `confirm_removal_hold`: POST /v1/projects/{project}/connectors/{connector}/removal-holds/{removal_hold}/confirm)
+   * @param project - The project's id.
+   * @param connector - The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector.
+   * @param removalHold - The hold's id.
+   * @param options - signal, timeoutMs, headers, maxRetries, idempotencyKey.
+   */
+  confirm(project: string, connector: string, removalHold: string, options?: WriteRequestOptions): Promise<RemovalHoldResponse>;
+  /**
+   * List the installation's mass-removal holds
+   *
+   * The mass removals the drift sweep held on the project's installation of the connector, newest first by default. A sweep holds (removes nobody, records a hold and alerts the creator) when it would take one gated role from at least 5 and more than 20 % of the role's holders at once, or from more than 100. status narrows the list: held (waiting for a decision), confirmed (the next sweep removes the held members still uncovered; applied_at is set once it has), cancelled (nobody is removed and the same members are not held again). 404 CONNECTOR_NOT_INSTALLED when the project does not run the connector.
+   *
+   * @remarks Requires the `project-connector:view-any` ability.
+   * @see https://docs.subbridge.dev/reference#tag/connectors/GET/v1/projects/{project}/connectors/{connector}/removal-holds (operation `list_removal_holds`: GET /v1/projects/{project}/connectors/{connector}/removal-holds)
+   * @param project - The project's id.
+   * @param connector - The connector's key (as in the catalog); a key that names no connector is refused as RESOURCE_NOT_FOUND with context.reason unknown_connector.
+   * @param query - The query parameters (the API's names: `per_page`, `sort_by`, ...).
+   * @param options - signal, timeoutMs, headers, maxRetries.
+   */
+  list(project: string, connector: string, query?: ListRemovalHoldsQuery, options?: RequestOptions): PagePromise<ListRemovalHoldsResponse>;
 }
 
 /** `sb.resources`. */
@@ -1724,6 +1841,10 @@ export interface SubBridgeResources {
    */
   readonly analytics: AnalyticsResource;
   /**
+   * Messages from the creator to a segment of a project's members, through the connectors' bots.
+   */
+  readonly broadcasts: BroadcastsResource;
+  /**
    * A project's support: members' conversations with the team, and canned replies.
    */
   readonly cannedReplies: CannedRepliesResource;
@@ -1788,6 +1909,10 @@ export interface SubBridgeResources {
    */
   readonly recoverySettings: RecoverySettingsResource;
   /**
+   * The connector catalog (the platforms a project can run) and a project's connector installations.
+   */
+  readonly removalHolds: RemovalHoldsResource;
+  /**
    * A project's resources: gated places on a connector's platform and manual perks.
    */
   readonly resources: ResourcesResource;
@@ -1846,8 +1971,12 @@ export const RESOURCE_OPERATIONS = {
   archive_plan: {"resource":"plans","method":"archive","httpMethod":"POST","path":"/v1/projects/{project}/plans/{plan}/archive","pathParams":["project","plan"],"input":null,"paged":false,"write":true,"ability":"project-subscription-plan:update"},
   ban_member: {"resource":"members","method":"ban","httpMethod":"POST","path":"/v1/projects/{project}/members/{member}/ban","pathParams":["project","member"],"input":"body","paged":false,"write":true,"ability":"project-user:update"},
   bulk_generate_access_codes: {"resource":"accessCodes","method":"bulkGenerate","httpMethod":"POST","path":"/v1/projects/{project}/plans/{plan}/access-codes","pathParams":["project","plan"],"input":"body","paged":false,"write":true,"ability":"project-access-code:create"},
+  cancel_broadcast: {"resource":"broadcasts","method":"cancel","httpMethod":"POST","path":"/v1/projects/{project}/broadcasts/{broadcast}/cancel","pathParams":["project","broadcast"],"input":null,"paged":false,"write":true,"ability":"broadcast:send"},
+  cancel_removal_hold: {"resource":"removalHolds","method":"cancel","httpMethod":"POST","path":"/v1/projects/{project}/connectors/{connector}/removal-holds/{removal_hold}/cancel","pathParams":["project","connector","removal_hold"],"input":null,"paged":false,"write":true,"ability":"project-connector:update"},
   cancel_subscription: {"resource":"subscriptions","method":"cancel","httpMethod":"POST","path":"/v1/subscriptions/{subscription}/cancel","pathParams":["subscription"],"input":"body","paged":false,"write":true,"ability":"project-subscription:update"},
   complete_creator_task: {"resource":"creatorTasks","method":"complete","httpMethod":"POST","path":"/v1/projects/{project}/creator-tasks/{creator_task}/complete","pathParams":["project","creator_task"],"input":null,"paged":false,"write":true,"ability":"project-subscription:update"},
+  confirm_removal_hold: {"resource":"removalHolds","method":"confirm","httpMethod":"POST","path":"/v1/projects/{project}/connectors/{connector}/removal-holds/{removal_hold}/confirm","pathParams":["project","connector","removal_hold"],"input":null,"paged":false,"write":true,"ability":"project-connector:update"},
+  create_broadcast: {"resource":"broadcasts","method":"create","httpMethod":"POST","path":"/v1/projects/{project}/broadcasts","pathParams":["project"],"input":"body","paged":false,"write":true,"ability":"broadcast:send"},
   create_canned_reply: {"resource":"cannedReplies","method":"create","httpMethod":"POST","path":"/v1/projects/{project}/support/canned-replies","pathParams":["project"],"input":"body","paged":false,"write":true,"ability":"support-canned-reply:create"},
   create_coupon: {"resource":"coupons","method":"create","httpMethod":"POST","path":"/v1/projects/{project}/coupons","pathParams":["project"],"input":"body","paged":false,"write":true,"ability":"project-coupon:create"},
   create_group: {"resource":"groups","method":"create","httpMethod":"POST","path":"/v1/groups","pathParams":[],"input":"body","paged":false,"write":true,"ability":"group:create"},
@@ -1878,6 +2007,7 @@ export const RESOURCE_OPERATIONS = {
   export_transactions: {"resource":"transactions","method":"export","httpMethod":"GET","path":"/v1/projects/{project}/transactions/export","pathParams":["project"],"input":"query","paged":false,"write":false,"ability":"project-subscription:view-any","parseAs":"text"},
   extend_subscription: {"resource":"subscriptions","method":"extend","httpMethod":"POST","path":"/v1/subscriptions/{subscription}/extend","pathParams":["subscription"],"input":"body","paged":false,"write":true,"ability":"project-subscription:update"},
   get_activity_log: {"resource":"activity","method":"list","httpMethod":"GET","path":"/v1/activity","pathParams":[],"input":"query","paged":false,"write":false,"ability":"activity:read"},
+  get_broadcast: {"resource":"broadcasts","method":"retrieve","httpMethod":"GET","path":"/v1/projects/{project}/broadcasts/{broadcast}","pathParams":["project","broadcast"],"input":null,"paged":false,"write":false,"ability":"broadcast:send"},
   get_coupon: {"resource":"coupons","method":"retrieve","httpMethod":"GET","path":"/v1/projects/{project}/coupons/{coupon}","pathParams":["project","coupon"],"input":null,"paged":false,"write":false,"ability":"project-coupon:view"},
   get_current_team: {"resource":"teams","method":"retrieveCurrent","httpMethod":"GET","path":"/v1/teams/current","pathParams":[],"input":null,"paged":false,"write":false,"ability":"team:view"},
   get_deep_link: {"resource":"distribution","method":"deepLink","httpMethod":"GET","path":"/v1/projects/{project}/distribution/deep-link","pathParams":["project"],"input":"query","paged":false,"write":false,"ability":"distribution:read"},
@@ -1904,6 +2034,8 @@ export const RESOURCE_OPERATIONS = {
   invite_team_member: {"resource":"teamMembers","method":"invite","httpMethod":"POST","path":"/v1/teams/{team}/members","pathParams":["team"],"input":"body","paged":false,"write":true,"ability":"team-member:invite"},
   list_access_codes: {"resource":"accessCodes","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/plans/{plan}/access-codes","pathParams":["project","plan"],"input":"query","paged":true,"write":false,"ability":"project-access-code:view-any"},
   list_alert_destinations: {"resource":"me","method":"alertDestinations","httpMethod":"GET","path":"/v1/me/alert-destinations","pathParams":[],"input":null,"paged":false,"write":false,"ability":"account:read"},
+  list_broadcast_recipients: {"resource":"broadcasts","method":"listRecipients","httpMethod":"GET","path":"/v1/projects/{project}/broadcasts/{broadcast}/recipients","pathParams":["project","broadcast"],"input":"query","paged":true,"write":false,"ability":"broadcast:send"},
+  list_broadcasts: {"resource":"broadcasts","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/broadcasts","pathParams":["project"],"input":"query","paged":true,"write":false,"ability":"broadcast:send"},
   list_canned_replies: {"resource":"cannedReplies","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/support/canned-replies","pathParams":["project"],"input":"query","paged":true,"write":false,"ability":"support-canned-reply:view-any"},
   list_connector_chats: {"resource":"connectorChats","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/connectors/{connector}/chats","pathParams":["project","connector"],"input":"query","paged":true,"write":false,"ability":"project-connector:view"},
   list_connectors: {"resource":"connectors","method":"list","httpMethod":"GET","path":"/v1/connectors","pathParams":[],"input":"query","paged":true,"write":false,"ability":"project-connector:view-any"},
@@ -1917,6 +2049,7 @@ export const RESOURCE_OPERATIONS = {
   list_project_connectors: {"resource":"projectConnectors","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/connectors","pathParams":["project"],"input":"query","paged":true,"write":false,"ability":"project-connector:view-any"},
   list_projects: {"resource":"projects","method":"list","httpMethod":"GET","path":"/v1/projects","pathParams":[],"input":"query","paged":true,"write":false,"ability":"project:view-any"},
   list_recovery_settings: {"resource":"recoverySettings","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/recovery-settings","pathParams":["project"],"input":"query","paged":true,"write":false,"ability":"project-recovery:view-any"},
+  list_removal_holds: {"resource":"removalHolds","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/connectors/{connector}/removal-holds","pathParams":["project","connector"],"input":"query","paged":true,"write":false,"ability":"project-connector:view-any"},
   list_resources: {"resource":"resources","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/resources","pathParams":["project"],"input":"query","paged":true,"write":false,"ability":"project-resource:view-any"},
   list_roles: {"resource":"roles","method":"list","httpMethod":"GET","path":"/v1/roles","pathParams":[],"input":"query","paged":true,"write":false,"ability":"role:view-any"},
   list_subscribers: {"resource":"members","method":"list","httpMethod":"GET","path":"/v1/projects/{project}/members","pathParams":["project"],"input":"query","paged":true,"write":false,"ability":"project-user:view-any"},

@@ -306,9 +306,862 @@ return errors === 0;
 }
 validate_cancel_subscription__body.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const create_broadcast__body = validate_create_broadcast__body;
+const schema_create_broadcast__body = {"$id":"create_broadcast__body","$ref":"urn:subbridge:schema:BroadcastCreate"};
+const schema_urn_subbridge_schema_BroadcastCreate = {"type":"object","required":["text"],"additionalProperties":false,"properties":{"text":{"type":"string","minLength":1,"maxLength":4096,"description":"Plain text; with the image and button lines at most the reached connectors' messaging.max_length."},"image_url":{"type":["string","null"],"format":"uri","maxLength":2048,"pattern":"^https://","description":"An https address of an image."},"buttons":{"$ref":"urn:subbridge:schema:BroadcastButtonRows"},"segment":{"$ref":"urn:subbridge:schema:BroadcastSegmentInput","description":"Which of the project's members receive it (plan_ids, subscription_statuses, connectors, join dates); absent: all of them."},"send_at":{"type":["string","null"],"format":"date-time","maxLength":64,"description":"When to send; null or absent sends now."},"test":{"type":"boolean","description":"Send only to the calling creator's own linked identities, now."}},"$id":"urn:subbridge:schema:BroadcastCreate"};
+const formats_66a359e11a = __runtime1.fullFormats.uri;
+const pattern_a17575c7de = new RegExp("^https://", "u");
+const schema_urn_subbridge_schema_BroadcastButtonRows = {"type":"array","maxItems":100,"description":"Rows of buttons, each a \"label - address\" line of the message (see the area's decisions).","items":{"type":"array","minItems":1,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:BroadcastButton"}},"$id":"urn:subbridge:schema:BroadcastButtonRows"};
+const schema_urn_subbridge_schema_BroadcastButton = {"type":"object","required":["label","target"],"additionalProperties":false,"properties":{"label":{"type":"string","minLength":1,"maxLength":64},"target":{"type":"string","maxLength":64,"pattern":"^(portal|plan:[0-9a-fA-F-]{36})$","description":"portal (the member's account page) or plan:<plan id> (the plan's page on the portal)."}},"$id":"urn:subbridge:schema:BroadcastButton"};
+const pattern_bf86ebf437 = new RegExp("^(portal|plan:[0-9a-fA-F-]{36})$", "u");
+
+function validate_urn_subbridge_schema_BroadcastButton(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:BroadcastButton" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_BroadcastButton.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.label === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "label"},message:"must have required property '"+"label"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.target === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "target"},message:"must have required property '"+"target"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "label") || (key0 === "target"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.label !== undefined){
+let data0 = data.label;
+if(typeof data0 === "string"){
+if(func_69e05c3081(data0) > 64){
+const err3 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(func_69e05c3081(data0) < 1){
+const err4 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/label",schemaPath:"#/properties/label/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.target !== undefined){
+let data1 = data.target;
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 64){
+const err6 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!pattern_bf86ebf437.test(data1)){
+const err7 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/pattern",keyword:"pattern",params:{pattern: "^(portal|plan:[0-9a-fA-F-]{36})$"},message:"must match pattern \""+"^(portal|plan:[0-9a-fA-F-]{36})$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate_urn_subbridge_schema_BroadcastButton.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_BroadcastButton.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate_urn_subbridge_schema_BroadcastButtonRows(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:BroadcastButtonRows" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_BroadcastButtonRows.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(Array.isArray(data)){
+if(data.length > 100){
+const err0 = {instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(Array.isArray(data0)){
+if(data0.length > 100){
+const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data0.length < 1){
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+const len1 = data0.length;
+for(let i1=0; i1<len1; i1++){
+if(!(validate_urn_subbridge_schema_BroadcastButton(data0[i1], {instancePath:instancePath+"/" + i0+"/" + i1,parentData:data0,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_BroadcastButton.errors : vErrors.concat(validate_urn_subbridge_schema_BroadcastButton.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate_urn_subbridge_schema_BroadcastButtonRows.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_BroadcastButtonRows.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema_urn_subbridge_schema_BroadcastSegmentInput = {"type":"object","additionalProperties":false,"properties":{"plan_ids":{"type":"array","maxItems":100,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"subscription_statuses":{"type":"array","maxItems":5,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:BroadcastSubscriptionStatus","type":"string"}},"connectors":{"type":"array","maxItems":20,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64}},"joined_after":{"type":["string","null"],"format":"date-time","maxLength":64},"joined_before":{"type":["string","null"],"format":"date-time","maxLength":64}},"$id":"urn:subbridge:schema:BroadcastSegmentInput"};
+const schema_urn_subbridge_schema_Uuid = {"type":"string","format":"uuid","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$","description":"Resource id. Lowercase, hyphenated, no type prefix; treat as opaque.","examples":["0f8fad5b-d9cb-469f-a165-70867728950e"],"$id":"urn:subbridge:schema:Uuid"};
+const formats_f16e24a5eb = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
+const pattern_8880c95b07 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
+
+function validate_urn_subbridge_schema_Uuid(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:Uuid" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_Uuid.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(!pattern_8880c95b07.test(data)){
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!(formats_f16e24a5eb.test(data))){
+const err1 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_urn_subbridge_schema_Uuid.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_Uuid.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+const schema_urn_subbridge_schema_BroadcastSubscriptionStatus = {"type":"string","enum":["trialing","active","past_due","canceled","expired"],"$id":"urn:subbridge:schema:BroadcastSubscriptionStatus"};
+
+function validate_urn_subbridge_schema_BroadcastSubscriptionStatus(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:BroadcastSubscriptionStatus" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_BroadcastSubscriptionStatus.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!(((((data === "trialing") || (data === "active")) || (data === "past_due")) || (data === "canceled")) || (data === "expired"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_BroadcastSubscriptionStatus.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate_urn_subbridge_schema_BroadcastSubscriptionStatus.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_BroadcastSubscriptionStatus.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate_urn_subbridge_schema_BroadcastSegmentInput(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:BroadcastSegmentInput" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_BroadcastSegmentInput.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(((((key0 === "plan_ids") || (key0 === "subscription_statuses")) || (key0 === "connectors")) || (key0 === "joined_after")) || (key0 === "joined_before"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.plan_ids !== undefined){
+let data0 = data.plan_ids;
+if(Array.isArray(data0)){
+if(data0.length > 100){
+const err1 = {instancePath:instancePath+"/plan_ids",schemaPath:"#/properties/plan_ids/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(typeof data1 !== "string"){
+const err2 = {instancePath:instancePath+"/plan_ids/" + i0,schemaPath:"#/properties/plan_ids/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(!(validate_urn_subbridge_schema_Uuid(data1, {instancePath:instancePath+"/plan_ids/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+let i1 = data0.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data0[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err3 = {instancePath:instancePath+"/plan_ids",schemaPath:"#/properties/plan_ids/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/plan_ids",schemaPath:"#/properties/plan_ids/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.subscription_statuses !== undefined){
+let data2 = data.subscription_statuses;
+if(Array.isArray(data2)){
+if(data2.length > 5){
+const err5 = {instancePath:instancePath+"/subscription_statuses",schemaPath:"#/properties/subscription_statuses/maxItems",keyword:"maxItems",params:{limit: 5},message:"must NOT have more than 5 items"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+const len1 = data2.length;
+for(let i2=0; i2<len1; i2++){
+let data3 = data2[i2];
+if(typeof data3 !== "string"){
+const err6 = {instancePath:instancePath+"/subscription_statuses/" + i2,schemaPath:"#/properties/subscription_statuses/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!(validate_urn_subbridge_schema_BroadcastSubscriptionStatus(data3, {instancePath:instancePath+"/subscription_statuses/" + i2,parentData:data2,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_BroadcastSubscriptionStatus.errors : vErrors.concat(validate_urn_subbridge_schema_BroadcastSubscriptionStatus.errors);
+errors = vErrors.length;
+}
+}
+let i3 = data2.length;
+let j1;
+if(i3 > 1){
+const indices1 = {};
+for(;i3--;){
+let item1 = data2[i3];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j1 = indices1[item1];
+const err7 = {instancePath:instancePath+"/subscription_statuses",schemaPath:"#/properties/subscription_statuses/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+break;
+}
+indices1[item1] = i3;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/subscription_statuses",schemaPath:"#/properties/subscription_statuses/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.connectors !== undefined){
+let data4 = data.connectors;
+if(Array.isArray(data4)){
+if(data4.length > 20){
+const err9 = {instancePath:instancePath+"/connectors",schemaPath:"#/properties/connectors/maxItems",keyword:"maxItems",params:{limit: 20},message:"must NOT have more than 20 items"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+const len2 = data4.length;
+for(let i4=0; i4<len2; i4++){
+let data5 = data4[i4];
+if(typeof data5 === "string"){
+if(func_69e05c3081(data5) > 64){
+const err10 = {instancePath:instancePath+"/connectors/" + i4,schemaPath:"#/properties/connectors/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(func_69e05c3081(data5) < 1){
+const err11 = {instancePath:instancePath+"/connectors/" + i4,schemaPath:"#/properties/connectors/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/connectors/" + i4,schemaPath:"#/properties/connectors/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+let i5 = data4.length;
+let j2;
+if(i5 > 1){
+const indices2 = {};
+for(;i5--;){
+let item2 = data4[i5];
+if(typeof item2 !== "string"){
+continue;
+}
+if(typeof indices2[item2] == "number"){
+j2 = indices2[item2];
+const err13 = {instancePath:instancePath+"/connectors",schemaPath:"#/properties/connectors/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+break;
+}
+indices2[item2] = i5;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/connectors",schemaPath:"#/properties/connectors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.joined_after !== undefined){
+let data6 = data.joined_after;
+if((typeof data6 !== "string") && (data6 !== null)){
+const err15 = {instancePath:instancePath+"/joined_after",schemaPath:"#/properties/joined_after/type",keyword:"type",params:{type: schema_urn_subbridge_schema_BroadcastSegmentInput.properties.joined_after.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(typeof data6 === "string"){
+if(func_69e05c3081(data6) > 64){
+const err16 = {instancePath:instancePath+"/joined_after",schemaPath:"#/properties/joined_after/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(!(formats_8bc05e9462.validate(data6))){
+const err17 = {instancePath:instancePath+"/joined_after",schemaPath:"#/properties/joined_after/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+if(data.joined_before !== undefined){
+let data7 = data.joined_before;
+if((typeof data7 !== "string") && (data7 !== null)){
+const err18 = {instancePath:instancePath+"/joined_before",schemaPath:"#/properties/joined_before/type",keyword:"type",params:{type: schema_urn_subbridge_schema_BroadcastSegmentInput.properties.joined_before.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(typeof data7 === "string"){
+if(func_69e05c3081(data7) > 64){
+const err19 = {instancePath:instancePath+"/joined_before",schemaPath:"#/properties/joined_before/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(!(formats_8bc05e9462.validate(data7))){
+const err20 = {instancePath:instancePath+"/joined_before",schemaPath:"#/properties/joined_before/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+validate_urn_subbridge_schema_BroadcastSegmentInput.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_BroadcastSegmentInput.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate_urn_subbridge_schema_BroadcastCreate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:BroadcastCreate" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_BroadcastCreate.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.text === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "text") || (key0 === "image_url")) || (key0 === "buttons")) || (key0 === "segment")) || (key0 === "send_at")) || (key0 === "test"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.text !== undefined){
+let data0 = data.text;
+if(typeof data0 === "string"){
+if(func_69e05c3081(data0) > 4096){
+const err2 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(func_69e05c3081(data0) < 1){
+const err3 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.image_url !== undefined){
+let data1 = data.image_url;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err5 = {instancePath:instancePath+"/image_url",schemaPath:"#/properties/image_url/type",keyword:"type",params:{type: schema_urn_subbridge_schema_BroadcastCreate.properties.image_url.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 2048){
+const err6 = {instancePath:instancePath+"/image_url",schemaPath:"#/properties/image_url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!pattern_a17575c7de.test(data1)){
+const err7 = {instancePath:instancePath+"/image_url",schemaPath:"#/properties/image_url/pattern",keyword:"pattern",params:{pattern: "^https://"},message:"must match pattern \""+"^https://"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!(formats_66a359e11a(data1))){
+const err8 = {instancePath:instancePath+"/image_url",schemaPath:"#/properties/image_url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+if(data.buttons !== undefined){
+if(!(validate_urn_subbridge_schema_BroadcastButtonRows(data.buttons, {instancePath:instancePath+"/buttons",parentData:data,parentDataProperty:"buttons",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_BroadcastButtonRows.errors : vErrors.concat(validate_urn_subbridge_schema_BroadcastButtonRows.errors);
+errors = vErrors.length;
+}
+}
+if(data.segment !== undefined){
+if(!(validate_urn_subbridge_schema_BroadcastSegmentInput(data.segment, {instancePath:instancePath+"/segment",parentData:data,parentDataProperty:"segment",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_BroadcastSegmentInput.errors : vErrors.concat(validate_urn_subbridge_schema_BroadcastSegmentInput.errors);
+errors = vErrors.length;
+}
+}
+if(data.send_at !== undefined){
+let data4 = data.send_at;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err9 = {instancePath:instancePath+"/send_at",schemaPath:"#/properties/send_at/type",keyword:"type",params:{type: schema_urn_subbridge_schema_BroadcastCreate.properties.send_at.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(typeof data4 === "string"){
+if(func_69e05c3081(data4) > 64){
+const err10 = {instancePath:instancePath+"/send_at",schemaPath:"#/properties/send_at/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!(formats_8bc05e9462.validate(data4))){
+const err11 = {instancePath:instancePath+"/send_at",schemaPath:"#/properties/send_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+if(data.test !== undefined){
+if(typeof data.test !== "boolean"){
+const err12 = {instancePath:instancePath+"/test",schemaPath:"#/properties/test/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate_urn_subbridge_schema_BroadcastCreate.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_BroadcastCreate.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate_create_broadcast__body(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="create_broadcast__body" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_create_broadcast__body.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate_urn_subbridge_schema_BroadcastCreate(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_BroadcastCreate.errors : vErrors.concat(validate_urn_subbridge_schema_BroadcastCreate.errors);
+errors = vErrors.length;
+}
+validate_create_broadcast__body.errors = vErrors;
+return errors === 0;
+}
+validate_create_broadcast__body.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 export const create_canned_reply__body = validate_create_canned_reply__body;
 const schema_create_canned_reply__body = {"$id":"create_canned_reply__body","$ref":"urn:subbridge:schema:CannedReplyCreate"};
-const schema_urn_subbridge_schema_CannedReplyCreate = {"type":"object","required":["title","body"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"body":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S"}},"$id":"urn:subbridge:schema:CannedReplyCreate"};
+const schema_urn_subbridge_schema_CannedReplyCreate = {"type":"object","required":["title","body"],"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S","description":"A short name to pick the reply by, one line."},"body":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S","description":"The reply's text as it is sent to the member."}},"$id":"urn:subbridge:schema:CannedReplyCreate"};
 const pattern_6301c483b4 = new RegExp("\\S", "u");
 
 function validate_urn_subbridge_schema_CannedReplyCreate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -484,7 +1337,7 @@ validate_create_canned_reply__body.evaluated = {"props":true,"dynamicProps":fals
 
 export const create_coupon__body = validate_create_coupon__body;
 const schema_create_coupon__body = {"$id":"create_coupon__body","$ref":"urn:subbridge:schema:CouponCreate"};
-const schema_urn_subbridge_schema_CouponCreate = {"type":"object","required":["code"],"additionalProperties":false,"description":"Exactly one of percent_off and amount_off.","properties":{"code":{"type":"string","pattern":"^[A-Za-z0-9_-]{3,64}$"},"name":{"type":["string","null"],"maxLength":255,"pattern":"^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$","description":"One line, as Name."},"percent_off":{"type":"integer","minimum":1,"maximum":100},"amount_off":{"$ref":"urn:subbridge:schema:Money"},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:CouponCreate"};
+const schema_urn_subbridge_schema_CouponCreate = {"type":"object","required":["code"],"additionalProperties":false,"description":"Exactly one of percent_off and amount_off.","properties":{"code":{"type":"string","pattern":"^[A-Za-z0-9_-]{3,64}$","description":"What members type at checkout: 3 to 64 letters, digits, underscores or dashes."},"name":{"type":["string","null"],"maxLength":255,"pattern":"^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$","description":"One line, as Name."},"percent_off":{"type":"integer","minimum":1,"maximum":100,"description":"The discount in percent, 1 to 100 (give this or amount_off, not both)."},"amount_off":{"$ref":"urn:subbridge:schema:Money"},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000,"description":"How many times the coupon can be used in all; null or absent: no limit."},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64,"description":"When the coupon stops working (ISO 8601); null or absent: never."},"active":{"type":"boolean","default":true,"description":"Whether members can use it now; default true."}},"$id":"urn:subbridge:schema:CouponCreate"};
 const pattern_acec994162 = new RegExp("^[A-Za-z0-9_-]{3,64}$", "u");
 const pattern_bc9ec1b3e1 = new RegExp("^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$", "u");
 const schema_urn_subbridge_schema_Money = {"type":"object","description":"An amount of money: `amount` in the currency's minor units (cents for EUR, whole yen for JPY), an integer, never a float or a decimal string; `currency` its ISO 4217 code. Every price and fixed discount of the API has this shape.","required":["amount","currency"],"additionalProperties":false,"properties":{"amount":{"type":"integer","minimum":0,"maximum":100000000000,"description":"Minor units of the currency."},"currency":{"$ref":"urn:subbridge:schema:CurrencyCode"}},"examples":[{"amount":999,"currency":"EUR"}],"$id":"urn:subbridge:schema:Money"};
@@ -632,58 +1485,6 @@ return errors === 0;
 validate_urn_subbridge_schema_Money.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema_urn_subbridge_schema_CouponPlanIds = {"type":"array","maxItems":50,"uniqueItems":true,"description":"The project's plans the coupon applies to; empty for every plan.","items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"},"$id":"urn:subbridge:schema:CouponPlanIds"};
-const schema_urn_subbridge_schema_Uuid = {"type":"string","format":"uuid","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$","description":"Resource id. Lowercase, hyphenated, no type prefix; treat as opaque.","examples":["0f8fad5b-d9cb-469f-a165-70867728950e"],"$id":"urn:subbridge:schema:Uuid"};
-const formats_f16e24a5eb = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
-const pattern_8880c95b07 = new RegExp("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", "u");
-
-function validate_urn_subbridge_schema_Uuid(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="urn:subbridge:schema:Uuid" */;
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate_urn_subbridge_schema_Uuid.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(typeof data === "string"){
-if(!pattern_8880c95b07.test(data)){
-const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"},message:"must match pattern \""+"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"+"\""};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(!(formats_f16e24a5eb.test(data))){
-const err1 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate_urn_subbridge_schema_Uuid.errors = vErrors;
-return errors === 0;
-}
-validate_urn_subbridge_schema_Uuid.evaluated = {"dynamicProps":false,"dynamicItems":false};
-
 
 function validate_urn_subbridge_schema_CouponPlanIds(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CouponPlanIds" */;
@@ -1029,7 +1830,7 @@ validate_create_coupon__body.evaluated = {"props":true,"dynamicProps":false,"dyn
 
 export const create_group__body = validate_create_group__body;
 const schema_create_group__body = {"$id":"create_group__body","$ref":"urn:subbridge:schema:GroupCreate"};
-const schema_urn_subbridge_schema_GroupCreate = {"type":"object","required":["code","name","abilities","project_ids","member_ids"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:GroupCode"},"name":{"$ref":"urn:subbridge:schema:Name"},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupCreate"};
+const schema_urn_subbridge_schema_GroupCreate = {"type":"object","required":["code","name","abilities","project_ids","member_ids"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:GroupCode"},"name":{"$ref":"urn:subbridge:schema:Name"},"abilities":{"description":"The abilities the group's members get (ability strings such as plan:view-any).","type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"description":"The projects the group's abilities apply to (ids from list_projects).","type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"description":"The team members (user ids) in the group.","type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupCreate"};
 const schema_urn_subbridge_schema_GroupCode = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A group's code, unique within its team.","examples":["launch-crew"],"$id":"urn:subbridge:schema:GroupCode"};
 const pattern_8cbe6a504c = new RegExp("^[a-z][a-z0-9_-]{0,63}$", "u");
 
@@ -1496,7 +2297,7 @@ validate_create_group__body.evaluated = {"props":true,"dynamicProps":false,"dyna
 
 export const create_pass_window__body = validate_create_pass_window__body;
 const schema_create_pass_window__body = {"$id":"create_pass_window__body","$ref":"urn:subbridge:schema:PassWindowCreate"};
-const schema_urn_subbridge_schema_PassWindowCreate = {"type":"object","required":["name","starts_at","ends_at"],"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64,"description":"After starts_at."},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowCreate"};
+const schema_urn_subbridge_schema_PassWindowCreate = {"type":"object","required":["name","starts_at","ends_at"],"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"starts_at":{"type":"string","format":"date-time","maxLength":64,"description":"When access starts for passes of this window (ISO 8601)."},"ends_at":{"type":"string","format":"date-time","maxLength":64,"description":"After starts_at."},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000,"description":"How many passes can be sold; null or absent: no limit."}},"$id":"urn:subbridge:schema:PassWindowCreate"};
 
 function validate_urn_subbridge_schema_PassWindowCreate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PassWindowCreate" */;
@@ -1702,7 +2503,7 @@ validate_create_pass_window__body.evaluated = {"props":true,"dynamicProps":false
 
 export const create_plan__body = validate_create_plan__body;
 const schema_create_plan__body = {"$id":"create_plan__body","$ref":"urn:subbridge:schema:PlanCreate"};
-const schema_urn_subbridge_schema_PlanCreate = {"type":"object","required":["name","price","billing_cycle","resources"],"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99,"default":1},"trial_days":{"type":"integer","minimum":0,"maximum":365,"default":0},"access_codes_only":{"type":"boolean","default":false},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanCreate"};
+const schema_urn_subbridge_schema_PlanCreate = {"type":"object","required":["name","price","billing_cycle","resources"],"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000,"description":"What members get, shown on the plan's page; null or absent: none."},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99,"default":1,"description":"How many billing_cycle units one period lasts (3 with month: quarterly); default 1."},"trial_days":{"type":"integer","minimum":0,"maximum":365,"default":0,"description":"Free days before the first charge; default 0."},"access_codes_only":{"type":"boolean","default":false,"description":"Sold only through access codes, never at a public checkout; default false."},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanCreate"};
 const schema_urn_subbridge_schema_BillingCycle = {"type":"string","enum":["day","week","month","year","lifetime"],"description":"The unit of a plan's billing period; lifetime is paid once and never ends.","$id":"urn:subbridge:schema:BillingCycle"};
 
 function validate_urn_subbridge_schema_BillingCycle(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2071,7 +2872,7 @@ validate_create_plan__body.evaluated = {"props":true,"dynamicProps":false,"dynam
 
 export const create_project__body = validate_create_project__body;
 const schema_create_project__body = {"$id":"create_project__body","$ref":"urn:subbridge:schema:ProjectCreate"};
-const schema_urn_subbridge_schema_ProjectCreate = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A custom handle (Growth tier); without it the server makes one from the name."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"}},"$id":"urn:subbridge:schema:ProjectCreate"};
+const schema_urn_subbridge_schema_ProjectCreate = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000,"description":"A longer description of the community; null or absent: none."},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A custom handle (Growth tier); without it the server makes one from the name."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"}},"$id":"urn:subbridge:schema:ProjectCreate"};
 const schema_urn_subbridge_schema_ProjectHandle = {"type":"string","minLength":5,"maxLength":64,"pattern":"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$","description":"The project's portal address: 5 to 64 lower-case letters, digits and hyphens, starting and ending with a letter or digit; unique across the service.","examples":["night-owls"],"$id":"urn:subbridge:schema:ProjectHandle"};
 const pattern_9c2de270af = new RegExp("^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$", "u");
 
@@ -2134,7 +2935,6 @@ return errors === 0;
 validate_urn_subbridge_schema_ProjectHandle.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 const schema_urn_subbridge_schema_ProjectLink = {"type":["string","null"],"format":"uri","maxLength":255,"pattern":"^https://\\S+$","description":"An https URL the project's bot and portal show; null when none.","$id":"urn:subbridge:schema:ProjectLink"};
-const formats_66a359e11a = __runtime1.fullFormats.uri;
 const pattern_23346e80f1 = new RegExp("^https://\\S+$", "u");
 
 function validate_urn_subbridge_schema_ProjectLink(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2666,7 +3466,7 @@ return errors === 0;
 }
 validate_urn_subbridge_schema_RecoveryMirrorInput.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema_urn_subbridge_schema_RecoveryIdentityRelink = {"type":"object","required":["enabled"],"additionalProperties":false,"description":"Members whose platform account was lost can link a new one to their membership.","properties":{"enabled":{"type":"boolean"}},"$id":"urn:subbridge:schema:RecoveryIdentityRelink"};
+const schema_urn_subbridge_schema_RecoveryIdentityRelink = {"type":"object","required":["enabled"],"additionalProperties":false,"description":"Members whose platform account was lost can link a new one to their membership, for a connector whose manifest declares it. Neither shipped connector declares it, so for them it stays off and turning it on is refused (422 naming identity_relink.enabled).","properties":{"enabled":{"type":"boolean"}},"$id":"urn:subbridge:schema:RecoveryIdentityRelink"};
 
 function validate_urn_subbridge_schema_RecoveryIdentityRelink(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RecoveryIdentityRelink" */;
@@ -2869,7 +3669,7 @@ validate_create_recovery_setting__body.evaluated = {"props":true,"dynamicProps":
 
 export const create_resource__body = validate_create_resource__body;
 const schema_create_resource__body = {"$id":"create_resource__body","$ref":"urn:subbridge:schema:ResourceCreate"};
-const schema_urn_subbridge_schema_ResourceCreate = {"type":"object","required":["kind","title"],"additionalProperties":false,"properties":{"connector":{"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"An installed connector's key; optional when exactly one installed connector offers the kind."},"kind":{"$ref":"urn:subbridge:schema:ResourceKindName"},"title":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean","default":false},"active":{"type":"boolean","default":true}},"$id":"urn:subbridge:schema:ResourceCreate"};
+const schema_urn_subbridge_schema_ResourceCreate = {"type":"object","required":["kind","title"],"additionalProperties":false,"properties":{"connector":{"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"An installed connector's key; optional when exactly one installed connector offers the kind."},"kind":{"$ref":"urn:subbridge:schema:ResourceKindName"},"title":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000,"description":"What the resource is, for members; null or absent: none."},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255,"description":"The place on the platform (a chat, channel or role id): required for bearer_link, membership and role kinds, refused for creator_task kinds."},"early_admission_hold":{"type":"boolean","default":false,"description":"The early admission hold, only where the kind supports_early_admission_hold (list_connectors shows resource_kinds); default false."},"active":{"type":"boolean","default":true,"description":"false keeps it on its plans but hands it to nobody new; default true."}},"$id":"urn:subbridge:schema:ResourceCreate"};
 const schema_urn_subbridge_schema_ResourceKindName = {"type":"string","pattern":"^[a-z][a-z0-9_-]*$","maxLength":64,"description":"A kind of the connector's manifest (resource_kinds[].kind).","$id":"urn:subbridge:schema:ResourceKindName"};
 
 function validate_urn_subbridge_schema_ResourceKindName(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3137,7 +3937,7 @@ validate_create_resource__body.evaluated = {"props":true,"dynamicProps":false,"d
 
 export const create_role__body = validate_create_role__body;
 const schema_create_role__body = {"$id":"create_role__body","$ref":"urn:subbridge:schema:RoleCreate"};
-const schema_urn_subbridge_schema_RoleCreate = {"type":"object","required":["code","name","abilities"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:RoleCode"},"name":{"$ref":"urn:subbridge:schema:Name"},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleCreate"};
+const schema_urn_subbridge_schema_RoleCreate = {"type":"object","required":["code","name","abilities"],"additionalProperties":false,"properties":{"code":{"$ref":"urn:subbridge:schema:RoleCode"},"name":{"$ref":"urn:subbridge:schema:Name"},"abilities":{"description":"The abilities the role grants (ability strings such as plan:view-any).","type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleCreate"};
 const schema_urn_subbridge_schema_RoleCode = {"type":"string","pattern":"^[a-z][a-z0-9_-]{0,63}$","description":"A role's code, unique within its team (admin and member are built in).","examples":["admin"],"$id":"urn:subbridge:schema:RoleCode"};
 
 function validate_urn_subbridge_schema_RoleCode(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3742,7 +4542,7 @@ export const create_webhook_endpoint__body = validate_create_webhook_endpoint__b
 const schema_create_webhook_endpoint__body = {"$id":"create_webhook_endpoint__body","$ref":"urn:subbridge:schema:WebhookEndpointCreate"};
 const schema_urn_subbridge_schema_WebhookEndpointCreate = {"type":"object","required":["name","url","events"],"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"url":{"type":"string","minLength":1,"maxLength":2048,"description":"An https URL on a public host."},"events":{"$ref":"urn:subbridge:schema:WebhookEventFilters"},"allowed_ips":{"$ref":"urn:subbridge:schema:WebhookAllowedIps"},"project_id":{"$ref":"urn:subbridge:schema:Uuid","description":"Receive only this project's events (required for a token restricted to projects)."}},"$id":"urn:subbridge:schema:WebhookEndpointCreate"};
 const schema_urn_subbridge_schema_WebhookEventFilters = {"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"description":"Events the endpoint receives; names or groups (plan.*), billing.* with billing:read.","items":{"$ref":"urn:subbridge:schema:WebhookEventFilter","type":"string"},"$id":"urn:subbridge:schema:WebhookEventFilters"};
-const schema_urn_subbridge_schema_WebhookEventFilter = {"type":"string","description":"What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).","enum":["access_code.*","access_code.deleted","access_code.expired","access_code.generated","access_code.redeemed","billing.*","billing.payment_failed","billing.subscription_cancelled","billing.tier_changed","connector.*","connector.installed","connector.uninstalled","connector.updated","coupon.*","coupon.created","coupon.deleted","coupon.updated","creator_task.*","creator_task.completed","group.*","group.created","group.deleted","group.updated","member.*","member.banned","member.churned","member.joined","member.resource_added","member.resource_removed","member.unbanned","pass_window.*","pass_window.created","pass_window.deleted","pass_window.updated","payment.*","payment.dispute_closed","payment.disputed","payment.failed","payment.refunded","payment.succeeded","payment_method.*","payment_method.created","payment_method.deleted","payment_method.updated","plan.*","plan.archived","plan.created","plan.deleted","plan.published","plan.updated","project.*","project.archived","project.created","project.deleted","project.restored","project.updated","recovery_setting.*","recovery_setting.created","recovery_setting.deleted","recovery_setting.status_changed","recovery_setting.updated","resource.*","resource.created","resource.deleted","resource.updated","role.*","role.created","role.deleted","role.updated","subscription.*","subscription.activated","subscription.cancelled","subscription.created","subscription.expired","subscription.past_due","subscription.reactivated","subscription.renewed","support.*","support.conversation.*","support.conversation.assigned","support.conversation.closed","support.conversation.opened","support.conversation.reopened","support.conversation.unassigned","support.message.*","support.message.received","support.message.sent","team.*","team.created","team.deleted","team.member.*","team.member.invited","team.member.joined","team.member.removed","team.member.role_changed","team.updated"],"$id":"urn:subbridge:schema:WebhookEventFilter"};
+const schema_urn_subbridge_schema_WebhookEventFilter = {"type":"string","description":"What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).","enum":["access_code.*","access_code.deleted","access_code.expired","access_code.generated","access_code.redeemed","billing.*","billing.payment_failed","billing.subscription_cancelled","billing.tier_changed","broadcast.*","broadcast.canceled","broadcast.created","broadcast.started","connector.*","connector.installed","connector.uninstalled","connector.updated","coupon.*","coupon.created","coupon.deleted","coupon.updated","creator_task.*","creator_task.completed","group.*","group.created","group.deleted","group.updated","member.*","member.banned","member.churned","member.joined","member.resource_added","member.resource_removed","member.unbanned","pass_window.*","pass_window.created","pass_window.deleted","pass_window.updated","payment.*","payment.dispute_closed","payment.disputed","payment.failed","payment.refunded","payment.succeeded","payment_method.*","payment_method.created","payment_method.deleted","payment_method.updated","plan.*","plan.archived","plan.created","plan.deleted","plan.published","plan.updated","project.*","project.archived","project.created","project.deleted","project.restored","project.updated","recovery_setting.*","recovery_setting.created","recovery_setting.deleted","recovery_setting.standby_activated","recovery_setting.status_changed","recovery_setting.updated","resource.*","resource.created","resource.deleted","resource.updated","role.*","role.created","role.deleted","role.updated","subscription.*","subscription.activated","subscription.cancelled","subscription.created","subscription.expired","subscription.past_due","subscription.reactivated","subscription.renewed","support.*","support.conversation.*","support.conversation.assigned","support.conversation.closed","support.conversation.opened","support.conversation.reopened","support.conversation.unassigned","support.message.*","support.message.received","support.message.sent","team.*","team.created","team.deleted","team.member.*","team.member.invited","team.member.joined","team.member.removed","team.member.role_changed","team.updated"],"$id":"urn:subbridge:schema:WebhookEventFilter"};
 
 function validate_urn_subbridge_schema_WebhookEventFilter(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:WebhookEventFilter" */;
@@ -3765,7 +4565,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(!((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "access_code.*") || (data === "access_code.deleted")) || (data === "access_code.expired")) || (data === "access_code.generated")) || (data === "access_code.redeemed")) || (data === "billing.*")) || (data === "billing.payment_failed")) || (data === "billing.subscription_cancelled")) || (data === "billing.tier_changed")) || (data === "connector.*")) || (data === "connector.installed")) || (data === "connector.uninstalled")) || (data === "connector.updated")) || (data === "coupon.*")) || (data === "coupon.created")) || (data === "coupon.deleted")) || (data === "coupon.updated")) || (data === "creator_task.*")) || (data === "creator_task.completed")) || (data === "group.*")) || (data === "group.created")) || (data === "group.deleted")) || (data === "group.updated")) || (data === "member.*")) || (data === "member.banned")) || (data === "member.churned")) || (data === "member.joined")) || (data === "member.resource_added")) || (data === "member.resource_removed")) || (data === "member.unbanned")) || (data === "pass_window.*")) || (data === "pass_window.created")) || (data === "pass_window.deleted")) || (data === "pass_window.updated")) || (data === "payment.*")) || (data === "payment.dispute_closed")) || (data === "payment.disputed")) || (data === "payment.failed")) || (data === "payment.refunded")) || (data === "payment.succeeded")) || (data === "payment_method.*")) || (data === "payment_method.created")) || (data === "payment_method.deleted")) || (data === "payment_method.updated")) || (data === "plan.*")) || (data === "plan.archived")) || (data === "plan.created")) || (data === "plan.deleted")) || (data === "plan.published")) || (data === "plan.updated")) || (data === "project.*")) || (data === "project.archived")) || (data === "project.created")) || (data === "project.deleted")) || (data === "project.restored")) || (data === "project.updated")) || (data === "recovery_setting.*")) || (data === "recovery_setting.created")) || (data === "recovery_setting.deleted")) || (data === "recovery_setting.status_changed")) || (data === "recovery_setting.updated")) || (data === "resource.*")) || (data === "resource.created")) || (data === "resource.deleted")) || (data === "resource.updated")) || (data === "role.*")) || (data === "role.created")) || (data === "role.deleted")) || (data === "role.updated")) || (data === "subscription.*")) || (data === "subscription.activated")) || (data === "subscription.cancelled")) || (data === "subscription.created")) || (data === "subscription.expired")) || (data === "subscription.past_due")) || (data === "subscription.reactivated")) || (data === "subscription.renewed")) || (data === "support.*")) || (data === "support.conversation.*")) || (data === "support.conversation.assigned")) || (data === "support.conversation.closed")) || (data === "support.conversation.opened")) || (data === "support.conversation.reopened")) || (data === "support.conversation.unassigned")) || (data === "support.message.*")) || (data === "support.message.received")) || (data === "support.message.sent")) || (data === "team.*")) || (data === "team.created")) || (data === "team.deleted")) || (data === "team.member.*")) || (data === "team.member.invited")) || (data === "team.member.joined")) || (data === "team.member.removed")) || (data === "team.member.role_changed")) || (data === "team.updated"))){
+if(!(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "access_code.*") || (data === "access_code.deleted")) || (data === "access_code.expired")) || (data === "access_code.generated")) || (data === "access_code.redeemed")) || (data === "billing.*")) || (data === "billing.payment_failed")) || (data === "billing.subscription_cancelled")) || (data === "billing.tier_changed")) || (data === "broadcast.*")) || (data === "broadcast.canceled")) || (data === "broadcast.created")) || (data === "broadcast.started")) || (data === "connector.*")) || (data === "connector.installed")) || (data === "connector.uninstalled")) || (data === "connector.updated")) || (data === "coupon.*")) || (data === "coupon.created")) || (data === "coupon.deleted")) || (data === "coupon.updated")) || (data === "creator_task.*")) || (data === "creator_task.completed")) || (data === "group.*")) || (data === "group.created")) || (data === "group.deleted")) || (data === "group.updated")) || (data === "member.*")) || (data === "member.banned")) || (data === "member.churned")) || (data === "member.joined")) || (data === "member.resource_added")) || (data === "member.resource_removed")) || (data === "member.unbanned")) || (data === "pass_window.*")) || (data === "pass_window.created")) || (data === "pass_window.deleted")) || (data === "pass_window.updated")) || (data === "payment.*")) || (data === "payment.dispute_closed")) || (data === "payment.disputed")) || (data === "payment.failed")) || (data === "payment.refunded")) || (data === "payment.succeeded")) || (data === "payment_method.*")) || (data === "payment_method.created")) || (data === "payment_method.deleted")) || (data === "payment_method.updated")) || (data === "plan.*")) || (data === "plan.archived")) || (data === "plan.created")) || (data === "plan.deleted")) || (data === "plan.published")) || (data === "plan.updated")) || (data === "project.*")) || (data === "project.archived")) || (data === "project.created")) || (data === "project.deleted")) || (data === "project.restored")) || (data === "project.updated")) || (data === "recovery_setting.*")) || (data === "recovery_setting.created")) || (data === "recovery_setting.deleted")) || (data === "recovery_setting.standby_activated")) || (data === "recovery_setting.status_changed")) || (data === "recovery_setting.updated")) || (data === "resource.*")) || (data === "resource.created")) || (data === "resource.deleted")) || (data === "resource.updated")) || (data === "role.*")) || (data === "role.created")) || (data === "role.deleted")) || (data === "role.updated")) || (data === "subscription.*")) || (data === "subscription.activated")) || (data === "subscription.cancelled")) || (data === "subscription.created")) || (data === "subscription.expired")) || (data === "subscription.past_due")) || (data === "subscription.reactivated")) || (data === "subscription.renewed")) || (data === "support.*")) || (data === "support.conversation.*")) || (data === "support.conversation.assigned")) || (data === "support.conversation.closed")) || (data === "support.conversation.opened")) || (data === "support.conversation.reopened")) || (data === "support.conversation.unassigned")) || (data === "support.message.*")) || (data === "support.message.received")) || (data === "support.message.sent")) || (data === "team.*")) || (data === "team.created")) || (data === "team.deleted")) || (data === "team.member.*")) || (data === "team.member.invited")) || (data === "team.member.joined")) || (data === "team.member.removed")) || (data === "team.member.role_changed")) || (data === "team.updated"))){
 const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_WebhookEventFilter.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
@@ -5434,7 +6234,7 @@ validate_retry_dead_webhook_deliveries__body.evaluated = {"props":true,"dynamicP
 
 export const update_canned_reply__body = validate_update_canned_reply__body;
 const schema_update_canned_reply__body = {"$id":"update_canned_reply__body","$ref":"urn:subbridge:schema:CannedReplyUpdate"};
-const schema_urn_subbridge_schema_CannedReplyUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S"},"body":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S"}},"$id":"urn:subbridge:schema:CannedReplyUpdate"};
+const schema_urn_subbridge_schema_CannedReplyUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"type":"string","minLength":1,"maxLength":100,"pattern":"\\S","description":"A short name to pick the reply by, one line."},"body":{"type":"string","minLength":1,"maxLength":4096,"pattern":"\\S","description":"The reply's text as it is sent to the member."}},"$id":"urn:subbridge:schema:CannedReplyUpdate"};
 
 function validate_urn_subbridge_schema_CannedReplyUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CannedReplyUpdate" */;
@@ -5599,7 +6399,7 @@ validate_update_canned_reply__body.evaluated = {"props":true,"dynamicProps":fals
 
 export const update_coupon__body = validate_update_coupon__body;
 const schema_update_coupon__body = {"$id":"update_coupon__body","$ref":"urn:subbridge:schema:CouponUpdate"};
-const schema_urn_subbridge_schema_CouponUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":["string","null"],"maxLength":255,"pattern":"^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$","description":"One line, as Name."},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:CouponUpdate"};
+const schema_urn_subbridge_schema_CouponUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"type":["string","null"],"maxLength":255,"pattern":"^[^\\u0000-\\u001F\\u007F-\\u009F\\u2028\\u2029\\u202A-\\u202E\\u2066-\\u2069]*$","description":"One line, as Name."},"plan_ids":{"$ref":"urn:subbridge:schema:CouponPlanIds"},"max_redemptions":{"type":["integer","null"],"minimum":1,"maximum":1000000000,"description":"How many times the coupon can be used in all; null: no limit."},"expires_at":{"type":["string","null"],"format":"date-time","maxLength":64,"description":"When the coupon stops working (ISO 8601); null: never."},"active":{"type":"boolean","description":"Whether members can use it now."}},"$id":"urn:subbridge:schema:CouponUpdate"};
 
 function validate_urn_subbridge_schema_CouponUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:CouponUpdate" */;
@@ -5797,7 +6597,7 @@ validate_update_coupon__body.evaluated = {"props":true,"dynamicProps":false,"dyn
 
 export const update_group__body = validate_update_group__body;
 const schema_update_group__body = {"$id":"update_group__body","$ref":"urn:subbridge:schema:GroupUpdate"};
-const schema_urn_subbridge_schema_GroupUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
+const schema_urn_subbridge_schema_GroupUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"abilities":{"description":"The abilities the group's members get; replaces the list.","type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}},"project_ids":{"description":"The projects the group's abilities apply to (ids from list_projects); replaces the list.","type":"array","uniqueItems":true,"maxItems":100,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}},"member_ids":{"description":"The team members (user ids) in the group; replaces the list.","type":"array","uniqueItems":true,"maxItems":500,"items":{"$ref":"urn:subbridge:schema:Uuid","type":"string"}}},"$id":"urn:subbridge:schema:GroupUpdate"};
 
 function validate_urn_subbridge_schema_GroupUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:GroupUpdate" */;
@@ -6079,7 +6879,7 @@ validate_update_group__body.evaluated = {"props":true,"dynamicProps":false,"dyna
 
 export const update_pass_window__body = validate_update_pass_window__body;
 const schema_update_pass_window__body = {"$id":"update_pass_window__body","$ref":"urn:subbridge:schema:PassWindowUpdate"};
-const schema_urn_subbridge_schema_PassWindowUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"starts_at":{"type":"string","format":"date-time","maxLength":64},"ends_at":{"type":"string","format":"date-time","maxLength":64},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000}},"$id":"urn:subbridge:schema:PassWindowUpdate"};
+const schema_urn_subbridge_schema_PassWindowUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"starts_at":{"type":"string","format":"date-time","maxLength":64,"description":"When access starts (ISO 8601); fixed once a pass is sold."},"ends_at":{"type":"string","format":"date-time","maxLength":64,"description":"When access ends (ISO 8601); fixed once a pass is sold."},"capacity":{"type":["integer","null"],"minimum":1,"maximum":1000000,"description":"How many passes can be sold; null: no limit."}},"$id":"urn:subbridge:schema:PassWindowUpdate"};
 
 function validate_urn_subbridge_schema_PassWindowUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PassWindowUpdate" */;
@@ -6265,7 +7065,7 @@ validate_update_pass_window__body.evaluated = {"props":true,"dynamicProps":false
 
 export const update_payment_method__body = validate_update_payment_method__body;
 const schema_update_payment_method__body = {"$id":"update_payment_method__body","$ref":"urn:subbridge:schema:PaymentMethodUpdate"};
-const schema_urn_subbridge_schema_PaymentMethodUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"mode":{"type":"string","enum":["live","test"]},"enabled":{"type":"boolean"},"currencies":{"$ref":"urn:subbridge:schema:PaymentMethodCurrencies"},"billing_cycles":{"$ref":"urn:subbridge:schema:PaymentMethodCycles"}},"$id":"urn:subbridge:schema:PaymentMethodUpdate"};
+const schema_urn_subbridge_schema_PaymentMethodUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"mode":{"type":"string","enum":["live","test"],"description":"live takes real payments; test uses the provider's test mode."},"enabled":{"type":"boolean","description":"Whether checkouts offer this method; an enabled method needs at least one currency and one billing cycle."},"currencies":{"$ref":"urn:subbridge:schema:PaymentMethodCurrencies","description":"The ISO 4217 currency codes it accepts (XTR for Telegram Stars); replaces the list."},"billing_cycles":{"$ref":"urn:subbridge:schema:PaymentMethodCycles","description":"The billing cycles it supports; replaces the list."}},"$id":"urn:subbridge:schema:PaymentMethodUpdate"};
 const schema_urn_subbridge_schema_PaymentMethodCurrencies = {"type":"array","maxItems":50,"uniqueItems":true,"items":{"$ref":"urn:subbridge:schema:CurrencyCode","type":"string"},"$id":"urn:subbridge:schema:PaymentMethodCurrencies"};
 
 function validate_urn_subbridge_schema_PaymentMethodCurrencies(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -6557,7 +7357,7 @@ validate_update_payment_method__body.evaluated = {"props":true,"dynamicProps":fa
 
 export const update_plan__body = validate_update_plan__body;
 const schema_update_plan__body = {"$id":"update_plan__body","$ref":"urn:subbridge:schema:PlanUpdate"};
-const schema_urn_subbridge_schema_PlanUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99},"trial_days":{"type":"integer","minimum":0,"maximum":365},"access_codes_only":{"type":"boolean"},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanUpdate"};
+const schema_urn_subbridge_schema_PlanUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000,"description":"What members get, shown on the plan's page; null: none."},"price":{"$ref":"urn:subbridge:schema:Money"},"billing_cycle":{"$ref":"urn:subbridge:schema:BillingCycle"},"billing_cycle_count":{"type":"integer","minimum":1,"maximum":99,"description":"How many billing_cycle units one period lasts (3 with month: quarterly)."},"trial_days":{"type":"integer","minimum":0,"maximum":365,"description":"Free days before the first charge."},"access_codes_only":{"type":"boolean","description":"Sold only through access codes, never at a public checkout."},"resources":{"$ref":"urn:subbridge:schema:PlanResourceIds"}},"$id":"urn:subbridge:schema:PlanUpdate"};
 
 function validate_urn_subbridge_schema_PlanUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:PlanUpdate" */;
@@ -6763,7 +7563,7 @@ validate_update_plan__body.evaluated = {"props":true,"dynamicProps":false,"dynam
 
 export const update_project__body = validate_update_project__body;
 const schema_update_project__body = {"$id":"update_project__body","$ref":"urn:subbridge:schema:ProjectUpdate"};
-const schema_urn_subbridge_schema_ProjectUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A different handle (Growth tier); the current one stays reserved for this project."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"status":{"$ref":"urn:subbridge:schema:ProjectStatus"}},"$id":"urn:subbridge:schema:ProjectUpdate"};
+const schema_urn_subbridge_schema_ProjectUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000,"description":"A longer description of the community; null: none."},"handle":{"$ref":"urn:subbridge:schema:ProjectHandle","description":"A different handle (Growth tier); the current one stays reserved for this project."},"terms_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"privacy_url":{"$ref":"urn:subbridge:schema:ProjectLink"},"status":{"$ref":"urn:subbridge:schema:ProjectStatus"}},"$id":"urn:subbridge:schema:ProjectUpdate"};
 const schema_urn_subbridge_schema_ProjectStatus = {"type":"string","enum":["active","archived"],"description":"active, or archived (kept with its data and handle, closed to new purchases).","$id":"urn:subbridge:schema:ProjectStatus"};
 
 function validate_urn_subbridge_schema_ProjectStatus(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7123,7 +7923,7 @@ validate_update_recovery_setting__body.evaluated = {"props":true,"dynamicProps":
 
 export const update_resource__body = validate_update_resource__body;
 const schema_update_resource__body = {"$id":"update_resource__body","$ref":"urn:subbridge:schema:ResourceUpdate"};
-const schema_urn_subbridge_schema_ResourceUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255},"early_admission_hold":{"type":"boolean"},"active":{"type":"boolean"}},"$id":"urn:subbridge:schema:ResourceUpdate"};
+const schema_urn_subbridge_schema_ResourceUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"title":{"$ref":"urn:subbridge:schema:Name"},"description":{"type":["string","null"],"maxLength":1000,"description":"What the resource is, for members; null: none."},"platform_ref":{"type":["string","null"],"minLength":1,"maxLength":255,"description":"The place on the platform (a chat, channel or role id): required for bearer_link, membership and role kinds, refused for creator_task kinds."},"early_admission_hold":{"type":"boolean","description":"The early admission hold, only where the kind supports_early_admission_hold (list_connectors shows resource_kinds)."},"active":{"type":"boolean","description":"false keeps it on its plans but hands it to nobody new."}},"$id":"urn:subbridge:schema:ResourceUpdate"};
 
 function validate_urn_subbridge_schema_ResourceUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ResourceUpdate" */;
@@ -7288,7 +8088,7 @@ validate_update_resource__body.evaluated = {"props":true,"dynamicProps":false,"d
 
 export const update_role__body = validate_update_role__body;
 const schema_update_role__body = {"$id":"update_role__body","$ref":"urn:subbridge:schema:RoleUpdate"};
-const schema_urn_subbridge_schema_RoleUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"abilities":{"type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
+const schema_urn_subbridge_schema_RoleUpdate = {"type":"object","minProperties":1,"additionalProperties":false,"properties":{"name":{"$ref":"urn:subbridge:schema:Name"},"abilities":{"description":"The abilities the role grants; replaces the list.","type":"array","uniqueItems":true,"maxItems":200,"items":{"$ref":"urn:subbridge:schema:Ability","type":"string"}}},"$id":"urn:subbridge:schema:RoleUpdate"};
 
 function validate_urn_subbridge_schema_RoleUpdate(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:RoleUpdate" */;

@@ -303,6 +303,227 @@ return errors === 0;
 }
 validate_bulk_generate_access_codes__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const cancel_broadcast__path = validate_cancel_broadcast__path;
+const schema_cancel_broadcast__path = {"$id":"cancel_broadcast__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"broadcast":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","broadcast"],"additionalProperties":false};
+
+function validate_cancel_broadcast__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="cancel_broadcast__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_cancel_broadcast__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.broadcast === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "broadcast"},message:"must have required property '"+"broadcast"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "project") || (key0 === "broadcast"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+if(data.broadcast !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.broadcast, {instancePath:instancePath+"/broadcast",parentData:data,parentDataProperty:"broadcast",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate_cancel_broadcast__path.errors = vErrors;
+return errors === 0;
+}
+validate_cancel_broadcast__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const cancel_removal_hold__path = validate_cancel_removal_hold__path;
+const schema_cancel_removal_hold__path = {"$id":"cancel_removal_hold__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"connector":{"type":"string","minLength":1,"maxLength":64},"removal_hold":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","connector","removal_hold"],"additionalProperties":false};
+const func_69e05c3081 = __runtime0.default;
+
+function validate_cancel_removal_hold__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="cancel_removal_hold__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_cancel_removal_hold__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.connector === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "connector"},message:"must have required property '"+"connector"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.removal_hold === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "removal_hold"},message:"must have required property '"+"removal_hold"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "project") || (key0 === "connector")) || (key0 === "removal_hold"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+if(data.connector !== undefined){
+let data1 = data.connector;
+if(typeof data1 !== "string"){
+let dataType0 = typeof data1;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType0 = typeof data1;
+if(typeof data1 === "string"){
+coerced0 = data1;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data1;
+}
+else if(data1 === null){
+coerced0 = "";
+}
+else {
+const err4 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data1 = coerced0;
+if(data !== undefined){
+data["connector"] = coerced0;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 64){
+const err5 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(func_69e05c3081(data1) < 1){
+const err6 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+if(data.removal_hold !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.removal_hold, {instancePath:instancePath+"/removal_hold",parentData:data,parentDataProperty:"removal_hold",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate_cancel_removal_hold__path.errors = vErrors;
+return errors === 0;
+}
+validate_cancel_removal_hold__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 export const cancel_subscription__path = validate_cancel_subscription__path;
 const schema_cancel_subscription__path = {"$id":"cancel_subscription__path","type":"object","properties":{"subscription":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["subscription"],"additionalProperties":false};
 
@@ -436,6 +657,210 @@ validate_complete_creator_task__path.errors = vErrors;
 return errors === 0;
 }
 validate_complete_creator_task__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const confirm_removal_hold__path = validate_confirm_removal_hold__path;
+const schema_confirm_removal_hold__path = {"$id":"confirm_removal_hold__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"connector":{"type":"string","minLength":1,"maxLength":64},"removal_hold":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","connector","removal_hold"],"additionalProperties":false};
+
+function validate_confirm_removal_hold__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="confirm_removal_hold__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_confirm_removal_hold__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.connector === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "connector"},message:"must have required property '"+"connector"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.removal_hold === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "removal_hold"},message:"must have required property '"+"removal_hold"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "project") || (key0 === "connector")) || (key0 === "removal_hold"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+if(data.connector !== undefined){
+let data1 = data.connector;
+if(typeof data1 !== "string"){
+let dataType0 = typeof data1;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType0 = typeof data1;
+if(typeof data1 === "string"){
+coerced0 = data1;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data1;
+}
+else if(data1 === null){
+coerced0 = "";
+}
+else {
+const err4 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data1 = coerced0;
+if(data !== undefined){
+data["connector"] = coerced0;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 64){
+const err5 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(func_69e05c3081(data1) < 1){
+const err6 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+if(data.removal_hold !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.removal_hold, {instancePath:instancePath+"/removal_hold",parentData:data,parentDataProperty:"removal_hold",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate_confirm_removal_hold__path.errors = vErrors;
+return errors === 0;
+}
+validate_confirm_removal_hold__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const create_broadcast__path = validate_create_broadcast__path;
+const schema_create_broadcast__path = {"$id":"create_broadcast__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+
+function validate_create_broadcast__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="create_broadcast__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_create_broadcast__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_create_broadcast__path.errors = vErrors;
+return errors === 0;
+}
+validate_create_broadcast__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const create_canned_reply__path = validate_create_canned_reply__path;
 const schema_create_canned_reply__path = {"$id":"create_canned_reply__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
@@ -2112,7 +2537,6 @@ return errors === 0;
 }
 validate_urn_subbridge_schema_MemberAccessState.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-const func_69e05c3081 = __runtime0.default;
 const formats_8bc05e9462 = __runtime1.fullFormats["date-time"];
 
 function validate_export_members__query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2834,7 +3258,7 @@ validate_extend_subscription__path.evaluated = {"props":true,"dynamicProps":fals
 
 export const get_activity_log__query = validate_get_activity_log__query;
 const schema_get_activity_log__query = {"$id":"get_activity_log__query","type":"object","properties":{"subject_type":{"$ref":"urn:subbridge:schema:ActivitySubjectTypeQuery"},"subject_id":{"$ref":"urn:subbridge:schema:Uuid"},"limit":{"type":"integer","minimum":1,"maximum":200,"default":50}},"required":["subject_type","subject_id"],"additionalProperties":true};
-const schema_urn_subbridge_schema_ActivitySubjectTypeQuery = {"type":"string","description":"The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project, and `support-conversation` and `support-canned-reply` (additive) for the Support area.","enum":["project","subscription","project-subscription","member","project-user","plan","project-subscription-plan","access-code","coupon","project-resource","team","support-conversation","support-canned-reply"],"$id":"urn:subbridge:schema:ActivitySubjectTypeQuery"};
+const schema_urn_subbridge_schema_ActivitySubjectTypeQuery = {"type":"string","description":"The aliases of the service description, plus `team` (an additive value) for team-level entries such as account creation and MCP tool invocations that name no project, and `support-conversation` and `support-canned-reply` (additive) for the Support area, and `broadcast` (additive) for the Broadcasts area.","enum":["project","subscription","project-subscription","member","project-user","plan","project-subscription-plan","access-code","coupon","project-resource","team","support-conversation","support-canned-reply","broadcast"],"$id":"urn:subbridge:schema:ActivitySubjectTypeQuery"};
 
 function validate_urn_subbridge_schema_ActivitySubjectTypeQuery(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:ActivitySubjectTypeQuery" */;
@@ -2882,7 +3306,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 }
-if(!(((((((((((((data === "project") || (data === "subscription")) || (data === "project-subscription")) || (data === "member")) || (data === "project-user")) || (data === "plan")) || (data === "project-subscription-plan")) || (data === "access-code")) || (data === "coupon")) || (data === "project-resource")) || (data === "team")) || (data === "support-conversation")) || (data === "support-canned-reply"))){
+if(!((((((((((((((data === "project") || (data === "subscription")) || (data === "project-subscription")) || (data === "member")) || (data === "project-user")) || (data === "plan")) || (data === "project-subscription-plan")) || (data === "access-code")) || (data === "coupon")) || (data === "project-resource")) || (data === "team")) || (data === "support-conversation")) || (data === "support-canned-reply")) || (data === "broadcast"))){
 const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_ActivitySubjectTypeQuery.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3016,6 +3440,81 @@ validate_get_activity_log__query.errors = vErrors;
 return errors === 0;
 }
 validate_get_activity_log__query.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const get_broadcast__path = validate_get_broadcast__path;
+const schema_get_broadcast__path = {"$id":"get_broadcast__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"broadcast":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","broadcast"],"additionalProperties":false};
+
+function validate_get_broadcast__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="get_broadcast__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_get_broadcast__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.broadcast === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "broadcast"},message:"must have required property '"+"broadcast"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "project") || (key0 === "broadcast"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+if(data.broadcast !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.broadcast, {instancePath:instancePath+"/broadcast",parentData:data,parentDataProperty:"broadcast",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate_get_broadcast__path.errors = vErrors;
+return errors === 0;
+}
+validate_get_broadcast__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const get_coupon__path = validate_get_coupon__path;
 const schema_get_coupon__path = {"$id":"get_coupon__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"coupon":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","coupon"],"additionalProperties":false};
@@ -5613,6 +6112,339 @@ return errors === 0;
 }
 validate_list_access_codes__query.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const list_broadcast_recipients__path = validate_list_broadcast_recipients__path;
+const schema_list_broadcast_recipients__path = {"$id":"list_broadcast_recipients__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"broadcast":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project","broadcast"],"additionalProperties":false};
+
+function validate_list_broadcast_recipients__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_broadcast_recipients__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_list_broadcast_recipients__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.broadcast === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "broadcast"},message:"must have required property '"+"broadcast"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "project") || (key0 === "broadcast"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+if(data.broadcast !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.broadcast, {instancePath:instancePath+"/broadcast",parentData:data,parentDataProperty:"broadcast",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate_list_broadcast_recipients__path.errors = vErrors;
+return errors === 0;
+}
+validate_list_broadcast_recipients__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_broadcast_recipients__query = validate_list_broadcast_recipients__query;
+const schema_list_broadcast_recipients__query = {"$id":"list_broadcast_recipients__query","type":"object","properties":{"status":{"$ref":"urn:subbridge:schema:BroadcastRecipientStatus"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":50},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+const schema_urn_subbridge_schema_BroadcastRecipientStatus = {"type":"string","enum":["queued","sent","blocked","failed","opted_out"],"$id":"urn:subbridge:schema:BroadcastRecipientStatus"};
+
+function validate_urn_subbridge_schema_BroadcastRecipientStatus(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="urn:subbridge:schema:BroadcastRecipientStatus" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_urn_subbridge_schema_BroadcastRecipientStatus.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+let dataType0 = typeof data;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data) && data.length == 1){
+data = data[0];
+dataType0 = typeof data;
+if(typeof data === "string"){
+coerced0 = data;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data;
+}
+else if(data === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data = coerced0;
+if(parentData !== undefined){
+parentData[parentDataProperty] = coerced0;
+}
+}
+}
+if(!(((((data === "queued") || (data === "sent")) || (data === "blocked")) || (data === "failed")) || (data === "opted_out"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_BroadcastRecipientStatus.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate_urn_subbridge_schema_BroadcastRecipientStatus.errors = vErrors;
+return errors === 0;
+}
+validate_urn_subbridge_schema_BroadcastRecipientStatus.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+
+function validate_list_broadcast_recipients__query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_broadcast_recipients__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_list_broadcast_recipients__query.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 50;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(data.status !== undefined){
+if(!(validate_urn_subbridge_schema_BroadcastRecipientStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_BroadcastRecipientStatus.errors : vErrors.concat(validate_urn_subbridge_schema_BroadcastRecipientStatus.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate_urn_subbridge_schema_PageNumber(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_PageNumber.errors : vErrors.concat(validate_urn_subbridge_schema_PageNumber.errors);
+errors = vErrors.length;
+}
+if(!(validate_urn_subbridge_schema_PerPage(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_PerPage.errors : vErrors.concat(validate_urn_subbridge_schema_PerPage.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate_urn_subbridge_schema_PerPage(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_PerPage.errors : vErrors.concat(validate_urn_subbridge_schema_PerPage.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate_urn_subbridge_schema_SortColumn(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_SortColumn.errors : vErrors.concat(validate_urn_subbridge_schema_SortColumn.errors);
+errors = vErrors.length;
+}
+if(!(validate_urn_subbridge_schema_SortDirection(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_SortDirection.errors : vErrors.concat(validate_urn_subbridge_schema_SortDirection.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate_list_broadcast_recipients__query.errors = vErrors;
+return errors === 0;
+}
+validate_list_broadcast_recipients__query.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_broadcasts__path = validate_list_broadcasts__path;
+const schema_list_broadcasts__path = {"$id":"list_broadcasts__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
+
+function validate_list_broadcasts__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_broadcasts__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_list_broadcasts__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "project")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_list_broadcasts__path.errors = vErrors;
+return errors === 0;
+}
+validate_list_broadcasts__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_broadcasts__query = validate_list_broadcasts__query;
+const schema_list_broadcasts__query = {"$id":"list_broadcasts__query","type":"object","properties":{"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate_list_broadcasts__query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_broadcasts__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_list_broadcasts__query.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(!(validate_urn_subbridge_schema_PageNumber(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_PageNumber.errors : vErrors.concat(validate_urn_subbridge_schema_PageNumber.errors);
+errors = vErrors.length;
+}
+if(!(validate_urn_subbridge_schema_PerPage(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_PerPage.errors : vErrors.concat(validate_urn_subbridge_schema_PerPage.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate_urn_subbridge_schema_PerPage(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_PerPage.errors : vErrors.concat(validate_urn_subbridge_schema_PerPage.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate_urn_subbridge_schema_SortColumn(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_SortColumn.errors : vErrors.concat(validate_urn_subbridge_schema_SortColumn.errors);
+errors = vErrors.length;
+}
+if(!(validate_urn_subbridge_schema_SortDirection(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_SortDirection.errors : vErrors.concat(validate_urn_subbridge_schema_SortDirection.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate_list_broadcasts__query.errors = vErrors;
+return errors === 0;
+}
+validate_list_broadcasts__query.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 export const list_canned_replies__path = validate_list_canned_replies__path;
 const schema_list_canned_replies__path = {"$id":"list_canned_replies__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
 
@@ -7127,6 +7959,248 @@ validate_list_recovery_settings__query.errors = vErrors;
 return errors === 0;
 }
 validate_list_recovery_settings__query.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_removal_holds__path = validate_list_removal_holds__path;
+const schema_list_removal_holds__path = {"$id":"list_removal_holds__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"},"connector":{"type":"string","minLength":1,"maxLength":64}},"required":["project","connector"],"additionalProperties":false};
+
+function validate_list_removal_holds__path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_removal_holds__path" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_list_removal_holds__path.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.project === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "project"},message:"must have required property '"+"project"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.connector === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "connector"},message:"must have required property '"+"connector"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "project") || (key0 === "connector"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.project !== undefined){
+if(!(validate_urn_subbridge_schema_Uuid(data.project, {instancePath:instancePath+"/project",parentData:data,parentDataProperty:"project",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_Uuid.errors : vErrors.concat(validate_urn_subbridge_schema_Uuid.errors);
+errors = vErrors.length;
+}
+}
+if(data.connector !== undefined){
+let data1 = data.connector;
+if(typeof data1 !== "string"){
+let dataType0 = typeof data1;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType0 = typeof data1;
+if(typeof data1 === "string"){
+coerced0 = data1;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data1;
+}
+else if(data1 === null){
+coerced0 = "";
+}
+else {
+const err3 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data1 = coerced0;
+if(data !== undefined){
+data["connector"] = coerced0;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func_69e05c3081(data1) > 64){
+const err4 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(func_69e05c3081(data1) < 1){
+const err5 = {instancePath:instancePath+"/connector",schemaPath:"#/properties/connector/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate_list_removal_holds__path.errors = vErrors;
+return errors === 0;
+}
+validate_list_removal_holds__path.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const list_removal_holds__query = validate_list_removal_holds__query;
+const schema_list_removal_holds__query = {"$id":"list_removal_holds__query","type":"object","properties":{"status":{"type":"string","enum":["held","confirmed","cancelled"]},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":25},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"desc"}},"required":[],"additionalProperties":true};
+
+function validate_list_removal_holds__query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="list_removal_holds__query" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_list_removal_holds__query.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.page === undefined){
+data.page = 1;
+}
+if(data.per_page === undefined){
+data.per_page = 25;
+}
+if(data.sort_by === undefined){
+data.sort_by = "created_at";
+}
+if(data.sort_direction === undefined){
+data.sort_direction = "desc";
+}
+if(data.status !== undefined){
+let data0 = data.status;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["status"] = coerced0;
+}
+}
+}
+if(!(((data0 === "held") || (data0 === "confirmed")) || (data0 === "cancelled"))){
+const err1 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema_list_removal_holds__query.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(!(validate_urn_subbridge_schema_PageNumber(data.page, {instancePath:instancePath+"/page",parentData:data,parentDataProperty:"page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_PageNumber.errors : vErrors.concat(validate_urn_subbridge_schema_PageNumber.errors);
+errors = vErrors.length;
+}
+if(!(validate_urn_subbridge_schema_PerPage(data.per_page, {instancePath:instancePath+"/per_page",parentData:data,parentDataProperty:"per_page",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_PerPage.errors : vErrors.concat(validate_urn_subbridge_schema_PerPage.errors);
+errors = vErrors.length;
+}
+if(data.limit !== undefined){
+if(!(validate_urn_subbridge_schema_PerPage(data.limit, {instancePath:instancePath+"/limit",parentData:data,parentDataProperty:"limit",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_PerPage.errors : vErrors.concat(validate_urn_subbridge_schema_PerPage.errors);
+errors = vErrors.length;
+}
+}
+if(!(validate_urn_subbridge_schema_SortColumn(data.sort_by, {instancePath:instancePath+"/sort_by",parentData:data,parentDataProperty:"sort_by",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_SortColumn.errors : vErrors.concat(validate_urn_subbridge_schema_SortColumn.errors);
+errors = vErrors.length;
+}
+if(!(validate_urn_subbridge_schema_SortDirection(data.sort_direction, {instancePath:instancePath+"/sort_direction",parentData:data,parentDataProperty:"sort_direction",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate_urn_subbridge_schema_SortDirection.errors : vErrors.concat(validate_urn_subbridge_schema_SortDirection.errors);
+errors = vErrors.length;
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_list_removal_holds__query.errors = vErrors;
+return errors === 0;
+}
+validate_list_removal_holds__query.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const list_resources__path = validate_list_resources__path;
 const schema_list_resources__path = {"$id":"list_resources__path","type":"object","properties":{"project":{"$ref":"urn:subbridge:schema:Uuid"}},"required":["project"],"additionalProperties":false};
@@ -8889,7 +9963,7 @@ validate_list_webhook_endpoints__query.evaluated = {"props":true,"dynamicProps":
 
 export const list_webhook_events__query = validate_list_webhook_events__query;
 const schema_list_webhook_events__query = {"$id":"list_webhook_events__query","type":"object","properties":{"type":{"$ref":"urn:subbridge:schema:WebhookEventFilter"},"page":{"$ref":"urn:subbridge:schema:PageNumber","default":1},"per_page":{"$ref":"urn:subbridge:schema:PerPage","default":3},"limit":{"$ref":"urn:subbridge:schema:PerPage"},"sort_by":{"$ref":"urn:subbridge:schema:SortColumn","default":"created_at"},"sort_direction":{"$ref":"urn:subbridge:schema:SortDirection","default":"asc"}},"required":[],"additionalProperties":true};
-const schema_urn_subbridge_schema_WebhookEventFilter = {"type":"string","description":"What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).","enum":["access_code.*","access_code.deleted","access_code.expired","access_code.generated","access_code.redeemed","billing.*","billing.payment_failed","billing.subscription_cancelled","billing.tier_changed","connector.*","connector.installed","connector.uninstalled","connector.updated","coupon.*","coupon.created","coupon.deleted","coupon.updated","creator_task.*","creator_task.completed","group.*","group.created","group.deleted","group.updated","member.*","member.banned","member.churned","member.joined","member.resource_added","member.resource_removed","member.unbanned","pass_window.*","pass_window.created","pass_window.deleted","pass_window.updated","payment.*","payment.dispute_closed","payment.disputed","payment.failed","payment.refunded","payment.succeeded","payment_method.*","payment_method.created","payment_method.deleted","payment_method.updated","plan.*","plan.archived","plan.created","plan.deleted","plan.published","plan.updated","project.*","project.archived","project.created","project.deleted","project.restored","project.updated","recovery_setting.*","recovery_setting.created","recovery_setting.deleted","recovery_setting.status_changed","recovery_setting.updated","resource.*","resource.created","resource.deleted","resource.updated","role.*","role.created","role.deleted","role.updated","subscription.*","subscription.activated","subscription.cancelled","subscription.created","subscription.expired","subscription.past_due","subscription.reactivated","subscription.renewed","support.*","support.conversation.*","support.conversation.assigned","support.conversation.closed","support.conversation.opened","support.conversation.reopened","support.conversation.unassigned","support.message.*","support.message.received","support.message.sent","team.*","team.created","team.deleted","team.member.*","team.member.invited","team.member.joined","team.member.removed","team.member.role_changed","team.updated"],"$id":"urn:subbridge:schema:WebhookEventFilter"};
+const schema_urn_subbridge_schema_WebhookEventFilter = {"type":"string","description":"What a webhook endpoint subscribes to: an event of the webhooks section, a group of them (plan.* covers every plan event, team.* every team and team.member event), or billing.* (the team's own billing events; needs billing:read).","enum":["access_code.*","access_code.deleted","access_code.expired","access_code.generated","access_code.redeemed","billing.*","billing.payment_failed","billing.subscription_cancelled","billing.tier_changed","broadcast.*","broadcast.canceled","broadcast.created","broadcast.started","connector.*","connector.installed","connector.uninstalled","connector.updated","coupon.*","coupon.created","coupon.deleted","coupon.updated","creator_task.*","creator_task.completed","group.*","group.created","group.deleted","group.updated","member.*","member.banned","member.churned","member.joined","member.resource_added","member.resource_removed","member.unbanned","pass_window.*","pass_window.created","pass_window.deleted","pass_window.updated","payment.*","payment.dispute_closed","payment.disputed","payment.failed","payment.refunded","payment.succeeded","payment_method.*","payment_method.created","payment_method.deleted","payment_method.updated","plan.*","plan.archived","plan.created","plan.deleted","plan.published","plan.updated","project.*","project.archived","project.created","project.deleted","project.restored","project.updated","recovery_setting.*","recovery_setting.created","recovery_setting.deleted","recovery_setting.standby_activated","recovery_setting.status_changed","recovery_setting.updated","resource.*","resource.created","resource.deleted","resource.updated","role.*","role.created","role.deleted","role.updated","subscription.*","subscription.activated","subscription.cancelled","subscription.created","subscription.expired","subscription.past_due","subscription.reactivated","subscription.renewed","support.*","support.conversation.*","support.conversation.assigned","support.conversation.closed","support.conversation.opened","support.conversation.reopened","support.conversation.unassigned","support.message.*","support.message.received","support.message.sent","team.*","team.created","team.deleted","team.member.*","team.member.invited","team.member.joined","team.member.removed","team.member.role_changed","team.updated"],"$id":"urn:subbridge:schema:WebhookEventFilter"};
 
 function validate_urn_subbridge_schema_WebhookEventFilter(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="urn:subbridge:schema:WebhookEventFilter" */;
@@ -8937,7 +10011,7 @@ parentData[parentDataProperty] = coerced0;
 }
 }
 }
-if(!((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "access_code.*") || (data === "access_code.deleted")) || (data === "access_code.expired")) || (data === "access_code.generated")) || (data === "access_code.redeemed")) || (data === "billing.*")) || (data === "billing.payment_failed")) || (data === "billing.subscription_cancelled")) || (data === "billing.tier_changed")) || (data === "connector.*")) || (data === "connector.installed")) || (data === "connector.uninstalled")) || (data === "connector.updated")) || (data === "coupon.*")) || (data === "coupon.created")) || (data === "coupon.deleted")) || (data === "coupon.updated")) || (data === "creator_task.*")) || (data === "creator_task.completed")) || (data === "group.*")) || (data === "group.created")) || (data === "group.deleted")) || (data === "group.updated")) || (data === "member.*")) || (data === "member.banned")) || (data === "member.churned")) || (data === "member.joined")) || (data === "member.resource_added")) || (data === "member.resource_removed")) || (data === "member.unbanned")) || (data === "pass_window.*")) || (data === "pass_window.created")) || (data === "pass_window.deleted")) || (data === "pass_window.updated")) || (data === "payment.*")) || (data === "payment.dispute_closed")) || (data === "payment.disputed")) || (data === "payment.failed")) || (data === "payment.refunded")) || (data === "payment.succeeded")) || (data === "payment_method.*")) || (data === "payment_method.created")) || (data === "payment_method.deleted")) || (data === "payment_method.updated")) || (data === "plan.*")) || (data === "plan.archived")) || (data === "plan.created")) || (data === "plan.deleted")) || (data === "plan.published")) || (data === "plan.updated")) || (data === "project.*")) || (data === "project.archived")) || (data === "project.created")) || (data === "project.deleted")) || (data === "project.restored")) || (data === "project.updated")) || (data === "recovery_setting.*")) || (data === "recovery_setting.created")) || (data === "recovery_setting.deleted")) || (data === "recovery_setting.status_changed")) || (data === "recovery_setting.updated")) || (data === "resource.*")) || (data === "resource.created")) || (data === "resource.deleted")) || (data === "resource.updated")) || (data === "role.*")) || (data === "role.created")) || (data === "role.deleted")) || (data === "role.updated")) || (data === "subscription.*")) || (data === "subscription.activated")) || (data === "subscription.cancelled")) || (data === "subscription.created")) || (data === "subscription.expired")) || (data === "subscription.past_due")) || (data === "subscription.reactivated")) || (data === "subscription.renewed")) || (data === "support.*")) || (data === "support.conversation.*")) || (data === "support.conversation.assigned")) || (data === "support.conversation.closed")) || (data === "support.conversation.opened")) || (data === "support.conversation.reopened")) || (data === "support.conversation.unassigned")) || (data === "support.message.*")) || (data === "support.message.received")) || (data === "support.message.sent")) || (data === "team.*")) || (data === "team.created")) || (data === "team.deleted")) || (data === "team.member.*")) || (data === "team.member.invited")) || (data === "team.member.joined")) || (data === "team.member.removed")) || (data === "team.member.role_changed")) || (data === "team.updated"))){
+if(!(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((data === "access_code.*") || (data === "access_code.deleted")) || (data === "access_code.expired")) || (data === "access_code.generated")) || (data === "access_code.redeemed")) || (data === "billing.*")) || (data === "billing.payment_failed")) || (data === "billing.subscription_cancelled")) || (data === "billing.tier_changed")) || (data === "broadcast.*")) || (data === "broadcast.canceled")) || (data === "broadcast.created")) || (data === "broadcast.started")) || (data === "connector.*")) || (data === "connector.installed")) || (data === "connector.uninstalled")) || (data === "connector.updated")) || (data === "coupon.*")) || (data === "coupon.created")) || (data === "coupon.deleted")) || (data === "coupon.updated")) || (data === "creator_task.*")) || (data === "creator_task.completed")) || (data === "group.*")) || (data === "group.created")) || (data === "group.deleted")) || (data === "group.updated")) || (data === "member.*")) || (data === "member.banned")) || (data === "member.churned")) || (data === "member.joined")) || (data === "member.resource_added")) || (data === "member.resource_removed")) || (data === "member.unbanned")) || (data === "pass_window.*")) || (data === "pass_window.created")) || (data === "pass_window.deleted")) || (data === "pass_window.updated")) || (data === "payment.*")) || (data === "payment.dispute_closed")) || (data === "payment.disputed")) || (data === "payment.failed")) || (data === "payment.refunded")) || (data === "payment.succeeded")) || (data === "payment_method.*")) || (data === "payment_method.created")) || (data === "payment_method.deleted")) || (data === "payment_method.updated")) || (data === "plan.*")) || (data === "plan.archived")) || (data === "plan.created")) || (data === "plan.deleted")) || (data === "plan.published")) || (data === "plan.updated")) || (data === "project.*")) || (data === "project.archived")) || (data === "project.created")) || (data === "project.deleted")) || (data === "project.restored")) || (data === "project.updated")) || (data === "recovery_setting.*")) || (data === "recovery_setting.created")) || (data === "recovery_setting.deleted")) || (data === "recovery_setting.standby_activated")) || (data === "recovery_setting.status_changed")) || (data === "recovery_setting.updated")) || (data === "resource.*")) || (data === "resource.created")) || (data === "resource.deleted")) || (data === "resource.updated")) || (data === "role.*")) || (data === "role.created")) || (data === "role.deleted")) || (data === "role.updated")) || (data === "subscription.*")) || (data === "subscription.activated")) || (data === "subscription.cancelled")) || (data === "subscription.created")) || (data === "subscription.expired")) || (data === "subscription.past_due")) || (data === "subscription.reactivated")) || (data === "subscription.renewed")) || (data === "support.*")) || (data === "support.conversation.*")) || (data === "support.conversation.assigned")) || (data === "support.conversation.closed")) || (data === "support.conversation.opened")) || (data === "support.conversation.reopened")) || (data === "support.conversation.unassigned")) || (data === "support.message.*")) || (data === "support.message.received")) || (data === "support.message.sent")) || (data === "team.*")) || (data === "team.created")) || (data === "team.deleted")) || (data === "team.member.*")) || (data === "team.member.invited")) || (data === "team.member.joined")) || (data === "team.member.removed")) || (data === "team.member.role_changed")) || (data === "team.updated"))){
 const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema_urn_subbridge_schema_WebhookEventFilter.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];

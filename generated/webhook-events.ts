@@ -19,6 +19,12 @@ export interface WebhookEventSchemas {
   "billing.subscription_cancelled": Schemas["BillingEvent"];
   /** The owner's tier changed. */
   "billing.tier_changed": Schemas["BillingEvent"];
+  /** A scheduled broadcast was canceled. */
+  "broadcast.canceled": Schemas["BroadcastEvent"];
+  /** A broadcast was created. */
+  "broadcast.created": Schemas["BroadcastEvent"];
+  /** A broadcast started sending. */
+  "broadcast.started": Schemas["BroadcastEvent"];
   /** A connector was installed on a project. */
   "connector.installed": Schemas["ConnectorInstallationEvent"];
   /** A connector was uninstalled from a project. */
@@ -97,6 +103,8 @@ export interface WebhookEventSchemas {
   "recovery_setting.created": Schemas["RecoverySettingEvent"];
   /** A recovery setting was deleted. */
   "recovery_setting.deleted": Schemas["RecoverySettingEvent"];
+  /** A standby took over. */
+  "recovery_setting.standby_activated": Schemas["RecoveryStandbyActivatedEvent"];
   /** A probe changed a recovery setting's status. */
   "recovery_setting.status_changed": Schemas["RecoveryStatusChangedEvent"];
   /** A recovery setting was changed. */
@@ -166,6 +174,9 @@ export const WEBHOOK_EVENT_TYPES = [
   "billing.payment_failed",
   "billing.subscription_cancelled",
   "billing.tier_changed",
+  "broadcast.canceled",
+  "broadcast.created",
+  "broadcast.started",
   "connector.installed",
   "connector.uninstalled",
   "connector.updated",
@@ -205,6 +216,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "project.updated",
   "recovery_setting.created",
   "recovery_setting.deleted",
+  "recovery_setting.standby_activated",
   "recovery_setting.status_changed",
   "recovery_setting.updated",
   "resource.created",

@@ -22,11 +22,15 @@ import {
 import type { WebhookNetwork } from "./modules/webhooks/address-guard.ts";
 import { DEFAULT_WEBHOOK_LIMITS } from "./modules/webhooks/limits.ts";
 import { stripeConfig, type StripeConfig } from "./config-stripe.ts";
+import { platformConfig, type PlatformConfig } from "./config-platforms.ts";
+
+export type { DiscordApplication, PlatformConfig, PlatformEndpoints } from "./config-platforms.ts";
 import { mailConfig, type MailConfig } from "./config-mail.ts";
 
 export type { StripeConfig } from "./config-stripe.ts";
 import { ENVIRONMENTS, type Environment } from "./modules/tokens/environment.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./db/timeouts.ts";
+import { processRole, type Role } from "./config-role.ts";
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from "./http/server.ts";
 
 export interface SurfaceConfig {
@@ -40,6 +44,12 @@ export interface Config {
   dataDir: string;
   /** postgres:// URL; null = embedded PGlite under dataDir. */
   databaseUrl: string | null;
+  /**
+   * A direct PostgreSQL address (DATABASE_DIRECT_URL, default DATABASE_URL) for what needs a
+   * session of its own: the migrations and their lock, pg-boss, the workers' start lock. Set it when
+   * DATABASE_URL goes through PgBouncer in transaction pooling mode.
+   */
+  databaseDirectUrl: string | null;
   /** Bounds on every database wait (DATABASE_*_TIMEOUT_MS): src/db/timeouts.ts. */
   databaseTimeouts: DatabaseTimeouts;
   /** redis:// URL; null = in-process KV. */
@@ -71,6 +81,8 @@ export interface Config {
   portal: SurfaceConfig;
   /** The creator dashboard (DASHBOARD_PORT 4007, DASHBOARD_URL): a browser client of the public SDK. */
   dashboard: SurfaceConfig;
+  /** ROLE: all (default), api (the HTTP surfaces, no background work) or worker (background work, no surface). */
+  role: Role;
   /** Which surfaces `npm start` runs in this process. */
   surfaces: SurfaceName[];
   /**
@@ -98,7 +110,8 @@ export interface Config {
   /**
    * Where webhooks may be sent. WEBHOOK_ALLOWED_CIDRS (comma-separated ranges, default none) exempts
    * ranges from the public-address rule and WEBHOOK_ALLOW_HTTP=on accepts http URLs: both for local
-   * development and tests only. WEBHOOK_TIMEOUT_MS (default 10000) bounds one request to an endpoint.
+   * development and tests only. In the test environment both default to loopback receivers
+   * (127.0.0.0/8, ::1/128 over http); live keeps none. WEBHOOK_TIMEOUT_MS (default 10000) bounds one request to an endpoint.
    * WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT (16), WEBHOOK_MAX_IN_FLIGHT_PER_TEAM (32) and
    * WEBHOOK_MAX_ENDPOINTS_PER_TEAM (20) keep one team from holding every delivery slot.
    */
@@ -114,28 +127,22 @@ export interface Config {
    * and Stripe), live on PostgreSQL.
    */
   environment: Environment;
+  /** Where a sandbox's simulators listen (see SimulatorPorts). */
+  simulatorPorts: SimulatorPorts;
 }
 
 /**
- * The platforms' HTTP APIs the connector drivers call. `simulated`: no base URL was set and the
- * database is embedded, so `npm start` serves a local fake of both platforms on loopback and points
- * the drivers at it (an embedded start never contacts an outside host); set TELEGRAM_API_URL or
- * DISCORD_API_URL to reach the real platforms from an embedded start.
+ * The simulators' listeners on loopback, each null when unset: MAIL_CATCHER_PORT (the mail catcher's
+ * page; unset: 4006, or a free port when taken), MAIL_CATCHER_SMTP_PORT (its SMTP listener),
+ * SIMULATED_PLATFORMS_PORT (Telegram and Discord) and STRIPE_TWIN_PORT (unset: the last start's port,
+ * else a free one). A port that is set is taken or the start fails naming it.
  */
-export interface PlatformConfig {
-  /** TELEGRAM_API_URL, default https://api.telegram.org (the Bot API: <url>/bot<token>/<method>). */
-  telegramApiUrl: string;
-  /** DISCORD_API_URL, default https://discord.com/api/v10. */
-  discordApiUrl: string;
-  /** The platform's shared Discord application (DISCORD_CLIENT_ID, _CLIENT_SECRET, _BOT_TOKEN); null = not configured. */
-  discord: { clientId: string; clientSecret: string; botToken: string } | null;
-  /** PLATFORM_TIMEOUT_MS, default 10000: how long one platform call may take. */
-  timeoutMs: number;
-  simulated: boolean;
+export interface SimulatorPorts {
+  mailCatcher: number | null;
+  mailCatcherSmtp: number | null;
+  platforms: number | null;
+  stripeTwin: number | null;
 }
-
-export const DEFAULT_TELEGRAM_API_URL = "https://api.telegram.org";
-export const DEFAULT_DISCORD_API_URL = "https://discord.com/api/v10";
 
 export const SURFACES = ["api", "mcp", "auth", "site", "docs", "portal", "dashboard"] as const;
 export type SurfaceName = (typeof SURFACES)[number];
@@ -154,25 +161,18 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     const p = port(env, `${upper}_PORT`, DEFAULT_PORTS[name]);
     return { port: p, url: url(env, upper === "API" ? "BASE_URL" : `${upper}_URL`, `http://localhost:${p || DEFAULT_PORTS[name]}`) };
   };
-  const listed = (env.SURFACES ?? AVAILABLE_SURFACES.join(","))
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  // "worker" in SURFACES names the worker like a surface: SURFACES=worker runs a worker alone.
-  const surfaces = listed.filter((s) => s !== "worker") as SurfaceName[];
-  for (const s of surfaces) {
-    if (!AVAILABLE_SURFACES.includes(s))
-      throw new ConfigError(`SURFACES: unknown or unavailable surface "${s}" (available: ${[...AVAILABLE_SURFACES, "worker"].join(", ")})`);
-  }
-  const worker = workerSetting(env);
-  if (listed.includes("worker") && !worker) throw new ConfigError("SURFACES names the worker but WORKER=off: choose one");
-  if (!worker && surfaces.length === 0) throw new ConfigError("SURFACES is empty and WORKER=off: this process would run nothing");
+  const { role, surfaces, worker } = processRole(env, AVAILABLE_SURFACES);
+  const databaseUrl = urlOrNull(env, "DATABASE_URL", ["postgres:", "postgresql:"]);
+  const databaseDirectUrl = urlOrNull(env, "DATABASE_DIRECT_URL", ["postgres:", "postgresql:"]);
+  if (databaseDirectUrl && !databaseUrl)
+    throw new ConfigError("DATABASE_DIRECT_URL is set without DATABASE_URL: set both (the pooled address and the direct one)");
   const appKey = env.APP_KEY || null;
   if (appKey !== null) decodeKeyOrThrow(appKey);
   return withEnvironment(env, {
     release: env.RELEASE || release,
     dataDir: dataDir(env),
-    databaseUrl: urlOrNull(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
+    databaseUrl,
+    databaseDirectUrl: databaseDirectUrl ?? databaseUrl,
     databaseTimeouts: databaseTimeouts(env),
     redisUrl: urlOrNull(env, "REDIS_URL", ["redis:", "rediss:"]),
     redisKeyPrefix: redisKeyPrefix(env),
@@ -183,6 +183,7 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     http: httpLimits(env),
     metrics: metricsConfig(env),
     shutdownTimeoutMs: milliseconds(env, "SHUTDOWN_TIMEOUT_MS", 30_000, 1_000, 600_000),
+    simulatorPorts: simulatorPorts(env),
     api: surface("api"),
     mcp: surface("mcp"),
     auth: surface("auth"),
@@ -190,7 +191,8 @@ export function loadConfig(env: Env = process.env, release = "0.0.0"): Config {
     docs: surface("docs"),
     portal: surface("portal"),
     dashboard: surface("dashboard"),
-    surfaces,
+    role,
+    surfaces: surfaces as SurfaceName[],
     worker,
     mcpAllowedHosts: hostnames(env, "MCP_ALLOWED_HOSTS"),
     mcpAllowedOrigins: hostnames(env, "MCP_ALLOWED_ORIGINS", { allowAny: true }),
@@ -227,7 +229,30 @@ function withEnvironment(env: Env, config: Omit<Config, "environment">): Config 
   if (environment === "live") return { ...config, environment };
   // A sandbox on PostgreSQL simulates too what nothing configures (an embedded start already does).
   const platforms = { ...config.platforms, simulated: !env.TELEGRAM_API_URL && !env.DISCORD_API_URL };
-  return { ...config, platforms, stripe: { ...config.stripe, simulated: config.stripe.secretKey === null }, environment };
+  const stripe = { ...config.stripe, simulated: config.stripe.secretKey === null };
+  return { ...config, platforms, stripe, webhooks: sandboxWebhookNetwork(env, config.webhooks), environment };
+}
+
+/** Loopback receivers over http, unless the operator set either variable (even to ""), so a developer can test against a local listener. */
+export const SANDBOX_WEBHOOK_CIDRS = ["127.0.0.0/8", "::1/128"] as const;
+
+function sandboxWebhookNetwork(env: Env, network: WebhookNetwork): WebhookNetwork {
+  return {
+    ...network,
+    allowedCidrs: env.WEBHOOK_ALLOWED_CIDRS === undefined ? [...SANDBOX_WEBHOOK_CIDRS] : network.allowedCidrs,
+    allowHttp: env.WEBHOOK_ALLOW_HTTP === undefined ? true : network.allowHttp,
+  };
+}
+
+const optionalPort = (env: Env, name: string) => (env[name] ? port(env, name, 0) : null);
+
+function simulatorPorts(env: Env): SimulatorPorts {
+  return {
+    mailCatcher: optionalPort(env, "MAIL_CATCHER_PORT"),
+    mailCatcherSmtp: optionalPort(env, "MAIL_CATCHER_SMTP_PORT"),
+    platforms: optionalPort(env, "SIMULATED_PLATFORMS_PORT"),
+    stripeTwin: optionalPort(env, "STRIPE_TWIN_PORT"),
+  };
 }
 
 function webhookNetwork(env: Env): WebhookNetwork {
@@ -251,22 +276,6 @@ function webhookNetwork(env: Env): WebhookNetwork {
   return { allowedCidrs, allowHttp: allowHttp === "on", timeoutMs, limits };
 }
 
-function platformConfig(env: Env): PlatformConfig {
-  const timeout = milliseconds(env, "PLATFORM_TIMEOUT_MS", 10_000, 100, 120_000);
-  const discordParts = [env.DISCORD_CLIENT_ID, env.DISCORD_CLIENT_SECRET, env.DISCORD_BOT_TOKEN];
-  if (discordParts.some(Boolean) && !discordParts.every(Boolean))
-    throw new ConfigError("DISCORD_CLIENT_ID, DISCORD_CLIENT_SECRET and DISCORD_BOT_TOKEN are set together (the platform's Discord application)");
-  return {
-    telegramApiUrl: url(env, "TELEGRAM_API_URL", DEFAULT_TELEGRAM_API_URL),
-    discordApiUrl: url(env, "DISCORD_API_URL", DEFAULT_DISCORD_API_URL),
-    discord: discordParts.every(Boolean)
-      ? { clientId: env.DISCORD_CLIENT_ID!, clientSecret: env.DISCORD_CLIENT_SECRET!, botToken: env.DISCORD_BOT_TOKEN! }
-      : null,
-    timeoutMs: timeout,
-    simulated: !env.DATABASE_URL && !env.TELEGRAM_API_URL && !env.DISCORD_API_URL,
-  };
-}
-
 function databaseTimeouts(env: Env): DatabaseTimeouts {
   const d = DEFAULT_DATABASE_TIMEOUTS;
   return {
@@ -285,14 +294,6 @@ function invocationEntries(env: Env): McpInvocationEntries {
   if (raw === "" || raw === "recorded") return "recorded";
   if (raw === "committed") return "committed";
   throw new ConfigError(`MCP_INVOCATION_ENTRIES must be recorded or committed, got "${env.MCP_INVOCATION_ENTRIES}"`);
-}
-
-/** WORKER: on (default) runs the scheduled-job worker in this process; off leaves it to another. */
-function workerSetting(env: Env): boolean {
-  const raw = (env.WORKER ?? "on").trim().toLowerCase();
-  if (raw === "on" || raw === "") return true;
-  if (raw === "off") return false;
-  throw new ConfigError(`WORKER must be on or off, got "${env.WORKER}"`);
 }
 
 function redisKeyPrefix(env: Env): string {

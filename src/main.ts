@@ -4,7 +4,7 @@
 // (SURFACES=api WORKER=off), and the worker alone (SURFACES= WORKER=on).
 import type { Server } from "node:http";
 import type { Logger } from "pino";
-import { ConfigError, loadConfig, type Config, type SurfaceName } from "./config.ts";
+import { ConfigError, loadConfig, type Config, type PlatformEndpoints, type SurfaceName } from "./config.ts";
 import { EmbeddedDatabaseError } from "./embedded/database.ts";
 import { createLogger, openServiceDatabase, openServices, type Services } from "./services.ts";
 import { StartStopped, startSteps } from "./startup.ts";
@@ -28,15 +28,19 @@ import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "./pipeline/
 import { handlers, preflights } from "./modules/handlers.ts";
 import { loadConnectorRegistry, type ConnectorRegistry } from "./modules/connectors/registry.ts";
 import { ConnectorLoadError, displayPath } from "./modules/connectors/problems.ts";
-import { openPlatforms, type OpenedPlatforms, type PlatformEndpoints } from "./modules/connectors/platforms.ts";
+import { openPlatforms, type OpenedPlatforms } from "./outside/platforms.ts";
+import { DISCORD_INTERACTIONS_PATH } from "./apps/api/discord-interactions.ts";
 import { reintroduceBots } from "./modules/connectors/platform-tasks.ts";
-import { openStripe, type OpenedStripe, type StripePayments } from "./modules/payments/stripe/open.ts";
+import { DiscordRateLimits } from "./modules/connectors/drivers/discord-rate-limits.ts";
+import { openStripe, type OpenedStripe } from "./outside/stripe.ts";
+import type { StripePayments } from "./modules/payments/stripe/stripe-payments.ts";
 import type Koa from "koa";
 import { readRepositoryText } from "./repository-files.ts";
 import { discoverScheduledJobs } from "./workers/jobs/discovery.ts";
 import { startJobWorker, type JobWorker } from "./workers/jobs/worker.ts";
 import { startDeliveryWorker, type DeliveryWorker } from "./workers/deliveries/worker.ts";
-import { startMail, type MailRuntime } from "./workers/mail/start.ts";
+import { startMail, type MailRuntime } from "./outside/mail.ts";
+import { simulatorLine } from "./outside/simulator-listeners.ts";
 import { startBotMessageWorker, type BotMessageWorker } from "./workers/bot-messages/worker.ts";
 import { setAlertAddresses } from "./modules/alerts/links.ts";
 
@@ -73,6 +77,7 @@ function buildSurface(
     connectors,
     platforms,
     portalUrl: config.portal.url,
+    dashboardUrl: config.dashboard.url,
     webhooks: config.webhooks,
     readiness,
     stripe,
@@ -116,6 +121,13 @@ function listenStarting(surface: string, port: number, host: string, config: Con
   const app = createStartingApp({ surface, release: config.release, docsUrl: config.docs.url, logger, ...(readiness ? { readiness } : {}) });
   return listen(createHttpServer(app, config.http, { docsUrl: config.docs.url, logger }), port, host);
 }
+
+/** The banner's account of ROLE (src/config-role.ts). */
+const ROLE_LINES = {
+  all: "all (the surfaces below and the workers; ROLE=api or ROLE=worker splits them across processes)",
+  api: "api (the surfaces below; no background work: that runs in ROLE=worker processes)",
+  worker: "worker (jobs, webhook deliveries, mail and bot messages; no surface)",
+} as const;
 
 /** A running job's share of the stop's deadline (the rest covers the listeners, the pools and the log). */
 const JOB_SHARE_OF_DEADLINE = 2 / 3;
@@ -177,20 +189,26 @@ async function main() {
   const s = await steps.run("open the database and Redis", () => openServices(config, logger, database));
   services = s;
   readiness.attach(s);
-  platforms = await openPlatforms(config.platforms, { dataDir: config.dataDir, serves: true });
-  stripe = await openStripe(config.stripe, config.api.url, s.appKey, config.dataDir);
+  platforms = await openPlatforms(config.platforms, {
+    dataDir: config.dataDir,
+    serves: true,
+    discordInteractionsUrl: `${config.api.url.replace(/\/+$/, "")}${DISCORD_INTERACTIONS_PATH}`,
+    port: config.simulatorPorts.platforms,
+  });
+  stripe = await openStripe(config.stripe, config.api.url, s.appKey, config.dataDir, config.simulatorPorts.stripeTwin);
   if (config.surfaces.includes("auth") || config.surfaces.includes("dashboard"))
     await steps.run("register the dashboard's sign-in", () => registerDashboardClient(s.db, config.dashboard.url, s.now()));
   const creators = await steps.run("count the creators", () => countCreators(s.db));
   const demo = !config.databaseUrl && creators === 0 ? await seedDemo(s.db, s.now(), config.environment) : null;
 
-  for (const [name, server] of surfaces) replaceApp(server, buildSurface(name, s, connectors, platforms.endpoints, readiness, stripe.payments));
+  // Every driver of this process shares Discord's rate limits with the other processes through the KV store.
+  const endpoints = { ...platforms.endpoints, rateLimits: new DiscordRateLimits(s.kv, { logger }) };
+  for (const [name, server] of surfaces) replaceApp(server, buildSurface(name, s, connectors, endpoints, readiness, stripe.payments));
   // The listeners serve: a new simulation learns the bots' webhooks (the real platforms keep them).
-  const endpoints = platforms.endpoints;
-  if (config.platforms.simulated)
-    await steps.run("point the simulated bots at this start", () =>
-      reintroduceBots(s.db, { platforms: endpoints, appKey: s.appKey, baseUrl: config.api.url }, s.now(), {}, logger),
-    );
+  const bots = { platforms: endpoints, appKey: s.appKey, baseUrl: config.api.url };
+  if (config.platforms.simulated) await steps.run("point the simulated bots at this start", () => reintroduceBots(s.db, bots, s.now(), {}, logger));
+  // A real platform keeps each bot's webhook, but not what a newer release asks bots for.
+  else await steps.run("set up the bots an older release set up", () => reintroduceBots(s.db, bots, s.now(), { outdated: true }, logger));
   if (metricsServer)
     replaceApp(metricsServer, createMetricsApp({ ...s, docsUrl: config.docs.url, release: config.release, readiness, token: config.metrics.token }));
   const jobs = config.worker ? await discoverScheduledJobs() : [];
@@ -229,9 +247,11 @@ async function main() {
     );
   readiness.markServing();
 
+  const offBecause = config.role === "api" ? "ROLE=api" : "WORKER=off";
   const lines = [
     "",
     `SubBridge ${config.release}`,
+    `  Role          ${ROLE_LINES[config.role]}`,
     ...config.surfaces.map((name) => {
       const label = {
         api: "REST API",
@@ -258,9 +278,12 @@ async function main() {
     `  Platforms     ${platforms.description}`,
     `  Payments      ${stripe.description}`,
     `  Environment   ${config.environment === "test" ? "test (a sandbox: sbt_test_ tokens, simulated providers only)" : "live (sbt_live_ tokens, real providers only)"}`,
-    `  Job worker    ${config.worker ? `${jobs.length} scheduled job${jobs.length === 1 ? "" : "s"} on pg-boss (npm run cli -- jobs:list)` : "off (WORKER=off)"}`,
-    `  Webhooks      ${config.worker ? `delivery worker on (timeout ${config.webhooks.timeoutMs / 1000} s)` : "no delivery worker here (WORKER=off)"}`,
+    `  Job worker    ${config.worker ? `${jobs.length} scheduled job${jobs.length === 1 ? "" : "s"} on pg-boss (npm run cli -- jobs:list)` : `off (${offBecause})`}`,
+    `  Webhooks      ${config.worker ? `delivery worker on (timeout ${config.webhooks.timeoutMs / 1000} s)` : `no delivery worker here (${offBecause})`}; ${webhookReceivers(config.webhooks)}`,
     `  Mail          ${mail.description}`,
+    ...[simulatorLine([...(platforms.listeners ?? []), ...(stripe.listeners ?? []), ...(mail.listeners ?? [])])]
+      .filter((line) => line !== null)
+      .map((line) => `  Simulators    ${line}`),
     `  Metrics       ${config.metrics.port !== null ? `http://${config.metrics.host}:${config.metrics.port}/metrics${config.metrics.token ? " (bearer METRICS_TOKEN)" : ""}, readiness /ready` : "off (set METRICS_PORT)"}`,
   ];
   if (demo) {
@@ -286,6 +309,12 @@ async function main() {
   console.log(lines.join("\n") + "\n");
 }
 
+/** Which receivers an endpoint may name, and the settings that say so. */
+function webhookReceivers({ allowedCidrs, allowHttp }: Config["webhooks"]): string {
+  const ranges = allowedCidrs.length ? `public hosts and ${allowedCidrs.join(", ")} (WEBHOOK_ALLOWED_CIDRS)` : "public hosts only";
+  return `receivers: ${ranges}, ${allowHttp ? "http or https (WEBHOOK_ALLOW_HTTP=on)" : "https only"}`;
+}
+
 /** Whether `err` is a listener's address that does not resolve or is not this machine's (HOST, METRICS_HOST). */
 function listenAddressFailed(err: unknown): boolean {
   const { code, syscall, hostname } = err as { code?: string; syscall?: string; hostname?: string };
@@ -304,7 +333,9 @@ main().catch((err: unknown) => {
     console.error(`${err.message}\nFix the files above (or remove the package folder) and start again.`);
   } else if ((err as { code?: string }).code === "EADDRINUSE") {
     const { port } = err as { port?: number };
-    console.error(`port ${port} is already in use: stop the other process or choose another port (API_PORT, DOCS_PORT, ..., METRICS_PORT)`);
+    console.error(
+      `port ${port} is already in use: stop the other process or choose another port (API_PORT, DOCS_PORT, ..., METRICS_PORT, MAIL_CATCHER_PORT, SIMULATED_PLATFORMS_PORT, STRIPE_TWIN_PORT)`,
+    );
   } else if (listenAddressFailed(err)) {
     const { hostname, address } = err as { hostname?: string; address?: string };
     console.error(

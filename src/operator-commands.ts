@@ -24,11 +24,11 @@ import { pendingMail } from "./modules/mail/outbox.ts";
 import { loggerOptions } from "./services.ts";
 import { discoverScheduledJobs, ScheduledJobError } from "./workers/jobs/discovery.ts";
 import { runLogged } from "./workers/jobs/worker.ts";
-import { openPlatforms } from "./modules/connectors/platforms.ts";
+import { openPlatforms } from "./outside/platforms.ts";
 import { loadConnectorRegistry } from "./modules/connectors/registry.ts";
 import { setAlertAddresses } from "./modules/alerts/links.ts";
 import { loadAppKey } from "./security/app-key.ts";
-import { openStripe } from "./modules/payments/stripe/open.ts";
+import { openStripe } from "./outside/stripe.ts";
 import { listOwedRefunds } from "./modules/payments/reconcile-refunds.ts";
 
 export const USAGE = `usage: npm run cli -- <command> [options]
@@ -81,6 +81,7 @@ function openForCommand(config: Config): Promise<OpenedDatabase> {
   // one (and sees what it sees); alone, it opens the database itself for the command's duration.
   return openConfiguredDatabase({
     url: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     timeouts: config.databaseTimeouts,
     dataDir: config.dataDir,
     mode: "share",

@@ -56,6 +56,7 @@ export function createLogger(level: string): Logger {
 export function openServiceDatabase(config: Config, logger: Logger): Promise<OpenedDatabase> {
   return openConfiguredDatabase({
     url: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     timeouts: config.databaseTimeouts,
     dataDir: config.dataDir,
     mode: "own",

@@ -8,11 +8,13 @@ import { OverviewPage } from "./pages/overview";
 import { MemberPage, MembersPage } from "./pages/members";
 import { PlansPage, PlacesPage, CouponsPage, AccessPage, SharePage } from "./pages/catalog";
 import { ConnectorsPage } from "./pages/connectors";
+import { DiscordCallbackPage, DISCORD_CALLBACK_PATH } from "./pages/discord-install";
 import { PaymentsPage, SupportPage, ActivityPage } from "./pages/business";
 import { TokensPage, WebhooksPage, TeamPage, AlertsPage, BillingPage } from "./pages/team";
 import { ProjectSettingsPage } from "./pages/settings";
 import { RecoveryPage } from "./pages/recovery";
 import { RolesPage } from "./pages/roles";
+import { BroadcastsPage } from "./pages/broadcasts";
 
 function useProjects() {
   const { sb } = useDashboard();
@@ -27,6 +29,7 @@ const PROJECT_LINKS = [
   ["/places", "Places"],
   ["/payments", "Payments"],
   ["/support", "Support"],
+  ["/broadcasts", "Broadcasts"],
   ["/coupons", "Coupons"],
   ["/access", "Access codes"],
   ["/connectors", "Connectors"],
@@ -163,9 +166,11 @@ export function createDashboardRouter() {
     route("/projects/$project/places", PlacesPage),
     route("/projects/$project/payments", PaymentsPage),
     route("/projects/$project/support", SupportPage),
+    route("/projects/$project/broadcasts", BroadcastsPage),
     route("/projects/$project/coupons", CouponsPage),
     route("/projects/$project/access", AccessPage),
     route("/projects/$project/connectors", ConnectorsPage),
+    route(DISCORD_CALLBACK_PATH, DiscordCallbackPage),
     route("/projects/$project/recovery", RecoveryPage),
     route("/projects/$project/share", SharePage),
     route("/projects/$project/settings", ProjectSettingsPage),

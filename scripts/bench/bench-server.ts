@@ -16,7 +16,7 @@ import { handlers, preflights } from "../../src/modules/handlers.ts";
 import { createApiApp } from "../../src/apps/api/api-app.ts";
 import { createMcpApp } from "../../src/apps/mcp/mcp-app.ts";
 import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
-import { openPlatforms } from "../../src/modules/connectors/platforms.ts";
+import { openPlatforms } from "../../src/outside/platforms.ts";
 import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/pipeline/rate-limit.ts";
 
 async function app(target: string): Promise<Koa> {

@@ -16,7 +16,7 @@ import { GroupedActivityWriter } from "../../src/modules/activity/grouped-writer
 import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET, type Window } from "../../src/pipeline/rate-limit.ts";
 import { DEFAULT_CONNECTORS_DIR, loadConfig } from "../../src/config.ts";
 import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
-import { openPlatforms } from "../../src/modules/connectors/platforms.ts";
+import { openPlatforms } from "../../src/outside/platforms.ts";
 
 export const RELEASE = "3.0.0";
 

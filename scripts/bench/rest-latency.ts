@@ -19,7 +19,7 @@ import type { Kv } from "../../src/kv/kv.ts";
 import { createApiApp } from "../../src/apps/api/api-app.ts";
 import { handlers, preflights } from "../../src/modules/handlers.ts";
 import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
-import { openPlatforms } from "../../src/modules/connectors/platforms.ts";
+import { openPlatforms } from "../../src/outside/platforms.ts";
 import { DEFAULT_CONNECTORS_DIR, loadConfig } from "../../src/config.ts";
 import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts";
 

@@ -8,7 +8,6 @@
 // fills its in-flight cap with slow deliveries (answered after BENCH_SLOW_MS) to the origin every
 // team uses, and the receiver notes how long another team's single delivery there took (BENCH_ROUNDS
 // rounds). Writes scripts/bench/results/webhook-deliveries-<backend>.json; numbers are recorded, never asserted.
-import { spawn } from "node:child_process";
 import { cpus, totalmem } from "node:os";
 import { mkdirSync, writeFileSync } from "node:fs";
 import pino from "pino";
@@ -18,6 +17,7 @@ import { createCreator } from "../../src/modules/account/creators.ts";
 import { createEndpoint } from "../../src/modules/webhooks/endpoints.ts";
 import { DEFAULT_WEBHOOK_LIMITS } from "../../src/modules/webhooks/limits.ts";
 import { DEFAULT_IDLE_POLL_MS, startDeliveryWorker } from "../../src/workers/deliveries/worker.ts";
+import { percentile, queueDeliveries, type DeliveryTarget, startReceiver } from "./queued-deliveries.ts";
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const RETRIES = Number(process.env.BENCH_RETRIES ?? 2_000);
@@ -47,75 +47,6 @@ server.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ port: server.ad
 process.stdin.on("data", () => console.log(JSON.stringify({ arrived: Object.fromEntries(arrived) })));
 `;
 
-function startReceiver() {
-  const child = spawn(process.execPath, ["-e", RECEIVER], { stdio: ["pipe", "pipe", "inherit"] });
-  let buffer = "";
-  const waiters: ((line: Record<string, unknown>) => void)[] = [];
-  child.stdout.on("data", (d: Buffer) => {
-    buffer += d.toString();
-    for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
-      const line = JSON.parse(buffer.slice(0, i)) as Record<string, unknown>;
-      buffer = buffer.slice(i + 1);
-      waiters.shift()?.(line);
-    }
-  });
-  const next = () => new Promise<Record<string, unknown>>((resolve) => waiters.push(resolve));
-  return {
-    child,
-    port: next().then((l) => l.port as number),
-    arrivals: async () => {
-      const reply = next();
-      child.stdin.write("report\n");
-      return (await reply).arrived as Record<string, number>;
-    },
-  };
-}
-
-interface Target {
-  teamId: string;
-  endpointId: string;
-}
-
-/**
- * Queues `n` events with one delivery each, the i-th to targets[i % targets.length], due at the
- * times `due(i)` gives; `phase` (digits) keeps each phase's event ids apart.
- */
-async function queue(db: ReturnType<typeof openDatabase>, targets: Target[], phase: number, n: number, due: (i: number) => Date, attempts: number) {
-  const prefix = `evt_01BENCH${String(phase)}`;
-  for (let from = 0; from < n; from += 1000) {
-    const rows = Array.from({ length: Math.min(1000, n - from) }, (_, k) => from + k);
-    const now = new Date();
-    await db("events").insert(
-      rows.map((i) => ({
-        id: `${prefix}${String(i).padStart(26 - prefix.length + 4, "0")}`,
-        team_id: targets[i % targets.length]!.teamId,
-        project_id: null,
-        type: "bench.happened",
-        api_version: "2026-11-23",
-        data: JSON.stringify({ n: i, note: "a payload of a realistic size ".repeat(8) }),
-        created_at: now,
-      })),
-    );
-    await db("webhook_deliveries").insert(
-      rows.map((i) => ({
-        id: crypto.randomUUID(),
-        team_id: targets[i % targets.length]!.teamId,
-        endpoint_id: targets[i % targets.length]!.endpointId,
-        project_id: null,
-        event_id: `${prefix}${String(i).padStart(26 - prefix.length + 4, "0")}`,
-        event_type: "bench.happened",
-        status: "queued",
-        attempts,
-        next_attempt_at: due(i),
-        created_at: now,
-        updated_at: now,
-      })),
-    );
-  }
-}
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
 async function main() {
   const serverUrl = process.env.BENCH_DATABASE_URL ?? null;
   const backend = serverUrl ? "postgres" : "embedded";
@@ -129,11 +60,11 @@ async function main() {
   }
   const db = openDatabase({ url });
   await migrate(db);
-  const receiver = startReceiver();
+  const receiver = startReceiver<Record<string, number>>(RECEIVER);
   const port = await receiver.port;
   // Several teams with several endpoints each, as a shared deployment has: fair claiming caps what
   // one endpoint (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT) and one team (…_PER_TEAM) hold in flight.
-  const targets: Target[] = [];
+  const targets: DeliveryTarget[] = [];
   const endpointAt = async (ctx: DomainContext, name: string, path: string) =>
     (
       await createEndpoint(
@@ -156,9 +87,9 @@ async function main() {
   const logger = pino({ level: "warn" });
   const workerOptions = { db, appKey, network, release: "bench", logger, messageSignature: () => ({}), concurrency: CONCURRENCY };
   const delivered = async () => Number((await db("webhook_deliveries").where({ status: "delivered" }).count({ n: "*" }))[0]!.n);
-  const drain = async (phase: number, to: Target[], n: number) => {
+  const drain = async (phase: number, to: DeliveryTarget[], n: number) => {
     const before = await delivered();
-    await queue(db, to, phase, n, () => new Date(Date.now() - 1000), 0);
+    await queueDeliveries(db, to, `evt_01BENCH${phase}`, n, () => new Date(Date.now() - 1000), 0);
     const started = performance.now();
     while ((await delivered()) < before + n) await new Promise((r) => setTimeout(r, 100));
     const seconds = (performance.now() - started) / 1000;
@@ -180,20 +111,20 @@ async function main() {
   const base = Date.now() + 1000;
   const dueAt = (i: number) => base + Math.floor((i * 10_000) / RETRIES);
   const beforeRetries = await delivered();
-  await queue(db, targets, 1, RETRIES, (i) => new Date(dueAt(i)), 1);
+  await queueDeliveries(db, targets, "evt_01BENCH1", RETRIES, (i) => new Date(dueAt(i)), 1);
   while ((await delivered()) < beforeRetries + RETRIES) await new Promise((r) => setTimeout(r, 200));
 
   // A shared origin: team 0 fills its in-flight cap with slow deliveries to the origin every team
   // uses; then team 1's single delivery there, timed from when it was queued to its arrival.
   const { inFlightPerEndpoint, inFlightPerTeam } = DEFAULT_WEBHOOK_LIMITS;
-  const slow: Target[] = [];
+  const slow: DeliveryTarget[] = [];
   for (let e = 0; e < Math.ceil(inFlightPerTeam / inFlightPerEndpoint); e++)
     slow.push({ teamId: contexts[0]!.actor.teamId, endpointId: await endpointAt(contexts[0]!, `slow ${e}`, `/slow/0/${e}`) });
   const quiet = targets.find((t) => t.teamId !== slow[0]!.teamId)!;
   const queuedAt: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const before = await delivered();
-    await queue(db, slow, 30 + r, inFlightPerTeam, () => new Date(Date.now() - 1000), 0);
+    await queueDeliveries(db, slow, `evt_01BENCH${30 + r}`, inFlightPerTeam, () => new Date(Date.now() - 1000), 0);
     const leased = () =>
       db("webhook_deliveries")
         .whereIn(
@@ -204,7 +135,7 @@ async function main() {
         .count({ n: "*" });
     while (Number((await leased())[0]!.n) < inFlightPerTeam) await new Promise((r) => setTimeout(r, 20));
     queuedAt.push(Date.now());
-    await queue(db, [quiet], 40 + r, 1, () => new Date(Date.now() - 1000), 0);
+    await queueDeliveries(db, [quiet], `evt_01BENCH${40 + r}`, 1, () => new Date(Date.now() - 1000), 0);
     while ((await delivered()) < before + inFlightPerTeam + 1) await new Promise((r) => setTimeout(r, 100));
   }
   await worker.stop();

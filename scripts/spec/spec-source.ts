@@ -42,14 +42,23 @@ export function repositoryRoot(cwd: string): string {
   return top.trim();
 }
 
-function bundleSpecDirectory(specDir: string): Json {
-  return bundle(
-    loadOpenApiFragments(join(specDir, "openapi")),
-    loadAbilityCatalog(join(specDir, "abilities.yaml")),
-    loadErrorCatalog(join(specDir, "errors.yaml")),
-    // Another ref's spec is compared, not judged: it may predate a rule codegen enforces now.
-    { authoringRules: false },
-  );
+/**
+ * spec/ bundled as codegen bundles it. Another ref's spec is compared, not judged (it may predate a
+ * rule codegen enforces now); the working tree's is judged, so a spec codegen refuses is refused here too.
+ */
+function bundleSpecDirectory(specDir: string, { authoringRules }: { authoringRules: boolean }): Json {
+  const load = () =>
+    [
+      loadOpenApiFragments(join(specDir, "openapi")),
+      loadAbilityCatalog(join(specDir, "abilities.yaml")),
+      loadErrorCatalog(join(specDir, "errors.yaml")),
+    ] as const;
+  if (!authoringRules) return bundle(...load(), { authoringRules: false });
+  try {
+    return bundle(...load());
+  } catch (err) {
+    throw new SpecSourceError(`codegen refuses spec/ as it is now, so there is nothing to compare: ${(err as Error).message}`);
+  }
 }
 
 function releaseOf(packageJson: string | null): string | undefined {
@@ -83,26 +92,29 @@ export function specAtRef(root: string, ref: string): LoadedSpec {
   const scratch = mkdtempSync(join(tmpdir(), "spec-diff-"));
   try {
     execFileSync("sh", ["-c", `git archive "$1" spec | tar -x -C "$2"`, "sh", commit, scratch], { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
-    const document = bundleSpecDirectory(join(scratch, "spec"));
+    const document = bundleSpecDirectory(join(scratch, "spec"), { authoringRules: false });
     return { label, document, release, notes: [`${label} has no ${BUNDLED_SPEC}; bundled its spec/ with the current codegen instead`] };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
-/** The working tree: its spec/ bundled in-process, or its generated/openapi.json when it has no spec/. */
-export function specInWorkingTree(root: string): LoadedSpec {
+/**
+ * The working tree: its spec/ bundled in-process (refused, SpecSourceError, when codegen would refuse
+ * it), or its generated/openapi.json when it has no spec/. `fresh` says whether generated/openapi.json is what spec/ produces.
+ */
+export function specInWorkingTree(root: string): LoadedSpec & { fresh: boolean } {
   const label = "working tree";
   const packagePath = join(root, "package.json");
   const release = releaseOf(existsSync(packagePath) ? readFileSync(packagePath, "utf8") : null);
   const generatedPath = join(root, BUNDLED_SPEC);
   const generated = existsSync(generatedPath) ? readFileSync(generatedPath, "utf8") : null;
   if (existsSync(join(root, "spec", "openapi", "openapi.yaml"))) {
-    const document = bundleSpecDirectory(join(root, "spec"));
+    const document = bundleSpecDirectory(join(root, "spec"), { authoringRules: true });
     const fresh = generated === JSON.stringify(document, null, 2) + "\n";
     const notes = fresh ? [] : [`${BUNDLED_SPEC} is ${generated === null ? "missing" : "stale"} (compared spec/ as it is now); run npm run codegen`];
-    return { label, document, release, notes };
+    return { label, document, release, notes, fresh };
   }
   if (generated === null) throw new SpecSourceError(`${root} has neither spec/openapi/openapi.yaml nor ${BUNDLED_SPEC}`);
-  return { label, document: JSON.parse(generated) as Json, release, notes: [] };
+  return { label, document: JSON.parse(generated) as Json, release, notes: [], fresh: true };
 }

@@ -194,10 +194,13 @@ function* filesUnder(dir) {
   }
 }
 
-/** Whether a dist file may import `target`: the dependencies, files inside dist, node: builtins in the command. */
+/**
+ * Whether a dist file may import `target`: the dependencies, files inside dist, node: builtins in the
+ * Node-only modules (the command, and the package loader of @subbridge/sdk/connector/package).
+ */
 function allowedImport(file, target) {
   if (target === "openapi-fetch" || target === "structured-headers") return true;
-  if (target.startsWith("node:")) return /(?:^|\/)cli\.(?:js|d\.ts)$/.test(relative(DIST, file));
+  if (target.startsWith("node:")) return /(?:^|\/)(?:cli|connector\/package)\.(?:js|d\.ts)$/.test(relative(DIST, file));
   if (!target.startsWith(".")) return false;
   const resolved = resolve(dirname(file), target);
   return resolved.startsWith(DIST) && [resolved, resolved.replace(/\.js$/, ".d.ts")].some((candidate) => existsSync(candidate));

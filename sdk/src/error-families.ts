@@ -42,6 +42,7 @@ export const ERROR_FAMILY_BY_CODE = {
   ACCESS_CODE_ALREADY_REDEEMED: "DomainError",
   ACCESS_CODE_CAP_EXCEEDED: "DomainError",
   WEBHOOK_DELIVERY_IN_PROGRESS: "DomainError",
+  PASS_WINDOW_FULL: "DomainError",
   IDEMPOTENCY_KEY_MISSING: "IdempotencyError",
   IDEMPOTENCY_KEY_REUSED: "IdempotencyError",
   IDEMPOTENCY_REPLAY_IN_PROGRESS: "IdempotencyError",

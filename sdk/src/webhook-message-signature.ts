@@ -11,7 +11,7 @@
 // Node 20+, browsers, Deno, Bun and edge runtimes alike.
 import { isInnerList, parseDictionary, serializeInnerList, serializeItem, type Dictionary, type InnerList } from "structured-headers";
 import { headerValue, type WebhookHeaders } from "./webhook-headers.js";
-import { DEFAULT_TOLERANCE_SECONDS, WebhookVerificationError, type WebhookVerificationFailure } from "./webhooks.js";
+import { DEFAULT_TOLERANCE_SECONDS, WebhookVerificationError, type WebhookVerificationFailure } from "./webhook-verification-error.js";
 
 export const MESSAGE_SIGNATURE_TAG = "subbridge-webhook";
 export const SIGNING_KEY_DIRECTORY_PATH = "/.well-known/http-message-signatures-directory";

@@ -7,6 +7,7 @@
 import { headerValue as header, type WebhookHeaders } from "./webhook-headers.js";
 
 import type { WebhookEnvelope, WebhookEvent } from "./webhook-events.js";
+import { DEFAULT_TOLERANCE_SECONDS, WebhookVerificationError } from "./webhook-verification-error.js";
 
 // The event types live in webhook-events.ts (generated from the spec); re-exported so that
 // @subbridge/sdk/webhooks alone is a complete receiver's kit.
@@ -22,31 +23,7 @@ export {
 } from "./webhook-events.js";
 export { createMemoryDeduplicator, type MemoryDeduplicator, type MemoryDeduplicatorOptions } from "./webhook-deduplication.js";
 
-export type WebhookVerificationFailure =
-  | "missing_signature"
-  | "malformed_signature"
-  | "signature_mismatch"
-  | "timestamp_out_of_tolerance"
-  | "invalid_payload"
-  | "event_id_mismatch"
-  | "event_name_mismatch"
-  // RFC 9421 message signature (verifyWebhookMessageSignature) and its key directory:
-  | "missing_component"
-  | "unsupported_algorithm"
-  | "unknown_key"
-  | "signature_expired"
-  | "content_digest_mismatch"
-  | "directory_unavailable";
-
-export class WebhookVerificationError extends Error {
-  override name = "WebhookVerificationError";
-  constructor(
-    readonly reason: WebhookVerificationFailure,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { DEFAULT_TOLERANCE_SECONDS, WebhookVerificationError, type WebhookVerificationFailure } from "./webhook-verification-error.js";
 
 export type { WebhookHeaders };
 
@@ -58,7 +35,6 @@ export interface VerifyWebhookOptions {
 }
 
 export const SIGNATURE_HEADER = "SB-Signature";
-export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const encoder = new TextEncoder();
 
@@ -130,6 +106,20 @@ function parseSignature(value: string): { timestamp: number; signatures: string[
  * disagree with the envelope. Resolves to the event typed by its name (WebhookEvent: narrow on
  * `event.type`); `verifyWebhook<MyData>(...)` types it as a plain envelope with `data: MyData` instead.
  */
+export function verifyWebhook(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options?: VerifyWebhookOptions,
+): Promise<WebhookEvent>;
+// A separate generic overload, so that an annotation (`const event: WebhookEvent = await verifyWebhook(...)`)
+// cannot infer Data from the expected type (TS2322): Data comes only from an explicit type argument.
+export function verifyWebhook<Data>(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options?: VerifyWebhookOptions,
+): Promise<WebhookEvent<Data>>;
 export async function verifyWebhook<Data = never>(
   rawBody: string | Uint8Array,
   headers: WebhookHeaders,

@@ -8,13 +8,16 @@ import pg from "pg";
 import { migrationSource } from "./migrations/index.ts";
 import { isSharedEmbedded, openEmbeddedDatabase } from "../embedded/database.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./timeouts.ts";
-import { connectionSettings, knexLog, pgDatabase } from "./pool.ts";
+import { connectionSettings, directSettings, hasDirectAddress, knexLog, pgDatabase } from "./pool.ts";
 
 export type Database = Knex;
 
 /** PostgreSQL, or PGlite in memory (tests and benchmarks). DATA_DIR goes through openConfiguredDatabase. */
-export function openDatabase(options: { url: string | null; timeouts?: DatabaseTimeouts }): Database {
-  if (options.url) return pgDatabase({ connectionString: options.url }, options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS);
+export function openDatabase(options: { url: string | null; timeouts?: DatabaseTimeouts; directUrl?: string | null }): Database {
+  if (options.url) {
+    const direct = options.directUrl && options.directUrl !== options.url ? { connectionString: options.directUrl } : undefined;
+    return pgDatabase({ connectionString: options.url }, options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS, undefined, direct);
+  }
   return knex({ client: ClientPgLite as unknown as typeof knex.Client, dialect: "postgres", connection: {}, log: knexLog } as Knex.Config);
 }
 
@@ -32,13 +35,15 @@ export interface OpenedDatabase {
  */
 export async function openConfiguredDatabase(options: {
   url: string | null;
+  /** DATABASE_DIRECT_URL: see Config.databaseDirectUrl. */
+  directUrl?: string | null;
   timeouts?: DatabaseTimeouts;
   dataDir: string;
   mode: "own" | "share";
   onFatal?: (err: unknown) => void;
 }): Promise<OpenedDatabase> {
   if (options.url) {
-    const db = openDatabase({ url: options.url, ...(options.timeouts ? { timeouts: options.timeouts } : {}) });
+    const db = openDatabase({ url: options.url, directUrl: options.directUrl ?? null, ...(options.timeouts ? { timeouts: options.timeouts } : {}) });
     const url = new URL(options.url);
     return { db, description: `PostgreSQL (${url.host}${url.pathname})`, close: () => db.destroy() };
   }
@@ -89,7 +94,15 @@ async function latestWhenFree(db: Database): Promise<string[]> {
  */
 export async function migrate(db: Database): Promise<string[]> {
   if (isEmbedded(db)) return latestWhenFree(db);
-  return exclusively(db, MIGRATION_LOCK, () => latest(db));
+  if (!hasDirectAddress(db)) return exclusively(db, MIGRATION_LOCK, () => latest(db));
+  // Behind PgBouncer the migrations run on the server's own address: a migration may need session
+  // state (SET, a lock held across its statements) that transaction pooling would hand to another client.
+  const direct = knex({ client: "pg", connection: directSettings(db) as Knex.PgConnectionConfig, pool: { min: 0, max: 1 }, log: knexLog });
+  try {
+    return await exclusively(db, MIGRATION_LOCK, () => latest(direct));
+  } finally {
+    await direct.destroy();
+  }
 }
 
 /** How long a process waits its turn for an advisory lock (another process migrating, say). */
@@ -102,7 +115,8 @@ const TURN_WAIT_MS = 120_000;
  * databases are owned by one process: `work` just runs.
  */
 export async function exclusively<T>(db: Database, key: string, work: () => Promise<T>): Promise<T> {
-  const settings = connectionSettings(db);
+  // A session advisory lock through PgBouncer would stay on whichever server session ran it: direct.
+  const settings = directSettings(db);
   if (isEmbedded(db) || !settings) return work();
   const session = new pg.Client({ ...settings, statement_timeout: TURN_WAIT_MS, lock_timeout: TURN_WAIT_MS, query_timeout: TURN_WAIT_MS + 5_000 });
   // A session the server ends while idle (a terminated backend, a restart) emits 'error', which

@@ -22,12 +22,33 @@ export const knexLog: Knex.Config["log"] = {
   debug: () => undefined,
 };
 
-/** A knex instance on a pg pool whose every connection carries the bounds of `timeouts`. */
-export function pgDatabase(connection: pg.ClientConfig, timeouts: DatabaseTimeouts, max = POOL_MAX): Knex {
+/** The direct (not pooled by PgBouncer) settings of each database whose pool goes through one: see directSettings. */
+const directSessionSettings = new WeakMap<Knex, pg.ClientConfig>();
+
+/**
+ * A knex instance on a pg pool whose every connection carries the bounds of `timeouts`; `direct`,
+ * when the pool's address is a PgBouncer in transaction pooling mode, is the server's own address
+ * for what needs a session of its own (DATABASE_DIRECT_URL).
+ */
+export function pgDatabase(connection: pg.ClientConfig, timeouts: DatabaseTimeouts, max = POOL_MAX, direct?: pg.ClientConfig): Knex {
   const settings = boundedConnection(connection, timeouts);
   const db = knex({ client: "pg", connection: settings as Knex.PgConnectionConfig, pool: boundedPool(max, timeouts), log: knexLog });
   sessionSettings.set(db, settings);
+  if (direct) directSessionSettings.set(db, boundedConnection(direct, timeouts));
   return db;
+}
+
+/**
+ * Settings for a session that must stay one server session (a session advisory lock, pg-boss, the
+ * migrations): the direct address when one was given, else the pool's own (null for PGlite in memory).
+ */
+export function directSettings(db: Knex): pg.ClientConfig | null {
+  return directSessionSettings.get(db) ?? connectionSettings(db);
+}
+
+/** Whether `db`'s pool goes through a pooler and has a direct address beside it. */
+export function hasDirectAddress(db: Knex): boolean {
+  return directSessionSettings.has(db);
 }
 
 /** The pg settings `db`'s pool connects with (null for PGlite in memory): for a session or pool of its own. */

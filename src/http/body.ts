@@ -17,23 +17,32 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 const refuse = (message: string) => validationFailed({ body: [message] }, `The request body could not be read: it ${message}.`);
 
-/** The body's bytes and its text: at most MAX_BODY_BYTES, and valid UTF-8 (a BOM is dropped). */
-export async function readBodyText(ctx: Koa.Context): Promise<{ bytes: Buffer; text: string }> {
+/** The body's bytes, at most `limit` (a signed body is verified on its bytes before it is decoded). */
+export async function readBodyBytes(ctx: Koa.Context, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = ctx.get("content-length");
-  let bytes: Buffer;
   try {
     // raw-body: listeners on the request, no async iterator; the limit is checked against the
     // declared length first and against what arrives as it arrives.
-    bytes = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, ...(/^\d+$/.test(declared) ? { length: Number(declared) } : {}) });
+    return await getRawBody(ctx.req, { limit, ...(/^\d+$/.test(declared) ? { length: Number(declared) } : {}) });
   } catch (err) {
-    if ((err as { type?: string }).type === "entity.too.large") throw refuse(`must be at most ${MAX_BODY_BYTES} bytes`);
+    if ((err as { type?: string }).type === "entity.too.large") throw refuse(`must be at most ${limit} bytes`);
     throw err; // an aborted request (ECONNABORTED) or a body shorter than declared
   }
+}
+
+/** `bytes` as text, refused unless valid UTF-8 (a BOM is dropped). */
+export function decodeBody(bytes: Buffer): string {
   try {
-    return { bytes, text: utf8.decode(bytes) };
+    return utf8.decode(bytes);
   } catch {
     throw refuse("is not valid UTF-8");
   }
+}
+
+/** The body's bytes and its text: at most MAX_BODY_BYTES, and valid UTF-8 (a BOM is dropped). */
+export async function readBodyText(ctx: Koa.Context): Promise<{ bytes: Buffer; text: string }> {
+  const bytes = await readBodyBytes(ctx);
+  return { bytes, text: decodeBody(bytes) };
 }
 
 /** A declared charset other than UTF-8 (JSON is UTF-8: RFC 8259), or null. */

@@ -9,6 +9,7 @@ import { handlers as accessCodes } from "./access-codes/handlers.ts";
 import { handlers as account } from "./account/handlers.ts";
 import { handlers as activity } from "./activity/handlers.ts";
 import { handlers as analytics } from "./analytics/handlers.ts";
+import { handlers as broadcasts } from "./broadcasts/handlers.ts";
 import { handlers as connectors, preflights as connectorPreflights } from "./connectors/handlers.ts";
 import { handlers as coupons } from "./coupons/handlers.ts";
 import { handlers as creatorTasks } from "./creator-tasks/handlers.ts";
@@ -17,7 +18,7 @@ import { handlers as groups } from "./groups/handlers.ts";
 import { handlers as members } from "./members/handlers.ts";
 import { handlers as passWindows } from "./pass-windows/handlers.ts";
 import { handlers as paymentMethods } from "./payment-methods/handlers.ts";
-import { handlers as plans } from "./plans/handlers.ts";
+import { handlers as plans, preflights as planPreflights } from "./plans/handlers.ts";
 import { handlers as projects } from "./projects/handlers.ts";
 import { handlers as recovery } from "./recovery/handlers.ts";
 import { handlers as resources } from "./resources/handlers.ts";
@@ -36,6 +37,7 @@ export const handlers: Handlers<OperationContext> = {
   ...account,
   ...activity,
   ...analytics,
+  ...broadcasts,
   ...connectors,
   ...coupons,
   ...creatorTasks,
@@ -61,6 +63,7 @@ export const handlers: Handlers<OperationContext> = {
 /** The operations that do work before their transaction opens (see Preflights). */
 export const preflights: Preflights = {
   ...connectorPreflights,
+  ...planPreflights,
   // A provider-billed subscription's renewals stop at the provider before it is cancelled here.
   cancel_subscription: ({ path }, ctx) => cancelAtProvider(domainContext(ctx), ctx.payments(), path.subscription),
   // A Stripe method is turned on only once Stripe says it still accepts the method's account, as the Payments page does.

@@ -49,14 +49,28 @@ const deliveryAttempts = new Counter({
 
 const kvOutages = new Counter({
   name: "subbridge_kv_unavailable_total",
-  help: "Uses of the KV store (Redis) that found it unreachable and went on without it, by use (rate_limit_open: a per-token budget admitted uncounted; rate_limit_in_process: an anonymous budget counted in this process; credential_cache: a credential read from the database; idempotency_lock: a write run without its lock).",
+  help: "Uses of the KV store (Redis) that found it unreachable and went on without it, by use (rate_limit_open: a per-token budget admitted uncounted; rate_limit_in_process: an anonymous budget counted in this process; credential_cache: a credential read from the database; idempotency_lock: a write run without its lock; platform_rate_limit: Discord's rate limits counted in this process).",
   labelNames: ["use"] as const,
   registers: [processRegistry],
 });
 
 /** One use of the KV store that met an outage and went on as its policy says (docs/decisions.md, "Redis outage"). */
-export function countKvOutage(use: "rate_limit_open" | "rate_limit_in_process" | "credential_cache" | "idempotency_lock"): void {
+export function countKvOutage(
+  use: "rate_limit_open" | "rate_limit_in_process" | "credential_cache" | "idempotency_lock" | "platform_rate_limit",
+): void {
   kvOutages.inc({ use });
+}
+
+const platformLimits = new Counter({
+  name: "subbridge_platform_rate_limit_total",
+  help: "What a platform driver's rate limiter did, by platform and event (waited: a call waited for its bucket or the global budget; deferred: a call refused before it was sent, to be tried again later; throttled: the platform answered 429; circuit_open: a call refused because the bot's invalid requests neared the platform's ban).",
+  labelNames: ["platform", "event"] as const,
+  registers: [processRegistry],
+});
+
+/** One event of a platform driver's rate limiter (src/modules/connectors/drivers/discord-rate-limits.ts). */
+export function countPlatformLimit(platform: "discord", event: "waited" | "deferred" | "throttled" | "circuit_open"): void {
+  platformLimits.inc({ platform, event });
 }
 
 /** One answered HTTP request; `seconds` from its arrival. */

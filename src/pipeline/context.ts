@@ -5,7 +5,7 @@ import type { Environment } from "../modules/tokens/environment.ts";
 import type { Input, OperationId, OperationSpec } from "../../generated/operations.ts";
 import type { Actor, CredentialKind, DomainContext } from "../db/tenant.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
-import type { PlatformEndpoints } from "../modules/connectors/platforms.ts";
+import type { PlatformEndpoints } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { WebhookNetwork } from "../modules/webhooks/address-guard.ts";
 
@@ -52,6 +52,8 @@ export interface OperationContext {
   portalUrl: string;
   /** Public base URL of the REST API (where platforms deliver a bot's updates). */
   baseUrl: string;
+  /** Public address of the creator dashboard (DASHBOARD_URL), for links a creator opens; null when not configured. */
+  dashboardUrl: string | null;
   /**
    * Arguments only an MCP tool takes, outside the REST request (x-mcp-keyset: the cursor); null
    * over REST. A keyset list answers the tool its own shape when this is not null.

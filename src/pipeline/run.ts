@@ -6,7 +6,7 @@
 // REST calls all three per request (idempotency wraps execute); MCP admits once per HTTP request
 // and prepares and executes per tool call. Transports only translate: headers, bodies, results.
 import { providerRegistry } from "../modules/payments/providers.ts";
-import type { StripePayments } from "../modules/payments/stripe/open.ts";
+import type { StripePayments } from "../modules/payments/stripe/stripe-payments.ts";
 import type { Environment } from "../modules/tokens/environment.ts";
 import type { Knex } from "knex";
 import type { Input, OperationId, OperationSpec, Output } from "../../generated/operations.ts";
@@ -17,7 +17,7 @@ import type { Actor, ActorKind, CommitEffect } from "../db/tenant.ts";
 import { runPlatformTasks } from "../modules/connectors/platform-tasks.ts";
 import { syncPlatformAccess } from "../modules/connectors/access-sync.ts";
 import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
-import type { PlatformEndpoints } from "../modules/connectors/platforms.ts";
+import type { PlatformEndpoints } from "../config.ts";
 import { admitBearer, type Admission } from "./authenticate.ts";
 import { authorizeOperation } from "./authorize.ts";
 import type { Preflights, Principal } from "./context.ts";
@@ -47,6 +47,8 @@ export interface PipelineDeps {
   appKey: Buffer;
   /** Public address of the subscriber portal. */
   portalUrl: string;
+  /** Public address of the creator dashboard (links a creator opens, e.g. a project's payments page); absent: the auth host's pages. */
+  dashboardUrl?: string;
   /** Where webhooks may be sent; default: https to public addresses only (STRICT_WEBHOOK_NETWORK). */
   webhooks?: WebhookNetwork;
   /** Where work done after COMMIT reports a failure (the platform tasks' retries are recorded anyway). */
@@ -156,6 +158,7 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
     appKey: deps.appKey,
     portalUrl: deps.portalUrl,
     baseUrl: deps.baseUrl,
+    dashboardUrl: deps.dashboardUrl ?? null,
     toolArguments: call.toolArguments ?? null,
     payments: () =>
       providerRegistry({ db: deps.db, stripe: deps.stripe?.client ?? null, connectors: { platforms: deps.platforms, appKey: deps.appKey } }),

@@ -2,10 +2,11 @@
 // envelope: 422 VALIDATION_FAILED with `fields`, or 404 for a malformed path id (it names nothing).
 import type { Input, OperationId, OperationSpec } from "../../generated/operations.ts";
 import { validators, type ValidateFunction, type ValidationError } from "../../generated/validators.js";
-import { addFieldError, ApiError, emptyFieldErrors, mergeFieldErrors, notFound, validationFailed, type FieldErrors } from "../errors.ts";
+import { addFieldError, ApiError, emptyFieldErrors, mergeFieldErrors, validationFailed, type FieldErrors } from "../errors.ts";
 import { whyNotMintable } from "../modules/tokens/abilities.ts";
 import { collectUnsafeValues, ITEMS_MESSAGE, NESTING_MESSAGE, nestsDeeperThan, NUL_MESSAGE, overlongArrays } from "./input-safety.ts";
-import { ONE_LINE_MESSAGE, ONE_LINE_PATTERN } from "../one-line.ts";
+import { ONE_LINE_MESSAGE } from "../one-line.ts";
+import { notAnIdMessage, patternMessage } from "./pattern-rules.ts";
 
 export interface RawInput {
   path: Record<string, string>;
@@ -74,7 +75,7 @@ function message(e: ValidationError, data?: unknown): string {
     case "format":
       return `must be a valid ${e.params.format}`;
     case "pattern":
-      return e.params?.pattern === ONE_LINE_PATTERN ? ONE_LINE_MESSAGE : "has an invalid format";
+      return patternMessage(e.params?.pattern as string | undefined);
     default:
       return e.message ?? "is invalid";
   }
@@ -96,7 +97,7 @@ export function fieldErrors(errors: readonly ValidationError[], root: string | n
     if (e.keyword === "format") formatted.add(key);
   }
   // A pattern restating a format (uuid, date-time) adds nothing once the format message is there.
-  for (const key of formatted) fields[key] = fields[key]!.filter((m) => m !== message({ keyword: "pattern" } as ValidationError));
+  for (const key of formatted) fields[key] = fields[key]!.filter((m) => !m.startsWith("must match ") && m !== "has an invalid format");
   return fields;
 }
 
@@ -159,8 +160,16 @@ function validateRaw<Id extends OperationId>(op: OperationSpec & { id: Id }, raw
   const path = { ...raw.path };
   const unsafePath = emptyFieldErrors();
   collectUnsafeValues(path, "", unsafePath);
-  // A path id names a resource: one that cannot exist (malformed, or not text) names nothing.
-  if (run(v.path, path).length || Object.keys(unsafePath).length) throw notFound();
+  // A path id names a resource: one that cannot exist (malformed, or not text) names nothing. It
+  // stays the 404 of an id that is not there, but says that it is no id at all, and which one.
+  const pathErrors = run(v.path, path);
+  if (pathErrors.length || Object.keys(unsafePath).length) {
+    const first = pathErrors[0];
+    const name = first ? pointerToField(first.instancePath) || String(first.params?.missingProperty ?? "id") : Object.keys(unsafePath)[0]!;
+    const isUuid = !first || first.params?.format === "uuid" || String(first.params?.pattern ?? "").startsWith("^[0-9a-f]{8}");
+    const rule = isUuid ? null : message(first, path);
+    throw new ApiError("RESOURCE_NOT_FOUND", notAnIdMessage(name, path[name], rule), { context: { parameter: name } });
+  }
 
   // Query parameters the operation does not declare are ignored, whatever they hold.
   const query: Record<string, unknown> = {};

@@ -34,6 +34,57 @@ function importsOf(file: string, text: string): string[] {
   );
 }
 
+/** The .ts and .tsx modules under a repository folder, as { file, text }. */
+function moduleFilesUnder(folder: string): { file: string; text: string }[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? walk(path) : /\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
+    });
+  return walk(join(ROOT, folder)).map((file) => ({ file: relative(ROOT, file), text: readFileSync(file, "utf8") }));
+}
+
+/**
+ * The import cycles among `files` (each a strongly connected component of more than one file, by
+ * Tarjan's algorithm). An import resolves as TypeScript does: "./x.js" to x.ts, "./x" to x.ts, x.tsx or x/index.ts.
+ */
+function importCycles(files: { file: string; text: string }[]): string[][] {
+  const known = new Set(files.map(({ file }) => file));
+  const resolveModule = (target: string): string | undefined =>
+    [target, target.replace(/\.js$/, ".ts"), target.replace(/\.js$/, ".tsx"), `${target}.ts`, `${target}.tsx`, `${target}/index.ts`].find((c) =>
+      known.has(c),
+    );
+  const graph = new Map(files.map(({ file, text }) => [file, importsOf(file, text).flatMap((t) => resolveModule(t) ?? [])]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1) cycles.push(component.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
 describe("architecture", () => {
   const surfaces = ["src/apps/", "src/workers/", "src/http/"];
   const rules: [string, (file: string) => boolean, string[]][] = [
@@ -48,6 +99,13 @@ describe("architecture", () => {
     ["the workers (src/workers)", (f) => f.startsWith("src/workers/"), ["src/apps/", "src/pipeline/"]],
     // Metrics and readiness are recorded by every layer above the data: they know no area and no app.
     ["metrics and readiness (src/observability)", (f) => f.startsWith("src/observability/"), ["src/apps/", "src/pipeline/", "src/modules/"]],
+    // The simulated outside systems are started by main through src/outside/ only: no area, app or worker knows them.
+    [
+      "everything but src/outside and the simulators themselves",
+      (f) => !f.startsWith("src/outside/") && !f.startsWith("src/simulators/"),
+      ["src/simulators/"],
+    ],
+    ["the simulators (src/simulators)", (f) => f.startsWith("src/simulators/"), ["src/pipeline/", "src/outside/", ...surfaces]],
   ];
   for (const [layer, inLayer, forbidden] of rules) {
     it(`keeps ${layer} free of imports from ${forbidden.join(", ")}`, () => {
@@ -99,38 +157,26 @@ describe("architecture", () => {
     assert.deepEqual(offending, []);
   });
 
-  it("has no import cycle in src/ (type imports included)", () => {
-    const graph = new Map(sources.map(({ file, text }) => [file, importsOf(file, text)]));
-    // Tarjan's strongly connected components: every component of more than one file is a cycle.
-    const index = new Map<string, number>();
-    const low = new Map<string, number>();
-    const stack: string[] = [];
-    const onStack = new Set<string>();
-    const cycles: string[][] = [];
-    const visit = (file: string) => {
-      index.set(file, index.size);
-      low.set(file, index.get(file)!);
-      stack.push(file);
-      onStack.add(file);
-      for (const target of graph.get(file) ?? []) {
-        if (!graph.has(target)) continue;
-        if (!index.has(target)) {
-          visit(target);
-          low.set(file, Math.min(low.get(file)!, low.get(target)!));
-        } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
-      }
-      if (low.get(file) !== index.get(file)) return;
-      const component: string[] = [];
-      let member: string;
-      do {
-        member = stack.pop()!;
-        onStack.delete(member);
-        component.push(member);
-      } while (member !== file);
-      if (component.length > 1) cycles.push(component.sort());
-    };
-    for (const file of graph.keys()) if (!index.has(file)) visit(file);
-    assert.deepEqual(cycles, []);
+  // The SDK and the dashboard are held to the same rule as the server (issue 47: sdk/src had a cycle).
+  for (const root of ["src", "sdk/src", "dashboard/src"]) {
+    it(`has no import cycle in ${root}/ (type imports included)`, () => {
+      const files = root === "src" ? sources : moduleFilesUnder(root);
+      assert.ok(files.length > 0, `no modules under ${root}`);
+      assert.deepEqual(importCycles(files), []);
+    });
+  }
+
+  it("finds a cycle where there is one (the check's control)", () => {
+    const cyclic = [
+      { file: "sdk/src/a.ts", text: 'import { b } from "./b.js";' },
+      { file: "sdk/src/b.ts", text: 'import type { a } from "./a.js";' },
+      { file: "dashboard/src/c.tsx", text: 'import { d } from "./d";' },
+      { file: "dashboard/src/d.ts", text: 'export { c } from "./c";' },
+    ];
+    assert.deepEqual(importCycles(cyclic), [
+      ["sdk/src/a.ts", "sdk/src/b.ts"],
+      ["dashboard/src/c.tsx", "dashboard/src/d.ts"],
+    ]);
   });
 
   it("keeps hand-written files under 400 lines", () => {

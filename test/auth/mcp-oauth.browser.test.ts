@@ -7,16 +7,7 @@
 // each other in their discovery documents, with the discovery cache and CORS headers.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
-} from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import type { Browser, Page } from "playwright-core";
 import { startAuth } from "../helpers/auth.ts";
 import { freshPage, launchBrowser, screenshot } from "../helpers/browser.ts";
@@ -26,70 +17,19 @@ import { createTestCreator, TEST_PASSWORD, type TestCreator } from "../helpers/f
 import { MCP_PROTOCOL, rawRpc, startMcp, type RunningMcp } from "../helpers/mcp.ts";
 import { tokenRequest } from "../helpers/oauth.ts";
 import { startOAuthCallback, type OAuthCallback } from "../helpers/oauth-callback.ts";
+import { MemoryOAuthProvider } from "../helpers/oauth-client-provider.ts";
 
 const CLIENT_NAME = "Example MCP client (e2e)";
 
-/**
- * An MCP client's OAuth state kept in memory, as a desktop client keeps it on disk. Sending the
- * person to the authorization URL is the test's browser driver.
- */
-class TestOAuthProvider implements OAuthClientProvider {
-  client: StoredOAuthClientInformation | undefined;
-  saved: StoredOAuthTokens | undefined;
-  /** Every token set the SDK saved, oldest first (the first exchange, then each renewal). */
-  readonly history: StoredOAuthTokens[] = [];
+/** The shared in-memory provider with a state() of its own, kept to check it comes back unchanged. */
+class TestOAuthProvider extends MemoryOAuthProvider {
   sentState = "";
-  private verifier = "";
-  private discovery: OAuthDiscoveryState | undefined;
-
-  constructor(
-    private readonly callbackUrl: string,
-    private readonly openBrowser: (url: URL) => Promise<void>,
-  ) {}
-
-  get redirectUrl(): string {
-    return this.callbackUrl;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: CLIENT_NAME,
-      redirect_uris: [this.callbackUrl],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
+  constructor(callbackUrl: string, openBrowser: (url: URL) => Promise<void>) {
+    super(CLIENT_NAME, callbackUrl, openBrowser);
   }
   state(): string {
     this.sentState = randomBytes(16).toString("base64url");
     return this.sentState;
-  }
-  clientInformation(): StoredOAuthClientInformation | undefined {
-    return this.client;
-  }
-  saveClientInformation(client: StoredOAuthClientInformation): void {
-    this.client = client;
-  }
-  tokens(): StoredOAuthTokens | undefined {
-    return this.saved;
-  }
-  saveTokens(tokens: StoredOAuthTokens): void {
-    this.saved = tokens;
-    this.history.push(tokens);
-  }
-  redirectToAuthorization(url: URL): Promise<void> {
-    return this.openBrowser(url);
-  }
-  saveCodeVerifier(verifier: string): void {
-    this.verifier = verifier;
-  }
-  codeVerifier(): string {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState): void {
-    this.discovery = state;
-  }
-  discoveryState(): OAuthDiscoveryState | undefined {
-    return this.discovery;
   }
 }
 

@@ -17,7 +17,8 @@ interface BadValue {
 const integerRange = /must be an integer from \d+ to \d+/;
 const port = (name: string): BadValue => ({ env: { [name]: "http" }, accepted: /port number \(0-65535/ });
 const httpUrl = (name: string): BadValue => ({ env: { [name]: "ftp://files.example" }, accepted: /http or https/ });
-const discord = { accepted: /DISCORD_CLIENT_ID, DISCORD_CLIENT_SECRET and DISCORD_BOT_TOKEN are set together/ };
+const discord = { accepted: /DISCORD_CLIENT_ID, DISCORD_CLIENT_SECRET, DISCORD_BOT_TOKEN and DISCORD_PUBLIC_KEY are set together/ };
+const discordApplication = { DISCORD_CLIENT_ID: "1234", DISCORD_CLIENT_SECRET: "secret", DISCORD_BOT_TOKEN: "token" };
 
 const cases: Record<string, BadValue | BadValue[]> = {
   APP_KEY: { env: { APP_KEY: "short" }, accepted: /32 bytes, base64- or hex-encoded/ },
@@ -31,6 +32,13 @@ const cases: Record<string, BadValue | BadValue[]> = {
     { env: { DATABASE_URL: "mysql://db.example/app" }, accepted: /postgres:\/\/ or postgresql:\/\/ URL/ },
     { env: { DATABASE_URL: "::" }, accepted: /postgres:\/\/ or postgresql:\/\/ URL/ },
   ],
+  DATABASE_DIRECT_URL: [
+    {
+      env: { DATABASE_URL: "postgres://pgbouncer.example/app", DATABASE_DIRECT_URL: "mysql://db.example/app" },
+      accepted: /postgres:\/\/ or postgresql:\/\/ URL/,
+    },
+    { env: { DATABASE_DIRECT_URL: "postgres://db.example/app" }, accepted: /without DATABASE_URL: set both/ },
+  ],
   DATABASE_STATEMENT_TIMEOUT_MS: { env: { DATABASE_STATEMENT_TIMEOUT_MS: "soon" }, accepted: integerRange },
   DATABASE_LOCK_TIMEOUT_MS: { env: { DATABASE_LOCK_TIMEOUT_MS: "1" }, accepted: integerRange },
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: { env: { DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "1.5" }, accepted: integerRange },
@@ -41,6 +49,10 @@ const cases: Record<string, BadValue | BadValue[]> = {
   DISCORD_BOT_TOKEN: { env: { DISCORD_BOT_TOKEN: "token" }, ...discord },
   DISCORD_CLIENT_ID: { env: { DISCORD_CLIENT_ID: "1234" }, ...discord },
   DISCORD_CLIENT_SECRET: { env: { DISCORD_CLIENT_SECRET: "secret" }, ...discord },
+  DISCORD_PUBLIC_KEY: [
+    { env: { DISCORD_PUBLIC_KEY: "ab".repeat(32) }, ...discord },
+    { env: { ...discordApplication, DISCORD_PUBLIC_KEY: "not-hex" }, accepted: /64 hexadecimal characters/ },
+  ],
   HOST: [
     { env: { HOST: "not_a_host" }, accepted: /an IP address of this machine \(0\.0\.0\.0 .*\) or a hostname/ },
     { env: { HOST: "256.1.1.1" }, accepted: /an IP address of this machine/ },
@@ -128,6 +140,14 @@ const cases: Record<string, BadValue | BadValue[]> = {
       accepted: /SUBBRIDGE_ENVIRONMENT=live refuses a test-mode STRIPE_SECRET_KEY/,
     },
   ],
+  ROLE: [
+    { env: { ROLE: "web" }, accepted: /one of all, api, worker/ },
+    { env: { ROLE: "api", WORKER: "on" }, accepted: /runs no background work/ },
+    { env: { ROLE: "api", SURFACES: "api,worker" }, accepted: /runs no background work/ },
+    { env: { ROLE: "api", SURFACES: "" }, accepted: /would serve nothing/ },
+    { env: { ROLE: "worker", SURFACES: "api,mcp" }, accepted: /serves no HTTP surface, but SURFACES names api, mcp/ },
+    { env: { ROLE: "worker", WORKER: "off" }, accepted: /would run nothing/ },
+  ],
   SURFACES: [
     { env: { SURFACES: "api,nope" }, accepted: /available: api, mcp/ },
     { env: { SURFACES: "", WORKER: "off" }, accepted: /would run nothing/ },
@@ -143,6 +163,10 @@ const cases: Record<string, BadValue | BadValue[]> = {
   WEBHOOK_MAX_IN_FLIGHT_PER_TEAM: { env: { WEBHOOK_MAX_IN_FLIGHT_PER_TEAM: "many" }, accepted: integerRange },
   WEBHOOK_MAX_ENDPOINTS_PER_TEAM: { env: { WEBHOOK_MAX_ENDPOINTS_PER_TEAM: "-1" }, accepted: integerRange },
   WORKER: { env: { WORKER: "sometimes" }, accepted: /on or off/ },
+  MAIL_CATCHER_PORT: { env: { MAIL_CATCHER_PORT: "mail" }, accepted: /port number/ },
+  MAIL_CATCHER_SMTP_PORT: { env: { MAIL_CATCHER_SMTP_PORT: "70000" }, accepted: /port number/ },
+  SIMULATED_PLATFORMS_PORT: { env: { SIMULATED_PLATFORMS_PORT: "-1" }, accepted: /port number/ },
+  STRIPE_TWIN_PORT: { env: { STRIPE_TWIN_PORT: "4.5" }, accepted: /port number/ },
 };
 
 /** Variables whose value is checked elsewhere, or that take any value. */
@@ -154,7 +178,8 @@ const checkedElsewhere: Record<string, string> = {
 
 /** Every variable name config.ts reads: env.NAME, and names handed to its parsers ("NAME", `${SURFACE}_PORT`). */
 function variablesReadByConfig(): string[] {
-  const source = readFileSync(join(ROOT, "src/config.ts"), "utf8");
+  // ROLE, SURFACES and WORKER are read together in config-role.ts.
+  const source = ["src/config.ts", "src/config-role.ts"].map((file) => readFileSync(join(ROOT, file), "utf8")).join("\n");
   const names = new Set<string>();
   for (const m of source.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)) names.add(m[1]!);
   for (const m of source.matchAll(/\(env, "([A-Z][A-Z0-9_]*)"/g)) names.add(m[1]!);

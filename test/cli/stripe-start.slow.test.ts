@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { createStripeClient } from "../../src/modules/payments/stripe/client.ts";
-import { simulatedStripeKey } from "../../src/modules/payments/stripe/open.ts";
+import { simulatedStripeKey } from "../../src/outside/stripe.ts";
 import { BILLING_STRIPE_EVENTS } from "../../src/modules/billing/stripe-setup.ts";
 import { freePort, startNpm, tempDir } from "../helpers/processes.ts";
 

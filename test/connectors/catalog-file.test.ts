@@ -71,7 +71,7 @@ describe("connector catalog file", () => {
     });
     assert.equal(loadConnectorRegistry(dir).card("whatsapp")!.overview, null);
     // A paused package keeps its whole card: only the status and the flag change.
-    assert.equal(loadConnectorRegistry(dir).card("discord")!.version, "1.2.0");
+    assert.equal(loadConnectorRegistry(dir).card("discord")!.version, "1.3.0");
   });
 
   it("reads catalog.json and catalog.yml the same way", () => {

@@ -58,7 +58,18 @@ describe("GET /v1/connectors (list_connectors)", () => {
       help: "Your bot token is stored encrypted and only SubBridge uses it.",
       required: true,
       options: [],
+      // :app is named; :button is left for the form that shows the steps, which knows its button.
+      steps: [
+        "Open @BotFather in Telegram and send /newbot.",
+        "Choose a name and a username that ends in bot.",
+        "Copy the token BotFather sends you, paste it here and press :button.",
+      ],
+      links: [
+        { text: "@BotFather", url: "https://t.me/BotFather" },
+        { text: "bot token", url: "https://core.telegram.org/bots/features#botfather" },
+      ],
     });
+    assert.match(telegram.install.fields[1].steps[2], /^Come back to SubBridge and pick/);
     const language = telegram.install.settings_fields.find((f: { name: string }) => f.name === "language");
     assert.deepEqual(
       language.options.map((o: { value: string }) => o.value),

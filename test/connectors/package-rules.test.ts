@@ -102,6 +102,42 @@ describe("connector package rules", () => {
     ]);
   });
 
+  it("refuses field rules it cannot parse, a repeated resource kind and select options the in: rule contradicts, each with its fix", () => {
+    const dir = connectorsFolder({ telegram: "telegram" });
+    editJson(join(dir, "telegram/connector.json"), (m) => {
+      m.install.fields[0].rules = ["required", "maxx:5", "regex:/[/"];
+      m.install.settings_fields[0].rules = ["nullable", "max:many"];
+      m.install.settings_fields[1].rules = ["required", "in:en,de,es,fr,it"];
+      m.resource_kinds.push({ ...m.resource_kinds[0] });
+    });
+    const error = expectProblems(dir, [
+      { file: "telegram/connector.json", pointer: "/install/fields/0/rules/1", message: 'the rule "maxx:5" is not part of the rule language' },
+      { file: "telegram/connector.json", pointer: "/install/fields/0/rules/2", message: /^the rule "regex:\/\[\/" is not a valid pattern: / },
+      { file: "telegram/connector.json", pointer: "/install/settings_fields/0/rules/1", message: 'the rule "max:many" needs a whole number' },
+      {
+        file: "telegram/connector.json",
+        pointer: "/install/settings_fields/1/options/pt",
+        message: 'the option "pt" is not allowed by the rule "in:en,de,es,fr,it", so choosing it is refused',
+      },
+      {
+        file: "telegram/connector.json",
+        pointer: "/install/settings_fields/1/rules/1",
+        message: 'the rule "in:en,de,es,fr,it" allows "it", which no option offers',
+      },
+      {
+        file: "telegram/connector.json",
+        pointer: "/resource_kinds/3/kind",
+        message: 'the resource kind "channel" is already declared at /resource_kinds/0',
+      },
+    ]);
+    // Each line ends with the fix.
+    assert.match(
+      error.message,
+      /\/install\/fields\/0\/rules\/1: the rule "maxx:5" is not part of the rule language — did you mean max\? use one of required, /,
+    );
+    assert.match(error.message, /\/resource_kinds\/3\/kind: .* — give each resource kind its own name or remove the repeat/);
+  });
+
   it("refuses a missing, broken or non-string lang/en.json", () => {
     const dir = connectorsFolder({ telegram: "telegram", discord: "discord", "discord-2": "discord" });
     rmSync(join(dir, "telegram/lang/en.json"));

@@ -26,7 +26,7 @@ describe("connector registry", () => {
     );
     const telegram = registry.card("telegram")!;
     assert.equal(telegram.name, "Telegram");
-    assert.equal(telegram.version, "2.4.0");
+    assert.equal(telegram.version, "2.5.0");
     assert.deepEqual([telegram.install!.mode, telegram.install!.scopes], ["paste_credential", ["project"]]);
     // The forms a creator fills: the bot token (with the package's :app named), and the settings with a select's choices.
     assert.deepEqual(telegram.install!.fields[0], {
@@ -36,6 +36,15 @@ describe("connector registry", () => {
       help: "Your bot token is stored encrypted and only SubBridge uses it.",
       required: true,
       options: [],
+      steps: [
+        "Open @BotFather in Telegram and send /newbot.",
+        "Choose a name and a username that ends in bot.",
+        "Copy the token BotFather sends you, paste it here and press :button.",
+      ],
+      links: [
+        { text: "@BotFather", url: "https://t.me/BotFather" },
+        { text: "bot token", url: "https://core.telegram.org/bots/features#botfather" },
+      ],
     });
     const language = telegram.install!.settings_fields.find((f: { name: string }) => f.name === "language");
     assert.deepEqual(

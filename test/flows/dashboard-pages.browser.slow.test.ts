@@ -269,10 +269,16 @@ describe("the dashboard's management pages on npm start (Chromium)", function ()
     await page.getByRole("link", { name: /^https:\/\/t\.me\// }).waitFor();
     await look("access");
 
-    // Recovery: a setting for Telegram created (every feature off), then deleted (confirm).
+    // Recovery: probes are on by default, so the recovery.probe job (every 5 minutes) may already have
+    // written Telegram's setting; it is made sure of over the API, then changed and deleted (confirm).
+    const recovery = (await api("GET", `/projects/${projectId}/recovery-settings`)).data as { connector: string }[];
+    if (!recovery.some((s) => s.connector === "telegram"))
+      await api("POST", `/projects/${projectId}/recovery-settings`, { connector: "telegram", probes: { enabled: true } });
     await nav("Recovery");
-    await page.getByRole("button", { name: "Create recovery setting" }).click();
-    await appears("telegram");
+    await page.getByRole("button", { name: "Change the telegram setting" }).click();
+    await page.getByLabel("Check every (minutes)").fill("30");
+    await page.getByRole("button", { name: "Save recovery setting" }).click();
+    await appears("every 30 min");
     await look("recovery");
     await confirm("Delete the telegram setting", "Delete setting");
     await cell("telegram").waitFor({ state: "detached" });

@@ -159,7 +159,9 @@ describe("issue 33's walk-through on npm start (Chromium)", function () {
     await member.page.getByRole("link", { name: "Sign in to pay by card" }).click();
     await member.page.getByRole("button", { name: "Sign in with Telegram" }).click();
     const openTelegram = (await member.page.getByRole("link", { name: "Open Telegram" }).getAttribute("href"))!;
-    assert.equal(new URL(openTelegram).pathname, `/${installation.platform_account_name}`);
+    // A sandbox portal sends the member to the simulated Telegram's page for the bot, the start payload with it.
+    assert.equal(`${new URL(openTelegram).origin}${new URL(openTelegram).pathname}`, simUrl);
+    assert.equal(new URL(openTelegram).searchParams.get("bot"), installation.platform_account_name);
     const payload = new URL(openTelegram).searchParams.get("start")!;
 
     // Telegram, on the member's phone: the simulated platform's page sends /start <payload> to the bot as the member.

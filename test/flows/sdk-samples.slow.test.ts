@@ -1,5 +1,5 @@
 // Issue 35's check "the reference site's samples run against `npm start`": every SDK sample of the
-// reference (generated/sdk-samples.json, as /reference shows them), all 111, runs against a spawned
+// reference (generated/sdk-samples.json, as /reference shows them) runs against a spawned
 // npm start on a temp DATA_DIR with the demo token, in an order that makes each one's records
 // first: the chain's own project, plan and perk; a member who redeems an access code and writes to
 // the bot on the simulated Telegram; an invitee who opens an account from the invitation mail in
@@ -49,6 +49,14 @@ describe("issue 35: the reference's SDK samples run against npm start", function
     const result = await chain.run(operationId, options);
     ran.add(operationId);
     return result;
+  };
+  /**
+   * Runs a sample the API refuses with `code` (nothing in the chain can make the record it names),
+   * and notes that it ran: the call, its arguments and the SDK's error are still the reader's.
+   */
+  const runRefused = async (operationId: string, code: string) => {
+    await assert.rejects(chain.run(operationId), (error: Error) => error.message.includes(`"${code}"`));
+    ran.add(operationId);
   };
   /** The chain's records: the project, its plan, the member and the like, by name. */
   const the: Record<string, any> = {};
@@ -119,6 +127,10 @@ describe("issue 35: the reference's SDK samples run against npm start", function
     ])
       await run(id);
     await run("update_project_connector");
+    // Only a Discord drift sweep holds removals: the Telegram installation has none, so the list is
+    // empty and the example's hold is not found.
+    assert.deepEqual((await run("list_removal_holds")).printed, []);
+    for (const id of ["confirm_removal_hold", "cancel_removal_hold"]) await runRefused(id, "RESOURCE_NOT_FOUND");
     for (const id of ["list_resources", "get_resource", "update_resource", "get_deep_link", "get_portal_url", "get_project_analytics"]) await run(id);
   });
 
@@ -244,6 +256,15 @@ describe("issue 35: the reference's SDK samples run against npm start", function
     chain.stand("ada@example.com", running.demo.email);
     await run("replace_alert_destinations");
     await run("list_alert_destinations");
+
+    // A broadcast to the chain's project (its bot claims broadcasts; the member who redeemed a code is
+    // reached), then a scheduled one canceled.
+    const { kept: broadcast } = await run("create_broadcast");
+    assert.ok(["sending", "sent"].includes(broadcast.status), broadcast.status);
+    for (const id of ["get_broadcast", "list_broadcasts", "list_broadcast_recipients"]) await run(id);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+    const scheduled = (await running.api("POST", `/projects/${the.project.id}/broadcasts`, { text: "Tomorrow's call", send_at: tomorrow })).data;
+    await run("cancel_broadcast", { instead: { [exampleId("cancel_broadcast", "broadcastId")]: scheduled.id } });
 
     const channel = async (title: string, chat: string) =>
       (

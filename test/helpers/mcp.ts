@@ -11,11 +11,12 @@ import type { AppHandlers } from "../../src/pipeline/execute.ts";
 import { testDatabase, testKv } from "./backends.ts";
 import type { TestClock } from "./clock.ts";
 import { createTestCreator, type TestCreator } from "./fixtures.ts";
-import { DOCS_URL, repositoryConnectorRegistry, serveOnFreePort, TEST_APP_KEY, TEST_WEBHOOK_NETWORK, testLogger } from "./server.ts";
+import { DASHBOARD_URL, DOCS_URL, repositoryConnectorRegistry, serveOnFreePort, TEST_APP_KEY, TEST_WEBHOOK_NETWORK, testLogger } from "./server.ts";
 import { PORTAL_URL, testPlatformEndpoints } from "./platforms.ts";
 
 export const MCP_PROTOCOL = "2026-07-28";
 export const AUTH_URL = "http://auth.test";
+export { DASHBOARD_URL } from "./server.ts";
 
 export interface RunningMcp {
   url: string;
@@ -77,6 +78,7 @@ export async function startMcp(options: StartMcpOptions = {}): Promise<RunningMc
       connectors: options.connectors ?? repositoryConnectorRegistry(),
       platforms,
       portalUrl: PORTAL_URL,
+      dashboardUrl: DASHBOARD_URL,
       webhooks: options.webhooks ?? TEST_WEBHOOK_NETWORK,
       ...(options.clientIp ? { clientIp: options.clientIp } : {}),
       ...(options.awaitInvocationEntries ? { awaitInvocationEntries: true } : {}),

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import type { Browser, Locator, Page } from "playwright-core";
-import { startMailCatcher, type CaughtMail, type MailCatcher } from "../../src/modules/mail/catcher.ts";
+import { startMailCatcher, type CaughtMail, type MailCatcher } from "../../src/simulators/mail-catcher.ts";
 import { PRODUCT_NAME } from "../../src/modules/mail/render.ts";
 import { smtpSender } from "../../src/modules/mail/smtp.ts";
 import { sendDueMail } from "../../src/workers/mail/worker.ts";

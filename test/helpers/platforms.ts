@@ -1,10 +1,12 @@
 // The local fake platform every test process shares (Telegram's Bot API and Discord's API on
 // loopback): apps started by the helpers point their connector drivers at it, so no test contacts
 // an outside host. Tests register the bots and OAuth codes they use.
+import assert from "node:assert/strict";
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import { testDatabase } from "./backends.ts";
-import { startFakePlatform, type FakePlatform } from "../../src/modules/connectors/fake-platform.ts";
-import { fakePlatformEndpoints, type PlatformEndpoints } from "../../src/modules/connectors/platforms.ts";
+import { startFakePlatform, type FakePlatform } from "../../src/simulators/platforms/fake-platform.ts";
+import { fakePlatformEndpoints } from "../../src/outside/platforms.ts";
+import type { PlatformEndpoints } from "../../src/config.ts";
 
 export const PORTAL_URL = "http://portal.test";
 
@@ -34,6 +36,23 @@ export async function newDiscordAuthorization(): Promise<{ code: string; guild: 
   const guild = { id: String(100_000_000_000_000_000n + BigInt(randomInt(1, 2 ** 47))), name: `Guild ${code.slice(0, 5)}` };
   (await testPlatform()).addDiscordAuthorization(code, guild);
   return { code, guild };
+}
+
+/** The simulated consent screen's form, answered as a person named `name` (with `id`): the application's callback it redirects to. */
+export async function authorizeOnDiscord(authorizeUrl: string, person: { id: string; name: string }): Promise<string> {
+  const page = await (await fetch(authorizeUrl)).text();
+  assert.match(page, /<button>Authorize<\/button>/);
+  const fields = Object.fromEntries(
+    [...page.matchAll(/<input type="hidden" name="([a-z_]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, "&")]),
+  );
+  const answer = await fetch(new URL("/oauth2/authorize", authorizeUrl), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ ...fields, user_id: person.id, user_name: person.name }).toString(),
+    redirect: "manual",
+  });
+  assert.equal(answer.status, 302);
+  return answer.headers.get("location")!;
 }
 
 /**

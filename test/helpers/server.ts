@@ -16,15 +16,17 @@ import type { Kv } from "../../src/kv/kv.ts";
 import { listenOnLoopback } from "./open-resources.ts";
 import type { TestClock } from "./clock.ts";
 import { PORTAL_URL, testPlatformEndpoints } from "./platforms.ts";
-import type { PlatformEndpoints } from "../../src/modules/connectors/platforms.ts";
+import type { PlatformEndpoints } from "../../src/config.ts";
 import type { WebhookNetwork } from "../../src/modules/webhooks/address-guard.ts";
-import type { StripeTwin } from "../../src/modules/payments/stripe-twin/index.ts";
+import type { StripeTwin } from "../../src/simulators/stripe/index.ts";
 import { createStripeClient } from "../../src/modules/payments/stripe/client.ts";
-import { stripeEventsUrl } from "../../src/modules/payments/stripe/open.ts";
+import { stripeEventsUrl } from "../../src/modules/payments/stripe/stripe-payments.ts";
 
 export const TEST_APP_KEY = Buffer.alloc(32, 7);
 export const DOCS_URL = "http://docs.test";
 export const AUTH_URL = "http://auth.test";
+/** The creator dashboard's public address (links a creator opens, e.g. a project's payments page). */
+export const DASHBOARD_URL = "http://dashboard.test";
 export const MCP_URL = "http://mcp.test";
 
 /** Logs go nowhere unless TEST_LOGS=1. */
@@ -114,6 +116,7 @@ export async function startApi(options: StartOptions = {}): Promise<RunningApi> 
       connectors: options.connectors ?? repositoryConnectorRegistry(),
       platforms,
       portalUrl: PORTAL_URL,
+      dashboardUrl: DASHBOARD_URL,
       webhooks: options.webhooks ?? TEST_WEBHOOK_NETWORK,
       ...(options.clientIp ? { clientIp: options.clientIp } : {}),
     };

@@ -3,8 +3,8 @@
 import { startApi, type RunningApi, type StartOptions } from "./server.ts";
 import { ApiClient } from "./http.ts";
 import { createTestCreator, type TestCreator } from "./fixtures.ts";
-import { startStripeTwin, type StripeTwin } from "../../src/modules/payments/stripe-twin/index.ts";
-import type { StripePayments } from "../../src/modules/payments/stripe/open.ts";
+import { startStripeTwin, type StripeTwin } from "../../src/simulators/stripe/index.ts";
+import type { StripePayments } from "../../src/modules/payments/stripe/stripe-payments.ts";
 
 export interface ApiSuite {
   api: RunningApi;

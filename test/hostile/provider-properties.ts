@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { billingEventsUrl } from "../../src/modules/billing/stripe-setup.ts";
 import { updatesSecret } from "../../src/modules/connectors/bot/session.ts";
-import { stripeEventsUrl } from "../../src/modules/payments/stripe/open.ts";
+import { stripeEventsUrl } from "../../src/modules/payments/stripe/stripe-payments.ts";
 import { TEST_APP_KEY } from "../helpers/server.ts";
 import { FAMILIES, type Family } from "./hostile-values.ts";
 import { send } from "./raw-http.ts";

@@ -1,6 +1,7 @@
 // The hostile properties of the routes the spec does not describe: the providers' routes and the
 // portal's pages and forms, against one world (routes.test.ts at the fast tier's counts,
 // routes.slow.test.ts at the full ones).
+import { discordRouteProperties } from "./discord-properties.ts";
 import { portalFormProperties } from "./portal-properties.ts";
 import { providerRouteProperties } from "./provider-properties.ts";
 import { useRouteWorld } from "./route-world.ts";
@@ -11,6 +12,7 @@ export function describeRouteHostile(counts: RunCounts): void {
     this.timeout(600_000);
     const world = useRouteWorld();
     providerRouteProperties(world, counts);
+    discordRouteProperties(world, counts);
     portalFormProperties(world, counts);
   });
 }

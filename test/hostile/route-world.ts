@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import { setUpSimulatedBilling } from "../../src/modules/billing/stripe-setup.ts";
-import { startStripeTwin, type StripeTwin } from "../../src/modules/payments/stripe-twin/index.ts";
-import type { StripePayments } from "../../src/modules/payments/stripe/open.ts";
+import { startStripeTwin, type StripeTwin } from "../../src/simulators/stripe/index.ts";
+import type { StripePayments } from "../../src/modules/payments/stripe/stripe-payments.ts";
 import { createTestCreator } from "../helpers/fixtures.ts";
 import type { FormBrowser } from "../helpers/form-browser.ts";
 import { ApiClient } from "../helpers/http.ts";

@@ -141,16 +141,28 @@ function modelOf(op: OperationSpec): OperationModel {
 
 export const operationModels: OperationModel[] = operationList.map(modelOf);
 
+/**
+ * A write's idempotency_key is left out: a key repeated across cases with other arguments is
+ * refused as IDEMPOTENCY_KEY_REUSED by design (test/mcp/agent-setup.test.ts covers it), which no
+ * per-case oracle can foresee.
+ */
+function withoutRetryKey(schema: Json): Json {
+  if (!schema.properties?.idempotency_key) return schema;
+  const { idempotency_key: _key, ...properties } = schema.properties;
+  return { ...schema, properties };
+}
+
 export const toolModels: ToolModel[] = (toolsDocument.tools as Json[]).map((tool) => {
   const op = operationList.find((o) => o.id === tool.name || (o.method === tool.operation?.method && o.path === tool.operation?.path));
   if (!op) throw new Error(`mcp-tools.json: tool ${tool.name} names no operation`);
+  const inputSchema = withoutRetryKey(tool.inputSchema);
   return {
     name: tool.name,
     op,
     arguments: tool.arguments,
-    inputSchema: tool.inputSchema,
+    inputSchema,
     outputSchema: tool.outputSchema ?? null,
-    fields: fieldsOf(tool.inputSchema),
+    fields: fieldsOf(inputSchema),
   };
 });
 

@@ -59,7 +59,8 @@ describe("public routes and the team read", () => {
     const byValue = new Map(doc.abilities.map((a) => [a.value, a]));
     assert.equal(byValue.get("project:create")?.status, "rest_and_mcp");
     assert.equal(byValue.get("token:create")?.status, "rest_only");
-    assert.equal(byValue.get("broadcast:send")?.status, "coming");
+    assert.equal(byValue.get("broadcast:send")?.status, "rest_and_mcp");
+    assert.equal(byValue.get("payment:refund")?.status, "coming");
     assert.equal(byValue.get("billing:read")?.status, "no_api");
     const manage = byValue.get("webhook-endpoint:manage")!;
     assert.equal(manage.status, "retired");
@@ -71,7 +72,7 @@ describe("public routes and the team read", () => {
   it("serves the error catalog", async () => {
     const doc = (await (await fetch(`${api.url}/error-codes.json`)).json()) as { errors: { code: string; status: number }[] };
     assert.equal(doc.errors.find((e) => e.code === "IDEMPOTENCY_REPLAY_IN_PROGRESS")?.status, 425);
-    assert.equal(doc.errors.length, 32);
+    assert.equal(doc.errors.length, 33);
     assert.equal(doc.errors.find((e) => e.code === "REQUEST_HEADERS_TOO_LARGE")?.status, 431);
     assert.equal(doc.errors.find((e) => e.code === "SERVICE_BUSY")?.status, 503);
   });

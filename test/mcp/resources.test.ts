@@ -84,7 +84,7 @@ describe("mcp resources", () => {
   it("serves the getting-started guide in Markdown, documenting the error encoding", async () => {
     const guide = await read(client, "subbridge://guides/getting-started");
     assert.equal(guide.mimeType, "text/markdown");
-    for (const part of ["isError: true", "structuredContent", "X-MCP-Toolsets", "not idempotency-keyed", "per_page", mcp.url]) {
+    for (const part of ["isError: true", "structuredContent", "X-MCP-Toolsets", "idempotency_key", "per_page", mcp.url]) {
       assert.ok(guide.text.includes(part), `mentions ${part}`);
     }
   });

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { randomInt, randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { createCoupon } from "../../src/modules/coupons/coupons.ts";
-import { TEST_CARDS, type StripeTwin } from "../../src/modules/payments/stripe-twin/index.ts";
+import { TEST_CARDS, type StripeTwin } from "../../src/simulators/stripe/index.ts";
 import { createStripeClient, stripeCouponId } from "../../src/modules/payments/stripe/index.ts";
 import { CHECKOUT_MEMBER_BUDGET, PAYMENT_METHOD_UNREADABLE } from "../../src/apps/portal/checkout-page.ts";
 import { testDatabase } from "../helpers/backends.ts";

@@ -111,7 +111,7 @@ describe("subscriber portal (HTTP)", function () {
     }
   });
 
-  it("signs a member in through the bot's /start auth_<token>; the handoff works once", async () => {
+  it("signs a member in through the bot's /start auth_<token>; the handoff works once [claim telegram.capabilities.portal_login]", async () => {
     const { browser, waiting, token } = await signedInBrowser();
     const account = await browser.get(`/${fixture.handle}/account`);
     assert.equal(account.status, 200);

@@ -9,15 +9,18 @@ import { DOCS_URL, repositoryConnectorRegistry, serveOnFreePort, TEST_APP_KEY, t
 import { testPlatform, testPlatformEndpoints } from "../helpers/platforms.ts";
 import type { ApiSuite } from "../helpers/suite.ts";
 import { FormBrowser } from "../helpers/form-browser.ts";
-import type { StripePayments } from "../../src/modules/payments/stripe/open.ts";
+import type { StripePayments } from "../../src/modules/payments/stripe/stripe-payments.ts";
 import { installTelegram } from "../modules/connectors/support.ts";
 import { seedPlan, type SeededPlan } from "../modules/subscriptions/commerce.ts";
 
 /** The portal in-process; `stripe` is the platform's Stripe it reaches (none unless given). */
-export async function startPortal(options: { stripe?: StripePayments | null; confirmWaitMs?: number } = {}) {
+export async function startPortal(options: { stripe?: StripePayments | null; confirmWaitMs?: number; telegramSimulatorPage?: string } = {}) {
   const { db } = await testDatabase();
   const kv = await testKv();
-  const platforms = await testPlatformEndpoints();
+  const platforms = {
+    ...(await testPlatformEndpoints()),
+    ...(options.telegramSimulatorPage ? { telegramSimulatorPage: options.telegramSimulatorPage } : {}),
+  };
   return serveOnFreePort((url) =>
     createPortalApp({
       db,

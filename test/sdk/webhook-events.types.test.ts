@@ -98,9 +98,11 @@ const created: WebhookEventOf<"subscription.activated"> = {
 };
 // @ts-expect-error the type and the data must belong to the same event
 const mismatched: WebhookEvent = { ...created, type: "coupon.created" };
+// Issue 47: a value the API adds to a response enum later (an additive change) still type-checks, and the
+// known values are still offered and compared: received enums are open unions.
 const paused = { ...created.data.subscription, status: "paused" as const };
-// @ts-expect-error a subscription's status is one of the spec's four
 const badStatus: WebhookEventOf<"subscription.activated"> = { ...created, data: { subscription: paused } };
+expectType<Equal<Schemas["Subscription"]["status"], "trialing" | "active" | "past_due" | "canceled" | "expired" | (string & {})>>();
 
 // Earlier releases' generic form still reads as the plain envelope.
 expectType<Equal<WebhookEvent<{ count: number }>, WebhookEnvelope<{ count: number }>>>();
@@ -117,6 +119,12 @@ describe("sdk webhook event types", () => {
     assert.equal(describeEvent(event), "subscription.activated");
     const asSubscriptionCreated = { ...created, type: "subscription.created" as const };
     assert.equal(describeEvent(asSubscriptionCreated), "subscription.created active undefined");
+
+    // Issue 47: the annotated form a receiver writes compiles (no Data inferred from the annotation, TS2322).
+    const annotated: WebhookEvent = await verifyWebhook(body, headers, secret);
+    assert.equal(describeEvent(annotated), "subscription.activated");
+    const annotatedEnvelope: UnknownWebhookEvent = await verifyWebhook(body, headers, secret);
+    assert.equal(annotatedEnvelope.id, created.id);
 
     const generic = await verifyWebhook<{ subscription: { status: string } }>(body, headers, secret);
     expectType<Equal<typeof generic, WebhookEnvelope<{ subscription: { status: string } }>>>();

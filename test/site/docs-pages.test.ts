@@ -15,6 +15,11 @@ const MARKDOWN_PAGES = [
   { path: "/guides/rest-api", twin: "/guides/rest-api.md", heading: "REST API guide" },
   { path: "/guides/mcp", twin: "/guides/mcp.md", heading: "MCP server guide" },
   { path: "/guides/webhooks", twin: "/guides/webhooks.md", heading: "Webhooks guide" },
+  { path: "/guides/discord", twin: "/guides/discord.md", heading: "Discord guide" },
+  { path: "/guides/connectors", twin: "/guides/connectors.md", heading: "Connector packages guide" },
+  { path: "/guides/recovery", twin: "/guides/recovery.md", heading: "Recovery guide" },
+  { path: "/guides/broadcasts", twin: "/guides/broadcasts.md", heading: "Broadcasts guide" },
+  { path: "/guides/telegram", twin: "/guides/telegram.md", heading: "Telegram guide" },
   { path: "/webhooks/events", twin: "/webhooks/events.md", heading: "Webhook events" },
   { path: "/errors", twin: "/errors.md", heading: "Error reference" },
 ];
@@ -50,7 +55,7 @@ describe("reference site pages", function () {
   });
 
   it("fills the guides with this deployment's addresses and leaves no placeholder", async () => {
-    for (const guide of ["rest-api", "mcp", "webhooks"]) {
+    for (const guide of ["rest-api", "mcp", "webhooks", "telegram"]) {
       const markdown = await (await fetch(`${sites.docs.url}/guides/${guide}.md`)).text();
       assert.doesNotMatch(markdown, /\{(base_url|mcp_url|auth_url|site_url|docs_url)\}|\{\{\w+\}\}/, guide);
     }
@@ -122,8 +127,11 @@ describe("reference site pages", function () {
     const html = await res.text();
     assert.match(html, /<div id="api-reference" data-url="\/openapi.json" data-configuration="[^"]*withDefaultFonts&quot;:false/);
     const scripts = [...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]);
-    assert.deepEqual(scripts, [' src="/assets/scalar-api-reference.js"']);
-    const bundle = await fetch(`${sites.docs.url}/assets/scalar-api-reference.js`);
+    assert.equal(scripts.length, 1);
+    const bundlePath = /^ src="(\/assets\/scalar-api-reference\.[\w-]{16}\.js)"$/.exec(scripts[0]!)?.[1];
+    assert.ok(bundlePath, `the bundle at an address carrying its hash: ${scripts[0]}`);
+    // Uncompressed here (identity asked for); test/http/compression.test.ts covers the encodings.
+    const bundle = await fetch(sites.docs.url + bundlePath, { headers: { "accept-encoding": "identity" } });
     assert.equal(bundle.status, 200);
     assert.match(bundle.headers.get("content-type")!, /javascript/);
     const text = await bundle.text();

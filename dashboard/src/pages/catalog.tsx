@@ -261,6 +261,7 @@ function PassWindows({ project, plan }: { project: string; plan: { id: string; n
           { header: "Starts", cell: (w) => formatDate(w.starts_at) },
           { header: "Ends", cell: (w) => formatDate(w.ends_at) },
           { header: "Capacity", cell: (w) => (w.capacity === null ? "No limit" : String(w.capacity)) },
+          { header: "Seats taken", cell: (w) => (w.seats_left === null ? String(w.seats_taken) : `${w.seats_taken} (${w.seats_left} left)`) },
           {
             header: "Actions",
             cell: (w) => (

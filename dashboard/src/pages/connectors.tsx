@@ -9,6 +9,8 @@ import { useDashboard } from "../context";
 import { Button, Checkbox, ConfirmButton, ErrorNote, Field, fieldErrors, Notice, SelectField } from "../ui/kit";
 import { DataTable } from "../ui/table";
 import { CopyAsCode } from "../ui/copy-as-code";
+import { AddToDiscord, DiscordPlaces } from "./discord-install";
+import { RemovalHolds } from "./removal-holds";
 
 export interface SettingsField {
   name: string;
@@ -141,6 +143,12 @@ function InstallationSettings(props: {
       ) : (
         <p>This connector has no settings to change.</p>
       )}
+      {installation.connector === "discord" ? (
+        <>
+          <DiscordPlaces project={project} />
+          <RemovalHolds project={project} />
+        </>
+      ) : null}
       <ErrorNote error={uninstall.error} />
       <ConfirmButton
         label={`Uninstall ${props.cardName}`}
@@ -185,6 +193,12 @@ export function ConnectorsPage() {
         ]}
       />
       <CopyAsCode op="list_project_connectors" path={{ project }} />
+      {installed.data && !installed.data.data.some((c) => c.connector === "discord") && cardOf("discord")?.installable ? (
+        <section className="stack" aria-labelledby="connect-discord">
+          <h2 id="connect-discord">Connect Discord</h2>
+          <AddToDiscord project={project} card={cardOf("discord")} />
+        </section>
+      ) : null}
       {installed.data?.data.map((installation) => (
         <InstallationSettings
           key={installation.id}

@@ -7,6 +7,7 @@ import { useDashboard } from "../context";
 import { ErrorNote, SelectField } from "../ui/kit";
 import { CopyAsCode } from "../ui/copy-as-code";
 import { formatMoney } from "../format";
+import { OpenHoldsNotice } from "./removal-holds";
 
 const PERIODS = ["7d", "14d", "30d", "60d", "90d"].map((p) => ({ value: p, label: `Last ${p.replace("d", " days")}` }));
 
@@ -44,6 +45,7 @@ export function OverviewPage() {
           .
         </p>
       ) : null}
+      <OpenHoldsNotice project={project} />
       <SelectField label="Period" name="period" value={period} onChange={setPeriod} options={PERIODS} />
       <ErrorNote error={stats.error} />
       {data ? (

@@ -1,7 +1,8 @@
 // What SubBridge keeps ready for the day a project loses its community on a platform: one recovery
-// setting per installed connector (health probes, a standby installation, identity relinking),
-// listed by the server's pages, created, changed and deleted. A feature the connector does not
-// declare is refused by the API with the field that turns it on, shown by that field.
+// setting per installed connector (health probes, a standby installation, identity relinking where a
+// connector carries it out), listed by the server's pages, created, changed and deleted. A feature
+// the connector does not declare is refused by the API with the field that turns it on, shown by
+// that field; relinking is offered only for a connector whose card claims it.
 import { useState } from "react";
 import { useParams } from "@tanstack/react-router";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -10,6 +11,7 @@ import { Button, Checkbox, ConfirmButton, ErrorNote, Field, fieldErrors, SelectF
 import { DataTable } from "../ui/table";
 import { CopyAsCode } from "../ui/copy-as-code";
 import { formatDate } from "../format";
+import { useConnectorCatalog } from "./connectors";
 
 interface Setting {
   id: string;
@@ -38,6 +40,10 @@ function RecoveryForm({
   const [relink, setRelink] = useState(editing?.identity_relink.enabled ?? false);
   const [standby, setStandby] = useState(editing?.standby_installation_id ?? "");
   const chosen = connector || connectors[0] || "";
+  const relinks =
+    useConnectorCatalog()
+      .data?.data.find((c) => c.key === chosen)
+      ?.capabilities.includes("recovery_identity_relink") ?? false;
   const common = {
     probes: { enabled: probes, interval_minutes: /^\d+$/.test(interval.trim()) ? Number(interval) : (interval as unknown as number) },
     identity_relink: { enabled: relink },
@@ -86,9 +92,11 @@ function RecoveryForm({
         description="5 to 1440"
         error={problems["probes.interval_minutes"]}
       />
-      <Checkbox name="identity_relink.enabled" isSelected={relink} onChange={setRelink}>
-        Let members link their new account after a loss
-      </Checkbox>
+      {relinks || relink ? (
+        <Checkbox name="identity_relink.enabled" isSelected={relink} onChange={setRelink}>
+          Let members link their new account after a loss
+        </Checkbox>
+      ) : null}
       {problems["identity_relink.enabled"] ? <span className="field-error">{problems["identity_relink.enabled"]}</span> : null}
       <Field
         label="Standby installation id"
@@ -137,7 +145,7 @@ export function RecoveryPage() {
   return (
     <>
       <h1>Recovery</h1>
-      <p>What SubBridge keeps ready for the day a bot is banned or a chat is lost: health checks, a standby bot, and members relinking.</p>
+      <p>What SubBridge keeps ready for the day a bot is banned or a chat is lost: health checks and a standby bot that takes over.</p>
       <ErrorNote error={settings.error ?? installed.error ?? remove.error} />
       <DataTable
         caption="Recovery settings"
@@ -150,7 +158,10 @@ export function RecoveryPage() {
           { header: "Connector", cell: (r) => r.connector },
           { header: "Health checks", cell: (r) => (r.probes.enabled ? `every ${r.probes.interval_minutes} min` : "off") },
           { header: "Standby", cell: (r) => (r.standby_installation_id ? <code>{r.standby_installation_id}</code> : "—") },
-          { header: "Relinking", cell: (r) => (r.identity_relink.enabled ? "on" : "off") },
+          // Relinking is no shipped connector's claim: the column shows only for a setting that still has it on.
+          ...(rows?.some((r) => r.identity_relink.enabled)
+            ? [{ header: "Relinking", cell: (r: (typeof rows)[number]) => (r.identity_relink.enabled ? "on" : "off") }]
+            : []),
           { header: "Status", cell: (r) => `${r.status ?? "not checked yet"}${r.last_probe_at ? ` (${formatDate(r.last_probe_at)})` : ""}` },
           {
             header: "Actions",

@@ -10,6 +10,8 @@ import { CopyAsCode } from "../ui/copy-as-code";
 import { formatPrice, parseMajor } from "../format";
 import { ShareLinks } from "./share-links";
 import { listChats } from "./chats";
+import { InstallSteps } from "../ui/install-steps";
+import { useConnectorCatalog } from "./connectors";
 
 export const CURRENCIES = ["USD", "EUR", "GBP", "CAD", "AUD", "CHF", "JPY", "INR", "BRL", "PLN", "SEK"].map((c) => ({ value: c, label: c }));
 export const INTERVALS = [
@@ -159,6 +161,7 @@ function ProjectSetup({ project }: { project: string }) {
 
 function ConnectTelegram({ project, onDone }: { project: string; onDone: () => void }) {
   const { sb } = useDashboard();
+  const card = useConnectorCatalog().data?.data.find((c) => c.key === "telegram");
   const [token, setToken] = useState("");
   const install = useMutation({
     mutationFn: () => sb.projectConnectors.install(project, "telegram", { fields: { bot_token: token.trim() } }),
@@ -173,17 +176,7 @@ function ConnectTelegram({ project, onDone }: { project: string; onDone: () => v
         install.mutate();
       }}
     >
-      <ol className="how">
-        <li>
-          Open{" "}
-          <a href="https://t.me/BotFather" target="_blank" rel="noreferrer">
-            @BotFather
-          </a>{" "}
-          in Telegram and send /newbot.
-        </li>
-        <li>Choose a name and a username that ends in “bot”.</li>
-        <li>Paste the token BotFather sends you here. SubBridge checks it with Telegram at once and stores it encrypted.</li>
-      </ol>
+      <InstallSteps fields={card?.install?.fields.filter((f) => f.name === "bot_token")} button="Connect Telegram" />
       <Field
         label="Bot token"
         name="bot_token"

@@ -447,7 +447,7 @@ interface DestinationRow {
 let nextRow = 0;
 
 export function AlertsPage() {
-  const { sb } = useDashboard();
+  const { sb, config } = useDashboard();
   const client = useQueryClient();
   const alerts = useQuery({ queryKey: ["alerts"], queryFn: () => sb.me.alertDestinations() });
   const identities = useQuery({ queryKey: ["identities"], queryFn: () => sb.me.identities() });
@@ -473,6 +473,11 @@ export function AlertsPage() {
       <p>
         Where SubBridge tells you about sales, support, failed payments, stuck access and sign-ins. With no destination, every alert goes to your
         primary connected account, and recovery, billing and security also to your email.
+      </p>
+      <p>
+        {/* Linking happens on the account host, where the creator's session is (the platform's sign-in answers there). */}
+        Connect an account to get alerts there: <a href={`${config.authUrl}/identities`}>Link Telegram</a> or{" "}
+        <a href={`${config.authUrl}/identities/discord/start`}>Link Discord</a>.
       </p>
       <ErrorNote error={alerts.error ?? identities.error} />
       <form

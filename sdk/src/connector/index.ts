@@ -1,11 +1,9 @@
 // @subbridge/sdk/connector: the types of connector.json and a validator whose problems a
 // connector author can act on (JSON pointer + plain sentence, all problems at once); the reader
 // of a deep link's start payload.
-import { validateConnectorManifest } from "../generated/connector-validator.js";
-import { connectorSchema } from "../generated/connector-schema.js";
 import type { ConnectorManifest } from "../generated/connector-manifest.js";
-import { parseJsonText } from "./json-text.js";
-import { manifestProblems, type ManifestProblem } from "./problems.js";
+import { checkManifest } from "./manifest-checks.js";
+import type { ManifestProblem } from "./problems.js";
 
 export type {
   Capability,
@@ -23,6 +21,7 @@ export type {
   ResourceKind,
 } from "../generated/connector-manifest.js";
 export type { ManifestProblem } from "./problems.js";
+export { inRuleValues, parseRule, UnsupportedRuleError, type FieldValue, type RuleCheck } from "./field-rules.js";
 export { commandStartPayload, readStartPayload, type StartPayload } from "./start-payload.js";
 
 /** A connector package's manifest, connector.json (generated from spec/connector.schema.json). */
@@ -34,17 +33,12 @@ export const CONNECTOR_SCHEMA_URL = "https://subbridge.dev/schemas/connector.sch
 export type ManifestValidationResult = { valid: true; manifest: ConnectorManifest } | { valid: false; errors: ManifestProblem[] };
 
 /**
- * Checks a connector manifest against every rule of the manifest schema and reports all problems
- * at once. Pass the parsed object, or the file's text as a string (a syntax error is reported
- * with its line and column).
+ * Checks a connector manifest against every rule of the manifest schema, then the rules the server
+ * adds (field rules parse, unique resource kinds, select options agree with `in:` rules), and
+ * reports all problems at once. Pass the parsed object, or the file's text as a string (a syntax
+ * error is reported with its line and column).
  */
 export function validateManifest(input: unknown): ManifestValidationResult {
-  let manifest = input;
-  if (typeof input === "string") {
-    const parsed = parseJsonText(input);
-    if (!parsed.ok) return { valid: false, errors: [parsed.problem] };
-    manifest = parsed.value;
-  }
-  if (validateConnectorManifest(manifest)) return { valid: true, manifest: manifest as ConnectorManifest };
-  return { valid: false, errors: manifestProblems(validateConnectorManifest.errors ?? [], manifest, connectorSchema) };
+  const { manifest, problems } = checkManifest(input);
+  return manifest && !problems.length ? { valid: true, manifest } : { valid: false, errors: problems };
 }

@@ -17,6 +17,8 @@ export interface ManifestProblem {
   keyword: string;
   /** The keyword's details (limit, pattern, allowedValues, missingProperty, ...). */
   params: Record<string, unknown>;
+  /** What to change, when the message alone does not say it (rules the schema cannot state). */
+  fix?: string;
 }
 
 /** The property a required or additionalProperties failure is about, when there is one. */

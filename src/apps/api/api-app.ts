@@ -8,9 +8,12 @@ import { operationRoute, type OperationRouteDeps } from "./operation-route.ts";
 import { requestContext } from "../../http/request.ts";
 import type { ClientIpResolver } from "../../http/client-ip.ts";
 import { routeFallback } from "../../http/route-fallback.ts";
+import { compression } from "../../http/compression.ts";
 import { publicDocuments } from "./public-documents.ts";
 import { TELEGRAM_UPDATES_PATH, telegramUpdates } from "./telegram-updates.ts";
-import { STRIPE_EVENTS_PATH, stripeEvents } from "./stripe-events.ts";
+import { DISCORD_INTERACTIONS_PATH, discordInteractions } from "./discord-interactions.ts";
+import { stripeEvents } from "./stripe-events.ts";
+import { STRIPE_EVENTS_PATH } from "../../modules/payments/stripe/stripe-payments.ts";
 import { BILLING_EVENTS_PATH, billingEvents } from "./billing-events.ts";
 import { mountApiDiscovery } from "../site/discovery/routes.ts";
 import { apiCors } from "./cors.ts";
@@ -34,6 +37,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   const documents = publicDocuments(deps, deps.release);
   for (const doc of documents) router.register(doc.path, ["GET"], doc.middleware);
   router.register(TELEGRAM_UPDATES_PATH, ["POST"], telegramUpdates(deps));
+  router.register(DISCORD_INTERACTIONS_PATH, ["POST"], discordInteractions(deps));
   router.register(STRIPE_EVENTS_PATH, ["POST"], stripeEvents(deps));
   router.register(BILLING_EVENTS_PATH, ["POST"], billingEvents(deps));
   if (deps.readiness) router.register("/ready", ["GET"], readinessRoute(deps.readiness));
@@ -49,6 +53,7 @@ export function createApiApp(deps: ApiAppDeps): Koa {
     }),
   );
   app.use(apiCors());
+  app.use(compression());
   app.use(router.routes());
   app.use(routeFallback(router, "Check the method and path against the API reference (GET /openapi.json)."));
   return app;

@@ -13,7 +13,7 @@ import { ApiError } from "../../errors.ts";
 import { readBodyText } from "../../http/body.ts";
 import { BILLING_EVENTS_PATH } from "../../modules/billing/stripe-setup.ts";
 import { syncTierSubscription, type SyncOutcome } from "../../modules/billing/tier-subscription.ts";
-import type { StripePayments } from "../../modules/payments/stripe/open.ts";
+import type { StripePayments } from "../../modules/payments/stripe/stripe-payments.ts";
 import { constructStripeEvent, StripeWebhookSignatureError } from "../../modules/payments/stripe/webhook.ts";
 import type { PipelineDeps } from "../../pipeline/run.ts";
 

@@ -1,42 +1,12 @@
-// Idempotency-Key handling for REST writes (service description, Conventions 2 and 3):
-//   first use of a key            -> run the request
-//   same key, same raw body       -> the kept response, same status, Idempotent-Replay: true
-//   same key, different body      -> 409 IDEMPOTENCY_KEY_REUSED
-//   same key, first still running -> 425 IDEMPOTENCY_REPLAY_IN_PROGRESS
-// Keys are per token id, method, path and key. Two stores, each doing what it is good at:
-//   - the lock: a running request holds its key in the KV store (shared across processes through
-//     Redis), taken once the request is authorized and valid; a crashed process frees it after
-//     IDEMPOTENCY_LOCK_MS;
-//   - the kept response: a 2xx JSON answer is written by the write's own transaction
-//     (modules/idempotency), body encrypted and bound to its key, for 24 hours. The write and its
-//     kept response commit together, so no stop between COMMIT and keeping the answer can let a
-//     repeat run the write twice.
-// After a success the lock is left to expire: a repeat that meets it looks for the kept response
-// (replayed if there, else the first is still running). A repeat after the lock expired runs
-// again and its transaction is refused by the kept response's key, which is then replayed.
-// Errors, and bodiless answers such as a delete's 204, are not kept: their lock is given back and
-// a repeat runs again (a repeated delete then finds nothing and answers 404).
-import { randomUUID } from "node:crypto";
+// REST's side of idempotency (the rules and the store: src/pipeline/idempotency.ts): the key from
+// the Idempotency-Key header, and a replay answered with its kept status, body and
+// Idempotent-Replay: true.
 import type Koa from "koa";
-import type { Knex } from "knex";
-import { KvUnavailableError, type Kv } from "../../kv/kv.ts";
-import { retryWhenReachable } from "../../kv/outage.ts";
-import { countKvOutage } from "../../observability/metrics.ts";
 import { ApiError, validationFailed } from "../../errors.ts";
-import { decrypt, encrypt, sha256Hex } from "../../security/crypto.ts";
 import type { ExecutionHooks } from "../../pipeline/execute.ts";
-import { unscoped } from "../../db/tenant.ts";
-import { forgetExpired, isKeptAlready, keepResponse, keptResponse, type KeptResponse } from "../../modules/idempotency/records.ts";
+import { MAX_KEY_LENGTH, runIdempotently, type IdempotencyClaim, type IdempotencyDeps } from "../../pipeline/idempotency.ts";
 
-/** How long a running request holds its key; a crashed process frees it after this. */
-export const IDEMPOTENCY_LOCK_MS = 5 * 60 * 1000;
-const MAX_KEY_LENGTH = 255;
-
-interface Running {
-  state: "running";
-  hash: string;
-  owner: string;
-}
+export { idempotencyClaim, idempotencyRecordKey, type IdempotencyClaim } from "../../pipeline/idempotency.ts";
 
 export function idempotencyKeyOf(ctx: Koa.Context): string {
   const key = ctx.get("idempotency-key");
@@ -45,143 +15,19 @@ export function idempotencyKeyOf(ctx: Koa.Context): string {
   return key;
 }
 
-/** Where a write's record lives and the lock that claims it while the write runs. */
-export interface IdempotencyClaim {
-  /** The record's KV key (idempotencyRecordKey). */
-  key: string;
-  /** SHA-256 of the raw body: the same key with another body is refused. */
-  hash: string;
-  /** The "running" record that holds the key while the first request runs (unique to it). */
-  lock: string;
-}
-
-/** Where the record of (token, method, path, key) lives in the KV store. */
-export function idempotencyRecordKey(tokenId: string, method: string, path: string, key: string): string {
-  return `idem:${tokenId}:${method}:${sha256Hex(path)}:${sha256Hex(key)}`;
-}
-
-export function idempotencyClaim(tokenId: string, method: string, path: string, key: string, rawBody: Buffer): IdempotencyClaim {
-  const hash = sha256Hex(rawBody);
-  return {
-    key: idempotencyRecordKey(tokenId, method, path, key),
-    hash,
-    lock: JSON.stringify({ state: "running", hash, owner: randomUUID() } satisfies Running),
-  };
-}
-
-const keyReused = () => new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used with a different request body.");
-
-/**
- * Answers with the kept response. The body is opened first: a record this process cannot open
- * (sealed under another APP_KEY, or copied from another record) is never presented as a replay.
- */
-function replay(ctx: Koa.Context, kept: KeptResponse, claim: IdempotencyClaim, appKey: Buffer) {
-  if (kept.requestHash !== claim.hash) {
-    throw keyReused();
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(decrypt(appKey, kept.body, claim.key));
-  } catch {
-    throw new ApiError("IDEMPOTENCY_KEY_REUSED", "The response kept for this Idempotency-Key cannot be replayed by this server.", {
-      remediation: "Send the request again with a new Idempotency-Key. (Operators: every process of a deployment must share APP_KEY.)",
-    });
-  }
-  ctx.status = kept.status;
-  ctx.set("Idempotent-Replay", "true");
-  ctx.type = "application/json";
-  ctx.body = body;
-}
-
-/** Takes the claim's key for this request; the lock found there when another holds it. */
-async function takeKey(kv: Kv, claim: IdempotencyClaim): Promise<string | null> {
-  for (let attempt = 0; ; attempt++) {
-    if (await kv.set(claim.key, claim.lock, { ttlMs: IDEMPOTENCY_LOCK_MS, onlyIfAbsent: true })) return null;
-    const existing = await kv.get(claim.key);
-    if (existing !== null) return existing;
-    // Released between our two calls; try to take it again.
-    if (attempt >= 3) throw new ApiError("IDEMPOTENCY_REPLAY_IN_PROGRESS", "A request with this Idempotency-Key is still running.");
-  }
-}
-
-export interface IdempotencyDeps {
-  kv: Kv;
-  db: Knex;
-  appKey: Buffer;
-}
-
-/**
- * Runs `execute` at most once per key; replays or refuses repeats as the table above says.
- * `keeps`: whether a success is kept (a 2xx JSON answer); `execute` runs the operation with the
- * hooks it is given (the kept response, written in the operation's transaction by beforeCommit)
- * and sets ctx's status and body.
- */
-export async function runIdempotently(
+/** Runs a REST write under its claim; a repeat is answered with the kept response. */
+export async function runRestIdempotently(
   ctx: Koa.Context,
   deps: IdempotencyDeps,
   claim: IdempotencyClaim,
   now: Date,
   keeps: { status: number } | null,
-  execute: (hooks?: ExecutionHooks) => Promise<void>,
+  execute: (hooks: ExecutionHooks) => Promise<void>,
 ): Promise<void> {
-  let existing: string | null = null;
-  let locked = true;
-  try {
-    existing = await takeKey(deps.kv, claim);
-  } catch (err) {
-    if (!(err instanceof KvUnavailableError)) throw err;
-    // The lock only turns a concurrent repeat away early: without it, the kept response's key
-    // still lets one run commit and replays it to the others (see the header).
-    countKvOutage("idempotency_lock");
-    locked = false;
-  }
-  // Given back as soon as the KV store answers, for as long as the lock would live.
-  const giveBack = () => (locked ? retryWhenReachable(() => deps.kv.compareAndDelete(claim.key, claim.lock), IDEMPOTENCY_LOCK_MS) : undefined);
-  if (existing !== null) {
-    const lock = JSON.parse(existing) as Running;
-    if (lock.hash !== claim.hash) {
-      throw keyReused();
-    }
-    // The lock outlives a finished request (it expires on its own): its kept response answers.
-    const kept = await keptResponse(deps.db, claim.key, now);
-    if (kept) return replay(ctx, kept, claim, deps.appKey);
-    throw new ApiError("IDEMPOTENCY_REPLAY_IN_PROGRESS", "The first request with this Idempotency-Key is still running.", {
-      headers: { "Retry-After": "1" },
-    });
-  }
-
-  const keep: ExecutionHooks = keeps
-    ? {
-        beforeCommit: (domain, output) =>
-          keepResponse(
-            unscoped(domain, "a kept response belongs to the credential's request, written with its change"),
-            claim.key,
-            { requestHash: claim.hash, status: keeps.status, body: encrypt(deps.appKey, JSON.stringify(output), claim.key) },
-            now,
-          ),
-      }
-    : {};
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await execute(keep);
-      break;
-    } catch (err) {
-      // This key's lock had expired (or the KV store lost it): an earlier run of this request
-      // committed, and its kept response answers. One kept more than 24 hours ago is forgotten
-      // (the purge had not reached it yet) and the request runs once more.
-      const kept = await keptResponse(deps.db, claim.key, now).catch(() => null);
-      if (kept) {
-        await giveBack();
-        return replay(ctx, kept, claim, deps.appKey);
-      }
-      if (attempt === 0 && isKeptAlready(err)) {
-        await forgetExpired(deps.db, claim.key, now);
-        continue;
-      }
-      await giveBack();
-      throw err;
-    }
-  }
-  // A kept response answers repeats from now on; anything else is not kept and gives its key back.
-  if (!keeps) await giveBack();
+  const replayed = await runIdempotently(deps, claim, now, keeps, execute);
+  if (!replayed) return;
+  ctx.status = replayed.status;
+  ctx.set("Idempotent-Replay", "true");
+  ctx.type = "application/json";
+  ctx.body = replayed.body;
 }

@@ -13,7 +13,7 @@ import { rateLimitHeaders, type Window } from "../../pipeline/rate-limit.ts";
 import { parseJsonBody, readBodyText } from "../../http/body.ts";
 import type { RequestState } from "../../http/request.ts";
 import type { ExecutionHooks } from "../../pipeline/execute.ts";
-import { idempotencyClaim, idempotencyKeyOf, runIdempotently, type IdempotencyClaim } from "./idempotency.ts";
+import { idempotencyClaim, idempotencyKeyOf, runRestIdempotently, type IdempotencyClaim } from "./idempotency.ts";
 
 export interface OperationRouteDeps extends PipelineDeps {
   budget: readonly Window[];
@@ -80,7 +80,7 @@ export function operationRoute(op: OperationSpec, deps: OperationRouteDeps): Koa
       else if (op.successBody) ctx.body = output;
     };
     const idempotent = claim as IdempotencyClaim | null;
-    if (idempotent) await runIdempotently(ctx, deps, idempotent, now, op.successBody ? { status: op.successStatus } : null, respond);
+    if (idempotent) await runRestIdempotently(ctx, deps, idempotent, now, op.successBody ? { status: op.successStatus } : null, respond);
     else await respond();
   };
 }

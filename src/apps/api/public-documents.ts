@@ -2,23 +2,26 @@
 import type Koa from "koa";
 import { readGeneratedJson as readJson, readRepositoryText } from "../../repository-files.ts";
 import { API_CATALOG_PATH, guides } from "../site/discovery/addresses.ts";
+import { answerDocument, staticDocument, type StaticDocument } from "../../http/compression.ts";
 
 export interface PublicDocument {
   path: string;
   middleware: Koa.Middleware;
 }
 
-function jsonDocument(path: string, body: unknown): PublicDocument {
-  const text = JSON.stringify(body);
+/** A document fixed for the process's life, compressed and answered 304 to a client that holds its ETag. */
+function fixedDocument(path: string, doc: StaticDocument, cacheControl: string): PublicDocument {
   return {
     path,
     middleware: async (ctx) => {
-      ctx.set("Cache-Control", "public, max-age=300");
       ctx.set("Access-Control-Allow-Origin", "*");
-      ctx.type = "application/json";
-      ctx.body = text;
+      answerDocument(ctx, doc, cacheControl);
     },
   };
+}
+
+function jsonDocument(path: string, body: unknown): PublicDocument {
+  return fixedDocument(path, staticDocument(JSON.stringify(body)), "public, max-age=300");
 }
 
 /**
@@ -26,16 +29,8 @@ function jsonDocument(path: string, body: unknown): PublicDocument {
  * (https://subbridge.dev/schemas/connector.schema.json), so editors resolve connector.json's "$schema".
  */
 function connectorSchemaDocument(): PublicDocument {
-  const text = readRepositoryText("spec/connector.schema.json");
-  return {
-    path: "/schemas/connector.schema.json",
-    middleware: async (ctx) => {
-      ctx.set("Cache-Control", "public, max-age=3600");
-      ctx.set("Access-Control-Allow-Origin", "*");
-      ctx.type = "application/schema+json";
-      ctx.body = text;
-    },
-  };
+  const doc = staticDocument(readRepositoryText("spec/connector.schema.json"), "application/schema+json");
+  return fixedDocument("/schemas/connector.schema.json", doc, "public, max-age=3600");
 }
 
 type Json = Record<string, any>;

@@ -12,11 +12,9 @@ import { applyProviderEvents } from "../../modules/payments/outcome.ts";
 import type { ProviderEvent } from "../../modules/payments/provider.ts";
 import { providerRegistry } from "../../modules/payments/providers.ts";
 import { completeConnectionsOfAccount, connectedAccountEvent, disconnectStripeAccount } from "../../modules/payments/connections.ts";
-import type { StripePayments } from "../../modules/payments/stripe/open.ts";
+import type { StripePayments } from "../../modules/payments/stripe/stripe-payments.ts";
 import { parseStripeWebhook, StripeWebhookSignatureError } from "../../modules/payments/stripe/webhook.ts";
 import type { PipelineDeps } from "../../pipeline/run.ts";
-
-export { STRIPE_EVENTS_PATH } from "../../modules/payments/stripe/open.ts";
 
 export interface StripeEventsDeps extends PipelineDeps {
   logger: Logger;

@@ -2,7 +2,8 @@
 // checkout its invoice names may be paid now (Telegram charges only after an ok, and waits 10 s);
 // a successful_payment or refunded_payment is applied once as a provider event. A payment that
 // completes a checkout syncs the member's platform access at once (the connector sweep retries),
-// and a payment made while another subscription was already live is refunded at once.
+// and a payment made while another subscription was already live is refunded at once. An
+// installation whose accept_stars is off declines every query (an invoice made before the switch).
 import type { Logger } from "pino";
 import { installationSession } from "../../modules/connectors/bot/session.ts";
 import type { InstallationRow } from "../../modules/connectors/tables.ts";
@@ -12,6 +13,11 @@ import { providerRegistry } from "../../modules/payments/providers.ts";
 import { answerPreCheckout, type PreCheckoutQuery } from "../../modules/payments/stars/pre-checkout.ts";
 import { parseStarsUpdate } from "../../modules/payments/stars/updates.ts";
 import type { PipelineDeps } from "../../pipeline/run.ts";
+import { starsAccepted } from "../../modules/connectors/bot/start.ts";
+import { installationTexts } from "../../modules/connectors/bot/texts.ts";
+
+/** The answer to an invoice made before the installation's accept_stars was switched off. */
+export const STARS_OFF = "This bot does not take Telegram Stars any more. Nothing was charged.";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -42,8 +48,13 @@ export async function telegramPayments(
     const answer = await answerPreCheckout(
       session.payments,
       update.pre_checkout_query,
-      (query) =>
-        payableCheckout(
+      async (query) => {
+        if (!starsAccepted(installation)) {
+          const language = (update.pre_checkout_query as { from: { language_code?: unknown } }).from.language_code;
+          const texts = installationTexts(deps.connectors.packages, installation, typeof language === "string" ? language : null);
+          return { ok: false as const, reason: texts.t(STARS_OFF) };
+        }
+        return payableCheckout(
           deps.db,
           {
             reference: query.invoice_payload,
@@ -55,7 +66,8 @@ export async function telegramPayments(
             currency: query.currency,
           },
           now,
-        ),
+        );
+      },
       { logger: deps.logger },
     );
     deps.logger.info({ installation_id: installation.id, ok: answer.ok }, "stars pre-checkout answered");

@@ -8,6 +8,7 @@ import { Router } from "@koa/router";
 import { discoveryDocument } from "../../http/discovery-document.ts";
 import { requestContext } from "../../http/request.ts";
 import { routeFallback } from "../../http/route-fallback.ts";
+import { compression } from "../../http/compression.ts";
 import { mountAgentRoutes, agentGrants } from "./agent/routes.ts";
 import { mountOAuthRoutes, oauthGrants } from "./oauth/routes.ts";
 import type { AuthDeps } from "./deps.ts";
@@ -83,6 +84,7 @@ export function createAuthApp(deps: AuthDeps): Koa {
   // Pages only: the session is read (and its cookie set) when a page asks for it.
   app.use(cookieSecurity(deps.authUrl));
   app.use(sessionMiddleware(app, deps));
+  app.use(compression());
   app.use(router.routes());
   app.use(pageNotFound(router));
   app.use(routeFallback(router, `The authorization server's metadata is at ${deps.authUrl}/.well-known/oauth-authorization-server.`));

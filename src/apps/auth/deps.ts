@@ -3,8 +3,8 @@ import type { Logger } from "pino";
 import type { Database } from "../../db/database.ts";
 import type { Kv } from "../../kv/kv.ts";
 import type { ClientIpResolver } from "../../http/client-ip.ts";
-import type { PlatformEndpoints } from "../../modules/connectors/platforms.ts";
-import type { StripePayments } from "../../modules/payments/stripe/open.ts";
+import type { PlatformEndpoints } from "../../config.ts";
+import type { StripePayments } from "../../modules/payments/stripe/stripe-payments.ts";
 import type { Environment } from "../../modules/tokens/environment.ts";
 
 export interface AuthDeps {

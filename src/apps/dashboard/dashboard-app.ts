@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Koa from "koa";
 import serve from "koa-static";
+import { compressAnswer, compression, IMMUTABLE } from "../../http/compression.ts";
 import type { Logger } from "pino";
 import { requestContext } from "../../http/request.ts";
 import type { ClientIpResolver } from "../../http/client-ip.ts";
@@ -94,9 +95,13 @@ export function createDashboardApp(deps: DashboardDeps): Koa {
     }
     await next();
   });
-  // Hashed asset names never change content: cached for a year; index.html is never cached.
+  // Hashed asset names never change content: cached for a year, compressed; index.html is never cached.
+  app.use(compression());
   app.use(async (ctx, next) => {
-    if (ctx.path.startsWith("/assets/")) ctx.set("Cache-Control", "public, max-age=31536000, immutable");
+    if (ctx.path.startsWith("/assets/")) {
+      ctx.set("Cache-Control", IMMUTABLE);
+      compressAnswer(ctx);
+    }
     await next();
   });
   app.use(serve(dist, { index: false, gzip: true, brotli: false, hidden: false }));

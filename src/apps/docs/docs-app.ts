@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { requestContext } from "../../http/request.ts";
 import type { ClientIpResolver } from "../../http/client-ip.ts";
 import { routeFallback } from "../../http/route-fallback.ts";
+import { answerDocument, compression, staticDocument } from "../../http/compression.ts";
 import { servedOpenApi } from "../api/public-documents.ts";
 import { readGeneratedJson } from "../../repository-files.ts";
 import { mountMarkdownPages } from "../site/pages/markdown-routes.ts";
@@ -56,11 +57,10 @@ export const DOCS_PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 function jsonDocument(text: string): Koa.Middleware {
+  const doc = staticDocument(text);
   return async (ctx) => {
-    ctx.set("Cache-Control", "public, max-age=3600");
     ctx.set("Access-Control-Allow-Origin", "*");
-    ctx.type = "application/json";
-    ctx.body = text;
+    answerDocument(ctx, doc, "public, max-age=3600");
   };
 }
 
@@ -84,10 +84,7 @@ export function createDocsApp(deps: DocsAppDeps): Koa {
   mountSiteAssets(router, {
     ...SITE_STYLESHEET,
     [COPY_CODE_SCRIPT.path.slice("/assets/".length)]: COPY_CODE_SCRIPT.asset,
-    [SCALAR_BUNDLE.slice("/assets/".length)]: {
-      file: "node_modules/@scalar/api-reference/dist/browser/standalone.js",
-      type: "text/javascript; charset=utf-8",
-    },
+    [SCALAR_BUNDLE.path.slice("/assets/".length)]: SCALAR_BUNDLE.asset,
   });
 
   const app = new Koa();
@@ -100,6 +97,7 @@ export function createDocsApp(deps: DocsAppDeps): Koa {
       ...(deps.clientIp ? { clientIp: deps.clientIp } : {}),
     }),
   );
+  app.use(compression());
   app.use(router.routes());
   app.use(routeFallback(router, `The reference site's pages are listed at ${deps.docsUrl}/.`));
   return app;

@@ -14,7 +14,7 @@ import { ApiError, validationFailed } from "../../errors.ts";
 import { fieldErrors } from "../../pipeline/validate.ts";
 import { holdsAbility } from "../../modules/tokens/abilities.ts";
 import type { Principal } from "../../pipeline/context.ts";
-import { isDestructive, isReadOnly, toolDefinitions, toolNamed, toolsets, wireToolNamed, type ToolDefinition } from "./tool-catalog.ts";
+import { isDestructive, isReadOnly, toolDefinitions, toolNamed, toolsets, wireCatalog, type ToolDefinition } from "./tool-catalog.ts";
 import { invokeTool, type ToolCallDeps, type ToolCaller } from "./tool-call.ts";
 import { toolFailure, toolSuccess } from "./tool-result.ts";
 import { allowsTool, isSelected, type ToolSelection } from "./tool-selection.ts";
@@ -124,6 +124,27 @@ function score(tool: ToolDefinition, query: string[]): number {
 
 const firstSentence = (text: string) => (text.match(/^.*?[.!?](?=\s|$)/)?.[0] ?? text).slice(0, 200);
 
+/**
+ * Why a search found nothing, and what to try: tools that match but need abilities this token
+ * lacks are named with those abilities (the human can grant them), else other words or a toolset.
+ */
+function noMatchNote(principal: Principal, selection: ToolSelection, query: string[], toolset: unknown): string {
+  const inSet = (t: ToolDefinition) => typeof toolset !== "string" || t.toolset === toolset;
+  const lacking = toolDefinitions
+    .filter((t) => inSet(t) && allowsTool(t, selection) && !holdsAbility(principal.abilities, t.ability))
+    .map((tool) => ({ tool, score: query.length ? score(tool, query) : 1 }))
+    .filter((hit) => hit.score > 0)
+    .sort((a, b) => b.score - a.score || a.tool.name.localeCompare(b.tool.name))
+    .slice(0, 5);
+  const where = typeof toolset === "string" ? ` in the ${toolset} toolset` : "";
+  if (lacking.length)
+    return `No tool this token can call matches${where}. Matching tools need abilities this token lacks: ${lacking.map(({ tool }) => `${tool.name} (${tool.ability})`).join(", ")}; ask the token's owner for a token with them.`;
+  const callable = reachable(principal, selection).length;
+  if (callable === 0)
+    return `No tool matches: this token can call no tool on this connection (its abilities cover none); ask its owner for a token with the abilities of the tools you need (subbridge://team lists this token's abilities).`;
+  return `No tool matches${where}. Try fewer or other words (e.g. a noun such as 'plan', 'member' or 'webhook'), drop the toolset, or call list_toolsets to see the ${callable} tools this token can call by group.`;
+}
+
 function refused(err: ApiError, call: DynamicCall): CallToolResult {
   return toolFailure(err, call.caller.requestId, call.docsUrl);
 }
@@ -175,6 +196,7 @@ export async function callDynamicTool(name: string, args: Record<string, unknown
         .sort((a, b) => b.score - a.score || a.tool.name.localeCompare(b.tool.name));
       return toolSuccess(name, {
         total: found.length,
+        ...(found.length === 0 ? { note: noMatchNote(principal, call.selection, query, args.toolset) } : {}),
         tools: found.slice(0, limit).map(({ tool }) => ({
           name: tool.name,
           title: tool.title,
@@ -188,7 +210,7 @@ export async function callDynamicTool(name: string, args: Record<string, unknown
     case "describe_tool": {
       const tool = runnable(args.name, call);
       if (tool instanceof ApiError) return refused(tool, call);
-      return toolSuccess(name, { ...wireToolNamed(tool.name), call_with: isDestructive(tool) ? "call_destructive_tool" : "call_tool" });
+      return toolSuccess(name, { ...wireCatalog(call.deps)(tool.name), call_with: isDestructive(tool) ? "call_destructive_tool" : "call_tool" });
     }
     case "call_tool":
     case "call_destructive_tool": {

@@ -14,6 +14,7 @@ import { dnsRebindingGuard, type HostPolicy } from "./host-validation.ts";
 import { buildMcpServer, type McpRequestState, type McpServerDeps } from "./mcp-server.ts";
 import { parseToolSelection } from "./tool-selection.ts";
 import { publicUrlOf } from "../../http/public-url.ts";
+import { explainVersionRefusal } from "./version-refusal.ts";
 
 /** The endpoint URL's query when it has none (most connections). */
 const NO_QUERY = new URLSearchParams();
@@ -46,6 +47,8 @@ const STATE_KEY = "subbridge";
 
 export interface McpEndpointDeps extends McpServerDeps, McpAuthDeps {
   hostPolicy: HostPolicy;
+  /** The reference site: the version refusal links its MCP guide. */
+  docsUrl: string;
 }
 
 /**
@@ -76,7 +79,8 @@ export function mcpEndpoint(deps: McpEndpointDeps): Koa.Middleware {
       return buildMcpServer(deps, state, deps.release);
     },
     {
-      // 2026-07-28 only: no initialize, no 2025 fallback; other versions answer 400 -32022.
+      // 2026-07-28 only: no initialize, no 2025 fallback; other versions answer 400 -32022,
+      // which explainVersionRefusal below makes name the version, the client setting and the guide.
       legacy: "reject",
       onerror: (err) => deps.logger.debug({ err: err.message }, "mcp request refused"),
     },
@@ -124,6 +128,9 @@ export function mcpEndpoint(deps: McpEndpointDeps): Koa.Middleware {
       if (!response.body) ctx.body = "";
       else if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
         ctx.body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
-      } else ctx.body = Buffer.from(await response.arrayBuffer());
+      } else {
+        const body = Buffer.from(await response.arrayBuffer());
+        ctx.body = explainVersionRefusal(response.status, response.headers.get("content-type"), body, deps.docsUrl) ?? body;
+      }
     });
 }

@@ -5,15 +5,16 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server, type CallToolResult } from "@modelcontextprotocol/server";
 import { ApiError, errorEnvelope, toApiError } from "../../errors.ts";
 import type { Principal } from "../../pipeline/context.ts";
-import { toolNamed, wireToolNamed } from "./tool-catalog.ts";
+import { toolNamed, wireCatalog } from "./tool-catalog.ts";
 import { invokeTool, type ToolCallDeps } from "./tool-call.ts";
-import { isSelected, listedTools, unselectedReason, type ToolSelection } from "./tool-selection.ts";
+import { emptyListReason, isSelected, listedTools, unselectedReason, type ToolSelection } from "./tool-selection.ts";
 import { callDynamicTool, DYNAMIC_TOOLS, isDynamicTool } from "./dynamic-tools.ts";
 import type { McpResource } from "./resources/catalog.ts";
 import { GETTING_STARTED_URI } from "./resources/catalog.ts";
 import { recordToolCall, secondsSince } from "../../observability/metrics.ts";
+import { MCP_PROTOCOL_VERSION } from "./version-refusal.ts";
 
-export const MCP_PROTOCOL_VERSION = "2026-07-28";
+export { MCP_PROTOCOL_VERSION };
 export const SERVER_NAME = "subbridge";
 export const SERVER_TITLE = "SubBridge";
 
@@ -48,20 +49,24 @@ function apiProtocolError(err: ApiError, requestId: string, docsUrl: string): Pr
 }
 
 export function buildMcpServer(deps: McpServerDeps, state: McpRequestState, release: string): Server {
+  // A token whose abilities admit no listed tool is told why in the instructions and on the list.
+  const emptyReason = emptyListReason(state.selection, state.principal.abilities);
   const server = new Server(
     { name: SERVER_NAME, title: SERVER_TITLE, version: release },
     {
       supportedProtocolVersions: [MCP_PROTOCOL_VERSION],
       capabilities: SERVER_CAPABILITIES,
-      instructions: INSTRUCTIONS,
+      instructions: emptyReason ? `${emptyReason} ${INSTRUCTIONS}` : INSTRUCTIONS,
       cacheHints: { "server/discover": { ttlMs: HOUR, cacheScope: "public" } },
     },
   );
   const { principal, selection, requestId } = state;
+  const wireToolNamed = wireCatalog(deps);
 
   // The list depends on the token's abilities and the connection's selection: private.
   server.setRequestHandler("tools/list", () => ({
     tools: [...(selection.dynamic ? DYNAMIC_TOOLS : []), ...listedTools(selection, principal.abilities).map((t) => wireToolNamed(t.name))],
+    ...(emptyReason ? { _meta: { "subbridge/empty_reason": emptyReason } } : {}),
     ttlMs: 60_000,
     cacheScope: "private" as const,
   }));

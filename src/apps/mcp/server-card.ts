@@ -6,6 +6,7 @@ import { DYNAMIC_MODE, TOOLSETS_HEADER } from "./tool-selection.ts";
 import { MCP_PROTOCOL_VERSION, SERVER_CAPABILITIES, SERVER_NAME, SERVER_TITLE } from "./mcp-server.ts";
 import { MCP_SCOPE } from "./auth-challenge.ts";
 import { PROTECTED_RESOURCE_PATH } from "./protected-resource-metadata.ts";
+import { protocolGuideUrl, VERSION_REMEDIATION } from "./version-refusal.ts";
 
 export const SERVER_CARD_PATH = "/.well-known/mcp/server-card.json";
 
@@ -30,6 +31,15 @@ export function serverCard(input: ServerCardInput) {
     protocolVersion: MCP_PROTOCOL_VERSION,
     supportedProtocolVersions: [MCP_PROTOCOL_VERSION],
     transport: { type: "streamable-http", endpoint: mcpUrl },
+    // How a client gets in: the one version, the official SDK's setting for it (its default sends
+    // a 2025 initialize, which is refused) and the guide with every host's configuration.
+    connecting: {
+      protocolVersion: MCP_PROTOCOL_VERSION,
+      initialize: "refused",
+      officialClient: { package: "@modelcontextprotocol/client", version: ">=2.4", options: { versionNegotiation: { mode: "auto" } } },
+      instructions: VERSION_REMEDIATION,
+      guideUrl: protocolGuideUrl(input.docsUrl),
+    },
     remotes: [{ type: "streamable-http", url: mcpUrl }],
     authentication: {
       schemes: ["oauth2", "bearer"],

@@ -4,6 +4,10 @@
 import { addFieldError, emptyFieldErrors, type FieldErrors } from "../../errors.ts";
 import type { RawInput } from "../../pipeline/validate.ts";
 import { operationOfTool, type ToolDefinition } from "./tool-catalog.ts";
+import { MAX_KEY_LENGTH } from "../../pipeline/idempotency.ts";
+
+/** A write tool's retry key (codegen/mcp-tools.ts adds it to every write tool). */
+export const IDEMPOTENCY_KEY_ARGUMENT = "idempotency_key";
 
 export interface SplitArguments {
   raw: RawInput;
@@ -32,8 +36,10 @@ export function splitToolArguments(tool: ToolDefinition, args: Record<string, un
       raw.query[key] = value;
       if (key === "sort_by") refuseUnofferedColumn(tool, value, problems);
     } else if (map.tool?.includes(key)) {
-      if (typeof value === "string") toolOnly[key] = value;
-      else addFieldError(problems, key, "must be of type string");
+      if (typeof value !== "string") addFieldError(problems, key, "must be of type string");
+      else if (key === IDEMPOTENCY_KEY_ARGUMENT && (value.length === 0 || value.length > MAX_KEY_LENGTH))
+        addFieldError(problems, key, `must be 1 to ${MAX_KEY_LENGTH} characters`);
+      else toolOnly[key] = value;
     } else if (map.body === "body" && key === "body") {
       raw.body = value;
     } else if (Array.isArray(map.body) && map.body.includes(key)) {
@@ -58,6 +64,22 @@ function refuseUnofferedColumn(tool: ToolDefinition, column: unknown, problems: 
   const offered = operationOfTool(tool).pagination?.sortBy;
   if (offered && !(typeof column === "string" && offered.includes(column)))
     addFieldError(problems, "sort_by", `must be one of: ${offered.join(", ")}`);
+}
+
+/**
+ * The arguments as one canonical JSON text (keys sorted at every level, the retry key left out):
+ * what an idempotency key's kept result is bound to, however a client orders its keys.
+ */
+export function canonicalArguments(args: Record<string, unknown>): string {
+  const sorted = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(sorted);
+    if (!value || typeof value !== "object") return value;
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    // fromEntries defines own properties, so a `__proto__` key stays a key.
+    return Object.fromEntries(entries.map(([k, v]) => [k, sorted(v)]));
+  };
+  const { [IDEMPOTENCY_KEY_ARGUMENT]: _key, ...rest } = args;
+  return JSON.stringify(sorted(rest));
 }
 
 /** The REST address the call stands for (list envelopes link to REST pages). */

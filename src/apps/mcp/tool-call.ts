@@ -4,6 +4,8 @@
 // Every invocation is recorded: a write's in the write's own transaction (they commit together,
 // before the result is sent), a read's or a refusal's, which changed nothing, through the grouped
 // writer (group commit), written within moments of the answer rather than before it.
+// A write given an idempotency_key runs through REST's idempotency layer (src/pipeline/idempotency.ts):
+// a retry with the same key and arguments answers the kept result, recorded as "replayed".
 import type { Logger } from "pino";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { toApiError } from "../../errors.ts";
@@ -13,8 +15,10 @@ import type { GroupedActivityWriter } from "../../modules/activity/grouped-write
 import { PROJECT_PARAM } from "../../pipeline/authorize.ts";
 import type { Principal } from "../../pipeline/context.ts";
 import { actorOf, prepareOperation, type PipelineDeps } from "../../pipeline/run.ts";
+import { idempotencyClaim, runIdempotently } from "../../pipeline/idempotency.ts";
+import type { ExecutionHooks } from "../../pipeline/execute.ts";
 import { operationOfTool, type ToolDefinition } from "./tool-catalog.ts";
-import { restUrlOfCall, splitToolArguments } from "./tool-arguments.ts";
+import { canonicalArguments, IDEMPOTENCY_KEY_ARGUMENT, restUrlOfCall, splitToolArguments } from "./tool-arguments.ts";
 import { toolFailure, toolSuccess } from "./tool-result.ts";
 
 export interface ToolCallDeps extends PipelineDeps {
@@ -43,6 +47,8 @@ export async function invokeTool(
   const op = operationOfTool(tool);
   const now = deps.now();
   const { raw, problems, toolOnly } = splitToolArguments(tool, args);
+  const idempotencyKey = toolOnly[IDEMPOTENCY_KEY_ARGUMENT];
+  delete toolOnly[IDEMPOTENCY_KEY_ARGUMENT];
   const projectId = raw.path[PROJECT_PARAM] ?? null;
   try {
     const prepared = await prepareOperation(deps, {
@@ -60,7 +66,18 @@ export async function invokeTool(
     });
     let output: unknown;
     if (op.write) {
-      output = await prepared.execute({ beforeCommit: (domain) => recordToolInvocation(domain, invocationOf(tool, args, projectId, "ok")) });
+      const record: ExecutionHooks["beforeCommit"] = (domain) => recordToolInvocation(domain, invocationOf(tool, args, projectId, "ok"));
+      if (idempotencyKey === undefined) output = await prepared.execute({ beforeCommit: record });
+      else {
+        const claim = idempotencyClaim(principal.credentialId, "MCP", tool.name, idempotencyKey, canonicalArguments(args));
+        const keeps = op.successBody ? { status: op.successStatus } : null;
+        let ran: unknown;
+        const replayed = await runIdempotently(deps, claim, now, keeps, async (hooks) => {
+          ran = await prepared.execute(joined(hooks, record));
+        });
+        if (replayed) await recordInvocation(deps, principal, requestId, invocationOf(tool, args, projectId, "replayed"));
+        output = replayed ? replayed.body : ran;
+      }
     } else {
       output = await prepared.execute();
       await recordInvocation(deps, principal, requestId, invocationOf(tool, args, projectId, "ok"));
@@ -72,6 +89,16 @@ export async function invokeTool(
     await recordRefusal(deps, principal, requestId, invocationOf(tool, args, projectId, apiError.code));
     return toolFailure(apiError, requestId, deps.docsUrl);
   }
+}
+
+/** Both hooks in the write's transaction: the kept result first, then the invocation entry. */
+function joined(hooks: ExecutionHooks, record: ExecutionHooks["beforeCommit"]): ExecutionHooks {
+  return {
+    beforeCommit: async (domain, output) => {
+      await hooks.beforeCommit?.(domain, output);
+      await record?.(domain, output);
+    },
+  };
 }
 
 function invocationOf(tool: ToolDefinition, args: Record<string, unknown>, projectId: string | null, outcome: string): ToolInvocation {

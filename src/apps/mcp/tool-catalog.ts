@@ -3,6 +3,7 @@
 import type { Tool } from "@modelcontextprotocol/server";
 import { operationTable, type OperationId, type OperationSpec } from "../../../generated/operations.ts";
 import { readGeneratedJson } from "../../repository-files.ts";
+import { paymentsPageTemplate, type PaymentsPageLinks } from "../../modules/payment-methods/payments-page.ts";
 
 /** Keys of the flat arguments object, by where each goes in the REST request. */
 export interface ToolArgumentMap {
@@ -120,9 +121,33 @@ export function wireTool(tool: ToolDefinition): Tool {
   };
 }
 
-/** The wire entries, built once: tools/list is answered on every connection. */
-const wireTools = new Map<string, Tool>(file.tools.map((t) => [t.name, wireTool(t)]));
+/**
+ * Placeholders a tool description may hold, filled with this deployment's public addresses:
+ * "{payments_page}" is a project's payments page (projectPaymentsPage, "{project}" where its id goes).
+ */
+export interface DescriptionValues {
+  payments_page: string;
+}
 
-export function wireToolNamed(name: string): Tool {
-  return wireTools.get(name)!;
+const PLACEHOLDER = /\{(payments_page)\}/g;
+
+const catalogs = new Map<string, (name: string) => Tool>();
+
+/**
+ * The wire entries with this deployment's addresses in their descriptions, built once per set of
+ * addresses (a process has one): tools/list is answered on every connection.
+ */
+export function wireCatalog(links: PaymentsPageLinks): (name: string) => Tool {
+  const values: DescriptionValues = { payments_page: paymentsPageTemplate(links) };
+  const known = catalogs.get(values.payments_page);
+  if (known) return known;
+  const tools = new Map<string, Tool>(
+    file.tools.map((t) => [
+      t.name,
+      wireTool({ ...t, description: t.description.replace(PLACEHOLDER, (_, key: keyof DescriptionValues) => values[key]) }),
+    ]),
+  );
+  const lookup = (name: string) => tools.get(name)!;
+  catalogs.set(values.payments_page, lookup);
+  return lookup;
 }

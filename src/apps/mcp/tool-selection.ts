@@ -100,3 +100,19 @@ export function unselectedReason(tool: ToolDefinition, selection: ToolSelection)
 export function listedTools(selection: ToolSelection, abilities: ReadonlySet<string>): ToolDefinition[] {
   return toolDefinitions.filter((tool) => isSelected(tool, selection) && holdsAbility(abilities, tool.ability));
 }
+
+/**
+ * Why tools/list is empty for this token and connection, with what would fill it; null when it is
+ * not. A narrow token must be told, not served a silent empty list.
+ */
+export function emptyListReason(selection: ToolSelection, abilities: ReadonlySet<string>): string | null {
+  if (selection.dynamic || listedTools(selection, abilities).length > 0) return null;
+  const elsewhere = toolDefinitions.filter((tool) => allowsTool(tool, selection) && holdsAbility(abilities, tool.ability));
+  if (elsewhere.length > 0) {
+    const sets = [...new Set(elsewhere.map((tool) => tool.toolset))].sort();
+    return `No tool is listed: this token's abilities cover no tool in this connection's toolsets, but they do cover tools in ${sets.join(", ")}; name those in the ${TOOLSETS_HEADER} header (or ?${TOOLSETS_QUERY}=), or use "${DYNAMIC_MODE}".`;
+  }
+  const held = [...abilities].sort();
+  const wanted = [...new Set(toolDefinitions.filter((tool) => allowsTool(tool, selection)).map((tool) => tool.ability))].slice(0, 8);
+  return `No tool is listed: this token's abilities (${held.length ? held.join(", ") : "none"}) admit no tool${selection.readOnly ? " that only reads" : ""}. Every tool needs one ability (its _meta["subbridge/ability"]), e.g. ${wanted.join(", ")}; ask the token's owner for a token with the abilities of the tools you need (subbridge://team shows this token's abilities).`;
+}

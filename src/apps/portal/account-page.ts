@@ -1,6 +1,7 @@
 // The signed-in member's pages: GET /<handle>/account (subscriptions with plan, status and period
 // end; the access they grant), POST /<handle>/redeem (an access code redeemed as this member, a
-// refusal said in words), POST /<handle>/sign-out.
+// refusal said in words), POST /<handle>/account/broadcasts (stop or resume broadcasts), POST
+// /<handle>/sign-out.
 import type Koa from "koa";
 import { html } from "../auth/pages/html.ts";
 import { readPageForm } from "../auth/pages/forms.ts";
@@ -18,6 +19,7 @@ import { browserKeyOf } from "./browser-key.ts";
 import type { PortalDeps } from "./deps.ts";
 import { portalNotice, portalPath, renderPortalPage } from "./layout.ts";
 import { memberName, redeemForm, renderProjectPage } from "./project-page.ts";
+import { broadcastsSection, setBroadcastsPreference } from "./broadcasts-preference.ts";
 
 const requestId = (ctx: Koa.Context) => (ctx.state as RequestState).requestId ?? null;
 
@@ -114,11 +116,17 @@ export async function showAccount(ctx: Koa.Context, deps: PortalDeps, project: P
             : html`<p>Nothing granted yet.</p>`
         }
       </section>
+      ${broadcastsSection(ctx, project.handle, member)}
       <section aria-labelledby="code-heading">
         <h2 id="code-heading">Redeem an access code</h2>
         ${redeemForm(ctx, project.handle)}
       </section>`,
   });
+}
+
+/** POST /<handle>/account/broadcasts: the member's opt-out of broadcasts (broadcasts-preference.ts). */
+export async function changeBroadcasts(ctx: Koa.Context, deps: PortalDeps, project: PortalProject): Promise<void> {
+  await setBroadcastsPreference(ctx, deps, project, await currentMember(ctx, deps, project));
 }
 
 export async function redeemCode(ctx: Koa.Context, deps: PortalDeps, project: PortalProject): Promise<void> {

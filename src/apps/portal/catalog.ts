@@ -6,9 +6,11 @@ import type { PortalProject } from "../../modules/projects/handles.ts";
 import { planResourcesTable, plansTable, type PlanRow } from "../../modules/plans/tables.ts";
 import { resourcesTable, type ResourceRow } from "../../modules/resources/tables.ts";
 import { installationsTable, type InstallationRow } from "../../modules/connectors/tables.ts";
+import { actingInstallations } from "../../modules/connectors/acting-installation.ts";
 import { grantsTable, subscriptionsTable, type GrantRow, type SubscriptionRow } from "../../modules/subscriptions/tables.ts";
 import type { ConnectorRegistry } from "../../modules/connectors/registry.ts";
 import type { PortalDeps } from "./deps.ts";
+import type { PlatformEndpoints } from "../../config.ts";
 
 /** A person on the portal acts on one project of the team that owns it. */
 export function portalContext(deps: Pick<PortalDeps, "db" | "now">, project: PortalProject, requestId: string | null, db = deps.db): DomainContext {
@@ -68,17 +70,38 @@ export interface PortalInstallation {
   signIn: boolean;
 }
 
-/** The project's connected installations that have a bot to open, oldest first. */
-export async function connectedInstallations(ctx: DomainContext, connectors: ConnectorRegistry, projectId: string): Promise<PortalInstallation[]> {
+/**
+ * In a sandbox, a Telegram bot is opened on the simulated Telegram page (where a person plays the
+ * member), since the bot a t.me link names does not exist on the real Telegram.
+ */
+export function memberFacingInstallation(
+  installation: InstallationRow,
+  platforms: Pick<PlatformEndpoints, "telegramSimulatorPage">,
+): InstallationRow {
+  const bot = /^https:\/\/t\.me\/([A-Za-z0-9_]+)$/.exec(installation.bot_url ?? "")?.[1];
+  if (!platforms.telegramSimulatorPage || bot === undefined) return installation;
+  const page = new URL(platforms.telegramSimulatorPage);
+  page.searchParams.set("bot", bot);
+  return { ...installation, bot_url: page.toString() };
+}
+
+/** The project's connected installations that have a bot to open, oldest first, as members open them. */
+export async function connectedInstallations(
+  ctx: DomainContext,
+  connectors: ConnectorRegistry,
+  projectId: string,
+  platforms: Pick<PlatformEndpoints, "telegramSimulatorPage">,
+): Promise<PortalInstallation[]> {
   const rows = (await installationsTable
     .rows(ctx)
     .where({ project_id: projectId, status: "active" })
     .whereNotNull("bot_url")
     .orderBy([{ column: "created_at" }, { column: "id" }])) as InstallationRow[];
-  return rows.map((installation) => {
+  // A standby that took over is the bot members open.
+  return (await actingInstallations(ctx, rows)).map((installation) => {
     const card = connectors.card(installation.connector_key);
     return {
-      installation,
+      installation: memberFacingInstallation(installation, platforms),
       connectorName: card?.name ?? installation.connector_key,
       cta: card?.portal_cta?.label ?? null,
       signIn: card?.capabilities.includes("portal_login") ?? false,

@@ -15,6 +15,7 @@ import { UUID } from "../../uuid.ts";
 import type { RequestState } from "../../http/request.ts";
 import { consumeBudget, type Window } from "../../pipeline/rate-limit.ts";
 import { price, refusalText } from "../../modules/connectors/bot/start.ts";
+import { passRefusalText } from "../../modules/pass-windows/seats.ts";
 import { CheckoutRefused, startMemberCheckout } from "../../modules/payments/member-checkout.ts";
 import { providerRegistry } from "../../modules/payments/providers.ts";
 import { checkoutsTable, type CheckoutRow } from "../../modules/payments/tables.ts";
@@ -75,6 +76,10 @@ export async function startPlanCheckout(ctx: Koa.Context, deps: PortalDeps, proj
     return renderProjectPage(ctx, deps, domain, project, { member, status: 422, alert: `${PAYMENT_METHOD_UNREADABLE} Nothing was charged.` });
   await spendCheckoutBudget(ctx, deps, member.id);
   const couponCode = (fields.coupon ?? "").slice(0, 64);
+  // A window's id, or none: anything else is no window of the plan (404 before any query casts it).
+  const passWindow = String(fields.pass_window ?? "").toLowerCase();
+  if (passWindow !== "" && !UUID.test(passWindow))
+    return renderProjectPage(ctx, deps, domain, project, { member, status: 404, alert: "That date is not sold for this plan. Nothing was charged." });
   const registry = providerRegistry({
     db: deps.db,
     stripe: deps.stripe?.client ?? null,
@@ -92,6 +97,7 @@ export async function startPlanCheckout(ctx: Koa.Context, deps: PortalDeps, proj
         planId,
         methodId,
         couponCode,
+        passWindowId: passWindow === "" ? null : passWindow,
         returnUrls: (checkoutId) => ({
           successUrl: checkoutUrl(deps, project, checkoutId),
           cancelUrl: `${base}${portalPath(project.handle)}?plan=${planId}`,
@@ -102,6 +108,8 @@ export async function startPlanCheckout(ctx: Koa.Context, deps: PortalDeps, proj
     if (err instanceof CheckoutRefused && err.field === "coupon")
       return renderProjectPage(ctx, deps, domain, project, { member, status: 422, couponProblem: { planId, code: couponCode, reason: err.message } });
     if (err instanceof CheckoutRefused) throw new PageError(err.status, err.message);
+    const seat = err instanceof ApiError ? passRefusalText(err) : null;
+    if (seat) return renderProjectPage(ctx, deps, domain, project, { member, status: (err as ApiError).status, alert: seat });
     const text = err instanceof ApiError ? refusalText(err) : null;
     if (!text) throw err;
     const alreadyIn = (err as ApiError).code === "SUBSCRIPTION_ALREADY_ACTIVE";
@@ -133,8 +141,9 @@ const day = (d: Date | null) => (d ? new Date(d).toISOString().slice(0, 10) : nu
 
 /** The subscription in words: the plan, until when, and what is charged next. */
 function subscriptionSummary(subscription: SubscriptionRow, plan: PlanRow): Html {
-  const next =
-    plan.billing_cycle === "lifetime"
+  const next = subscription.pass_window_id
+    ? html`None: one payment for a pass whose access ends <strong>${day(subscription.ends_at)}</strong>.`
+    : plan.billing_cycle === "lifetime"
       ? html`None: one payment, access for life.`
       : subscription.status === "trialing"
         ? html`Your free trial runs until <strong>${day(subscription.trial_ends_at)}</strong>; then ${price(plan)}, first charged that day.`
@@ -145,7 +154,7 @@ function subscriptionSummary(subscription: SubscriptionRow, plan: PlanRow): Html
     <dt>Plan</dt>
     <dd>${plan.name}</dd>
     ${
-      subscription.ends_at && plan.billing_cycle !== "lifetime"
+      subscription.ends_at && plan.billing_cycle !== "lifetime" && !subscription.pass_window_id
         ? html`<dt>Current period ends</dt>
             <dd>${day(subscription.ends_at)}</dd>`
         : ""
@@ -185,7 +194,7 @@ export async function showCheckout(ctx: Koa.Context, deps: PortalDeps, project: 
   }
   if (checkout.status === "completed" && checkout.subscription_id) {
     const subscription = (await subscriptionsTable.rows(domain).where({ id: checkout.subscription_id }).first()) as SubscriptionRow | undefined;
-    const installations = await connectedInstallations(domain, deps.connectors, project.id);
+    const installations = await connectedInstallations(domain, deps.connectors, project.id, deps.platforms);
     return renderPortalPage(ctx, {
       ...frame,
       title: "You're in",
@@ -198,9 +207,11 @@ export async function showCheckout(ctx: Koa.Context, deps: PortalDeps, project: 
   const why =
     checkout.status === "expired"
       ? "This checkout expired before a payment arrived. Nothing was charged; start again from the plan."
-      : checkout.status === "superseded"
-        ? "This payment arrived while you already had a membership here, so it did not start another one: it is refunded."
-        : "This checkout did not complete.";
+      : checkout.status === "superseded" && checkout.pass_window_id
+        ? "This payment arrived after the date's last seat was taken or the date had ended, so it bought no pass: it is refunded."
+        : checkout.status === "superseded"
+          ? "This payment arrived while you already had a membership here, so it did not start another one: it is refunded."
+          : "This checkout did not complete.";
   renderPortalPage(ctx, {
     ...frame,
     title: checkout.status === "expired" ? "Checkout expired" : "Not completed",

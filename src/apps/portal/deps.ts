@@ -4,8 +4,8 @@ import type { Db } from "../../db/tenant.ts";
 import type { Kv } from "../../kv/kv.ts";
 import type { ClientIpResolver } from "../../http/client-ip.ts";
 import type { ConnectorRegistry } from "../../modules/connectors/registry.ts";
-import type { PlatformEndpoints } from "../../modules/connectors/platforms.ts";
-import type { StripePayments } from "../../modules/payments/stripe/open.ts";
+import type { PlatformEndpoints } from "../../config.ts";
+import type { StripePayments } from "../../modules/payments/stripe/stripe-payments.ts";
 
 export interface PortalDeps {
   db: Db;

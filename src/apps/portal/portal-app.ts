@@ -13,12 +13,14 @@ import { requestContext, type RequestState } from "../../http/request.ts";
 import { consumeBudget, type Window } from "../../pipeline/rate-limit.ts";
 import { HANDLE_MAX, HANDLE_PATTERN, projectByPortalHandle, type PortalProject } from "../../modules/projects/handles.ts";
 import { portalContext } from "./catalog.ts";
+import { enterThroughPlatform, finishPlatformSignIn } from "./platform-sign-in.ts";
+import { platformCallbackPath } from "../../modules/connectors/platform-entry.ts";
 import type { PortalDeps } from "./deps.ts";
 import { portalNotice, renderPortalPage } from "./layout.ts";
 import { renderProjectPage } from "./project-page.ts";
 import { continueSignIn, showSignIn, startSignIn } from "./sign-in.ts";
 import { confirmSignIn, showSignInConfirmation } from "./confirm-sign-in.ts";
-import { currentMember, redeemCode, showAccount, signOut } from "./account-page.ts";
+import { changeBroadcasts, currentMember, redeemCode, showAccount, signOut } from "./account-page.ts";
 import { showCheckout, startPlanCheckout } from "./checkout-page.ts";
 import { confirmCancel, showCancel } from "./cancel-page.ts";
 
@@ -58,6 +60,23 @@ function projectRoute(deps: PortalDeps, handler: (ctx: Koa.Context, deps: Portal
   };
 }
 
+/** A route of no project (the platform sign-in's entry and callback): a refusal is a page of its own. */
+function platformRoute(deps: PortalDeps, handler: (ctx: Koa.Context, deps: PortalDeps) => Promise<void>): Koa.Middleware {
+  return async (ctx) => {
+    try {
+      await handler(ctx, deps);
+    } catch (err) {
+      if (!(err instanceof PageError)) throw err;
+      renderPortalPage(ctx, {
+        title: err.status === 404 ? "Not found" : "That did not work",
+        status: err.status,
+        body: html`<h1>${err.status === 404 ? "Not found" : "That did not work"}</h1>
+          ${portalNotice("error", err.message)}`,
+      });
+    }
+  };
+}
+
 async function projectPage(ctx: Koa.Context, deps: PortalDeps, project: PortalProject): Promise<void> {
   const member = await currentMember(ctx, deps, project);
   await renderProjectPage(ctx, deps, portalContext(deps, project, (ctx.state as RequestState).requestId ?? null), project, { member });
@@ -66,10 +85,14 @@ async function projectPage(ctx: Koa.Context, deps: PortalDeps, project: PortalPr
 /** Portal actions (sign-in starts and continues, redemptions, sign-outs): 30 a minute per IP. */
 export const PORTAL_ACTION_BUDGET: readonly Window[] = [{ name: "portal-action-minute", limit: 30, windowMs: 60_000 }];
 
-/** Every POST spends the client address's budget first; beyond it, a page saying how long to wait. */
+/** An installation's platform sign-in entry (platform-entry.ts): /connectors/<connector>/<installation id>. */
+const PLATFORM_ENTRY = /^\/connectors\/[a-z0-9-]+\/[0-9a-f-]{36}$/;
+
+/** Every POST (and a platform sign-in's entry) spends the client address's budget first; beyond it, a page saying how long to wait. */
 function limitPortalActions(deps: PortalDeps): Koa.Middleware {
   return async (ctx, next) => {
-    if (ctx.method === "POST") {
+    // A platform sign-in's entry is a GET that writes (its handoff): it spends the same budget.
+    if (ctx.method === "POST" || PLATFORM_ENTRY.test(ctx.path)) {
       const state = await consumeBudget(
         deps.kv,
         `portal-action:${(ctx.state as RequestState).clientNetwork}`,
@@ -102,12 +125,16 @@ export function createPortalApp(deps: PortalDeps): Koa {
     ctx.set("Cache-Control", "public, max-age=3600");
     ctx.body = stylesheet;
   });
+  // Before the project routes: "connectors" is a reserved handle, so no project's pages live there.
+  router.register(platformCallbackPath(":connector"), ["GET"], platformRoute(deps, finishPlatformSignIn));
+  router.register("/connectors/:connector/:installation", ["GET"], platformRoute(deps, enterThroughPlatform));
   router.register("/:handle", ["GET"], projectRoute(deps, projectPage));
   router.register(
     "/:handle/account",
     ["GET"],
     projectRoute(deps, (ctx, d, p) => showAccount(ctx, d, p)),
   );
+  router.register("/:handle/account/broadcasts", ["POST"], projectRoute(deps, changeBroadcasts));
   router.register("/:handle/redeem", ["POST"], projectRoute(deps, redeemCode));
   router.register("/:handle/plans/:plan/checkout", ["POST"], projectRoute(deps, startPlanCheckout));
   router.register("/:handle/checkout/:id", ["GET"], projectRoute(deps, showCheckout));

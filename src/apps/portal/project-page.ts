@@ -2,7 +2,8 @@
 // how each can be bought: by card through the project's Stripe method, with an optional coupon, or
 // with Telegram Stars through the bot's plan link; ?plan=<id> highlights one), the connectors'
 // portal buttons through each installation's start link, access-code redemption, and the sign-in
-// through a connector (which comes back to the plan picked).
+// through a connector (which comes back to the plan picked). A plan with pass windows is bought by
+// card for one of its windows (pass-window-picker.ts); Stars are not offered for it.
 import type Koa from "koa";
 import { html, type Html } from "../auth/pages/html.ts";
 import { csrfField } from "../auth/pages/csrf.ts";
@@ -13,6 +14,10 @@ import { enabledPaymentMethods, type PaymentMethod } from "../../modules/payment
 import { hadTrial } from "../../modules/payments/checkouts.ts";
 import { methodsSelling } from "../../modules/payments/selling.ts";
 import { checkoutOrigin } from "../../modules/payments/stripe/provider.ts";
+import { driverFor } from "../../modules/connectors/drivers/index.ts";
+import { platformEntryUrl } from "../../modules/connectors/platform-entry.ts";
+import { windowsOnSale, type WindowOnSale } from "../../modules/pass-windows/seats.ts";
+import { passWindowList, passWindowPicker } from "./pass-window-picker.ts";
 import { connectedInstallations, publishedPlans, startLink, type PortalInstallation, type PortalPlan } from "./catalog.ts";
 import type { DomainContext } from "../../db/tenant.ts";
 import type { PortalDeps } from "./deps.ts";
@@ -27,14 +32,23 @@ export interface PlanOffers {
 }
 
 /** The offers for each plan, from the project's enabled methods that can sell it (the bot's rule, payments/selling.ts). */
-function offersFor(deps: PortalDeps, plans: PortalPlan[], methods: PaymentMethod[], installations: PortalInstallation[]): Map<string, PlanOffers> {
+function offersFor(
+  deps: PortalDeps,
+  plans: PortalPlan[],
+  methods: PaymentMethod[],
+  installations: PortalInstallation[],
+  windows: Map<string, WindowOnSale[]>,
+): Map<string, PlanOffers> {
   const telegram = installations.find((i) => i.installation.connector_key === "telegram") ?? null;
   return new Map(
     plans.map(({ plan }) => {
       const selling = methodsSelling(methods, plan);
+      const passes = windows.get(plan.id);
+      // A pass plan is on sale while one of its windows has a seat; the bot's plan link does not pick a window, so no Stars.
+      const onSale = !passes || passes.some((w) => w.seatsLeft !== 0);
       // A Stripe method is only usable with this deployment's Stripe and the creator's connected account.
-      const card = (deps.stripe && selling.find((m) => m.provider === "stripe" && m.has_credentials)) || null;
-      const stars = telegram && selling.some((m) => m.provider === "telegram_stars") ? telegram : null;
+      const card = (onSale && deps.stripe && selling.find((m) => m.provider === "stripe" && m.has_credentials)) || null;
+      const stars = !passes && telegram && selling.some((m) => m.provider === "telegram_stars") ? telegram : null;
       return [plan.id, { card, stars }];
     }),
   );
@@ -49,10 +63,12 @@ export interface CouponProblem {
 
 export const signInAnchor = (handle: string, planId: string) => `${portalPath(handle)}?plan=${planId}#sign-in-heading`;
 
-function payByCard(ctx: Koa.Context, handle: string, planId: string, method: PaymentMethod, problem: CouponProblem | null): Html {
+function payByCard(ctx: Koa.Context, handle: string, planId: string, method: PaymentMethod, view: CardView): Html {
   const field = `coupon-${planId}`;
+  const { problem } = view;
   return html`<form method="post" action="${portalPath(handle, `/plans/${planId}/checkout`)}" class="pay-card">
     ${csrfField(ctx)}<input type="hidden" name="method" value="${method.id}" />
+    ${view.windows ? passWindowPicker(planId, view.windows) : ""}
     <label for="${field}">Coupon code <span class="optional">(optional)</span></label>
     <input
       id="${field}"
@@ -91,11 +107,12 @@ function planCard(ctx: Koa.Context, handle: string, entry: PortalPlan, offers: P
             </ul>`
         : ""
     }
+    ${view.windows && !(offers.card && view.signedIn) ? passWindowList(view.windows) : ""}
     <div class="pay">
       ${
         offers.card
           ? view.signedIn
-            ? payByCard(ctx, handle, plan.id, offers.card, view.problem)
+            ? payByCard(ctx, handle, plan.id, offers.card, view)
             : html`<a class="button${highlighted ? "" : " secondary"}" href="${signInAnchor(handle, plan.id)}">Sign in to pay by card</a>`
           : ""
       }
@@ -118,6 +135,8 @@ interface CardView {
   /** The signed-in member has had a trial in this project: a plan's trial is not offered again. */
   trialUsed: boolean;
   problem: CouponProblem | null;
+  /** A pass plan's windows not yet ended; absent for a plan without windows. */
+  windows?: WindowOnSale[];
 }
 
 function howToSubscribe(entry: PortalPlan, offers: PlanOffers, signedIn: boolean): Html {
@@ -154,18 +173,24 @@ export function redeemForm(ctx: Koa.Context, handle: string): Html {
   </form>`;
 }
 
-function signInForms(ctx: Koa.Context, handle: string, installations: PortalInstallation[], returnTo: string | null): Html {
+function signInForms(ctx: Koa.Context, deps: PortalDeps, handle: string, installations: PortalInstallation[], returnTo: string | null): Html {
   const usable = installations.filter((i) => i.signIn);
   if (!usable.length) return html`<p>Signing in is not available for this community yet.</p>`;
   return html`<p>Your membership is tied to your account on the community's platform. Confirm it there to sign in here.</p>
     <div class="actions">
-      ${usable.map(
-        (i) =>
-          html`<form method="post" action="${portalPath(handle, "/sign-in")}">
-            ${csrfField(ctx)}<input type="hidden" name="installation" value="${i.installation.id}" />
-            ${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}" />` : ""}
-            <button type="submit">Sign in with ${i.connectorName}</button>
-          </form>`,
+      ${usable.map((i) =>
+        // A platform with its own sign-in (Discord's OAuth) is left through a link: the portal's forms may only lead to the portal.
+        driverFor(i.installation.connector_key, deps.platforms)?.signIn
+          ? html`<a
+              class="button"
+              href="${platformEntryUrl(deps.portalUrl, i.installation)}${returnTo ? `?return_to=${encodeURIComponent(returnTo)}` : ""}"
+              >Sign in with ${i.connectorName}</a
+            >`
+          : html`<form method="post" action="${portalPath(handle, "/sign-in")}">
+              ${csrfField(ctx)}<input type="hidden" name="installation" value="${i.installation.id}" />
+              ${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}" />` : ""}
+              <button type="submit">Sign in with ${i.connectorName}</button>
+            </form>`,
       )}
     </div>`;
 }
@@ -187,12 +212,17 @@ export async function renderProjectPage(
 ) {
   const [plans, installations, methods] = await Promise.all([
     publishedPlans(domain, deps.connectors, project.id),
-    connectedInstallations(domain, deps.connectors, project.id),
+    connectedInstallations(domain, deps.connectors, project.id, deps.platforms),
     enabledPaymentMethods(domain, project.id),
   ]);
   const wanted = options.couponProblem?.planId ?? (typeof ctx.query.plan === "string" ? ctx.query.plan.toLowerCase() : null);
   const picked = plans.find((p) => p.plan.id === wanted);
-  const offers = offersFor(deps, plans, methods, installations);
+  const windows = await windowsOnSale(
+    domain,
+    plans.map((p) => p.plan.id),
+    deps.now(),
+  );
+  const offers = offersFor(deps, plans, methods, installations, windows);
   const { member } = options;
   const trialUsed = member !== null && plans.some((p) => p.plan.trial_days > 0) && (await hadTrial(domain, project.id, member.id));
   const card = (p: PortalPlan) =>
@@ -201,6 +231,7 @@ export async function renderProjectPage(
       signedIn: member !== null,
       trialUsed,
       problem: options.couponProblem?.planId === p.plan.id ? options.couponProblem : null,
+      ...(windows.has(p.plan.id) ? { windows: windows.get(p.plan.id)! } : {}),
     });
   const body = html`<h1>${project.name}</h1>
     ${project.description ? html`<p class="lead">${project.description}</p>` : ""}
@@ -232,7 +263,7 @@ export async function renderProjectPage(
           </section>`
         : html`<section aria-labelledby="sign-in-heading">
             <h2 id="sign-in-heading">Members</h2>
-            ${signInForms(ctx, project.handle, installations, picked ? `${portalPath(project.handle)}?plan=${picked.plan.id}` : null)}
+            ${signInForms(ctx, deps, project.handle, installations, picked ? `${portalPath(project.handle)}?plan=${picked.plan.id}` : null)}
           </section>`
     }
     ${

@@ -42,7 +42,7 @@ function waitingPath(project: PortalProject, id: string, returnTo: string | null
 
 export async function startSignIn(ctx: Koa.Context, deps: PortalDeps, project: PortalProject): Promise<void> {
   const { fields } = await readPageForm(ctx);
-  const installations = await connectedInstallations(portalContext(deps, project, requestId(ctx)), deps.connectors, project.id);
+  const installations = await connectedInstallations(portalContext(deps, project, requestId(ctx)), deps.connectors, project.id, deps.platforms);
   const chosen = installations.find((i) => i.installation.id === fields.installation && i.signIn);
   if (!chosen) refuse("Signing in through that connector is not available here. Go back and choose another.", 400);
   const browserKey = ensureBrowserKey(ctx);
@@ -77,7 +77,7 @@ async function browserHandoff(ctx: Koa.Context, deps: PortalDeps, project: Porta
 
 export async function showSignIn(ctx: Koa.Context, deps: PortalDeps, project: PortalProject): Promise<void> {
   const handoff = await browserHandoff(ctx, deps, project);
-  const installations = await connectedInstallations(portalContext(deps, project, requestId(ctx)), deps.connectors, project.id);
+  const installations = await connectedInstallations(portalContext(deps, project, requestId(ctx)), deps.connectors, project.id, deps.platforms);
   const via = installations.find((i) => i.installation.id === handoff.row.installation_id);
   if (!via) refuse("The community's bot is not connected any more. Go back and sign in again.", 410);
   const waiting = ctx.query.waiting !== undefined && handoff.state === "waiting";

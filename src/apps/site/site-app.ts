@@ -10,6 +10,7 @@ import { requestContext } from "../../http/request.ts";
 import type { ClientIpResolver } from "../../http/client-ip.ts";
 import { discoveryRoute } from "../../http/discovery-document.ts";
 import { routeFallback } from "../../http/route-fallback.ts";
+import { compression } from "../../http/compression.ts";
 import { SIGNATURE_DIRECTORY_PATH, signatureDirectory } from "./signature-directory.ts";
 import { mountSiteDiscovery } from "./discovery/routes.ts";
 import { mountMarketingPages, type MarketingDeps } from "./marketing/mount.ts";
@@ -54,6 +55,7 @@ export function createSiteApp(deps: SiteAppDeps): Koa {
       ...(deps.clientIp ? { clientIp: deps.clientIp } : {}),
     }),
   );
+  app.use(compression());
   app.use(router.routes());
   app.use(routeFallback(router, `The webhook signing keys are at ${deps.siteUrl}${SIGNATURE_DIRECTORY_PATH}.`));
   return app;

@@ -3,6 +3,7 @@
 // the primary. Identities and alert destinations belong to the person, whatever team a token acts
 // on, so they are reached without tenant filters, naming why (users own them, not teams).
 import { randomUUID } from "node:crypto";
+import { uniquely } from "../../db/unique.ts";
 import { ApiError, notFound } from "../../errors.ts";
 import { unscoped, type DomainContext } from "../../db/tenant.ts";
 import { recordActivity } from "../activity/activity-log.ts";
@@ -70,6 +71,9 @@ function recordIdentityChange(ctx: Creator, change: "linked" | "unlinked", row: 
   });
 }
 
+const linkedElsewhere = () =>
+  new ApiError("VALIDATION_FAILED", "This account is already linked to another creator.", { context: { reason: "linked_elsewhere" } });
+
 /**
  * Links an account on a connector's platform to the creator (the entry point connectors call).
  * The first identity becomes primary. Whenever the default routing applies (no rows), linking writes
@@ -79,9 +83,7 @@ function recordIdentityChange(ctx: Creator, change: "linked" | "unlinked", row: 
 export async function linkIdentity(ctx: Creator, input: { connector: string; accountId: string; displayName?: string | null }) {
   const db = personal(ctx);
   const existing = (await db("identities").where({ connector: input.connector, account_id: input.accountId }).first()) as IdentityRow | undefined;
-  if (existing && existing.user_id !== ctx.actor.userId) {
-    throw new ApiError("VALIDATION_FAILED", "This account is already linked to another creator.", { context: { reason: "linked_elsewhere" } });
-  }
+  if (existing && existing.user_id !== ctx.actor.userId) throw linkedElsewhere();
   if (existing) {
     await db("identities")
       .where({ id: existing.id })
@@ -99,7 +101,8 @@ export async function linkIdentity(ctx: Creator, input: { connector: string; acc
     is_primary: primary === undefined,
     linked_at: ctx.now,
   };
-  await db("identities").insert(row);
+  // Two creators linking one account at once: the unique index decides, and the loser hears why.
+  await uniquely(db("identities").insert(row), linkedElsewhere, "identities_connector_account_id_unique");
   if ((await destinationRows(ctx)).length === 0) {
     const user = (await db("users").where({ id: ctx.actor.userId }).first("email")) as { email: string };
     await appendDestination(ctx, { kind: "connector_identity", target: (primary ?? row).account_id, classes: null });

@@ -135,6 +135,7 @@ export const SUBJECT_ALIASES: Record<string, string> = {
   team: "team",
   "support-conversation": "support-conversation",
   "support-canned-reply": "support-canned-reply",
+  broadcast: "broadcast",
 };
 
 type ActivityEntry = components["schemas"]["ActivityEntry"];

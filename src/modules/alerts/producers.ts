@@ -267,6 +267,29 @@ export async function alertStuckBan(
   });
 }
 
+/**
+ * A drift sweep held a mass removal (connectors/drift.ts): it would have taken a gated role from
+ * `count` of its `holders` at once, and took it from none. Once per hold.
+ */
+export async function alertRemovalHold(
+  ctx: DomainContext,
+  held: { holdId: string; projectId: string; connectorKey: string; platform: string; title: string; count: number; holders: number },
+) {
+  const project = await projectOf(ctx, held.projectId);
+  const holds = `/v1/projects/${held.projectId}/connectors/${held.connectorKey}/removal-holds`;
+  await raiseForProject(ctx, held.projectId, {
+    class: "recovery",
+    title: `${project.name}: ${held.count} removals of ${held.title} held for you`,
+    body:
+      `${held.platform} shows ${held.count} of the ${held.holders} members holding ${held.title} without a paid grant that covers it. ` +
+      `Taking it from so many at once looks like an outage or a mistake rather than ordinary churn, so SubBridge took it from no one.\n\n` +
+      `What to do: in the dashboard, under "Removals on hold" on the project's Connectors page, confirm the hold to remove the role from those members, or cancel it ` +
+      `to leave them as they are (SubBridge will not hold the same members again). Over the API: ` +
+      `POST ${apiAddress(`${holds}/${held.holdId}/confirm`)} or POST ${apiAddress(`${holds}/${held.holdId}/cancel`)}.`,
+    dedupeKey: `removal-hold:${held.holdId}`,
+  });
+}
+
 /** The creator disconnected SubBridge from their Stripe account: card payments stopped; what to do. */
 export async function alertStripeDisconnected(ctx: DomainContext, disconnected: { projectId: string; account: string; methodId: string }) {
   const project = await projectOf(ctx, disconnected.projectId);

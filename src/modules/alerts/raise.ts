@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { createDomainContext, systemActor, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 import { routeAlert, type AlertClass, type RoutableDestination } from "../account/alert-routing.ts";
 import { queueBotMessage } from "../bot-messages/outbox.ts";
+import { APPLICATION_BOT_CONNECTORS } from "../connectors/drivers/index.ts";
 import { platformName } from "../connectors/platform-name.ts";
 import { queueMailAt } from "../mail/outbox.ts";
 import { PRODUCT_NAME } from "../mail/render.ts";
@@ -64,7 +65,7 @@ async function identityRoutes(db: Db, userId: string, projectId: string | null):
   for (const identity of identities) {
     const candidates = db("connector_installations as i")
       .where({ "i.connector_key": identity.connector, "i.status": "active" })
-      .whereNotNull("i.credentials")
+      .where((q) => q.whereNotNull("i.credentials").orWhereIn("i.connector_key", APPLICATION_BOT_CONNECTORS))
       .select("i.id", "i.team_id", "i.project_id", "i.connector_key");
     const linkedThrough = await candidates
       .clone()

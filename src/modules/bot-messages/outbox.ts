@@ -3,6 +3,7 @@
 // (src/workers/bot-messages) sends them within the connector's messaging limits and pacing.
 import { randomUUID } from "node:crypto";
 import type { DomainContext } from "../../db/tenant.ts";
+import { renderPhrases, type Phrase } from "./phrases.ts";
 import { botMessagesTable, type BotMessagePurpose } from "./tables.ts";
 
 export interface BotMessage {
@@ -10,7 +11,10 @@ export interface BotMessage {
   installation: { id: string; project_id: string; connector_key: string };
   /** The platform account the bot writes to (a Telegram user id is also their private chat). */
   recipient: string;
-  text: string;
+  /** Plain text, sent as written (a creator's own words)... */
+  text?: string;
+  /** ...or lines the worker translates into the sending installation's language (`text` records their English). */
+  phrases?: readonly Phrase[];
   purpose: BotMessagePurpose;
   /** What the message is about, for the record. */
   subject?: { type: string; id: string };
@@ -20,16 +24,15 @@ export interface BotMessage {
   notBefore?: Date;
 }
 
-/** Queues `message` in the caller's transaction; answers its id, or null when its dedupe key was queued before. */
-export async function queueBotMessage(ctx: DomainContext, message: BotMessage): Promise<string | null> {
-  const id = randomUUID();
-  const row = {
+function rowOf(ctx: DomainContext, message: BotMessage, id: string) {
+  return {
     id,
     project_id: message.installation.project_id,
     installation_id: message.installation.id,
     connector_key: message.installation.connector_key,
     recipient: message.recipient,
-    text: message.text,
+    text: message.phrases ? renderPhrases(message.phrases) : (message.text ?? ""),
+    phrases: message.phrases ? JSON.stringify(message.phrases) : null,
     purpose: message.purpose,
     subject_type: message.subject?.type ?? null,
     subject_id: message.subject?.id ?? null,
@@ -38,6 +41,29 @@ export async function queueBotMessage(ctx: DomainContext, message: BotMessage): 
     next_attempt_at: message.notBefore ?? ctx.now,
     created_at: ctx.now,
   };
-  const inserted = (await botMessagesTable.insert(ctx, row).onConflict(["team_id", "dedupe_key"]).ignore().returning("id")) as { id: string }[];
+}
+
+/** Queues `message` in the caller's transaction; answers its id, or null when its dedupe key was queued before. */
+export async function queueBotMessage(ctx: DomainContext, message: BotMessage): Promise<string | null> {
+  const id = randomUUID();
+  const inserted = (await botMessagesTable
+    .insert(ctx, rowOf(ctx, message, id))
+    .onConflict(["team_id", "dedupe_key"])
+    .ignore()
+    .returning("id")) as {
+    id: string;
+  }[];
   return inserted.length ? id : null;
+}
+
+/** Queues many messages with each one's own id (a broadcast's), a few statements for them all; answers the ids queued now. */
+export async function queueBotMessages(ctx: DomainContext, messages: readonly (BotMessage & { id: string })[]): Promise<string[]> {
+  const queued: string[] = [];
+  // Bounded statements: PostgreSQL takes at most 65535 parameters in one.
+  for (let i = 0; i < messages.length; i += 500) {
+    const rows = messages.slice(i, i + 500).map((m) => rowOf(ctx, m, m.id));
+    const inserted = (await botMessagesTable.insert(ctx, rows).onConflict(["team_id", "dedupe_key"]).ignore().returning("id")) as { id: string }[];
+    queued.push(...inserted.map((r) => r.id));
+  }
+  return queued;
 }

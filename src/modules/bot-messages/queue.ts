@@ -4,13 +4,19 @@
 // once. Pacing may hand a claimed message back unsent, due when its slot comes.
 import { randomUUID } from "node:crypto";
 import { unscoped, type Db } from "../../db/tenant.ts";
+import { storedPhrases, type Phrase } from "./phrases.ts";
 
 export interface ClaimedBotMessage {
   id: string;
   installation_id: string;
   connector_key: string;
   recipient: string;
+  /** The English text (a creator's own words, or the rendering of `phrases`). */
   text: string;
+  /** Lines to translate into the sending installation's language; null for plain text. */
+  phrases: Phrase[] | null;
+  /** "log": the recipient is a channel (postToChannel), not a person. */
+  purpose: string;
   /** Attempts made before this claim. */
   attempts: number;
   claimId: string;
@@ -51,7 +57,7 @@ export async function claimDueBotMessages(
          order by next_attempt_at, seq limit ? for update skip locked)
        update bot_messages b set status = 'sending', lease_expires_at = ?, claim_id = ?
        from due where b.id = due.id
-       returning b.id, b.installation_id, b.connector_key, b.recipient, b.text, b.attempts, b.next_attempt_at, b.seq`,
+       returning b.id, b.installation_id, b.connector_key, b.recipient, b.text, b.phrases, b.purpose, b.attempts, b.next_attempt_at, b.seq`,
       [now, now, ...(installations ?? []), limit, new Date(now.getTime() + leaseMs), claimId],
     )
   ).rows as (Omit<ClaimedBotMessage, "claimId"> & { next_attempt_at: Date; seq: string })[];
@@ -63,6 +69,8 @@ export async function claimDueBotMessages(
     connector_key: r.connector_key,
     recipient: r.recipient,
     text: r.text,
+    phrases: storedPhrases(r.phrases),
+    purpose: r.purpose,
     attempts: r.attempts,
     claimId,
   }));

@@ -22,12 +22,19 @@ import { recordBanFailure, recordSyncFailure, recordSyncSuccess, type StuckBan, 
 import { installationSession } from "./bot/session.ts";
 import { inviteLinkExpiry, markLinksRevoked, outstandingLinks, revokeLinks, syncJoins } from "./invite-links.ts";
 import { queueBotMessage } from "../bot-messages/outbox.ts";
+import { phrase, type Phrase } from "../bot-messages/phrases.ts";
+import { memberGrantOf } from "./member-grants.ts";
+import { mention, queueLogLine } from "./log-channel.ts";
+import { retryJoinRequests } from "./join-requests.ts";
+import { actingItems, standbyColumn } from "./acting-installation.ts";
 
 /** Modes whose grants the connector fulfils on the platform (creator_task: the creator does). */
 export const FULFILLED = ["bearer_link", "membership", "role"] as const;
 
 interface WorkItem extends StuckItem {
   granted_at: Date | null;
+  /** The resource's early admission hold: its link is a join-request link (join-requests.ts). */
+  hold: boolean;
 }
 
 export interface AccessSyncScope {
@@ -63,24 +70,78 @@ async function workItems(db: Db, scope: AccessSyncScope, now: Date): Promise<Wor
       "g.grant_mode",
       "g.status",
       "g.granted_at",
+      "r.early_admission_hold as hold",
       "r.platform_ref as place",
       "r.title",
       "m.external_user_id as user",
       "m.status as member_status",
       db.raw("row_to_json(i.*) as installation"),
+      standbyColumn(db, "i"),
     );
   if (scope.memberId) query.where("g.member_id", scope.memberId);
-  return (await query) as WorkItem[];
+  return actingItems((await query) as WorkItem[]);
+}
+
+/** Per sweep, the members a platform with sign-in was asked to take in, by installation and member: the roles they got on the way in. */
+type Joined = Map<string, Set<string>>;
+
+/**
+ * Where members join through the platform's sign-in (Discord), a role or membership grant first
+ * brings the member into the server: one Add Guild Member call carrying every role the sweep is
+ * about to give them; a member already in gets the role on its own. Answers whether the item's role
+ * came with the join.
+ */
+async function joinedWithRole(
+  db: Db,
+  env: AccessSyncEnvironment,
+  session: PlatformSession,
+  item: WorkItem,
+  items: WorkItem[],
+  joined: Joined,
+  now: Date,
+) {
+  if (!session.addMember || (item.grant_mode !== "role" && item.grant_mode !== "membership")) return false;
+  const key = `${item.installation.id}:${item.member_id}`;
+  if (!joined.has(key)) {
+    const grant = await memberGrantOf(db, env, { id: item.member_id, team_id: item.team_id, connector_key: item.installation.connector_key }, now);
+    const roles = items
+      .filter(
+        (o) => o.member_id === item.member_id && o.installation.id === item.installation.id && o.status === "pending" && o.grant_mode === "role",
+      )
+      .flatMap((o) => (o.place ? [o.place] : []));
+    // With no grant (a member who never signed in through the platform) the role calls below say whether they are in.
+    const outcome = grant ? await session.addMember(item.user!, grant, [...new Set(roles)]) : "present";
+    joined.set(key, new Set(outcome === "added" ? roles : []));
+  }
+  return item.grant_mode === "role" && joined.get(key)!.has(item.place!);
 }
 
 /** Fulfils a pending grant; answers the invite link it made (bearer_link), to be remembered and sent. */
-async function fulfil(session: PlatformSession, item: WorkItem, now: Date): Promise<{ url: string; expiresAt: Date } | null> {
-  if (!item.place || !item.user) throw new PlatformError("refused", "The resource has no place on the platform, or the member no account.");
-  if (item.grant_mode === "role") return session.addRole(item.user, item.place).then(() => null);
-  if (item.grant_mode === "membership") return session.admit(item.place, item.user).then(() => null);
+async function fulfil(session: PlatformSession, item: WorkItem, now: Date): Promise<Sent | null> {
+  if (item.grant_mode === "role") return session.addRole(item.user!, item.place!).then(() => null);
+  if (item.grant_mode === "membership") return session.admit(item.place!, item.user!).then(() => null);
   const expiry = inviteLinkExpiry(now);
-  const link = await session.createInviteLink(item.place, expiry);
-  return { url: link.url, expiresAt: expiry.expiresAt };
+  // A held place's link admits nobody by itself: each request through it is answered by the grants.
+  const joinRequest = item.hold === true && typeof session.answerJoinRequest === "function";
+  const link = await session.createInviteLink(item.place!, expiry, joinRequest ? { joinRequest } : undefined);
+  return { url: link.url, expiresAt: expiry.expiresAt, joinRequest };
+}
+
+/** An invite link the sweep made for a grant, to be remembered and sent. */
+interface Sent {
+  url: string;
+  expiresAt: Date;
+  joinRequest: boolean;
+}
+
+/** The private message that carries a member's link. */
+function linkMessage(title: string, sent: Sent): Phrase[] {
+  return [
+    phrase("Your access to {resource}: {link}", { resource: title, link: sent.url }),
+    sent.joinRequest
+      ? phrase("Open it and ask to join: the bot lets you in at once. The link works for a day.")
+      : phrase("The link works once, for you, for a day."),
+  ];
 }
 
 /**
@@ -98,17 +159,66 @@ async function stillGranted(db: Db, item: WorkItem): Promise<boolean> {
   return other !== undefined;
 }
 
-/** Takes a revoked grant's access away; answers the ids of the unused invite links it revoked. */
-async function remove(db: Db, session: PlatformSession, item: WorkItem, now: Date): Promise<string[]> {
-  if (!item.place || !item.user || item.granted_at === null) return [];
+/** What a removal did on the platform: the unused invite links it revoked, whether it took the access, and whether it kicked. */
+interface Removal {
+  revoked: string[];
+  took: boolean;
+  kicked: boolean;
+}
+
+/**
+ * Whether the member still holds or is owed another platform grant on the installation (any place
+ * of its connector): with `removal_behaviour` kick, only a member left with none leaves the server.
+ */
+async function coveredOnInstallation(db: Db, item: WorkItem): Promise<boolean> {
+  const other = await unscoped(
+    db,
+    "the member's other grants on the installation, on the grant's team",
+  )("access_grants as g")
+    .join("resources as r", "r.id", "g.resource_id")
+    .where({
+      "g.team_id": item.team_id,
+      "g.member_id": item.member_id,
+      "g.project_id": item.project_id,
+      "r.connector_key": item.installation.connector_key,
+    })
+    .whereIn("g.status", ["granted", "pending"])
+    .whereIn("g.grant_mode", ["role", "membership"])
+    .whereNot("g.id", item.grant_id)
+    .first("g.id");
+  return other !== undefined;
+}
+
+/** Takes a revoked grant's access away. */
+async function remove(db: Db, session: PlatformSession, item: WorkItem, now: Date): Promise<Removal> {
+  const none = { revoked: [], took: false, kicked: false };
+  if (!item.place || !item.user || item.granted_at === null) return none;
   // An unused link would still admit the member (or whoever they passed it to) after the removal.
   const revoked = item.grant_mode === "bearer_link" ? await revokeLinks(session, await outstandingLinks(db, { grant_id: item.grant_id }, now)) : [];
-  if (item.member_status !== "banned" && (await stillGranted(db, item))) return revoked;
-  if (item.grant_mode === "role") return session.removeRole(item.user, item.place).then(() => []);
-  if (item.grant_mode === "membership") return session.unadmit(item.place, item.user).then(() => []);
+  if (item.member_status !== "banned" && (await stillGranted(db, item))) return { ...none, revoked };
+  if (item.grant_mode === "role") {
+    await session.removeRole(item.user, item.place);
+    // The installation's removal_behaviour: "kick" also takes the member out of the server once nothing there is theirs.
+    const kick =
+      item.installation.settings?.removal_behaviour === "kick" && item.member_status !== "banned" && !(await coveredOnInstallation(db, item));
+    if (kick) await session.removeMember(item.place, item.user);
+    return { revoked: [], took: true, kicked: kick };
+  }
+  if (item.grant_mode === "membership") return session.unadmit(item.place, item.user).then(() => ({ ...none, took: true }));
   // A banned member stays banned from the place (a plain removal lets them join again later).
   await session.removeMember(item.place, item.user, { ban: item.member_status === "banned" });
-  return revoked;
+  return { revoked, took: true, kicked: false };
+}
+
+/** The log channel's line for a change the sweep made on the platform (null: nothing to tell). */
+function logLine(item: WorkItem, removal: Removal | null, joined: boolean): string | null {
+  const who = mention(item.user);
+  if (item.status === "pending") {
+    if (item.grant_mode === "bearer_link") return null;
+    return joined ? `${who} joined the server with ${item.title}.` : `${who} was given ${item.title}.`;
+  }
+  if (!removal?.took) return null;
+  return removal.kicked ? `${who} lost ${item.title} and was removed from the server.` : `${who} lost ${item.title}.`;
 }
 
 /** One sweep; answers how many grants, bans and uncovered joins it brought in line. */
@@ -120,13 +230,19 @@ export async function syncPlatformAccess(
   logger?: Logger,
 ): Promise<number> {
   let changed = 0;
-  for (const item of await workItems(db, scope, now)) {
-    let sent: { url: string; expiresAt: Date } | null = null;
-    let revoked: string[] = [];
+  const items = await workItems(db, scope, now);
+  const joined: Joined = new Map();
+  for (const item of items) {
+    let sent: Sent | null = null;
+    let removal: Removal | null = null;
+    let cameWithJoin = false;
     try {
       const session = installationSession(env, item.installation);
-      if (item.status === "pending") sent = await fulfil(session, item, now);
-      else revoked = await remove(db, session, item, now);
+      if (item.status === "pending") {
+        if (!item.place || !item.user) throw new PlatformError("refused", "The resource has no place on the platform, or the member no account.");
+        cameWithJoin = await joinedWithRole(db, env, session, item, items, joined, now);
+        if (!cameWithJoin) sent = await fulfil(session, item, now);
+      } else removal = await remove(db, session, item, now);
     } catch (err) {
       if (!(err instanceof PlatformError)) throw err;
       logger?.warn({ grant_id: item.grant_id, kind: err.kind, err: err.message }, "platform access not synced; tried again later");
@@ -143,7 +259,7 @@ export async function syncPlatformAccess(
         await queueBotMessage(ctx, {
           installation: item.installation,
           recipient: item.user,
-          text: `Your access to ${item.title}: ${sent.url}\nThe link works once, for you, for a day.`,
+          phrases: linkMessage(item.title, sent),
           purpose: "access_link",
           subject: { type: "access_grant", id: item.grant_id },
           dedupeKey: `access-link:${item.grant_id}`,
@@ -157,16 +273,21 @@ export async function syncPlatformAccess(
           member_id: item.member_id,
           place: item.place,
           link: sent.url,
+          creates_join_request: sent.joinRequest,
           created_at: now,
           expires_at: sent.expiresAt,
         });
-      await markLinksRevoked(trx, item.team_id, revoked, now);
+      await markLinksRevoked(trx, item.team_id, removal?.revoked ?? [], now);
+      const line = logLine(item, removal, cameWithJoin);
+      if (line) await queueLogLine(ctx, item.installation, line, { type: "access_grant", id: item.grant_id });
     });
     changed++;
   }
   const bans = await syncBans(db, env, now, scope, logger);
-  // Joins are the platform's news about anyone, so a sweep for one member leaves them to the full sweep.
-  return changed + bans + (scope.memberId ? 0 : await syncJoins(db, env, now, scope.limit ?? 100, logger));
+  // Joins and join requests are the platform's news about anyone, so a sweep for one member leaves them to the full sweep.
+  if (scope.memberId) return changed + bans;
+  const requests = await retryJoinRequests(db, env, now, scope.limit ?? 100, logger);
+  return changed + bans + requests + (await syncJoins(db, env, now, scope.limit ?? 100, logger));
 }
 
 /** Banned members (platform side pending): banned from every place of the project on their platform. */
@@ -179,10 +300,18 @@ async function syncBans(db: Db, env: AccessSyncEnvironment, now: Date, scope: Ac
     .where((due) => due.whereNull("m.platform_retry_at").orWhere("m.platform_retry_at", "<=", now))
     .orderByRaw("coalesce(m.platform_retry_at, m.banned_at)")
     .limit(scope.limit ?? 100)
-    .select("m.id", "m.team_id", "m.project_id", "m.external_user_id as user", "m.platform_attempts", base.raw("row_to_json(i.*) as installation"));
+    .select(
+      "m.id",
+      "m.team_id",
+      "m.project_id",
+      "m.external_user_id as user",
+      "m.platform_attempts",
+      base.raw("row_to_json(i.*) as installation"),
+      standbyColumn(db, "i"),
+    );
   if (scope.memberId) query.where("m.id", scope.memberId);
   let changed = 0;
-  for (const member of (await query) as StuckBan[]) {
+  for (const member of actingItems((await query) as StuckBan[])) {
     const places = (await base("resources")
       .where({ project_id: member.project_id, connector_key: member.installation.connector_key })
       .whereNotNull("platform_ref")

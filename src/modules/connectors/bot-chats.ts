@@ -5,6 +5,8 @@
 // the chat is remembered with the rights the update grants; demoted, left or removed, it is marked
 // gone. The list starts empty at install (and stays as learned when a bot is reintroduced), and a new
 // bot token on the installation starts a new one. Each change the list sees is an activity entry.
+// A platform that answers its places when asked (Discord: a server's text channels and roles) is
+// asked on each listing instead, through the driver, and its answer is paged here.
 import { randomUUID } from "node:crypto";
 import { createDomainContext, type Actor, type Db, type DomainContext } from "../../db/tenant.ts";
 import { sortedPage, type PageWindow } from "../../db/pages.ts";
@@ -12,7 +14,9 @@ import { domainRefusal } from "../../errors.ts";
 import { recordActivity } from "../activity/activity-log.ts";
 import { resourcesTable } from "../resources/tables.ts";
 import type { ConnectorEnvironment } from "./environment.ts";
-import { installationOf } from "./installations.ts";
+import { installationOf, onPlatform } from "./installations.ts";
+import { installationSession } from "./bot/session.ts";
+import type { PlatformPlace } from "./drivers/driver.ts";
 import { botChatsTable, type InstallationRow } from "./tables.ts";
 
 /** The connectors whose bot learns its chats from the platform's updates. */
@@ -120,15 +124,70 @@ export async function learnTelegramChat(db: Db, installation: InstallationRow, u
 }
 
 function presentBotChat(row: BotChatRow) {
+  // Access to a Telegram chat is an invite link in, and a removal out.
+  const unmanageable = !row.can_invite_users
+    ? "the bot may not invite users there"
+    : !row.can_restrict_members
+      ? "the bot may not remove members there"
+      : null;
   return {
     chat_id: row.chat_id,
     title: row.title,
     type: row.type as "group" | "supergroup" | "channel",
+    kind: (row.type === "channel" ? "channel" : "group") as "channel" | "group" | "role",
     can_invite_users: row.can_invite_users,
     can_restrict_members: row.can_restrict_members,
+    manageable: unmanageable === null,
+    unmanageable_reason: unmanageable,
     added_at: new Date(row.added_at).toISOString(),
     resource_id: row.resource_id ?? null,
   };
+}
+
+type ListedChat = ReturnType<typeof presentBotChat> | ReturnType<typeof presentPlace>;
+
+/** Discord's epoch: a snowflake id carries its creation time in milliseconds since it (bits 22 and up). */
+const DISCORD_EPOCH_MS = 1420070400000n;
+
+function presentPlace(place: PlatformPlace, resourceId: string | null) {
+  const created = /^[0-9]{1,20}$/.test(place.id) ? new Date(Number((BigInt(place.id) >> 22n) + DISCORD_EPOCH_MS)) : new Date(0);
+  return {
+    chat_id: place.id,
+    title: place.name,
+    type: place.type,
+    kind: place.kind,
+    can_invite_users: place.canInvite,
+    can_restrict_members: place.canRemove,
+    manageable: place.unmanageable === null,
+    unmanageable_reason: place.unmanageable,
+    added_at: created.toISOString(),
+    resource_id: resourceId,
+  };
+}
+
+/** The platform's places, asked now and paged here (the same order the SQL list keeps: the column, then the id). */
+async function listPlatformPlaces(ctx: DomainContext, installation: InstallationRow, asked: () => Promise<PlatformPlace[]>, window: PageWindow) {
+  const places = await onPlatform(installation.connector_key, asked);
+  const gating = (await resourcesTable
+    .rows(ctx)
+    .where({ project_id: installation.project_id, connector_key: installation.connector_key })
+    .whereIn(
+      "platform_ref",
+      places.map((p) => p.id),
+    )
+    .orderBy([
+      { column: "active", order: "asc" },
+      { column: "created_at", order: "desc" },
+    ])
+    .select("id", "platform_ref")) as { id: string; platform_ref: string }[];
+  // The map keeps the last row of a place: an active one first, then the oldest (as the SQL list).
+  const resourceOf = new Map(gating.map((r) => [r.platform_ref, r.id]));
+  const rows: ListedChat[] = places.map((place) => presentPlace(place, resourceOf.get(place.id) ?? null));
+  const key = window.sortBy === "title" ? (c: ListedChat) => c.title.toLowerCase() : (c: ListedChat) => c.added_at;
+  const direction = window.sortDirection === "asc" ? 1 : -1;
+  const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  rows.sort((a, b) => direction * (compare(key(a), key(b)) || compare(a.chat_id, b.chat_id)));
+  return { rows: rows.slice(window.offset, window.offset + window.limit), total: rows.length };
 }
 
 const SORT: Record<string, string> = { created_at: "added_at", added_at: "added_at", title: "title" };
@@ -138,9 +197,17 @@ const SORT: Record<string, string> = { created_at: "added_at", added_at: "added_
  * project that already gates it (an active one first), or null. A connector whose bot cannot learn
  * its chats answers 422 with context.reason chats_not_listed.
  */
-export async function listBotChats(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, key: string, window: PageWindow) {
+export async function listBotChats(
+  ctx: DomainContext,
+  env: ConnectorEnvironment,
+  projectId: string,
+  key: string,
+  window: PageWindow,
+): Promise<{ rows: ListedChat[]; total: number }> {
   const installation = await installationOf(ctx, env, projectId, key);
   if (!CHAT_LEARNING_CONNECTORS.includes(key)) {
+    const session = installationSession(env, installation);
+    if (session.places) return listPlatformPlaces(ctx, installation, () => session.places!(), window);
     throw domainRefusal(`The ${key} connector keeps no list of chats: name the place in the resource's platform_ref.`, {
       connector: key,
       reason: "chats_not_listed",

@@ -5,6 +5,8 @@ import type { components } from "../../../generated/openapi.d.ts";
 import type { Field } from "../../../generated/connector-manifest.d.ts";
 import type { ConnectorPackage } from "./connector-package.ts";
 import type { UpcomingConnector } from "./catalog-file.ts";
+import type { PlatformEndpoints } from "../../config.ts";
+import { driverFor } from "./drivers/index.ts";
 
 export type ConnectorCard = components["schemas"]["ConnectorCard"];
 export type PackageStatus = Extract<ConnectorCard["status"], "available" | "paused">;
@@ -19,6 +21,9 @@ function formField(field: Field, english: (text: string) => string): components[
     help: field.help === undefined ? null : text(field.help),
     required: field.required === true,
     options: Object.entries(field.options ?? {}).map(([value, label]) => ({ value, label: text(label ?? value) })),
+    // `:button` stays: only the form showing the steps knows its submitting button's label.
+    steps: (field.steps ?? []).map(text),
+    links: Object.entries(field.links ?? {}).flatMap(([linked, url]) => (url ? [{ text: english(linked), url }] : [])),
   };
 }
 
@@ -44,6 +49,8 @@ export function packageCard(pkg: ConnectorPackage, status: PackageStatus): Conne
       scopes: [...manifest.install.scopes],
       fields: (manifest.install.fields ?? []).map((f) => formField(f, english)),
       settings_fields: (manifest.install.settings_fields ?? []).map((f) => formField(f, english)),
+      // The deployment's own application fills it in (deploymentCard): a package names none.
+      authorize_url: null,
     },
     capabilities: [...(manifest.capabilities ?? [])],
     resource_kinds: (manifest.resource_kinds ?? []).map((k) => ({
@@ -71,6 +78,13 @@ export function packageCard(pkg: ConnectorPackage, status: PackageStatus): Conne
     sign_in_required: listing.sign_in_required ?? false,
     added_at: listing.added_at,
   };
+}
+
+/** The card as this deployment offers it: an OAuth install's consent screen for the deployment's own application. */
+export function deploymentCard(card: ConnectorCard, platforms: PlatformEndpoints): ConnectorCard {
+  if (card.install?.mode !== "oauth") return card;
+  const authorizeUrl = driverFor(card.key, platforms)?.installAuthorizeUrl?.() ?? null;
+  return { ...card, install: { ...card.install, authorize_url: authorizeUrl } };
 }
 
 export function upcomingCard(entry: UpcomingConnector): ConnectorCard {

@@ -1,81 +1,12 @@
-// The server-side rule language of a manifest field (`rules`, plus `required`), implemented once:
-// install fields and settings are both checked here. Rules:
-//   required        a value must be given (null and "" count as none)
-//   nullable        the field may be left empty (the default for a field that is not required)
-//   string, boolean the value's type
-//   max:N, min:N    length of a string, in characters
-//   in:a,b,...      one of the listed values
-//   regex:/p/f      a string the JavaScript pattern p (flags among i, m, s, u) matches
-//   url[:s1,s2]     an absolute URL whose scheme is one of s1, s2 (default http, https)
-// A field with no value gets no rule but `required`. A rule outside the language is a mistake in the
-// package, reported as UnsupportedRuleError (test/modules/connectors checks every loaded manifest).
+// Submitted install fields and settings checked against a manifest field's rules. The rule language
+// (parseRule) lives in @subbridge/sdk/connector, where the package loader also refuses a rule it
+// cannot parse, so a running server only holds rules that parse. A field with no value gets no rule
+// but `required`.
 import type { Field } from "../../../generated/connector-manifest.d.ts";
+import { parseRule, type FieldValue } from "@subbridge/sdk/connector";
 import { addFieldError, emptyFieldErrors, type FieldErrors } from "../../errors.ts";
 
-export type FieldValue = string | boolean;
-
-export class UnsupportedRuleError extends Error {}
-
-type Check = (value: FieldValue) => string | null;
-
-/** The check of one rule string, or null for the presence rules (required, nullable). */
-export function parseRule(rule: string): Check | null {
-  const colon = rule.indexOf(":");
-  const name = colon < 0 ? rule : rule.slice(0, colon);
-  const arg = colon < 0 ? null : rule.slice(colon + 1);
-  const count = () => {
-    if (arg === null || !/^[0-9]+$/.test(arg)) throw new UnsupportedRuleError(`the rule "${rule}" needs a whole number`);
-    return Number(arg);
-  };
-  switch (name) {
-    case "required":
-    case "nullable":
-      return null;
-    case "string":
-      return (v) => (typeof v === "string" ? null : "must be a string");
-    case "boolean":
-      return (v) => (typeof v === "boolean" ? null : "must be true or false");
-    case "max": {
-      const n = count();
-      return (v) => (typeof v === "string" && [...v].length > n ? `must be at most ${n} characters` : null);
-    }
-    case "min": {
-      const n = count();
-      return (v) => (typeof v === "string" && [...v].length < n ? `must be at least ${n} characters` : null);
-    }
-    case "in": {
-      if (!arg) throw new UnsupportedRuleError(`the rule "${rule}" lists no values`);
-      const allowed = arg.split(",");
-      return (v) => (typeof v === "string" && allowed.includes(v) ? null : `must be one of ${allowed.join(", ")}`);
-    }
-    case "regex": {
-      const match = arg === null ? null : /^\/(.*)\/([imsu]*)$/s.exec(arg);
-      if (!match) throw new UnsupportedRuleError(`the rule "${rule}" is not written /pattern/flags`);
-      let pattern: RegExp;
-      try {
-        pattern = new RegExp(match[1]!, match[2]);
-      } catch (err) {
-        throw new UnsupportedRuleError(`the rule "${rule}" is not a valid pattern: ${(err as Error).message}`);
-      }
-      return (v) => (typeof v === "string" && pattern.test(v) ? null : "has an invalid format");
-    }
-    case "url": {
-      const schemes = (arg ?? "http,https").split(",").map((s) => `${s}:`);
-      return (v) => {
-        if (typeof v !== "string") return "must be a URL";
-        let url: URL;
-        try {
-          url = new URL(v);
-        } catch {
-          return "must be an absolute URL";
-        }
-        return schemes.includes(url.protocol) ? null : `must be an ${schemes.map((s) => s.slice(0, -1)).join(" or ")} URL`;
-      };
-    }
-    default:
-      throw new UnsupportedRuleError(`the rule "${rule}" is not part of the rule language`);
-  }
-}
+export { parseRule, UnsupportedRuleError, type FieldValue } from "@subbridge/sdk/connector";
 
 /** Fields that take a value (instructions only show text). */
 export function valueFields(fields: readonly Field[] | undefined): Field[] {

@@ -5,11 +5,12 @@ import { listConnectorCards } from "./catalog-page.ts";
 import { getInstallation, installConnector, InstallPlan, listInstallations, prepareInstall, uninstallConnector } from "./installations.ts";
 import { prepareUpdate, updateInstallation, UpdatePlan } from "./installation-changes.ts";
 import { listBotChats } from "./bot-chats.ts";
+import { decideRemovalHold, listRemovalHolds } from "./removal-holds.ts";
 
 export const handlers = {
   // The catalog holds no team data: the pipeline's ability and tenancy checks are the whole gate.
   async list_connectors({ query }, ctx) {
-    const { rows, total } = listConnectorCards(ctx.connectors, pageWindow(query));
+    const { rows, total } = listConnectorCards(ctx.connectors, ctx.platforms, pageWindow(query));
     return listEnvelope(rows, total, query, ctx.resourceUrl);
   },
   async list_project_connectors({ path, query }, ctx) {
@@ -25,6 +26,16 @@ export const handlers = {
   async list_connector_chats({ path, query }, ctx) {
     const { rows, total } = await listBotChats(domainContext(ctx), ctx, path.project, path.connector, pageWindow(query));
     return listEnvelope(rows, total, query, ctx.resourceUrl);
+  },
+  async list_removal_holds({ path, query }, ctx) {
+    const { rows, total } = await listRemovalHolds(domainContext(ctx), ctx, path.project, path.connector, pageWindow(query), query.status);
+    return listEnvelope(rows, total, query, ctx.resourceUrl);
+  },
+  async confirm_removal_hold({ path }, ctx) {
+    return { data: await decideRemovalHold(domainContext(ctx), ctx, path.project, path.connector, path.removal_hold, "confirm") };
+  },
+  async cancel_removal_hold({ path }, ctx) {
+    return { data: await decideRemovalHold(domainContext(ctx), ctx, path.project, path.connector, path.removal_hold, "cancel") };
   },
   async update_project_connector({ path, body }, ctx) {
     return { data: await updateInstallation(domainContext(ctx), ctx, path.project, path.connector, body, UpdatePlan.of(ctx.preflight)) };

@@ -22,6 +22,7 @@ import {
   type Values,
 } from "./installations.ts";
 import { queuePlatformTask } from "./platform-tasks.ts";
+import { queueCreatorMenus } from "./bot/creator-menus.ts";
 import { installationsTable, type InstallationRow } from "./tables.ts";
 
 type UpdateBody = { fields?: Values; settings?: Values };
@@ -113,6 +114,7 @@ export async function updateInstallation(
     // A new bot token may name another bot: its updates come here, and the old bot's stop.
     if (row.platform_account_id !== updated.platform_account_id) await queuePlatformTask(ctx, env, row, "stop_updates");
     await queuePlatformTask(ctx, env, updated, "deliver_updates");
+    await queueCreatorMenus(ctx, updated);
   }
   const installation = presentInstallation(updated);
   await recordActivity(ctx, {

@@ -18,12 +18,15 @@ import { projectsTable } from "../projects/projects.ts";
 import { assertProjectsVisible } from "../projects/tables.ts";
 import { teamTier } from "../teams/tier.ts";
 import { installationsTable, type InstallationRow } from "./tables.ts";
+import { actingInstallation } from "./acting-installation.ts";
 import { credentialsBinding, type ConnectorEnvironment } from "./environment.ts";
 import { checkFieldValues, defaultValues, type FieldValue } from "./field-rules.ts";
 import { driverFor } from "./drivers/index.ts";
 import { queuePlatformTask } from "./platform-tasks.ts";
+import { queueCreatorMenus } from "./bot/creator-menus.ts";
 import { PlatformError, type ConnectorDriver, type InstallInput, type VerifiedAccount } from "./drivers/driver.ts";
 import { uniquely } from "../../db/unique.ts";
+import { platformEntryUrl } from "./platform-entry.ts";
 
 /** Growth runs at most this many distinct connectors on one project (below Growth: one). */
 export const MAX_CONNECTORS_PER_PROJECT = 2;
@@ -90,7 +93,7 @@ export async function installationOf(
  * its updates to one place. Another installation's bot is refused, naming the credential.
  */
 export async function refuseBotInUse(ctx: DomainContext, key: string, account: VerifiedAccount, except: string | null) {
-  if (!account.botUrl) return;
+  if (!account.botUrl && !account.portalEntry) return;
   const other = await unscoped(
     ctx,
     "a bot serves one installation, whichever team installed it first",
@@ -104,13 +107,15 @@ export async function refuseBotInUse(ctx: DomainContext, key: string, account: V
 
 /** The index behind refuseBotInUse (its migration): two installs of one bot at once. */
 export const ONE_BOT_INDEX = "connector_installations_one_bot";
-export const botInUse = (account: Pick<VerifiedAccount, "accountName">) =>
-  validationFailed({
-    "fields.bot_token": [`the bot ${account.accountName} is already connected to another project; create a bot for this one`],
-  });
+export const botInUse = (account: Pick<VerifiedAccount, "accountName" | "portalEntry">) =>
+  validationFailed(
+    account.portalEntry
+      ? { "oauth.code": [`the server ${account.accountName} is already connected to another project; a server belongs to one project`] }
+      : { "fields.bot_token": [`the bot ${account.accountName} is already connected to another project; create a bot for this one`] },
+  );
 
 /** A platform step of a change; a refusal or silence of the platform answered as the API answers it. */
-async function onPlatform<T>(key: string, step: () => Promise<T>): Promise<T> {
+export async function onPlatform<T>(key: string, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (err) {
@@ -251,7 +256,7 @@ export async function installConnector(
     status: "active",
     platform_account_id: account.accountId,
     platform_account_name: account.accountName,
-    bot_url: account.botUrl,
+    bot_url: account.botUrl ?? (account.portalEntry ? platformEntryUrl(env.portalUrl, { connector_key: key, id }) : null),
     credentials: sealFields(env, id, plan.fields),
     settings: plan.settings,
     created_by_user_id: ctx.actor.userId,
@@ -260,6 +265,7 @@ export async function installConnector(
   };
   await uniquely(installationsTable.insert(ctx, { ...row, settings: JSON.stringify(row.settings) }), () => botInUse(account), ONE_BOT_INDEX);
   await queuePlatformTask(ctx, env, row, "deliver_updates");
+  await queueCreatorMenus(ctx, row);
   const installation = presentInstallation(row);
   await recordActivity(ctx, {
     event: "connector_installed",
@@ -292,12 +298,13 @@ export async function uninstallConnector(ctx: DomainContext, env: ConnectorEnvir
   await emitEvent(ctx, { type: "connector.uninstalled", projectId, data: { installation } });
 }
 
-/** The project's oldest active installation with a bot URL (where deep links open), or undefined. */
+/** The project's oldest active installation with a bot URL (where deep links open; a standby's once it took over), or undefined. */
 export async function attachedBot(ctx: DomainContext, projectId: string): Promise<InstallationRow | undefined> {
-  return (await installationsTable
+  const own = (await installationsTable
     .rows(ctx)
     .where({ project_id: projectId, status: "active" })
     .whereNotNull("bot_url")
     .orderBy([{ column: "created_at" }, { column: "id" }])
     .first()) as InstallationRow | undefined;
+  return actingInstallation(ctx, own);
 }

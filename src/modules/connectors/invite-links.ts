@@ -10,6 +10,7 @@ import { createDomainContext, systemActor, unscoped, type Db } from "../../db/te
 import { PlatformError, type InviteLinkExpiry, type PlatformSession } from "./drivers/driver.ts";
 import { inviteLinksTable, platformJoinsTable, type InstallationRow } from "./tables.ts";
 import { installationSession } from "./bot/session.ts";
+import { actingItems, standbyColumn } from "./acting-installation.ts";
 import type { ConnectorEnvironment } from "./environment.ts";
 import { LIVE_GRANT_STATUSES } from "../subscriptions/tables.ts";
 
@@ -140,9 +141,10 @@ export async function syncJoins(
       "j.external_user_id as user",
       db.raw("exists (?) as covered", [covering]),
       db.raw("row_to_json(i.*) as installation"),
+      standbyColumn(db, "i"),
     )) as JoinItem[];
   let removed = 0;
-  for (const join of items) {
+  for (const join of actingItems(items)) {
     if (!join.covered) {
       try {
         await installationSession(env, join.installation).removeMember(join.place, join.user);

@@ -3,7 +3,10 @@
 // to another bot) stops the old bot's. The change writes a task in its own transaction
 // (queuePlatformTask); the process that committed it runs the task at once (a commit effect), and
 // the connectors.platform-tasks job tries failed ones again with growing delays, giving up after a
-// day. A change that rolls back leaves no task, so the platform is never changed for it.
+// day. A change that rolls back leaves no task, so the platform is never changed for it. Pointing
+// a bot's updates here also sets its member command menu; a creator linking their account asks for
+// their own chat's menu (advertise_commands, queueCommandMenu).
+import type { Knex } from "knex";
 import type { Logger } from "pino";
 import { randomUUID } from "node:crypto";
 import { afterCommit, createDomainContext, systemActor, tenantTable, unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
@@ -11,10 +14,11 @@ import { PlatformError } from "./drivers/driver.ts";
 import type { ConnectorEnvironment } from "./environment.ts";
 import type { InstallationRow } from "./tables.ts";
 import { installationSession, updatesSecret, updatesUrl } from "./bot/session.ts";
+import { MEMBER_COMMANDS, type BotCommandLine } from "./bot/bot-commands.ts";
 
 export const platformTasksTable = tenantTable("connector_platform_tasks", { team: "team_id", project: "project_id" });
 
-export type PlatformTaskAction = "deliver_updates" | "stop_updates";
+export type PlatformTaskAction = "deliver_updates" | "stop_updates" | "advertise_commands";
 
 interface TaskRow {
   id: string;
@@ -25,6 +29,8 @@ interface TaskRow {
   action: PlatformTaskAction;
   target_url: string | null;
   credentials: string | null;
+  chat_id: string | null;
+  commands: BotCommandLine[] | string | null;
   attempts: number;
   created_at: Date;
 }
@@ -47,14 +53,42 @@ export async function queuePlatformTask(
   ctx: DomainContext,
   env: Pick<ConnectorEnvironment, "baseUrl">,
   installation: InstallationRow,
-  action: PlatformTaskAction,
+  action: Exclude<PlatformTaskAction, "advertise_commands">,
 ): Promise<string> {
-  await platformTasksTable
+  // A bot whose updates stop needs no menu either; pointing them here leaves the chats' menus asked for.
+  const replaced = action === "stop_updates" ? ["deliver_updates", "stop_updates", "advertise_commands"] : ["deliver_updates", "stop_updates"];
+  return insertTask(ctx, installation, { action, target_url: action === "deliver_updates" ? updatesUrl(env.baseUrl, installation) : null }, (q) =>
+    q.whereIn("action", replaced),
+  );
+}
+
+/**
+ * Asks, in the change's transaction, for the bot's command menu in one person's private chat
+ * (`chat`, a linked creator's): an earlier unfinished menu of that chat is superseded.
+ */
+export async function queueCommandMenu(
+  ctx: DomainContext,
+  installation: InstallationRow,
+  chat: string,
+  commands: readonly BotCommandLine[],
+): Promise<string> {
+  const task = { action: "advertise_commands" as const, chat_id: chat, commands: JSON.stringify(commands) };
+  return insertTask(ctx, installation, task, (q) => q.where({ action: "advertise_commands", chat_id: chat }));
+}
+
+async function insertTask(
+  ctx: DomainContext,
+  installation: InstallationRow,
+  task: { action: PlatformTaskAction; target_url?: string | null; chat_id?: string; commands?: string },
+  superseding: (q: Knex.QueryBuilder) => unknown,
+): Promise<string> {
+  const earlier = platformTasksTable
     .rows(ctx)
     .where({ installation_id: installation.id })
     .whereRaw("platform_account_id is not distinct from ?", [installation.platform_account_id])
-    .whereNull("finished_at")
-    .update({ finished_at: ctx.now, outcome: "superseded", claimed_until: null });
+    .whereNull("finished_at");
+  superseding(earlier);
+  await earlier.update({ finished_at: ctx.now, outcome: "superseded", claimed_until: null });
   const id = randomUUID();
   await platformTasksTable.insert(ctx, {
     id,
@@ -62,8 +96,7 @@ export async function queuePlatformTask(
     installation_id: installation.id,
     connector_key: installation.connector_key,
     platform_account_id: installation.platform_account_id,
-    action,
-    target_url: action === "deliver_updates" ? updatesUrl(env.baseUrl, installation) : null,
+    ...task,
     credentials: installation.credentials,
     next_attempt_at: ctx.now,
     created_at: ctx.now,
@@ -74,10 +107,16 @@ export async function queuePlatformTask(
 
 async function carryOut(env: PlatformTaskEnvironment, task: TaskRow): Promise<void> {
   const session = installationSession(env, { ...task, id: task.installation_id });
+  if (task.action === "advertise_commands") {
+    const commands = typeof task.commands === "string" ? (JSON.parse(task.commands) as BotCommandLine[]) : (task.commands ?? []);
+    return session.setCommands?.(commands, task.chat_id);
+  }
   if (!session.deliverUpdates) return;
   const target = task.action === "deliver_updates" ? { url: task.target_url!, secret: updatesSecret(env.appKey, task.installation_id) } : null;
   try {
     await session.deliverUpdates(target);
+    // The members' menu in every private chat; a failure tries both again (each call is idempotent).
+    if (target) await session.setCommands?.(MEMBER_COMMANDS, null);
   } catch (err) {
     // A bot whose token no longer works sends no updates anywhere: there is nothing left to stop.
     if (task.action === "stop_updates" && err instanceof PlatformError && err.kind === "unauthorized") return;
@@ -141,29 +180,44 @@ export async function runPlatformTasks(
       continue;
     }
     await mine.update({ finished_at: now, outcome: "done", claimed_until: null, attempts: task.attempts + 1, last_error: null });
+    // The bot (still the installation's) now has this release's setup.
+    if (task.action === "deliver_updates")
+      await tasks("connector_installations")
+        .where({ id: task.installation_id })
+        .whereRaw("platform_account_id is not distinct from ?", [task.platform_account_id])
+        .update({ platform_setup_version: PLATFORM_SETUP_VERSION });
     done++;
   }
   return done;
 }
 
 /**
+ * The bot setup a deliver_updates task gives (the updates it asks for, the members' command menu).
+ * Raised when a release asks bots for more: 2 adds Telegram's chat_join_request and the menu.
+ */
+export const PLATFORM_SETUP_VERSION = 2;
+
+/**
  * A simulated platform is new at every `npm start` and knows no bot, where Telegram keeps a bot's
  * webhook until told otherwise: without this, a restarted demo's bots would answer nobody. Each
  * active installation's bot is pointed at its address again through the task an install writes
- * (a failed call is retried by the job); answers how many tasks were carried out.
+ * (a failed call is retried by the job); answers how many tasks were carried out. With
+ * `outdated`, only the bots an older release set up (PLATFORM_SETUP_VERSION): a real platform
+ * keeps a webhook, but not the updates a newer release asks for.
  */
 export async function reintroduceBots(
   db: Db,
   env: PlatformTaskEnvironment & Pick<ConnectorEnvironment, "baseUrl">,
   now: Date,
-  scope: { teamId?: string } = {},
+  scope: { teamId?: string; outdated?: boolean } = {},
   logger?: Logger,
 ): Promise<number> {
   const active = unscoped(
     db,
-    "a simulated start points every team's bots at their installations",
+    "a start points every team's bots at their installations (a simulated platform's all, a real one's set up by an older release)",
   )("connector_installations").where({ status: "active" });
   if (scope.teamId) active.where({ team_id: scope.teamId });
+  if (scope.outdated) active.where("platform_setup_version", "<", PLATFORM_SETUP_VERSION);
   const taskIds: string[] = [];
   for (const installation of (await active) as InstallationRow[]) {
     const queue = (trx: Db) =>

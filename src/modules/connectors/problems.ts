@@ -1,15 +1,10 @@
 // What is wrong with the connector packages (or the operator's catalog file), and the one error
 // that refuses the start: every problem of every file at once, so one restart fixes them all.
 import { isAbsolute, relative } from "node:path";
+import type { PackageProblem } from "@subbridge/sdk/connector/package";
 
-export interface PackageProblem {
-  /** Absolute path of the file the problem is in. */
-  file: string;
-  /** JSON pointer into that file ("/listing/tagline"); "" when the problem is about the whole file. */
-  pointer: string;
-  /** One sentence a person can act on. */
-  message: string;
-}
+export type { PackageProblem };
+export { quoted } from "@subbridge/sdk/connector/package";
 
 /** A path as the operator typed it: relative to the working directory when inside it. */
 export function displayPath(file: string): string {
@@ -25,7 +20,10 @@ export function describeProblems(problems: readonly PackageProblem[]): string {
     byFile.get(problem.file)!.push(problem);
   }
   return [...byFile]
-    .map(([file, list]) => `${displayPath(file)} is invalid:\n${list.map((p) => `  ${p.pointer ? `${p.pointer}: ` : ""}${p.message}`).join("\n")}`)
+    .map(
+      ([file, list]) =>
+        `${displayPath(file)} is invalid:\n${list.map((p) => `  ${p.pointer ? `${p.pointer}: ` : ""}${p.message}${p.fix ? ` — ${p.fix}` : ""}`).join("\n")}`,
+    )
     .join("\n");
 }
 
@@ -39,9 +37,3 @@ export class ConnectorLoadError extends Error {
 
 /** One reference token of a JSON pointer (RFC 6901: ~ and / escaped). */
 export const pointerToken = (token: string) => token.replace(/~/g, "~0").replace(/\//g, "~1");
-
-/** A string value as messages quote it, shortened (an overview can be a page long). */
-export function quoted(text: string): string {
-  const json = JSON.stringify(text);
-  return json.length > 60 ? `${json.slice(0, 56)}..."` : json;
-}

@@ -13,10 +13,12 @@ import { createDomainContext, systemActor, type Db, type DomainContext } from ".
 import { alertStuckAccess, alertStuckBan } from "../alerts/producers.ts";
 import { membersTable } from "../members/tables.ts";
 import { queueBotMessage } from "../bot-messages/outbox.ts";
+import { phrase } from "../bot-messages/phrases.ts";
 import { botMessagesTable } from "../bot-messages/tables.ts";
 import { grantsTable, PLATFORM_FAILURES_CLEARED } from "../subscriptions/tables.ts";
 import type { PlatformError, PlatformErrorKind } from "./drivers/driver.ts";
 import { platformName } from "./platform-name.ts";
+import { mention, queueLogLine } from "./log-channel.ts";
 import type { InstallationRow } from "./tables.ts";
 
 /** What the sweep knows of a grant it could not sync. */
@@ -111,13 +113,25 @@ export async function recordSyncFailure(db: Db, item: StuckItem, err: PlatformEr
         remedy: remedy(item, err),
         retryAt,
       });
+      await queueLogLine(
+        ctx,
+        item.installation,
+        `Could not ${item.status === "pending" ? "give" : "take"} ${item.title} ${item.status === "pending" ? "to" : "from"} ${mention(item.user)}: ${err.description ?? err.message}`,
+        { type: "access_grant", id: item.grant_id },
+        `log-failure:${item.status}:${item.grant_id}`,
+      );
       if (item.status === "pending" && item.user && item.member_status !== "banned" && !BOT_MUTED.has(err.kind))
         await queueBotMessage(ctx, {
           installation: item.installation,
           recipient: item.user,
-          text:
-            `Your membership is active, but I could not give you access to ${item.title} yet: ${platform} ${NEEDS_A_PERSON.has(err.kind) ? "refused" : "is not answering"}. ` +
-            `The creator has been told, and you get it as soon as it works; you need not do anything.`,
+          phrases: [
+            phrase(
+              NEEDS_A_PERSON.has(err.kind)
+                ? "Your membership is active, but I could not give you access to {resource} yet: {platform} refused. The creator has been told, and you get it as soon as it works; you need not do anything."
+                : "Your membership is active, but I could not give you access to {resource} yet: {platform} is not answering. The creator has been told, and you get it as soon as it works; you need not do anything.",
+              { resource: item.title, platform },
+            ),
+          ],
           purpose: "notice",
           subject: { type: "access_grant", id: item.grant_id },
           dedupeKey: delayedKey(item.grant_id),
@@ -168,7 +182,7 @@ export async function recordSyncSuccess(ctx: DomainContext, item: StuckItem): Pr
   await queueBotMessage(ctx, {
     installation: item.installation,
     recipient: item.user,
-    text: `You have access to ${item.title} now. Thank you for waiting.`,
+    phrases: [phrase("You have access to {resource} now. Thank you for waiting.", { resource: item.title })],
     purpose: "notice",
     subject: { type: "access_grant", id: item.grant_id },
     dedupeKey: `access-given:${item.grant_id}`,

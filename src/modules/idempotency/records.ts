@@ -1,4 +1,4 @@
-// The responses kept for Idempotency-Key replays (the rules: src/apps/api/idempotency.ts).
+// The responses kept for Idempotency-Key replays (the rules: src/pipeline/idempotency.ts).
 // A response is kept by the transaction of the write it answers (keepResponse runs in it), found again by keptResponse for 24 hours, then purged (jobs.ts).
 // Records belong to a credential, not to a team's data: reached by key only, never listed.
 import type { Db } from "../../db/tenant.ts";

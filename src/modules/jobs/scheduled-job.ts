@@ -5,7 +5,7 @@ import type { Db } from "../../db/tenant.ts";
 import type { Logger } from "pino";
 import type { AccessSyncEnvironment } from "../connectors/access-sync.ts";
 import type { ConnectorRegistry } from "../connectors/registry.ts";
-import type { StripePayments } from "../payments/stripe/open.ts";
+import type { StripePayments } from "../payments/stripe/stripe-payments.ts";
 
 export interface JobRun {
   /** The database (not a transaction): a job opens one transaction per team it changes. */

@@ -7,6 +7,7 @@
 import type { DomainContext } from "../../db/tenant.ts";
 import { portalPage } from "../alerts/links.ts";
 import { queueBotMessage } from "../bot-messages/outbox.ts";
+import { phrase, type Phrase } from "../bot-messages/phrases.ts";
 import { installationsTable } from "../connectors/tables.ts";
 import { membersTable, type MemberRow } from "../members/tables.ts";
 import { formatMinor } from "../payments/money.ts";
@@ -47,17 +48,20 @@ async function targetOf(ctx: DomainContext, sub: Sub): Promise<Target | null> {
 /** A moment as the texts write it: "2026-12-01 14:00 UTC". */
 const when = (at: Date | string) => `${new Date(at).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
+/** The names every notice's text fills in. */
+const named = (t: Target) => ({ project: t.project.name, plan: t.plan.name });
+
 /** The bot message's dedupe key of the notice `name` about subscription `subscriptionId`. */
 const noticeKey = (name: string, subscriptionId: string) => `notice:${name}:${subscriptionId}`;
 
 /** Queues the notice `name` about `sub` (once per name); true when it was queued now. */
-async function queueNotice(ctx: DomainContext, sub: Sub, name: string, text: (t: Target) => string): Promise<boolean> {
+async function queueNotice(ctx: DomainContext, sub: Sub, name: string, line: (t: Target) => Phrase): Promise<boolean> {
   const target = await targetOf(ctx, sub);
   if (!target) return false;
   const id = await queueBotMessage(ctx, {
     installation: target.installation,
     recipient: target.recipient,
-    text: text(target),
+    phrases: [line(target)],
     purpose: "notice",
     subject: { type: "subscription", id: sub.id },
     dedupeKey: noticeKey(name, sub.id),
@@ -88,18 +92,24 @@ export const reminderKey = (kind: ReminderKind, sub: Sub & { ends_at: Date }) =>
 export function queueReminder(ctx: DomainContext, sub: Sub & { ends_at: Date }, kind: ReminderKind): Promise<boolean> {
   return queueNotice(ctx, sub, reminderName(kind, sub.ends_at), (t) =>
     kind === "renewal"
-      ? `${t.project.name}: your ${t.plan.name} membership renews on ${when(sub.ends_at)} for ${formatMinor(Number(t.plan.amount_minor), t.plan.currency)}. To change or cancel it: ${portalPage(t.project.handle)}/account`
-      : `${t.project.name}: your ${t.plan.name} access ends on ${when(sub.ends_at)}. To keep it, renew on ${portalPage(t.project.handle)}`,
+      ? phrase("{project}: your {plan} membership renews on {date} for {price}. To change or cancel it: {link}", {
+          ...named(t),
+          date: when(sub.ends_at),
+          price: formatMinor(Number(t.plan.amount_minor), t.plan.currency),
+          link: `${portalPage(t.project.handle)}/account`,
+        })
+      : phrase("{project}: your {plan} access ends on {date}. To keep it, renew on {link}", {
+          ...named(t),
+          date: when(sub.ends_at),
+          link: portalPage(t.project.handle),
+        }),
   );
 }
 
 /** Tells the member their access ended (the subscription expired, whatever ended it). */
 export function queueAccessEndedNotice(ctx: DomainContext, sub: Sub): Promise<boolean> {
-  return queueNotice(
-    ctx,
-    sub,
-    "access-ended",
-    (t) => `Your access to ${t.project.name} has ended. To come back, choose a plan on ${portalPage(t.project.handle)}`,
+  return queueNotice(ctx, sub, "access-ended", (t) =>
+    phrase("Your access to {project} has ended. To come back, choose a plan on {link}", { ...named(t), link: portalPage(t.project.handle) }),
   );
 }
 
@@ -110,12 +120,13 @@ export function queueAccessEndedNotice(ctx: DomainContext, sub: Sub): Promise<bo
 export async function queuePaymentFailedNotice(ctx: DomainContext, sub: Sub, nextRetryAt: Date | null): Promise<boolean> {
   const graceEnd = sub.ends_at;
   if (graceEnd === null) return false;
-  const retry = nextRetryAt ? ` It will be tried again on ${when(nextRetryAt)}.` : "";
-  return queueNotice(
-    ctx,
-    sub,
-    `payment-failed:${new Date(graceEnd).toISOString()}`,
-    (t) =>
-      `${t.project.name}: your payment for ${t.plan.name} failed. Your access continues until ${when(graceEnd)}.${retry} Update your payment method on ${portalPage(t.project.handle)}/account`,
-  );
+  return queueNotice(ctx, sub, `payment-failed:${new Date(graceEnd).toISOString()}`, (t) => {
+    const vars = { ...named(t), date: when(graceEnd), link: `${portalPage(t.project.handle)}/account` };
+    return nextRetryAt
+      ? phrase(
+          "{project}: your payment for {plan} failed. Your access continues until {date}. It will be tried again on {retry}. Update your payment method on {link}",
+          { ...vars, retry: when(nextRetryAt) },
+        )
+      : phrase("{project}: your payment for {plan} failed. Your access continues until {date}. Update your payment method on {link}", vars);
+  });
 }

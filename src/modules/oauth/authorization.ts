@@ -19,7 +19,8 @@ export interface AuthorizationRequest {
   client: OAuthClient;
   redirectUri: string;
   scope: string;
-  state: string;
+  /** Echoed back on every redirect when the client sent one; optional with PKCE (OAuth 2.1 section 4.1.1). */
+  state: string | undefined;
   codeChallenge: string;
   codeChallengeMethod: "S256";
 }
@@ -61,12 +62,13 @@ export async function validateAuthorizationRequest(db: Db, query: Query): Promis
     return { kind: "show", error: "invalid_request", description: "redirect_uri is not one the client registered (exact match)." };
   }
 
-  const state = one("state");
+  // An empty state is no state: nothing is echoed back for it.
+  const state = one("state") || undefined;
   const refuse = (error: string, description: string): AuthorizationCheck => ({
     kind: "redirect",
     error,
     description,
-    location: redirectWithParams(redirectUri, { error, error_description: description, state: state ?? undefined }),
+    location: redirectWithParams(redirectUri, { error, error_description: description, state }),
   });
   for (const name of ["response_type", "scope", "state", "code_challenge", "code_challenge_method"]) {
     if (one(name) === null) return refuse("invalid_request", `${name} is given more than once.`);
@@ -77,7 +79,8 @@ export async function validateAuthorizationRequest(db: Db, query: Query): Promis
   // RFC 6749 section 3.3: a server may apply its default scope when none is asked for; ours is the only one.
   const scope = one("scope") ?? MCP_SCOPE;
   if (scope !== MCP_SCOPE) return refuse("invalid_scope", `The one scope is ${MCP_SCOPE}.`);
-  if (!state) return refuse("invalid_request", "state is required.");
+  // No "state is required": OAuth 2.1 lets PKCE (required below) carry the CSRF protection, and
+  // an MCP client whose provider has no state() sends none.
   const challenge = one("code_challenge");
   if (!challenge) return refuse("invalid_request", "code_challenge is required (PKCE, S256).");
   const method = one("code_challenge_method");

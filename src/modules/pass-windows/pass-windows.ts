@@ -1,15 +1,19 @@
 // The dated windows a plan sells passes for (a creator task of a window is due at its start).
 // Their activity entries are their plan's: pass windows have no activity subject of their own.
+// A read shows its seats (seats.ts). A window someone started to buy is not deleted, and once a
+// pass is sold its dates stay: the passes' access follows the dates they were bought for.
 import { randomUUID } from "node:crypto";
-import { notFound, validationFailed } from "../../errors.ts";
+import { domainRefusal, notFound, validationFailed } from "../../errors.ts";
 import type { DomainContext } from "../../db/tenant.ts";
 import { alertPassWindow } from "../alerts/producers.ts";
 import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import { planById } from "../plans/plans.ts";
 import { passWindowsTable, type PassWindowRow } from "../plans/tables.ts";
+import { checkoutsTable } from "../payments/tables.ts";
 import { iso, recordCatalogChange, requireProject } from "../resources/catalog-change.ts";
+import { seatsOf, seatsTakenBy } from "./seats.ts";
 
-export function presentPassWindow(row: PassWindowRow) {
+export function presentPassWindow(row: PassWindowRow, taken = 0) {
   return {
     id: row.id,
     project_id: row.project_id,
@@ -18,6 +22,7 @@ export function presentPassWindow(row: PassWindowRow) {
     starts_at: iso(row.starts_at)!,
     ends_at: iso(row.ends_at)!,
     capacity: row.capacity,
+    ...seatsOf(row, taken),
     created_at: iso(row.created_at)!,
     updated_at: iso(row.updated_at)!,
   };
@@ -42,12 +47,22 @@ const SORT: Record<string, string> = { created_at: "created_at", starts_at: "sta
 export async function listPassWindows(ctx: DomainContext, projectId: string, planId: string, window: PageWindow) {
   await requirePlan(ctx, projectId, planId);
   const { rows, total } = await sortedPage<PassWindowRow>(passWindowsTable.rows(ctx).where({ plan_id: planId }).select("*"), window, SORT);
-  return { rows: rows.map(presentPassWindow), total };
+  const taken = await seatsTakenBy(
+    ctx,
+    rows.map((r) => r.id),
+    ctx.now,
+  );
+  return { rows: rows.map((r) => presentPassWindow(r, taken.get(r.id))), total };
+}
+
+/** `row` as read, with its seats taken now. */
+async function presentWithSeats(ctx: DomainContext, row: PassWindowRow) {
+  return presentPassWindow(row, (await seatsTakenBy(ctx, [row.id], ctx.now)).get(row.id));
 }
 
 export async function getPassWindow(ctx: DomainContext, projectId: string, planId: string, id: string) {
   await requirePlan(ctx, projectId, planId);
-  return presentPassWindow(await windowById(ctx, planId, id));
+  return presentWithSeats(ctx, await windowById(ctx, planId, id));
 }
 
 export interface PassWindowInput {
@@ -92,8 +107,12 @@ export async function updatePassWindow(ctx: DomainContext, projectId: string, pl
   if (input.capacity !== undefined) changes.capacity = input.capacity;
   const next = { ...row, ...changes };
   checkDates(new Date(next.starts_at), new Date(next.ends_at));
+  const moved =
+    new Date(next.starts_at).getTime() !== new Date(row.starts_at).getTime() || new Date(next.ends_at).getTime() !== new Date(row.ends_at).getTime();
+  if (moved && (await checkoutsTable.rows(ctx).where({ pass_window_id: id, status: "completed" }).first("id")))
+    throw domainRefusal("Passes are sold for this window: its dates cannot move. Add another window instead.", { pass_window_id: id });
   await passWindowsTable.rows(ctx).where({ id }).update(changes);
-  const window = presentPassWindow(next);
+  const window = await presentWithSeats(ctx, next);
   await recordWindowChange(ctx, window, "updated");
   return window;
 }
@@ -101,6 +120,11 @@ export async function updatePassWindow(ctx: DomainContext, projectId: string, pl
 export async function deletePassWindow(ctx: DomainContext, projectId: string, planId: string, id: string) {
   await requirePlan(ctx, projectId, planId);
   const row = await windowById(ctx, planId, id);
+  // Its checkouts (even expired ones, which a late payment can still complete) name it.
+  if (await checkoutsTable.rows(ctx).where({ pass_window_id: id }).first("id"))
+    throw domainRefusal("Passes of this window were bought or are being bought: it cannot be deleted. Set its capacity instead.", {
+      pass_window_id: id,
+    });
   await passWindowsTable.rows(ctx).where({ id }).delete();
   await recordWindowChange(ctx, presentPassWindow(row), "deleted");
 }

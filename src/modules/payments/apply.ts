@@ -20,6 +20,7 @@ import { membersTable, type MemberRow } from "../members/tables.ts";
 import { queuePaymentFailedNotice } from "../notices/notices.ts";
 import { memberSubscribed } from "../members/joining.ts";
 import { plansTable, type PlanRow } from "../plans/tables.ts";
+import { lockedWindow, seatLost } from "../pass-windows/seats.ts";
 import { grantPlanResources } from "../subscriptions/grants.ts";
 import {
   cancelSubscriptionRow,
@@ -103,25 +104,33 @@ async function completeCheckout(db: Db, provider: ProviderName, event: Extract<P
   if (checkout.status !== "open" && checkout.status !== "expired")
     return { outcome: "ignored" as const, reason: `the checkout is already ${checkout.status}` };
   const plan = (await plansTable.rows(ctx).where({ id: checkout.plan_id }).first()) as PlanRow;
+  const superseded = async () => {
+    await checkoutsTable.rows(ctx).where({ id: checkout.id }).update({ status: "superseded", completed_at: now });
+    // Owed from this commit on: the refund made after it is retried until the provider confirms.
+    if (event.payment) await recordOwedRefund(ctx, checkout, event.payment);
+    return { outcome: "superseded" as const, refund: event.payment };
+  };
+  // A window's pass is bought only while its seat stands: money for an ended window or a lost seat is refunded.
+  const window = checkout.pass_window_id ? await lockedWindow(ctx, checkout.pass_window_id) : null;
+  if (window && (await seatLost(ctx, checkout, window, now))) return superseded();
   const terms = {
     provider,
     providerSubscriptionId: event.providerSubscriptionId,
     paymentMethodId: checkout.payment_method_id,
     trialEndsAt: event.trialEndsAt,
-    endsAt: event.periodEndsAt,
+    endsAt: window ? new Date(window.ends_at) : event.periodEndsAt,
   };
+  // A pass bought before its window opens grants nothing until then (the pass-windows job issues its grants).
+  const pass = window ? { windowId: window.id, grantsDueAt: new Date(window.starts_at) > now ? new Date(window.starts_at) : null } : undefined;
   let subscription: SubscriptionRow;
   try {
     // A savepoint: a refusal leaves the rest of this transaction (the inbox row) intact.
     subscription = await db.transaction((trx) =>
-      createSubscription(createDomainContext(trx, ctx.actor, now), { member, plan, source: provider, terms }),
+      createSubscription(createDomainContext(trx, ctx.actor, now), { member, plan, source: provider, terms, ...(pass ? { pass } : {}) }),
     );
   } catch (err) {
     if (!(err instanceof ApiError && err.code === "SUBSCRIPTION_ALREADY_ACTIVE")) throw err;
-    await checkoutsTable.rows(ctx).where({ id: checkout.id }).update({ status: "superseded", completed_at: now });
-    // Owed from this commit on: the refund made after it is retried until the provider confirms.
-    if (event.payment) await recordOwedRefund(ctx, checkout, event.payment);
-    return { outcome: "superseded" as const, refund: event.payment };
+    return superseded();
   }
   await checkoutsTable.rows(ctx).where({ id: checkout.id }).update({ status: "completed", completed_at: now, subscription_id: subscription.id });
   // The coupon the checkout was started with is redeemed now that it bought something (a superseded payment is refunded: not counted).
@@ -138,7 +147,7 @@ async function completeCheckout(db: Db, provider: ProviderName, event: Extract<P
     });
     await alertSale(ctx, { provider, plan, memberId: member.id, renewal: false, payment: event.payment });
   }
-  await grantPlanResources(ctx, { subscription, member: joined, plan });
+  if (!subscription.grants_due_at) await grantPlanResources(ctx, { subscription, member: joined, plan });
   return { outcome: "applied" as const, memberId: member.id, effects: commitEffectsOf(ctx) };
 }
 

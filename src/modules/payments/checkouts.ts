@@ -8,6 +8,8 @@
 // a new one closes the earlier ones, whose hosted pages the caller closes at the provider, so an
 // abandoned page cannot later start a second trial or spend a second coupon use. A plan's trial is
 // offered once per member and project: one who has had a trial there pays from the first day.
+// A plan with pass windows is bought for one window (pass-windows/seats.ts): one payment of the
+// plan's price, no trial, the seat taken as the checkout opens.
 import { randomUUID } from "node:crypto";
 import { createDomainContext, systemActor, type Db, type DomainContext } from "../../db/tenant.ts";
 import { UUID } from "../../uuid.ts";
@@ -17,6 +19,7 @@ import type { PlanRow } from "../plans/tables.ts";
 import { refuseLiveSubscription } from "../subscriptions/subscriptions.ts";
 import { subscriptionsTable } from "../subscriptions/tables.ts";
 import type { PlanPrice, ProviderName } from "./provider.ts";
+import { takeSeat } from "../pass-windows/seats.ts";
 import { planPrice } from "./selling.ts";
 import { checkoutsTable, type CheckoutRow } from "./tables.ts";
 
@@ -32,9 +35,10 @@ export async function trialDaysFor(ctx: DomainContext, plan: PlanRow, memberId: 
   return plan.trial_days;
 }
 
-/** What the provider is asked to sell for `checkout`: its plan's cycle at the checkout's price and trial. */
+/** What the provider is asked to sell for `checkout`: its plan's cycle (a window's pass: one payment) at the checkout's price and trial. */
 export function checkoutPrice(plan: PlanRow, checkout: CheckoutRow): PlanPrice {
-  return { ...planPrice(plan), amountMinor: Number(checkout.price_minor), currency: checkout.currency, trialDays: checkout.trial_days };
+  const price = { ...planPrice(plan), amountMinor: Number(checkout.price_minor), currency: checkout.currency, trialDays: checkout.trial_days };
+  return checkout.recurring ? price : { ...price, cycle: "lifetime", cycleCount: 1 };
 }
 
 export interface OpenedCheckout {
@@ -54,6 +58,8 @@ export async function openCheckout(
     providerAccount: string | null;
     /** A coupon already checked for this plan and member (checkCouponForPlan, in this transaction). */
     discount?: CouponDiscount | null;
+    /** The pass window bought (required when the plan has windows). */
+    passWindowId?: string | null;
   },
 ): Promise<OpenedCheckout> {
   const { plan, member } = input;
@@ -71,7 +77,9 @@ export async function openCheckout(
         earlier.map((c) => c.id),
       )
       .update({ status: "expired" });
-  const trialDays = await trialDaysFor(ctx, plan, member.id);
+  // After the earlier checkouts closed: a member trying again does not hold two seats.
+  const window = await takeSeat(ctx, plan, input.passWindowId ?? null);
+  const trialDays = window ? 0 : await trialDaysFor(ctx, plan, member.id);
   const priceMinor = Number(plan.amount_minor);
   const row: CheckoutRow = {
     id: randomUUID(),
@@ -87,10 +95,11 @@ export async function openCheckout(
     amount_minor: discountedAmount(priceMinor, input.discount),
     currency: plan.currency,
     trial_days: trialDays,
-    recurring: plan.billing_cycle !== "lifetime",
+    recurring: !window && plan.billing_cycle !== "lifetime",
     status: "open",
     subscription_id: null,
     coupon_id: input.discount?.couponId ?? null,
+    pass_window_id: window?.id ?? null,
     created_at: ctx.now,
     completed_at: null,
   };

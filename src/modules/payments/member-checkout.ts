@@ -13,6 +13,7 @@ import { presentPaymentMethod } from "../payment-methods/payment-methods.ts";
 import { paymentMethodsTable, type PaymentMethodRow } from "../payment-methods/tables.ts";
 import { plansTable, type PlanRow } from "../plans/tables.ts";
 import { refuseLiveSubscription } from "../subscriptions/subscriptions.ts";
+import { PASS_SEAT_HOLD_MS } from "../pass-windows/seats.ts";
 import { checkoutPrice, noteProviderCheckout, openCheckout } from "./checkouts.ts";
 import { accountAccessLost, stripeAccessRefused } from "./connections.ts";
 import type { ProviderRegistry } from "./providers.ts";
@@ -47,6 +48,8 @@ export interface MemberCheckoutInput {
   methodId: string;
   /** What the member typed ("" for none). */
   couponCode: string;
+  /** The pass window picked (a plan with windows is bought for one); null for none. */
+  passWindowId?: string | null;
   /** The member's return addresses for this checkout: success (its page), cancel (the plan). */
   returnUrls(checkoutId: string): { successUrl: string; cancelUrl: string };
 }
@@ -96,6 +99,7 @@ export async function startMemberCheckout(deps: MemberCheckoutDeps, input: Membe
       paymentMethodId: method.id,
       providerAccount: target.method.account,
       discount: discount ?? null,
+      passWindowId: input.passWindowId ?? null,
     });
     return { ...opened, discount };
   });
@@ -113,6 +117,8 @@ export async function startMemberCheckout(deps: MemberCheckoutDeps, input: Membe
       planName: plan.name,
       price: checkoutPrice(plan, checkout),
       ...(discount ? { discount } : {}),
+      // A pass's page closes as its seat's hold ends, so a payment rarely arrives for a seat that is gone.
+      ...(checkout.pass_window_id ? { expiresAt: new Date(deps.now().getTime() + PASS_SEAT_HOLD_MS) } : {}),
       ...input.returnUrls(checkout.id),
     });
   } catch (err) {

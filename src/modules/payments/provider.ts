@@ -44,6 +44,8 @@ export interface CheckoutRequest {
   cancelUrl?: string;
   /** Stars: the chat the invoice goes to; absent = an invoice link. */
   chatId?: string;
+  /** When the hosted page stops taking payment (a pass's seat hold ends); absent = the provider's default. */
+  expiresAt?: Date;
 }
 
 export interface CheckoutStart {

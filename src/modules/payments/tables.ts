@@ -53,6 +53,8 @@ export interface CheckoutRow {
   subscription_id: string | null;
   /** The coupon the member typed, validated when the checkout opened; its redemption counts on completion. */
   coupon_id: string | null;
+  /** The pass window whose seat it holds (pass-windows/seats.ts); null for a plan without windows. */
+  pass_window_id?: string | null;
   created_at: Date;
   completed_at: Date | null;
 }

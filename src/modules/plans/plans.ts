@@ -6,11 +6,14 @@ import { ApiError, addFieldError, domainRefusal, emptyFieldErrors, notFound, val
 import type { DomainContext } from "../../db/tenant.ts";
 import { fetchPage, orderClause, type PageWindow } from "../../db/pages.ts";
 import { currencyErrors, enabledPaymentMethods } from "../payment-methods/payment-methods.ts";
+import { paymentMethodNotConfigured } from "../payment-methods/payments-page.ts";
 import { iso, recordCatalogChange, requireProject } from "../resources/catalog-change.ts";
 import { resourcesTable, type ResourceRow } from "../resources/tables.ts";
 import { subscriptionsTable } from "../subscriptions/tables.ts";
 import { planResourcesTable, plansTable, type BillingCycle, type PlanRow, type PlanStatus } from "./tables.ts";
 import { uniquely } from "../../db/unique.ts";
+import type { ConnectorEnvironment } from "../connectors/environment.ts";
+import { refuseUnmanageableRoles } from "../connectors/role-hierarchy.ts";
 
 export function presentPlan(row: PlanRow, resourceIds: readonly string[]) {
   return {
@@ -147,10 +150,19 @@ async function setResources(ctx: DomainContext, projectId: string, planId: strin
   );
 }
 
-/** Whether an enabled payment method of the project sells this currency and cycle (400 otherwise). */
-export async function requireSellable(ctx: DomainContext, projectId: string, currency: string, billingCycle: string): Promise<void> {
+/**
+ * Whether an enabled payment method of the project sells this currency and cycle (400 otherwise);
+ * `paymentsPage` is where a creator enables one (projectPaymentsPage), named in the refusal.
+ */
+export async function requireSellable(
+  ctx: DomainContext,
+  projectId: string,
+  currency: string,
+  billingCycle: string,
+  paymentsPage: string | null = null,
+): Promise<void> {
   const methods = await enabledPaymentMethods(ctx, projectId);
-  if (methods.length === 0) throw new ApiError("PAYMENT_METHOD_NOT_CONFIGURED", "The project has no enabled payment method.");
+  if (methods.length === 0) throw paymentMethodNotConfigured(projectId, paymentsPage);
   const inCurrency = methods.filter((m) => m.currencies.includes(currency));
   if (inCurrency.length === 0)
     throw new ApiError("PLAN_CURRENCY_MISMATCH", `No enabled payment method of the project supports ${currency}.`, { context: { currency } });
@@ -187,7 +199,7 @@ export async function createPlan(ctx: DomainContext, projectId: string, input: P
   return plan;
 }
 
-export async function updatePlan(ctx: DomainContext, projectId: string, id: string, input: Partial<PlanInput>) {
+export async function updatePlan(ctx: DomainContext, projectId: string, id: string, input: Partial<PlanInput>, paymentsPage: string | null = null) {
   await requireProject(ctx, projectId);
   const row = await planById(ctx, id, projectId);
   const next: PlanRow = { ...row, updated_at: ctx.now };
@@ -196,7 +208,7 @@ export async function updatePlan(ctx: DomainContext, projectId: string, id: stri
   if (input.price) Object.assign(next, { amount_minor: input.price.amount, currency: input.price.currency });
   await checkPlan(ctx, projectId, next, id);
   const sellingChanged = next.currency !== row.currency || next.billing_cycle !== row.billing_cycle;
-  if (row.status === "published" && sellingChanged) await requireSellable(ctx, projectId, next.currency, next.billing_cycle);
+  if (row.status === "published" && sellingChanged) await requireSellable(ctx, projectId, next.currency, next.billing_cycle, paymentsPage);
   const { team_id: _team, id: _id, project_id: _project, ...changes } = next;
   await uniquely(plansTable.rows(ctx).where({ id }).update(changes), takenName, PLAN_NAME_INDEX);
   if (input.resources) await setResources(ctx, projectId, id, input.resources);
@@ -206,11 +218,11 @@ export async function updatePlan(ctx: DomainContext, projectId: string, id: stri
 }
 
 /** Moves a plan to `status` (a plan already there answers unchanged, with no event). */
-async function movePlan(ctx: DomainContext, projectId: string, id: string, status: "published" | "archived") {
+async function movePlan(ctx: DomainContext, projectId: string, id: string, status: "published" | "archived", paymentsPage: string | null = null) {
   await requireProject(ctx, projectId);
   const row = await planById(ctx, id, projectId);
   if (row.status === status) return presented(ctx, row);
-  if (status === "published") await requireSellable(ctx, projectId, row.currency, row.billing_cycle);
+  if (status === "published") await requireSellable(ctx, projectId, row.currency, row.billing_cycle, paymentsPage);
   const stamp = status === "published" ? { published_at: ctx.now, archived_at: null } : { archived_at: ctx.now };
   const next: PlanRow = { ...row, ...stamp, status, updated_at: ctx.now };
   await plansTable
@@ -222,7 +234,18 @@ async function movePlan(ctx: DomainContext, projectId: string, id: string, statu
   return plan;
 }
 
-export const publishPlan = (ctx: DomainContext, projectId: string, id: string) => movePlan(ctx, projectId, id, "published");
+/**
+ * Before publishing (the operation's preflight, outside its transaction): a draft or archived
+ * plan's platform roles must be ones the bot can give (connectors/role-hierarchy.ts).
+ */
+export async function checkPlanRoles(ctx: DomainContext, env: ConnectorEnvironment, projectId: string, id: string) {
+  await requireProject(ctx, projectId);
+  const { plan, resources } = await planWithResources(ctx, id, projectId);
+  if (plan.status !== "published") await refuseUnmanageableRoles(ctx, env, resources);
+}
+
+export const publishPlan = (ctx: DomainContext, projectId: string, id: string, paymentsPage: string | null = null) =>
+  movePlan(ctx, projectId, id, "published", paymentsPage);
 export const archivePlan = (ctx: DomainContext, projectId: string, id: string) => movePlan(ctx, projectId, id, "archived");
 
 export async function deletePlan(ctx: DomainContext, projectId: string, id: string) {

@@ -26,7 +26,14 @@ export interface StartedHandoff {
 /** A new handoff of the project through `installation`, bound to the browser holding `browserKey` (`browser` names it in a few words). */
 export async function startHandoff(
   ctx: DomainContext,
-  input: { appKey: Buffer; installation: InstallationRow; browserKey: string; browser: string },
+  input: {
+    appKey: Buffer;
+    installation: InstallationRow;
+    browserKey: string;
+    browser: string;
+    returnTo?: string | null;
+    startPayload?: string | null;
+  },
 ): Promise<StartedHandoff> {
   const id = randomUUID();
   const token = randomToken(40);
@@ -40,6 +47,8 @@ export async function startHandoff(
     browser_summary: input.browser,
     expires_at: new Date(ctx.now.getTime() + HANDOFF_TTL_MS),
     created_at: ctx.now,
+    return_to: input.returnTo ?? null,
+    start_payload: input.startPayload ?? null,
   });
   return { id, payload: `${AUTH_PAYLOAD_PREFIX}${token}` };
 }
@@ -142,4 +151,20 @@ export async function completeHandoff(ctx: DomainContext, handoff: BrowserHandof
     .where("expires_at", ">", ctx.now)
     .update({ completed_at: ctx.now });
   return updated ? handoff.row.member_id : null;
+}
+
+/**
+ * A sign-in through the platform's OAuth (Discord): the platform itself vouched for the member, so
+ * the waiting handoff is claimed and completed at once, exactly once, before it expires.
+ */
+export async function completePlatformHandoff(ctx: DomainContext, handoff: BrowserHandoff, memberId: string): Promise<boolean> {
+  if (handoff.state !== "waiting") return false;
+  const updated = await portalHandoffsTable
+    .rows(ctx)
+    .where({ id: handoff.row.id })
+    .whereNull("member_id")
+    .whereNull("completed_at")
+    .where("expires_at", ">", ctx.now)
+    .update({ member_id: memberId, claimed_at: ctx.now, completed_at: ctx.now });
+  return updated === 1;
 }

@@ -20,6 +20,9 @@ export interface HandoffRow {
   member_id: string | null;
   claimed_at: Date | null;
   completed_at: Date | null;
+  /** Where a sign-in through the platform's OAuth returns to (a page of the project's portal), and the deep link's start payload. */
+  return_to: string | null;
+  start_payload: string | null;
   expires_at: Date;
   created_at: Date;
 }

@@ -13,6 +13,7 @@ import { recordActivity } from "../activity/activity-log.ts";
 import { emitEvent } from "../events/outbox.ts";
 import { raiseAlert } from "../alerts/raise.ts";
 import { probeAlert, type ProbedPlace } from "./probe-alerts.ts";
+import { useStandbys } from "./standby.ts";
 import { createDefaultSetting, pairsOf, presentSetting } from "./recovery-settings.ts";
 import { declares } from "./checks.ts";
 import type { ConnectorRegistry } from "../connectors/registry.ts";
@@ -240,6 +241,8 @@ export async function runRecoveryProbes(
       recordVerdict(createDomainContext(trx, systemActor(setting.team_id), now), setting, status, probed, result.account),
     );
     if (wrote) changed++;
+    // After the verdict's commit: a standby takes over a lost account, standby places lost places.
+    changed += await useStandbys(db, env, { setting, result, now }, logger);
   }
   return changed;
 }

@@ -9,13 +9,13 @@ export const handlers = {
     return listEnvelope(rows, total, query, ctx.resourceUrl);
   },
   async create_resource({ path, body }, ctx) {
-    return { data: await createResource(domainContext(ctx), ctx.connectors, path.project, body) };
+    return { data: await createResource(domainContext(ctx), ctx.connectors, path.project, body, { baseUrl: ctx.baseUrl }) };
   },
   async get_resource({ path }, ctx) {
     return { data: await getResource(domainContext(ctx), path.project, path.resource) };
   },
   async update_resource({ path, body }, ctx) {
-    return { data: await updateResource(domainContext(ctx), ctx.connectors, path.project, path.resource, body) };
+    return { data: await updateResource(domainContext(ctx), ctx.connectors, path.project, path.resource, body, { baseUrl: ctx.baseUrl }) };
   },
   async delete_resource({ path }, ctx) {
     await deleteResource(domainContext(ctx), path.project, path.resource);

@@ -7,7 +7,8 @@ import { addFieldError, domainRefusal, emptyFieldErrors, notFound, validationFai
 import type { DomainContext } from "../../db/tenant.ts";
 import { sortedPage, type PageWindow } from "../../db/pages.ts";
 import type { ConnectorRegistry } from "../connectors/registry.ts";
-import { installationsTable } from "../connectors/tables.ts";
+import { installationsTable, type InstallationRow } from "../connectors/tables.ts";
+import { queuePlatformTask } from "../connectors/platform-tasks.ts";
 import { planResourcesTable } from "../plans/tables.ts";
 import { requestProbe } from "../recovery/tables.ts";
 import { grantsTable, LIVE_GRANT_STATUSES } from "../subscriptions/tables.ts";
@@ -114,7 +115,23 @@ export interface ResourceInput {
   active?: boolean;
 }
 
-export async function createResource(ctx: DomainContext, registry: ConnectorRegistry, projectId: string, input: ResourceInput) {
+/**
+ * A hold turned on: the installation's bot is pointed at its updates again after the commit, so a
+ * bot set up before chat_join_request was asked for receives its join requests (join-requests.ts).
+ */
+async function askForJoinRequests(ctx: DomainContext, env: { baseUrl: string } | undefined, installationId: string | null) {
+  if (!env || !installationId) return;
+  const installation = (await installationsTable.rows(ctx).where({ id: installationId, status: "active" }).first()) as InstallationRow | undefined;
+  if (installation) await queuePlatformTask(ctx, env, installation, "deliver_updates");
+}
+
+export async function createResource(
+  ctx: DomainContext,
+  registry: ConnectorRegistry,
+  projectId: string,
+  input: ResourceInput,
+  env?: { baseUrl: string },
+) {
   await requireProject(ctx, projectId);
   const { installation, spec } = await installedKind(ctx, registry, projectId, input.kind, input.connector);
   const placement = { platform_ref: input.platform_ref ?? null, early_admission_hold: input.early_admission_hold ?? false };
@@ -135,6 +152,7 @@ export async function createResource(ctx: DomainContext, registry: ConnectorRegi
   };
   await resourcesTable.insert(ctx, row);
   if (row.platform_ref !== null && row.active) await requestProbe(ctx, installation.id);
+  if (row.early_admission_hold) await askForJoinRequests(ctx, env, installation.id);
   const resource = presentResource({ ...row, team_id: ctx.actor.teamId });
   await recordResourceChange(ctx, resource, "created");
   return resource;
@@ -142,7 +160,14 @@ export async function createResource(ctx: DomainContext, registry: ConnectorRegi
 
 export type ResourceUpdate = Partial<Pick<ResourceInput, "title" | "description" | "platform_ref" | "early_admission_hold" | "active">>;
 
-export async function updateResource(ctx: DomainContext, registry: ConnectorRegistry, projectId: string, id: string, input: ResourceUpdate) {
+export async function updateResource(
+  ctx: DomainContext,
+  registry: ConnectorRegistry,
+  projectId: string,
+  id: string,
+  input: ResourceUpdate,
+  env?: { baseUrl: string },
+) {
   await requireProject(ctx, projectId);
   const row = await resourceById(ctx, id, projectId);
   const next: ResourceRow = { ...row, ...input, updated_at: ctx.now } as ResourceRow;
@@ -156,6 +181,7 @@ export async function updateResource(ctx: DomainContext, registry: ConnectorRegi
   await resourcesTable.rows(ctx).where({ id }).update(changes);
   const placed = next.platform_ref !== row.platform_ref || (next.active && !row.active);
   if (placed && next.platform_ref !== null && next.active && row.installation_id) await requestProbe(ctx, row.installation_id);
+  if (input.early_admission_hold === true && !row.early_admission_hold) await askForJoinRequests(ctx, env, row.installation_id);
   const resource = presentResource(next);
   await recordResourceChange(ctx, resource, "updated");
   return resource;

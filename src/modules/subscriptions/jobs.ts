@@ -14,7 +14,7 @@ export const scheduledJobs: ScheduledJob[] = [
     name: "subscriptions.expire",
     cron: "* * * * *",
     description:
-      "Subscriptions whose ends_at has passed expire (a provider-billed one when its renewal has not come within the payment grace): grants revoked (member.resource_removed per granted one), subscription.expired, member churned when it was the last.",
+      "Subscriptions whose ends_at has passed expire (a provider-billed one when its renewal has not come within the payment grace; a window's pass at its window's end): grants revoked (member.resource_removed per granted one), subscription.expired, member churned when it was the last.",
     run: (job) =>
       sweepTeams(
         job,
@@ -26,6 +26,10 @@ export const scheduledJobs: ScheduledJob[] = [
                 .where((ended: Knex.QueryBuilder) => ended.whereIn("status", ["canceled", "past_due"]).where("ends_at", "<=", job.now))
                 .orWhere((own: Knex.QueryBuilder) =>
                   own.whereIn("status", ["trialing", "active"]).whereNull("provider").where("ends_at", "<=", job.now),
+                )
+                // A window's pass ends with its window: no renewal is on its way.
+                .orWhere((pass: Knex.QueryBuilder) =>
+                  pass.whereIn("status", ["trialing", "active"]).whereNotNull("pass_window_id").where("ends_at", "<=", job.now),
                 )
                 // A provider-billed period ends when its renewal report does not come within the grace.
                 .orWhere((billed: Knex.QueryBuilder) =>

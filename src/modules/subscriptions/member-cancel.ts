@@ -10,6 +10,7 @@ import type { ProviderRegistry } from "../payments/providers.ts";
 import { plansTable } from "../plans/tables.ts";
 import { cancelSubscription } from "./subscriptions.ts";
 import { LIVE_STATUSES, subscriptionsTable, type SubscriptionRow } from "./tables.ts";
+import { ENGLISH_TEXTS, type BotTexts } from "../connectors/bot/texts.ts";
 
 export interface MemberSubscription {
   row: SubscriptionRow;
@@ -62,23 +63,27 @@ export const PROVIDER_NAMES: Record<string, string> = { stripe: "Stripe", telegr
 /** A date as members read it on the portal ("27 November 2026", UTC). */
 export const longDay = (at: Date) => new Date(at).toLocaleDateString("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" });
 
-/** What cancelling `row` does, one sentence a line: what renews no more and how long access lasts. */
-export function cancellationTerms(row: Pick<SubscriptionRow, "provider" | "ends_at">): string[] {
+/** What cancelling `row` does, one sentence a line: what renews no more and how long access lasts (the bot's words in its member's language). */
+export function cancellationTerms(row: Pick<SubscriptionRow, "provider" | "ends_at">, { t, day }: BotTexts = ENGLISH_TEXTS): string[] {
   const renewals =
     row.provider === "telegram_stars"
-      ? "Renewals stop: Telegram stops charging your Stars for this subscription."
+      ? t("Renewals stop: Telegram stops charging your Stars for this subscription.")
       : row.provider
-        ? `Renewals stop: ${PROVIDER_NAMES[row.provider] ?? row.provider} does not charge you again.`
-        : "Nothing is charged for it, and it does not continue after its period.";
-  const access = row.ends_at ? `You keep your access until ${longDay(row.ends_at)}; then it ends.` : "It has no end date, so your access ends now.";
+        ? t("Renewals stop: {provider} does not charge you again.", { provider: PROVIDER_NAMES[row.provider] ?? row.provider })
+        : t("Nothing is charged for it, and it does not continue after its period.");
+  const access = row.ends_at
+    ? t("You keep your access until {date}; then it ends.", { date: day(row.ends_at) })
+    : t("It has no end date, so your access ends now.");
   return [renewals, access];
 }
 
 /** Why a subscription that is not live cannot be cancelled, in words. */
-export function notLiveText(row: SubscriptionRow): string {
+export function notLiveText(row: SubscriptionRow, { t, day }: BotTexts = ENGLISH_TEXTS): string {
   if (row.status === "canceled")
-    return `This subscription is already cancelled${row.ends_at ? `: your access continues until ${longDay(row.ends_at)}` : ""}.`;
-  return "This subscription has already ended.";
+    return row.ends_at
+      ? t("This subscription is already cancelled: your access continues until {date}.", { date: day(row.ends_at) })
+      : t("This subscription is already cancelled.");
+  return t("This subscription has already ended.");
 }
 
 export type MemberCancellation =

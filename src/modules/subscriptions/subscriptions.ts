@@ -91,7 +91,7 @@ export interface ProviderTerms {
  */
 export async function createSubscription(
   ctx: DomainContext,
-  input: { member: MemberRow; plan: PlanRow; source: string; terms?: ProviderTerms },
+  input: { member: MemberRow; plan: PlanRow; source: string; terms?: ProviderTerms; pass?: { windowId: string; grantsDueAt: Date | null } },
 ): Promise<SubscriptionRow> {
   const { member, plan } = input;
   await refuseLiveSubscription(ctx, plan.project_id, member.id);
@@ -113,6 +113,7 @@ export async function createSubscription(
     created_at: ctx.now,
     updated_at: ctx.now,
     ...(terms ? { provider: terms.provider, provider_subscription_id: terms.providerSubscriptionId, payment_method_id: terms.paymentMethodId } : {}),
+    ...(input.pass ? { pass_window_id: input.pass.windowId, grants_due_at: input.pass.grantsDueAt } : {}),
   };
   // subscriptions_one_live: a concurrent transaction created the member's live subscription.
   await uniquely(subscriptionsTable.insert(ctx, { ...row }), () => alreadyActive(member.id), "subscriptions_one_live");

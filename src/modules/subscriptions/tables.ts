@@ -49,6 +49,10 @@ export interface SubscriptionRow {
   provider?: string | null;
   provider_subscription_id?: string | null;
   payment_method_id?: string | null;
+  /** The pass window it was bought for: it ends with the window (the expiry job). */
+  pass_window_id?: string | null;
+  /** When its plan's grants are issued (a window's start, the pass-windows job); null once issued or when issued at creation. */
+  grants_due_at?: Date | null;
 }
 
 /** No platform failure on record (a grant's, or a banned member's): the connector sweep tries it at once. */

@@ -27,6 +27,10 @@ export interface WebhookNetwork {
 /** The production setting: https only, public addresses only, 10 seconds a request, the default caps. */
 export const STRICT_WEBHOOK_NETWORK: WebhookNetwork = { allowedCidrs: [], allowHttp: false, timeoutMs: 10_000, limits: DEFAULT_WEBHOOK_LIMITS };
 
+// A refusal names the setting that lifts it, so a developer testing against a local receiver is not left guessing.
+const RANGE_SETTING = " (the operator can exempt address ranges with WEBHOOK_ALLOWED_CIDRS, e.g. 127.0.0.0/8)";
+const HTTP_SETTING = " (the operator can accept http with WEBHOOK_ALLOW_HTTP=on)";
+
 /** How long a registration or a send waits for a name to resolve. */
 export const DNS_TIMEOUT_MS = 3_000;
 
@@ -168,7 +172,7 @@ export async function checkWebhookUrl(raw: string, network: WebhookNetwork): Pro
     return { ok: false, reason: "invalid", message: "must be an absolute URL" };
   }
   if (url.protocol !== "https:" && !(network.allowHttp && url.protocol === "http:")) {
-    return { ok: false, reason: "scheme", message: "must use https" };
+    return { ok: false, reason: "scheme", message: `must use https${HTTP_SETTING}` };
   }
   if (url.username || url.password) return { ok: false, reason: "credentials", message: "must not carry a user name or password" };
   const host = bareHost(url);
@@ -192,8 +196,8 @@ export async function checkHost(url: URL, host: string, network: WebhookNetwork)
     if (refused) {
       const message =
         address === host
-          ? `the host ${host} is ${refused}; webhooks go to public hosts only`
-          : `the host ${host} resolves to ${address}, ${refused}; webhooks go to public hosts only`;
+          ? `the host ${host} is ${refused}; webhooks go to public hosts only${RANGE_SETTING}`
+          : `the host ${host} resolves to ${address}, ${refused}; webhooks go to public hosts only${RANGE_SETTING}`;
       return { ok: false, reason: "refused_address", message, address };
     }
   }

@@ -11,10 +11,13 @@ import { mailAlertsTheBotCouldNotDeliver } from "../../modules/alerts/raise.ts";
 import { pacingOf, takeSendSlot } from "../../modules/bot-messages/pacing.ts";
 import { claimDueBotMessages, recordBotMessageOutcomes, type BotMessageOutcome, type ClaimedBotMessage } from "../../modules/bot-messages/queue.ts";
 import { installationSession } from "../../modules/connectors/bot/session.ts";
+import { installationTexts } from "../../modules/connectors/bot/texts.ts";
 import { PlatformError } from "../../modules/connectors/drivers/driver.ts";
 import type { ConnectorEnvironment } from "../../modules/connectors/environment.ts";
 import type { InstallationRow } from "../../modules/connectors/tables.ts";
+import { actingInstallations } from "../../modules/connectors/acting-installation.ts";
 import { startPollingLoop } from "../polling-loop.ts";
+import { runOutcomeHooks } from "./outcome-hooks.ts";
 import { recordWithinLease } from "../within-lease.ts";
 
 /** How long a message waits, handed back, while pacing cannot be read (the KV store unreachable). */
@@ -49,7 +52,7 @@ export function fitText(text: string, max: number): string {
   return `${text.slice(0, end)}…`;
 }
 
-type Installation = Pick<InstallationRow, "id" | "connector_key" | "credentials" | "platform_account_id" | "status">;
+type Installation = Pick<InstallationRow, "id" | "connector_key" | "credentials" | "platform_account_id" | "status" | "taken_over_by" | "settings">;
 
 async function installationsOf(db: Db, ids: string[]): Promise<Map<string, Installation>> {
   const rows = (await unscoped(
@@ -57,20 +60,26 @@ async function installationsOf(db: Db, ids: string[]): Promise<Map<string, Insta
     "the bot message workers send every team's queued messages",
   )("connector_installations")
     .whereIn("id", ids)
-    .select("id", "connector_key", "credentials", "platform_account_id", "status")) as Installation[];
-  return new Map(rows.map((r) => [r.id, r]));
+    .select("id", "connector_key", "credentials", "platform_account_id", "status", "taken_over_by", "settings")) as Installation[];
+  // A message queued for an installation a standby took over is sent by the standby's bot.
+  const acting = await actingInstallations(db, rows);
+  return new Map(rows.map((r, i) => [r.id, acting[i]!]));
 }
 
 /** One installation's claimed messages, in order: each paced, fitted and sent, or handed back. */
 async function sendFor(o: BotMessageWorkerOptions, installation: Installation | undefined, messages: ClaimedBotMessage[], now: Date) {
   const outcomes: BotMessageOutcome[] = [];
   const manifest = installation ? o.env.connectors.packages.get(installation.connector_key)?.manifest : undefined;
-  if (!installation || installation.status !== "active" || !installation.credentials || !manifest) {
+  // An OAuth install (Discord) stores no credential: its bot is the deployment's application.
+  const credentialed = installation?.credentials || manifest?.install.mode === "oauth";
+  if (!installation || installation.status !== "active" || !credentialed || !manifest) {
     const error = "the installation is no longer active, or its connector is not loaded";
     return messages.map((message) => ({ message, result: "failed" as const, error }));
   }
   const pacing = pacingOf(manifest.pacing);
   const session = installationSession(o.env, installation);
+  // Queued lines read in the language of the bot that sends them (a standby's, once it took over).
+  const texts = installationTexts(o.env.connectors.packages, installation);
   for (const message of messages) {
     let waitMs: number;
     try {
@@ -86,7 +95,10 @@ async function sendFor(o: BotMessageWorkerOptions, installation: Installation | 
       continue;
     }
     try {
-      await session.sendMessage(message.recipient, fitText(message.text, manifest.messaging.max_length));
+      const text = fitText(message.phrases ? texts.lines(message.phrases) : message.text, manifest.messaging.max_length);
+      if (message.purpose !== "log") await session.sendMessage(message.recipient, text);
+      else if (session.postToChannel) await session.postToChannel(message.recipient, text);
+      else throw new PlatformError("unsupported", "The connector's bot cannot post to a channel.");
       outcomes.push({ message, result: "sent" });
     } catch (err) {
       if (!(err instanceof PlatformError)) throw err;
@@ -117,6 +129,8 @@ async function sendBatch(o: BotMessageWorkerOptions, now: Date): Promise<{ claim
   // A creator's alert the bot could not deliver goes by mail instead.
   const unsent = recorded.filter((x) => x.result === "failed" || x.result === "retry").map((x) => x.message.id);
   await mailAlertsTheBotCouldNotDeliver(o.db, unsent, now);
+  // The producers that follow their messages (a broadcast's recipients) learn each outcome.
+  await runOutcomeHooks(o.db, recorded, now);
   return { claimed: batch.length, outcomes: recorded };
 }
 

@@ -8,7 +8,7 @@
 import PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import { exclusively, isEmbedded, type Database } from "../../db/database.ts";
-import { connectionSettings } from "../../db/pool.ts";
+import { directSettings } from "../../db/pool.ts";
 import { isSharedEmbedded } from "../../embedded/database.ts";
 import type { JobRun, ScheduledJob } from "../../modules/jobs/scheduled-job.ts";
 
@@ -99,7 +99,8 @@ export async function startJobWorker(options: JobWorkerOptions): Promise<JobWork
   }
   const clock = options.clock ?? (() => new Date());
   const timing = { ...DEFAULT_TIMING, ...options.timing };
-  const settings = connectionSettings(db);
+  // pg-boss on the server's own address (DATABASE_DIRECT_URL) when the pool goes through PgBouncer.
+  const settings = directSettings(db);
   if (!settings) throw new Error("the job worker needs the database's connection settings");
   const boss = new PgBoss({
     ...(settings as PgBoss.ConstructorOptions),

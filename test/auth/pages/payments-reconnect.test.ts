@@ -10,7 +10,7 @@ import { createTestCreator } from "../../helpers/fixtures.ts";
 import { ApiClient, expectError } from "../../helpers/http.ts";
 import { startApi } from "../../helpers/server.ts";
 import { createStripeClient } from "../../../src/modules/payments/stripe/client.ts";
-import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { startStripeTwin, type StripeTwin } from "../../../src/simulators/stripe/index.ts";
 import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
 import { paymentsPages, useStripePages, type StripePages } from "./payments-support.ts";
 

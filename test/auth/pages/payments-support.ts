@@ -7,7 +7,7 @@ import { startAuth } from "../../helpers/auth.ts";
 import { TEST_PASSWORD, type TestCreator } from "../../helpers/fixtures.ts";
 import { FormBrowser } from "../../helpers/form-browser.ts";
 import { startApi } from "../../helpers/server.ts";
-import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { startStripeTwin, type StripeTwin } from "../../../src/simulators/stripe/index.ts";
 
 export interface StripePages {
   twin: StripeTwin;

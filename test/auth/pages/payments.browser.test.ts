@@ -14,7 +14,7 @@ import { allOrNothing } from "../../helpers/open-resources.ts";
 import { seedInstallation } from "../../helpers/platforms.ts";
 import { startApi } from "../../helpers/server.ts";
 import { testDatabase } from "../../helpers/backends.ts";
-import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/simulators/stripe/index.ts";
 import { openStripeShop } from "../../modules/payments/stripe-shop.ts";
 
 describe("auth pages: payments (Chromium)", function () {

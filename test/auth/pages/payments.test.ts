@@ -14,7 +14,7 @@ import { seedInstallation } from "../../helpers/platforms.ts";
 import { TEST_APP_KEY } from "../../helpers/server.ts";
 import { providerRegistry } from "../../../src/modules/payments/providers.ts";
 import { createStripeClient } from "../../../src/modules/payments/stripe/client.ts";
-import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { startStripeTwin, type StripeTwin } from "../../../src/simulators/stripe/index.ts";
 import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
 import { testPlatformEndpoints } from "../../helpers/platforms.ts";
 import { paymentsPages, useStripePages, type StripePages } from "./payments-support.ts";

@@ -21,7 +21,7 @@ import { asDomain, seedPlan } from "../../modules/subscriptions/commerce.ts";
 import { findOrCreateMember } from "../../../src/modules/members/members.ts";
 import { openCheckout } from "../../../src/modules/payments/checkouts.ts";
 import { providerRegistry } from "../../../src/modules/payments/providers.ts";
-import { TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { TEST_CARDS, type StripeTwin } from "../../../src/simulators/stripe/index.ts";
 import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
 

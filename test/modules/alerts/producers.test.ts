@@ -11,8 +11,8 @@ import type { InstallationRow } from "../../../src/modules/connectors/tables.ts"
 import { findOrCreateMember } from "../../../src/modules/members/members.ts";
 import { applyProviderEvent } from "../../../src/modules/payments/apply.ts";
 import { noteProviderCheckout, openCheckout } from "../../../src/modules/payments/checkouts.ts";
-import type { StripePayments } from "../../../src/modules/payments/stripe/open.ts";
-import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import type { StripePayments } from "../../../src/modules/payments/stripe/stripe-payments.ts";
+import { startStripeTwin, type StripeTwin } from "../../../src/simulators/stripe/index.ts";
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
 import { grantableAbilities } from "../../../src/modules/tokens/abilities.ts";
 import { startAuth } from "../../helpers/auth.ts";

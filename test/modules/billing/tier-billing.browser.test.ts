@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
 import { setUpSimulatedBilling } from "../../../src/modules/billing/stripe-setup.ts";
-import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
-import type { StripePayments } from "../../../src/modules/payments/stripe/open.ts";
+import { startStripeTwin, type StripeTwin } from "../../../src/simulators/stripe/index.ts";
+import type { StripePayments } from "../../../src/modules/payments/stripe/stripe-payments.ts";
 import { startAuth } from "../../helpers/auth.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { freshPage, launchBrowser, screenshot, signIn } from "../../helpers/browser.ts";

@@ -50,7 +50,7 @@ describe("the bot message worker", function () {
     (await testPlatform()).calls.slice(from).filter((c) => c.name === "sendMessage" && c.bot === token.split(":")[0]);
   const user = () => String(randomInt(100_000_000, 999_999_999));
 
-  it("sends a queued message once, and a dedupe key queues it once", async () => {
+  it("sends a queued message once, and a dedupe key queues it once [claim telegram.capabilities.messaging]", async () => {
     const kv = await testKv();
     const now = new Date(Date.UTC(2031, 0, 1));
     const to = user();
@@ -89,7 +89,7 @@ describe("the bot message worker", function () {
     assert.equal(String((await sentBy(mark))[0]!.params.text).length, max);
   });
 
-  it("paces a burst: the manifest's burst at once, then one per interval; one per recipient interval to one person", async () => {
+  it("paces a burst: the manifest's burst at once, then one per interval; one per recipient interval to one person [claim telegram.pacing.limits]", async () => {
     const pacing = pacingOf(telegram.pacing);
     assert.ok(pacing.burst >= 2 && pacing.minIntervalMs > 0 && pacing.perRecipientIntervalMs > 0, "Telegram's manifest paces");
     const kv = await testKv();

@@ -18,7 +18,7 @@ describe("the connector sweep on Discord", function () {
   this.timeout(90_000);
   const suite = useApiWithCreator({ creator: { tier: "growth" } });
 
-  it("gives the role and the channel, marks the grants granted, and takes both away on a ban", async () => {
+  it("gives the role and the channel, marks the grants granted, and takes both away on a ban [claim discord.resource_kinds.role discord.resource_kinds.channel discord.overview.private-channels-open-to-members-of]", async () => {
     const project = suite.creator.projectIds[0]!;
     const { code: oauth, guild } = await newDiscordAuthorization();
     const install = await suite.client.post(installPath(project, "discord"), {

@@ -1,13 +1,13 @@
 // The drivers against the local fake platform: each call in the platform's real HTTP shape (the
 // fake records what it received), and every refusal mapped to a PlatformError.
 import assert from "node:assert/strict";
-import { startFakePlatform, type FakePlatform } from "../../../src/modules/connectors/fake-platform.ts";
+import { startFakePlatform, type FakePlatform } from "../../../src/simulators/platforms/fake-platform.ts";
 import { telegramDriver } from "../../../src/modules/connectors/drivers/telegram.ts";
 import { discordDriver } from "../../../src/modules/connectors/drivers/discord.ts";
 import { PlatformError } from "../../../src/modules/connectors/drivers/driver.ts";
 import { inviteLinkExpiry } from "../../../src/modules/connectors/invite-links.ts";
 import { driverFor } from "../../../src/modules/connectors/drivers/index.ts";
-import { fakePlatformEndpoints, openPlatforms } from "../../../src/modules/connectors/platforms.ts";
+import { fakePlatformEndpoints, openPlatforms } from "../../../src/outside/platforms.ts";
 import { loadConfig } from "../../../src/config.ts";
 
 const TOKEN = `123456789:${"x".repeat(35)}`;
@@ -123,7 +123,7 @@ describe("connector drivers against the fake platform", () => {
     it("exchanges the OAuth code for the guild and checks the bot with GET /users/@me", async () => {
       fake.addDiscordAuthorization("code-1", { id: "223456789012345678", name: "Night Owls" });
       const account = await discord().verify({ fields: {}, oauth: { code: "code-1", redirect_uri: "https://app.example.test/cb" } });
-      assert.deepEqual(account, { accountId: "223456789012345678", accountName: "Night Owls", botUrl: null });
+      assert.deepEqual(account, { accountId: "223456789012345678", accountName: "Night Owls", botUrl: null, portalEntry: true });
       assert.deepEqual(
         fake.calls.map((c) => [c.method, c.name]),
         [
@@ -158,7 +158,7 @@ describe("connector drivers against the fake platform", () => {
       );
     });
 
-    it("adds and removes roles, bans and kicks in the installation's guild, makes and revokes invites, sends messages", async () => {
+    it("adds and removes roles, bans and kicks in the installation's guild, makes and revokes invites, sends a member a direct message", async () => {
       const session = discord().session({ fields: {}, accountId: "223456789012345678" });
       await session.addRole("334455667788990011", "445566778899001122");
       await session.removeRole("334455667788990011", "445566778899001122");
@@ -167,7 +167,7 @@ describe("connector drivers against the fake platform", () => {
       const invite = await session.createInviteLink("556677889900112233", { expiresAt: new Date(Date.now() + 3_600_000), seconds: 3_600 });
       assert.match(invite.url, /^https:\/\/discord\.gg\/[A-Za-z0-9_-]+$/);
       await session.revokeInviteLink("556677889900112233", invite.url);
-      await session.sendMessage("556677889900112233", "Hello");
+      await session.sendMessage("556677889900112234", "Hello");
       const code = invite.url.slice(invite.url.lastIndexOf("/") + 1);
       assert.deepEqual(
         fake.calls.map((c) => `${c.method} ${c.name}`),
@@ -178,7 +178,8 @@ describe("connector drivers against the fake platform", () => {
           "DELETE /guilds/223456789012345678/members/334455667788990012",
           "POST /channels/556677889900112233/invites",
           `DELETE /invites/${code}`,
-          "POST /channels/556677889900112233/messages",
+          "POST /users/@me/channels",
+          "POST /channels/9556677889900112234/messages",
         ],
       );
       assert.deepEqual(fake.calls[4]!.params, { max_uses: 1, unique: true, max_age: 3_600 });

@@ -8,8 +8,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Agent, fetch } from "undici";
-import { startFakePlatform, type FakePlatform } from "../../../src/modules/connectors/fake-platform.ts";
-import { SIMULATED_STATE_FILE } from "../../../src/modules/connectors/platforms.ts";
+import { startFakePlatform, type FakePlatform } from "../../../src/simulators/platforms/fake-platform.ts";
+import { SIMULATED_STATE_FILE } from "../../../src/outside/platforms.ts";
 import { tempDir } from "../../helpers/processes.ts";
 
 const BOT_ID = 555555555;
@@ -97,6 +97,13 @@ describe("the simulated platforms across a restart", function () {
       code: "a-code",
     });
     fake.setDiscordRole(guild.id, "900000000000000001", { position: 20 });
+    const commands = await fetch(`${fake.url}/applications/${application.clientId}/guilds/${guild.id}/commands`, {
+      dispatcher: agent,
+      method: "PUT",
+      headers: { authorization: `Bot ${application.botToken}`, "content-type": "application/json" },
+      body: JSON.stringify([{ name: "status", description: "See your access", type: 1 }]),
+    });
+    assert.equal(commands.status, 200);
     const url = fake.url;
     await fake.close();
     agent = new Agent();
@@ -127,8 +134,12 @@ describe("the simulated platforms across a restart", function () {
     await assert.rejects(fake.renewSubscription({ telegram_payment_charge_id: renewalCharge }), /canceled/);
     assert.equal((await bot("getStarTransactions", {})).result.transactions.length, 3);
 
-    // Discord: the same application, the server the bot was added to places a new channel, the placed role is there.
+    // Discord: the same application (its key pair too), the server the bot was added to places a new channel, the placed role and the commands are there.
     assert.deepEqual(fake.discordApplication, application);
+    assert.deepEqual(
+      fake.discordCommands(guild.id).map((c) => (c as { name: string }).name),
+      ["status"],
+    );
     assert.equal((await discord("GET", "/channels/123456789012345678")).guild_id, guild.id);
     assert.ok(
       (await discord("GET", `/guilds/${guild.id}/roles`)).some(

@@ -21,7 +21,7 @@ describe("the manifest rule language", () => {
     assert.equal(problems("in:en,de", "de"), null);
     assert.equal(problems("in:en,de", "fr"), "must be one of en, de");
     assert.equal(problems("regex:/^[0-9]{17,20}$/", "123456789012345678"), null);
-    assert.equal(problems("regex:/^[0-9]{17,20}$/", "12"), "has an invalid format");
+    assert.equal(problems("regex:/^[0-9]{17,20}$/", "12"), "must match ^[0-9]{17,20}$");
     assert.equal(problems("regex:/^abc$/i", "ABC"), null);
     assert.equal(problems("url:https", "https://example.com"), null);
     assert.equal(problems("url:https", "http://example.com"), "must be an https URL");

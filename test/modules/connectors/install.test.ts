@@ -10,9 +10,9 @@ import { startApi, TEST_APP_KEY } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf } from "../../helpers/events.ts";
-import { newDiscordAuthorization, newTelegramBot, testPlatform } from "../../helpers/platforms.ts";
-import { startFakePlatform } from "../../../src/modules/connectors/fake-platform.ts";
-import { fakePlatformEndpoints } from "../../../src/modules/connectors/platforms.ts";
+import { newDiscordAuthorization, newTelegramBot, PORTAL_URL, testPlatform } from "../../helpers/platforms.ts";
+import { startFakePlatform } from "../../../src/simulators/platforms/fake-platform.ts";
+import { fakePlatformEndpoints } from "../../../src/outside/platforms.ts";
 import { expectReached } from "../../tenancy/callers.ts";
 import { installationRow, installPath, installTelegram, newProject, useMcpBeside } from "./support.ts";
 
@@ -29,7 +29,7 @@ async function nothingWritten(teamId: string, project: string) {
 describe("installing a connector", () => {
   const suite = useApiWithCreator({ creator: { label: "install" } });
 
-  it("installs Telegram: the bot named by getMe, the token sealed to the installation, settings defaulted, the entry and the event", async () => {
+  it("installs Telegram: the bot named by getMe, the token sealed to the installation, settings defaulted, the entry and the event [claim telegram.install.bot_token]", async () => {
     const project = await newProject(suite.creator);
     const bot = await newTelegramBot("owls");
     const fake = await testPlatform();
@@ -52,6 +52,8 @@ describe("installing a connector", () => {
       [
         ["telegram", "getMe", String(bot.id)],
         ["telegram", "setWebhook", String(bot.id)],
+        // The members' command menu for every private chat (issue 46).
+        ["telegram", "setMyCommands", String(bot.id)],
       ],
     );
 
@@ -143,14 +145,14 @@ describe("installing a connector", () => {
     }
   });
 
-  it("installs Discord through OAuth: the code exchanged for the server, the bot checked, no credential stored, no bot URL", async () => {
+  it("installs Discord through OAuth: the code exchanged for the server, the bot checked, no credential stored, the portal entry as its bot URL", async () => {
     const project = await newProject(suite.creator);
     const { code, guild } = await newDiscordAuthorization();
     const res = await suite.client.post(installPath(project, "discord"), { oauth: { code, redirect_uri: DISCORD_REDIRECT } });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.equal(res.body.data.platform_account_id, guild.id);
     assert.equal(res.body.data.platform_account_name, guild.name);
-    assert.equal(res.body.data.bot_url, null);
+    assert.equal(res.body.data.bot_url, `${PORTAL_URL}/connectors/discord/${res.body.data.id}`);
     assert.deepEqual(res.body.data.settings, { removal_behaviour: "remove_roles" });
     assert.equal((await installationRow(project, "discord")).credentials, null);
     const exchange = (await testPlatform()).calls.find((c) => c.name === "/oauth2/token" && c.params.code === code);

@@ -62,7 +62,7 @@ describe("Telegram invite links that end when access ends", function () {
     return decodeURIComponent(res.headers.get("location") ?? "");
   }
 
-  it("creates the link with an expiry a day on and a member limit of one, and remembers it", async () => {
+  it("creates the link with an expiry a day on and a member limit of one, and remembers it [claim telegram.capabilities.access_control telegram.resource_kinds.channel telegram.overview.each-member-gets-a-single-use]", async () => {
     const before = Date.now();
     const { member, made, link } = await memberWithLink();
     assert.equal(String(made.params.chat_id), CHAT);
@@ -79,7 +79,7 @@ describe("Telegram invite links that end when access ends", function () {
     assert.equal(link.used_at, null);
   });
 
-  it("revokes an unused link when the subscription expires, and Telegram then admits nobody through it", async () => {
+  it("revokes an unused link when the subscription expires, and Telegram then admits nobody through it [claim telegram.overview.members-who-cancel-or-stop-paying]", async () => {
     const { user, member, link } = await memberWithLink();
     const { db } = await testDatabase();
     const subscription = await db("subscriptions").where({ member_id: member.id }).first();
@@ -132,7 +132,7 @@ describe("Telegram invite links that end when access ends", function () {
     assert.equal(join.removed_at, null);
   });
 
-  it("removes on the sweep someone who joined without a covering grant", async () => {
+  it("removes on the sweep someone who joined without a covering grant [claim telegram.capabilities.access_control]", async () => {
     const stranger = randomInt(10_000_000, 99_999_999);
     const status = (s: string) => ({ user: { id: stranger, is_bot: false, first_name: "Eve" }, status: s });
     const update = {

@@ -8,10 +8,10 @@ import { ApiClient } from "../../helpers/http.ts";
 import { startApi, TEST_APP_KEY } from "../../helpers/server.ts";
 import { useApiWithCreator } from "../../helpers/suite.ts";
 import { testDatabase, usingPostgres } from "../../helpers/backends.ts";
-import { newTelegramBot, testPlatform } from "../../helpers/platforms.ts";
-import { startFakePlatform, type FakePlatform } from "../../../src/modules/connectors/fake-platform.ts";
-import { fakePlatformEndpoints } from "../../../src/modules/connectors/platforms.ts";
-import { queuePlatformTask, reintroduceBots, runPlatformTasks } from "../../../src/modules/connectors/platform-tasks.ts";
+import { newTelegramBot, testPlatform, testPlatformEndpoints } from "../../helpers/platforms.ts";
+import { startFakePlatform, type FakePlatform } from "../../../src/simulators/platforms/fake-platform.ts";
+import { fakePlatformEndpoints } from "../../../src/outside/platforms.ts";
+import { PLATFORM_SETUP_VERSION, queuePlatformTask, reintroduceBots, runPlatformTasks } from "../../../src/modules/connectors/platform-tasks.ts";
 import { createDomainContext, systemActor } from "../../../src/db/tenant.ts";
 import type { InstallationRow } from "../../../src/modules/connectors/tables.ts";
 import { installPath, installTelegram, newProject } from "./support.ts";
@@ -58,7 +58,7 @@ describe("connector platform calls outside transactions", () => {
       }
       const res = await install;
       assert.equal(res.status, 201, JSON.stringify(res.body));
-      assert.deepEqual(botCalls(slow, bot), ["getMe", "setWebhook"]);
+      assert.deepEqual(botCalls(slow, bot), ["getMe", "setWebhook", "setMyCommands"]);
       const [task] = await tasksOf(res.body.data.id);
       assert.equal(task.action, "deliver_updates");
       assert.equal(task.outcome, "done");
@@ -120,7 +120,8 @@ describe("connector platform calls outside transactions", () => {
     const res = await suite.client.patch(installPath(project), { fields: { bot_token: second.token } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(botCalls(fake, first, mark), ["deleteWebhook"]);
-    assert.deepEqual(botCalls(fake, second, mark), ["getMe", "setWebhook"]);
+    // With its updates, the new bot gets the members' command menu (setMyCommands for all private chats).
+    assert.deepEqual(botCalls(fake, second, mark), ["getMe", "setWebhook", "setMyCommands"]);
     const tasks = await tasksOf(installation.id);
     assert.deepEqual(
       tasks.map((t) => [t.action, t.platform_account_id, t.outcome]),
@@ -153,6 +154,25 @@ describe("connector platform calls outside transactions", () => {
     } finally {
       await fresh.close();
     }
+  });
+
+  it("sets up once more, at a start, a bot an older release set up: the updates a hold needs (chat_join_request) and the members' menu", async () => {
+    const { installation, bot } = await installTelegram(suite.client, await newProject(suite.creator));
+    const { db } = await testDatabase();
+    const row = () => db("connector_installations").where({ id: installation.id }).first("platform_setup_version");
+    assert.equal((await row()).platform_setup_version, PLATFORM_SETUP_VERSION, "an install sets the bot up as this release does");
+    // As a bot set up before issue 46 was: its webhook without chat_join_request, no menu.
+    await db("connector_installations").where({ id: installation.id }).update({ platform_setup_version: 1 });
+    const env = { platforms: await testPlatformEndpoints(), appKey: TEST_APP_KEY, baseUrl: suite.api.url };
+    const mark = (await testPlatform()).calls.length;
+    assert.ok((await reintroduceBots(db, env, new Date(), { teamId: suite.creator.teamId, outdated: true })) >= 1);
+    const calls = botCalls(await testPlatform(), bot, mark);
+    assert.ok(calls.includes("setWebhook") && calls.includes("setMyCommands"), calls.join(", "));
+    assert.ok((await testPlatform()).telegramWebhook(bot.id)?.allowed_updates?.includes("chat_join_request"));
+    assert.equal((await row()).platform_setup_version, PLATFORM_SETUP_VERSION);
+    const again = (await testPlatform()).calls.length;
+    await reintroduceBots(db, env, new Date(), { teamId: suite.creator.teamId, outdated: true });
+    assert.deepEqual(botCalls(await testPlatform(), bot, again), [], "once: the next start asks nothing of it");
   });
 
   it("asks nothing of the platform for a change that rolls back, and keeps only a bot's latest wish", async () => {

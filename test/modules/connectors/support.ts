@@ -1,7 +1,7 @@
 // Helpers of the Connectors and Distribution tests: installations made through the API with bots
 // registered on the process's fake platform, and projects made for one test.
 import assert from "node:assert/strict";
-import { randomInt } from "node:crypto";
+import { randomInt, randomUUID } from "node:crypto";
 import { updatesSecret } from "../../../src/modules/connectors/bot/session.ts";
 import { TEST_APP_KEY } from "../../helpers/server.ts";
 import { createProject } from "../../../src/modules/projects/projects.ts";
@@ -102,4 +102,38 @@ export function useMcpBeside(suite: ApiSuite): { creator(): Promise<Caller> } {
     await mcp?.close();
   });
   return { creator: () => callers.caller("mcp", suite.creator.token, "the creator") };
+}
+
+/**
+ * A mass-removal hold on the project's installation of `key`, recorded as the drift sweep records
+ * one (drift.ts), gating a new perk of the project: the API's side of holds without a whole sweep.
+ */
+export async function seedRemovalHold(
+  client: ApiClient,
+  project: string,
+  options: { key?: string; users?: string[]; holders?: number; status?: "held" | "confirmed" | "cancelled"; createdAt?: Date } = {},
+) {
+  const { db } = await testDatabase();
+  const key = options.key ?? "telegram";
+  if (key === "telegram") await ensureTelegram(client, project);
+  const installation = await installationRow(project, key);
+  assert.ok(installation, `the project runs ${key}`);
+  const resource = await client.post(`/v1/projects/${project}/resources`, { connector: key, kind: "perk", title: "Held role" });
+  assert.equal(resource.status, 201, JSON.stringify(resource.body));
+  const users = options.users ?? ["1101234567890123456", "1101234567890123457"];
+  const id = randomUUID();
+  await db("connector_removal_holds").insert({
+    id,
+    team_id: installation.team_id,
+    project_id: project,
+    installation_id: installation.id,
+    resource_id: resource.body.data.id,
+    place: "1187654321098765432",
+    holders: options.holders ?? users.length * 2,
+    planned_count: users.length,
+    member_ids: JSON.stringify(users),
+    status: options.status ?? "held",
+    created_at: options.createdAt ?? new Date(),
+  });
+  return { id, resource: resource.body.data as { id: string; title: string }, installation: installation as { id: string } };
 }

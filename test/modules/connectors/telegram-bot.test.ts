@@ -60,7 +60,7 @@ describe("the Telegram bot", function () {
     assert.equal(((await res.json()) as { error: { code: string } }).error.code, "RESOURCE_NOT_FOUND");
   });
 
-  it("opens the home screen on a bare /start and on a payload it does not act on", async () => {
+  it("opens the home screen on a bare /start and on a payload it does not act on [claim telegram.settings.welcome_message]", async () => {
     for (const payload of [null, "hello", `project_${plan.projectId}`]) {
       const mark = (await testPlatform()).calls.length;
       assert.equal((await start(777, payload)).status, 200);

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { startFakePlatform, type FakePlatform } from "../../../src/modules/connectors/fake-platform.ts";
+import { startFakePlatform, type FakePlatform } from "../../../src/simulators/platforms/fake-platform.ts";
 import { telegramDriver } from "../../../src/modules/connectors/drivers/telegram.ts";
 import { PlatformError, type PlatformPayments } from "../../../src/modules/connectors/drivers/driver.ts";
 
@@ -131,12 +131,12 @@ describe("Telegram Stars: the driver's payment calls against the fake Telegram, 
       assert.deepEqual(await rawCall("createInvoiceLink", params), { status: 400, body: { ok: false, error_code: 400, description } });
   });
 
-  it("a member pays a subscription link: pre-checkout answered ok, then the first recurring successful_payment reaches the webhook", async () => {
+  it("a member pays a subscription link: pre-checkout answered ok, then the first recurring successful_payment reaches the webhook [claim telegram.capabilities.native_payments telegram.overview.members-pay-in-the-bot-or]", async () => {
     receiver = await webhookReceiver({ ok: true });
     assert.deepEqual(fake.telegramWebhook(123456789), {
       url: fake.telegramWebhook(123456789)!.url,
       secret_token: "hook-secret_1",
-      allowed_updates: ["message", "pre_checkout_query", "chat_member", "my_chat_member"],
+      allowed_updates: ["message", "pre_checkout_query", "chat_member", "my_chat_member", "chat_join_request"],
     });
     const link = await payments().createInvoiceLink(monthly);
     const before = Math.floor(Date.now() / 1000);

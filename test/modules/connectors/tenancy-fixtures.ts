@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { expectReached } from "../../tenancy/callers.ts";
 import type { AreaFixtures, FixtureScope, PathFixture } from "../../tenancy/types.ts";
 import { newTelegramBot } from "../../helpers/platforms.ts";
-import { ensureTelegram, installationRow, newProject, projectExists, removeInstallation } from "./support.ts";
+import { testDatabase } from "../../helpers/backends.ts";
+import { ensureTelegram, installationRow, newProject, projectExists, removeInstallation, seedRemovalHold } from "./support.ts";
 
 /** The project a fixture works on: inside `within` when given, else a new project of the team. */
 const projectFor = async ({ owner }: FixtureScope, within?: readonly string[]) => within?.[0] ?? (await newProject(owner));
@@ -25,6 +26,24 @@ const installationFixture = (extra: Partial<PathFixture<"project" | "connector">
   exists: async (_scope, { project }) => (await installationRow(project)) !== undefined,
   ...extra,
 });
+
+/** An open mass-removal hold on a Telegram installation of a project of the team (confirm and cancel). */
+const holdFixture: PathFixture<"project" | "connector" | "removal_hold"> = {
+  async create(scope, within) {
+    // The owner's own second project (each hold gates a perk of its own): the matrix's teams stay within their tier's projects.
+    const project = within?.[0] ?? scope.owner.projectIds[1]!;
+    return { project, connector: "telegram", removal_hold: (await seedRemovalHold(scope.rest, project)).id };
+  },
+  async outside(scope, allowList) {
+    const project = outsideProject(scope, allowList);
+    return [{ project, connector: "telegram", removal_hold: (await seedRemovalHold(scope.rest, project)).id }];
+  },
+  // A refused decision leaves the hold open.
+  exists: async (_scope, { removal_hold }) => {
+    const { db } = await testDatabase();
+    return (await db("connector_removal_holds").where({ id: removal_hold, status: "held" }).first("id")) !== undefined;
+  },
+};
 
 /** Bot tokens registered for the install fixture, by project (the body is built without waiting). */
 const botTokens = new Map<string, string>();
@@ -69,4 +88,7 @@ export const tenancyFixtures: AreaFixtures = {
   list_connector_chats: installationFixture(),
   update_project_connector: installationFixture({ body: () => ({ settings: { language: "de" } }) }),
   uninstall_connector: installationFixture(),
+  list_removal_holds: installationFixture(),
+  confirm_removal_hold: holdFixture,
+  cancel_removal_hold: holdFixture,
 };

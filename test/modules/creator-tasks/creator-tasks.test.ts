@@ -17,7 +17,7 @@ describe("creator tasks", () => {
   const tasksPath = (projectId: string) => `/v1/projects/${projectId}/creator-tasks`;
   const completePath = (projectId: string, taskId: string) => `${tasksPath(projectId)}/${taskId}/complete`;
 
-  it("a purchase of a manual perk opens a task; complete issues the grant: creator_task.completed then member.resource_added for the same grant, after subscription.created", async () => {
+  it("a purchase of a manual perk opens a task; complete issues the grant: creator_task.completed then member.resource_added for the same grant, after subscription.created [claim telegram.resource_kinds.perk discord.resource_kinds.perk]", async () => {
     const before = (await eventsOf(suite.creator.teamId)).length;
     const sub = await subscribedMember(suite.creator, { resources: [{ mode: "creator_task", title: "Signed print" }] });
     const [task] = sub.tasks;

@@ -108,7 +108,7 @@ describe("distribution", () => {
     }
   });
 
-  it("answers 422 no_bot_attached without a connected installation with a bot (none, or Discord only)", async () => {
+  it("answers 422 no_bot_attached without a connected installation with a bot; Discord's is its portal entry", async () => {
     const bare = await newProject(suite.creator);
     const error = expectError(await suite.client.get(deepLinkPath(bare)), 422, "VALIDATION_FAILED");
     assert.deepEqual(error.context, { reason: "no_bot_attached", project_id: bare });
@@ -119,7 +119,10 @@ describe("distribution", () => {
       (await suite.client.post(installPath(bare, "discord"), { oauth: { code, redirect_uri: "https://app.example.test/cb" } })).status,
       201,
     );
-    expectError(await suite.client.get(deepLinkPath(bare)), 422, "VALIDATION_FAILED");
+    // Discord has no start links: its deep link is the installation's portal entry, which signs the member in with Discord.
+    const discord = await suite.client.get(deepLinkPath(bare));
+    assert.equal(discord.status, 200, JSON.stringify(discord.body));
+    assert.match(discord.body.data.deep_link, /\/connectors\/discord\/[0-9a-f-]{36}\?start=project_/);
     // Uninstalling the bot detaches it.
     const other = await newProject(suite.creator);
     await installTelegram(suite.client, other);

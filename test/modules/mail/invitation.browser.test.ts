@@ -13,7 +13,7 @@ import { testDatabase } from "../../helpers/backends.ts";
 import { ApiClient } from "../../helpers/http.ts";
 import { startApi, type RunningApi } from "../../helpers/server.ts";
 import { linkInMail, sendMailTo, startMailReceiver, TEST_MAIL_FROM } from "../../helpers/messaging.ts";
-import type { MailCatcher } from "../../../src/modules/mail/catcher.ts";
+import type { MailCatcher } from "../../../src/simulators/mail-catcher.ts";
 
 describe("mailed links in Chromium: an invitation and a sign-up received over SMTP", function () {
   this.timeout(120_000);

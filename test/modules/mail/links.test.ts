@@ -7,7 +7,7 @@ import { FormBrowser } from "../../helpers/form-browser.ts";
 import { TEST_PASSWORD, uniqueEmail } from "../../helpers/fixtures.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { testLogger } from "../../helpers/server.ts";
-import { startMailCatcher } from "../../../src/modules/mail/catcher.ts";
+import { startMailCatcher } from "../../../src/simulators/mail-catcher.ts";
 import { smtpSender } from "../../../src/modules/mail/smtp.ts";
 import { sendDueMail } from "../../../src/workers/mail/worker.ts";
 import { findCreatorByEmail } from "../../../src/modules/account/creators.ts";

@@ -10,7 +10,7 @@ import { authPage, ownLinks, portalPage } from "../../../src/modules/alerts/link
 import { pendingMail } from "../../../src/modules/mail/outbox.ts";
 import { renderMail } from "../../../src/modules/mail/render.ts";
 import { smtpSender } from "../../../src/modules/mail/smtp.ts";
-import { startMailCatcher } from "../../../src/modules/mail/catcher.ts";
+import { startMailCatcher } from "../../../src/simulators/mail-catcher.ts";
 import { sendDueMail } from "../../../src/workers/mail/worker.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { uniqueEmail } from "../../helpers/fixtures.ts";

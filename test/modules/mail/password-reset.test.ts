@@ -7,7 +7,7 @@ import { FormBrowser } from "../../helpers/form-browser.ts";
 import { createTestCreator, TEST_PASSWORD, uniqueEmail } from "../../helpers/fixtures.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { testLogger } from "../../helpers/server.ts";
-import { startMailCatcher, type MailCatcher } from "../../../src/modules/mail/catcher.ts";
+import { startMailCatcher, type MailCatcher } from "../../../src/simulators/mail-catcher.ts";
 import { smtpSender, type MailSender } from "../../../src/modules/mail/smtp.ts";
 import { sendDueMail } from "../../../src/workers/mail/worker.ts";
 import { checkPassword } from "../../../src/modules/account/sign-in.ts";

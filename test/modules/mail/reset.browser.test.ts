@@ -9,7 +9,7 @@ import { allOrNothing } from "../../helpers/open-resources.ts";
 import { createTestCreator } from "../../helpers/fixtures.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { testLogger } from "../../helpers/server.ts";
-import { startMailCatcher, type MailCatcher } from "../../../src/modules/mail/catcher.ts";
+import { startMailCatcher, type MailCatcher } from "../../../src/simulators/mail-catcher.ts";
 import { smtpSender, type MailSender } from "../../../src/modules/mail/smtp.ts";
 import { sendDueMail } from "../../../src/workers/mail/worker.ts";
 

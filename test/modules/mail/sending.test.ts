@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { testDatabase } from "../../helpers/backends.ts";
 import { testLogger } from "../../helpers/server.ts";
 import { pendingMail, queueMailAt } from "../../../src/modules/mail/outbox.ts";
-import { startMailCatcher, type MailCatcher } from "../../../src/modules/mail/catcher.ts";
+import { startMailCatcher, type MailCatcher } from "../../../src/simulators/mail-catcher.ts";
 import { claimDueMail, mailRetryDelayMs, mailState } from "../../../src/modules/mail/queue.ts";
 import { smtpSender, type MailSender } from "../../../src/modules/mail/smtp.ts";
 import { sendDueMail, type MailWorkerOptions } from "../../../src/workers/mail/worker.ts";

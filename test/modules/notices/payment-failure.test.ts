@@ -3,7 +3,7 @@
 // access continues (the grace end), when it will be tried again and where to update the payment
 // method; the retry's failure says nothing new.
 import assert from "node:assert/strict";
-import { TEST_CARDS } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { TEST_CARDS } from "../../../src/simulators/stripe/index.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { eventsOf } from "../../helpers/events.ts";
 import { useApiWithStripeTwin } from "../../helpers/suite.ts";

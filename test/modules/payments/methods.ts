@@ -5,7 +5,7 @@ import type Stripe from "stripe";
 import { createPaymentMethod } from "../../../src/modules/payment-methods/payment-methods.ts";
 import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tables.ts";
 import { sealStripeCredentials } from "../../../src/modules/payments/providers.ts";
-import type { StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import type { StripeTwin } from "../../../src/simulators/stripe/index.ts";
 import { createConnectedAccount } from "../../../src/modules/payments/stripe/index.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import type { TestCreator } from "../../helpers/fixtures.ts";

@@ -16,7 +16,7 @@ import { findOrCreateMember } from "../../../src/modules/members/members.ts";
 import { createPaymentMethod } from "../../../src/modules/payment-methods/payment-methods.ts";
 import { noteProviderCheckout, openCheckout } from "../../../src/modules/payments/checkouts.ts";
 import { sealStripeCredentials } from "../../../src/modules/payments/providers.ts";
-import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/simulators/stripe/index.ts";
 import { createStripeClient } from "../../../src/modules/payments/stripe/client.ts";
 import { createConnectedAccount, stripeProvider } from "../../../src/modules/payments/stripe/index.ts";
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { Logger } from "pino";
 import type { AddressInfo } from "node:net";
-import { startFakePlatform, type FakePlatform } from "../../../src/modules/connectors/fake-platform.ts";
+import { startFakePlatform, type FakePlatform } from "../../../src/simulators/platforms/fake-platform.ts";
 import { telegramDriver } from "../../../src/modules/connectors/drivers/telegram.ts";
 import type { PlatformPayments } from "../../../src/modules/connectors/drivers/driver.ts";
 import type { CheckoutRequest, ConnectedMethod, PlanPrice, ProviderEvent } from "../../../src/modules/payments/provider.ts";

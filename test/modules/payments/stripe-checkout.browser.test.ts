@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { Browser } from "playwright-core";
 import Stripe from "stripe";
-import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { startStripeTwin, TEST_CARDS, type StripeTwin } from "../../../src/simulators/stripe/index.ts";
 import { freshPage, launchBrowser, screenshot } from "../../helpers/browser.ts";
 import { allOrNothing, listenOnLoopback } from "../../helpers/open-resources.ts";
 

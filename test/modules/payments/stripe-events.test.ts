@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import type Stripe from "stripe";
-import { TEST_CARDS, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
-import { stripeEventsUrl } from "../../../src/modules/payments/stripe/open.ts";
+import { TEST_CARDS, type StripeTwin } from "../../../src/simulators/stripe/index.ts";
+import { stripeEventsUrl } from "../../../src/modules/payments/stripe/stripe-payments.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import { assertValidEvent, eventsOf, type OutboxEvent } from "../../helpers/events.ts";
 import { startApi } from "../../helpers/server.ts";

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { loadConfig } from "../../../src/config.ts";
 import { createStripeClient } from "../../../src/modules/payments/stripe/client.ts";
-import { openStripe, simulatedStripeKey } from "../../../src/modules/payments/stripe/open.ts";
+import { openStripe, simulatedStripeKey } from "../../../src/outside/stripe.ts";
 
 const appKey = randomBytes(32);
 

@@ -7,8 +7,8 @@ import type { PaymentMethodRow } from "../../../src/modules/payment-methods/tabl
 import { findOrCreateMember } from "../../../src/modules/members/members.ts";
 import { noteProviderCheckout, openCheckout } from "../../../src/modules/payments/checkouts.ts";
 import { providerRegistry, type ProviderRegistry } from "../../../src/modules/payments/providers.ts";
-import type { StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
-import type { StripePayments } from "../../../src/modules/payments/stripe/open.ts";
+import type { StripeTwin } from "../../../src/simulators/stripe/index.ts";
+import type { StripePayments } from "../../../src/modules/payments/stripe/stripe-payments.ts";
 import { plansTable, type PlanRow } from "../../../src/modules/plans/tables.ts";
 import { testDatabase } from "../../helpers/backends.ts";
 import type { TestCreator } from "../../helpers/fixtures.ts";

@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type Stripe from "stripe";
 import { loadConfig } from "../../../src/config.ts";
-import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { startStripeTwin, type StripeTwin } from "../../../src/simulators/stripe/index.ts";
 import { createStripeClient } from "../../../src/modules/payments/stripe/client.ts";
-import { openStripe, STRIPE_TWIN_FILE } from "../../../src/modules/payments/stripe/open.ts";
+import { openStripe, STRIPE_TWIN_FILE } from "../../../src/outside/stripe.ts";
 import { tempDir } from "../../helpers/processes.ts";
 
 const clientOf = (twin: StripeTwin) => createStripeClient({ secretKey: twin.secretKey, ...twin.clientOptions });

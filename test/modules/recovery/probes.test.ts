@@ -158,7 +158,7 @@ describe("recovery probes", function () {
     ]);
   });
 
-  it("a revoked bot token: lost, with what to do (a new token)", async () => {
+  it("a revoked bot token: lost, with what to do (a new token) [claim telegram.capabilities.recovery_probes telegram.recovery.probes]", async () => {
     const { project, setting, bot } = await probedProject();
     await run(T0);
     (await testPlatform()).revokeTelegramToken(bot.token);
@@ -265,7 +265,7 @@ describe("recovery probes", function () {
       return { project, guild: guild.id, role, channel, setting, platform };
     }
 
-    it("healthy with the role there and below the bot's; the role deleted: degraded naming it; the channel gone too: lost", async () => {
+    it("healthy with the role there and below the bot's; the role deleted: degraded naming it; the channel gone too: lost [claim discord.capabilities.recovery_probes discord.recovery.probes]", async () => {
       const { project, guild, role, channel, setting, platform } = await discordProject();
       const mark = platform.calls.length;
       assert.equal(await run(T0), 1);

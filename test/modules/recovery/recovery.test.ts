@@ -10,11 +10,12 @@ import { testDatabase } from "../../helpers/backends.ts";
 import { activityOf, expectGuarded, installConnector, patch, teamSnapshot } from "../resources/support.ts";
 import { newProject } from "../connectors/support.ts";
 import { clearSettings, createSetting, seedPlaces, settingsPath, type Places } from "./support.ts";
+import { registryDeclaringEveryFeature } from "./support.ts";
 
 const TABLES = ["recovery_settings", "recovery_resource_standbys"];
 
 describe("recovery settings", () => {
-  const suite = useApiWithCreator({ creator: { label: "recovery", projects: 2 } });
+  const suite = useApiWithCreator({ api: { connectors: registryDeclaringEveryFeature() }, creator: { label: "recovery", projects: 2 } });
   const p1 = () => suite.creator.projectIds[0]!;
   const base = () => settingsPath(p1());
   const snapshot = () => teamSnapshot(suite.creator.teamId, TABLES);

@@ -13,12 +13,14 @@ import { useApiWithCreator } from "../../helpers/suite.ts";
 import { grantableAbilities } from "../../../src/modules/tokens/abilities.ts";
 import { createResource, expectFieldRefusal, installConnector, patch, teamSnapshot } from "../resources/support.ts";
 import { clearSettings, createSetting, seedPlaces, settingsPath, type Places } from "./support.ts";
+import { registryDeclaringEveryFeature } from "./support.ts";
 
 const TABLES = ["recovery_settings", "recovery_resource_standbys"];
 
 /** The repository's connectors, with Telegram's manifest declaring no recovery feature at all. */
 function registryWithoutRecovery(): ConnectorRegistry {
-  const repository = repositoryConnectorRegistry();
+  // Every feature's places are otherwise acceptable (mirrorable kinds), so each refusal is the undeclared feature alone.
+  const repository = registryDeclaringEveryFeature();
   const packages = new Map(repository.packages);
   const telegram = packages.get("telegram")!;
   const capabilities = (telegram.manifest.capabilities ?? []).filter((c) => !c.startsWith("recovery_"));
@@ -27,7 +29,7 @@ function registryWithoutRecovery(): ConnectorRegistry {
 }
 
 describe("recovery settings: what a setting names", () => {
-  const suite = useApiWithCreator({ creator: { label: "recovery-refs", projects: 2 } });
+  const suite = useApiWithCreator({ api: { connectors: registryDeclaringEveryFeature() }, creator: { label: "recovery-refs", projects: 2 } });
   const p1 = () => suite.creator.projectIds[0]!;
   const p2 = () => suite.creator.projectIds[1]!;
   const base = () => settingsPath(p1());
@@ -55,7 +57,7 @@ describe("recovery settings: what a setting names", () => {
     );
     assert.deepEqual(Object.keys(error.fields), ["standby_installation_id"]);
     assert.match(error.fields.standby_installation_id[0], /does not declare/);
-    const setting = await createSetting(suite.client, p1(), { connector: "discord", probes: { enabled: true }, identity_relink: { enabled: true } });
+    const setting = await createSetting(suite.client, p1(), { connector: "discord", probes: { enabled: true } });
     await expectFieldRefusal(
       () => patch(suite.client, `${base()}/${setting.id}`, { standby_installation_id: discordStandby }),
       "standby_installation_id",
@@ -124,17 +126,18 @@ describe("recovery settings: what a setting names", () => {
       ["telegram", mirror(false, perk, channelB), "mirror.source_resource_id"],
       ["telegram", mirror(true, channelA, channelA), "mirror.target_resource_id"],
       ["telegram", mirror(true, channelA, discordChannel), "mirror.target_resource_id"],
-      ["discord", mirror(true, discordChannel, discordRole), "mirror.target_resource_id"],
+      // Discord declares no mirror (issue 45: nothing implements it there).
+      ["discord", mirror(true, discordChannel, discordRole), "mirror.enabled"],
     ] as const)
       await refused({ connector, mirror: body }, field);
     await notFound(() => suite.client.post(base(), { connector: "telegram", mirror: mirror(false, channelA, p2Channel) }), {
       resource_id: p2Channel,
     });
-    const kept = await createSetting(suite.client, p1(), { connector: "discord", mirror: mirror(false, discordRole, discordChannel) });
-    assert.deepEqual(kept.mirror, mirror(false, discordRole, discordChannel));
+    const kept = await createSetting(suite.client, p1(), { connector: "telegram", mirror: mirror(false, channelA, channelB) });
+    assert.deepEqual(kept.mirror, mirror(false, channelA, channelB));
     const on = await patch(suite.client, `${base()}/${kept.id}`, { mirror: { enabled: true } });
     assert.equal(on.status, 200, JSON.stringify(on.body));
-    assert.deepEqual(on.body.data.mirror, mirror(true, discordRole, discordChannel));
+    assert.deepEqual(on.body.data.mirror, mirror(true, channelA, channelB));
     await expectFieldRefusal(
       () => patch(suite.client, `${base()}/${kept.id}`, { mirror: { source_resource_id: null } }),
       "mirror.source_resource_id",
@@ -196,15 +199,15 @@ describe("recovery features a manifest declares", () => {
     }
   });
 
-  it("the repository's packages: Telegram declares all five, Discord all but standby installations", () => {
+  it("the repository's packages: Telegram declares what SubBridge carries out (probes and both standbys), Discord only probes", () => {
     const packages = repositoryConnectorRegistry().packages;
     assert.deepEqual(
       FEATURES.filter((f) => declares(packages.get("telegram")!.manifest, f)),
-      [...FEATURES],
+      ["probes", "standby_installations", "resource_standby"],
     );
     assert.deepEqual(
-      FEATURES.filter((f) => !declares(packages.get("discord")!.manifest, f)),
-      ["standby_installations"],
+      FEATURES.filter((f) => declares(packages.get("discord")!.manifest, f)),
+      ["probes"],
     );
   });
 });

@@ -5,6 +5,22 @@ import { testDatabase } from "../../helpers/backends.ts";
 import type { ApiClient } from "../../helpers/http.ts";
 import type { TestCreator } from "../../helpers/fixtures.ts";
 import { createResource, installConnector } from "../resources/support.ts";
+import { connectorsFolder, editJson } from "../../connectors/connector-folders.ts";
+import { loadConnectorRegistry, type ConnectorRegistry } from "../../../src/modules/connectors/registry.ts";
+
+/**
+ * The shipped packages with Telegram declaring every recovery feature, mirror and identity relink
+ * included: the settings' generic checks of a feature are tested with a package that declares it,
+ * though no shipped one declares those two (SubBridge does not carry them out).
+ */
+export function registryDeclaringEveryFeature(): ConnectorRegistry {
+  const dir = connectorsFolder();
+  editJson(`${dir}/telegram/connector.json`, (m) => {
+    m.recovery = { probes: true, standby_installations: true, resource_standby: true, mirror: true, identity_relink: true };
+    for (const kind of m.resource_kinds) if (kind.grant_mode === "bearer_link") kind.mirrorable = true;
+  });
+  return loadConnectorRegistry(dir);
+}
 
 export const settingsPath = (project: string) => `/v1/projects/${project}/recovery-settings`;
 

@@ -14,7 +14,7 @@ async function installedProject(scope: FixtureScope, projectId: string) {
 
 async function settingIn(scope: FixtureScope, projectId: string) {
   await installedProject(scope, projectId);
-  const setting = await createSetting(scope.rest, projectId, { identity_relink: { enabled: true } });
+  const setting = await createSetting(scope.rest, projectId, { probes: { enabled: true } });
   return { project: projectId, recovery_setting: setting.id };
 }
 const settingExists = ({ recovery_setting }: { recovery_setting: string }) => rowExists("recovery_settings", recovery_setting);

@@ -5,11 +5,11 @@
 // Our own drivers, which call them at 127.0.0.1, and a person at localhost or [::1] are answered.
 import assert from "node:assert/strict";
 import { request } from "node:http";
-import { startFakePlatform, type FakePlatform } from "../../../src/modules/connectors/fake-platform.ts";
-import { startMailCatcher, type MailCatcher } from "../../../src/modules/mail/catcher.ts";
-import { startStripeTwin, type StripeTwin } from "../../../src/modules/payments/stripe-twin/index.ts";
+import { startFakePlatform, type FakePlatform } from "../../../src/simulators/platforms/fake-platform.ts";
+import { startMailCatcher, type MailCatcher } from "../../../src/simulators/mail-catcher.ts";
+import { startStripeTwin, type StripeTwin } from "../../../src/simulators/stripe/index.ts";
 import { createStripeClient } from "../../../src/modules/payments/stripe/client.ts";
-import { loopbackHost } from "../../../src/modules/simulation/loopback.ts";
+import { loopbackHost } from "../../../src/simulators/loopback.ts";
 
 /** A request to 127.0.0.1 with the Host header a browser would send for `host`. */
 function send(url: string, host: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {

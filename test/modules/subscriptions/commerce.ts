@@ -23,7 +23,9 @@ export interface SeededPlan {
 }
 
 export interface PlanOptions {
-  resources?: { mode: GrantMode; title?: string }[];
+  resources?: { mode: GrantMode; title?: string; platformRef?: string }[];
+  /** The connector the plan's resources belong to (telegram unless said). */
+  connector?: "telegram" | "discord";
   trialDays?: number;
   cycle?: BillingCycle;
   status?: "draft" | "published" | "archived";
@@ -32,12 +34,19 @@ export interface PlanOptions {
   projectIndex?: number;
 }
 
+/** The manifests' resource kinds a seeded resource takes, by what it grants. */
+const RESOURCE_KIND = {
+  telegram: { task: "telegram-manual", role: "telegram-channel", place: "telegram-channel" },
+  discord: { task: "perk", role: "role", place: "channel" },
+} as const;
+
 /** A plan of the creator's project (published unless said) granting resources of the given modes. */
 export async function seedPlan(creator: TestCreator, options: PlanOptions = {}): Promise<SeededPlan> {
   const { db } = await testDatabase();
   const projectId = creator.projectIds[options.projectIndex ?? 0]!;
   const teamId = creator.teamId;
-  const installationId = await seedInstallation(teamId, projectId);
+  const connector = options.connector ?? "telegram";
+  const installationId = await seedInstallation(teamId, projectId, connector);
   const now = new Date();
   const planId = randomUUID();
   await db("plans").insert({
@@ -63,9 +72,10 @@ export async function seedPlan(creator: TestCreator, options: PlanOptions = {}):
       team_id: teamId,
       project_id: projectId,
       installation_id: installationId,
-      connector_key: "telegram",
-      kind: resource.mode === "creator_task" ? "telegram-manual" : "telegram-channel",
+      connector_key: connector,
+      kind: RESOURCE_KIND[connector][resource.mode === "creator_task" ? "task" : resource.mode === "role" ? "role" : "place"],
       grant_mode: resource.mode,
+      ...(resource.platformRef ? { platform_ref: resource.platformRef } : {}),
       title: resource.title ?? `Perk ${position + 1}`,
       created_at: now,
       updated_at: now,

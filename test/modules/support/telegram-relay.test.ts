@@ -27,7 +27,7 @@ describe("the Telegram bot's support relay", function () {
   const repliesSince = async (from: number) =>
     (await testPlatform()).calls.slice(from).filter((c) => c.bot === String(bot.id) && c.name === "sendMessage");
 
-  it("opens a conversation on a member's first message (acknowledged), appends later ones (no answer)", async () => {
+  it("opens a conversation on a member's first message (acknowledged), appends later ones (no answer) [claim telegram.capabilities.support_relay telegram.relay_modes.private_chat]", async () => {
     const member = randomInt(1_000_000, 9_999_999);
     const mark = (await testPlatform()).calls.length;
     await send(member, "Where is my invite?");

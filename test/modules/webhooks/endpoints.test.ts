@@ -77,7 +77,11 @@ describe("webhook endpoints", () => {
       await expectFieldRefusal(() => suite.client.post(BASE, endpointBody({ url })), "url", snapshot);
     }
     const error = expectError(await suite.client.post(BASE, endpointBody({ url: "https://10.1.2.3/x" })), 422, "VALIDATION_FAILED");
-    assert.deepEqual(error.fields, { url: ["the host 10.1.2.3 is a private address; webhooks go to public hosts only"] });
+    assert.deepEqual(error.fields, {
+      url: [
+        "the host 10.1.2.3 is a private address; webhooks go to public hosts only (the operator can exempt address ranges with WEBHOOK_ALLOWED_CIDRS, e.g. 127.0.0.0/8)",
+      ],
+    });
   });
 
   it("refuses unknown events, bad allowed_ips and empty names (422 naming the field)", async () => {

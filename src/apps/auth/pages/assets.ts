@@ -1,7 +1,8 @@
 // The files the pages load, all from this host (no CDN): the stylesheet and the WebAuthn browser
-// helper (@simplewebauthn/browser's bundle, read from node_modules at start). Cached for an hour.
+// helper (@simplewebauthn/browser's bundle, read from node_modules at start). Cached for an hour, compressed as the client accepts.
 import type { Router } from "@koa/router";
 import { readRepositoryText } from "../../../repository-files.ts";
+import { compressAnswer } from "../../../http/compression.ts";
 
 const ASSETS: Record<string, { file: string; type: string }> = {
   "auth.css": { file: "src/apps/auth/assets/auth.css", type: "text/css; charset=utf-8" },
@@ -18,6 +19,7 @@ export function mountAssets(router: Router): void {
     ctx.type = asset.type;
     ctx.set("Cache-Control", "public, max-age=3600");
     ctx.set("X-Content-Type-Options", "nosniff");
+    compressAnswer(ctx);
     ctx.body = asset.body;
   });
 }

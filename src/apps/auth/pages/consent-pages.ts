@@ -28,16 +28,25 @@ import { placeOnTeam } from "./team-place.ts";
 /** The request's parameters, carried from the consent page to its POST and checked again there. */
 const REQUEST_FIELDS = ["response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method"] as const;
 
-function requestFields(request: AuthorizationRequest): Record<(typeof REQUEST_FIELDS)[number], string> {
+/** The request's fields; state only when the client sent one (it is optional with PKCE). */
+function requestFields(request: AuthorizationRequest): Partial<Record<(typeof REQUEST_FIELDS)[number], string>> {
   return {
     response_type: "code",
     client_id: request.client.clientId,
     redirect_uri: request.redirectUri,
     scope: request.scope,
-    state: request.state,
+    ...(request.state !== undefined ? { state: request.state } : {}),
     code_challenge: request.codeChallenge,
     code_challenge_method: request.codeChallengeMethod,
   };
+}
+
+/** The request's fields as the hidden inputs of a consent form. */
+function hiddenRequestFields(request: AuthorizationRequest): Html[] {
+  const fields = requestFields(request);
+  return REQUEST_FIELDS.filter((name) => fields[name] !== undefined).map(
+    (name) => html`<input type="hidden" name="${name}" value="${fields[name]!}" />`,
+  );
 }
 
 const isWeb = (url: URL) => url.protocol === "https:" || url.protocol === "http:";
@@ -82,9 +91,8 @@ function untrustedRequestPage(ctx: Koa.Context, creator: SignedIn | null, error:
 
 /** Deny on a page where the creator cannot approve (no team): the app learns it was refused. */
 function denyForm(ctx: Koa.Context, request: AuthorizationRequest, label: string) {
-  const fields = requestFields(request);
   return html`<form method="post" action="/oauth/authorize" class="consent-actions">
-    ${csrfField(ctx)}${REQUEST_FIELDS.map((name) => html`<input type="hidden" name="${name}" value="${fields[name]}" />`)}
+    ${csrfField(ctx)}${hiddenRequestFields(request)}
     <button type="submit" name="decision" value="deny" class="secondary">${label}</button>
   </form>`;
 }
@@ -111,7 +119,6 @@ async function consentPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, 
     noTeamPage(ctx, creator, request, "Your account belongs to no team, so there is nothing an app could act on yet.");
     return;
   }
-  const fields = requestFields(request);
   const role = place === "owner" ? "every ability (you own it)" : html`every ability your role there (<strong>${place}</strong>) grants`;
   renderPage(ctx, {
     title: `Connect ${request.client.clientName}?`,
@@ -142,7 +149,7 @@ async function consentPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, 
         </li>
       </ul>
       <form method="post" action="/oauth/authorize" class="consent-actions">
-        ${csrfField(ctx)}${REQUEST_FIELDS.map((name) => html`<input type="hidden" name="${name}" value="${fields[name]}" />`)}
+        ${csrfField(ctx)}${hiddenRequestFields(request)}
         <input type="hidden" name="team_id" value="${team.id}" />
         <button type="submit" name="decision" value="approve">Approve</button>
         <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
@@ -235,7 +242,7 @@ export function mountConsentPages(router: Router, deps: AuthDeps): void {
       if (fields.decision !== "approve") throw new PageError(400, "Choose Approve or Deny.");
       if (!creator) {
         // The session ended while the page was open: sign in again, then see the page again.
-        const again = `/oauth/authorize?${new URLSearchParams(requestFields(request))}`;
+        const again = `/oauth/authorize?${new URLSearchParams(requestFields(request) as Record<string, string>)}`;
         ctx.redirect(`/sign-in?return_to=${encodeURIComponent(again)}`);
         return;
       }

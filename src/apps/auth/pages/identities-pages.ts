@@ -2,7 +2,9 @@
 // identities, primary first), each with Unlink, and per bot of the creator's current team whose
 // platform links accounts, "Link your <platform> account": a POST that makes a one-time link into
 // that bot (src/modules/account/identity-links.ts) and shows it once. Pressing Start in the bot
-// links the account; reloading this page shows it. Every change is a CSRF-checked POST.
+// links the account; reloading this page shows it. Every change is a CSRF-checked POST. A platform
+// whose driver signs people in (Discord) is linked through that sign-in instead, from a link
+// (./identity-sign-in.ts), whether or not the team has installed it.
 import type { Router } from "@koa/router";
 import type Koa from "koa";
 import type { AuthDeps } from "../deps.ts";
@@ -11,6 +13,7 @@ import { identitiesOf, unlinkIdentity, type IdentityRow } from "../../../modules
 import { IDENTITY_LINK_TTL_MS, startIdentityLink } from "../../../modules/account/identity-links.ts";
 import { LINKABLE_CONNECTORS } from "../../../modules/connectors/bot/identity-link.ts";
 import { installationsTable, type InstallationRow } from "../../../modules/connectors/tables.ts";
+import { finishIdentitySignIn, signInLinkable, startIdentitySignIn } from "./identity-sign-in.ts";
 import { startLink } from "../../portal/catalog.ts";
 import { requireCreator, type SignedIn } from "./creator.ts";
 import { csrfField } from "./csrf.ts";
@@ -21,7 +24,10 @@ import { creatorActor, readAs, writeAs } from "./page-actor.ts";
 import { PageError } from "./page-error.ts";
 import { pageRoute } from "./page-route.ts";
 
-const DONE: Record<string, string> = { unlinked: "The account was unlinked: its alerts go elsewhere now." };
+const DONE: Record<string, string> = {
+  unlinked: "The account was unlinked: its alerts go elsewhere now.",
+  linked: "The account is linked to your SubBridge account.",
+};
 
 const platformName = (key: string) => (Object.hasOwn(LINKABLE_CONNECTORS, key) ? LINKABLE_CONNECTORS[key]! : key);
 
@@ -31,13 +37,17 @@ function teamOf(creator: SignedIn): string {
   return creator.teamId;
 }
 
-/** The team's bots a creator can link through: the oldest active installation per linkable connector. */
+/** The team's bots a creator can link through: the oldest active installation per connector linked by a bot's link. */
 async function linkableBots(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn): Promise<InstallationRow[]> {
   if (!creator.teamId) return [];
+  const bySignIn = signInLinkable(deps);
   const rows = (await installationsTable
     .rows(readAs(deps, creatorActor(ctx, creator.userId, creator.teamId)))
     .where({ status: "active" })
-    .whereIn("connector_key", Object.keys(LINKABLE_CONNECTORS))
+    .whereIn(
+      "connector_key",
+      Object.keys(LINKABLE_CONNECTORS).filter((key) => !bySignIn.includes(key)),
+    )
     .whereNotNull("bot_url")
     .orderBy([{ column: "created_at" }, { column: "id" }])) as InstallationRow[];
   const first = new Map<string, InstallationRow>();
@@ -68,6 +78,7 @@ function identityRow(ctx: Koa.Context, identity: IdentityRow): Html {
 async function showIdentitiesPage(ctx: Koa.Context, deps: AuthDeps, creator: SignedIn, made?: { platform: string; link: string; payload: string }) {
   const identities = creator.teamId ? await identitiesOf(readAs(deps, creatorActor(ctx, creator.userId, creator.teamId))) : [];
   const bots = await linkableBots(ctx, deps, creator);
+  const signIns = creator.teamId ? signInLinkable(deps) : [];
   const done = typeof ctx.query.done === "string" ? DONE[ctx.query.done] : undefined;
   const minutes = IDENTITY_LINK_TTL_MS / 60_000;
   renderPage(ctx, {
@@ -115,16 +126,26 @@ async function showIdentitiesPage(ctx: Koa.Context, deps: AuthDeps, creator: Sig
       </section>
       <section aria-labelledby="link-heading">
         <h2 id="link-heading">Link an account</h2>
+        ${bots.map(
+          (bot) =>
+            html`<form method="post" action="/identities/link">
+              ${csrfField(ctx)}<input type="hidden" name="installation_id" value="${bot.id}" />
+              <button type="submit">Link your ${platformName(bot.connector_key)} account</button>
+            </form>`,
+        )}
+        ${signIns.map((key) => html`<p><a class="button" href="/identities/${key}/start">Link your ${platformName(key)} account</a></p>`)}
         ${
           bots.length
-            ? bots.map(
-                (bot) =>
-                  html`<form method="post" action="/identities/link">
-                    ${csrfField(ctx)}<input type="hidden" name="installation_id" value="${bot.id}" />
-                    <button type="submit">Link your ${platformName(bot.connector_key)} account</button>
-                  </form>`,
-              )
+            ? ""
             : html`<p class="hint">Install the Telegram connector in a project of this team to link your Telegram account through its bot.</p>`
+        }
+        ${
+          signIns.length
+            ? html`<p class="hint">
+                You sign in on ${signIns.map(platformName).join(" or ")} and allow SubBridge to know who you are (nothing else); your alerts reach
+                that account by direct message from the bot of a server this team has connected.
+              </p>`
+            : ""
         }
       </section>`,
   });
@@ -154,6 +175,18 @@ export function mountIdentityPages(router: Router, deps: AuthDeps): void {
       ctx.query = {};
       await showIdentitiesPage(ctx, deps, creator, { platform: platformName(bot.connector_key), link: startLink(bot, payload), payload });
     }),
+  );
+
+  router.register(
+    "/identities/:connector/start",
+    ["GET"],
+    pageRoute((ctx) => startIdentitySignIn(ctx, deps)),
+  );
+
+  router.register(
+    "/identities/:connector/callback",
+    ["GET"],
+    pageRoute((ctx) => finishIdentitySignIn(ctx, deps)),
   );
 
   router.register(

@@ -33,7 +33,7 @@ import {
 } from "../../../modules/payments/connections.ts";
 import type { ConnectionRow } from "../../../modules/payments/tables.ts";
 import { surfaceRegistry } from "../../../modules/payments/providers.ts";
-import type { StripePayments } from "../../../modules/payments/stripe/open.ts";
+import type { StripePayments } from "../../../modules/payments/stripe/stripe-payments.ts";
 import { onboardingOrigin } from "../../../modules/payments/stripe/connect.ts";
 import { requireCreator, type SignedIn } from "./creator.ts";
 import { readPageForm } from "./forms.ts";

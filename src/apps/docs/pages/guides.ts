@@ -1,12 +1,15 @@
-// The guides (REST API, MCP server, webhooks): Markdown files beside this module with the
+// The guides (REST API, MCP server, Discord, Telegram, broadcasts, connector packages, webhooks, recovery): Markdown files beside this module with the
 // deployment's addresses filled in, and the few parts that come from the code (the toolsets, the
-// retry ladder, the MCP install links) generated into them, so a guide cannot disagree with what
+// retry ladder, the MCP install links, the Telegram bot's commands) generated into them, so a guide cannot disagree with what
 // the server does.
 import type { MarkdownPage } from "../../site/pages/markdown-routes.ts";
 import { readRepositoryText, readGeneratedJson } from "../../../repository-files.ts";
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from "../../../modules/webhooks/ladder.ts";
 import { withAddresses, type DocsAddresses } from "./addresses.ts";
 import { cursorInstallMarkdown, vscodeInstallMarkdown } from "./mcp-install.ts";
+import type { ConnectorManifest } from "../../../../generated/connector-manifest.d.ts";
+import { CAPABILITY_MEANINGS, MANAGEMENT_COMMAND_MEANINGS } from "../../../modules/connectors/claims.ts";
+import { CREATOR_COMMANDS, MEMBER_COMMANDS } from "../../../modules/connectors/bot/bot-commands.ts";
 
 interface ToolsetsFile {
   toolsets: { name: string; description: string; default?: boolean; tools: string[] }[];
@@ -30,6 +33,40 @@ function retryLadder(): string {
   return ["| Attempt | When |", "|---|---|", "| 1 | as soon as the event happens |", ...rows].join("\n");
 }
 
+/** A package's install steps as the dashboard shows them: numbered, `:app` named, `:button` the form's button, texts linked. */
+function installSteps(key: string, button: string): string {
+  const manifest = JSON.parse(readRepositoryText(`connectors/${key}/connector.json`)) as ConnectorManifest;
+  const steps = (manifest.install.fields ?? []).flatMap((field) =>
+    (field.steps ?? []).map((step) =>
+      Object.entries(field.links ?? {}).reduce(
+        (text, [linked, url]) => text.replace(linked, `[${linked}](${url})`),
+        step.replaceAll(":app", "SubBridge").replaceAll(":button", `**${button}**`),
+      ),
+    ),
+  );
+  return steps.map((step, i) => `${i + 1}. ${step}`).join("\n");
+}
+
+function capabilityObligations(): string {
+  const rows = Object.entries(CAPABILITY_MEANINGS).map(([name, m]) => `| \`${name}\` | ${m.says} | ${m.obliges} |`);
+  return ["| Capability | What creators read | What it obliges |", "|---|---|---|", ...rows].join("\n");
+}
+
+function managementCommands(): string {
+  const rows = Object.entries(MANAGEMENT_COMMAND_MEANINGS).map(([id, says]) => `| \`${id}\` | ${says} |`);
+  return ["| Command id | What the creator gets |", "|---|---|", ...rows].join("\n");
+}
+
+/** The Telegram bot's commands, from the list the bot answers and advertises (bot-commands.ts). */
+function telegramCommands(team: boolean): string {
+  if (!team) return ["| Command | What it does |", "|---|---|", ...MEMBER_COMMANDS.map((c) => `| \`/${c.command}\` | ${c.description} |`)].join("\n");
+  const rows = CREATOR_COMMANDS.map(
+    (c) =>
+      `| \`/${c.name}\`${c.id ? ` (\`/${c.id}\`)` : ""} | ${c.help.replace(/^Team: /, "")}${c.usage ? `: \`${c.usage}\`` : ""} | \`${c.ability}\` |`,
+  );
+  return ["| Command | What it does | Ability |", "|---|---|---|", ...rows].join("\n");
+}
+
 const GUIDES = [
   {
     path: "/guides/rest-api",
@@ -44,10 +81,41 @@ const GUIDES = [
     description: "Connecting Claude, Cursor, VS Code and Windsurf to SubBridge's MCP server: toolsets, read-only mode and OAuth.",
   },
   {
+    path: "/guides/discord",
+    file: "discord.md",
+    title: "Discord guide",
+    description:
+      "Running SubBridge on Discord: the application's settings, adding the bot to a server, members' sign-in, slash commands and rate limits.",
+  },
+  {
+    path: "/guides/connectors",
+    file: "connectors.md",
+    title: "Connector packages guide",
+    description: "What each claim of a connector manifest (capabilities, commands, settings, recovery) obliges a package to do.",
+  },
+  {
+    path: "/guides/broadcasts",
+    file: "broadcasts.md",
+    title: "Broadcasts guide",
+    description: "Messaging a segment of a project's members through the connectors' bots: segments, limits, test sends, scheduling, opt-out.",
+  },
+  {
+    path: "/guides/telegram",
+    file: "telegram.md",
+    title: "Telegram guide",
+    description: "Running SubBridge with your own Telegram bot: connecting it, linking your account, the bot's member and team commands.",
+  },
+  {
     path: "/guides/webhooks",
     file: "webhooks.md",
     title: "Webhooks guide",
     description: "Verifying SB-Signature and the RFC 9421 signature of SubBridge webhooks, retries and de-duplication.",
+  },
+  {
+    path: "/guides/recovery",
+    file: "recovery.md",
+    title: "Recovery guide",
+    description: "Recovery probes, a standby bot that takes over when the project's bot is lost, and standby places for lost chats.",
   },
 ] as const;
 
@@ -57,6 +125,12 @@ export function guidePages(a: DocsAddresses): MarkdownPage[] {
     retry_ladder: retryLadder,
     install_vscode: () => vscodeInstallMarkdown(a.mcpUrl),
     install_cursor: () => cursorInstallMarkdown(a.mcpUrl),
+    capability_obligations: capabilityObligations,
+    telegram_install_steps: () => installSteps("telegram", "Connect Telegram"),
+    discord_install_steps: () => installSteps("discord", "Add to Discord"),
+    management_commands: managementCommands,
+    member_commands: () => telegramCommands(false),
+    creator_commands: () => telegramCommands(true),
   };
   return GUIDES.map((guide) => {
     const text = withAddresses(readRepositoryText(`src/apps/docs/pages/guides/${guide.file}`), a);

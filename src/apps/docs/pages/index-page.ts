@@ -14,6 +14,11 @@ export function docsIndexPage(a: DocsAddresses): MarkdownPage {
 - [REST API](/guides/rest-api): authentication, idempotency, errors, pagination, rate limits, versioning
 - [MCP server](/guides/mcp): client setup for Claude, Cursor, VS Code and Windsurf; toolsets, read-only mode, OAuth
 - [Webhooks](/guides/webhooks): verifying SB-Signature and the RFC 9421 signature, retries, de-duplication
+- [Telegram](/guides/telegram): your bot, the team's commands, join requests, languages, terms and Stars
+- [Discord](/guides/discord): the application, adding the bot to a server, members' sign-in, slash commands
+- [Broadcasts](/guides/broadcasts): messaging a segment of members, test sends, scheduling, opt-out
+- [Recovery](/guides/recovery): health probes, a standby bot that takes over, standby places
+- [Connector packages](/guides/connectors): what each claim of a connector manifest obliges a package to do
 
 ## Reference
 

@@ -6,13 +6,24 @@
 // (a Vue application) injects its stylesheet as a <style> element and sets style attributes as it
 // renders; without it the reference is unstyled. Scripts stay 'self' only (no 'unsafe-eval': the
 // bundle needs none), and connect-src names the API so "Test request" can reach it.
+import { readFileSync } from "node:fs";
 import type Koa from "koa";
 import { html } from "../../auth/pages/html.ts";
 import { renderShell, type Shell } from "../../site/pages/layout.ts";
 import { securityHeaders } from "../../site/pages/security-headers.ts";
-import { readRepositoryText } from "../../../repository-files.ts";
+import { readRepositoryText, repositoryFile } from "../../../repository-files.ts";
+import { contentHash } from "../../../http/compression.ts";
 
-export const SCALAR_BUNDLE = "/assets/scalar-api-reference.js";
+const SCALAR_FILE = "node_modules/@scalar/api-reference/dist/browser/standalone.js";
+
+/**
+ * Scalar's bundle at an address carrying its content's hash, so browsers keep it for a year and
+ * fetch it again only when an upgrade changes it (read once here for the hash, then streamed).
+ */
+export const SCALAR_BUNDLE = {
+  path: `/assets/scalar-api-reference.${contentHash(readFileSync(repositoryFile(SCALAR_FILE)))}.js`,
+  asset: { file: SCALAR_FILE, type: "text/javascript; charset=utf-8", immutable: true },
+};
 
 /**
  * What Scalar is told: no fonts or telemetry from elsewhere, and none of its features that call
@@ -66,7 +77,7 @@ export function referencePage(shell: Shell, baseUrl: string): Koa.Middleware {
           </p>
         </div></noscript
       >`,
-    scripts: [SCALAR_BUNDLE],
+    scripts: [SCALAR_BUNDLE.path],
   });
   const csp = referenceCsp(baseUrl);
   return async (ctx) => {

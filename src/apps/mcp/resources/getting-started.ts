@@ -3,6 +3,7 @@
 import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../../pipeline/rate-limit.ts";
 import { defaultToolsets, toolDefinitions, toolsets } from "../tool-catalog.ts";
 import { READ_ONLY_HEADER, TOOLSETS_HEADER } from "../tool-selection.ts";
+import { protocolGuideUrl } from "../version-refusal.ts";
 
 export interface GuideAddresses {
   mcpUrl: string;
@@ -20,6 +21,15 @@ SubBridge runs paid memberships for creators' communities. This server exposes t
 operations (${urls.baseUrl}/v1) as ${toolDefinitions.length} tools over MCP protocol version
 2026-07-28 (Streamable HTTP at ${urls.mcpUrl}). A tool does exactly what its REST operation does,
 with the same rules.
+
+## Connecting
+2026-07-28 is the only protocol version: there is no \`initialize\` handshake, and a 2025-era
+request (a 1.x SDK, or a 2.x client left at its default negotiation) is refused with JSON-RPC
+error -32022, whose message and \`data\` name the version and the guide. With the official
+TypeScript SDK (\`@modelcontextprotocol/client\` 2.4 or later) opt in to negotiation:
+\`new Client({ name, version }, { versionNegotiation: { mode: "auto" } })\` over a
+\`StreamableHTTPClientTransport\` to ${urls.mcpUrl}. Hosts' configurations (desktop assistants,
+editors) and what to do when a host cannot choose the version: ${protocolGuideUrl(urls.docsUrl)}.
 
 ## Authentication
 Send \`Authorization: Bearer <token>\` on every request. A personal access token
@@ -76,8 +86,12 @@ List tools take \`page\` (from 1) and \`per_page\` (1 to 100, default 25); the r
 \`total\`). Call the tool again with the next \`page\` to continue.
 
 ## Idempotency
-Tool calls are not idempotency-keyed (REST writes are, with Idempotency-Key). A retried write
-runs again: after a time-out, read the current state before repeating a write.
+Every write tool takes an optional \`idempotency_key\` (a fresh UUID per intended change), with
+REST's Idempotency-Key rules: a retry with the same key and the same arguments returns the first
+call's result and changes nothing again (for 24 hours); the same key with other arguments is
+refused with IDEMPOTENCY_KEY_REUSED, and one sent while the first call still runs with
+IDEMPOTENCY_REPLAY_IN_PROGRESS. A write without a key runs again when retried. A tool that returns
+no data (a delete) keeps no result: retried after it finished, it runs again.
 
 ## Limits
 ${MCP_BUDGET[0]!.limit} requests per minute per token; requests without a valid token:

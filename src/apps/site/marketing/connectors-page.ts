@@ -5,6 +5,7 @@ import type { MarkdownPage } from "../pages/markdown-routes.ts";
 import type { ConnectorCard } from "../../../modules/connectors/cards.ts";
 import type { ConnectorRegistry } from "../../../modules/connectors/registry.ts";
 import { markdownText } from "../pages/markdown.ts";
+import { CAPABILITY_MEANINGS } from "../../../modules/connectors/claims.ts";
 import type { SiteAddresses } from "./addresses.ts";
 
 const GROUPS: readonly { status: ConnectorCard["status"]; heading: string; intro: string }[] = [
@@ -43,6 +44,8 @@ function cardSection(card: ConnectorCard): string {
     if (card.marketing.native_payment) facts.push(`**Native payment:** ${markdownText(card.marketing.native_payment)}`);
   }
   if (card.resource_kinds.length) facts.push(`**Resources:** ${card.resource_kinds.map((k) => markdownText(k.label)).join(", ")}`);
+  // The capabilities in a creator's words, from the one table the claims test and the connector guide read.
+  const does = card.capabilities.map((c) => `- ${CAPABILITY_MEANINGS[c as keyof typeof CAPABILITY_MEANINGS]?.says ?? markdownText(c)}`);
   const links = Object.entries(card.links)
     .filter((entry): entry is [string, string] => typeof entry[1] === "string")
     .map(([name, url]) => `[${LINK_LABELS[name] ?? markdownText(name)}](<${url}>)`);
@@ -53,6 +56,7 @@ function cardSection(card: ConnectorCard): string {
     "",
     facts.map((f) => `- ${f}`).join("\n"),
     card.overview ? `\n${nestedOverview(card.overview)}` : "",
+    does.length ? `\n**What it does:**\n\n${does.join("\n")}` : "",
     links.length ? `\n${links.join(" · ")}` : "",
     "",
   ].join("\n");

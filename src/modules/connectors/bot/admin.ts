@@ -13,6 +13,7 @@ import { resourcesTable } from "../../resources/tables.ts";
 import { teamGrantsOf } from "../../roles/grants.ts";
 import { grantsTable, subscriptionsTable, type GrantRow, type SubscriptionRow } from "../../subscriptions/tables.ts";
 import type { StartInput } from "./start-input.ts";
+import { CREATOR_COMMANDS, type CreatorCommandSpec } from "./bot-commands.ts";
 import { UUID } from "../../../uuid.ts";
 
 const COMMANDS: Record<
@@ -23,8 +24,8 @@ const COMMANDS: Record<
   ban: { ability: "project-user:update", run: ban },
 };
 
-/** The creator behind the platform account, when they may use `ability` on the project. */
-async function adminOf(ctx: DomainContext, input: StartInput, ability: string): Promise<string | null> {
+/** The creator behind the platform account, when they may use `ability` on the project (the Discord bot's /reply asks too). */
+export async function adminOf(ctx: DomainContext, input: Pick<StartInput, "installation" | "account">, ability: string): Promise<string | null> {
   const db = unscoped(ctx, "the bot: which creator a platform account is linked to (identities belong to people)");
   const identity = (await db("identities")
     .where({ connector: input.installation.connector_key, account_id: input.account.externalUserId })
@@ -35,6 +36,13 @@ async function adminOf(ctx: DomainContext, input: StartInput, ability: string): 
   if (grants.roleAbilities === null) return identity.user_id;
   const onProject = grants.groupGrants.filter((g) => g.projectIds.includes(input.installation.project_id)).flatMap((g) => g.abilities);
   return [...grants.roleAbilities, ...onProject].includes(ability) ? identity.user_id : null;
+}
+
+/** The creator commands (bot-commands.ts) the platform account may use on the installation's project, in /help's order. */
+export async function commandsAllowed(ctx: DomainContext, input: Pick<StartInput, "installation" | "account">): Promise<CreatorCommandSpec[]> {
+  const allowed: CreatorCommandSpec[] = [];
+  for (const command of CREATOR_COMMANDS) if (await adminOf(ctx, input, command.ability)) allowed.push(command);
+  return allowed;
 }
 
 async function memberNamed(ctx: DomainContext, input: StartInput, userId: string): Promise<MemberRow | undefined> {

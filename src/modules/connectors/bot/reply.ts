@@ -7,6 +7,7 @@ import type { ConnectorEnvironment } from "../environment.ts";
 import type { InstallationRow } from "../tables.ts";
 import { installationSession } from "./session.ts";
 import { planPrice, type StartReply } from "./start.ts";
+import { ENGLISH_TEXTS, type BotTexts } from "./texts.ts";
 
 /** What the bot says when the invoice could not be made (the checkout stays open and harmless). */
 export const CHECKOUT_FAILED = "The payment could not be prepared just now: open the plan's link again in a moment.";
@@ -18,6 +19,7 @@ export async function deliverStartReply(
   chat: string,
   reply: StartReply,
   logger: Logger,
+  { t }: BotTexts = ENGLISH_TEXTS,
 ): Promise<void> {
   const session = installationSession(env, installation);
   const { outcome } = reply;
@@ -27,14 +29,14 @@ export async function deliverStartReply(
   const request = { reference: outcome.checkout.id, planName: outcome.plan.name, price: planPrice(outcome.plan) };
   try {
     if (outcome.plan.billing_cycle === "lifetime") {
-      await session.sendMessage(chat, `${reply.text}\nPay the invoice below with Telegram Stars.`);
+      await session.sendMessage(chat, `${reply.text}\n${t("Pay the invoice below with Telegram Stars.")}`);
       await provider.startCheckout(method, { ...request, chatId: chat });
       return;
     }
     const { url } = await provider.startCheckout(method, request);
-    await session.sendMessage(chat, `${reply.text}\nPay with Telegram Stars: ${url}`);
+    await session.sendMessage(chat, `${reply.text}\n${t("Pay with Telegram Stars: {url}", { url: String(url) })}`);
   } catch (err) {
     logger.warn({ installation_id: installation.id, checkout_id: outcome.checkout.id, err }, "stars invoice for a plan link failed");
-    await session.sendMessage(chat, CHECKOUT_FAILED);
+    await session.sendMessage(chat, t(CHECKOUT_FAILED));
   }
 }

@@ -2,7 +2,7 @@
 // (Telegram's Bot API, Discord's HTTP API). Install verifies the credentials through `verify`; the
 // session of an installation does what the access ledger needs on the platform. Every call has a
 // time-out; the base URLs are settings (PlatformConfig), so tests and an embedded start talk to the
-// local fake platform (fake-platform.ts) instead of an outside host.
+// local fake platform (src/simulators/platforms/) instead of an outside host.
 
 /** What the install request carried for the driver (already checked against the manifest). */
 export interface InstallInput {
@@ -19,6 +19,8 @@ export interface VerifiedAccount {
   accountName: string;
   /** Where members open the installation with a start payload (Telegram: https://t.me/<bot>); null when the platform has none. */
   botUrl: string | null;
+  /** Members enter through the portal's sign-in with the platform (Discord): the installation's bot_url is then its portal entry. */
+  portalEntry?: boolean;
 }
 
 /** An invite link made for one member (single use). */
@@ -34,8 +36,13 @@ export interface InviteLinkExpiry {
 
 /** What the access ledger does on the platform, for one installation. */
 export interface PlatformSession {
-  /** A single-use invite link to `place` (a Telegram chat id, a Discord channel id) that stops admitting at `expiry`. */
-  createInviteLink(place: string, expiry: InviteLinkExpiry): Promise<InviteLink>;
+  /**
+   * A single-use invite link to `place` (a Telegram chat id, a Discord channel id) that stops admitting at `expiry`;
+   * with `joinRequest` (a place under an early admission hold, Telegram) a link whose users ask to join and wait for answerJoinRequest.
+   */
+  createInviteLink(place: string, expiry: InviteLinkExpiry, options?: { joinRequest?: boolean }): Promise<InviteLink>;
+  /** Approves or declines a user's request to join `place` (Telegram's chat_join_request); absent where the platform has none. */
+  answerJoinRequest?(place: string, userId: string, approve: boolean): Promise<void>;
   revokeInviteLink(place: string, link: string): Promise<void>;
   /** Removes a member from `place` (Telegram: a chat; Discord: the installation's guild); `ban` keeps them out. */
   removeMember(place: string, userId: string, options?: { ban?: boolean }): Promise<void>;
@@ -48,8 +55,18 @@ export interface PlatformSession {
   /** Gives or takes a role (platforms with roles: Discord, in the installation's guild). */
   addRole(userId: string, roleId: string): Promise<void>;
   removeRole(userId: string, roleId: string): Promise<void>;
-  /** A message to a chat or channel. */
-  sendMessage(chat: string, text: string): Promise<void>;
+  /** A message to a member (Telegram: their private chat with the bot, whose id is theirs; Discord: a direct message). */
+  sendMessage(user: string, text: string): Promise<void>;
+  /** A message to a channel of the installation's server (Discord's log channel); absent where the bot only writes to people. */
+  postToChannel?(channel: string, text: string): Promise<void>;
+  /** Every member of the installation's server with the roles they hold (platforms with roles: Discord); drift repair reads it. */
+  listMembers?(): Promise<{ user: string; roles: string[] }[]>;
+  /**
+   * Platforms a member joins through the platform's own sign-in (Discord's Add Guild Member): adds
+   * the member to the installation's server with `roles`, answering "present" (and giving no role)
+   * when they were already in. Absent where members join through invite links (Telegram).
+   */
+  addMember?(userId: string, grant: MemberGrant, roles: readonly string[]): Promise<"added" | "present">;
   /**
    * Checks the installation still works (recovery probes): its account (Telegram: the bot's token;
    * Discord: the bot still in the server), each of `places` (the bot there with the rights access
@@ -60,11 +77,40 @@ export interface PlatformSession {
   probe(places: readonly string[], options?: { roles?: readonly string[] }): Promise<ProbeResult>;
   /**
    * Platforms that push a bot's updates (Telegram's webhook): deliver them to `url`, proven by
-   * `secret`; `null` stops the delivery. Absent where the platform has no such push.
+   * `secret`; `null` stops the delivery. Discord pushes to the application's one interactions
+   * endpoint, proven by its own key: there it registers the server's slash commands and ignores the
+   * target. Absent where the platform has no such push.
    */
   deliverUpdates?(target: { url: string; secret: string } | null): Promise<void>;
+  /**
+   * Platforms with a bot command menu (Telegram's setMyCommands): the commands offered in `chat` (a
+   * person's private chat with the bot), or in every private chat when null. Absent elsewhere
+   * (Discord registers its slash commands with deliverUpdates).
+   */
+  setCommands?(commands: readonly { command: string; description: string }[], chat: string | null): Promise<void>;
   /** The platform's own payments (Telegram Stars); absent where the platform has none (Discord). */
   readonly payments?: PlatformPayments;
+  /**
+   * Platforms whose places can be asked for (Discord: the server's text channels and roles): each
+   * with whether the bot can grant and take access there now. Absent where the platform has no
+   * such call (Telegram's chats are learned from updates instead). Throws only when the platform
+   * cannot be reached or refuses the bot.
+   */
+  places?(): Promise<PlatformPlace[]>;
+}
+
+/** A place of an installation's account the bot can gate (platform_ref `id`), as the platform answers now. */
+export interface PlatformPlace {
+  id: string;
+  name: string;
+  /** The resource kind (after the connector key) a resource gating it takes. */
+  kind: "channel" | "role";
+  /** The platform's own type: text_channel, role. */
+  type: "text_channel" | "role";
+  canInvite: boolean;
+  canRemove: boolean;
+  /** Null when the bot can grant and take access there; else why not, in a creator's words. */
+  unmanageable: string | null;
 }
 
 /** What a probe found: a failing account or place carries the reason, in words a creator can act on. */
@@ -119,8 +165,38 @@ export interface NativeTransaction {
   subscriptionPeriod: number | null;
 }
 
+/** What a member granted the application on signing in through the platform (an OAuth2 access token). */
+export interface MemberGrant {
+  accessToken: string;
+  refreshToken: string | null;
+  /** ISO 8601. */
+  expiresAt: string;
+  scopes: string[];
+}
+
+/** A member's sign-in through the platform's OAuth2 (Discord): the portal's way in for platforms with no start links. */
+export interface PlatformSignIn {
+  /**
+   * The platform's consent screen, answering `redirectUri` with a code and `state`. It asks for a
+   * member's sign-in scopes, or with `purpose` "identity" only who the person is (a creator linking
+   * their account grants the service nothing else).
+   */
+  authorizeUrl(input: { state: string; redirectUri: string; purpose?: "member" | "identity" }): string;
+  /** The code's exchange: the member's platform account and what they granted. */
+  complete(input: { code: string; redirectUri: string }): Promise<{ account: { id: string; name: string | null }; grant: MemberGrant }>;
+  refresh(grant: MemberGrant): Promise<MemberGrant>;
+}
+
 export interface ConnectorDriver {
   readonly key: string;
+  /** Present where members sign in through the platform's OAuth2 (Discord). */
+  readonly signIn?: PlatformSignIn;
+  /**
+   * Connectors installed through OAuth (Discord): the consent screen that adds this deployment's
+   * application to a creator's account, without redirect_uri and state (the caller adds its own);
+   * null when the deployment has no application there.
+   */
+  installAuthorizeUrl?(): string | null;
   /** Checks the credentials with the platform; throws PlatformError when it refuses them or cannot be reached. */
   verify(input: InstallInput): Promise<VerifiedAccount>;
   /** The session of an installation, from its unsealed install fields and its platform account. */
@@ -157,12 +233,12 @@ export class PlatformError extends Error {
   }
 }
 
-/** One HTTP call to a platform with a time-out: the status and the parsed JSON body (null when none). */
+/** One HTTP call to a platform with a time-out: the status, the parsed JSON body (null when none) and the headers (Discord's rate limits). */
 export async function platformCall(
   platform: string,
   url: string,
   init: { method: string; headers?: Record<string, string>; body?: string; timeoutMs: number },
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: any; headers: Headers }> {
   let res: Response;
   try {
     res = await fetch(url, {
@@ -187,5 +263,5 @@ export async function platformCall(
     }
   }
   if (res.status >= 500) throw new PlatformError("unreachable", `${platform} answered ${res.status}.`);
-  return { status: res.status, body };
+  return { status: res.status, body, headers: res.headers };
 }

@@ -161,10 +161,15 @@ export function telegramDriver(options: TelegramOptions): ConnectorDriver {
         throw new PlatformError("unsupported", "Telegram lets members in by invite links (bearer_link), not by permissions.");
       };
       return {
-        async createInviteLink(place, expiry) {
+        async createInviteLink(place, expiry, { joinRequest = false } = {}) {
           const expire_date = Math.floor(expiry.expiresAt.getTime() / 1000);
-          const link = await call<{ invite_link: string }>("createChatInviteLink", { chat_id: place, member_limit: 1, expire_date });
+          // Telegram refuses member_limit on a join-request link: each request is answered instead (join-requests.ts).
+          const limit = joinRequest ? { creates_join_request: true } : { member_limit: 1 };
+          const link = await call<{ invite_link: string }>("createChatInviteLink", { chat_id: place, ...limit, expire_date });
           return { url: link.invite_link };
+        },
+        async answerJoinRequest(place, userId, approve) {
+          await call(approve ? "approveChatJoinRequest" : "declineChatJoinRequest", { chat_id: place, user_id: Number(userId) });
         },
         async revokeInviteLink(place, link) {
           await call("revokeChatInviteLink", { chat_id: place, invite_link: link });
@@ -181,13 +186,19 @@ export function telegramDriver(options: TelegramOptions): ConnectorDriver {
         async deliverUpdates(target) {
           // pre_checkout_query: Telegram charges a Stars payment only after the bot answers one;
           // chat_member (sent only when asked for): joins, which the connector sweep checks against the grants;
-          // my_chat_member: the bot's own standing in a chat changed (removed, demoted), which a recovery probe checks at once.
-          const allowed_updates = ["message", "pre_checkout_query", "chat_member", "my_chat_member"];
+          // my_chat_member: the bot's own standing in a chat changed (removed, demoted), which a recovery probe checks at once;
+          // chat_join_request: someone asks to join a place under an early admission hold, answered by the grants (join-requests.ts).
+          const allowed_updates = ["message", "pre_checkout_query", "chat_member", "my_chat_member", "chat_join_request"];
           if (target) await call("setWebhook", { url: target.url, secret_token: target.secret, allowed_updates });
           else await call("deleteWebhook", {});
         },
         async sendMessage(chat, text) {
           await call("sendMessage", { chat_id: chat, text });
+        },
+        async setCommands(commands, chat) {
+          // BotCommandScopeChat for one person's private chat (it replaces the all_private_chats list there).
+          const scope = chat === null ? { type: "all_private_chats" } : { type: "chat", chat_id: chat };
+          await call("setMyCommands", { commands, scope });
         },
         // Telegram has no roles, so a probe's `roles` (none of its resources) are not asked about.
         probe: (places) => probeBot(call, places),

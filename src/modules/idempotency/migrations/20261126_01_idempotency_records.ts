@@ -1,4 +1,4 @@
-// Responses kept for Idempotency-Key replays (src/apps/api/idempotency.ts). A row is written
+// Responses kept for Idempotency-Key replays (src/pipeline/idempotency.ts). A row is written
 // by the transaction of the write it answers, so a committed write always has its kept response
 // and a rolled-back one never does: a repeat can neither run a committed write twice (a process
 // that stopped between COMMIT and keeping the response elsewhere) nor replay one that never was.

@@ -55,6 +55,7 @@ async function startCheckout(client: Stripe, method: ConnectedMethod, request: C
       ...(request.cancelUrl ? { cancel_url: request.cancelUrl } : {}),
       // Only our coupons discount (no code field on Stripe's page): a Stripe promotion code would bypass their rules and count.
       ...(coupon ? { discounts: [{ coupon }] } : {}),
+      ...(request.expiresAt ? { expires_at: Math.floor(request.expiresAt.getTime() / 1000) } : {}),
       ...(recurring
         ? { subscription_data: { metadata, ...(request.price.trialDays > 0 ? { trial_period_days: request.price.trialDays } : {}) } }
         : { payment_intent_data: { metadata } }),

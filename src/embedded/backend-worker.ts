@@ -19,9 +19,14 @@ const port = parentPort!;
 const { dataDir, startParams } = workerData as { dataDir?: string; startParams?: string[] };
 const db = await PGlite.create({ ...(dataDir ? { dataDir } : {}), ...(startParams ? { startParams } : {}) });
 
+/** Set by the close request: a batch that arrives after it is refused, never run on a closed PGlite. */
+let closed = false;
+
 async function answer(request: BackendRequest): Promise<CallAnswer> {
+  if (closed) return { id: request.id, error: "the embedded database is closed" };
   if (request.kind === "in-transaction") return { id: request.id, value: db.isInTransaction() };
   if (request.kind === "close") {
+    closed = true;
     await db.close();
     return { id: request.id };
   }

@@ -23,6 +23,9 @@ function spawnWorker(workerData: unknown): Worker {
 /** What `run` rejects with when `interrupt` stopped the batch. */
 export class Interrupted extends Error {}
 
+/** What a call rejects with once `close` was asked for: PGlite is never reached after its close. */
+export class Closed extends Error {}
+
 export interface BackendOptions {
   /** PGlite's folder; in memory when absent (tests). */
   dataDir?: string;
@@ -69,7 +72,7 @@ export class Backend {
         }
         const waiting = this.pending.get(answer.id);
         this.pending.delete(answer.id);
-        if (answer.error !== undefined) waiting?.reject(new Error(answer.error));
+        if (answer.error !== undefined) waiting?.reject(this.closing ? new Closed(answer.error) : new Error(answer.error));
         else waiting?.resolve(answer);
       });
       worker.on("error", (err) => {
@@ -85,15 +88,18 @@ export class Backend {
 
   /** The thread ended without being asked to: every waiting call fails, and the owner is told once. */
   private fail(worker: Worker, err: unknown) {
-    if (worker !== this.worker || this.closing) return;
-    this.worker = null;
+    if (worker !== this.worker) return;
     for (const waiting of this.pending.values()) waiting.reject(err);
     this.pending.clear();
+    if (this.closing) return; // the thread ending while it closes is the close
+    this.worker = null;
     this.options.onFatal(err);
   }
 
   private async call(request: BackendCall): Promise<CallAnswer> {
+    if (this.closing) throw new Closed("the embedded database is closed");
     await this.ready;
+    if (this.closing) throw new Closed("the embedded database is closed");
     const worker = this.worker;
     if (!worker) throw new Error("the embedded database has stopped");
     const id = this.nextId++;
@@ -134,11 +140,25 @@ export class Backend {
     await this.ready;
   }
 
+  /**
+   * Closes PGlite and ends the thread. From the first moment no call reaches PGlite (they reject
+   * with Closed), and the thread ending is not a failure.
+   */
   async close(): Promise<void> {
     if (this.closing) return;
-    await this.call({ kind: "close" }).catch(() => undefined);
     this.closing = true;
-    await this.worker?.terminate();
+    await this.ready.catch(() => undefined);
+    const worker = this.worker;
+    if (worker) {
+      const id = this.nextId++;
+      await new Promise<void>((resolve) => {
+        this.pending.set(id, { resolve: () => resolve(), reject: () => resolve() });
+        worker.postMessage({ kind: "close", id } satisfies BackendRequest);
+      });
+      await worker.terminate();
+    }
     this.worker = null;
+    for (const waiting of this.pending.values()) waiting.reject(new Closed("the embedded database is closed"));
+    this.pending.clear();
   }
 }

@@ -29,7 +29,7 @@
 import { chmodSync } from "node:fs";
 import { randomInt } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
-import { Interrupted, type Backend } from "./backend.ts";
+import { Closed, Interrupted, type Backend } from "./backend.ts";
 import {
   CANCEL_REQUEST,
   errorResponse,
@@ -157,6 +157,8 @@ export class EmbeddedServer {
     for (const s of this.sessions) this.fatal(s, "57P01", "terminating connection: the process that owns the embedded database is stopping");
     while (this.pumping) await this.pumping;
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    // Detached: nothing reaches the database after the stop, so its owner may close it.
+    this.db = null;
     await closed;
   }
 
@@ -347,13 +349,15 @@ export class EmbeddedServer {
 
   /** PGlite failed: nothing more can be served. */
   private fail(err: unknown) {
+    const closing = err instanceof Closed && this.stopping;
     this.db = null;
     this.holder = null;
     this.waiting.length = 0;
     for (const s of this.sessions) this.fatal(s, "XX000", "the embedded database stopped working; see the owner process's log");
     this.server?.close();
     this.server = null;
-    this.options.onFatal(err);
+    // A batch refused because the owner closed the database while stopping is the stop, not a failure.
+    if (!closing) this.options.onFatal(err);
   }
 
   private closeSession(s: Session) {

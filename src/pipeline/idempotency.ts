@@ -8,8 +8,8 @@
 // Keys are per token id, method, path and key (MCP: the method "MCP" and the tool's name, the hash
 // over its canonical arguments). Two stores, each doing what it is good at:
 //   - the lock: a running request holds its key in the KV store (shared across processes through
-//     Redis), taken once the request is authorized and valid; a crashed process frees it after
-//     IDEMPOTENCY_LOCK_MS;
+//     Redis), taken once the request is authorized and valid, for IDEMPOTENCY_LOCK_MS and renewed
+//     by the running process meanwhile, so a killed process frees it within that time;
 //   - the kept response: a 2xx JSON answer is written by the write's own transaction
 //     (modules/idempotency), body encrypted and bound to its key, for 24 hours. The write and its
 //     kept response commit together, so no stop between COMMIT and keeping the answer can let a
@@ -30,8 +30,11 @@ import type { ExecutionHooks } from "./execute.ts";
 import { unscoped } from "../db/tenant.ts";
 import { forgetExpired, isKeptAlready, keepResponse, keptResponse, type KeptResponse } from "../modules/idempotency/records.ts";
 
-/** How long a running request holds its key; a crashed process frees it after this. */
-export const IDEMPOTENCY_LOCK_MS = 5 * 60 * 1000;
+/**
+ * How long a lock lives without renewal: a killed process's key is free again after this. The
+ * running process renews it every third of this time, however long its write takes.
+ */
+export const IDEMPOTENCY_LOCK_MS = 30 * 1000;
 /** The longest key accepted (REST's header, MCP's argument). */
 export const MAX_KEY_LENGTH = 255;
 
@@ -94,9 +97,9 @@ function replay(kept: KeptResponse, claim: IdempotencyClaim, appKey: Buffer): Re
 }
 
 /** Takes the claim's key for this request; the lock found there when another holds it. */
-async function takeKey(kv: Kv, claim: IdempotencyClaim): Promise<string | null> {
+async function takeKey(kv: Kv, claim: IdempotencyClaim, lockMs: number): Promise<string | null> {
   for (let attempt = 0; ; attempt++) {
-    if (await kv.set(claim.key, claim.lock, { ttlMs: IDEMPOTENCY_LOCK_MS, onlyIfAbsent: true })) return null;
+    if (await kv.set(claim.key, claim.lock, { ttlMs: lockMs, onlyIfAbsent: true })) return null;
     const existing = await kv.get(claim.key);
     if (existing !== null) return existing;
     // Released between our two calls; try to take it again.
@@ -108,6 +111,19 @@ export interface IdempotencyDeps {
   kv: Kv;
   db: Knex;
   appKey: Buffer;
+  /** The lock's life without renewal (IDEMPOTENCY_LOCK_MS unless a test shortens it). */
+  lockMs?: number;
+}
+
+/**
+ * Keeps the lock alive while the write runs: every third of its life, the lock is set again with a
+ * fresh expiry if it is still this request's. A renewal the KV store misses is not retried: the
+ * kept response's key still lets only one run commit.
+ */
+function renewWhileRunning(kv: Kv, claim: IdempotencyClaim, lockMs: number): () => void {
+  const timer = setInterval(() => void kv.compareAndSet(claim.key, claim.lock, claim.lock, lockMs).catch(() => undefined), lockMs / 3);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**
@@ -123,10 +139,11 @@ export async function runIdempotently(
   keeps: { status: number } | null,
   execute: (hooks: ExecutionHooks) => Promise<void>,
 ): Promise<Replayed | null> {
+  const lockMs = deps.lockMs ?? IDEMPOTENCY_LOCK_MS;
   let existing: string | null = null;
   let locked = true;
   try {
-    existing = await takeKey(deps.kv, claim);
+    existing = await takeKey(deps.kv, claim, lockMs);
   } catch (err) {
     if (!(err instanceof KvUnavailableError)) throw err;
     // The lock only turns a concurrent repeat away early: without it, the kept response's key
@@ -135,7 +152,7 @@ export async function runIdempotently(
     locked = false;
   }
   // Given back as soon as the KV store answers, for as long as the lock would live.
-  const giveBack = () => (locked ? retryWhenReachable(() => deps.kv.compareAndDelete(claim.key, claim.lock), IDEMPOTENCY_LOCK_MS) : undefined);
+  const giveBack = () => (locked ? retryWhenReachable(() => deps.kv.compareAndDelete(claim.key, claim.lock), lockMs) : undefined);
   if (existing !== null) {
     const lock = JSON.parse(existing) as Running;
     if (lock.hash !== claim.hash) {
@@ -160,26 +177,32 @@ export async function runIdempotently(
           ),
       }
     : {};
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await execute(keep);
-      break;
-    } catch (err) {
-      // This key's lock had expired (or the KV store lost it): an earlier run of this request
-      // committed, and its kept response answers. One kept more than 24 hours ago is forgotten
-      // (the purge had not reached it yet) and the request runs once more.
-      const kept = await keptResponse(deps.db, claim.key, now).catch(() => null);
-      if (kept) {
+  // A renewal after the key was given back finds another value (or none) there and changes nothing.
+  const stopRenewing = locked ? renewWhileRunning(deps.kv, claim, lockMs) : () => undefined;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await execute(keep);
+        break;
+      } catch (err) {
+        // This key's lock had expired (or the KV store lost it): an earlier run of this request
+        // committed, and its kept response answers. One kept more than 24 hours ago is forgotten
+        // (the purge had not reached it yet) and the request runs once more.
+        const kept = await keptResponse(deps.db, claim.key, now).catch(() => null);
+        if (kept) {
+          await giveBack();
+          return replay(kept, claim, deps.appKey);
+        }
+        if (attempt === 0 && isKeptAlready(err)) {
+          await forgetExpired(deps.db, claim.key, now);
+          continue;
+        }
         await giveBack();
-        return replay(kept, claim, deps.appKey);
+        throw err;
       }
-      if (attempt === 0 && isKeptAlready(err)) {
-        await forgetExpired(deps.db, claim.key, now);
-        continue;
-      }
-      await giveBack();
-      throw err;
     }
+  } finally {
+    stopRenewing();
   }
   // A kept response answers repeats from now on; anything else is not kept and gives its key back.
   if (!keeps) await giveBack();

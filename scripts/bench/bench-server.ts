@@ -3,9 +3,12 @@
 //   bare      Koa answering a constant: the HTTP ceiling
 //   select1   Koa + one knex `select 1` on the pool: the one-query ceiling
 //   select1-redis  the same after one Redis EVALSHA: the floor of a request admitted through Redis
+//   write1    Koa + a stock knex transaction with one insert: the write ceiling
+//   write4    the same transaction with four inserts (a write and its records: row, event, activity, kept answer)
 //   api       the REST surface as `npm start` builds it (PostgreSQL, Redis, logs at info)
 //   mcp       the MCP surface, likewise
 // Prints "listening <port>" once it accepts connections.
+import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import Koa from "koa";
 import knex from "knex";
@@ -39,6 +42,27 @@ async function app(target: string): Promise<Koa> {
       ctx.body = { ok: (await db.raw("select 1 as one")).rows[0].one === 1 };
     });
     return floor;
+  }
+  if (target === "write1" || target === "write4") {
+    // Stock knex writes on the same pool size: each request inserts rows about a token's size
+    // into a table of its own (created here), in one transaction.
+    const db = knex({ client: "pg", connection: process.env.DATABASE_URL!, pool: { min: 0, max: 10 } });
+    await db.raw(
+      "create table if not exists bench_writes (id bigserial primary key, team_id uuid not null, name text not null, data jsonb not null, created_at timestamptz not null default now())",
+    );
+    const inserts = target === "write1" ? 1 : 4;
+    const writes = new Koa();
+    writes.use(async (ctx) => {
+      const row = { team_id: randomUUID(), name: "bench", data: { abilities: ["team:view"], hash: randomUUID() } };
+      const ids = await db.transaction(async (trx) => {
+        const out: unknown[] = [];
+        for (let i = 0; i < inserts; i++) out.push((await trx("bench_writes").insert(row).returning("id"))[0]);
+        return out;
+      });
+      ctx.status = 201;
+      ctx.body = { ids };
+    });
+    return writes;
   }
   if (target === "select1") {
     const db = knex({ client: "pg", connection: process.env.DATABASE_URL!, pool: { min: 0, max: 10 } });

@@ -58,6 +58,8 @@ export interface Load {
   body?: string;
   /** A fresh Idempotency-Key per request. */
   uniqueKey?: boolean;
+  /** Authorization headers taken in turn, one per request (a load spread over several teams). */
+  authorizations?: string[];
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
@@ -126,8 +128,11 @@ function wrkScript(load: Load): string {
     ...headers,
     `local n = 0`,
     `local seed = tostring(os.time()) .. tostring(math.random(1, 1e9))`,
+    `local authorizations = { ${(load.authorizations ?? []).map(lua).join(", ")} }`,
     `request = function()`,
-    ...(load.uniqueKey ? [`  n = n + 1`, `  wrk.headers["idempotency-key"] = seed .. "-" .. n`] : []),
+    `  n = n + 1`,
+    ...(load.uniqueKey ? [`  wrk.headers["idempotency-key"] = seed .. "-" .. n`] : []),
+    ...(load.authorizations?.length ? [`  wrk.headers["authorization"] = authorizations[(n % #authorizations) + 1]`] : []),
     `  return wrk.format(nil, ${lua(load.path)})`,
     `end`,
     `done = function(summary, latency, requests)`,
@@ -173,7 +178,11 @@ function runWrk(url: string, load: Load, seconds: number): Promise<WrkResult> {
  * tool error also comes with 200, and measuring an error path would say nothing of the call).
  */
 export async function answersSuccessfully(url: string, load: Load, label: string): Promise<void> {
-  const headers = { ...load.headers, ...(load.uniqueKey ? { "idempotency-key": randomUUID() } : {}) };
+  const headers = {
+    ...load.headers,
+    ...(load.authorizations?.length ? { authorization: load.authorizations[0]! } : {}),
+    ...(load.uniqueKey ? { "idempotency-key": randomUUID() } : {}),
+  };
   const res = await fetch(url + load.path, { method: load.method, headers, ...(load.body ? { body: load.body } : {}) });
   const text = await res.text();
   const failed = res.status >= 300 || /"error"\s*:|"isError"\s*:\s*true/.test(text);
@@ -190,13 +199,19 @@ export interface WrkResult {
 
 export async function measure(url: string, load: Load, seconds: number): Promise<WrkResult> {
   if (hasWrk) return runWrk(url, load, seconds);
+  let n = 0;
+  const perRequest = (headers: Record<string, string>) => ({
+    ...headers,
+    ...(load.uniqueKey ? { "idempotency-key": randomUUID() } : {}),
+    ...(load.authorizations?.length ? { authorization: load.authorizations[n++ % load.authorizations.length]! } : {}),
+  });
   const request = {
     method: load.method,
     path: load.path,
     headers: load.headers ?? {},
     ...(load.body ? { body: load.body } : {}),
-    ...(load.uniqueKey
-      ? { setupRequest: (req: Record<string, any>) => ({ ...req, headers: { ...req.headers, "idempotency-key": randomUUID() } }) }
+    ...(load.uniqueKey || load.authorizations?.length
+      ? { setupRequest: (req: Record<string, any>) => ({ ...req, headers: perRequest(req.headers) }) }
       : {}),
   };
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, requests: [request] as never });

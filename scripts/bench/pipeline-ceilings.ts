@@ -4,9 +4,12 @@
 // autocannon in this process (the npm script runs it on CPU 1; it saturates near 5k requests/s,
 // so without wrk the ceilings are understated).
 //   ceilings   bare Koa; Koa + one `select 1` (the one-query ceiling); Koa + one Redis EVALSHA +
-//              one `select 1` (the floor under any request admitted through Redis, as ours are)
+//              one `select 1` (the floor under any request admitted through Redis, as ours are);
+//              Koa + a stock knex transaction with one insert (the write ceiling), and with four
 //   pipeline   GET /v1/teams/current and, next to it, MCP tools/call get_current_team (its twin),
-//              GET /v1/tokens, POST /v1/tokens (idempotent write)
+//              GET /v1/tokens, POST /v1/tokens (idempotent write) spread over 16 teams (a token
+//              each, taken in turn) and, beside it, from one team (whose writes serialise on
+//              its plan's token count)
 // Every server is started once and warmed up; then the scenarios take turns in short slices
 // (BENCH_SECONDS, 2 s each), each twice per round in mirrored order (A B C … C B A), over
 // BENCH_ROUNDS rounds (5). A ratio is taken within each round and its median over the rounds is
@@ -50,6 +53,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /** Once per server after it starts (JIT, pools, caches), and briefly before each slice (after it sat idle). */
 const WARMUP_SECONDS = 2;
 const SLICE_WARMUP_SECONDS = 1;
+/** Teams the spread write load takes turns over. */
+const TEAMS = 16;
 /** BENCH_ONLY=mcp,teams: only the scenarios whose label contains one of these (the results file is left alone). */
 const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(",").map((s) => s.trim().toLowerCase()) : null;
 
@@ -128,6 +133,13 @@ async function main() {
     const writerEmail = `bench-writer-${randomBytes(4).toString("hex")}@example.test`;
     await createCreatorAccount(db, { email: writerEmail, password: "benchmark password", tier: "growth" }, new Date());
     const writer = { authorization: `Bearer ${(await mintTokenForCreator(db, { email: writerEmail, abilities: "all" }, new Date())).token}` };
+    // Sixteen more, for the write spread over teams: one team's writes serialise on its row.
+    const writers: string[] = [];
+    for (let i = 0; i < TEAMS; i++) {
+      const teamEmail = `bench-team-${i}-${randomBytes(4).toString("hex")}@example.test`;
+      await createCreatorAccount(db, { email: teamEmail, password: "benchmark password", tier: "growth" }, new Date());
+      writers.push(`Bearer ${(await mintTokenForCreator(db, { email: teamEmail, abilities: "all" }, new Date())).token}`);
+    }
     const env = {
       DATABASE_URL: dbUrl.toString(),
       REDIS_URL: redisUrl,
@@ -139,6 +151,8 @@ async function main() {
       ["bare Koa", "bare", { method: "GET", path: "/" }],
       ["Koa + select 1", "select1", { method: "GET", path: "/" }],
       ["Koa + EVALSHA + select 1", "select1-redis", { method: "GET", path: "/" }],
+      ["Koa + knex transaction, 1 insert", "write1", { method: "POST", path: "/" }],
+      ["Koa + knex transaction, 4 inserts", "write4", { method: "POST", path: "/" }],
       ["GET /v1/teams/current", "api", { method: "GET", path: "/v1/teams/current", headers: auth }],
       [
         "MCP tools/call get_current_team",
@@ -152,7 +166,19 @@ async function main() {
       ],
       ["GET /v1/tokens?per_page=25", "api", { method: "GET", path: "/v1/tokens?per_page=25", headers: auth }],
       [
-        "POST /v1/tokens (idempotent write)",
+        `POST /v1/tokens (idempotent write, ${TEAMS} teams)`,
+        "api",
+        {
+          method: "POST",
+          path: "/v1/tokens",
+          headers: { "content-type": "application/json" },
+          authorizations: writers,
+          body: JSON.stringify({ name: "bench", abilities: ["team:view"] }),
+          uniqueKey: true,
+        },
+      ],
+      [
+        "POST /v1/tokens (idempotent write, one team)",
         "api",
         {
           method: "POST",
@@ -258,21 +284,55 @@ async function main() {
   };
   const rps = (m: Measured) => m.requests_per_second;
   const cpu = (m: Measured) => m.cpu_us_per_request;
-  const pairs: [string, string, string][] = [
-    ["authenticated GET / one-query ceiling (goal >= 0.5)", "GET /v1/teams/current", "Koa + select 1"],
-    ["token list / one-query ceiling", "GET /v1/tokens?per_page=25", "Koa + select 1"],
-    ["idempotent write / one-query ceiling (goal >= 0.15)", "POST /v1/tokens (idempotent write)", "Koa + select 1"],
-    ["MCP tools/call / its REST twin (goal >= 0.7)", "MCP tools/call get_current_team", "GET /v1/teams/current"],
-    ["one-query ceiling / bare Koa", "Koa + select 1", "bare Koa"],
-    ["Redis-admitted floor (one EVALSHA + one query) / one-query ceiling", "Koa + EVALSHA + select 1", "Koa + select 1"],
+  // [name, pipeline, ceiling, goal]: the goals of issue 48.
+  const pairs: [string, string, string, number | null][] = [
+    ["authenticated GET / one-query ceiling", "GET /v1/teams/current", "Koa + select 1", 0.5],
+    ["MCP tools/call / its REST twin", "MCP tools/call get_current_team", "GET /v1/teams/current", 0.7],
+    ["token list / one-query ceiling", "GET /v1/tokens?per_page=25", "Koa + select 1", 0.3],
+    [
+      `idempotent write (${TEAMS} teams) / 1-insert write ceiling`,
+      `POST /v1/tokens (idempotent write, ${TEAMS} teams)`,
+      "Koa + knex transaction, 1 insert",
+      0.5,
+    ],
+    [
+      "idempotent write (one team) / 1-insert write ceiling",
+      "POST /v1/tokens (idempotent write, one team)",
+      "Koa + knex transaction, 1 insert",
+      null,
+    ],
+    ["4-insert / 1-insert write ceiling", "Koa + knex transaction, 4 inserts", "Koa + knex transaction, 1 insert", null],
+    ["1-insert write ceiling / one-query ceiling", "Koa + knex transaction, 1 insert", "Koa + select 1", null],
+    ["one-query ceiling / bare Koa", "Koa + select 1", "bare Koa", null],
+    ["Redis-admitted floor (one EVALSHA + one query) / one-query ceiling", "Koa + EVALSHA + select 1", "Koa + select 1", null],
   ];
-  const ratios = Object.fromEntries(pairs.map(([name, pipeline, ceiling]) => [name, paired(pipeline, ceiling, rps)]));
+  const ratios = Object.fromEntries(pairs.map(([name, pipeline, ceiling]) => [name, paired(pipeline, ceiling, rps)] as const));
   // The same goals in server CPU per request (ceiling's cost / pipeline's cost): on a shared host
   // this moves less between runs than throughput does.
-  const cpuRatios = Object.fromEntries(pairs.map(([name, pipeline, ceiling]) => [name, paired(ceiling, pipeline, cpu)]));
+  const cpuRatios = Object.fromEntries(pairs.map(([name, pipeline, ceiling]) => [name, paired(ceiling, pipeline, cpu)] as const));
   const medians = (all: Record<string, { median: number } | null>) =>
     Object.fromEntries(Object.entries(all).flatMap(([name, r]) => (r ? [[name, r.median]] : [])));
-  console.log(JSON.stringify({ throughput: medians(ratios), server_cpu: medians(cpuRatios) }, null, 2));
+  // Each goal beside its figures: the ratio (throughput, and server CPU per request), the
+  // scenario's own requests/s and p99, and the ceiling's.
+  const summary = pairs.flatMap(([name, pipeline, ceiling, goal]) => {
+    const a = results[pipeline];
+    const b = results[ceiling];
+    if (!a || !b) return [];
+    return [
+      {
+        ratio: name,
+        goal,
+        throughput: ratios[name]?.median ?? null,
+        server_cpu: cpuRatios[name]?.median ?? null,
+        met: goal === null ? null : (ratios[name]?.median ?? 0) >= goal,
+        requests_per_second: a.requests_per_second,
+        p99_ms: a.p99_ms,
+        ceiling_requests_per_second: b.requests_per_second,
+        ceiling_p99_ms: b.p99_ms,
+      },
+    ];
+  });
+  console.table(summary);
   if (ONLY) return console.log("BENCH_ONLY: a partial run; scripts/bench/results/pipeline-ceilings.json is left as it was");
   const dir = new URL("./results/", import.meta.url).pathname;
   mkdirSync(dir, { recursive: true });
@@ -294,6 +354,7 @@ async function main() {
         statistic:
           "ratios: within each round (each scenario measured twice, in mirrored order), then the median over the rounds; results: each scenario's median over the rounds",
         connections: CONNECTIONS,
+        summary,
         ratios: { throughput: medians(ratios), server_cpu_per_request: medians(cpuRatios) },
         ratios_per_round: { throughput: ratios, server_cpu_per_request: cpuRatios },
         results,

@@ -91,7 +91,6 @@ interface Running {
 }
 
 export class EmbeddedServer {
-  private readonly options: EmbeddedServerOptions;
   private server: Server | null = null;
   private db: Backend | null = null;
   private running: Running | null = null;
@@ -104,9 +103,7 @@ export class EmbeddedServer {
   private nextId = 1;
   private stopping = false;
 
-  constructor(options: EmbeddedServerOptions) {
-    this.options = options;
-  }
+  constructor(private readonly options: EmbeddedServerOptions) {}
 
   /** Listens on the socket (mode 0600: no password protects it). Connections wait until attach(). */
   async listen(): Promise<void> {
@@ -157,8 +154,7 @@ export class EmbeddedServer {
     for (const s of this.sessions) this.fatal(s, "57P01", "terminating connection: the process that owns the embedded database is stopping");
     while (this.pumping) await this.pumping;
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    // Detached: nothing reaches the database after the stop, so its owner may close it.
-    this.db = null;
+    this.db = null; // detached: nothing reaches the database after the stop, so its owner may close it
     await closed;
   }
 
@@ -349,6 +345,7 @@ export class EmbeddedServer {
 
   /** PGlite failed: nothing more can be served. */
   private fail(err: unknown) {
+    // A batch refused because the owner closed the database while stopping is the stop, not a failure.
     const closing = err instanceof Closed && this.stopping;
     this.db = null;
     this.holder = null;
@@ -356,7 +353,6 @@ export class EmbeddedServer {
     for (const s of this.sessions) this.fatal(s, "XX000", "the embedded database stopped working; see the owner process's log");
     this.server?.close();
     this.server = null;
-    // A batch refused because the owner closed the database while stopping is the stop, not a failure.
     if (!closing) this.options.onFatal(err);
   }
 

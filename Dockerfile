@@ -12,9 +12,10 @@ WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
 COPY . .
 # npm ci runs the install scripts package.json's allowScripts approves and the root's prepare (the
-# SDK and the dashboard bundle); then the server's build, the dev dependencies pruned away, and
-# an empty folder for the runtime stage's data volume (it copies it in, owned by its user).
-RUN npm ci && npm run -s build && npm prune --omit=dev && mkdir data
+# dashboard bundle, then the SDK package and the server's build, whose stamp dist/.built must be
+# there); then the dev dependencies pruned away, and an empty folder for the runtime stage's data
+# volume (it copies it in, owned by its user).
+RUN npm ci && test -f dist/.built && npm prune --omit=dev && mkdir data
 
 # Stage 2: what the server reads at run time: the compiled code, the generated documents, the
 # spec's connector schema, the pages' assets under src/, the connectors and the dashboard bundle.

@@ -1,7 +1,8 @@
-// The production process's footprint: `npm run start:prod`'s node command (the compiled build: run
-// `npm run build` first), every surface and the worker in one process, as an operator runs it. For each
-// backend - PostgreSQL + Redis (BENCH_DATABASE_URL, BENCH_REDIS_URL; skipped when unset) and the
-// embedded defaults (PGlite on disk, in-process KV) - it measures:
+// The process's footprint under both ways of starting it, every surface and the worker in one
+// process: the compiled build (`npm run start:prod`'s node command, which `npm start` runs when the
+// build is current, as after `npm ci`; `npm run bench:footprint` builds it first) and the sources
+// through tsx (`npm run dev`). For each command and backend - the embedded defaults (PGlite on disk, in-process KV) and
+// PostgreSQL + Redis (BENCH_DATABASE_URL, BENCH_REDIS_URL; skipped when unset) - it measures:
 //   cold start   spawn -> every surface's /up answering: the first start on an empty data folder
 //                (embedded: initdb, migrations and the demo seed) and a restart on existing data;
 //   idle RSS     after start, and after a few hundred requests (reads, idempotent writes, MCP);
@@ -18,13 +19,26 @@ import { currentTeamToolCall } from "./load-harness.ts";
 import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-/** What `npm run start:prod` runs (node's flags and the entry), read from package.json so the two never differ. */
-const START_PROD = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts["start:prod"]!;
-// The script execs node so that the supervisor's signal reaches the server; the process measured is that node.
-const [NODE, ...START_ARGS] = START_PROD.replace(/^exec\s+/, "").split(/\s+/);
-if (NODE !== "node") throw new Error(`start:prod should run node directly (the process measured is the server), not: ${START_PROD}`);
-const ENTRY = join(ROOT, START_ARGS.at(-1)!);
-const NODE_FLAGS = START_ARGS.slice(0, -1);
+const SCRIPTS = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+
+/** A start command as package.json has it: node's flags and the entry, so the two never differ. */
+interface Command {
+  name: string;
+  script: string;
+  nodeArgs: string[];
+  entry: string;
+}
+
+function command(name: string, scriptName: string): Command {
+  const script = SCRIPTS[scriptName]!;
+  // The script execs node so that the supervisor's signal reaches the server; the process measured is that node.
+  const [node, ...args] = script.replace(/^exec\s+/, "").split(/\s+/);
+  if (node !== "node") throw new Error(`${scriptName} should run node directly (the process measured is the server), not: ${script}`);
+  return { name, script, nodeArgs: args.slice(0, -1), entry: join(ROOT, args.at(-1)!) };
+}
+
+// npm start runs start:prod's command when the build is current (scripts/start.sh), as after npm ci; npm run dev runs the sources.
+const COMMANDS = [command("npm start (compiled, as start:prod)", "start:prod"), command("npm run dev (sources through tsx)", "dev")];
 const SURFACES = ["API", "MCP", "AUTH", "SITE", "DOCS", "PORTAL"] as const;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 /** What answers once a surface serves: its /up (the reference site has none: its home page). */
@@ -56,8 +70,8 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-/** Starts the compiled server; resolves with its start time once every surface's /up answers. */
-async function start(env: Record<string, string>): Promise<{ running: Running; startMs: number }> {
+/** Starts the server; resolves with its start time once every surface's /up answers. */
+async function start(cmd: Command, env: Record<string, string>): Promise<{ running: Running; startMs: number }> {
   const urls = {} as Running["urls"];
   const portEnv: Record<string, string> = {};
   for (const surface of SURFACES) {
@@ -67,7 +81,7 @@ async function start(env: Record<string, string>): Promise<{ running: Running; s
     urls[surface] = `http://127.0.0.1:${port}`;
   }
   const began = performance.now();
-  const child = spawn(process.execPath, [...NODE_FLAGS, ENTRY], {
+  const child = spawn(process.execPath, [...cmd.nodeArgs, cmd.entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH!, HOST: "127.0.0.1", LOG_LEVEL: "warn", ...portEnv, ...env },
     stdio: ["ignore", "ignore", "inherit"],
@@ -178,8 +192,13 @@ interface Figures {
   peak_rss_mb_over_hostile_burst: number;
 }
 
-async function measureBackend(label: string, env: Record<string, string>, tokenFor: (running: Running) => Promise<string>): Promise<Figures> {
-  const first = await start(env);
+async function measureBackend(
+  cmd: Command,
+  label: string,
+  env: Record<string, string>,
+  tokenFor: (running: Running) => Promise<string>,
+): Promise<Figures> {
+  const first = await start(cmd, env);
   let afterFirst: ReturnType<typeof memory>;
   try {
     await settle(3000);
@@ -187,7 +206,7 @@ async function measureBackend(label: string, env: Record<string, string>, tokenF
   } finally {
     await stop(first.running);
   }
-  const again = await start(env);
+  const again = await start(cmd, env);
   let afterRestart: ReturnType<typeof memory>, afterRequests: ReturnType<typeof memory>, afterHostile: ReturnType<typeof memory>;
   try {
     await settle(3000);
@@ -211,17 +230,17 @@ async function measureBackend(label: string, env: Record<string, string>, tokenF
     requests: REQUESTS,
     peak_rss_mb_over_hostile_burst: megabytes(afterHostile.peak),
   };
-  console.log(label, JSON.stringify(figures));
+  console.log(cmd.name, label, JSON.stringify(figures));
   return figures;
 }
 
-async function main() {
-  if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run npm run build first`);
-  const results: Record<string, unknown> = { measured_at: new Date().toISOString(), node: process.version, entry: START_PROD };
-
+/** One command's figures on each backend. */
+async function measureCommand(cmd: Command): Promise<Record<string, unknown>> {
+  if (!existsSync(cmd.entry)) throw new Error(`${cmd.entry} is missing: run npm run build first`);
+  const results: Record<string, unknown> = { command: cmd.script };
   const dataDir = mkdtempSync(join(tmpdir(), "sb-footprint-"));
   try {
-    results.embedded = await measureBackend("embedded", { DATA_DIR: dataDir }, async () => {
+    results.embedded = await measureBackend(cmd, "embedded", { DATA_DIR: dataDir }, async () => {
       // A client of the running server's embedded database, through its socket.
       const shared = await openConfiguredDatabase({ url: null, dataDir, mode: "share" });
       try {
@@ -236,38 +255,44 @@ async function main() {
 
   const serverUrl = process.env.BENCH_DATABASE_URL;
   const redisUrl = process.env.BENCH_REDIS_URL;
-  if (serverUrl && redisUrl) {
-    const name = `sb_footprint_${randomBytes(4).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    const pgData = mkdtempSync(join(tmpdir(), "sb-footprint-pg-"));
-    try {
-      const env = {
-        DATABASE_URL: url.toString(),
-        REDIS_URL: redisUrl,
-        REDIS_KEY_PREFIX: name,
-        DATA_DIR: pgData,
-        APP_KEY: randomBytes(32).toString("base64"),
-      };
-      results.postgres_redis = await measureBackend("postgres+redis", env, async () => {
-        const opened = await openConfiguredDatabase({ url: url.toString(), dataDir: pgData, mode: "share" });
-        try {
-          return await mintBenchToken(opened.db);
-        } finally {
-          await opened.close();
-        }
-      });
-    } finally {
-      rmSync(pgData, { recursive: true, force: true });
-      await admin.query(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    }
-  } else {
-    console.log("postgres+redis: skipped (set BENCH_DATABASE_URL and BENCH_REDIS_URL)");
+  if (!serverUrl || !redisUrl) {
+    console.log(cmd.name, "postgres+redis: skipped (set BENCH_DATABASE_URL and BENCH_REDIS_URL)");
+    return results;
   }
+  const name = `sb_footprint_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const pgData = mkdtempSync(join(tmpdir(), "sb-footprint-pg-"));
+  try {
+    const env = {
+      DATABASE_URL: url.toString(),
+      REDIS_URL: redisUrl,
+      REDIS_KEY_PREFIX: name,
+      DATA_DIR: pgData,
+      APP_KEY: randomBytes(32).toString("base64"),
+    };
+    results.postgres_redis = await measureBackend(cmd, "postgres+redis", env, async () => {
+      const opened = await openConfiguredDatabase({ url: url.toString(), dataDir: pgData, mode: "share" });
+      try {
+        return await mintBenchToken(opened.db);
+      } finally {
+        await opened.close();
+      }
+    });
+  } finally {
+    rmSync(pgData, { recursive: true, force: true });
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+  return results;
+}
+
+async function main() {
+  const results: Record<string, unknown> = { measured_at: new Date().toISOString(), node: process.version };
+  for (const cmd of COMMANDS) results[cmd.name] = await measureCommand(cmd);
 
   const dir = join(ROOT, "scripts/bench/results");
   mkdirSync(dir, { recursive: true });

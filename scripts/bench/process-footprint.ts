@@ -83,7 +83,8 @@ async function start(cmd: Command, env: Record<string, string>): Promise<{ runni
   const began = performance.now();
   const child = spawn(process.execPath, [...cmd.nodeArgs, cmd.entry], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH!, HOST: "127.0.0.1", LOG_LEVEL: "warn", ...portEnv, ...env },
+    // The sandbox, as `npm start` runs on the embedded defaults (simulated platforms and Stripe; sbt_test_ tokens).
+    env: { PATH: process.env.PATH!, HOST: "127.0.0.1", LOG_LEVEL: "warn", SUBBRIDGE_ENVIRONMENT: "test", ...portEnv, ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`the server exited with ${code}`))));
@@ -175,7 +176,7 @@ async function inParallel(calls: (() => Promise<Response>)[], width: number): Pr
 async function mintBenchToken(db: Database): Promise<string> {
   const email = `footprint-${randomBytes(4).toString("hex")}@example.test`;
   await createCreatorAccount(db, { email, password: "footprint password", tier: "growth" }, new Date());
-  return (await mintTokenForCreator(db, { email, abilities: "all" }, new Date())).token;
+  return (await mintTokenForCreator(db, { email, abilities: "all", environment: "test" }, new Date())).token;
 }
 
 async function settle(ms: number) {

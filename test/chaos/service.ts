@@ -85,7 +85,8 @@ export async function startService(databaseUrl: string, redisUrl: string, env: R
       DATABASE_ACQUIRE_TIMEOUT_MS: "3000",
       ...env,
     },
-    /> exec node/,
+    // npm's echo of the start script (`> exec …`): the process is under way (its /up is polled next).
+    /^> exec /m,
   );
   const running = () => started.child.exitCode === null && started.child.signalCode === null;
   return { process: started, api: `http://127.0.0.1:${apiPort}`, mcp: `http://127.0.0.1:${mcpPort}`, running };

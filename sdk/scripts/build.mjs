@@ -15,7 +15,7 @@
 //       problem messages read (and the whole schema as dist/connector.schema.json)
 // then runs tsc (TypeScript from the repository's node_modules) once per module format and checks
 // that nothing in dist points outside it and that each file is in its folder's format.
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { execFileSync } from "node:child_process";
@@ -245,9 +245,38 @@ async function checkDist() {
   if (problems.length) fail(`dist is not self-contained:\n  ${problems.join("\n  ")}`);
 }
 
+/**
+ * One build at a time per checkout: two at once (npm pack's prepack beside a release rehearsal)
+ * wiped each other's staging folder. mkdir is atomic; a lock older than ten minutes is a crashed
+ * build's and is taken over.
+ */
+const LOCK = join(SDK, ".build.lock");
+function takeLock() {
+  const waitUntil = Date.now() + 10 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      // Released however the build ends (fail() exits the process).
+      process.once("exit", () => rmSync(LOCK, { recursive: true, force: true }));
+      return;
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
+      let age = 0;
+      try {
+        age = Date.now() - statSync(LOCK).mtimeMs;
+      } catch {
+        continue; // released meanwhile
+      }
+      if (age > 10 * 60_000 || Date.now() > waitUntil) rmSync(LOCK, { recursive: true, force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+}
+
 const started = Date.now();
 checkVersion();
 checkInputs();
+takeLock();
 rmSync(STAGE, { recursive: true, force: true });
 rmSync(DIST, { recursive: true, force: true });
 for (const format of FORMATS) compile(await stage(format), format.outDir, format.type);

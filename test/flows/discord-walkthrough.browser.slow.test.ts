@@ -9,12 +9,10 @@
 // cancelling on the portal ends the subscription with its period, the role kept until then. Screenshots under
 // test-artifacts/screenshots/embedded/discord-*.png.
 import assert from "node:assert/strict";
-import { randomInt, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { randomInt } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
-import { DEMO_CREDENTIALS_FILE } from "../../src/first-start.ts";
 import { freshPage, launchBrowser, screenshot, signIn } from "../helpers/browser.ts";
+import { demoStart } from "../helpers/demo-start.ts";
 import { FIRST_START_READY, freePort, startNpm, tempDir, type StartedProcess } from "../helpers/processes.ts";
 
 describe("issue 45's Discord walk-through on npm start (Chromium)", function () {
@@ -35,26 +33,9 @@ describe("issue 45's Discord walk-through on npm start (Chromium)", function () 
     const out = started.output();
     const discordSim = /a Discord user's: (http:\/\/127\.0\.0\.1:\d+)\/_sim\/discord;/.exec(out)?.[1];
     assert.ok(discordSim, `the banner names the simulated Discord's page:\n${out}`);
-    const twinUrl = /Payments\s+Stripe simulated on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
-    const secrets = readFileSync(join(dataDir, DEMO_CREDENTIALS_FILE), "utf8");
-    const password = /creator\s+demo@subbridge\.local \(password (\S+)\)/.exec(secrets)![1]!;
-    const token = /token\s+(sbt_test_\d+_[A-Za-z0-9]+)/.exec(secrets)![1]!;
-    const projectId = /project\s+([0-9a-f-]{36})/.exec(secrets)![1]!;
+    const { twinUrl, password, projectId, api } = demoStart(out, dataDir, env.API_PORT!);
     const authUrl = `http://localhost:${env.AUTH_PORT}`;
     const portalUrl = `http://localhost:${env.PORTAL_PORT}`;
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`http://localhost:${env.API_PORT}/v1${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body !== undefined ? { "content-type": "application/json", "idempotency-key": randomUUID() } : {}),
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const json = (await res.json()) as any;
-      assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
     const problems: string[] = [];
     const watch = (page: Page) => {
       page.on("console", (message) => {

@@ -13,14 +13,12 @@
 // the Stripe method stays on (no alert blames the creator). Screenshots under
 // test-artifacts/screenshots/embedded/walkthrough-*.png.
 import assert from "node:assert/strict";
-import { randomBytes, randomInt, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { randomBytes, randomInt } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { DEMO_CREDENTIALS_FILE } from "../../src/first-start.ts";
 import { freshPage, launchBrowser, screenshot, signIn } from "../helpers/browser.ts";
+import { demoStart } from "../helpers/demo-start.ts";
 import { FIRST_START_READY, freePort, startNpm, tempDir, type StartedProcess } from "../helpers/processes.ts";
 
 interface Delivered {
@@ -74,26 +72,9 @@ describe("issue 33's walk-through on npm start (Chromium)", function () {
     const out = started.output();
     const simUrl = /\(a Telegram user's view: (http:\/\/127\.0\.0\.1:\d+\/_sim\/telegram);/.exec(out)?.[1];
     assert.ok(simUrl, `the banner names the simulated Telegram's page:\n${out}`);
-    const twinUrl = /Payments\s+Stripe simulated on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
-    const secrets = readFileSync(join(dataDir, DEMO_CREDENTIALS_FILE), "utf8");
-    const password = /creator\s+demo@subbridge\.local \(password (\S+)\)/.exec(secrets)![1]!;
-    const token = /token\s+(sbt_test_\d+_[A-Za-z0-9]+)/.exec(secrets)![1]!;
-    const projectId = /project\s+([0-9a-f-]{36})/.exec(secrets)![1]!;
+    const { twinUrl, password, projectId, api } = demoStart(out, dataDir, String(ports.API_PORT));
     const authUrl = `http://localhost:${ports.AUTH_PORT}`;
     const portalUrl = `http://localhost:${ports.PORTAL_PORT}`;
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`http://localhost:${ports.API_PORT}/v1${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body !== undefined ? { "content-type": "application/json", "idempotency-key": randomUUID() } : {}),
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const json = (await res.json()) as any;
-      assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
 
     // The demo project has no Telegram yet: install it against the simulated platform (any well-formed token names a bot there).
     const botId = randomInt(1_000_000_000, 9_000_000_000);

@@ -19,6 +19,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rm
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { NEUTRAL_ESM_BUNDLE } from "./esbuild-options.mjs";
@@ -273,14 +274,56 @@ function takeLock() {
   }
 }
 
+/**
+ * Everything the build reads, hashed: the SDK's sources, scripts and package files, the generated
+ * modules and schema it copies, the release version and the compilers' versions.
+ */
+function inputsHash() {
+  const hash = createHash("sha256");
+  const add = (path) => {
+    hash.update(relative(ROOT, path) + "\0");
+    hash.update(readFileSync(path));
+    hash.update("\0");
+  };
+  for (const dir of ["src", "scripts"]) for (const file of filesUnder(join(SDK, dir))) add(file);
+  for (const file of ["sdk/package.json", "sdk/tsconfig.json", "package.json", "spec/connector.schema.json", "generated/connector-validator.js"])
+    add(join(ROOT, file));
+  for (const { source } of standIns()) add(join(ROOT, source));
+  for (const name of ["typescript", "esbuild", "ajv", "ajv-formats", "fast-deep-equal"])
+    hash.update(`${name}@${readJson(require.resolve(`${name}/package.json`)).version}\0`);
+  return hash.digest("hex");
+}
+
+/**
+ * A build whose inputs are unchanged leaves dist/ alone: removing and rewriting it would pull the
+ * files from under whatever reads them meanwhile (a server loading the SDK, npm pack collecting the
+ * tarball after another pack's prepack).
+ */
+const STAMP = join(SDK, ".build.stamp");
+function current(hash) {
+  try {
+    const stamp = readJson(STAMP);
+    return stamp.inputs === hash && stamp.files.every((file) => existsSync(join(DIST, file)));
+  } catch {
+    return false;
+  }
+}
+
 const started = Date.now();
 checkVersion();
 checkInputs();
 takeLock();
+const inputs = inputsHash();
+if (current(inputs)) {
+  console.log(`sdk build: dist/ is current (inputs unchanged), checked in ${Date.now() - started} ms`);
+  process.exit(0);
+}
+rmSync(STAMP, { force: true });
 rmSync(STAGE, { recursive: true, force: true });
 rmSync(DIST, { recursive: true, force: true });
 for (const format of FORMATS) compile(await stage(format), format.outDir, format.type);
 finish();
 await checkDist();
 rmSync(STAGE, { recursive: true, force: true });
+writeFileSync(STAMP, JSON.stringify({ inputs, files: [...filesUnder(DIST)].map((file) => relative(DIST, file)) }) + "\n");
 console.log(`sdk build: dist/ (ESM) and dist/cjs/ (CommonJS) written in ${Date.now() - started} ms`);

@@ -9,7 +9,7 @@
 // publint, are-the-types-wrong) on the tarball. Slow (npm install): about half a minute.
 import assert from "node:assert/strict";
 import { execFile, spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -317,6 +317,15 @@ describe("sdk package (npm pack, install, consume)", function () {
     assert.match(readFileSync(join(consumer, "node_modules/@subbridge/sdk/LICENSE"), "utf8"), /^MIT License/);
     const packages = readdirSync(join(consumer, "node_modules")).filter((name) => !name.startsWith("."));
     assert.ok(!packages.includes("ajv") && !packages.includes("ajv-formats"), `installed: ${packages.join(", ")}`);
+  });
+
+  it("leaves dist alone when built again from unchanged inputs (a server or a pack reading it meanwhile keeps its files)", () => {
+    const before = statSync(join(SDK, "dist/index.js"));
+    const output = succeed(process.execPath, [join(SDK, "scripts/build.mjs")], SDK);
+    assert.match(output, /dist\/ is current \(inputs unchanged\)/);
+    const after = statSync(join(SDK, "dist/index.js"));
+    assert.equal(after.ino, before.ino);
+    assert.equal(after.mtimeMs, before.mtimeMs);
   });
 
   it("typechecks a consumer under nodenext and bundler resolution (DOM or Node types) and runs it against the API", async () => {

@@ -1,6 +1,7 @@
-// The process's footprint under both commands that start it, every surface and the worker in one
-// process: `npm start` (the sources through tsx) and `npm run start:prod` (the compiled build, which
-// `npm ci` builds; `npm run bench:footprint` builds it again first). For each command and backend - the embedded defaults (PGlite on disk, in-process KV) and
+// The process's footprint under both ways of starting it, every surface and the worker in one
+// process: the compiled build (`npm run start:prod`'s node command, which `npm start` runs when the
+// build is current, as after `npm ci`; `npm run bench:footprint` builds it first) and the sources
+// through tsx (`npm run dev`). For each command and backend - the embedded defaults (PGlite on disk, in-process KV) and
 // PostgreSQL + Redis (BENCH_DATABASE_URL, BENCH_REDIS_URL; skipped when unset) - it measures:
 //   cold start   spawn -> every surface's /up answering: the first start on an empty data folder
 //                (embedded: initdb, migrations and the demo seed) and a restart on existing data;
@@ -36,7 +37,8 @@ function command(name: string, scriptName: string): Command {
   return { name, script, nodeArgs: args.slice(0, -1), entry: join(ROOT, args.at(-1)!) };
 }
 
-const COMMANDS = [command("npm start (sources through tsx)", "start"), command("npm run start:prod (compiled)", "start:prod")];
+// npm start runs start:prod's command when the build is current (scripts/start.sh), as after npm ci; npm run dev runs the sources.
+const COMMANDS = [command("npm start (compiled, as start:prod)", "start:prod"), command("npm run dev (sources through tsx)", "dev")];
 const SURFACES = ["API", "MCP", "AUTH", "SITE", "DOCS", "PORTAL"] as const;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 /** What answers once a surface serves: its /up (the reference site has none: its home page). */

@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config.ts";
 import type { SimulatorListener } from "./simulator-listeners.ts";
 import type { Db } from "../db/tenant.ts";
-import { startMailCatcher, type MailCatcher } from "../simulators/mail-catcher.ts";
+import type { MailCatcher } from "../simulators/mail-catcher.ts";
 import { smtpSender } from "../modules/mail/smtp.ts";
 import { startMailWorker, type MailWorker } from "../workers/mail/worker.ts";
 
@@ -30,6 +30,8 @@ export async function startMail(
   let smtpUrl = config.mail.smtpUrl;
   if (smtpUrl === null && config.environment === "test") {
     const { mailCatcher, mailCatcherSmtp } = config.simulatorPorts;
+    // The catcher's SMTP server and parser load only in a sandbox that uses them.
+    const { startMailCatcher } = await import("../simulators/mail-catcher.ts");
     catcher = await startMailCatcher({
       page: mailCatcher === null ? CATCHER_PAGE : { ...CATCHER_PAGE, port: mailCatcher, strict: true },
       ...(mailCatcherSmtp === null ? {} : { smtpPort: mailCatcherSmtp }),

@@ -7,7 +7,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { escape as escapeHtml, unescape as unescapeHtml } from "html-escaper";
-import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { listenPreferring, refusedForeignHost } from "./loopback.ts";
 import { htmlText, PRODUCT_NAME } from "../modules/mail/render.ts";
@@ -64,7 +63,9 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
     logger: false,
     onData(stream, session, callback) {
       const to = session.envelope.rcptTo.map((a) => a.address);
-      simpleParser(stream)
+      // mailparser (with its charset tables) loads with the first message, not with every start.
+      import("mailparser")
+        .then(({ simpleParser }) => simpleParser(stream))
         .then(async (parsed) => {
           if (options.holdMs) await new Promise((r) => setTimeout(r, options.holdMs));
           const code = options.answer?.(to) ?? null;

@@ -2,7 +2,7 @@
 // the envelope or the message is permanent (the receiver refused this message); anything else (a
 // 4xx, a refused or dropped connection, a time-out, a 5xx to our own sign-in, which is the
 // operator's configuration and not the message) is retried. Every SMTP wait is bounded.
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type SMTPTransport from "nodemailer/lib/smtp-transport/index.js";
 import { PRODUCT_NAME, renderMail } from "./render.ts";
 import type { ClaimedMail } from "./queue.ts";
@@ -46,12 +46,16 @@ export function smtpSender(settings: SmtpSettings): MailSender {
     socketTimeout: settings.timeoutMs,
     dnsTimeout: settings.timeoutMs,
   };
-  const transport = nodemailer.createTransport(options);
+  // nodemailer loads with the first message to send, not with every start of a process that may send none.
+  let transport: Promise<Transporter<SMTPTransport.SentMessageInfo>> | null = null;
+  const opened = () => (transport ??= import("nodemailer").then(({ default: nodemailer }) => nodemailer.createTransport(options)));
   return {
     async send(mail) {
       const { text, html } = renderMail(mail.subject, mail.body, mail.links);
       try {
-        await transport.sendMail({
+        await (
+          await opened()
+        ).sendMail({
           from: settings.from,
           to: mail.to,
           subject: mail.subject,
@@ -64,7 +68,7 @@ export function smtpSender(settings: SmtpSettings): MailSender {
         throw classify(err);
       }
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((opened) => opened.close()),
   };
 }
 

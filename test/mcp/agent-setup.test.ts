@@ -74,6 +74,12 @@ describe("an agent sets up a project over MCP (issue 47)", function () {
     for (const name of ["list_payment_methods", "update_payment_method"])
       assert.ok(tools.get(name)!.description!.includes(`${DASHBOARD_URL}/projects/{project}/payments`), `${name} names the payments page`);
     assert.match(tools.get("create_plan")!.description!, /idempotency_key/);
+    // The published catalog ({base_url}/mcp-tools.json) says what tools/list says: no placeholder left.
+    const catalog = (await (await fetch(`${suite.api.url}/mcp-tools.json`)).json()) as { tools: { name: string; description: string }[] };
+    for (const tool of catalog.tools) {
+      assert.ok(!tool.description.includes("{payments_page}"), `${tool.name}: ${tool.description}`);
+      if (tools.has(tool.name)) assert.equal(tool.description, tools.get(tool.name)!.description, tool.name);
+    }
 
     const project = data(await call("create_project", { name: "Agent's community", idempotency_key: randomUUID() }));
     const bot = await newTelegramBot("agent");

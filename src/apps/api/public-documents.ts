@@ -3,6 +3,8 @@ import type Koa from "koa";
 import { readGeneratedJson as readJson, readRepositoryText } from "../../repository-files.ts";
 import { API_CATALOG_PATH, guides } from "../site/discovery/addresses.ts";
 import { answerDocument, staticDocument, type StaticDocument } from "../../http/compression.ts";
+import { publishedToolFile } from "../mcp/tool-catalog.ts";
+import type { PaymentsPageLinks } from "../../modules/payment-methods/payments-page.ts";
 
 export interface PublicDocument {
   path: string;
@@ -89,7 +91,7 @@ export function apiIndex(baseUrl: string, docsUrl: string, release: string) {
   };
 }
 
-export function publicDocuments(urls: { baseUrl: string; docsUrl: string }, release: string): PublicDocument[] {
+export function publicDocuments(urls: { baseUrl: string; docsUrl: string } & PaymentsPageLinks, release: string): PublicDocument[] {
   const { baseUrl } = urls;
   const index = apiIndex(baseUrl, urls.docsUrl, release);
   return [
@@ -106,7 +108,7 @@ export function publicDocuments(urls: { baseUrl: string; docsUrl: string }, rele
     jsonDocument("/abilities.json", readJson("abilities.json")),
     jsonDocument("/error-codes.json", readJson("error-codes.json")),
     // Every MCP tool with its ability, toolset tags, REST operation and schemas.
-    jsonDocument("/mcp-tools.json", readJson("mcp-tools.json")),
+    jsonDocument("/mcp-tools.json", publishedToolFile(readJson("mcp-tools.json"), urls)),
     connectorSchemaDocument(),
   ];
 }

@@ -131,6 +131,20 @@ export interface DescriptionValues {
 
 const PLACEHOLDER = /\{(payments_page)\}/g;
 
+/** A tool description with this deployment's addresses in place of its placeholders. */
+export function describedFor(description: string, links: PaymentsPageLinks): string {
+  const values: DescriptionValues = { payments_page: paymentsPageTemplate(links) };
+  return description.replace(PLACEHOLDER, (_, key: keyof DescriptionValues) => values[key]);
+}
+
+/**
+ * generated/mcp-tools.json as this deployment publishes it ({base_url}/mcp-tools.json): the same
+ * descriptions tools/list gives, addresses filled in.
+ */
+export function publishedToolFile(generated: { tools: { description: string }[] }, links: PaymentsPageLinks): unknown {
+  return { ...generated, tools: generated.tools.map((t) => ({ ...t, description: describedFor(t.description, links) })) };
+}
+
 const catalogs = new Map<string, (name: string) => Tool>();
 
 /**
@@ -138,16 +152,11 @@ const catalogs = new Map<string, (name: string) => Tool>();
  * addresses (a process has one): tools/list is answered on every connection.
  */
 export function wireCatalog(links: PaymentsPageLinks): (name: string) => Tool {
-  const values: DescriptionValues = { payments_page: paymentsPageTemplate(links) };
-  const known = catalogs.get(values.payments_page);
+  const key = paymentsPageTemplate(links);
+  const known = catalogs.get(key);
   if (known) return known;
-  const tools = new Map<string, Tool>(
-    file.tools.map((t) => [
-      t.name,
-      wireTool({ ...t, description: t.description.replace(PLACEHOLDER, (_, key: keyof DescriptionValues) => values[key]) }),
-    ]),
-  );
+  const tools = new Map<string, Tool>(file.tools.map((t) => [t.name, wireTool({ ...t, description: describedFor(t.description, links) })]));
   const lookup = (name: string) => tools.get(name)!;
-  catalogs.set(values.payments_page, lookup);
+  catalogs.set(key, lookup);
   return lookup;
 }

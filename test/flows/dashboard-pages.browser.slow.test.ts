@@ -153,7 +153,7 @@ describe("the dashboard's management pages on npm start (Chromium)", function ()
     await page.getByRole("button", { name: "Create plan" }).click();
     await appears("Workshop pass");
     await page.getByRole("button", { name: "Edit Workshop pass" }).click();
-    await page.getByLabel("Trial days").fill("7");
+    await page.getByLabel("Plan free trial (days)").fill("7");
     await page.getByRole("button", { name: "Save plan" }).click();
     await page
       .getByRole("row", { name: /Workshop pass/ })

@@ -8,7 +8,8 @@ import { Button, Checkbox, ConfirmButton, ErrorNote, Field, fieldErrors, SelectF
 import { DataTable } from "../ui/table";
 import { CopyAsCode } from "../ui/copy-as-code";
 import { decimalsOf, formatDate, formatMoney, formatPrice, parseMajor } from "../format";
-import { PlanForm, CURRENCIES, INTERVALS } from "./setup";
+import { PlanForm } from "./setup";
+import { CURRENCIES, PlanTermsFields } from "../ui/plan-fields";
 import { ShareLinks } from "./share-links";
 import { useConnectorCatalog } from "./connectors";
 
@@ -163,42 +164,13 @@ function EditPlan({ project, plan, onDone }: { project: string; plan: PlanRow; o
         multiline
         error={problems.description}
       />
-      <div className="row">
-        <Field
-          label="Plan price"
-          name="price"
-          value={form.price}
-          onChange={(price) => setForm({ ...form, price })}
-          inputMode="decimal"
-          error={priceError ?? problems["price.amount"] ?? problems.price}
-        />
-        <SelectField
-          label="Plan currency"
-          name="currency"
-          value={form.currency}
-          onChange={(currency) => setForm({ ...form, currency })}
-          options={CURRENCIES.some((c) => c.value === form.currency) ? CURRENCIES : [...CURRENCIES, { value: form.currency, label: form.currency }]}
-          error={problems["price.currency"]}
-        />
-      </div>
-      <div className="row">
-        <SelectField
-          label="Plan billing interval"
-          name="billing_cycle"
-          value={form.cycle}
-          onChange={(cycle) => setForm({ ...form, cycle })}
-          options={INTERVALS}
-          error={problems.billing_cycle}
-        />
-        <Field
-          label="Trial days"
-          name="trial_days"
-          value={form.trial}
-          onChange={(trial) => setForm({ ...form, trial })}
-          inputMode="numeric"
-          error={problems.trial_days}
-        />
-      </div>
+      <PlanTermsFields
+        terms={form}
+        onChange={(patch) => setForm({ ...form, ...patch })}
+        problems={problems}
+        priceError={priceError}
+        labelPrefix="Plan"
+      />
       <ErrorNote error={update.error && !Object.keys(problems).length ? update.error : null} />
       <div className="actions">
         <Button type="submit" isDisabled={update.isPending}>

@@ -11,16 +11,8 @@ import { formatPrice, parseMajor } from "../format";
 import { ShareLinks } from "./share-links";
 import { listChats } from "./chats";
 import { InstallSteps } from "../ui/install-steps";
+import { PlanTermsFields } from "../ui/plan-fields";
 import { useConnectorCatalog } from "./connectors";
-
-export const CURRENCIES = ["USD", "EUR", "GBP", "CAD", "AUD", "CHF", "JPY", "INR", "BRL", "PLN", "SEK"].map((c) => ({ value: c, label: c }));
-export const INTERVALS = [
-  { value: "month", label: "Every month" },
-  { value: "year", label: "Every year" },
-  { value: "week", label: "Every week" },
-  { value: "day", label: "Every day" },
-  { value: "lifetime", label: "Once (lifetime access)" },
-];
 
 function Step(props: { n: number; title: string; done: boolean; current: boolean; summary?: ReactNode; children?: ReactNode }) {
   return (
@@ -323,44 +315,7 @@ export function PlanForm({
       }}
     >
       <Field label="Name" name="name" value={form.name} onChange={(name) => setForm({ ...form, name })} isRequired error={problems.name} />
-      <div className="row">
-        <Field
-          label="Price"
-          name="price"
-          value={form.price}
-          onChange={(price) => setForm({ ...form, price })}
-          isRequired
-          inputMode="decimal"
-          description="In major units, like 9.00"
-          error={priceError ?? problems["price.amount"]}
-        />
-        <SelectField
-          label="Currency"
-          name="currency"
-          value={form.currency}
-          onChange={(currency) => setForm({ ...form, currency })}
-          options={CURRENCIES}
-          error={problems["price.currency"]}
-        />
-      </div>
-      <div className="row">
-        <SelectField
-          label="Billing interval"
-          name="billing_cycle"
-          value={form.cycle}
-          onChange={(cycle) => setForm({ ...form, cycle })}
-          options={INTERVALS}
-          error={problems.billing_cycle}
-        />
-        <Field
-          label="Free trial (days)"
-          name="trial_days"
-          value={form.trial}
-          onChange={(trial) => setForm({ ...form, trial })}
-          inputMode="numeric"
-          error={problems.trial_days}
-        />
-      </div>
+      <PlanTermsFields terms={form} onChange={(patch) => setForm({ ...form, ...patch })} problems={problems} priceError={priceError} />
       {/* A refusal naming a field the form does not show (resources) is shown whole. */}
       <ErrorNote
         error={

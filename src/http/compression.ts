@@ -8,9 +8,19 @@ import compress from "koa-compress";
 /** Hashed file names are never reused for other bytes, so browsers may keep them for a year without asking again. */
 export const IMMUTABLE = "public, max-age=31536000, immutable";
 
-/** The middleware each surface mounts ahead of its routes (koa-compress's defaults: brotli quality 4, 1 kB threshold). */
+/**
+ * The middleware each surface mounts ahead of its routes (koa-compress's defaults: brotli quality 4,
+ * 1 kB threshold). koa-compress is run only for an answer a route marked (compressAnswer), once the
+ * answer is there: it reads the answer's length first thing, which for a JSON body is a second
+ * JSON.stringify of it, on every answer it sees.
+ */
 export function compression(): Koa.Middleware {
-  return compress({ filter: () => false, threshold: 1024 });
+  const compressor = compress({ filter: () => false, threshold: 1024 });
+  const answered = async () => {};
+  return async (ctx, next) => {
+    await next();
+    if (ctx.compress === true) await compressor(ctx, answered);
+  };
 }
 
 /** Marks the answer for compression: koa-compress then compresses it whatever its type. */

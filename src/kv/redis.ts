@@ -9,7 +9,7 @@ import {
   ReconnectStrategyError,
   SocketClosedUnexpectedlyError,
   SocketTimeoutError,
-} from "redis";
+} from "@redis/client";
 import type { Logger } from "pino";
 import { KvUnavailableError, type CounterSpec, type CounterState, type Kv } from "./kv.ts";
 

@@ -24,7 +24,7 @@ const importsFrom = (module: string) => (text: string) => new RegExp(`from\\s+["
 const CREATIONS: { what: string; pattern: RegExp; applies: (text: string) => boolean }[] = [
   { what: "a pg Client or Pool", pattern: /\bnew\s+(?:pg\.)?(?:Client|Pool)\s*\(/g, applies: importsFrom("pg") },
   { what: "pg-boss", pattern: /\bnew\s+PgBoss\s*\(/g, applies: () => true },
-  { what: "a Redis client", pattern: /\bcreateClient\s*\(/g, applies: importsFrom("redis") },
+  { what: "a Redis client", pattern: /\bcreateClient\s*\(/g, applies: (text) => importsFrom("redis")(text) || importsFrom("@redis/client")(text) },
   { what: "a socket", pattern: /\b(?:connect|createConnection)\s*\(/g, applies: importsFrom("node:net") },
 ];
 const ERROR_LISTENER = /\.(?:on|once|prependListener)\(\s*["']error["']/g;

@@ -4,13 +4,11 @@
 // page is looked at at 1280 and 390 px (axe-core, no sideways scroll, no browser error).
 // Screenshots: test-artifacts/screenshots/embedded/broadcasts-*.png.
 import assert from "node:assert/strict";
-import { randomBytes, randomInt, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { randomBytes, randomInt } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
-import { DEMO_CREDENTIALS_FILE } from "../../src/first-start.ts";
 import { freshPage, launchBrowser, screenshot, signIn } from "../helpers/browser.ts";
 import { FIRST_START_READY, freePort, startNpm, tempDir, type StartedProcess } from "../helpers/processes.ts";
+import { demoStart } from "../helpers/demo-start.ts";
 
 describe("the dashboard's Broadcasts page on npm start (Chromium)", function () {
   this.timeout(600_000);
@@ -27,24 +25,7 @@ describe("the dashboard's Broadcasts page on npm start (Chromium)", function () 
     const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: "warn" };
     for (const name of ["API", "MCP", "AUTH", "SITE", "DOCS", "PORTAL", "DASHBOARD"]) env[`${name}_PORT`] = String(await freePort());
     [started, browser] = await Promise.all([startNpm(env, FIRST_START_READY), launchBrowser()]);
-    const secrets = readFileSync(join(dataDir, DEMO_CREDENTIALS_FILE), "utf8");
-    const password = /creator\s+demo@subbridge\.local \(password (\S+)\)/.exec(secrets)![1]!;
-    const token = /token\s+(sbt_test_\d+_[A-Za-z0-9]+)/.exec(secrets)![1]!;
-    const projectId = /project\s+([0-9a-f-]{36})/.exec(secrets)![1]!;
-    const apiUrl = `http://localhost:${env.API_PORT}`;
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${apiUrl}/v1${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body !== undefined ? { "content-type": "application/json", "idempotency-key": randomUUID() } : {}),
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const json = (await res.json()) as any;
-      assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
+    const { password, projectId, api } = demoStart(started.output(), dataDir, env.API_PORT!);
     const installed = (
       await api("POST", `/projects/${projectId}/connectors/telegram`, {
         fields: { bot_token: `${randomInt(1_000_000_000, 9_000_000_000)}:${randomBytes(27).toString("base64url")}` },

@@ -39,6 +39,7 @@ async function main() {
   const readiness = readinessProbe({});
   const steps = startSteps(logger);
   // The embedded database is claimed before any port is taken: a second server on one DATA_DIR is told so.
+  // PGlite itself opens behind the listeners (openServices waits for it), as it is most of a restart.
   const database = await openServiceDatabase(config, logger);
   // Listening from here: /up answers, /ready says 503 until every step below is done (src/startup.ts).
   const surfaces = new Map<SurfaceName, Server>();

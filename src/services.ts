@@ -60,6 +60,7 @@ export function openServiceDatabase(config: Config, logger: Logger): Promise<Ope
     timeouts: config.databaseTimeouts,
     dataDir: config.dataDir,
     mode: "own",
+    openInBackground: true,
     onFatal: (err) => {
       logger.fatal({ err }, "the embedded database stopped working; exiting");
       logger.flush();
@@ -78,6 +79,7 @@ export async function openServices(config: Config, logger = createLogger(config.
   const { db } = opened;
   let kv: Kv;
   try {
+    await opened.ready;
     await migrate(db);
     kv = config.redisUrl ? await RedisKv.connect(config.redisUrl, `${config.redisKeyPrefix}:${await deploymentId(db)}:`, logger) : new MemoryKv();
   } catch (err) {

@@ -25,6 +25,8 @@ export interface OpenedDatabase {
   db: Database;
   /** For the start banner. */
   description: string;
+  /** Settles once the database can be used: the embedded one may still be opening (openInBackground). */
+  ready?: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,6 +43,8 @@ export async function openConfiguredDatabase(options: {
   dataDir: string;
   mode: "own" | "share";
   onFatal?: (err: unknown) => void;
+  /** The embedded database opens behind the claimed socket; see EmbeddedOptions.openInBackground. */
+  openInBackground?: boolean;
 }): Promise<OpenedDatabase> {
   if (options.url) {
     const db = openDatabase({ url: options.url, directUrl: options.directUrl ?? null, ...(options.timeouts ? { timeouts: options.timeouts } : {}) });
@@ -53,9 +57,11 @@ export async function openConfiguredDatabase(options: {
     waitMs: options.mode === "own" ? 10_000 : 0,
     timeouts: options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS,
     ...(options.onFatal ? { onFatal: options.onFatal } : {}),
+    ...(options.openInBackground ? { openInBackground: true } : {}),
   });
   return {
     db: embedded.db,
+    ready: embedded.opened,
     description: embedded.owner
       ? `PGlite in ${join(options.dataDir, "pgdata")}, served on ${embedded.socketPath} (psql -h ${options.dataDir})`
       : `PGlite served by another process on ${embedded.socketPath}`,

@@ -64,6 +64,8 @@ export interface EmbeddedDatabase {
   /** True when this process opened PGlite and serves it; false when it is a client of the owner. */
   owner: boolean;
   socketPath: string;
+  /** Settles once PGlite is open and served (at once for a client); rejects when it cannot be opened. */
+  opened: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -80,6 +82,11 @@ export interface EmbeddedOptions {
   onFatal?: (err: unknown) => void;
   /** The bounds on the pool's waits (connect, acquire, a query's answer); default DEFAULT_DATABASE_TIMEOUTS. */
   timeouts?: DatabaseTimeouts;
+  /**
+   * Return once the socket is claimed, and open PGlite behind it (`opened`): the server takes its
+   * ports meanwhile, since opening PGlite is most of a restart. Off: return once it is open.
+   */
+  openInBackground?: boolean;
 }
 
 /** Connections served to other processes at once (psql, CLI commands), besides the owner's pool. */
@@ -185,32 +192,45 @@ export async function openEmbeddedDatabase(options: EmbeddedOptions): Promise<Em
       onFatal: (err) => options.onFatal?.(err),
     });
     if (await claim(server, socketPath)) {
-      let pglite: Backend;
-      try {
-        const pgdata = join(dataDir, "pgdata");
-        await initialise(pgdata);
-        pglite = await Backend.open({ dataDir: pgdata, startParams: START_PARAMS, onFatal: (err) => options.onFatal?.(err) });
-      } catch (err) {
-        await server.stop(0);
-        throw err;
-      }
-      server.attach(pglite);
+      let pglite: Backend | undefined;
+      const opened = (async () => {
+        try {
+          const pgdata = join(dataDir, "pgdata");
+          await initialise(pgdata);
+          pglite = await Backend.open({ dataDir: pgdata, startParams: START_PARAMS, onFatal: (err) => options.onFatal?.(err) });
+        } catch (err) {
+          await server.stop(0);
+          throw err;
+        }
+        server.attach(pglite);
+      })();
+      // Its failure is the awaiting caller's (openServices); close() must not meet it unhandled.
+      opened.catch(() => undefined);
+      if (!options.openInBackground) await opened;
       const db = knexOver(dataDir, OWNER_TAG, 10, timeouts);
       return {
         db,
         owner: true,
         socketPath,
+        opened,
         async close() {
           await db.destroy();
+          if (
+            !(await opened.then(
+              () => true,
+              () => false,
+            ))
+          )
+            return;
           await server.stop(2000);
-          await pglite.close();
+          await pglite?.close();
         },
       };
     }
     if (options.mode === "share") {
       const waits = { ...timeouts, connectMs: Math.max(timeouts.connectMs, CLIENT_WAIT_MS), acquireMs: Math.max(timeouts.acquireMs, CLIENT_WAIT_MS) };
       const db = knexOver(dataDir, "subbridge-client", 2, waits);
-      return { db, owner: false, socketPath, close: () => db.destroy() };
+      return { db, owner: false, socketPath, opened: Promise.resolve(), close: () => db.destroy() };
     }
     if (Date.now() >= deadline) {
       throw new EmbeddedDatabaseError(

@@ -7,7 +7,7 @@
 import type { Server } from "node:http";
 import type { Logger } from "pino";
 import { ConfigError, loadConfig, type Config, type SurfaceName } from "./config.ts";
-import { EmbeddedDatabaseError } from "./embedded/database.ts";
+import { EmbeddedDatabaseError } from "./embedded/shared.ts";
 import { createLogger, openServiceDatabase } from "./services.ts";
 import { StartStopped, startSteps } from "./startup.ts";
 import { createHttpServer, listen, stopServer } from "./http/server.ts";

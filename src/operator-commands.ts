@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import pino from "pino";
 import { ConfigError, loadConfig, type Config, type Env } from "./config.ts";
 import { migrate, openConfiguredDatabase, type OpenedDatabase } from "./db/database.ts";
-import { EmbeddedDatabaseError } from "./embedded/database.ts";
+import { EmbeddedDatabaseError } from "./embedded/shared.ts";
 import { ApiError } from "./errors.ts";
 import { createDomainContext } from "./db/tenant.ts";
 import { TIERS } from "./modules/teams/tier.ts";

@@ -3,10 +3,10 @@
 // tests. The same Knex migrations serve all three.
 import { join } from "node:path";
 import knex, { type Knex } from "knex";
-import ClientPgLite from "knex-pglite";
+import { createRequire } from "node:module";
 import pg from "pg";
 import { migrationSource } from "./migrations/index.ts";
-import { isSharedEmbedded, openEmbeddedDatabase } from "../embedded/database.ts";
+import { isSharedEmbedded } from "../embedded/shared.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "./timeouts.ts";
 import { connectionSettings, directSettings, hasDirectAddress, knexLog, pgDatabase } from "./pool.ts";
 
@@ -18,7 +18,9 @@ export function openDatabase(options: { url: string | null; timeouts?: DatabaseT
     const direct = options.directUrl && options.directUrl !== options.url ? { connectionString: options.directUrl } : undefined;
     return pgDatabase({ connectionString: options.url }, options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS, undefined, direct);
   }
-  return knex({ client: ClientPgLite as unknown as typeof knex.Client, dialect: "postgres", connection: {}, log: knexLog } as Knex.Config);
+  // Loaded here only: a process on PostgreSQL never loads PGlite (about 2 MB of its heap).
+  const ClientPgLite = createRequire(import.meta.url)("knex-pglite") as unknown;
+  return knex({ client: ClientPgLite as typeof knex.Client, dialect: "postgres", connection: {}, log: knexLog } as Knex.Config);
 }
 
 export interface OpenedDatabase {
@@ -51,6 +53,7 @@ export async function openConfiguredDatabase(options: {
     const url = new URL(options.url);
     return { db, description: `PostgreSQL (${url.host}${url.pathname})`, close: () => db.destroy() };
   }
+  const { openEmbeddedDatabase } = await import("../embedded/database.ts");
   const embedded = await openEmbeddedDatabase({
     dataDir: options.dataDir,
     mode: options.mode,

@@ -26,6 +26,9 @@ import { EmbeddedServer } from "./server.ts";
 import { Backend } from "./backend.ts";
 import { pgDatabase } from "../db/pool.ts";
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from "../db/timeouts.ts";
+import { EmbeddedDatabaseError, markSharedEmbedded } from "./shared.ts";
+
+export { EmbeddedDatabaseError } from "./shared.ts";
 
 /** PostgreSQL settings of the owner's PGlite, after PGlite's own (see the header). */
 const START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
@@ -56,8 +59,6 @@ export const SOCKET_PORT = 5432;
 const OWNER_TAG = "subbridge-embedded-owner";
 /** sockaddr_un.sun_path is 108 bytes on Linux (104 on macOS), NUL included. */
 const MAX_SOCKET_PATH = 103;
-
-export class EmbeddedDatabaseError extends Error {}
 
 export interface EmbeddedDatabase {
   db: knex.Knex;
@@ -172,7 +173,7 @@ function knexOver(dataDir: string, applicationName: string, max: number, timeout
     timeouts,
     max,
   );
-  shared.add(db);
+  markSharedEmbedded(db);
   return db;
 }
 
@@ -240,11 +241,4 @@ export async function openEmbeddedDatabase(options: EmbeddedOptions): Promise<Em
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-}
-
-const shared = new WeakSet<object>();
-
-/** Whether db speaks to an embedded database over its socket. */
-export function isSharedEmbedded(db: object): boolean {
-  return shared.has(db);
 }

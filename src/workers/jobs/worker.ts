@@ -9,7 +9,7 @@ import PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import { exclusively, isEmbedded, type Database } from "../../db/database.ts";
 import { directSettings } from "../../db/pool.ts";
-import { isSharedEmbedded } from "../../embedded/database.ts";
+import { isSharedEmbedded } from "../../embedded/shared.ts";
 import type { JobRun, ScheduledJob } from "../../modules/jobs/scheduled-job.ts";
 
 /** pg-boss's tables live in their own schema, beside (never among) the service's. */

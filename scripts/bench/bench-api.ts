@@ -28,8 +28,11 @@ export interface BenchApi {
   close(): Promise<void>;
 }
 
-export async function openBenchApi(kv: Kv): Promise<BenchApi> {
-  const databaseUrl = process.env.BENCH_DATABASE_URL ?? null;
+/** `databaseUrl`: null for the embedded database whatever BENCH_DATABASE_URL says (a benchmark of it alone). */
+export async function openBenchApi(
+  kv: Kv,
+  { databaseUrl = process.env.BENCH_DATABASE_URL ?? null }: { databaseUrl?: string | null } = {},
+): Promise<BenchApi> {
   let benchDbUrl: string | null = null;
   let admin: knex.Knex | null = null;
   if (databaseUrl) {

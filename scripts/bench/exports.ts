@@ -2,54 +2,18 @@
 // members of one project streamed as CSV through the REST API in this process, timed, with the
 // process's RSS sampled every 20 ms while it runs. Writes scripts/bench/results/exports-embedded.json.
 //   tsx --conditions=subbridge-source scripts/bench/exports.ts [rows]
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
-import { join } from "node:path";
-import { randomBytes, randomUUID } from "node:crypto";
-import { createServer } from "node:http";
-import pino from "pino";
-import { migrate, openConfiguredDatabase } from "../../src/db/database.ts";
+import { randomUUID } from "node:crypto";
 import { MemoryKv } from "../../src/kv/memory.ts";
-import { createApiApp } from "../../src/apps/api/api-app.ts";
-import { handlers, preflights } from "../../src/modules/handlers.ts";
-import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
-import { openPlatforms } from "../../src/outside/platforms.ts";
-import { DEFAULT_CONNECTORS_DIR, loadConfig } from "../../src/config.ts";
-import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts";
+import { openBenchApi } from "./bench-api.ts";
+import { machine, writeResults } from "./results-file.ts";
 
 const ROWS = Number(process.argv[2] ?? 100_000);
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 
 async function main() {
-  const database = await openConfiguredDatabase({ url: null, dataDir: mkdtempSync(join(tmpdir(), "sb-bench-exports-")), mode: "own" });
-  const { db } = database;
-  await migrate(db);
   const kv = new MemoryKv();
-  const email = `bench-${randomBytes(4).toString("hex")}@example.test`;
-  await createCreatorAccount(db, { email, password: "benchmark password", tier: "growth" }, new Date());
-  const { token } = await mintTokenForCreator(db, { email, abilities: "all" }, new Date());
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  const app = createApiApp({
-    db,
-    kv,
-    appKey: randomBytes(32),
-    handlers,
-    preflights,
-    now: () => new Date(),
-    release: "bench",
-    baseUrl,
-    docsUrl: "http://docs.invalid",
-    authUrl: "http://auth.invalid",
-    mcpUrl: "http://mcp.invalid",
-    budget: [{ name: "minute", limit: 1e9, windowMs: 60_000 }],
-    logger: pino({ level: "silent" }),
-    connectors: loadConnectorRegistry(DEFAULT_CONNECTORS_DIR),
-    platforms: (await openPlatforms(loadConfig({}).platforms)).endpoints,
-    portalUrl: "http://localhost:4005",
-  });
-  server.on("request", app.callback());
+  const api = await openBenchApi(kv, { databaseUrl: null });
+  const { db, baseUrl, token } = api;
   const auth = { authorization: `Bearer ${token}` };
   const created = await fetch(`${baseUrl}/v1/projects`, {
     method: "POST",
@@ -103,15 +67,13 @@ async function main() {
     rss_before_mb: mb(baseline),
     rss_peak_mb: mb(peak),
     rss_growth_mb: mb(peak - baseline),
-    machine: { cpus: cpus().length, memory_mb: mb(totalmem()), node: process.version },
+    machine: machine(),
     measured_at: new Date().toISOString(),
   };
-  mkdirSync("scripts/bench/results", { recursive: true });
-  writeFileSync("scripts/bench/results/exports-embedded.json", `${JSON.stringify(result, null, 2)}\n`);
   console.log(JSON.stringify(result, null, 2));
-  server.close();
+  writeResults("exports-embedded", result);
+  await api.close();
   await kv.close();
-  await database.close();
 }
 
 await main();

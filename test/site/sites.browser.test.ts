@@ -49,7 +49,8 @@ describe("marketing and reference sites (Chromium)", function () {
     assert.equal(await page.evaluate("document.activeElement.textContent"), "Skip to content");
     await screenshot(page, "site-home");
     await page.keyboard.press("Enter");
-    assert.ok(page.url().endsWith("#main"));
+    // Following the link is asynchronous: wait for it (on a loaded machine the URL was read first).
+    await page.waitForURL(/#main$/, { timeout: 10_000 });
 
     // The twin, as a reader's browser follows the footer link, and to a Markdown-preferring fetch.
     const twin = await page.request.get(sites.site.url + "/index.md");

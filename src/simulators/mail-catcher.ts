@@ -1,12 +1,14 @@
 // The local mail catcher `npm start` runs when no SMTP_URL is set in a sandbox: an in-process SMTP
 // server on loopback the mail worker sends to, keeping the last messages in memory (parsed with
-// mailparser), and a small page on its own loopback listener listing them and showing each with its
+// postal-mime), and a small page on its own loopback listener listing them and showing each with its
 // own links (those of its HTML part) clickable. Its own listener keeps the product's hosts free of a
 // page that is not theirs; it answers a loopback Host only (a DNS-rebinding page would read reset links otherwise).
 // Tests use the same receiver, with `answer` to make it refuse a message (a 4xx or 5xx).
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { escape as escapeHtml, unescape as unescapeHtml } from "html-escaper";
+import type { Readable } from "node:stream";
+import PostalMime, { type Address } from "postal-mime";
 import { SMTPServer } from "smtp-server";
 import { listenPreferring, refusedForeignHost } from "./loopback.ts";
 import { htmlText, PRODUCT_NAME } from "../modules/mail/render.ts";
@@ -50,6 +52,20 @@ export interface MailCatcher {
 
 const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
+/** A message's source as the SMTP server streams it; refused (552) past MAX_MESSAGE_BYTES, which smtp-server only announces. */
+async function readMessage(stream: Readable & { sizeExceeded?: boolean }): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  if (stream.sizeExceeded) throw Object.assign(new Error("the message is larger than the catcher keeps"), { responseCode: 552 });
+  return Buffer.concat(chunks);
+}
+
+/** "Name <address>", as a From header reads. */
+function addressText(address: Address): string {
+  if (!("address" in address) || !address.address) return address.name;
+  return address.name ? `${address.name} <${address.address}>` : address.address;
+}
+
 export async function startMailCatcher(options: MailCatcherOptions = {}): Promise<MailCatcher> {
   const caught: CaughtMail[] = [];
   const keep = options.keep ?? 200;
@@ -63,9 +79,9 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
     logger: false,
     onData(stream, session, callback) {
       const to = session.envelope.rcptTo.map((a) => a.address);
-      // mailparser (with its charset tables) loads with the first message, not with every start.
-      import("mailparser")
-        .then(({ simpleParser }) => simpleParser(stream))
+      // postal-mime rather than mailparser, whose charset tables cost the process about 29 MB at the first message.
+      readMessage(stream)
+        .then((source) => PostalMime.parse(source))
         .then(async (parsed) => {
           if (options.holdMs) await new Promise((r) => setTimeout(r, options.holdMs));
           const code = options.answer?.(to) ?? null;
@@ -74,11 +90,11 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
           caught.push({
             number: counter,
             messageId: parsed.messageId ?? null,
-            from: parsed.from?.text ?? "",
+            from: parsed.from ? addressText(parsed.from) : "",
             to,
             subject: parsed.subject ?? "",
             text: parsed.text ?? "",
-            html: typeof parsed.html === "string" ? parsed.html : null,
+            html: parsed.html ?? null,
             receivedAt: new Date(),
           });
           if (caught.length > keep) caught.shift();

@@ -1,5 +1,5 @@
 // Issue 34's "How it will be checked", the mail part, on `npm start` as the checker runs it: SMTP_URL
-// names an SMTP server of the test's own (smtp-server, messages parsed with mailparser) and
+// names an SMTP server of the test's own (smtp-server, messages parsed with postal-mime) and
 // MAIL_FROM is set. The demo creator invites an address over REST; the invitation arrives as a real
 // email (both parts, the product's name, From = MAIL_FROM) and Chromium follows its link; the
 // invitee opens an account, whose confirmation mail arrives too and confirms it; they accept and

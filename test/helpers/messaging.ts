@@ -1,5 +1,5 @@
 // Helpers of the tests of what the service says to people (issue 34): a local SMTP receiver (the
-// mail catcher's smtp-server, messages parsed with mailparser, no page), reading the mail to an
+// mail catcher's smtp-server, messages parsed with postal-mime, no page), reading the mail to an
 // address as a person would (both parts, the product's name, From, the link), and the simulated
 // Telegram's page driven as a Telegram user (a message to a bot, Start pressed on a start link).
 import assert from "node:assert/strict";
@@ -22,7 +22,7 @@ export type { CaughtMail };
 /** The From the in-process tests send as (MAIL_FROM of a deployment). */
 export const TEST_MAIL_FROM = "SubBridge <no-reply@mail.subbridge.test>";
 
-/** An SMTP server of the test's own on loopback: what it receives is parsed with mailparser and kept in memory. */
+/** An SMTP server of the test's own on loopback: what it receives is parsed with postal-mime and kept in memory. */
 export function startMailReceiver(): Promise<MailCatcher> {
   return startMailCatcher({ page: null });
 }

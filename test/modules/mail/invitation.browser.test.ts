@@ -1,6 +1,6 @@
 // Mailed links in Chromium as a person receives them (issue 34): an owner invites an address over
 // REST, the mail worker sends the invitation through SMTP to the test's own receiver (smtp-server,
-// parsed with mailparser), and Chromium follows its link; the invitee opens an account (confirmed
+// parsed with postal-mime), and Chromium follows its link; the invitee opens an account (confirmed
 // by the mailed confirmation, also over SMTP), accepts, and is on the team's roster. A sign-up on
 // its own: the confirmation mail's link confirms the account and signs the person in.
 import assert from "node:assert/strict";

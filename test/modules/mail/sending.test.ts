@@ -1,5 +1,5 @@
 // The mail worker against a real SMTP receiver (the catcher's smtp-server, messages parsed with
-// mailparser): both parts and the link arrive, a 4xx is retried after its delay, a 5xx fails for
+// postal-mime): both parts and the link arrive, a 4xx is retried after its delay, a 5xx fails for
 // good, two workers racing send a message once, and a lapsed lease resends with the same Message-ID.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";

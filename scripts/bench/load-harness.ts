@@ -20,9 +20,11 @@ export function startServer(target: string, env: Record<string, string>): Promis
   return new Promise((resolve, reject) => {
     // BENCH_PROFILE_DIR=<dir>: each server writes a V8 CPU profile there when it stops.
     const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-interval=100", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+    // BENCH_NODE_ARGS="--flag ...": V8 or Node flags for every server (a flag's cost measured side by side).
+    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
     const child = spawn(
       "taskset",
-      ["-c", "0", process.execPath, ...profile, "--import", "tsx", "--conditions=subbridge-source", "scripts/bench/bench-server.ts"],
+      ["-c", "0", process.execPath, ...nodeArgs, ...profile, "--import", "tsx", "--conditions=subbridge-source", "scripts/bench/bench-server.ts"],
       {
         cwd: ROOT,
         env: { ...process.env, ...env, BENCH_TARGET: target, LOG_LEVEL: "info" },

@@ -8,7 +8,11 @@
 // teams sharing a receiving origin never queue behind each other's requests (issue 43).
 import type { LookupAddress } from "node:dns";
 import { isIP } from "node:net";
-import { Agent, request } from "undici";
+import type { Agent } from "undici";
+
+/** undici, loaded with the first delivery: a process that sends none (an API process, a quiet sandbox) does without its 1.6 MB of source. */
+let undiciModule: Promise<typeof import("undici")> | undefined;
+const loadUndici = () => (undiciModule ??= import("undici"));
 
 /** How much of an answer's body a delivery keeps. */
 export const EXCERPT_LENGTH = 1024;
@@ -50,8 +54,8 @@ async function excerptOf(body: AsyncIterable<Buffer> & { destroy(): unknown }): 
 }
 
 /** An agent connecting to `address` only: kept alive with up to `connections` at once, or one-off (null). */
-function pinnedAgent(address: string, timeoutMs: number, connections: number | null): Agent {
-  return new Agent({
+function pinnedAgent(undici: typeof import("undici"), address: string, timeoutMs: number, connections: number | null): Agent {
+  return new undici.Agent({
     connect: { lookup: pinnedLookup(address) as never, minVersion: "TLSv1.2", rejectUnauthorized: true, timeout: timeoutMs },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
@@ -74,11 +78,13 @@ export class AgentPool {
     private readonly max = 256,
   ) {}
 
-  agentFor(teamId: string, url: URL, address: string): Agent {
+  async agentFor(teamId: string, url: URL, address: string): Promise<Agent> {
+    // Awaited first: from here on nothing yields, so two deliveries cannot both make the team's agent.
+    const undici = await loadUndici();
     const key = `${teamId} ${url.origin} ${address}`;
     let agent = this.agents.get(key);
     if (agent) this.agents.delete(key);
-    else agent = pinnedAgent(address, this.timeoutMs, this.connectionsPerTeam);
+    else agent = pinnedAgent(undici, address, this.timeoutMs, this.connectionsPerTeam);
     this.agents.set(key, agent);
     if (this.agents.size > this.max) {
       const [oldest, evicted] = this.agents.entries().next().value as [string, Agent];
@@ -107,10 +113,11 @@ export async function postToAddress(
   timeoutMs: number,
   via?: { pool: AgentPool; teamId: string },
 ): Promise<PostAnswer> {
-  const agent = via ? via.pool.agentFor(via.teamId, url, address) : pinnedAgent(address, timeoutMs, null);
+  const undici = await loadUndici();
+  const agent = via ? await via.pool.agentFor(via.teamId, url, address) : pinnedAgent(undici, address, timeoutMs, null);
   const started = performance.now();
   try {
-    const answer = await request(url, { method: "POST", body, headers, dispatcher: agent, signal: AbortSignal.timeout(timeoutMs) });
+    const answer = await undici.request(url, { method: "POST", body, headers, dispatcher: agent, signal: AbortSignal.timeout(timeoutMs) });
     const excerpt = await excerptOf(answer.body);
     return { status: answer.statusCode, excerpt, durationMs: Math.round(performance.now() - started) };
   } catch (err) {

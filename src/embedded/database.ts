@@ -216,13 +216,12 @@ export async function openEmbeddedDatabase(options: EmbeddedOptions): Promise<Em
         opened,
         async close() {
           await db.destroy();
-          if (
-            !(await opened.then(
-              () => true,
-              () => false,
-            ))
-          )
-            return;
+          // An open that failed has already stopped the server; one under way is waited for.
+          const open = await opened.then(
+            () => true,
+            () => false,
+          );
+          if (!open) return;
           await server.stop(2000);
           await pglite?.close();
         },

@@ -116,14 +116,16 @@ export async function writeOnce(
   path: string,
   body: unknown,
   limitMs = 90_000,
-): Promise<{ status: number; body: Record<string, unknown> | null; servedBy: string; attempts: number }> {
+): Promise<{ status: number; body: Record<string, unknown> | null; servedBy: string; attempts: number; sentAt: number }> {
   const key = crypto.randomUUID();
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     const candidates = bases();
     const base = candidates[(attempt - 1) % candidates.length]!;
+    // When the answered attempt was sent: an answer sent before a kill may arrive after it.
+    const sentAt = Date.now();
     const answer = await call(base, token, method, path, body, key);
-    if (answer.status >= 200 && answer.status < 300) return { status: answer.status, body: answer.body, servedBy: base, attempts: attempt };
+    if (answer.status >= 200 && answer.status < 300) return { status: answer.status, body: answer.body, servedBy: base, attempts: attempt, sentAt };
     const retryable = answer.status === 0 || answer.status >= 500 || answer.status === 409 || answer.status === 425 || answer.status === 429;
     if (!retryable || Date.now() - started > limitMs)
       throw new Error(`${method} ${path} answered ${answer.status} after ${attempt} attempts: ${JSON.stringify(answer.body)}`);

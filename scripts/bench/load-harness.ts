@@ -19,7 +19,9 @@ export interface Started {
 export function startServer(target: string, env: Record<string, string>): Promise<Started> {
   return new Promise((resolve, reject) => {
     // BENCH_PROFILE_DIR=<dir>: each server writes a V8 CPU profile there when it stops.
-    const profile = process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", "--cpu-prof-interval=100", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+    const profile = process.env.BENCH_PROFILE_DIR
+      ? ["--cpu-prof", `--cpu-prof-interval=${process.env.BENCH_PROFILE_INTERVAL_US ?? 100}`, `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+      : [];
     // BENCH_NODE_ARGS="--flag ...": V8 or Node flags for every server (a flag's cost measured side by side).
     const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
     const child = spawn(

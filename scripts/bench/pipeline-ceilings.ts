@@ -21,7 +21,8 @@
 // scripts/bench/results/pipeline-ceilings.json. Needs PostgreSQL and Redis:
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:ceilings
 // BENCH_ONLY=<label parts> runs some scenarios only (nothing written); BENCH_PROFILE_DIR=<dir> profiles
-// each server (V8 .cpuprofile files); BENCH_NODE_ARGS="<flags>" starts every server with these Node or
+// each server (V8 .cpuprofile files, sampled every BENCH_PROFILE_INTERVAL_US µs, 100 unless set:
+// coarser sampling distorts less); BENCH_NODE_ARGS="<flags>" starts every server with these Node or
 // V8 flags. Machine-dependent: recorded, never asserted.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";

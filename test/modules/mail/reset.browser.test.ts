@@ -53,7 +53,10 @@ describe("password reset through the mail catcher (Chromium)", function () {
     await screenshot(page, "mail-catcher-list");
     await page.getByRole("link", { name: "Reset your SubBridge password" }).first().click();
     // The HTML part renders in its frame, its link there too (the screenshot waits for it).
-    await page.frameLocator('iframe[title="HTML part"]').getByRole("link", { name: /password-reset\/confirm/ }).waitFor();
+    await page
+      .frameLocator('iframe[title="HTML part"]')
+      .getByRole("link", { name: /password-reset\/confirm/ })
+      .waitFor();
     await screenshot(page, "mail-catcher-message");
     await page.locator("pre a").first().click();
     await page.getByRole("heading", { name: "Choose a new password" }).waitFor();

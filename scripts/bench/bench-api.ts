@@ -13,10 +13,8 @@ import { migrate, openConfiguredDatabase, type Database } from "../../src/db/dat
 import type { Kv } from "../../src/kv/kv.ts";
 import { createApiApp } from "../../src/apps/api/api-app.ts";
 import { handlers, preflights } from "../../src/modules/handlers.ts";
-import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
-import { openPlatforms } from "../../src/outside/platforms.ts";
-import { DEFAULT_CONNECTORS_DIR, loadConfig } from "../../src/config.ts";
 import { createCreatorAccount, mintTokenForCreator } from "../../src/operator.ts";
+import { benchAppDeps } from "./app-deps.ts";
 
 export interface BenchApi {
   db: Database;
@@ -56,7 +54,6 @@ export async function openBenchApi(
   const app = createApiApp({
     db,
     kv,
-    appKey: randomBytes(32),
     handlers,
     preflights,
     now: () => new Date(),
@@ -68,10 +65,7 @@ export async function openBenchApi(
     // A budget no benchmark reaches: this measures the pipeline, not the limiter's refusals.
     budget: [{ name: "minute", limit: 1e9, windowMs: 60_000 }],
     logger: pino({ level: "silent" }),
-    connectors: loadConnectorRegistry(DEFAULT_CONNECTORS_DIR),
-    // The local fake platforms: a benchmark never contacts an outside host.
-    platforms: (await openPlatforms(loadConfig({}).platforms)).endpoints,
-    portalUrl: "http://localhost:4005",
+    ...(await benchAppDeps()),
   });
   server.on("request", app.callback());
   return {

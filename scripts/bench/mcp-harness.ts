@@ -1,6 +1,5 @@
 // A throwaway MCP surface for the conformance run and the tool-list measurement: in-memory
 // PGlite, in-process KV, one creator with a token holding every grantable ability.
-import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import pino from "pino";
@@ -14,9 +13,7 @@ import { handlers, preflights } from "../../src/modules/handlers.ts";
 import { createMcpApp } from "../../src/apps/mcp/mcp-app.ts";
 import { GroupedActivityWriter } from "../../src/modules/activity/grouped-writer.ts";
 import { MCP_BUDGET, UNAUTHENTICATED_MCP_BUDGET, type Window } from "../../src/pipeline/rate-limit.ts";
-import { DEFAULT_CONNECTORS_DIR, loadConfig } from "../../src/config.ts";
-import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
-import { openPlatforms } from "../../src/outside/platforms.ts";
+import { benchAppDeps } from "./app-deps.ts";
 
 export const RELEASE = "3.0.0";
 
@@ -65,11 +62,7 @@ export async function startThrowawayMcp(options: { budget?: readonly Window[] } 
     unauthenticatedBudget: UNAUTHENTICATED_MCP_BUDGET,
     allowedHosts: [],
     allowedOrigins: [],
-    connectors: loadConnectorRegistry(DEFAULT_CONNECTORS_DIR),
-    appKey: randomBytes(32),
-    // The local fake platforms: a benchmark never contacts an outside host.
-    platforms: (await openPlatforms(loadConfig({}).platforms)).endpoints,
-    portalUrl: "http://localhost:4005",
+    ...(await benchAppDeps()),
   });
   server.on("request", app.callback());
   return {

@@ -11,17 +11,32 @@ export interface PageWindow {
   sortDirection: "asc" | "desc";
 }
 
+/** The column the page's rows carry their list's total in (removed before they are returned). */
+const TOTAL = "__list_total";
+
 export async function fetchPage<Row>(
   query: Knex.QueryBuilder,
   window: PageWindow,
   /** SQL ORDER BY for the chosen column and direction (the list's tie-breaker included). */
   orderBy: string,
 ): Promise<{ rows: Row[]; total: number }> {
-  const countRow = await query.clone().clearSelect().clearOrder().count({ n: "*" }).first();
-  const total = Number(countRow?.n ?? 0);
-  if (window.offset >= total) return { rows: [], total };
-  const rows = (await query.clone().orderByRaw(orderBy).offset(window.offset).limit(window.limit)) as Row[];
-  return { rows, total };
+  const counted = () => query.clone().clearSelect().clearOrder().count({ n: "*" });
+  // One statement for a page with rows: the total rides on each row as an uncorrelated subquery
+  // (evaluated once, from the same snapshot as the rows, so the two always agree). Every list
+  // selects its columns explicitly, which the added column needs. An offset no page can reach is
+  // never sent (PostgreSQL's bigint would refuse some).
+  if (Number.isSafeInteger(window.offset)) {
+    const page = query.clone().select(counted().as(TOTAL)).orderByRaw(orderBy).offset(window.offset).limit(window.limit);
+    const rows = (await page) as Array<Row & { [TOTAL]?: string | number }>;
+    if (rows.length) {
+      const total = Number(rows[0]![TOTAL]);
+      for (const row of rows) delete row[TOTAL];
+      return { rows, total };
+    }
+  }
+  // No row: past the last page, or an empty list; the total alone answers.
+  const countRow = await counted().first();
+  return { rows: [], total: Number(countRow?.n ?? 0) };
 }
 
 /** "<expression> asc|desc nulls first|last": nulls sort as the smallest values in both directions. */

@@ -4,11 +4,10 @@
 # otherwise the sources through tsx, as npm run dev does, saying so. exec: the supervisor's signal
 # reaches the server itself, not this shell.
 cd "$(dirname "$0")/.." || exit 1
-stamp=dist/.built
-if [ -f "$stamp" ] && [ -z "$(find src generated sdk/src -name '*.ts' -newer "$stamp" -print 2>/dev/null | head -n 1)" ]; then
+if sh scripts/build-is-current.sh; then
   exec node --max-semi-space-size=4 dist/src/main.js
 fi
-if [ -f "$stamp" ]; then
+if [ -f dist/.built ]; then
   echo "npm start: TypeScript sources changed since the last build; running them through tsx (npm run build brings the compiled build up to date)" >&2
 else
   echo "npm start: no compiled build (npm run build makes it); running the sources through tsx" >&2

@@ -5,7 +5,8 @@
 //   select1-redis  the same after one Redis EVALSHA: the floor of a request admitted through Redis
 //   write1    Koa + a stock knex transaction with one insert: the write ceiling
 //   write4    the same transaction with four inserts (a write and its records: row, event, activity, kept answer)
-//   api       the REST surface as `npm start` builds it (PostgreSQL, Redis, logs at info)
+//   api       the REST surface as `npm start` builds it (PostgreSQL, Redis, logs at info), from the
+//             compiled build unless BENCH_SOURCES=1 (scripts/bench/server-modules.ts)
 //   mcp       the MCP surface, likewise
 // Prints "listening <port>" once it accepts connections.
 import { randomUUID } from "node:crypto";
@@ -13,14 +14,7 @@ import { createServer } from "node:http";
 import Koa from "koa";
 import knex from "knex";
 import { createClient } from "redis";
-import { loadConfig } from "../../src/config.ts";
-import { openServices } from "../../src/services.ts";
-import { handlers, preflights } from "../../src/modules/handlers.ts";
-import { createApiApp } from "../../src/apps/api/api-app.ts";
-import { createMcpApp } from "../../src/apps/mcp/mcp-app.ts";
-import { loadConnectorRegistry } from "../../src/modules/connectors/registry.ts";
-import { openPlatforms } from "../../src/outside/platforms.ts";
-import { MCP_BUDGET, REST_BUDGET, UNAUTHENTICATED_MCP_BUDGET } from "../../src/pipeline/rate-limit.ts";
+import { serverModules } from "./server-modules.ts";
 
 async function app(target: string): Promise<Koa> {
   if (target === "bare") {
@@ -72,6 +66,19 @@ async function app(target: string): Promise<Koa> {
     });
     return one;
   }
+  const {
+    loadConfig,
+    openServices,
+    handlers,
+    preflights,
+    createApiApp,
+    createMcpApp,
+    loadConnectorRegistry,
+    openPlatforms,
+    REST_BUDGET,
+    MCP_BUDGET,
+    UNAUTHENTICATED_MCP_BUDGET,
+  } = await serverModules();
   const config = loadConfig(process.env, "bench");
   const services = await openServices(config);
   const connectors = loadConnectorRegistry(config.connectorsDir);

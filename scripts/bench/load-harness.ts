@@ -11,6 +11,14 @@ import autocannon from "autocannon";
 const ROOT = new URL("../../", import.meta.url).pathname;
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 
+/** The Node flags `npm run start:prod` (and npm start's compiled branch) runs the server with. */
+export const PRODUCTION_NODE_FLAGS: readonly string[] = (() => {
+  const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const match = /\bnode((?: --\S+)*) dist\/src\/main\.js/.exec(scripts["start:prod"] ?? "");
+  if (!match) throw new Error("package.json's start:prod no longer reads `node [flags] dist/src/main.js`");
+  return match[1]!.split(" ").filter(Boolean);
+})();
+
 export interface Started {
   child: ChildProcess;
   url: string;
@@ -22,11 +30,13 @@ export function startServer(target: string, env: Record<string, string>): Promis
     const profile = process.env.BENCH_PROFILE_DIR
       ? ["--cpu-prof", `--cpu-prof-interval=${process.env.BENCH_PROFILE_INTERVAL_US ?? 100}`, `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
       : [];
-    // BENCH_NODE_ARGS="--flag ...": V8 or Node flags for every server (a flag's cost measured side by side).
-    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+    // Every server runs with start:prod's Node flags, plus BENCH_NODE_ARGS="--flag ..." (a flag's
+    // cost measured side by side). The sources' import condition only when they are measured.
+    const nodeArgs = [...PRODUCTION_NODE_FLAGS, ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean)];
+    const sources = process.env.BENCH_SOURCES === "1" ? ["--conditions=subbridge-source"] : [];
     const child = spawn(
       "taskset",
-      ["-c", "0", process.execPath, ...nodeArgs, ...profile, "--import", "tsx", "--conditions=subbridge-source", "scripts/bench/bench-server.ts"],
+      ["-c", "0", process.execPath, ...nodeArgs, ...profile, "--import", "tsx", ...sources, "scripts/bench/bench-server.ts"],
       {
         cwd: ROOT,
         env: { ...process.env, ...env, BENCH_TARGET: target, LOG_LEVEL: "info" },

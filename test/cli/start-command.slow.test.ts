@@ -9,11 +9,11 @@ import { tempDir } from "../helpers/processes.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
-/** A checkout's layout: src/, generated/, sdk/src/ and the launcher, all dated `at`. */
+/** A checkout's layout: src/, generated/, sdk/src/ and the launcher with its build check, all dated `at`. */
 function layout(at: Date): string {
   const dir = tempDir("start-command");
   for (const folder of ["scripts", "src", "generated", "sdk/src", "dist/src", "bin"]) mkdirSync(join(dir, folder), { recursive: true });
-  copyFileSync(join(ROOT, "scripts/start.sh"), join(dir, "scripts/start.sh"));
+  for (const script of ["scripts/start.sh", "scripts/build-is-current.sh"]) copyFileSync(join(ROOT, script), join(dir, script));
   for (const file of ["src/main.ts", "generated/operations.ts", "sdk/src/index.ts", "dist/src/main.js"]) {
     writeFileSync(join(dir, file), "");
     utimesSync(join(dir, file), at, at);

@@ -4,7 +4,7 @@
 import type Koa from "koa";
 import type { Kv } from "../kv/kv.ts";
 import { consumeBudget, DISCOVERY_BUDGET, rateLimited } from "../pipeline/rate-limit.ts";
-import type { RequestState } from "./request.ts";
+import { clientNetworkOf } from "./request.ts";
 
 export interface DiscoveryDeps {
   kv: Kv;
@@ -23,7 +23,7 @@ export function discoveryDocument(deps: DiscoveryDeps, body: unknown, type = "ap
 export function discoveryRoute(deps: DiscoveryDeps, answer: Koa.Middleware): Koa.Middleware {
   return async (ctx, next) => {
     ctx.set("Access-Control-Allow-Origin", "*");
-    const rate = await consumeBudget(deps.kv, `discovery-ip:${(ctx.state as RequestState).clientNetwork}`, DISCOVERY_BUDGET, deps.now().getTime());
+    const rate = await consumeBudget(deps.kv, `discovery-ip:${clientNetworkOf(ctx)}`, DISCOVERY_BUDGET, deps.now().getTime());
     if (rate.retryAfter !== null) throw rateLimited(rate);
     ctx.set("Cache-Control", "public, max-age=3600");
     await answer(ctx, next);

@@ -18,8 +18,17 @@ export interface RequestState {
   operation?: string;
   /** The MCP tool a tools/call named, for the log line. */
   tool?: string;
-  /** What per-IP budgets count: the IPv4 address or the IPv6 /64 of clientIp (clientNetwork). */
-  clientNetwork: string;
+  /** What per-IP budgets count, once one asked (clientNetworkOf). */
+  clientNetwork?: string;
+}
+
+/**
+ * What this request's per-IP budgets count: the IPv4 address or the IPv6 /64 of its client
+ * (clientNetwork), worked out when a budget first asks; most requests count none.
+ */
+export function clientNetworkOf(ctx: Koa.Context): string {
+  const state = ctx.state as RequestState;
+  return (state.clientNetwork ??= clientNetwork(state.clientIp));
 }
 
 /**
@@ -89,7 +98,6 @@ export function requestContext(options: RequestContextOptions): Koa.Middleware {
     const state = ctx.state as RequestState;
     state.requestId = randomUUID();
     state.clientIp = clientIp(ctx.req);
-    state.clientNetwork = clientNetwork(state.clientIp);
     let aborted = false;
     ctx.set("X-Request-Id", state.requestId);
     ctx.set("X-Content-Type-Options", "nosniff");

@@ -9,7 +9,7 @@ import { admit } from "../../pipeline/run.ts";
 import type { Principal } from "../../pipeline/context.ts";
 import { consumeBudget, rateLimitHeaders, rateLimited, type Window } from "../../pipeline/rate-limit.ts";
 import { PROTECTED_RESOURCE_PATH } from "./protected-resource-metadata.ts";
-import type { RequestState } from "../../http/request.ts";
+import { clientNetworkOf } from "../../http/request.ts";
 import type { Environment } from "../../modules/tokens/environment.ts";
 
 export const MCP_SCOPE = "mcp:use";
@@ -37,7 +37,7 @@ export async function authenticateMcpRequest(ctx: Koa.Context, deps: McpAuthDeps
     admission = await admit(deps, ctx.get("authorization"), deps.budget, "mcp", now);
   } catch (err) {
     if (!(err instanceof ApiError) || err.code !== "AUTHENTICATION_REQUIRED") throw err;
-    const rate = await consumeBudget(deps.kv, `mcp-ip:${(ctx.state as RequestState).clientNetwork}`, deps.unauthenticatedBudget, now.getTime());
+    const rate = await consumeBudget(deps.kv, `mcp-ip:${clientNetworkOf(ctx)}`, deps.unauthenticatedBudget, now.getTime());
     if (rate.retryAfter !== null) throw rateLimited(rate);
     ctx.set("WWW-Authenticate", bearerChallenge(deps.mcpUrl));
     throw err;

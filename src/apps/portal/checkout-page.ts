@@ -12,7 +12,7 @@ import { readPageForm } from "../auth/pages/forms.ts";
 import { PageError } from "../auth/pages/page-error.ts";
 import { ApiError } from "../../errors.ts";
 import { UUID } from "../../uuid.ts";
-import type { RequestState } from "../../http/request.ts";
+import { type RequestState, clientNetworkOf } from "../../http/request.ts";
 import { consumeBudget, type Window } from "../../pipeline/rate-limit.ts";
 import { price, refusalText } from "../../modules/connectors/bot/start.ts";
 import { passRefusalText } from "../../modules/pass-windows/seats.ts";
@@ -43,7 +43,7 @@ export const CHECKOUT_NETWORK_BUDGET: readonly Window[] = [{ name: "portal-check
 
 async function spendCheckoutBudget(ctx: Koa.Context, deps: PortalDeps, memberId: string): Promise<void> {
   const now = deps.now().getTime();
-  const network = (ctx.state as RequestState).clientNetwork;
+  const network = clientNetworkOf(ctx);
   const member = await consumeBudget(deps.kv, `portal-checkout-member:${memberId}`, CHECKOUT_MEMBER_BUDGET, now);
   const address = await consumeBudget(deps.kv, `portal-checkout-network:${network}`, CHECKOUT_NETWORK_BUDGET, now);
   const wait = Math.max(member.retryAfter ?? 0, address.retryAfter ?? 0);

@@ -9,7 +9,7 @@ import { html } from "../auth/pages/html.ts";
 import { PageError } from "../auth/pages/page-error.ts";
 import { cookieSecurity } from "../auth/pages/cookies.ts";
 import { readRepositoryText } from "../../repository-files.ts";
-import { requestContext, type RequestState } from "../../http/request.ts";
+import { requestContext, type RequestState, clientNetworkOf } from "../../http/request.ts";
 import { consumeBudget, type Window } from "../../pipeline/rate-limit.ts";
 import { HANDLE_MAX, HANDLE_PATTERN, projectByPortalHandle, type PortalProject } from "../../modules/projects/handles.ts";
 import { portalContext } from "./catalog.ts";
@@ -93,12 +93,7 @@ function limitPortalActions(deps: PortalDeps): Koa.Middleware {
   return async (ctx, next) => {
     // A platform sign-in's entry is a GET that writes (its handoff): it spends the same budget.
     if (ctx.method === "POST" || PLATFORM_ENTRY.test(ctx.path)) {
-      const state = await consumeBudget(
-        deps.kv,
-        `portal-action:${(ctx.state as RequestState).clientNetwork}`,
-        PORTAL_ACTION_BUDGET,
-        deps.now().getTime(),
-      );
+      const state = await consumeBudget(deps.kv, `portal-action:${clientNetworkOf(ctx)}`, PORTAL_ACTION_BUDGET, deps.now().getTime());
       if (state.retryAfter !== null) {
         ctx.set("Retry-After", String(state.retryAfter));
         renderPortalPage(ctx, {

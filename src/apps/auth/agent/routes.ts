@@ -28,7 +28,7 @@
 import type { Router } from "@koa/router";
 import type Koa from "koa";
 import { consumeBudget, rateLimited, type RateState, type Window } from "../../../pipeline/rate-limit.ts";
-import type { RequestState } from "../../../http/request.ts";
+import { type RequestState, clientNetworkOf } from "../../../http/request.ts";
 import { collectAgentToken } from "../../../modules/agent-registrations/collection.ts";
 import {
   AgentRegistrationError,
@@ -88,7 +88,7 @@ function attemptBlock(deps: AuthDeps, attempt: ClaimAttempt, now: Date) {
 
 export function mountAgentRoutes(router: Router, deps: AuthDeps): void {
   const perAddress: Koa.Middleware = async (ctx, next) => {
-    const ip = (ctx.state as RequestState).clientNetwork;
+    const ip = clientNetworkOf(ctx);
     throwIfSpent(await consumeBudget(deps.kv, `agent-endpoint-ip:${ip}`, AGENT_ENDPOINT_BUDGET, deps.now().getTime()));
     ctx.set("Cache-Control", "no-store");
     await next();
@@ -103,12 +103,7 @@ export function mountAgentRoutes(router: Router, deps: AuthDeps): void {
         const request = await refused(async () => parseRegistrationRequest(await readJsonObject(ctx)));
         const now = deps.now();
         // Both are counted before either is checked, so a client cannot skip one by failing the other.
-        const byAddress = await consumeBudget(
-          deps.kv,
-          `agent-registration-ip:${(ctx.state as RequestState).clientNetwork}`,
-          AGENT_REGISTRATION_BUDGET,
-          now.getTime(),
-        );
+        const byAddress = await consumeBudget(deps.kv, `agent-registration-ip:${clientNetworkOf(ctx)}`, AGENT_REGISTRATION_BUDGET, now.getTime());
         const byEmail = await consumeBudget(deps.kv, `agent-registration-email:${request.email}`, AGENT_REGISTRATION_BUDGET, now.getTime());
         throwIfSpent(byAddress, byEmail);
         // Whether the email has an account is neither checked nor revealed here.

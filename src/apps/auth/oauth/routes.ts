@@ -6,7 +6,7 @@ import type { Router } from "@koa/router";
 import type { AuthDeps } from "../deps.ts";
 import type { Grant } from "../token-endpoint.ts";
 import { readJsonObject } from "../requests.ts";
-import type { RequestState } from "../../../http/request.ts";
+import { clientNetworkOf } from "../../../http/request.ts";
 import { consumeBudget, rateLimited, type Window } from "../../../pipeline/rate-limit.ts";
 import { registerClient } from "../../../modules/oauth/clients.ts";
 import { exchangeAuthorizationCode, renewWithRefreshToken } from "../../../modules/oauth/tokens.ts";
@@ -17,7 +17,7 @@ export const REGISTRATION_BUDGET: readonly Window[] = [{ name: "oauth-register-m
 export function mountOAuthRoutes(router: Router, deps: AuthDeps): void {
   router.register("/oauth/register", ["POST"], async (ctx) => {
     const now = deps.now();
-    const rate = await consumeBudget(deps.kv, `oauth-register:${(ctx.state as RequestState).clientNetwork}`, REGISTRATION_BUDGET, now.getTime());
+    const rate = await consumeBudget(deps.kv, `oauth-register:${clientNetworkOf(ctx)}`, REGISTRATION_BUDGET, now.getTime());
     if (rate.retryAfter !== null) throw rateLimited(rate);
     const client = await registerClient(deps.db, await readJsonObject(ctx, "invalid_client_metadata"), now);
     ctx.status = 201;

@@ -5,7 +5,7 @@ import type { Router } from "@koa/router";
 import type Koa from "koa";
 import type { AuthDeps } from "../deps.ts";
 import { consumeBudget, type Window } from "../../../pipeline/rate-limit.ts";
-import type { RequestState } from "../../../http/request.ts";
+import { type RequestState, clientNetworkOf } from "../../../http/request.ts";
 import { unscoped } from "../../../db/tenant.ts";
 import { checkPassword } from "../../../modules/account/sign-in.ts";
 import { alertSignIn } from "../../../modules/alerts/producers.ts";
@@ -42,7 +42,7 @@ export async function spend(deps: AuthDeps, subject: string, budget: readonly Wi
   if (state.retryAfter !== null) throw tooMany(state.retryAfter, what);
 }
 
-export const ipOf = (ctx: Koa.Context) => (ctx.state as RequestState).clientNetwork;
+export const ipOf = (ctx: Koa.Context) => clientNetworkOf(ctx);
 const authOriginOf = (ctx: Koa.Context) => (ctx.state as { authOrigin: string }).authOrigin;
 
 /** The network's sign-in budget before a JSON endpoint (its refusal is too_many_requests, 429). */

@@ -7,7 +7,7 @@ import type { Router } from "@koa/router";
 import type Koa from "koa";
 import type { AuthDeps } from "../deps.ts";
 import { consumeBudget } from "../../../pipeline/rate-limit.ts";
-import type { RequestState } from "../../../http/request.ts";
+import { clientNetworkOf } from "../../../http/request.ts";
 import { passkeyAuthenticationOptions, verifyPasskey } from "../../../modules/account/passkeys.ts";
 import { unusedRecoveryCodeCount, useRecoveryCode } from "../../../modules/account/recovery-codes.ts";
 import { checkTotpCode } from "../../../modules/account/totp.ts";
@@ -185,7 +185,7 @@ export function mountTwoFactorPages(router: Router, deps: AuthDeps): void {
     ["POST"],
     passkeyEndpoint(async (ctx, body) => {
       const now = deps.now();
-      const ip = (ctx.state as RequestState).clientNetwork;
+      const ip = clientNetworkOf(ctx);
       const state = await consumeBudget(deps.kv, `sign-in-ip:${ip}`, SIGN_IN_PER_IP, now.getTime());
       if (state.retryAfter !== null) {
         throw new OAuthError("too_many_requests", "Too many sign-in attempts from this network. Wait a few minutes, then try again.", 429, {

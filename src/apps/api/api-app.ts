@@ -1,10 +1,11 @@
-// The REST API surface ({base_url}): the operation table routed through one pipeline, plus the
-// public metadata routes.
+// The REST API surface ({base_url}): the operation table routed through one pipeline (found in a
+// radix tree, operation-table.ts), plus the public metadata routes.
 import Koa from "koa";
 import { Router } from "@koa/router";
 import type { Logger } from "pino";
 import { operationList } from "../../../generated/operations.ts";
 import { operationRoute, type OperationRouteDeps } from "./operation-route.ts";
+import { operationTable } from "./operation-table.ts";
 import { requestContext } from "../../http/request.ts";
 import type { ClientIpResolver } from "../../http/client-ip.ts";
 import { routeFallback } from "../../http/route-fallback.ts";
@@ -33,7 +34,7 @@ export interface ApiAppDeps extends OperationRouteDeps {
 export function createApiApp(deps: ApiAppDeps): Koa {
   const app = new Koa();
   const router = new Router();
-  for (const op of operationList) router.register(op.routePath, [op.method], operationRoute(op, deps));
+  const operations = operationTable(operationList.map((op) => ({ method: op.method, path: op.routePath, middleware: operationRoute(op, deps) })));
   const documents = publicDocuments(deps, deps.release);
   for (const doc of documents) router.register(doc.path, ["GET"], doc.middleware);
   router.register(TELEGRAM_UPDATES_PATH, ["POST"], telegramUpdates(deps));
@@ -54,7 +55,8 @@ export function createApiApp(deps: ApiAppDeps): Koa {
   );
   app.use(apiCors());
   app.use(compression());
+  app.use(operations.routes);
   app.use(router.routes());
-  app.use(routeFallback(router, "Check the method and path against the API reference (GET /openapi.json)."));
+  app.use(routeFallback(router, "Check the method and path against the API reference (GET /openapi.json).", operations.methodsAt));
   return app;
 }

@@ -32,6 +32,8 @@ export interface McpRequestState {
   principal: Principal;
   selection: ToolSelection;
   requestId: string;
+  /** The JSON-RPC method the request calls, when it is one the server answers. */
+  method?: string;
 }
 
 /** Capabilities: the tool and resource sets never change while a process runs. */
@@ -49,8 +51,10 @@ function apiProtocolError(err: ApiError, requestId: string, docsUrl: string): Pr
 }
 
 export function buildMcpServer(deps: McpServerDeps, state: McpRequestState, release: string): Server {
-  // A token whose abilities admit no listed tool is told why in the instructions and on the list.
-  const emptyReason = emptyListReason(state.selection, state.principal.abilities);
+  // A token whose abilities admit no listed tool is told why in the instructions (which only
+  // server/discover answers) and on the list; a tools/call does not work it out.
+  const emptyReason =
+    state.method === "server/discover" || state.method === "tools/list" ? emptyListReason(state.selection, state.principal.abilities) : null;
   const server = new Server(
     { name: SERVER_NAME, title: SERVER_TITLE, version: release },
     {

@@ -62,9 +62,15 @@ describe("operation routing", () => {
   });
 
   it("refuses a path that is not valid percent-encoding with 400 MALFORMED_REQUEST", async () => {
-    const res = await get("/v1/tokens/%E0%A4%A");
-    assert.equal(res.status, 400);
-    assert.equal(res.body.error.code, "MALFORMED_REQUEST");
+    for (const path of ["/v1/tokens/%E0%A4%A", "/v1/tokens/%FF", "/v1/tokens/%zz", "/v1/tokens/1%"]) {
+      const res = await get(path);
+      assert.equal(res.status, 400, path);
+      assert.equal(res.body.error.code, "MALFORMED_REQUEST", path);
+    }
+    // A well-formed escape decodes: é names nothing, so the operation answers for it.
+    const decoded = await get("/v1/tokens/%C3%A9");
+    assert.equal(decoded.status, 404);
+    assert.match(decoded.body.error.message, /"é"/);
   });
 
   it("answers HEAD wherever GET answers, and names both in a 405's Allow", async () => {

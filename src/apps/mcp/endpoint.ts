@@ -99,7 +99,6 @@ export function mcpEndpoint(deps: McpEndpointDeps): Koa.Middleware {
       const state = ctx.state as RequestState;
       state.credentialId = principal.credentialId;
       const selection = parseToolSelection((name) => ctx.get(name), ctx.querystring ? new URLSearchParams(ctx.querystring) : NO_QUERY);
-
       // Read here, as REST reads its bodies: the same size limit, and bytes that are not UTF-8 are
       // refused (the SDK's own reader would replace them with U+FFFD). The SDK is given the parsed
       // body, so it neither reads nor clones the request; a body that is not JSON is passed on as

@@ -42,7 +42,7 @@ export async function spend(deps: AuthDeps, subject: string, budget: readonly Wi
   if (state.retryAfter !== null) throw tooMany(state.retryAfter, what);
 }
 
-export const ipOf = (ctx: Koa.Context) => clientNetworkOf(ctx);
+export const ipOf = clientNetworkOf;
 const authOriginOf = (ctx: Koa.Context) => (ctx.state as { authOrigin: string }).authOrigin;
 
 /** The network's sign-in budget before a JSON endpoint (its refusal is too_many_requests, 429). */

@@ -8,15 +8,19 @@
 //   api       the REST surface as `npm start` builds it (PostgreSQL, Redis, logs at info), from the
 //             compiled build unless BENCH_SOURCES=1 (scripts/bench/server-modules.ts)
 //   mcp       the MCP surface, likewise
+//   floor-*   the stock floors of the measured cases (scripts/bench/floor-servers.ts)
 // Prints "listening <port>" once it accepts connections.
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import Koa from "koa";
 import knex from "knex";
 import { createClient } from "redis";
+import { BENCH_WRITES_TABLE, floorApp } from "./floor-servers.ts";
 import { serverModules } from "./server-modules.ts";
 
 async function app(target: string): Promise<Koa> {
+  const floor = await floorApp(target);
+  if (floor) return floor;
   if (target === "bare") {
     const bare = new Koa();
     bare.use(async (ctx) => {
@@ -41,9 +45,7 @@ async function app(target: string): Promise<Koa> {
     // Stock knex writes on the same pool size: each request inserts rows about a token's size
     // into a table of its own (created here), in one transaction.
     const db = knex({ client: "pg", connection: process.env.DATABASE_URL!, pool: { min: 0, max: 10 } });
-    await db.raw(
-      "create table if not exists bench_writes (id bigserial primary key, team_id uuid not null, name text not null, data jsonb not null, created_at timestamptz not null default now())",
-    );
+    await db.raw(BENCH_WRITES_TABLE);
     const inserts = target === "write1" ? 1 : 4;
     const writes = new Koa();
     writes.use(async (ctx) => {

@@ -10,6 +10,8 @@
 //              GET /v1/tokens, POST /v1/tokens (idempotent write) spread over 16 teams (a token
 //              each, taken in turn) and, beside it, from one team (whose writes serialise on
 //              its plan's token count)
+//   floors     the same cases' work done by stock libraries alone (scripts/bench/floor-servers.ts):
+//              each goal is printed beside the ratio its floor reaches against the same ceiling
 // Every server is started once and warmed up; then the scenarios take turns in short slices
 // (BENCH_SECONDS, 2 s each), each twice per round in mirrored order (A B C … C B A), over
 // BENCH_ROUNDS rounds (5). A ratio is taken within each round and its median over the rounds is
@@ -24,7 +26,7 @@
 // each server (V8 .cpuprofile files, sampled every BENCH_PROFILE_INTERVAL_US µs, 100 unless set:
 // coarser sampling distorts less); BENCH_NODE_ARGS="<flags>" starts every server with these Node or
 // V8 flags. Machine-dependent: recorded, never asserted.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import knex from "knex";
@@ -128,27 +130,37 @@ async function main() {
   try {
     await migrate(db);
     const email = `bench-${randomBytes(4).toString("hex")}@example.test`;
-    await createCreatorAccount(db, { email, password: "benchmark password", tier: "growth" }, new Date());
-    const { token } = await mintTokenForCreator(db, { email, abilities: "all" }, new Date());
-    const auth = { authorization: `Bearer ${token}` };
+    /** The floors' principals, by the SHA-256 of the Authorization header (floor-servers.ts). */
+    const principals: Record<string, { teamId: string; userId: string }> = {};
+    const creator = async (email: string) => {
+      const account = await createCreatorAccount(db, { email, password: "benchmark password", tier: "growth" }, new Date());
+      const authorization = `Bearer ${(await mintTokenForCreator(db, { email, abilities: "all" }, new Date())).token}`;
+      principals[createHash("sha256").update(authorization).digest("hex")] = { teamId: account.team_id, userId: account.user_id };
+      return authorization;
+    };
+    const auth = { authorization: await creator(email) };
     // Writes mint tokens: a creator of their own, so the token list keeps its size across rounds.
-    const writerEmail = `bench-writer-${randomBytes(4).toString("hex")}@example.test`;
-    await createCreatorAccount(db, { email: writerEmail, password: "benchmark password", tier: "growth" }, new Date());
-    const writer = { authorization: `Bearer ${(await mintTokenForCreator(db, { email: writerEmail, abilities: "all" }, new Date())).token}` };
+    const writer = { authorization: await creator(`bench-writer-${randomBytes(4).toString("hex")}@example.test`) };
     // Sixteen more, for the write spread over teams: one team's writes serialise on its row.
     const writers: string[] = [];
-    for (let i = 0; i < TEAMS; i++) {
-      const teamEmail = `bench-team-${i}-${randomBytes(4).toString("hex")}@example.test`;
-      await createCreatorAccount(db, { email: teamEmail, password: "benchmark password", tier: "growth" }, new Date());
-      writers.push(`Bearer ${(await mintTokenForCreator(db, { email: teamEmail, abilities: "all" }, new Date())).token}`);
-    }
+    for (let i = 0; i < TEAMS; i++) writers.push(await creator(`bench-team-${i}-${randomBytes(4).toString("hex")}@example.test`));
     const env = {
       DATABASE_URL: dbUrl.toString(),
       REDIS_URL: redisUrl,
       REDIS_KEY_PREFIX: `bench${randomBytes(3).toString("hex")}`,
       APP_KEY: randomBytes(32).toString("base64"),
+      FLOOR_PRINCIPALS: JSON.stringify(principals),
     };
     const mcpCall = currentTeamToolCall(auth.authorization);
+    const mcpLoad: Load = { method: "POST", path: "/", body: mcpCall.body, headers: mcpCall.headers };
+    const spreadWrite: Load = {
+      method: "POST",
+      path: "/v1/tokens",
+      headers: { "content-type": "application/json" },
+      authorizations: writers,
+      body: JSON.stringify({ name: "bench", abilities: ["team:view"] }),
+      uniqueKey: true,
+    };
     const plan: [string, string, Load][] = [
       ["bare Koa", "bare", { method: "GET", path: "/" }],
       ["Koa + select 1", "select1", { method: "GET", path: "/" }],
@@ -156,29 +168,9 @@ async function main() {
       ["Koa + knex transaction, 1 insert", "write1", { method: "POST", path: "/" }],
       ["Koa + knex transaction, 4 inserts", "write4", { method: "POST", path: "/" }],
       ["GET /v1/teams/current", "api", { method: "GET", path: "/v1/teams/current", headers: auth }],
-      [
-        "MCP tools/call get_current_team",
-        "mcp",
-        {
-          method: "POST",
-          path: "/",
-          body: mcpCall.body,
-          headers: mcpCall.headers,
-        },
-      ],
+      ["MCP tools/call get_current_team", "mcp", mcpLoad],
       ["GET /v1/tokens?per_page=25", "api", { method: "GET", path: "/v1/tokens?per_page=25", headers: auth }],
-      [
-        `POST /v1/tokens (idempotent write, ${TEAMS} teams)`,
-        "api",
-        {
-          method: "POST",
-          path: "/v1/tokens",
-          headers: { "content-type": "application/json" },
-          authorizations: writers,
-          body: JSON.stringify({ name: "bench", abilities: ["team:view"] }),
-          uniqueKey: true,
-        },
-      ],
+      [`POST /v1/tokens (idempotent write, ${TEAMS} teams)`, "api", spreadWrite],
       [
         "POST /v1/tokens (idempotent write, one team)",
         "api",
@@ -190,6 +182,10 @@ async function main() {
           uniqueKey: true,
         },
       ],
+      ["floor: read", "floor-read", { method: "GET", path: "/v1/teams/current", headers: auth }],
+      ["floor: MCP tools/call", "floor-mcp", mcpLoad],
+      ["floor: token list", "floor-list", { method: "GET", path: "/v1/tokens?per_page=25", headers: auth }],
+      [`floor: idempotent write (${TEAMS} teams)`, "floor-write", spreadWrite],
     ];
     /** One slice of a load: what the client saw and what it cost, in raw counts. */
     const measureSlice = async (server: Started, load: Load): Promise<Slice> => {
@@ -286,16 +282,19 @@ async function main() {
   };
   const rps = (m: Measured) => m.requests_per_second;
   const cpu = (m: Measured) => m.cpu_us_per_request;
-  // [name, pipeline, ceiling, goal]: the goals of issue 48.
-  const pairs: [string, string, string, number | null][] = [
-    ["authenticated GET / one-query ceiling", "GET /v1/teams/current", "Koa + select 1", 0.5],
-    ["MCP tools/call / its REST twin", "MCP tools/call get_current_team", "GET /v1/teams/current", 0.7],
-    ["token list / one-query ceiling", "GET /v1/tokens?per_page=25", "Koa + select 1", 0.3],
+  const floorWrite = `floor: idempotent write (${TEAMS} teams)`;
+  // [name, pipeline, ceiling, goal, floor]: the goals of issue 48, each with the pair measuring its
+  // stock floor (the same ratio reached by stock libraries doing the case's work).
+  const pairs: [string, string, string, number | null, string?][] = [
+    ["authenticated GET / one-query ceiling", "GET /v1/teams/current", "Koa + select 1", 0.5, "floor: read / one-query ceiling"],
+    ["MCP tools/call / its REST twin", "MCP tools/call get_current_team", "GET /v1/teams/current", 0.7, "floor: MCP / floor: read"],
+    ["token list / one-query ceiling", "GET /v1/tokens?per_page=25", "Koa + select 1", 0.3, "floor: token list / one-query ceiling"],
     [
       `idempotent write (${TEAMS} teams) / 1-insert write ceiling`,
       `POST /v1/tokens (idempotent write, ${TEAMS} teams)`,
       "Koa + knex transaction, 1 insert",
       0.5,
+      "floor: write / 1-insert write ceiling",
     ],
     [
       "idempotent write (one team) / 1-insert write ceiling",
@@ -307,6 +306,14 @@ async function main() {
     ["1-insert write ceiling / one-query ceiling", "Koa + knex transaction, 1 insert", "Koa + select 1", null],
     ["one-query ceiling / bare Koa", "Koa + select 1", "bare Koa", null],
     ["Redis-admitted floor (one EVALSHA + one query) / one-query ceiling", "Koa + EVALSHA + select 1", "Koa + select 1", null],
+    ["floor: read / one-query ceiling", "floor: read", "Koa + select 1", null],
+    ["floor: MCP / floor: read", "floor: MCP tools/call", "floor: read", null],
+    ["floor: token list / one-query ceiling", "floor: token list", "Koa + select 1", null],
+    ["floor: write / 1-insert write ceiling", floorWrite, "Koa + knex transaction, 1 insert", null],
+    ["GET / floor: read", "GET /v1/teams/current", "floor: read", null],
+    ["MCP tools/call / floor: MCP", "MCP tools/call get_current_team", "floor: MCP tools/call", null],
+    ["token list / floor: token list", "GET /v1/tokens?per_page=25", "floor: token list", null],
+    [`idempotent write (${TEAMS} teams) / its floor`, `POST /v1/tokens (idempotent write, ${TEAMS} teams)`, floorWrite, null],
   ];
   const ratios = Object.fromEntries(pairs.map(([name, pipeline, ceiling]) => [name, paired(pipeline, ceiling, rps)] as const));
   // The same goals in server CPU per request (ceiling's cost / pipeline's cost): on a shared host
@@ -314,9 +321,9 @@ async function main() {
   const cpuRatios = Object.fromEntries(pairs.map(([name, pipeline, ceiling]) => [name, paired(ceiling, pipeline, cpu)] as const));
   const medians = (all: Record<string, { median: number } | null>) =>
     Object.fromEntries(Object.entries(all).flatMap(([name, r]) => (r ? [[name, r.median]] : [])));
-  // Each goal beside its figures: the ratio (throughput, and server CPU per request), the
-  // scenario's own requests/s and p99, and the ceiling's.
-  const summary = pairs.flatMap(([name, pipeline, ceiling, goal]) => {
+  // Each goal beside its figures: the ratio (throughput, and server CPU per request), its stock
+  // floor's, the scenario's own requests/s and p99, and the ceiling's.
+  const summary = pairs.flatMap(([name, pipeline, ceiling, goal, floor]) => {
     const a = results[pipeline];
     const b = results[ceiling];
     if (!a || !b) return [];
@@ -326,6 +333,7 @@ async function main() {
         goal,
         throughput: ratios[name]?.median ?? null,
         server_cpu: cpuRatios[name]?.median ?? null,
+        floor: floor ? (ratios[floor]?.median ?? null) : null,
         met: goal === null ? null : (ratios[name]?.median ?? 0) >= goal,
         requests_per_second: a.requests_per_second,
         p99_ms: a.p99_ms,

@@ -13,9 +13,8 @@
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import Koa from "koa";
-import knex from "knex";
 import { createClient } from "redis";
-import { BENCH_WRITES_TABLE, floorApp } from "./floor-servers.ts";
+import { BENCH_WRITES_TABLE, floorApp, stockDb } from "./floor-servers.ts";
 import { serverModules } from "./server-modules.ts";
 
 async function app(target: string): Promise<Koa> {
@@ -30,7 +29,7 @@ async function app(target: string): Promise<Koa> {
   }
   if (target === "select1-redis") {
     // The floor of any Redis-admitted request: one EVALSHA (as the admission script) and one query.
-    const db = knex({ client: "pg", connection: process.env.DATABASE_URL!, pool: { min: 0, max: 10 } });
+    const db = stockDb();
     const redis = createClient({ url: process.env.REDIS_URL!, commandOptions: { timeout: 0 } });
     await redis.connect();
     const sha = await redis.scriptLoad("return redis.call('INCR', KEYS[1])");
@@ -44,7 +43,7 @@ async function app(target: string): Promise<Koa> {
   if (target === "write1" || target === "write4") {
     // Stock knex writes on the same pool size: each request inserts rows about a token's size
     // into a table of its own (created here), in one transaction.
-    const db = knex({ client: "pg", connection: process.env.DATABASE_URL!, pool: { min: 0, max: 10 } });
+    const db = stockDb();
     await db.raw(BENCH_WRITES_TABLE);
     const inserts = target === "write1" ? 1 : 4;
     const writes = new Koa();
@@ -61,7 +60,7 @@ async function app(target: string): Promise<Koa> {
     return writes;
   }
   if (target === "select1") {
-    const db = knex({ client: "pg", connection: process.env.DATABASE_URL!, pool: { min: 0, max: 10 } });
+    const db = stockDb();
     const one = new Koa();
     one.use(async (ctx) => {
       ctx.body = { ok: (await db.raw("select 1 as one")).rows[0].one === 1 };

@@ -47,8 +47,15 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 export const BENCH_WRITES_TABLE =
   "create table if not exists bench_writes (id bigserial primary key, team_id uuid not null, name text not null, data jsonb not null, created_at timestamptz not null default now())";
 
+/**
+ * Stock knex on the service's pool size. An idle connection is closed after a second: a run keeps
+ * more than a dozen servers, which must not hold PostgreSQL's 100 connections between their slices
+ * (each slice's warm-up opens them again before it is measured).
+ */
+export const stockDb = () => knex({ client: "pg", connection: process.env.DATABASE_URL!, pool: { min: 0, max: 10, idleTimeoutMillis: 1000 } });
+
 async function stockParts() {
-  const db = knex({ client: "pg", connection: process.env.DATABASE_URL!, pool: { min: 0, max: 10 } });
+  const db = stockDb();
   const redis = createClient({ url: process.env.REDIS_URL!, commandOptions: { timeout: 0 } });
   await redis.connect();
   const sha = await redis.scriptLoad(WINDOWS_SCRIPT);

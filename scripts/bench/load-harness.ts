@@ -24,6 +24,13 @@ export interface Started {
   url: string;
 }
 
+/** Servers still running: killed when the run is interrupted, so none outlives it holding a core. */
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
+
 export function startServer(target: string, env: Record<string, string>): Promise<Started> {
   return new Promise((resolve, reject) => {
     // BENCH_PROFILE_DIR=<dir>: each server writes a V8 CPU profile there when it stops.
@@ -43,6 +50,8 @@ export function startServer(target: string, env: Record<string, string>): Promis
         stdio: ["ignore", "pipe", "inherit"],
       },
     );
+    running.add(child);
+    child.once("exit", () => running.delete(child));
     let seen = "";
     child.stdout!.on("data", (chunk: Buffer) => {
       if (seen === null) return; // logs after start: drained, as a log shipper would

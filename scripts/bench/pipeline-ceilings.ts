@@ -343,6 +343,13 @@ async function main() {
     ];
   });
   console.table(summary);
+  // A failed answer is counted as a request served: a scenario with any has figures that mean nothing.
+  const failing = Object.entries(results).filter(([, r]) => r.non_2xx > 0 || r.errors > 0);
+  if (failing.length) {
+    throw new Error(
+      `answers that were not 2xx, or failed requests: ${failing.map(([label, r]) => `${label} (${r.non_2xx}, ${r.errors})`).join("; ")}`,
+    );
+  }
   if (ONLY) return console.log("BENCH_ONLY: a partial run; scripts/bench/results/pipeline-ceilings.json is left as it was");
   const dir = new URL("./results/", import.meta.url).pathname;
   mkdirSync(dir, { recursive: true });

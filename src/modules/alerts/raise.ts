@@ -9,7 +9,7 @@ import { routeAlert, type AlertClass, type RoutableDestination } from "../accoun
 import { queueBotMessage } from "../bot-messages/outbox.ts";
 import { APPLICATION_BOT_CONNECTORS } from "../connectors/drivers/index.ts";
 import { platformName } from "../connectors/platform-name.ts";
-import { queueMailAt } from "../mail/outbox.ts";
+import { queueMailAt, queueMailWith } from "../mail/outbox.ts";
 import { PRODUCT_NAME } from "../mail/render.ts";
 import { ownLinks } from "./links.ts";
 
@@ -135,7 +135,7 @@ export async function raiseAlert(from: DomainContext | Db, now: Date, to: AlertA
       return installation ? [{ account, installation }] : [];
     });
     const email = route.email || reached.length < route.accounts.length;
-    const inserted = (await db("creator_alerts")
+    const alertRow = db("creator_alerts")
       .insert({
         id,
         user_id: userId,
@@ -151,7 +151,16 @@ export async function raiseAlert(from: DomainContext | Db, now: Date, to: AlertA
       })
       .onConflict(["user_id", "dedupe_key"])
       .ignore()
-      .returning("id")) as { id: string }[];
+      .returning("id");
+    // The alert and its mail in one statement: the mail is queued only if the alert was written.
+    const inserted = email
+      ? await queueMailWith(
+          db,
+          alertRow,
+          { to: mailAddress(destinations, user.email), subject: `${PRODUCT_NAME}: ${alert.title}`, body: alert.body, links: ownLinks(alert.body) },
+          now,
+        )
+      : ((await alertRow) as { id: string }[]);
     if (inserted.length === 0) continue;
     written.push(id);
     for (const { account, installation } of reached) {
@@ -164,12 +173,6 @@ export async function raiseAlert(from: DomainContext | Db, now: Date, to: AlertA
         subject: { type: "creator_alert", id },
       });
     }
-    if (email)
-      await queueMailAt(
-        db,
-        { to: mailAddress(destinations, user.email), subject: `${PRODUCT_NAME}: ${alert.title}`, body: alert.body, links: ownLinks(alert.body) },
-        now,
-      );
   }
   return written;
 }

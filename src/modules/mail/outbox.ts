@@ -2,6 +2,7 @@
 // that decides to send them, so a message exists if and only if its cause committed. The mail
 // worker (src/workers/mail) sends them over SMTP; the operator CLI lists those not yet sent.
 import { randomUUID } from "node:crypto";
+import type { Knex } from "knex";
 import { unscoped, type Db, type DomainContext } from "../../db/tenant.ts";
 import { oneLine } from "../../one-line.ts";
 
@@ -15,15 +16,12 @@ export interface Mail {
   links?: readonly string[];
 }
 
-const outbox = (from: DomainContext | Db) => unscoped(from, "mail is addressed to people, not owned by a team")("mail_outbox");
+const MAIL_IS_PERSONAL = "mail is addressed to people, not owned by a team";
+const outbox = (from: DomainContext | Db) => unscoped(from, MAIL_IS_PERSONAL)("mail_outbox");
 
-export async function queueMail(ctx: DomainContext, mail: Mail): Promise<void> {
-  await queueMailAt(ctx, mail, ctx.now);
-}
-
-/** Queues a message outside any team's context (account mail: sign-up links). */
-export async function queueMailAt(from: DomainContext | Db, mail: Mail, now: Date): Promise<void> {
-  const row = {
+/** The row a message is queued as (`links` as JSON text, as knex binds a jsonb column). */
+function outboxRow(mail: Mail, now: Date) {
+  return {
     id: randomUUID(),
     to_address: mail.to,
     subject: oneLine(mail.subject),
@@ -31,8 +29,36 @@ export async function queueMailAt(from: DomainContext | Db, mail: Mail, now: Dat
     links: JSON.stringify(mail.links ?? []),
     created_at: now,
     sent_at: null,
+    status: "queued",
+    next_attempt_at: now,
   };
-  await outbox(from).insert({ ...row, status: "queued", next_attempt_at: now });
+}
+
+export async function queueMail(ctx: DomainContext, mail: Mail): Promise<void> {
+  await queueMailAt(ctx, mail, ctx.now);
+}
+
+/** Queues a message outside any team's context (account mail: sign-up links). */
+export async function queueMailAt(from: DomainContext | Db, mail: Mail, now: Date): Promise<void> {
+  await outbox(from).insert(outboxRow(mail, now));
+}
+
+/**
+ * Runs `cause`, an insert returning the `id` of the row it wrote (none when it wrote nothing), and
+ * queues `mail` only if it wrote one, in a single statement: a change and the message it sends
+ * cost one round trip inside their transaction. Answers the ids `cause` returned. The message
+ * travels as one JSON value read as a mail_outbox row, so each field takes its column's type.
+ */
+export async function queueMailWith(from: DomainContext | Db, cause: Knex.QueryBuilder, mail: Mail, now: Date): Promise<{ id: string }[]> {
+  const row = { ...outboxRow(mail, now), links: mail.links ?? [] };
+  const columns = Object.keys(row);
+  const names = columns.map(() => "??").join(", ");
+  const fields = columns.map(() => "m.??").join(", ");
+  const { rows } = (await unscoped(from, MAIL_IS_PERSONAL).raw(
+    `with cause as (?) insert into mail_outbox (${names}) select ${fields} from cause, jsonb_populate_record(null::mail_outbox, ?::jsonb) as m returning (select id from cause) as id`,
+    [cause, ...columns, ...columns, JSON.stringify(row)],
+  )) as { rows: { id: string }[] };
+  return rows;
 }
 
 /** An outbox row's message as it was queued (a row from before links were kept has none). */

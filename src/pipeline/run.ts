@@ -20,7 +20,7 @@ import type { ConnectorRegistry } from "../modules/connectors/registry.ts";
 import type { PlatformEndpoints } from "../config.ts";
 import { admitBearer, type Admission } from "./authenticate.ts";
 import { authorizeOperation } from "./authorize.ts";
-import type { Preflights, Principal } from "./context.ts";
+import type { OperationContext, Preflights, Principal } from "./context.ts";
 import { executeOperation, type AppHandlers, type ExecutionHooks } from "./execute.ts";
 import type { Window } from "./rate-limit.ts";
 import { validateInput } from "./validate.ts";
@@ -146,7 +146,10 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
   }
   const body = await call.body();
   const input = validateInput(op, { path: call.path, query: call.query, body }, call.problems);
-  const facts = {
+  const prepared: OperationContext = {
+    operation: op,
+    domain: null,
+    preflight: null,
     now: call.now,
     requestId: call.requestId,
     principal,
@@ -176,7 +179,7 @@ export async function prepareOperation(deps: PipelineDeps, call: OperationCall):
         op,
         input,
         actor,
-        facts,
+        prepared,
         (effects) => applyCommitEffects(deps, effects, call.now),
         hooks,
       ),

@@ -186,6 +186,7 @@ async function main() {
       ["floor: MCP tools/call", "floor-mcp", mcpLoad],
       ["floor: token list", "floor-list", { method: "GET", path: "/v1/tokens?per_page=25", headers: auth }],
       [`floor: idempotent write (${TEAMS} teams)`, "floor-write", spreadWrite],
+      [`floor: idempotent write in one statement (${TEAMS} teams)`, "floor-write-one", spreadWrite],
     ];
     /** One slice of a load: what the client saw and what it cost, in raw counts. */
     const measureSlice = async (server: Started, load: Load): Promise<Slice> => {
@@ -294,7 +295,7 @@ async function main() {
       `POST /v1/tokens (idempotent write, ${TEAMS} teams)`,
       "Koa + knex transaction, 1 insert",
       0.5,
-      "floor: write / 1-insert write ceiling",
+      "floor: write in one statement / 1-insert write ceiling",
     ],
     [
       "idempotent write (one team) / 1-insert write ceiling",
@@ -310,6 +311,12 @@ async function main() {
     ["floor: MCP / floor: read", "floor: MCP tools/call", "floor: read", null],
     ["floor: token list / one-query ceiling", "floor: token list", "Koa + select 1", null],
     ["floor: write / 1-insert write ceiling", floorWrite, "Koa + knex transaction, 1 insert", null],
+    [
+      "floor: write in one statement / 1-insert write ceiling",
+      `floor: idempotent write in one statement (${TEAMS} teams)`,
+      "Koa + knex transaction, 1 insert",
+      null,
+    ],
     ["GET / floor: read", "GET /v1/teams/current", "floor: read", null],
     ["MCP tools/call / floor: MCP", "MCP tools/call get_current_team", "floor: MCP tools/call", null],
     ["token list / floor: token list", "GET /v1/tokens?per_page=25", "floor: token list", null],

@@ -18,14 +18,14 @@ export interface Mail {
 
 const outbox = (from: DomainContext | Db) => unscoped(from, "mail is addressed to people, not owned by a team")("mail_outbox");
 
-/** The row a message is queued as (`links` as JSON text, as knex binds a jsonb column). */
+/** The row a message is queued as. */
 function outboxRow(mail: Mail, now: Date) {
   return {
     id: randomUUID(),
     to_address: mail.to,
     subject: oneLine(mail.subject),
     body: mail.body,
-    links: JSON.stringify(mail.links ?? []),
+    links: mail.links ?? [],
     created_at: now,
     sent_at: null,
     status: "queued",
@@ -39,7 +39,9 @@ export async function queueMail(ctx: DomainContext, mail: Mail): Promise<void> {
 
 /** Queues a message outside any team's context (account mail: sign-up links). */
 export async function queueMailAt(from: DomainContext | Db, mail: Mail, now: Date): Promise<void> {
-  await outbox(from).insert(outboxRow(mail, now));
+  const row = outboxRow(mail, now);
+  // As JSON text: knex would bind an array as a PostgreSQL array, not as jsonb.
+  await outbox(from).insert({ ...row, links: JSON.stringify(row.links) });
 }
 
 /**
@@ -49,7 +51,7 @@ export async function queueMailAt(from: DomainContext | Db, mail: Mail, now: Dat
  * travels as one JSON value read as a mail_outbox row, so each field takes its column's type.
  */
 export async function queueMailWith(from: DomainContext | Db, cause: Knex.QueryBuilder, mail: Mail, now: Date): Promise<{ id: string }[]> {
-  const row = { ...outboxRow(mail, now), links: mail.links ?? [] };
+  const row = outboxRow(mail, now);
   const columns = Object.keys(row);
   const names = columns.map(() => "??").join(", ");
   const fields = columns.map(() => "m.??").join(", ");

@@ -105,8 +105,14 @@ export async function startMailCatcher(options: MailCatcherOptions = {}): Promis
   });
   await new Promise<void>((resolve, reject) => {
     smtp.once("error", reject);
-    smtp.listen(options.smtpPort ?? 0, "127.0.0.1", () => resolve());
+    smtp.listen(options.smtpPort ?? 0, "127.0.0.1", () => {
+      smtp.off("error", reject);
+      resolve();
+    });
   });
+  // smtp-server re-emits a client's socket error mid-message (a sender killed or reset) on the server:
+  // that message is simply not caught, and an unheard "error" event would end the whole process.
+  smtp.on("error", () => undefined);
   const smtpPort = (smtp.server.address() as AddressInfo).port;
   let page: Server | null = null;
   try {

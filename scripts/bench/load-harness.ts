@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
+import { profilerFlags } from "./profile-summary.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -33,10 +34,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => 
 
 export function startServer(target: string, env: Record<string, string>): Promise<Started> {
   return new Promise((resolve, reject) => {
-    // BENCH_PROFILE_DIR=<dir>: each server writes a V8 CPU profile there when it stops.
-    const profile = process.env.BENCH_PROFILE_DIR
-      ? ["--cpu-prof", `--cpu-prof-interval=${process.env.BENCH_PROFILE_INTERVAL_US ?? 100}`, `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
-      : [];
+    // Each server writes a V8 CPU profile when it stops (scripts/bench/profile-summary.ts).
+    const profile = profilerFlags();
     // Every server runs with start:prod's Node flags, plus BENCH_NODE_ARGS="--flag ..." (a flag's
     // cost measured side by side). The sources' import condition only when they are measured.
     const nodeArgs = [...PRODUCTION_NODE_FLAGS, ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean)];

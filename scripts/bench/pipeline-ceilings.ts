@@ -22,10 +22,10 @@
 // Ratios against the ceilings and the MCP/REST ratio are written, with the raw numbers, to
 // scripts/bench/results/pipeline-ceilings.json. Needs PostgreSQL and Redis:
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:ceilings
-// BENCH_ONLY=<label parts> runs some scenarios only (nothing written); BENCH_PROFILE_DIR=<dir> profiles
-// each server (V8 .cpuprofile files, sampled every BENCH_PROFILE_INTERVAL_US µs, 100 unless set:
-// coarser sampling distorts less); BENCH_NODE_ARGS="<flags>" starts every server with these Node or
-// V8 flags. Machine-dependent: recorded, never asserted.
+// Each result carries a profile summary: where the server's CPU went while it was measured
+// (scripts/bench/profile-summary.ts: BENCH_PROFILE_DIR keeps the profiles, BENCH_PROFILE=0 turns it
+// off). BENCH_ONLY=<label parts> runs some scenarios only (nothing written); BENCH_NODE_ARGS="<flags>"
+// starts every server with these Node or V8 flags. Machine-dependent: recorded, never asserted.
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -49,6 +49,7 @@ import {
   type Started,
   type WrkResult,
 } from "./load-harness.ts";
+import { dropProfiles, nowUs, summarizeProfile, type ProfileSummary } from "./profile-summary.ts";
 
 /** Seconds of one slice (a scenario has two per round). */
 const SLICE = Number(process.env.BENCH_SECONDS ?? 2);
@@ -85,6 +86,8 @@ interface Measured extends WrkResult {
 /** One slice's raw counts (measureSlice). */
 interface Slice {
   run: WrkResult;
+  /** When it was measured, on the profiler's clock (profile-summary.ts). */
+  window: [number, number];
   requests: number;
   serverTicks: number;
   services: number;
@@ -125,6 +128,8 @@ async function main() {
   dbUrl.pathname = `/${name}`;
   const db = openDatabase({ url: dbUrl.toString() });
   const samples: Record<string, Measured[]> = {};
+  const measuredSlices: Record<string, Slice[]> = {};
+  const profiles: Record<string, ProfileSummary | null> = {};
   /** The next transaction id PostgreSQL will assign (reading it assigns none). */
   const nextXid = async () => Number((await admin.raw("select pg_snapshot_xmax(pg_current_snapshot())::text as xid")).rows[0].xid);
   try {
@@ -200,13 +205,16 @@ async function main() {
       const machineBefore = machineTicks();
       const servicesBefore = serviceTicks();
       const xidBefore = await nextXid();
+      const from = nowUs();
       const run = await measure(server.url, load, SLICE);
+      const window: [number, number] = [from, nowUs()];
       const serverTicks = cpuTicks(server.child.pid!) - cpuBefore;
       const services = serviceTicksBetween(servicesBefore, serviceTicks());
       const machineAfter = machineTicks();
       const wrote = (await nextXid()) - xidBefore;
       return {
         run,
+        window,
         requests: run.requests_per_second * SLICE,
         serverTicks,
         services,
@@ -233,6 +241,7 @@ async function main() {
         const slices = new Map<string, Slice[]>();
         for (const [label, , load] of [...order, ...[...order].reverse()]) {
           const slice = await measureSlice(servers.get(label)!, load);
+          (measuredSlices[label] ??= []).push(slice);
           (slices.get(label) ?? slices.set(label, []).get(label)!).push(slice);
         }
         for (const [label] of scenarios) {
@@ -244,6 +253,14 @@ async function main() {
     } finally {
       for (const server of servers.values()) await stop(server);
     }
+    // Each server's profile is written as it stops: where its CPU went in its measured slices.
+    for (const [label, server] of servers) {
+      profiles[label] = summarizeProfile(
+        server.child.pid!,
+        (measuredSlices[label] ?? []).map((slice) => slice.window),
+      );
+    }
+    dropProfiles();
   } finally {
     await db.destroy();
     await admin.raw(`DROP DATABASE ${name} WITH (FORCE)`);
@@ -265,6 +282,7 @@ async function main() {
         rounds: runs.map((r) => r.requests_per_second),
         non_2xx: runs.reduce((n, r) => n + r.non_2xx, 0),
         errors: runs.reduce((n, r) => n + r.errors, 0),
+        profile: profiles[label] ?? null,
       },
     ]),
   );
@@ -350,6 +368,13 @@ async function main() {
     ];
   });
   console.table(summary);
+  for (const [label, profile] of Object.entries(profiles)) {
+    if (!profile) continue;
+    const top = Object.entries(profile.percent_by_area)
+      .slice(0, 7)
+      .map(([area, share]) => `${area} ${share} %`);
+    console.log(`profile of ${label} (${profile.samples} samples): ${top.join(", ")}, …`);
+  }
   // A failed answer is counted as a request served: a scenario with any has figures that mean nothing.
   const failing = Object.entries(results).filter(([, r]) => r.non_2xx > 0 || r.errors > 0);
   if (failing.length) {
@@ -381,6 +406,8 @@ async function main() {
         summary,
         ratios: { throughput: medians(ratios), server_cpu_per_request: medians(cpuRatios) },
         ratios_per_round: { throughput: ratios, server_cpu_per_request: cpuRatios },
+        profile:
+          "each result's profile: the server main thread's busy samples in its measured slices (V8's sampling profiler), in percent by the area of the running frame; times cpu_us_per_request for µs (scripts/bench/profile-summary.ts)",
         results,
       },
       null,

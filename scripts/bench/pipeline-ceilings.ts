@@ -58,6 +58,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /** Once per server after it starts (JIT, pools, caches), and briefly before each slice (after it sat idle). */
 const WARMUP_SECONDS = 2;
 const SLICE_WARMUP_SECONDS = 1;
+/** How far the host's speed may move between rounds before a run's figures are refused. */
+const MAX_DRIFT = Number(process.env.BENCH_MAX_DRIFT ?? 2);
 /** Teams the spread write load takes turns over. */
 const TEAMS = 16;
 /** BENCH_ONLY=mcp,teams: only the scenarios whose label contains one of these (the results file is left alone). */
@@ -380,6 +382,16 @@ async function main() {
   if (failing.length) {
     throw new Error(
       `answers that were not 2xx, or failed requests: ${failing.map(([label, r]) => `${label} (${r.non_2xx}, ${r.errors})`).join("; ")}`,
+    );
+  }
+  // A host whose speed moved more than BENCH_MAX_DRIFT-fold between rounds (the one-query ceiling's
+  // throughput, read each round) gives ratios of nothing: one run on 2026-11-30 read 97 to 1,807
+  // requests/s and put a floor above its ceiling.
+  const ceilingRounds = results["Koa + select 1"]?.rounds ?? [];
+  const drift = ceilingRounds.length > 1 ? Math.max(...ceilingRounds) / Math.min(...ceilingRounds) : 1;
+  if (drift > MAX_DRIFT) {
+    throw new Error(
+      `the host's speed moved ${drift.toFixed(1)}-fold between rounds (the one-query ceiling read ${ceilingRounds.join(", ")} requests/s): no figures written`,
     );
   }
   if (ONLY) return console.log("BENCH_ONLY: a partial run; scripts/bench/results/pipeline-ceilings.json is left as it was");

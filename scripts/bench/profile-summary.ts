@@ -16,8 +16,8 @@ const kept = process.env.BENCH_PROFILE_DIR;
 /** The profiles' folder, made when the first server starts; null with BENCH_PROFILE=0. */
 let dir: string | null | undefined;
 const INTERVAL_US = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 1000);
-/** Areas listed one by one in a summary; the rest are summed as "other". */
-const TOP_AREAS = 14;
+/** Areas at or above this share (percent) are listed one by one; the smaller ones are summed as "other". */
+const LISTED_PERCENT = 0.5;
 
 /** The Node flags that make a server write its profile when it stops; none when profiling is off. */
 export function profilerFlags(): string[] {
@@ -81,13 +81,11 @@ export function summarizeProfile(pid: number, windows: readonly [number, number]
   if (samples === 0) return null;
   const sorted = [...byArea].sort((a, b) => b[1] - a[1]);
   const percent = (n: number) => Math.round((1000 * n) / samples) / 10;
-  const rest = sorted.slice(TOP_AREAS).reduce((sum, [, n]) => sum + n, 0);
+  const listed = sorted.filter(([, n]) => (100 * n) / samples >= LISTED_PERCENT);
+  const rest = samples - listed.reduce((sum, [, n]) => sum + n, 0);
   return {
     samples,
-    percent_by_area: Object.fromEntries([
-      ...sorted.slice(0, TOP_AREAS).map(([area, n]) => [area, percent(n)]),
-      ...(rest ? [["other", percent(rest)]] : []),
-    ]),
+    percent_by_area: Object.fromEntries([...listed.map(([area, n]) => [area, percent(n)]), ...(rest ? [["other", percent(rest)]] : [])]),
   };
 }
 

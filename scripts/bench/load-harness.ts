@@ -30,7 +30,18 @@ const running = new Set<ChildProcess>();
 process.once("exit", () => {
   for (const child of running) child.kill("SIGKILL");
 });
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
+/** What an interrupted run still undoes (its database, its profiles): given 10 s in all, then the run exits. */
+const undoOnInterrupt: (() => unknown)[] = [];
+export function undoIfInterrupted(undo: () => unknown): void {
+  undoOnInterrupt.push(undo);
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    for (const child of running) child.kill("SIGKILL");
+    const undone = Promise.allSettled(undoOnInterrupt.map(async (undo) => undo()));
+    void Promise.race([undone, new Promise((resolve) => setTimeout(resolve, 10_000))]).then(() => process.exit(130));
+  });
+}
 
 export function startServer(target: string, env: Record<string, string>): Promise<Started> {
   return new Promise((resolve, reject) => {

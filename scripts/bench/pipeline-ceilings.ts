@@ -48,6 +48,7 @@ import {
   type Load,
   type Started,
   type WrkResult,
+  undoIfInterrupted,
 } from "./load-harness.ts";
 import { dropProfiles, nowUs, summarizeProfile, type ProfileSummary } from "./profile-summary.ts";
 
@@ -126,6 +127,8 @@ async function main() {
   const name = `subbridge_bench_${randomBytes(4).toString("hex")}`;
   const admin = knex({ client: "pg", connection: databaseUrl, pool: { min: 0, max: 1 } });
   await admin.raw(`CREATE DATABASE ${name}`);
+  undoIfInterrupted(() => admin.raw(`DROP DATABASE ${name} WITH (FORCE)`));
+  undoIfInterrupted(dropProfiles);
   const dbUrl = new URL(databaseUrl);
   dbUrl.pathname = `/${name}`;
   const db = openDatabase({ url: dbUrl.toString() });
